@@ -1,0 +1,181 @@
+//! The cards as dealt: each hand, the up-card and the rest of the kitty.
+
+use rand::{Rng, RngExt};
+use serde::{Deserialize, Serialize};
+
+use crate::action::Seat;
+use crate::card::{Card, CardSet};
+use crate::rules::Rules;
+
+/// One deal: who dealt, what each seat holds, and the kitty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Deal {
+    pub dealer: Seat,
+    /// `hands[i]` is seat `i`'s hand.
+    pub hands: [CardSet; 4],
+    /// The top card of the kitty, turned face up.
+    pub up_card: Card,
+    /// The rest of the kitty, face down (never shown to anybody).
+    pub kitty: CardSet,
+}
+
+/// A deal that does not fit the rules.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DealError {
+    #[error("seat {seat} holds {held} cards, not {expected}")]
+    WrongHandSize { seat: u8, held: u32, expected: u32 },
+    #[error("{card} is not in this pack")]
+    NotInPack { card: Card },
+    #[error("{card} is dealt twice")]
+    Duplicate { card: Card },
+    #[error("the dealt cards and the kitty do not make up the whole pack")]
+    Incomplete,
+    #[error("dealer {dealer} is not a seat at this table")]
+    NoSuchDealer { dealer: u8 },
+}
+
+impl Deal {
+    /// Shuffles the pack with `rng` and deals it.
+    pub fn shuffled(rules: &Rules, dealer: Seat, rng: &mut impl Rng) -> Deal {
+        let mut pack = [Card::from_index(0); 32];
+        let mut len = 0;
+        for card in rules.deck.cards() {
+            pack[len] = card;
+            len += 1;
+        }
+        // Fisher-Yates over the part of the pack that is dealt: the 20 cards
+        // in hands and the up-card. The rest is the kitty, whatever its order.
+        let dealt = (rules.hand_size() * u32::from(rules.players)) as usize + 1;
+        for i in 0..dealt {
+            let j = i + rng.random_range(0..(len - i) as u32) as usize;
+            pack.swap(i, j);
+        }
+        let size = rules.hand_size() as usize;
+        let mut hands = [CardSet::EMPTY; 4];
+        for (seat, hand) in hands
+            .iter_mut()
+            .enumerate()
+            .take(usize::from(rules.players))
+        {
+            *hand = pack[seat * size..(seat + 1) * size]
+                .iter()
+                .copied()
+                .collect();
+        }
+        let up_card = pack[dealt - 1];
+        let kitty = pack[dealt..len].iter().copied().collect();
+        Deal {
+            dealer,
+            hands,
+            up_card,
+            kitty,
+        }
+    }
+
+    /// Builds a deal from its hands and up-card; the kitty is the rest of the pack.
+    pub fn from_hands(
+        rules: &Rules,
+        dealer: Seat,
+        hands: [CardSet; 4],
+        up_card: Card,
+    ) -> Result<Deal, DealError> {
+        let mut used = CardSet::single(up_card);
+        for hand in hands {
+            used = used.union(hand);
+        }
+        let kitty = rules.deck.cards().difference(used);
+        let deal = Deal {
+            dealer,
+            hands,
+            up_card,
+            kitty,
+        };
+        deal.validate(rules)?;
+        Ok(deal)
+    }
+
+    /// Checks that the deal uses the whole pack, each card once, with hands of
+    /// the right size.
+    pub fn validate(&self, rules: &Rules) -> Result<(), DealError> {
+        if self.dealer.0 >= rules.players {
+            return Err(DealError::NoSuchDealer {
+                dealer: self.dealer.0,
+            });
+        }
+        let pack = rules.deck.cards();
+        let mut seen = CardSet::EMPTY;
+        let parts = self
+            .hands
+            .iter()
+            .copied()
+            .chain([CardSet::single(self.up_card), self.kitty]);
+        for part in parts {
+            if let Some(card) = part.difference(pack).first() {
+                return Err(DealError::NotInPack { card });
+            }
+            if let Some(card) = part.intersection(seen).first() {
+                return Err(DealError::Duplicate { card });
+            }
+            seen = seen.union(part);
+        }
+        for (seat, hand) in self.hands.iter().enumerate() {
+            if hand.len() != rules.hand_size() {
+                return Err(DealError::WrongHandSize {
+                    seat: seat as u8,
+                    held: hand.len(),
+                    expected: rules.hand_size(),
+                });
+            }
+        }
+        if seen != pack {
+            return Err(DealError::Incomplete);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Deck;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn shuffled_deals_use_the_whole_pack() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for deck in [Deck::NineToAce, Deck::EightToAce, Deck::SevenToAce] {
+            let rules = Rules {
+                deck,
+                ..Rules::default()
+            };
+            for _ in 0..200 {
+                let deal = Deal::shuffled(&rules, Seat(1), &mut rng);
+                assert_eq!(deal.validate(&rules), Ok(()));
+            }
+        }
+    }
+
+    #[test]
+    fn bad_deals_are_rejected() {
+        let rules = Rules::default();
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let deal = Deal::shuffled(&rules, Seat(0), &mut rng);
+        let mut twice = deal;
+        twice.hands[1] = deal.hands[0];
+        assert!(matches!(
+            twice.validate(&rules),
+            Err(DealError::Duplicate { .. })
+        ));
+        let mut short = deal;
+        short.kitty = CardSet::EMPTY;
+        assert_eq!(short.validate(&rules), Err(DealError::Incomplete));
+        let mut big = Rules::default();
+        big.deck = Deck::SevenToAce;
+        let wide = Deal::shuffled(&big, Seat(0), &mut rng);
+        assert!(matches!(
+            wide.validate(&rules),
+            Err(DealError::NotInPack { .. })
+        ));
+    }
+}

@@ -1,0 +1,414 @@
+//! A whole game: the first dealer, hand after hand, the score, the winner.
+
+use std::collections::VecDeque;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::action::{Action, Event, EventSink, HandOutcome, Seat, Team, ThrowIn, Viewer};
+use crate::card::{Card, CardSet, Rank};
+use crate::deal::Deal;
+use crate::error::RuleError;
+use crate::hand::Hand;
+use crate::record::{GameRecord, HandRecord, SeatAction};
+use crate::rules::{FirstDealer, Rules, RulesError};
+use crate::view::GameView;
+
+/// How the game began: who deals first and, when partners are drawn, who
+/// sits where.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameStart {
+    pub dealer: Seat,
+    /// `seating[seat]` is the index of the player (in joining order) in that seat.
+    pub seating: [u8; 4],
+    /// The cards turned face up to decide, as (player, card), in order.
+    pub shown: Vec<(u8, Card)>,
+}
+
+/// One game of Euchre, advanced only by [`Game::apply`].
+#[derive(Clone, Debug)]
+pub struct Game {
+    rules: Rules,
+    rng: ChaCha8Rng,
+    /// Deals to use instead of shuffling, when replaying a record.
+    script: VecDeque<Deal>,
+    hand: Hand,
+    scores: [u16; 2],
+    winner: Option<Team>,
+    record: GameRecord,
+}
+
+impl Game {
+    /// A new game under `rules`, its every shuffle drawn from `seed`.
+    pub fn new(rules: Rules, seed: u64) -> Result<Game, RulesError> {
+        rules.validate()?;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let start = choose_first_dealer(&rules, &mut rng);
+        Ok(Game::begin(rules, seed, rng, start, VecDeque::new()))
+    }
+
+    /// Rebuilds a game from its record, replaying every action, and checks
+    /// that each hand ended as recorded. The record's deals are used as
+    /// stored, so a record replays the same whatever the random generator.
+    pub fn replay(record: &GameRecord) -> Result<Game, ReplayError> {
+        record.rules.validate().map_err(ReplayError::Rules)?;
+        let mut rng = ChaCha8Rng::seed_from_u64(record.seed);
+        // Draw the start as a new game would, so the generator is where it was.
+        let _ = choose_first_dealer(&record.rules, &mut rng);
+        for (number, hand) in record.hands.iter().enumerate() {
+            hand.deal
+                .validate(&record.rules)
+                .map_err(|error| ReplayError::BadDeal {
+                    hand: number as u32,
+                    error,
+                })?;
+        }
+        let script = record.hands.iter().map(|hand| hand.deal).collect();
+        let mut game = Game::begin(record.rules, record.seed, rng, record.start.clone(), script);
+        for (number, recorded) in record.hands.iter().enumerate() {
+            let number = number as u32;
+            if game.record.hands.len() as u32 != number + 1 {
+                return Err(ReplayError::Diverged {
+                    hand: number,
+                    reason: "the game was already over",
+                });
+            }
+            if game.hand.dealer() != recorded.deal.dealer {
+                return Err(ReplayError::Diverged {
+                    hand: number,
+                    reason: "the dealer differs",
+                });
+            }
+            for (index, step) in recorded.actions.iter().enumerate() {
+                game.apply_with(step.seat, step.action, &mut crate::action::NoEvents)
+                    .map_err(|error| ReplayError::Illegal {
+                        hand: number,
+                        action: index as u32,
+                        step: *step,
+                        error,
+                    })?;
+            }
+            let replayed = game.record.hands[number as usize].outcome;
+            if recorded.outcome.is_some() && replayed != recorded.outcome {
+                return Err(ReplayError::Diverged {
+                    hand: number,
+                    reason: "the outcome differs",
+                });
+            }
+        }
+        Ok(game)
+    }
+
+    fn begin(
+        rules: Rules,
+        seed: u64,
+        mut rng: ChaCha8Rng,
+        start: GameStart,
+        mut script: VecDeque<Deal>,
+    ) -> Game {
+        let shuffled = Deal::shuffled(&rules, start.dealer, &mut rng);
+        let deal = script.pop_front().unwrap_or(shuffled);
+        let record = GameRecord {
+            rules,
+            seed,
+            start,
+            hands: vec![HandRecord {
+                deal,
+                actions: Vec::new(),
+                outcome: None,
+            }],
+            scores: [0, 0],
+            winner: None,
+        };
+        Game {
+            rules,
+            rng,
+            script,
+            hand: Hand::new(rules, deal),
+            scores: [0, 0],
+            winner: None,
+            record,
+        }
+    }
+
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+    /// The hand in progress (or just finished, when the game is over).
+    pub fn hand(&self) -> &Hand {
+        &self.hand
+    }
+    pub fn scores(&self) -> [u16; 2] {
+        self.scores
+    }
+    pub fn winner(&self) -> Option<Team> {
+        self.winner
+    }
+    pub fn is_over(&self) -> bool {
+        self.winner.is_some()
+    }
+    pub fn start(&self) -> &GameStart {
+        &self.record.start
+    }
+    /// Hands dealt so far, counting from 0 (the current hand's number).
+    pub fn hand_number(&self) -> u32 {
+        self.record.hands.len() as u32 - 1
+    }
+    /// The complete record: rules, seed, every deal and every action.
+    pub fn record(&self) -> &GameRecord {
+        &self.record
+    }
+
+    /// The seat to act, if the game is not over.
+    pub fn turn(&self) -> Option<Seat> {
+        if self.winner.is_some() {
+            None
+        } else {
+            self.hand.turn()
+        }
+    }
+
+    /// Every action `seat` may take now; exactly the ones [`Game::apply`] accepts.
+    pub fn legal_actions(&self, seat: Seat) -> Vec<Action> {
+        if self.winner.is_some() {
+            return Vec::new();
+        }
+        self.hand.legal_actions(seat).as_slice().to_vec()
+    }
+
+    /// Takes `action` for `seat` and returns what happened, or why not. An
+    /// error leaves the game exactly as it was.
+    pub fn apply(&mut self, seat: Seat, action: Action) -> Result<Vec<Event>, RuleError> {
+        let mut events = Vec::with_capacity(4);
+        self.apply_with(seat, action, &mut events)?;
+        Ok(events)
+    }
+
+    /// [`Game::apply`] with the events sent to `sink`.
+    pub fn apply_with(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        sink: &mut impl EventSink,
+    ) -> Result<(), RuleError> {
+        if self.winner.is_some() {
+            return Err(RuleError::GameOver);
+        }
+        self.hand.apply_with(seat, action, sink)?;
+        let current = self.record.hands.len() - 1;
+        self.record.hands[current]
+            .actions
+            .push(SeatAction { seat, action });
+        if let Some(outcome) = self.hand.outcome() {
+            self.finish_hand(outcome, sink);
+        }
+        Ok(())
+    }
+
+    fn finish_hand(&mut self, outcome: HandOutcome, sink: &mut impl EventSink) {
+        for (score, points) in self.scores.iter_mut().zip(outcome.points()) {
+            *score += u16::from(points);
+        }
+        let current = self.record.hands.len() - 1;
+        self.record.hands[current].outcome = Some(outcome);
+        self.record.scores = self.scores;
+        sink.push(Event::HandEnded {
+            outcome,
+            scores: self.scores,
+        });
+        let target = u16::from(self.rules.points_to_win);
+        if let Some(team) = (0..2).find(|team| self.scores[*team] >= target) {
+            let team = Team(team as u8);
+            self.winner = Some(team);
+            self.record.winner = Some(team);
+            sink.push(Event::GameWon {
+                team,
+                scores: self.scores,
+            });
+            return;
+        }
+        let dealer = match outcome {
+            HandOutcome::ThrownIn(ThrowIn::FarmersHand { .. }) => self.hand.dealer(),
+            _ => self.hand.dealer().next(self.rules.players),
+        };
+        let shuffled = Deal::shuffled(&self.rules, dealer, &mut self.rng);
+        let deal = self.script.pop_front().unwrap_or(shuffled);
+        self.hand = Hand::new(self.rules, deal);
+        self.record.hands.push(HandRecord {
+            deal,
+            actions: Vec::new(),
+            outcome: None,
+        });
+        sink.push(Event::HandDealt {
+            number: self.hand_number(),
+            dealer: deal.dealer,
+            up_card: deal.up_card,
+            hands: deal.hands.map(Some),
+        });
+    }
+
+    /// What `viewer` may know of the game.
+    pub fn view(&self, viewer: Viewer) -> GameView {
+        GameView::new(self, viewer)
+    }
+
+    /// The event announcing the hand in progress, as if it had just been dealt.
+    pub fn current_deal_event(&self) -> Event {
+        let deal = self.hand.deal();
+        Event::HandDealt {
+            number: self.hand_number(),
+            dealer: deal.dealer,
+            up_card: deal.up_card,
+            hands: deal.hands.map(Some),
+        }
+    }
+}
+
+/// Why a record does not replay.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("the rules cannot be played: {0}")]
+    Rules(RulesError),
+    #[error("hand {hand}: the deal is not valid: {error}")]
+    BadDeal {
+        hand: u32,
+        error: crate::deal::DealError,
+    },
+    #[error("hand {hand}, action {action} ({:?} by {}): {error}", step.action, step.seat)]
+    Illegal {
+        hand: u32,
+        action: u32,
+        step: SeatAction,
+        error: RuleError,
+    },
+    #[error("hand {hand}: {reason}")]
+    Diverged { hand: u32, reason: &'static str },
+}
+
+/// Decides the first dealer (and, with [`FirstDealer::Draw`], the partners).
+fn choose_first_dealer(rules: &Rules, rng: &mut ChaCha8Rng) -> GameStart {
+    let players = rules.players;
+    match rules.first_dealer {
+        FirstDealer::FirstJack => {
+            // Deal face up around the table from seat 0 until a jack appears.
+            let deal = Deal::shuffled(rules, Seat(0), rng);
+            let mut order: Vec<Card> = Vec::new();
+            let mut piles: Vec<Vec<Card>> = deal.hands.iter().map(|h| h.to_vec()).collect();
+            // Interleave the hands so the face-up deal is one card per seat in turn.
+            for round in 0..rules.hand_size() as usize {
+                for pile in piles.iter_mut() {
+                    if let Some(card) = pile.get(round) {
+                        order.push(*card);
+                    }
+                }
+            }
+            order.push(deal.up_card);
+            order.extend(deal.kitty);
+            let mut shown = Vec::new();
+            let mut dealer = Seat(0);
+            for (index, card) in order.into_iter().enumerate() {
+                let player = (index % usize::from(players)) as u8;
+                shown.push((player, card));
+                if card.rank() == Rank::Jack {
+                    dealer = Seat(player);
+                    break;
+                }
+            }
+            GameStart {
+                dealer,
+                seating: [0, 1, 2, 3],
+                shown,
+            }
+        }
+        FirstDealer::Draw => loop {
+            // Each player draws one card; K high ... A low. Any tie: draw again.
+            let deal = Deal::shuffled(rules, Seat(0), rng);
+            let draws: Vec<(u8, Card)> = (0..players)
+                .map(|p| {
+                    (
+                        p,
+                        deal.hands[usize::from(p)].first().unwrap_or(deal.up_card),
+                    )
+                })
+                .collect();
+            let value = |card: Card| {
+                if card.rank() == Rank::Ace {
+                    0
+                } else {
+                    card.rank() as u8 + 1
+                }
+            };
+            let ranks: CardSet = draws
+                .iter()
+                .map(|(_, c)| Card::new(c.rank(), crate::card::Suit::Spades))
+                .collect();
+            if ranks.len() != u32::from(players) {
+                continue;
+            }
+            let mut by_value = draws.clone();
+            by_value.sort_by_key(|(_, card)| value(*card));
+            // The two lowest sit across from each other; the lowest deals from seat 0.
+            let seating = [by_value[0].0, by_value[2].0, by_value[1].0, by_value[3].0];
+            break GameStart {
+                dealer: Seat(0),
+                seating,
+                shown: draws,
+            };
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_jack_deals() {
+        for seed in 0..50 {
+            let game = Game::new(Rules::default(), seed).expect("valid rules");
+            let start = game.start();
+            let (player, card) = *start.shown.last().expect("cards were shown");
+            assert_eq!(card.rank(), Rank::Jack);
+            assert!(
+                start.shown[..start.shown.len() - 1]
+                    .iter()
+                    .all(|(_, c)| c.rank() != Rank::Jack)
+            );
+            assert_eq!(start.dealer, Seat(player));
+            assert_eq!(game.hand().dealer(), start.dealer);
+        }
+    }
+
+    #[test]
+    fn draw_sets_partners_and_the_lowest_deals() {
+        let rules = Rules {
+            first_dealer: FirstDealer::Draw,
+            ..Rules::default()
+        };
+        for seed in 0..50 {
+            let game = Game::new(rules, seed).expect("valid rules");
+            let start = game.start();
+            let value = |card: Card| {
+                if card.rank() == Rank::Ace {
+                    0
+                } else {
+                    card.rank() as u8 + 1
+                }
+            };
+            let drawn = |player: u8| {
+                start
+                    .shown
+                    .iter()
+                    .find(|(p, _)| *p == player)
+                    .map(|(_, c)| value(*c))
+                    .expect("drew")
+            };
+            let seat_values: Vec<u8> = start.seating.iter().map(|p| drawn(*p)).collect();
+            // The dealer (seat 0) drew lowest; seats 0 and 2 drew the two lowest.
+            assert!(seat_values[0] < seat_values[2]);
+            assert!(seat_values[2] < seat_values[1].min(seat_values[3]));
+            assert_eq!(game.hand().dealer(), Seat(0));
+        }
+    }
+}

@@ -1,0 +1,667 @@
+//! One hand, from the deal to the last trick: bidding, the dealer's discard,
+//! play, and its score.
+//!
+//! `Hand` is small and `Copy`, all bit sets and bytes. The full API
+//! ([`Hand::apply`]) and the simulation path ([`Hand::apply_with`] with
+//! [`NoEvents`], [`Hand::legal_plays`]) run the same code, so they cannot
+//! disagree about the rules.
+
+use serde::{Deserialize, Serialize};
+
+use crate::action::{Action, Event, EventSink, HandOutcome, NoEvents, PlayedHand, Seat, ThrowIn};
+use crate::card::{Card, CardSet, Suit};
+use crate::deal::Deal;
+use crate::error::RuleError;
+use crate::rules::{AllPass, LonerLead, Rules, TurnedDownSuit};
+use crate::trump;
+
+/// Where a hand stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Round one: order up the up-card's suit, or pass.
+    OrderingUp,
+    /// The dealer has picked up the up-card and must discard.
+    DealerDiscard,
+    /// Round two: name another suit, or pass.
+    Calling,
+    /// Tricks are being played.
+    Playing,
+    /// The hand is over.
+    Finished,
+}
+
+impl Phase {
+    fn describe(self) -> &'static str {
+        match self {
+            Phase::OrderingUp => "bidding is in round one",
+            Phase::DealerDiscard => "the dealer is discarding",
+            Phase::Calling => "bidding is in round two",
+            Phase::Playing => "cards are being played",
+            Phase::Finished => "the hand is over",
+        }
+    }
+}
+
+/// The trick in progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trick {
+    pub leader: Seat,
+    /// Cards in playing order, starting with the leader's.
+    cards: [Card; 4],
+    len: u8,
+}
+
+impl Trick {
+    fn new(leader: Seat) -> Trick {
+        Trick {
+            leader,
+            cards: [Card::from_index(0); 4],
+            len: 0,
+        }
+    }
+
+    pub fn cards(&self) -> &[Card] {
+        &self.cards[..usize::from(self.len)]
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// A list of actions held inline, so the simulation path never allocates.
+/// Round two offers the most: a pass, three suits, each alone or not.
+#[derive(Clone, Copy, Debug)]
+pub struct ActionList {
+    actions: [Action; 16],
+    len: u8,
+}
+
+impl ActionList {
+    fn new() -> ActionList {
+        ActionList {
+            actions: [Action::Pass; 16],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, action: Action) {
+        self.actions[usize::from(self.len)] = action;
+        self.len += 1;
+    }
+
+    pub fn as_slice(&self) -> &[Action] {
+        &self.actions[..usize::from(self.len)]
+    }
+
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The state of one hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hand {
+    rules: Rules,
+    deal: Deal,
+    /// What each seat holds now.
+    holding: [CardSet; 4],
+    phase: Phase,
+    /// The seat to act (meaningless once finished).
+    turn: Seat,
+    trump: Option<Suit>,
+    maker: Option<Seat>,
+    alone: bool,
+    sitting_out: Option<Seat>,
+    discard: Option<Card>,
+    trick: Trick,
+    /// Tricks completed so far.
+    tricks_played: u8,
+    /// Tricks won by each team.
+    tricks_won: [u8; 2],
+    outcome: Option<HandOutcome>,
+}
+
+impl Hand {
+    /// Starts a hand from a deal the caller has checked (see [`Deal::validate`]).
+    pub fn new(rules: Rules, deal: Deal) -> Hand {
+        let first = deal.dealer.next(rules.players);
+        Hand {
+            rules,
+            deal,
+            holding: deal.hands,
+            phase: Phase::OrderingUp,
+            turn: first,
+            trump: None,
+            maker: None,
+            alone: false,
+            sitting_out: None,
+            discard: None,
+            trick: Trick::new(first),
+            tricks_played: 0,
+            tricks_won: [0, 0],
+            outcome: None,
+        }
+    }
+
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+    pub fn deal(&self) -> &Deal {
+        &self.deal
+    }
+    pub fn dealer(&self) -> Seat {
+        self.deal.dealer
+    }
+    pub fn up_card(&self) -> Card {
+        self.deal.up_card
+    }
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+    pub fn trump(&self) -> Option<Suit> {
+        self.trump
+    }
+    pub fn maker(&self) -> Option<Seat> {
+        self.maker
+    }
+    pub fn alone(&self) -> bool {
+        self.alone
+    }
+    pub fn sitting_out(&self) -> Option<Seat> {
+        self.sitting_out
+    }
+    /// The dealer's discard: the dealer's secret.
+    pub fn discard(&self) -> Option<Card> {
+        self.discard
+    }
+    pub fn holding(&self, seat: Seat) -> CardSet {
+        self.holding[seat.index()]
+    }
+    pub fn trick(&self) -> &Trick {
+        &self.trick
+    }
+    pub fn tricks_played(&self) -> u8 {
+        self.tricks_played
+    }
+    pub fn tricks_won(&self) -> [u8; 2] {
+        self.tricks_won
+    }
+    pub fn outcome(&self) -> Option<HandOutcome> {
+        self.outcome
+    }
+    pub fn is_finished(&self) -> bool {
+        self.phase == Phase::Finished
+    }
+
+    /// The seat to act, or `None` once the hand is over.
+    pub fn turn(&self) -> Option<Seat> {
+        (self.phase != Phase::Finished).then_some(self.turn)
+    }
+
+    /// Whether the up-card went into the dealer's hand.
+    pub fn up_card_picked_up(&self) -> bool {
+        self.discard.is_some()
+    }
+
+    /// The turned-down suit in round two, once round one has passed by.
+    pub fn turned_down(&self) -> Option<Suit> {
+        match self.phase {
+            Phase::Calling => Some(self.deal.up_card.suit()),
+            Phase::Playing | Phase::Finished
+                if self.maker.is_some() && self.trump != Some(self.deal.up_card.suit()) =>
+            {
+                Some(self.deal.up_card.suit())
+            }
+            _ => None,
+        }
+    }
+
+    /// Plays `action` for `seat`, returning what happened. On error nothing changes.
+    pub fn apply(&mut self, seat: Seat, action: Action) -> Result<Vec<Event>, RuleError> {
+        let mut events = Vec::with_capacity(4);
+        self.apply_with(seat, action, &mut events)?;
+        Ok(events)
+    }
+
+    /// [`Hand::apply`] with the events sent to `sink`: pass [`NoEvents`] for
+    /// the simulation path.
+    pub fn apply_with(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        sink: &mut impl EventSink,
+    ) -> Result<(), RuleError> {
+        self.check(seat, action)?;
+        self.perform(seat, action, sink);
+        Ok(())
+    }
+
+    /// Whether `seat` may take `action` now, and if not, why.
+    pub fn check(&self, seat: Seat, action: Action) -> Result<(), RuleError> {
+        if seat.0 >= self.rules.players {
+            return Err(RuleError::NoSuchSeat { seat });
+        }
+        if self.phase == Phase::Finished {
+            return Err(self.not_now(action));
+        }
+        if self.phase == Phase::Playing && self.sitting_out == Some(seat) {
+            return Err(RuleError::SittingOut);
+        }
+        // Conceding is the one action a player may take out of turn.
+        if action == Action::Concede {
+            return if self.phase == Phase::Playing {
+                Ok(())
+            } else {
+                Err(self.not_now(action))
+            };
+        }
+        if seat != self.turn {
+            return Err(RuleError::NotYourTurn { turn: self.turn });
+        }
+        match (self.phase, action) {
+            (Phase::OrderingUp, Action::Pass | Action::OrderUp { .. }) => Ok(()),
+            (Phase::OrderingUp, Action::FarmersHand) => {
+                if !self.rules.farmers_hand {
+                    Err(RuleError::FarmersHandOff)
+                } else if self
+                    .holding(seat)
+                    .difference(self.rules.deck.farmers_cards())
+                    .is_empty()
+                {
+                    Ok(())
+                } else {
+                    Err(RuleError::NotFarmersHand)
+                }
+            }
+            (Phase::Calling, Action::Pass) => {
+                if self.dealer_is_stuck(seat) {
+                    Err(RuleError::DealerMustCall)
+                } else {
+                    Ok(())
+                }
+            }
+            (Phase::Calling, Action::Call { suit, .. }) => {
+                let turned_down = self.deal.up_card.suit();
+                let counts_as_pass = self.rules.turned_down_suit == TurnedDownSuit::CountsAsPass;
+                if suit == turned_down && (!counts_as_pass || self.dealer_is_stuck(seat)) {
+                    Err(RuleError::SuitTurnedDown { suit })
+                } else {
+                    Ok(())
+                }
+            }
+            (Phase::DealerDiscard, Action::Discard { card }) => {
+                if !self.holding(seat).contains(card) {
+                    Err(RuleError::CardNotInHand { card })
+                } else if card == self.deal.up_card && !self.rules.dealer_may_discard_up_card {
+                    Err(RuleError::CannotDiscardUpCard { card })
+                } else {
+                    Ok(())
+                }
+            }
+            (Phase::Playing, Action::Play { card }) => {
+                let hand = self.holding(seat);
+                if !hand.contains(card) {
+                    return Err(RuleError::CardNotInHand { card });
+                }
+                if !self.legal_plays().contains(card) {
+                    let led = self.led_suit().unwrap_or(card.suit());
+                    return Err(RuleError::MustFollowSuit { led });
+                }
+                Ok(())
+            }
+            (Phase::Playing, Action::Claim) => {
+                if !self.trick.is_empty() {
+                    Err(RuleError::ClaimNotOnLead)
+                } else if self.claim_is_certain(seat) {
+                    Ok(())
+                } else {
+                    Err(RuleError::ClaimNotCertain)
+                }
+            }
+            _ => Err(self.not_now(action)),
+        }
+    }
+
+    fn not_now(&self, action: Action) -> RuleError {
+        RuleError::NotNow {
+            action: action.name(),
+            phase: self.phase.describe(),
+        }
+    }
+
+    fn dealer_is_stuck(&self, seat: Seat) -> bool {
+        self.rules.all_pass == AllPass::StickTheDealer && seat == self.deal.dealer
+    }
+
+    /// Every action `seat` may take now: exactly what [`Hand::apply`] accepts.
+    pub fn legal_actions(&self, seat: Seat) -> ActionList {
+        let mut list = ActionList::new();
+        if seat.0 >= self.rules.players || self.phase == Phase::Finished {
+            return list;
+        }
+        let playing = self.phase == Phase::Playing && self.sitting_out != Some(seat);
+        if seat == self.turn {
+            match self.phase {
+                Phase::OrderingUp => {
+                    list.push(Action::Pass);
+                    list.push(Action::OrderUp { alone: false });
+                    list.push(Action::OrderUp { alone: true });
+                    if self.check(seat, Action::FarmersHand).is_ok() {
+                        list.push(Action::FarmersHand);
+                    }
+                }
+                Phase::Calling => {
+                    if !self.dealer_is_stuck(seat) {
+                        list.push(Action::Pass);
+                    }
+                    for suit in Suit::ALL {
+                        for alone in [false, true] {
+                            let call = Action::Call { suit, alone };
+                            if self.check(seat, call).is_ok() {
+                                list.push(call);
+                            }
+                        }
+                    }
+                }
+                Phase::DealerDiscard => {
+                    for card in self.holding(seat) {
+                        if self.check(seat, Action::Discard { card }).is_ok() {
+                            list.push(Action::Discard { card });
+                        }
+                    }
+                }
+                Phase::Playing => {
+                    for card in self.legal_plays() {
+                        list.push(Action::Play { card });
+                    }
+                    if self.trick.is_empty() && self.claim_is_certain(seat) {
+                        list.push(Action::Claim);
+                    }
+                }
+                Phase::Finished => {}
+            }
+        }
+        if playing {
+            list.push(Action::Concede);
+        }
+        list
+    }
+
+    /// The cards the seat to play may play now (empty outside play).
+    #[inline]
+    pub fn legal_plays(&self) -> CardSet {
+        if self.phase != Phase::Playing {
+            return CardSet::EMPTY;
+        }
+        let hand = self.holding[self.turn.index()];
+        match (self.led_suit(), self.trump) {
+            (Some(led), Some(trump)) => trump::follow_mask(hand, led, trump),
+            _ => hand,
+        }
+    }
+
+    /// The suit led to the current trick, if a card has been led.
+    pub fn led_suit(&self) -> Option<Suit> {
+        let trump = self.trump?;
+        (!self.trick.is_empty()).then(|| trump::effective_suit(self.trick.cards[0], trump))
+    }
+
+    /// Carries out an action that [`Hand::check`] accepted.
+    fn perform(&mut self, seat: Seat, action: Action, sink: &mut impl EventSink) {
+        let players = self.rules.players;
+        match action {
+            Action::Pass => {
+                sink.push(Event::Passed { seat });
+                if seat != self.deal.dealer {
+                    self.turn = seat.next(players);
+                } else if self.phase == Phase::OrderingUp {
+                    sink.push(Event::UpCardTurnedDown {
+                        card: self.deal.up_card,
+                    });
+                    self.phase = Phase::Calling;
+                    self.turn = seat.next(players);
+                } else {
+                    self.throw_in(ThrowIn::AllPassed);
+                }
+            }
+            Action::OrderUp { alone } => {
+                let suit = self.deal.up_card.suit();
+                self.make_trump(seat, suit, alone, sink);
+                let dealer = self.deal.dealer;
+                let partner_alone = alone && seat.partner() == dealer;
+                if partner_alone && !self.rules.dealer_picks_up_for_partner_loner {
+                    self.start_play(sink);
+                } else {
+                    self.holding[dealer.index()].insert(self.deal.up_card);
+                    sink.push(Event::UpCardPickedUp {
+                        dealer,
+                        card: self.deal.up_card,
+                    });
+                    self.phase = Phase::DealerDiscard;
+                    self.turn = dealer;
+                }
+            }
+            Action::Call { suit, alone } => {
+                if suit == self.deal.up_card.suit() {
+                    // Only reaches here where naming the turned-down suit counts as a pass.
+                    self.perform(seat, Action::Pass, sink);
+                } else {
+                    self.make_trump(seat, suit, alone, sink);
+                    self.start_play(sink);
+                }
+            }
+            Action::Discard { card } => {
+                self.holding[seat.index()].remove(card);
+                self.discard = Some(card);
+                sink.push(Event::Discarded {
+                    seat,
+                    card: Some(card),
+                });
+                self.start_play(sink);
+            }
+            Action::Play { card } => self.play_card(seat, card, sink),
+            Action::FarmersHand => self.throw_in(ThrowIn::FarmersHand { seat }),
+            Action::Claim => {
+                sink.push(Event::Claimed {
+                    seat,
+                    cards: self.holding(seat),
+                });
+                self.award_rest(seat.team().index());
+                self.score();
+            }
+            Action::Concede => {
+                sink.push(Event::Conceded { seat });
+                self.award_rest(seat.team().other().index());
+                self.score();
+            }
+        }
+    }
+
+    fn make_trump(&mut self, seat: Seat, suit: Suit, alone: bool, sink: &mut impl EventSink) {
+        self.trump = Some(suit);
+        self.maker = Some(seat);
+        self.alone = alone;
+        sink.push(Event::TrumpMade { seat, suit, alone });
+    }
+
+    fn start_play(&mut self, sink: &mut impl EventSink) {
+        let players = self.rules.players;
+        if self.alone
+            && let Some(maker) = self.maker
+        {
+            let partner = maker.partner();
+            self.sitting_out = Some(partner);
+            sink.push(Event::SitsOut { seat: partner });
+        }
+        let leader = match (self.rules.loner_lead, self.maker) {
+            (LonerLead::LeftOfLoner, Some(maker)) if self.alone => maker.next(players),
+            _ => self.next_active(self.deal.dealer),
+        };
+        self.phase = Phase::Playing;
+        self.turn = leader;
+        self.trick = Trick::new(leader);
+    }
+
+    /// The next seat clockwise that takes part in play.
+    fn next_active(&self, seat: Seat) -> Seat {
+        let next = seat.next(self.rules.players);
+        if Some(next) == self.sitting_out {
+            next.next(self.rules.players)
+        } else {
+            next
+        }
+    }
+
+    fn active_players(&self) -> u8 {
+        self.rules.players - u8::from(self.sitting_out.is_some())
+    }
+
+    fn play_card(&mut self, seat: Seat, card: Card, sink: &mut impl EventSink) {
+        self.holding[seat.index()].remove(card);
+        self.trick.cards[usize::from(self.trick.len)] = card;
+        self.trick.len += 1;
+        sink.push(Event::CardPlayed { seat, card });
+        if self.trick.len < self.active_players() {
+            self.turn = self.next_active(seat);
+            return;
+        }
+        let trump = self.trump.unwrap_or(Suit::Spades);
+        let position = trump::trick_winner(self.trick.cards(), trump);
+        let mut winner = self.trick.leader;
+        for _ in 0..position {
+            winner = self.next_active(winner);
+        }
+        self.tricks_played += 1;
+        self.tricks_won[winner.team().index()] += 1;
+        sink.push(Event::TrickWon {
+            seat: winner,
+            number: self.tricks_played,
+        });
+        if usize::from(self.tricks_played) == self.rules.hand_size() as usize {
+            self.score();
+        } else {
+            self.turn = winner;
+            self.trick = Trick::new(winner);
+        }
+    }
+
+    /// Gives every trick not yet won (the current one included) to `team`.
+    fn award_rest(&mut self, team: usize) {
+        let total = self.rules.hand_size() as u8;
+        self.tricks_won[team] += total - self.tricks_played;
+        self.tricks_played = total;
+        self.trick = Trick::new(self.turn);
+    }
+
+    /// Ends the hand unplayed. The game reports the outcome.
+    fn throw_in(&mut self, reason: ThrowIn) {
+        self.phase = Phase::Finished;
+        self.outcome = Some(HandOutcome::ThrownIn(reason));
+    }
+
+    /// Ends a played hand. The game reports the outcome with the running score.
+    fn score(&mut self) {
+        let (Some(maker), Some(trump)) = (self.maker, self.trump) else {
+            return;
+        };
+        let scoring = &self.rules.scoring;
+        let makers = maker.team().index();
+        let taken = self.tricks_won[makers];
+        let mut points = [0u8; 2];
+        if taken >= 3 {
+            points[makers] = match (taken == 5, self.alone) {
+                (true, true) => scoring.lone_march,
+                (true, false) => scoring.march,
+                (false, _) => scoring.made,
+            };
+        } else {
+            points[makers ^ 1] = if self.alone {
+                scoring.lone_euchre
+            } else {
+                scoring.euchre
+            };
+        }
+        self.phase = Phase::Finished;
+        let outcome = HandOutcome::Played(PlayedHand {
+            maker,
+            trump,
+            alone: self.alone,
+            tricks: self.tricks_won,
+            points,
+        });
+        self.outcome = Some(outcome);
+    }
+
+    /// Whether `seat`, on lead, wins every remaining trick whatever the other
+    /// players hold and however they play.
+    ///
+    /// The claimant leads his trumps from the top, then his plain cards from
+    /// the top of each suit. That succeeds against every holding exactly when
+    /// each trump he holds outranks every trump he does not hold, and, if he
+    /// holds plain cards, no trump is left outside his hand and each plain
+    /// card outranks every unseen card of its suit.
+    pub fn claim_is_certain(&self, seat: Seat) -> bool {
+        let Some(trump) = self.trump else {
+            return false;
+        };
+        if self.phase != Phase::Playing {
+            return false;
+        }
+        let mine = self.holding(seat);
+        // Cards that might be anywhere but in the claimant's hand: everything
+        // not yet played, not his, and (to him) the kitty is as unknown as a hand.
+        let mut elsewhere = CardSet::EMPTY;
+        for other in Seat::all(self.rules.players).filter(|s| *s != seat) {
+            elsewhere = elsewhere.union(self.holding(other));
+        }
+        elsewhere = elsewhere.union(self.deal.kitty);
+        if let Some(discard) = self.discard
+            && self.deal.dealer != seat
+        {
+            elsewhere.insert(discard);
+        }
+        // A turned-down up-card is out of play and known to all: not elsewhere.
+        let trumps = trump::suit_cards(trump, trump);
+        let best_outside_trump = elsewhere
+            .intersection(trumps)
+            .iter()
+            .map(|c| trump::power(c, trump))
+            .max();
+        let my_trumps = mine.intersection(trumps);
+        if let Some(best) = best_outside_trump {
+            if my_trumps.iter().any(|c| trump::power(c, trump) < best) {
+                return false;
+            }
+            if my_trumps != mine {
+                return false;
+            }
+        }
+        Suit::ALL.into_iter().filter(|s| *s != trump).all(|suit| {
+            let cards = trump::suit_cards(suit, trump);
+            let best_outside = elsewhere.intersection(cards).iter().map(|c| c.rank()).max();
+            match best_outside {
+                None => true,
+                Some(best) => mine.intersection(cards).iter().all(|c| c.rank() > best),
+            }
+        })
+    }
+
+    /// Plays the rest of the hand with `choose` picking each action: a helper
+    /// for simulations and tests.
+    pub fn play_out(&mut self, mut choose: impl FnMut(&Hand, &ActionList) -> Action) {
+        while let Some(seat) = self.turn() {
+            let actions = self.legal_actions(seat);
+            let action = choose(self, &actions);
+            if self.apply_with(seat, action, &mut NoEvents).is_err() {
+                // A chooser that picks from the list cannot get here.
+                break;
+            }
+        }
+    }
+}

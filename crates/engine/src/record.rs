@@ -1,0 +1,38 @@
+//! The engine's own record of a game: enough to replay and verify every hand.
+
+use serde::{Deserialize, Serialize};
+
+use crate::action::{Action, HandOutcome, Seat, Team};
+use crate::deal::Deal;
+use crate::game::GameStart;
+use crate::rules::Rules;
+
+/// One action and who took it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatAction {
+    pub seat: Seat,
+    #[serde(flatten)]
+    pub action: Action,
+}
+
+/// A hand as dealt and played.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandRecord {
+    pub deal: Deal,
+    pub actions: Vec<SeatAction>,
+    /// `None` while the hand is in progress.
+    pub outcome: Option<HandOutcome>,
+}
+
+/// A game, complete or in progress: rules, seed, the start, every deal and
+/// every action. The deals are stored, not re-derived from the seed, so a
+/// record replays identically forever.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub rules: Rules,
+    pub seed: u64,
+    pub start: GameStart,
+    pub hands: Vec<HandRecord>,
+    pub scores: [u16; 2],
+    pub winner: Option<Team>,
+}

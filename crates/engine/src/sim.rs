@@ -1,0 +1,1 @@
+//! The lean simulation path.

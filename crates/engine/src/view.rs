@@ -1,0 +1,169 @@
+//! What one seat, or a spectator, may know: never another hand, the kitty,
+//! or somebody else's discard.
+
+use serde::{Deserialize, Serialize};
+
+use crate::action::{Action, HandOutcome, Seat, Team, Viewer};
+use crate::card::{Card, Suit};
+use crate::game::Game;
+use crate::hand::Phase;
+use crate::rules::Rules;
+use crate::trump;
+
+/// A trick as everybody saw it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrickView {
+    pub leader: Seat,
+    /// Cards in playing order.
+    pub cards: Vec<(Seat, Card)>,
+    /// Set once the trick is complete.
+    pub winner: Option<Seat>,
+}
+
+/// The game as `viewer` may know it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameView {
+    pub viewer: Viewer,
+    pub rules: Rules,
+    pub hand_number: u32,
+    pub dealer: Seat,
+    pub phase: Phase,
+    pub turn: Option<Seat>,
+    pub scores: [u16; 2],
+    pub winner: Option<Team>,
+    pub up_card: Card,
+    /// True once the dealer has taken the up-card into his hand.
+    pub up_card_picked_up: bool,
+    pub turned_down: Option<Suit>,
+    pub trump: Option<Suit>,
+    pub maker: Option<Seat>,
+    pub alone: bool,
+    pub sitting_out: Option<Seat>,
+    /// The viewer's own cards, trump first and strongest first (a seat only).
+    pub hand: Option<Vec<Card>>,
+    /// How many cards each seat holds.
+    pub hand_sizes: [u8; 4],
+    /// The dealer's discard, shown to the dealer alone.
+    pub discard: Option<Card>,
+    /// The bids of this hand, in order.
+    pub bids: Vec<(Seat, Action)>,
+    /// This hand's tricks so far, the one in progress last.
+    pub tricks: Vec<TrickView>,
+    pub tricks_won: [u8; 2],
+    /// How the previous hand ended, if there was one.
+    pub last_outcome: Option<HandOutcome>,
+}
+
+impl GameView {
+    pub(crate) fn new(game: &Game, viewer: Viewer) -> GameView {
+        let hand = game.hand();
+        let own_seat = match viewer {
+            Viewer::Seat(seat) if seat.0 < game.rules().players => Some(seat),
+            _ => None,
+        };
+        let records = &game.record().hands;
+        let current = records
+            .last()
+            .map(|h| h.actions.as_slice())
+            .unwrap_or_default();
+        let bids = current
+            .iter()
+            .filter(|step| {
+                matches!(
+                    step.action,
+                    Action::Pass
+                        | Action::OrderUp { .. }
+                        | Action::Call { .. }
+                        | Action::FarmersHand
+                )
+            })
+            .map(|step| (step.seat, step.action))
+            .collect();
+        let mut hand_sizes = [0u8; 4];
+        for seat in Seat::all(game.rules().players) {
+            hand_sizes[seat.index()] = hand.holding(seat).len() as u8;
+        }
+        let last_outcome = records
+            .len()
+            .checked_sub(2)
+            .and_then(|i| records[i].outcome);
+        GameView {
+            viewer,
+            rules: *game.rules(),
+            hand_number: game.hand_number(),
+            dealer: hand.dealer(),
+            phase: hand.phase(),
+            turn: game.turn(),
+            scores: game.scores(),
+            winner: game.winner(),
+            up_card: hand.up_card(),
+            up_card_picked_up: hand.up_card_picked_up(),
+            turned_down: hand.turned_down(),
+            trump: hand.trump(),
+            maker: hand.maker(),
+            alone: hand.alone(),
+            sitting_out: hand.sitting_out(),
+            hand: own_seat
+                .map(|seat| sorted_for_display(hand.holding(seat).to_vec(), hand.trump())),
+            hand_sizes,
+            discard: own_seat
+                .filter(|seat| *seat == hand.dealer())
+                .and(hand.discard()),
+            bids,
+            tricks: tricks_of(
+                current,
+                hand.trump(),
+                hand.sitting_out(),
+                game.rules().players,
+            ),
+            tricks_won: hand.tricks_won(),
+            last_outcome,
+        }
+    }
+}
+
+/// Trump first (once known), then the other suits; strongest first in each.
+pub fn sorted_for_display(mut cards: Vec<Card>, trump: Option<Suit>) -> Vec<Card> {
+    cards.sort_by_key(|card| match trump {
+        Some(trump) => {
+            let suit = trump::effective_suit(*card, trump);
+            let group = if suit == trump { 0 } else { 1 + suit as u8 };
+            (group, std::cmp::Reverse(trump::power(*card, trump)))
+        }
+        None => (card.suit() as u8, std::cmp::Reverse(card.rank() as u8)),
+    });
+    cards
+}
+
+/// Rebuilds this hand's tricks from its played cards.
+fn tricks_of(
+    actions: &[crate::record::SeatAction],
+    trump: Option<Suit>,
+    sitting_out: Option<Seat>,
+    players: u8,
+) -> Vec<TrickView> {
+    let Some(trump) = trump else {
+        return Vec::new();
+    };
+    let per_trick = usize::from(players) - usize::from(sitting_out.is_some());
+    let plays: Vec<(Seat, Card)> = actions
+        .iter()
+        .filter_map(|step| match step.action {
+            Action::Play { card } => Some((step.seat, card)),
+            _ => None,
+        })
+        .collect();
+    plays
+        .chunks(per_trick)
+        .map(|chunk| {
+            let cards: Vec<Card> = chunk.iter().map(|(_, c)| *c).collect();
+            let winner =
+                (chunk.len() == per_trick).then(|| chunk[trump::trick_winner(&cards, trump)].0);
+            TrickView {
+                leader: chunk[0].0,
+                cards: chunk.to_vec(),
+                winner,
+            }
+        })
+        .collect()
+}
