@@ -224,29 +224,18 @@ impl Event {
     pub fn for_viewer(self, viewer: Viewer) -> Event {
         let may_see = |seat: Seat| viewer == Viewer::Seat(seat);
         match self {
-            Event::HandDealt {
-                number,
-                dealer,
-                up_card,
-                hands,
-            } => {
+            Event::HandDealt { number, dealer, up_card, hands } => {
                 let mut visible = [None; 4];
                 for (index, hand) in hands.iter().enumerate() {
                     if may_see(Seat(index as u8)) {
                         visible[index] = *hand;
                     }
                 }
-                Event::HandDealt {
-                    number,
-                    dealer,
-                    up_card,
-                    hands: visible,
-                }
+                Event::HandDealt { number, dealer, up_card, hands: visible }
             }
-            Event::Discarded { seat, card } => Event::Discarded {
-                seat,
-                card: card.filter(|_| may_see(seat)),
-            },
+            Event::Discarded { seat, card } => {
+                Event::Discarded { seat, card: card.filter(|_| may_see(seat)) }
+            }
             other => other,
         }
     }
@@ -264,9 +253,7 @@ impl Event {
             Event::UpCardTurnedDown { card }
             | Event::UpCardPickedUp { card, .. }
             | Event::CardPlayed { card, .. } => shown.insert(card),
-            Event::Discarded {
-                card: Some(card), ..
-            } => shown.insert(card),
+            Event::Discarded { card: Some(card), .. } => shown.insert(card),
             Event::Claimed { cards, .. } => shown = cards,
             _ => {}
         }

@@ -201,11 +201,9 @@ impl FromStr for Card {
         let mut chars = text.chars();
         let parsed = match (chars.next(), chars.next(), chars.next()) {
             (Some(r), Some(s), None) => Rank::from_letter(r).zip(Suit::from_letter(s)),
-            _ if text.len() == 3 && text.starts_with("10") => text[2..]
-                .chars()
-                .next()
-                .and_then(Suit::from_letter)
-                .map(|s| (Rank::Ten, s)),
+            _ if text.len() == 3 && text.starts_with("10") => {
+                text[2..].chars().next().and_then(Suit::from_letter).map(|s| (Rank::Ten, s))
+            }
             _ => None,
         };
         parsed
@@ -288,11 +286,7 @@ impl CardSet {
 
     /// The lowest-indexed card, if any.
     pub const fn first(self) -> Option<Card> {
-        if self.0 == 0 {
-            None
-        } else {
-            Some(Card(self.0.trailing_zeros() as u8))
-        }
+        if self.0 == 0 { None } else { Some(Card(self.0.trailing_zeros() as u8)) }
     }
 
     /// The `n`th card in index order (`n < len`). The simulation path uses it
@@ -393,14 +387,8 @@ mod tests {
             let card = Card::from_index(index);
             assert_eq!(card.to_string().parse::<Card>(), Ok(card));
         }
-        assert_eq!(
-            "10h".parse::<Card>(),
-            Ok(Card::new(Rank::Ten, Suit::Hearts))
-        );
-        assert_eq!(
-            "Nd".parse::<Card>(),
-            Ok(Card::new(Rank::Nine, Suit::Diamonds))
-        );
+        assert_eq!("10h".parse::<Card>(), Ok(Card::new(Rank::Ten, Suit::Hearts)));
+        assert_eq!("Nd".parse::<Card>(), Ok(Card::new(Rank::Nine, Suit::Diamonds)));
         assert!("Xs".parse::<Card>().is_err());
         assert!("J".parse::<Card>().is_err());
         assert!("Jcc".parse::<Card>().is_err());
@@ -425,10 +413,7 @@ mod tests {
 
     #[test]
     fn nth_walks_the_set_in_order() {
-        let set: CardSet = parse_cards("Jc 9s Ah")
-            .expect("cards")
-            .into_iter()
-            .collect();
+        let set: CardSet = parse_cards("Jc 9s Ah").expect("cards").into_iter().collect();
         let order: Vec<Card> = (0..3).filter_map(|n| set.nth(n)).collect();
         assert_eq!(order, set.to_vec());
         assert_eq!(set.nth(3), None);

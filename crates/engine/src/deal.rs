@@ -52,24 +52,12 @@ impl Deal {
         }
         let size = rules.hand_size() as usize;
         let mut hands = [CardSet::EMPTY; 4];
-        for (seat, hand) in hands
-            .iter_mut()
-            .enumerate()
-            .take(usize::from(rules.players))
-        {
-            *hand = pack[seat * size..(seat + 1) * size]
-                .iter()
-                .copied()
-                .collect();
+        for (seat, hand) in hands.iter_mut().enumerate().take(usize::from(rules.players)) {
+            *hand = pack[seat * size..(seat + 1) * size].iter().copied().collect();
         }
         let up_card = pack[dealt - 1];
         let kitty = pack[dealt..len].iter().copied().collect();
-        Deal {
-            dealer,
-            hands,
-            up_card,
-            kitty,
-        }
+        Deal { dealer, hands, up_card, kitty }
     }
 
     /// Builds a deal from its hands and up-card; the kitty is the rest of the pack.
@@ -84,12 +72,7 @@ impl Deal {
             used = used.union(hand);
         }
         let kitty = rules.deck.cards().difference(used);
-        let deal = Deal {
-            dealer,
-            hands,
-            up_card,
-            kitty,
-        };
+        let deal = Deal { dealer, hands, up_card, kitty };
         deal.validate(rules)?;
         Ok(deal)
     }
@@ -98,17 +81,11 @@ impl Deal {
     /// the right size.
     pub fn validate(&self, rules: &Rules) -> Result<(), DealError> {
         if self.dealer.0 >= rules.players {
-            return Err(DealError::NoSuchDealer {
-                dealer: self.dealer.0,
-            });
+            return Err(DealError::NoSuchDealer { dealer: self.dealer.0 });
         }
         let pack = rules.deck.cards();
         let mut seen = CardSet::EMPTY;
-        let parts = self
-            .hands
-            .iter()
-            .copied()
-            .chain([CardSet::single(self.up_card), self.kitty]);
+        let parts = self.hands.iter().copied().chain([CardSet::single(self.up_card), self.kitty]);
         for part in parts {
             if let Some(card) = part.difference(pack).first() {
                 return Err(DealError::NotInPack { card });
@@ -145,10 +122,7 @@ mod tests {
     fn shuffled_deals_use_the_whole_pack() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         for deck in [Deck::NineToAce, Deck::EightToAce, Deck::SevenToAce] {
-            let rules = Rules {
-                deck,
-                ..Rules::default()
-            };
+            let rules = Rules { deck, ..Rules::default() };
             for _ in 0..200 {
                 let deal = Deal::shuffled(&rules, Seat(1), &mut rng);
                 assert_eq!(deal.validate(&rules), Ok(()));
@@ -163,19 +137,13 @@ mod tests {
         let deal = Deal::shuffled(&rules, Seat(0), &mut rng);
         let mut twice = deal;
         twice.hands[1] = deal.hands[0];
-        assert!(matches!(
-            twice.validate(&rules),
-            Err(DealError::Duplicate { .. })
-        ));
+        assert!(matches!(twice.validate(&rules), Err(DealError::Duplicate { .. })));
         let mut short = deal;
         short.kitty = CardSet::EMPTY;
         assert_eq!(short.validate(&rules), Err(DealError::Incomplete));
         let mut big = Rules::default();
         big.deck = Deck::SevenToAce;
         let wide = Deal::shuffled(&big, Seat(0), &mut rng);
-        assert!(matches!(
-            wide.validate(&rules),
-            Err(DealError::NotInPack { .. })
-        ));
+        assert!(matches!(wide.validate(&rules), Err(DealError::NotInPack { .. })));
     }
 }

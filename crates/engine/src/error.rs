@@ -17,13 +17,10 @@ pub enum RuleError {
     #[error("your partner is playing alone: you sit this hand out")]
     SittingOut,
     #[error("{action} is not possible now: {phase}")]
-    NotNow {
-        action: &'static str,
-        phase: &'static str,
-    },
+    NotNow { action: &'static str, phase: &'static str },
     #[error("{card} is not in your hand")]
     CardNotInHand { card: Card },
-    #[error("you must follow suit: {led} was led and you hold {led}")]
+    #[error("you must follow suit: {led} was led and you hold one")]
     MustFollowSuit { led: Suit },
     #[error("{suit} was turned down this hand and cannot be named")]
     SuitTurnedDown { suit: Suit },

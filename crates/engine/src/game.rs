@@ -48,6 +48,28 @@ impl Game {
         Ok(Game::begin(rules, seed, rng, start, VecDeque::new()))
     }
 
+    /// A game dealt from `deals` in order (then from `seed` once they run out),
+    /// starting as `start` says: for tests, puzzles and duplicate play.
+    pub fn with_deals(
+        rules: Rules,
+        seed: u64,
+        start: GameStart,
+        deals: Vec<Deal>,
+    ) -> Result<Game, ReplayError> {
+        rules.validate().map_err(ReplayError::Rules)?;
+        for (number, deal) in deals.iter().enumerate() {
+            deal.validate(&rules)
+                .map_err(|error| ReplayError::BadDeal { hand: number as u32, error })?;
+        }
+        if deals.first().is_some_and(|deal| deal.dealer != start.dealer) {
+            return Err(ReplayError::Diverged { hand: 0, reason: "the dealer differs" });
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        // Draw the start as a new game would, so the generator is where it would be.
+        let _ = choose_first_dealer(&rules, &mut rng);
+        Ok(Game::begin(rules, seed, rng, start, deals.into()))
+    }
+
     /// Rebuilds a game from its record, replaying every action, and checks
     /// that each hand ended as recorded. The record's deals are used as
     /// stored, so a record replays the same whatever the random generator.
@@ -59,10 +81,7 @@ impl Game {
         for (number, hand) in record.hands.iter().enumerate() {
             hand.deal
                 .validate(&record.rules)
-                .map_err(|error| ReplayError::BadDeal {
-                    hand: number as u32,
-                    error,
-                })?;
+                .map_err(|error| ReplayError::BadDeal { hand: number as u32, error })?;
         }
         let script = record.hands.iter().map(|hand| hand.deal).collect();
         let mut game = Game::begin(record.rules, record.seed, rng, record.start.clone(), script);
@@ -75,26 +94,21 @@ impl Game {
                 });
             }
             if game.hand.dealer() != recorded.deal.dealer {
-                return Err(ReplayError::Diverged {
-                    hand: number,
-                    reason: "the dealer differs",
-                });
+                return Err(ReplayError::Diverged { hand: number, reason: "the dealer differs" });
             }
             for (index, step) in recorded.actions.iter().enumerate() {
-                game.apply_with(step.seat, step.action, &mut crate::action::NoEvents)
-                    .map_err(|error| ReplayError::Illegal {
+                game.apply_with(step.seat, step.action, &mut crate::action::NoEvents).map_err(
+                    |error| ReplayError::Illegal {
                         hand: number,
                         action: index as u32,
                         step: *step,
                         error,
-                    })?;
+                    },
+                )?;
             }
             let replayed = game.record.hands[number as usize].outcome;
             if recorded.outcome.is_some() && replayed != recorded.outcome {
-                return Err(ReplayError::Diverged {
-                    hand: number,
-                    reason: "the outcome differs",
-                });
+                return Err(ReplayError::Diverged { hand: number, reason: "the outcome differs" });
             }
         }
         Ok(game)
@@ -113,11 +127,7 @@ impl Game {
             rules,
             seed,
             start,
-            hands: vec![HandRecord {
-                deal,
-                actions: Vec::new(),
-                outcome: None,
-            }],
+            hands: vec![HandRecord { deal, actions: Vec::new(), outcome: None }],
             scores: [0, 0],
             winner: None,
         };
@@ -162,11 +172,7 @@ impl Game {
 
     /// The seat to act, if the game is not over.
     pub fn turn(&self) -> Option<Seat> {
-        if self.winner.is_some() {
-            None
-        } else {
-            self.hand.turn()
-        }
+        if self.winner.is_some() { None } else { self.hand.turn() }
     }
 
     /// Every action `seat` may take now; exactly the ones [`Game::apply`] accepts.
@@ -197,9 +203,7 @@ impl Game {
         }
         self.hand.apply_with(seat, action, sink)?;
         let current = self.record.hands.len() - 1;
-        self.record.hands[current]
-            .actions
-            .push(SeatAction { seat, action });
+        self.record.hands[current].actions.push(SeatAction { seat, action });
         if let Some(outcome) = self.hand.outcome() {
             self.finish_hand(outcome, sink);
         }
@@ -213,19 +217,13 @@ impl Game {
         let current = self.record.hands.len() - 1;
         self.record.hands[current].outcome = Some(outcome);
         self.record.scores = self.scores;
-        sink.push(Event::HandEnded {
-            outcome,
-            scores: self.scores,
-        });
+        sink.push(Event::HandEnded { outcome, scores: self.scores });
         let target = u16::from(self.rules.points_to_win);
         if let Some(team) = (0..2).find(|team| self.scores[*team] >= target) {
             let team = Team(team as u8);
             self.winner = Some(team);
             self.record.winner = Some(team);
-            sink.push(Event::GameWon {
-                team,
-                scores: self.scores,
-            });
+            sink.push(Event::GameWon { team, scores: self.scores });
             return;
         }
         let dealer = match outcome {
@@ -235,11 +233,7 @@ impl Game {
         let shuffled = Deal::shuffled(&self.rules, dealer, &mut self.rng);
         let deal = self.script.pop_front().unwrap_or(shuffled);
         self.hand = Hand::new(self.rules, deal);
-        self.record.hands.push(HandRecord {
-            deal,
-            actions: Vec::new(),
-            outcome: None,
-        });
+        self.record.hands.push(HandRecord { deal, actions: Vec::new(), outcome: None });
         sink.push(Event::HandDealt {
             number: self.hand_number(),
             dealer: deal.dealer,
@@ -271,17 +265,9 @@ pub enum ReplayError {
     #[error("the rules cannot be played: {0}")]
     Rules(RulesError),
     #[error("hand {hand}: the deal is not valid: {error}")]
-    BadDeal {
-        hand: u32,
-        error: crate::deal::DealError,
-    },
+    BadDeal { hand: u32, error: crate::deal::DealError },
     #[error("hand {hand}, action {action} ({:?} by {}): {error}", step.action, step.seat)]
-    Illegal {
-        hand: u32,
-        action: u32,
-        step: SeatAction,
-        error: RuleError,
-    },
+    Illegal { hand: u32, action: u32, step: SeatAction, error: RuleError },
     #[error("hand {hand}: {reason}")]
     Diverged { hand: u32, reason: &'static str },
 }
@@ -315,34 +301,19 @@ fn choose_first_dealer(rules: &Rules, rng: &mut ChaCha8Rng) -> GameStart {
                     break;
                 }
             }
-            GameStart {
-                dealer,
-                seating: [0, 1, 2, 3],
-                shown,
-            }
+            GameStart { dealer, seating: [0, 1, 2, 3], shown }
         }
         FirstDealer::Draw => loop {
             // Each player draws one card; K high ... A low. Any tie: draw again.
             let deal = Deal::shuffled(rules, Seat(0), rng);
             let draws: Vec<(u8, Card)> = (0..players)
-                .map(|p| {
-                    (
-                        p,
-                        deal.hands[usize::from(p)].first().unwrap_or(deal.up_card),
-                    )
-                })
+                .map(|p| (p, deal.hands[usize::from(p)].first().unwrap_or(deal.up_card)))
                 .collect();
             let value = |card: Card| {
-                if card.rank() == Rank::Ace {
-                    0
-                } else {
-                    card.rank() as u8 + 1
-                }
+                if card.rank() == Rank::Ace { 0 } else { card.rank() as u8 + 1 }
             };
-            let ranks: CardSet = draws
-                .iter()
-                .map(|(_, c)| Card::new(c.rank(), crate::card::Suit::Spades))
-                .collect();
+            let ranks: CardSet =
+                draws.iter().map(|(_, c)| Card::new(c.rank(), crate::card::Suit::Spades)).collect();
             if ranks.len() != u32::from(players) {
                 continue;
             }
@@ -350,11 +321,7 @@ fn choose_first_dealer(rules: &Rules, rng: &mut ChaCha8Rng) -> GameStart {
             by_value.sort_by_key(|(_, card)| value(*card));
             // The two lowest sit across from each other; the lowest deals from seat 0.
             let seating = [by_value[0].0, by_value[2].0, by_value[1].0, by_value[3].0];
-            break GameStart {
-                dealer: Seat(0),
-                seating,
-                shown: draws,
-            };
+            break GameStart { dealer: Seat(0), seating, shown: draws };
         },
     }
 }
@@ -371,9 +338,7 @@ mod tests {
             let (player, card) = *start.shown.last().expect("cards were shown");
             assert_eq!(card.rank(), Rank::Jack);
             assert!(
-                start.shown[..start.shown.len() - 1]
-                    .iter()
-                    .all(|(_, c)| c.rank() != Rank::Jack)
+                start.shown[..start.shown.len() - 1].iter().all(|(_, c)| c.rank() != Rank::Jack)
             );
             assert_eq!(start.dealer, Seat(player));
             assert_eq!(game.hand().dealer(), start.dealer);
@@ -382,19 +347,12 @@ mod tests {
 
     #[test]
     fn draw_sets_partners_and_the_lowest_deals() {
-        let rules = Rules {
-            first_dealer: FirstDealer::Draw,
-            ..Rules::default()
-        };
+        let rules = Rules { first_dealer: FirstDealer::Draw, ..Rules::default() };
         for seed in 0..50 {
             let game = Game::new(rules, seed).expect("valid rules");
             let start = game.start();
             let value = |card: Card| {
-                if card.rank() == Rank::Ace {
-                    0
-                } else {
-                    card.rank() as u8 + 1
-                }
+                if card.rank() == Rank::Ace { 0 } else { card.rank() as u8 + 1 }
             };
             let drawn = |player: u8| {
                 start

@@ -54,11 +54,7 @@ pub struct Trick {
 
 impl Trick {
     fn new(leader: Seat) -> Trick {
-        Trick {
-            leader,
-            cards: [Card::from_index(0); 4],
-            len: 0,
-        }
+        Trick { leader, cards: [Card::from_index(0); 4], len: 0 }
     }
 
     pub fn cards(&self) -> &[Card] {
@@ -80,10 +76,7 @@ pub struct ActionList {
 
 impl ActionList {
     fn new() -> ActionList {
-        ActionList {
-            actions: [Action::Pass; 16],
-            len: 0,
-        }
+        ActionList { actions: [Action::Pass; 16], len: 0 }
     }
 
     fn push(&mut self, action: Action) {
@@ -255,11 +248,7 @@ impl Hand {
         }
         // Conceding is the one action a player may take out of turn.
         if action == Action::Concede {
-            return if self.phase == Phase::Playing {
-                Ok(())
-            } else {
-                Err(self.not_now(action))
-            };
+            return if self.phase == Phase::Playing { Ok(()) } else { Err(self.not_now(action)) };
         }
         if seat != self.turn {
             return Err(RuleError::NotYourTurn { turn: self.turn });
@@ -269,10 +258,7 @@ impl Hand {
             (Phase::OrderingUp, Action::FarmersHand) => {
                 if !self.rules.farmers_hand {
                     Err(RuleError::FarmersHandOff)
-                } else if self
-                    .holding(seat)
-                    .difference(self.rules.deck.farmers_cards())
-                    .is_empty()
+                } else if self.holding(seat).difference(self.rules.deck.farmers_cards()).is_empty()
                 {
                     Ok(())
                 } else {
@@ -329,10 +315,7 @@ impl Hand {
     }
 
     fn not_now(&self, action: Action) -> RuleError {
-        RuleError::NotNow {
-            action: action.name(),
-            phase: self.phase.describe(),
-        }
+        RuleError::NotNow { action: action.name(), phase: self.phase.describe() }
     }
 
     fn dealer_is_stuck(&self, seat: Seat) -> bool {
@@ -421,9 +404,7 @@ impl Hand {
                 if seat != self.deal.dealer {
                     self.turn = seat.next(players);
                 } else if self.phase == Phase::OrderingUp {
-                    sink.push(Event::UpCardTurnedDown {
-                        card: self.deal.up_card,
-                    });
+                    sink.push(Event::UpCardTurnedDown { card: self.deal.up_card });
                     self.phase = Phase::Calling;
                     self.turn = seat.next(players);
                 } else {
@@ -439,10 +420,7 @@ impl Hand {
                     self.start_play(sink);
                 } else {
                     self.holding[dealer.index()].insert(self.deal.up_card);
-                    sink.push(Event::UpCardPickedUp {
-                        dealer,
-                        card: self.deal.up_card,
-                    });
+                    sink.push(Event::UpCardPickedUp { dealer, card: self.deal.up_card });
                     self.phase = Phase::DealerDiscard;
                     self.turn = dealer;
                 }
@@ -459,19 +437,13 @@ impl Hand {
             Action::Discard { card } => {
                 self.holding[seat.index()].remove(card);
                 self.discard = Some(card);
-                sink.push(Event::Discarded {
-                    seat,
-                    card: Some(card),
-                });
+                sink.push(Event::Discarded { seat, card: Some(card) });
                 self.start_play(sink);
             }
             Action::Play { card } => self.play_card(seat, card, sink),
             Action::FarmersHand => self.throw_in(ThrowIn::FarmersHand { seat }),
             Action::Claim => {
-                sink.push(Event::Claimed {
-                    seat,
-                    cards: self.holding(seat),
-                });
+                sink.push(Event::Claimed { seat, cards: self.holding(seat) });
                 self.award_rest(seat.team().index());
                 self.score();
             }
@@ -511,11 +483,7 @@ impl Hand {
     /// The next seat clockwise that takes part in play.
     fn next_active(&self, seat: Seat) -> Seat {
         let next = seat.next(self.rules.players);
-        if Some(next) == self.sitting_out {
-            next.next(self.rules.players)
-        } else {
-            next
-        }
+        if Some(next) == self.sitting_out { next.next(self.rules.players) } else { next }
     }
 
     fn active_players(&self) -> u8 {
@@ -539,10 +507,7 @@ impl Hand {
         }
         self.tricks_played += 1;
         self.tricks_won[winner.team().index()] += 1;
-        sink.push(Event::TrickWon {
-            seat: winner,
-            number: self.tricks_played,
-        });
+        sink.push(Event::TrickWon { seat: winner, number: self.tricks_played });
         if usize::from(self.tricks_played) == self.rules.hand_size() as usize {
             self.score();
         } else {
@@ -581,11 +546,7 @@ impl Hand {
                 (false, _) => scoring.made,
             };
         } else {
-            points[makers ^ 1] = if self.alone {
-                scoring.lone_euchre
-            } else {
-                scoring.euchre
-            };
+            points[makers ^ 1] = if self.alone { scoring.lone_euchre } else { scoring.euchre };
         }
         self.phase = Phase::Finished;
         let outcome = HandOutcome::Played(PlayedHand {
@@ -628,11 +589,8 @@ impl Hand {
         }
         // A turned-down up-card is out of play and known to all: not elsewhere.
         let trumps = trump::suit_cards(trump, trump);
-        let best_outside_trump = elsewhere
-            .intersection(trumps)
-            .iter()
-            .map(|c| trump::power(c, trump))
-            .max();
+        let best_outside_trump =
+            elsewhere.intersection(trumps).iter().map(|c| trump::power(c, trump)).max();
         let my_trumps = mine.intersection(trumps);
         if let Some(best) = best_outside_trump {
             if my_trumps.iter().any(|c| trump::power(c, trump) < best) {

@@ -125,13 +125,7 @@ pub struct Scoring {
 
 impl Default for Scoring {
     fn default() -> Scoring {
-        Scoring {
-            made: 1,
-            march: 2,
-            lone_march: 4,
-            euchre: 2,
-            lone_euchre: 2,
-        }
+        Scoring { made: 1, march: 2, lone_march: 4, euchre: 2, lone_euchre: 2 }
     }
 }
 
@@ -206,10 +200,7 @@ impl Preset {
             Preset::Standard => standard,
             Preset::StickTheDealer => Rules {
                 all_pass: AllPass::StickTheDealer,
-                scoring: Scoring {
-                    lone_euchre: 4,
-                    ..Scoring::default()
-                },
+                scoring: Scoring { lone_euchre: 4, ..Scoring::default() },
                 ..standard
             },
             Preset::Tournament => Rules {
@@ -222,10 +213,7 @@ impl Preset {
                 first_dealer: FirstDealer::Draw,
                 ..standard
             },
-            Preset::Farmers => Rules {
-                farmers_hand: true,
-                ..standard
-            },
+            Preset::Farmers => Rules { farmers_hand: true, ..standard },
             Preset::Online => Rules {
                 all_pass: AllPass::StickTheDealer,
                 loner_lead: LonerLead::LeftOfLoner,
@@ -288,18 +276,8 @@ mod tests {
     #[test]
     fn farmers_cards_are_the_two_lowest_ranks() {
         assert_eq!(Deck::NineToAce.farmers_cards().len(), 8);
-        assert!(
-            Deck::NineToAce
-                .farmers_cards()
-                .iter()
-                .all(|c| c.rank() <= Rank::Ten)
-        );
-        assert!(
-            Deck::SevenToAce
-                .farmers_cards()
-                .iter()
-                .all(|c| c.rank() <= Rank::Eight)
-        );
+        assert!(Deck::NineToAce.farmers_cards().iter().all(|c| c.rank() <= Rank::Ten));
+        assert!(Deck::SevenToAce.farmers_cards().iter().all(|c| c.rank() <= Rank::Eight));
         assert_eq!(Deck::EightToAce.len(), 28);
     }
 }

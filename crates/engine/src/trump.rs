@@ -8,11 +8,7 @@ use crate::card::{Card, CardSet, Rank, Suit};
 /// The suit a card belongs to for following and winning: the left bower
 /// belongs to trump.
 pub const fn effective_suit(card: Card, trump: Suit) -> Suit {
-    if is_left_bower(card, trump) {
-        trump
-    } else {
-        card.suit()
-    }
+    if is_left_bower(card, trump) { trump } else { card.suit() }
 }
 
 pub const fn is_left_bower(card: Card, trump: Suit) -> bool {
@@ -37,11 +33,7 @@ const TRUMP_MASKS: [[u32; 4]; 4] = {
         let mut suit = 0;
         while suit < 4 {
             let plain = CardSet::suit(Suit::from_index(suit as u8)).0;
-            masks[trump][suit] = if suit == trump {
-                plain | left
-            } else {
-                plain & !left
-            };
+            masks[trump][suit] = if suit == trump { plain | left } else { plain & !left };
             suit += 1;
         }
         trump += 1;
@@ -82,11 +74,7 @@ const POWER: [[u8; 32]; 4] = {
 #[inline]
 pub fn trick_power(card: Card, led: Suit, trump: Suit) -> u8 {
     let power = POWER[trump as usize][card.index()];
-    if power >= 16 || suit_cards(led, trump).contains(card) {
-        power + 1
-    } else {
-        0
-    }
+    if power >= 16 || suit_cards(led, trump).contains(card) { power + 1 } else { 0 }
 }
 
 /// The position (0-based, in playing order) of the card that wins a trick.
@@ -109,11 +97,7 @@ pub fn trick_winner(cards: &[Card], trump: Suit) -> usize {
 #[inline]
 pub fn follow_mask(hand: CardSet, led: Suit, trump: Suit) -> CardSet {
     let following = hand.intersection(suit_cards(led, trump));
-    if following.is_empty() {
-        hand
-    } else {
-        following
-    }
+    if following.is_empty() { hand } else { following }
 }
 
 /// Cards of `suit` under `trump`, strongest first.
@@ -150,15 +134,9 @@ mod tests {
         assert!(!suit_cards(Suit::Diamonds, Suit::Hearts).contains(jd));
         let hand: CardSet = cards("Jd 9d As").into_iter().collect();
         // Diamonds led: the left bower is not a diamond, so only 9d must follow.
-        assert_eq!(
-            follow_mask(hand, Suit::Diamonds, Suit::Hearts).to_vec(),
-            cards("9d")
-        );
+        assert_eq!(follow_mask(hand, Suit::Diamonds, Suit::Hearts).to_vec(), cards("9d"));
         // Hearts led: the left bower is the only heart.
-        assert_eq!(
-            follow_mask(hand, Suit::Hearts, Suit::Hearts).to_vec(),
-            cards("Jd")
-        );
+        assert_eq!(follow_mask(hand, Suit::Hearts, Suit::Hearts).to_vec(), cards("Jd"));
     }
 
     #[test]

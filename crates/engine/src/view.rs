@@ -62,10 +62,7 @@ impl GameView {
             _ => None,
         };
         let records = &game.record().hands;
-        let current = records
-            .last()
-            .map(|h| h.actions.as_slice())
-            .unwrap_or_default();
+        let current = records.last().map(|h| h.actions.as_slice()).unwrap_or_default();
         let bids = current
             .iter()
             .filter(|step| {
@@ -83,10 +80,7 @@ impl GameView {
         for seat in Seat::all(game.rules().players) {
             hand_sizes[seat.index()] = hand.holding(seat).len() as u8;
         }
-        let last_outcome = records
-            .len()
-            .checked_sub(2)
-            .and_then(|i| records[i].outcome);
+        let last_outcome = records.len().checked_sub(2).and_then(|i| records[i].outcome);
         GameView {
             viewer,
             rules: *game.rules(),
@@ -106,16 +100,9 @@ impl GameView {
             hand: own_seat
                 .map(|seat| sorted_for_display(hand.holding(seat).to_vec(), hand.trump())),
             hand_sizes,
-            discard: own_seat
-                .filter(|seat| *seat == hand.dealer())
-                .and(hand.discard()),
+            discard: own_seat.filter(|seat| *seat == hand.dealer()).and(hand.discard()),
             bids,
-            tricks: tricks_of(
-                current,
-                hand.trump(),
-                hand.sitting_out(),
-                game.rules().players,
-            ),
+            tricks: tricks_of(current, hand.trump(), hand.sitting_out(), game.rules().players),
             tricks_won: hand.tricks_won(),
             last_outcome,
         }
@@ -159,11 +146,7 @@ fn tricks_of(
             let cards: Vec<Card> = chunk.iter().map(|(_, c)| *c).collect();
             let winner =
                 (chunk.len() == per_trick).then(|| chunk[trump::trick_winner(&cards, trump)].0);
-            TrickView {
-                leader: chunk[0].0,
-                cards: chunk.to_vec(),
-                winner,
-            }
+            TrickView { leader: chunk[0].0, cards: chunk.to_vec(), winner }
         })
         .collect()
 }

@@ -1,0 +1,630 @@
+//! Table-driven tests of every rule, option and error of the four-handed game.
+
+use euchre_engine::card::parse_cards;
+use euchre_engine::*;
+
+/// The standard test deal. Dealer 3, so seat 0 bids and leads first.
+/// Seat 0 holds the top clubs, seat 1 all spades but the jack, seat 2 hearts,
+/// seat 3 diamonds; the 9 of clubs is turned up.
+fn deal(rules: &Rules) -> Deal {
+    deal_of(
+        rules,
+        3,
+        ["Jc Js Ac Kc Qc", "9s Ts Qs Ks As", "9h Th Jh Qh Kh", "9d Td Jd Qd Kd"],
+        "9c",
+    )
+}
+
+fn deal_of(rules: &Rules, dealer: u8, hands: [&str; 4], up: &str) -> Deal {
+    let hands = hands.map(|text| cards(text).into_iter().collect::<CardSet>());
+    Deal::from_hands(rules, Seat(dealer), hands, card(up)).expect("a valid deal")
+}
+
+fn cards(text: &str) -> Vec<Card> {
+    parse_cards(text).expect("card codes")
+}
+
+fn card(text: &str) -> Card {
+    text.parse().expect("a card code")
+}
+
+fn hand(rules: Rules) -> Hand {
+    Hand::new(rules, deal(&rules))
+}
+
+/// Applies a script of (seat, action) and panics on the first error.
+fn run(hand: &mut Hand, steps: &[(u8, Action)]) -> Vec<Event> {
+    let mut events = Vec::new();
+    for (seat, action) in steps {
+        let mut more =
+            hand.apply(Seat(*seat), *action).unwrap_or_else(|e| panic!("{action:?}: {e}"));
+        events.append(&mut more);
+    }
+    events
+}
+
+/// Asserts the action fails with `code` and leaves the hand untouched.
+fn rejects(hand: &mut Hand, seat: u8, action: Action, code: &str) -> RuleError {
+    let before = *hand;
+    let error = hand.apply(Seat(seat), action).expect_err("the action must be rejected");
+    assert_eq!(error.code(), code, "{error}");
+    assert_eq!(*hand, before, "a rejected action changed the hand");
+    assert!(!hand.legal_actions(Seat(seat)).as_slice().contains(&action));
+    error
+}
+
+const PASS: Action = Action::Pass;
+const ORDER: Action = Action::OrderUp { alone: false };
+const ORDER_ALONE: Action = Action::OrderUp { alone: true };
+
+fn call(suit: Suit) -> Action {
+    Action::Call { suit, alone: false }
+}
+fn play(code: &str) -> Action {
+    Action::Play { card: card(code) }
+}
+fn discard(code: &str) -> Action {
+    Action::Discard { card: card(code) }
+}
+
+fn played(hand: &Hand) -> PlayedHand {
+    match hand.outcome() {
+        Some(HandOutcome::Played(played)) => played,
+        other => panic!("expected a played hand, got {other:?}"),
+    }
+}
+
+// ---- Bidding ----------------------------------------------------------
+
+#[test]
+fn bidding_starts_left_of_the_dealer() {
+    let mut h = hand(Rules::default());
+    assert_eq!(h.turn(), Some(Seat(0)));
+    assert_eq!(h.phase(), Phase::OrderingUp);
+    let error = rejects(&mut h, 1, PASS, "not_your_turn");
+    assert_eq!(error, RuleError::NotYourTurn { turn: Seat(0) });
+    rejects(&mut h, 9, PASS, "no_such_seat");
+}
+
+#[test]
+fn ordering_up_gives_the_dealer_the_up_card_to_discard() {
+    let mut h = hand(Rules::default());
+    let events = run(&mut h, &[(0, PASS), (1, ORDER)]);
+    assert!(events.contains(&Event::TrumpMade { seat: Seat(1), suit: Suit::Clubs, alone: false }));
+    assert!(events.contains(&Event::UpCardPickedUp { dealer: Seat(3), card: card("9c") }));
+    assert_eq!(h.phase(), Phase::DealerDiscard);
+    assert_eq!(h.turn(), Some(Seat(3)));
+    assert_eq!(h.holding(Seat(3)).len(), 6);
+    // Only discards are legal now, one for each of the six cards.
+    let legal = h.legal_actions(Seat(3));
+    assert_eq!(legal.len(), 6);
+    assert!(legal.as_slice().iter().all(|a| matches!(a, Action::Discard { .. })));
+    rejects(&mut h, 3, play("9d"), "not_now");
+    rejects(&mut h, 3, discard("Ah"), "card_not_in_hand");
+    run(&mut h, &[(3, discard("9d"))]);
+    assert_eq!(h.discard(), Some(card("9d")));
+    assert_eq!(h.phase(), Phase::Playing);
+    assert_eq!(h.turn(), Some(Seat(0)), "left of the dealer leads");
+}
+
+#[test]
+fn the_dealer_may_discard_the_up_card_unless_the_rules_forbid_it() {
+    let mut h = hand(Rules::default());
+    run(&mut h, &[(0, ORDER), (3, discard("9c"))]);
+    assert_eq!(h.holding(Seat(3)), deal(&Rules::default()).hands[3]);
+
+    let mut h = hand(Preset::Tournament.rules());
+    run(&mut h, &[(0, ORDER)]);
+    let error = rejects(&mut h, 3, discard("9c"), "cannot_discard_up_card");
+    assert_eq!(error, RuleError::CannotDiscardUpCard { card: card("9c") });
+    assert_eq!(h.legal_actions(Seat(3)).len(), 5);
+}
+
+#[test]
+fn round_one_offers_pass_and_order_up_alone_or_not() {
+    let h = hand(Rules::default());
+    assert_eq!(h.legal_actions(Seat(0)).as_slice(), &[PASS, ORDER, ORDER_ALONE]);
+    assert!(h.legal_actions(Seat(1)).is_empty());
+    let mut h = h;
+    rejects(&mut h, 0, call(Suit::Hearts), "not_now");
+}
+
+#[test]
+fn four_passes_turn_the_up_card_down() {
+    let mut h = hand(Rules::default());
+    let events = run(&mut h, &[(0, PASS), (1, PASS), (2, PASS), (3, PASS)]);
+    assert!(events.contains(&Event::UpCardTurnedDown { card: card("9c") }));
+    assert_eq!(h.phase(), Phase::Calling);
+    assert_eq!(h.turn(), Some(Seat(0)));
+    assert_eq!(h.turned_down(), Some(Suit::Clubs));
+    rejects(&mut h, 0, ORDER, "not_now");
+    let error = rejects(&mut h, 0, call(Suit::Clubs), "suit_turned_down");
+    assert_eq!(error, RuleError::SuitTurnedDown { suit: Suit::Clubs });
+    // Pass, then three suits each alone or not.
+    assert_eq!(h.legal_actions(Seat(0)).len(), 7);
+    run(&mut h, &[(0, call(Suit::Hearts))]);
+    assert_eq!(h.trump(), Some(Suit::Hearts));
+    assert_eq!(h.phase(), Phase::Playing);
+    assert!(!h.up_card_picked_up());
+    assert_eq!(h.turn(), Some(Seat(0)));
+}
+
+#[test]
+fn naming_the_turned_down_suit_can_count_as_a_pass() {
+    let mut h = hand(Preset::Tournament.rules());
+    run(&mut h, &[(0, PASS), (1, PASS), (2, PASS), (3, PASS)]);
+    assert!(h.legal_actions(Seat(0)).as_slice().contains(&call(Suit::Clubs)));
+    let events = run(&mut h, &[(0, call(Suit::Clubs))]);
+    assert_eq!(events, vec![Event::Passed { seat: Seat(0) }]);
+    assert_eq!(h.turn(), Some(Seat(1)));
+    assert_eq!(h.trump(), None);
+}
+
+#[test]
+fn everybody_passing_twice_throws_the_hand_in() {
+    let mut h = hand(Rules::default());
+    run(&mut h, &[(0, PASS), (1, PASS), (2, PASS), (3, PASS)]);
+    run(&mut h, &[(0, PASS), (1, PASS), (2, PASS), (3, PASS)]);
+    assert_eq!(h.outcome(), Some(HandOutcome::ThrownIn(ThrowIn::AllPassed)));
+    assert_eq!(h.turn(), None);
+    rejects(&mut h, 0, PASS, "not_now");
+}
+
+#[test]
+fn stick_the_dealer_makes_the_dealer_name_a_suit() {
+    let mut h = hand(Preset::StickTheDealer.rules());
+    run(&mut h, &[(0, PASS), (1, PASS), (2, PASS), (3, PASS)]);
+    run(&mut h, &[(0, PASS), (1, PASS), (2, PASS)]);
+    rejects(&mut h, 3, PASS, "dealer_must_call");
+    rejects(&mut h, 3, call(Suit::Clubs), "suit_turned_down");
+    let legal = h.legal_actions(Seat(3));
+    assert_eq!(legal.len(), 6, "three suits, alone or not, and no pass");
+    run(&mut h, &[(3, call(Suit::Diamonds))]);
+    assert_eq!(h.maker(), Some(Seat(3)));
+}
+
+#[test]
+fn stuck_dealer_naming_the_turned_down_suit_is_refused_even_where_it_counts_as_a_pass() {
+    let rules = Rules {
+        all_pass: AllPass::StickTheDealer,
+        turned_down_suit: TurnedDownSuit::CountsAsPass,
+        ..Rules::default()
+    };
+    let mut h = hand(rules);
+    run(&mut h, &[(0, PASS), (1, PASS), (2, PASS), (3, PASS), (0, PASS), (1, PASS), (2, PASS)]);
+    rejects(&mut h, 3, call(Suit::Clubs), "suit_turned_down");
+}
+
+// ---- Going alone --------------------------------------------------------
+
+#[test]
+fn a_loner_s_partner_sits_out_and_tricks_have_three_cards() {
+    let mut h = hand(Rules::default());
+    let events = run(&mut h, &[(0, ORDER_ALONE), (3, discard("9d"))]);
+    assert!(events.contains(&Event::SitsOut { seat: Seat(2) }));
+    assert_eq!(h.sitting_out(), Some(Seat(2)));
+    assert_eq!(h.turn(), Some(Seat(0)));
+    run(&mut h, &[(0, play("Jc")), (1, play("9s"))]);
+    // Seat 2 is skipped: seat 3 plays the third and last card.
+    assert_eq!(h.turn(), Some(Seat(3)));
+    rejects(&mut h, 2, play("9h"), "sitting_out");
+    rejects(&mut h, 2, Action::Concede, "sitting_out");
+    assert!(h.legal_actions(Seat(2)).is_empty());
+    // The dealer holds the up-card, a club, and must follow with it.
+    rejects(&mut h, 3, play("Td"), "must_follow_suit");
+    let events = run(&mut h, &[(3, play("9c"))]);
+    assert!(events.contains(&Event::TrickWon { seat: Seat(0), number: 1 }));
+    assert_eq!(h.tricks_won(), [1, 0]);
+}
+
+#[test]
+fn against_a_loner_the_lead_skips_the_sitting_out_seat() {
+    // Seat 1 orders alone; its partner seat 3 (the dealer) sits out after
+    // discarding; seat 0 leads as usual. Then seat 2 orders alone: seat 0
+    // sits out, and the lead passes to seat 1.
+    let mut h = hand(Rules::default());
+    run(&mut h, &[(0, PASS), (1, ORDER_ALONE), (3, discard("9d"))]);
+    assert_eq!(h.sitting_out(), Some(Seat(3)));
+    assert_eq!(h.turn(), Some(Seat(0)));
+
+    let mut h = hand(Rules::default());
+    run(&mut h, &[(0, PASS), (1, PASS), (2, ORDER_ALONE), (3, discard("9d"))]);
+    assert_eq!(h.sitting_out(), Some(Seat(0)));
+    assert_eq!(h.turn(), Some(Seat(1)));
+}
+
+#[test]
+fn left_of_the_loner_leads_where_the_rules_say_so() {
+    let rules = Rules { loner_lead: LonerLead::LeftOfLoner, ..Rules::default() };
+    let mut h = hand(rules);
+    run(&mut h, &[(0, PASS), (1, PASS), (2, ORDER_ALONE), (3, discard("9d"))]);
+    assert_eq!(h.turn(), Some(Seat(3)));
+    // Without a loner the usual lead stands.
+    let mut h = hand(rules);
+    run(&mut h, &[(0, PASS), (1, PASS), (2, ORDER), (3, discard("9d"))]);
+    assert_eq!(h.turn(), Some(Seat(0)));
+}
+
+#[test]
+fn the_dealer_picks_up_for_a_partner_going_alone_unless_the_rules_skip_it() {
+    // Seat 1 is the dealer's partner when seat 3 deals.
+    let mut h = hand(Rules::default());
+    run(&mut h, &[(0, PASS), (1, ORDER_ALONE)]);
+    assert_eq!(h.phase(), Phase::DealerDiscard);
+
+    let rules = Rules { dealer_picks_up_for_partner_loner: false, ..Rules::default() };
+    let mut h = hand(rules);
+    let events = run(&mut h, &[(0, PASS), (1, ORDER_ALONE)]);
+    assert!(!events.iter().any(|e| matches!(e, Event::UpCardPickedUp { .. })));
+    assert_eq!(h.phase(), Phase::Playing);
+    assert_eq!(h.holding(Seat(3)).len(), 5);
+    // An opponent ordering alone still gives the dealer the card.
+    let mut h = hand(rules);
+    run(&mut h, &[(0, ORDER_ALONE)]);
+    assert_eq!(h.phase(), Phase::DealerDiscard);
+}
+
+// ---- Play -------------------------------------------------------------------
+
+#[test]
+fn players_must_follow_suit_and_the_left_bower_is_trump() {
+    // Clubs are trump; seat 0 leads the left bower (Js), a club for every
+    // purpose: seat 1 holds spades but no clubs, so may play anything.
+    let mut h = hand(Rules::default());
+    run(&mut h, &[(0, ORDER), (3, discard("9d")), (0, play("Js"))]);
+    assert_eq!(h.led_suit(), Some(Suit::Clubs));
+    assert_eq!(h.legal_plays(), h.holding(Seat(1)));
+    run(&mut h, &[(1, play("As")), (2, play("9h")), (3, play("9c"))]);
+    // The dealer's 9c (trump) loses to the left bower.
+    assert_eq!(h.turn(), Some(Seat(0)));
+    assert_eq!(h.tricks_won(), [1, 0]);
+    // Seat 0 leads the ace of clubs; seat 3 must not play a diamond... he has
+    // no clubs left, so anything goes; seat 1 plays a spade.
+    run(&mut h, &[(0, play("Ac")), (1, play("9s")), (2, play("Th")), (3, play("Td"))]);
+    assert_eq!(h.tricks_won(), [2, 0]);
+}
+
+#[test]
+fn reneging_is_refused_with_the_led_suit_named() {
+    // Hearts trump (called in round two by seat 0); seat 0 leads a club,
+    // seat 1 has no club; then seat 1 leads spades and seat 2 must... hold none.
+    // Use a deal where following matters: seat 1 holds a spade and a heart.
+    let rules = Rules::default();
+    let d = deal_of(
+        &rules,
+        3,
+        ["Jc Js Ac Kc Qc", "9s Ts Qs Ks Ah", "9h Th Jh Qh As", "9d Td Jd Qd Kd"],
+        "9c",
+    );
+    let mut h = Hand::new(rules, d);
+    run(&mut h, &[(0, PASS), (1, PASS), (2, PASS), (3, PASS), (0, call(Suit::Spades))]);
+    // Spades trump: Jc is the left bower. Seat 0 leads Ac (a club).
+    run(&mut h, &[(0, play("Ac")), (1, play("9s")), (2, play("As"))]);
+    // Seat 3 holds no clubs: anything goes.
+    run(&mut h, &[(3, play("9d"))]);
+    // Seat 2 won with the ace of trump and leads hearts.
+    assert_eq!(h.turn(), Some(Seat(2)));
+    run(&mut h, &[(2, play("9h"))]);
+    // Seat 3 has no hearts; seat 0 neither; seat 1 holds the Ah and must play it.
+    run(&mut h, &[(3, play("Td")), (0, play("Kc"))]);
+    let error = rejects(&mut h, 1, play("Ts"), "must_follow_suit");
+    assert_eq!(error, RuleError::MustFollowSuit { led: Suit::Hearts });
+    rejects(&mut h, 1, play("Kh"), "card_not_in_hand");
+    assert_eq!(h.legal_plays().to_vec(), cards("Ah"));
+}
+
+#[test]
+fn the_left_bower_does_not_follow_its_printed_suit() {
+    // Spades trump: the Jc is the left bower, and a club lead does not force it.
+    let rules = Rules::default();
+    let d = deal_of(
+        &rules,
+        3,
+        ["Ac Ts Qs 9h Th", "Jc 9s Kh Qh Ah", "9c Tc Qc Kc As", "Js Jh Jd 9d Td"],
+        "Ks",
+    );
+    let mut h = Hand::new(rules, d);
+    run(&mut h, &[(0, ORDER), (3, discard("9d")), (0, play("Ac"))]);
+    // Seat 1's only "club" is the left bower, which is a spade now: free choice.
+    assert_eq!(h.legal_plays(), h.holding(Seat(1)));
+    run(&mut h, &[(1, play("Kh"))]);
+    // Seat 2 must follow clubs.
+    assert_eq!(h.legal_plays().to_vec(), cards("9c Tc Qc Kc"));
+}
+
+#[test]
+fn actions_outside_their_phase_are_refused() {
+    let mut h = hand(Rules::default());
+    rejects(&mut h, 0, play("Jc"), "not_now");
+    rejects(&mut h, 0, discard("Jc"), "not_now");
+    rejects(&mut h, 0, Action::Claim, "not_now");
+    rejects(&mut h, 0, Action::Concede, "not_now");
+    run(&mut h, &[(0, ORDER), (3, discard("9d"))]);
+    rejects(&mut h, 0, PASS, "not_now");
+    rejects(&mut h, 0, ORDER, "not_now");
+}
+
+// ---- Scoring -----------------------------------------------------------------
+
+/// Plays the standard deal with clubs ordered by seat 0 (alone or not), then
+/// the given tricks' worth of play, then `finish`.
+fn scored(rules: Rules, alone: bool, finish: (u8, Action)) -> PlayedHand {
+    let mut h = hand(rules);
+    run(&mut h, &[(0, Action::OrderUp { alone }), (3, discard("9d")), finish]);
+    played(&h)
+}
+
+#[test]
+fn a_march_scores_two_and_a_lone_march_four() {
+    let h = scored(Rules::default(), false, (0, Action::Claim));
+    assert_eq!((h.tricks, h.points), ([5, 0], [2, 0]));
+    assert!(h.march());
+    let h = scored(Rules::default(), true, (0, Action::Claim));
+    assert_eq!((h.tricks, h.points), ([5, 0], [4, 0]));
+}
+
+#[test]
+fn a_euchre_scores_two_and_a_lone_euchre_two_or_four() {
+    let h = scored(Rules::default(), false, (0, Action::Concede));
+    assert_eq!((h.tricks, h.points), ([0, 5], [0, 2]));
+    assert!(h.euchred());
+    let h = scored(Rules::default(), true, (0, Action::Concede));
+    assert_eq!(h.points, [0, 2]);
+    let h = scored(Preset::StickTheDealer.rules(), true, (0, Action::Concede));
+    assert_eq!(h.points, [0, 4]);
+}
+
+#[test]
+fn three_or_four_tricks_score_one_alone_or_not() {
+    // Seat 0 takes three tricks with its top trumps, then concedes the rest.
+    let with_partner: &[(u8, Action)] = &[
+        (0, play("Jc")),
+        (1, play("9s")),
+        (2, play("9h")),
+        (3, play("9c")),
+        (0, play("Js")),
+        (1, play("Ts")),
+        (2, play("Th")),
+        (3, play("Td")),
+        (0, play("Ac")),
+        (1, play("Qs")),
+        (2, play("Jh")),
+        (3, play("Jd")),
+    ];
+    let alone: &[(u8, Action)] = &[
+        (0, play("Jc")),
+        (1, play("9s")),
+        (3, play("9c")),
+        (0, play("Js")),
+        (1, play("Ts")),
+        (3, play("Td")),
+        (0, play("Ac")),
+        (1, play("Qs")),
+        (3, play("Jd")),
+    ];
+    for (is_alone, script) in [(false, with_partner), (true, alone)] {
+        let mut h = hand(Rules::default());
+        run(&mut h, &[(0, Action::OrderUp { alone: is_alone }), (3, discard("9d"))]);
+        run(&mut h, script);
+        assert_eq!(h.tricks_won(), [3, 0]);
+        run(&mut h, &[(0, Action::Concede)]);
+        let p = played(&h);
+        assert_eq!((p.tricks, p.points), ([3, 2], [1, 0]), "alone: {is_alone}");
+    }
+}
+
+#[test]
+fn scoring_values_are_options() {
+    let rules = Rules {
+        scoring: Scoring { made: 1, march: 3, lone_march: 5, euchre: 2, lone_euchre: 4 },
+        ..Rules::default()
+    };
+    assert_eq!(scored(rules, false, (0, Action::Claim)).points, [3, 0]);
+    assert_eq!(scored(rules, true, (0, Action::Claim)).points, [5, 0]);
+}
+
+// ---- Claims and concessions ---------------------------------------------------
+
+#[test]
+fn a_claim_is_accepted_only_when_it_cannot_fail() {
+    // Seat 0 holds the five best clubs: a certain claim, on lead.
+    let mut h = hand(Rules::default());
+    run(&mut h, &[(0, ORDER), (3, discard("9d"))]);
+    assert!(h.legal_actions(Seat(0)).as_slice().contains(&Action::Claim));
+    // Seat 1 cannot claim: not its turn.
+    rejects(&mut h, 1, Action::Claim, "not_your_turn");
+    let events = run(&mut h, &[(0, Action::Claim)]);
+    let shown: CardSet = cards("Jc Js Ac Kc Qc").into_iter().collect();
+    assert!(events.contains(&Event::Claimed { seat: Seat(0), cards: shown }));
+}
+
+#[test]
+fn an_uncertain_claim_is_refused() {
+    // Diamonds trump (seat 3's suit, called in round two): seat 0 leads
+    // and holds top clubs, but clubs could be trumped.
+    let mut h = hand(Rules::default());
+    run(&mut h, &[(0, PASS), (1, PASS), (2, PASS), (3, PASS), (0, call(Suit::Diamonds))]);
+    rejects(&mut h, 0, Action::Claim, "claim_not_certain");
+    // Not on lead: refused for that reason.
+    run(&mut h, &[(0, play("Ac"))]);
+    assert_eq!(h.led_suit(), Some(Suit::Clubs));
+    rejects(&mut h, 1, Action::Claim, "claim_not_on_lead");
+}
+
+#[test]
+fn a_claim_needs_every_trump_out_or_outranked() {
+    // Hearts trump. Seat 0 holds Jh Jd Ah and two plain aces; nothing
+    // outside beats its trumps, but Kh is out, so the plain aces could be
+    // trumped: refused. Once only trumps that are all top trumps remain, fine.
+    let rules = Rules::default();
+    let d = deal_of(
+        &rules,
+        3,
+        ["Jh Jd Ah Ac As", "9s Ts Qs Ks Kh", "9h Th Js Qh Tc", "9d Td Qd Kd Ad"],
+        "Qc",
+    );
+    let mut h = Hand::new(rules, d);
+    run(&mut h, &[(0, PASS), (1, PASS), (2, PASS), (3, PASS), (0, call(Suit::Hearts))]);
+    rejects(&mut h, 0, Action::Claim, "claim_not_certain");
+    // Lead the right bower: seat 1 must play Kh, seat 2 a heart, seat 3 anything.
+    run(&mut h, &[(0, play("Jh")), (1, play("Kh")), (2, play("9h")), (3, play("9d"))]);
+    // Outstanding trumps: Th, Qh (seat 2). Seat 0's Jd and Ah outrank them,
+    // but its plain aces could still be trumped by seat 2.
+    rejects(&mut h, 0, Action::Claim, "claim_not_certain");
+    run(&mut h, &[(0, play("Jd")), (1, play("9s")), (2, play("Th")), (3, play("Td"))]);
+    run(&mut h, &[(0, play("Ah")), (1, play("Ts")), (2, play("Qh")), (3, play("Qd"))]);
+    // No trump left outside: the aces of clubs and spades are certain.
+    run(&mut h, &[(0, Action::Claim)]);
+    assert_eq!(played(&h).tricks, [5, 0]);
+}
+
+#[test]
+fn any_player_in_the_hand_may_concede_at_any_time() {
+    let mut h = hand(Rules::default());
+    run(&mut h, &[(0, ORDER), (3, discard("9d")), (0, play("Jc"))]);
+    // Seat 2 is not to play, but may concede for its side.
+    assert!(h.legal_actions(Seat(2)).as_slice().contains(&Action::Concede));
+    run(&mut h, &[(2, Action::Concede)]);
+    let p = played(&h);
+    assert_eq!(p.tricks, [0, 5]);
+    assert_eq!(p.points, [0, 2]);
+}
+
+// ---- Farmer's hand ----------------------------------------------------------------
+
+fn farmers_deal(rules: &Rules) -> Deal {
+    deal_of(
+        rules,
+        3,
+        ["9s Ts 9h Th 9c", "Js Qs Ks As Ah", "Jh Qh Kh Tc Jc", "9d Td Jd Qd Kd"],
+        "Qc",
+    )
+}
+
+#[test]
+fn a_farmer_s_hand_may_be_thrown_in_when_the_rules_allow() {
+    let rules = Preset::Farmers.rules();
+    let mut h = Hand::new(rules, farmers_deal(&rules));
+    assert!(h.legal_actions(Seat(0)).as_slice().contains(&Action::FarmersHand));
+    run(&mut h, &[(0, Action::FarmersHand)]);
+    assert_eq!(h.outcome(), Some(HandOutcome::ThrownIn(ThrowIn::FarmersHand { seat: Seat(0) })));
+
+    let rules = Rules::default();
+    let mut h = Hand::new(rules, farmers_deal(&rules));
+    rejects(&mut h, 0, Action::FarmersHand, "farmers_hand_off");
+
+    let rules = Preset::Farmers.rules();
+    let mut h = Hand::new(rules, farmers_deal(&rules));
+    run(&mut h, &[(0, PASS)]);
+    rejects(&mut h, 1, Action::FarmersHand, "not_farmers_hand");
+}
+
+// ---- Whole games ---------------------------------------------------------------
+
+/// A game whose every hand is the standard deal, rotated to the right dealer.
+fn scripted_game(rules: Rules, hands: usize) -> Game {
+    let deals = (0..hands)
+        .map(|i| {
+            let dealer = Seat(((3 + i) % 4) as u8);
+            let d = deal(&rules);
+            let mut rotated = d.hands;
+            rotated.rotate_right(usize::from(dealer.0 + 1) % 4);
+            Deal { dealer, hands: rotated, ..d }
+        })
+        .collect();
+    let start = GameStart { dealer: Seat(3), seating: [0, 1, 2, 3], shown: Vec::new() };
+    Game::with_deals(rules, 1, start, deals).expect("a valid script")
+}
+
+#[test]
+fn the_deal_passes_left_and_the_game_ends_at_the_target() {
+    let rules = Rules { points_to_win: 5, ..Rules::default() };
+    let mut game = scripted_game(rules, 3);
+    let mut dealers = Vec::new();
+    let mut all_events = Vec::new();
+    while game.hand_number() < 3 {
+        let seat = game.turn().expect("the game goes on");
+        if game.hand().phase() == Phase::OrderingUp {
+            dealers.push(game.hand().dealer());
+        }
+        // The seat left of the dealer holds the top clubs: it orders and claims.
+        let action = match game.hand().phase() {
+            Phase::OrderingUp => ORDER,
+            Phase::DealerDiscard => game.legal_actions(seat)[0],
+            _ => Action::Claim,
+        };
+        all_events.extend(game.apply(seat, action).expect("legal"));
+    }
+    assert_eq!(dealers, vec![Seat(3), Seat(0), Seat(1)]);
+    // Marches by the seat left of each dealer: team 0, team 1, team 0.
+    let won = all_events.iter().find_map(|e| match e {
+        Event::GameWon { team, scores } => Some((*team, *scores)),
+        _ => None,
+    });
+    assert_eq!(game.scores(), [4, 2]);
+    assert_eq!(won, None, "nobody has 5 yet");
+}
+
+#[test]
+fn the_game_is_won_at_the_target_and_then_refuses_actions() {
+    let rules = Rules { points_to_win: 5, ..Rules::default() };
+    let mut game = scripted_game(rules, 3);
+    let mut last = Vec::new();
+    while let Some(seat) = game.turn() {
+        let action = match game.hand().phase() {
+            Phase::OrderingUp => ORDER_ALONE,
+            Phase::DealerDiscard => game.legal_actions(seat)[0],
+            _ => Action::Claim,
+        };
+        last = game.apply(seat, action).expect("legal");
+    }
+    // Lone marches: 4 for team 0, 4 for team 1, then team 0 reaches 8.
+    assert_eq!(game.scores(), [8, 4]);
+    assert_eq!(game.winner(), Some(Team(0)));
+    assert!(last.contains(&Event::GameWon { team: Team(0), scores: [8, 4] }));
+    assert_eq!(game.apply(Seat(0), PASS), Err(RuleError::GameOver));
+    assert!(game.legal_actions(Seat(0)).is_empty());
+    // The record replays to the same end.
+    let replayed = Game::replay(game.record()).expect("the record replays");
+    assert_eq!(replayed.scores(), [8, 4]);
+    assert_eq!(replayed.winner(), Some(Team(0)));
+}
+
+#[test]
+fn a_thrown_in_hand_passes_the_deal_and_a_farmer_s_hand_does_not() {
+    let rules = Preset::Farmers.rules();
+    let start = GameStart { dealer: Seat(3), seating: [0, 1, 2, 3], shown: Vec::new() };
+    let mut game =
+        Game::with_deals(rules, 1, start, vec![farmers_deal(&rules)]).expect("a valid script");
+    let events = game.apply(Seat(0), Action::FarmersHand).expect("a farmer's hand");
+    assert!(matches!(events.last(), Some(Event::HandDealt { dealer: Seat(3), number: 1, .. })));
+    for seat in [0, 1, 2, 3, 0, 1, 2, 3] {
+        game.apply(Seat(seat), PASS).expect("a pass");
+    }
+    assert_eq!(game.hand().dealer(), Seat(0));
+    assert_eq!(game.scores(), [0, 0]);
+}
+
+#[test]
+fn new_games_are_deterministic_from_the_seed() {
+    let play = |seed| {
+        let mut game = Game::new(Rules::default(), seed).expect("valid rules");
+        for _ in 0..40 {
+            let Some(seat) = game.turn() else { break };
+            let actions = game.legal_actions(seat);
+            let action = actions.iter().find(|a| **a != PASS).copied().unwrap_or(actions[0]);
+            game.apply(seat, action).expect("legal");
+        }
+        game.record().clone()
+    };
+    assert_eq!(play(11), play(11));
+    assert_ne!(play(11).hands[0].deal, play(12).hands[0].deal);
+}
+
+#[test]
+fn unsupported_rules_are_refused() {
+    let rules = Rules { players: 3, ..Rules::default() };
+    assert!(Game::new(rules, 0).is_err());
+    let rules = Rules { points_to_win: 0, ..Rules::default() };
+    assert!(Game::new(rules, 0).is_err());
+}
