@@ -1,0 +1,284 @@
+//! Property tests over random games under random rules and every preset:
+//! consistent totals, `legal_actions` and `apply` agreeing on every possible
+//! action, and no view or event ever showing a card its viewer may not see.
+
+use euchre_engine::*;
+use proptest::prelude::*;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn rules_strategy() -> impl Strategy<Value = Rules> {
+    let presets = proptest::sample::select(Preset::ALL.to_vec()).prop_map(Preset::rules);
+    let options = (
+        proptest::sample::select(vec![Deck::NineToAce, Deck::EightToAce, Deck::SevenToAce]),
+        1u8..=12,
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        (2u8..=4, 1u8..=5),
+    )
+        .prop_map(
+            |(
+                deck,
+                points,
+                stick,
+                discard_up,
+                pickup,
+                as_pass,
+                left_of_loner,
+                farmers,
+                draw,
+                (lone_euchre, lone_march),
+            )| Rules {
+                players: 4,
+                deck,
+                points_to_win: points,
+                all_pass: if stick { AllPass::StickTheDealer } else { AllPass::Redeal },
+                scoring: Scoring { lone_euchre, lone_march, ..Scoring::default() },
+                dealer_may_discard_up_card: discard_up,
+                dealer_picks_up_for_partner_loner: pickup,
+                turned_down_suit: if as_pass {
+                    TurnedDownSuit::CountsAsPass
+                } else {
+                    TurnedDownSuit::Rejected
+                },
+                loner_lead: if left_of_loner {
+                    LonerLead::LeftOfLoner
+                } else {
+                    LonerLead::LeftOfDealer
+                },
+                farmers_hand: farmers,
+                first_dealer: if draw { FirstDealer::Draw } else { FirstDealer::FirstJack },
+            },
+        );
+    prop_oneof![presets, options]
+}
+
+/// Every action there is, legal or not.
+fn every_action() -> Vec<Action> {
+    let mut all = vec![Action::Pass, Action::FarmersHand, Action::Claim, Action::Concede];
+    for alone in [false, true] {
+        all.push(Action::OrderUp { alone });
+        for suit in Suit::ALL {
+            all.push(Action::Call { suit, alone });
+        }
+    }
+    for index in 0..32 {
+        let card = Card::from_index(index);
+        all.push(Action::Discard { card });
+        all.push(Action::Play { card });
+    }
+    all
+}
+
+/// A random legal action, rarely conceding so most hands are played out.
+fn choose(game: &Game, seat: Seat, rng: &mut ChaCha8Rng) -> Action {
+    let mut actions = game.legal_actions(seat);
+    if actions.len() > 1 && rng.random_range(0..20) != 0 {
+        actions.retain(|a| *a != Action::Concede);
+    }
+    actions[rng.random_range(0..actions.len())]
+}
+
+/// Plays a whole game (capped at `max_actions`) with random legal actions.
+fn random_game(rules: Rules, seed: u64, max_actions: usize) -> Game {
+    let mut game = Game::new(rules, seed).expect("valid rules");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+    for _ in 0..max_actions {
+        let Some(seat) = game.turn() else { break };
+        let action = choose(&game, seat, &mut rng);
+        game.apply(seat, action).expect("a legal action is accepted");
+    }
+    game
+}
+
+/// The points a played hand is worth, from first principles.
+fn expected_points(played: &PlayedHand, scoring: &Scoring) -> [u8; 2] {
+    let makers = played.maker.team().index();
+    let taken = played.tricks[makers];
+    let mut points = [0, 0];
+    match (taken, played.alone) {
+        (5, true) => points[makers] = scoring.lone_march,
+        (5, false) => points[makers] = scoring.march,
+        (3 | 4, _) => points[makers] = scoring.made,
+        (_, true) => points[1 - makers] = scoring.lone_euchre,
+        (_, false) => points[1 - makers] = scoring.euchre,
+    }
+    points
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_games_add_up(rules in rules_strategy(), seed in any::<u64>()) {
+        let game = random_game(rules, seed, 5_000);
+        let record = game.record();
+        let mut totals = [0u16; 2];
+        for hand in &record.hands {
+            let mut seen = CardSet::EMPTY;
+            let mut plays = 0;
+            for step in &hand.actions {
+                if let Action::Play { card } = step.action {
+                    prop_assert!(!seen.contains(card), "{card} played twice");
+                    prop_assert!(hand.deal.hands[step.seat.index()].contains(card)
+                        || (card == hand.deal.up_card && step.seat == hand.deal.dealer));
+                    seen.insert(card);
+                    plays += 1;
+                }
+            }
+            match hand.outcome {
+                Some(HandOutcome::Played(played)) => {
+                    prop_assert_eq!(played.tricks[0] + played.tricks[1], 5);
+                    prop_assert_eq!(played.points, expected_points(&played, &rules.scoring));
+                    let conceded_or_claimed = hand.actions.iter().any(|s| matches!(s.action, Action::Claim | Action::Concede));
+                    if !conceded_or_claimed {
+                        let per_trick = if played.alone { 3 } else { 4 };
+                        prop_assert_eq!(plays, 5 * per_trick);
+                    }
+                }
+                Some(HandOutcome::ThrownIn(_)) => prop_assert_eq!(plays, 0),
+                None => prop_assert!(std::ptr::eq(hand, record.hands.last().expect("a hand"))),
+            }
+            for (total, points) in totals.iter_mut().zip(hand.outcome.map(|o| o.points()).unwrap_or_default()) {
+                *total += u16::from(points);
+            }
+        }
+        prop_assert_eq!(totals, game.scores());
+        let target = u16::from(rules.points_to_win);
+        if let Some(team) = game.winner() {
+            prop_assert!(totals[team.index()] >= target);
+            prop_assert!(totals[1 - team.index()] < target);
+        } else {
+            prop_assert!(totals.iter().all(|t| *t < target));
+        }
+        // The record replays to the very same game.
+        let replayed = Game::replay(record).expect("the record replays");
+        prop_assert_eq!(replayed.record(), record);
+    }
+
+    #[test]
+    fn legal_actions_are_exactly_the_accepted_ones(rules in rules_strategy(), seed in any::<u64>()) {
+        let mut game = Game::new(rules, seed).expect("valid rules");
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let universe = every_action();
+        // Two hands' worth of positions is plenty per case.
+        for _ in 0..80 {
+            let Some(turn) = game.turn() else { break };
+            for seat in Seat::all(4).chain([Seat(4)]) {
+                let legal = game.legal_actions(seat);
+                for action in &universe {
+                    let mut probe = game.clone();
+                    let accepted = probe.apply(seat, *action);
+                    prop_assert_eq!(accepted.is_ok(), legal.contains(action),
+                        "{:?} by {}: {:?}", action, seat, accepted);
+                    if accepted.is_err() {
+                        // A refused action leaves no trace.
+                        prop_assert_eq!(probe.record(), game.record());
+                        prop_assert_eq!(probe.hand(), game.hand());
+                    }
+                }
+            }
+            let action = choose(&game, turn, &mut rng);
+            game.apply(turn, action).expect("legal");
+        }
+    }
+
+    #[test]
+    fn nobody_sees_a_card_they_may_not(rules in rules_strategy(), seed in any::<u64>()) {
+        let mut game = Game::new(rules, seed).expect("valid rules");
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let viewers = [Viewer::Seat(Seat(0)), Viewer::Seat(Seat(1)), Viewer::Seat(Seat(2)), Viewer::Seat(Seat(3)), Viewer::Spectator];
+        let mut public = public_cards(&game);
+        for _ in 0..200 {
+            let Some(turn) = game.turn() else { break };
+            let action = choose(&game, turn, &mut rng);
+            let events = game.apply(turn, action).expect("legal");
+            if events.iter().any(|e| matches!(e, Event::HandDealt { .. })) {
+                public = CardSet::EMPTY;
+            }
+            for event in &events {
+                if let Event::Claimed { cards, .. } = event {
+                    public = public.union(*cards);
+                }
+            }
+            public = public.union(public_cards(&game));
+            for viewer in viewers {
+                let allowed = allowed_cards(&game, viewer, public);
+                for event in &events {
+                    let seen = event.for_viewer(viewer);
+                    let leaked = seen.cards().difference(allowed_for_event(event, &game, viewer, allowed));
+                    prop_assert!(leaked.is_empty(), "{:?} shows {:?} to {:?}", seen, leaked, viewer);
+                }
+                let view = game.view(viewer);
+                let json = serde_json::to_string(&view).expect("serializable");
+                let shown = cards_in_json(&json);
+                let leaked = shown.difference(allowed);
+                prop_assert!(leaked.is_empty(), "the view shows {:?} to {:?}: {}", leaked, viewer, json);
+            }
+        }
+    }
+}
+
+/// Cards everybody has seen this hand: the up-card and every card played.
+fn public_cards(game: &Game) -> CardSet {
+    let hand = game.record().hands.last().expect("a hand");
+    let mut public = CardSet::single(hand.deal.up_card);
+    for step in &hand.actions {
+        if let Action::Play { card } = step.action {
+            public.insert(card);
+        }
+    }
+    public
+}
+
+/// What `viewer` may see now: public cards, plus a seat's own hand and, for
+/// the dealer, his own discard.
+fn allowed_cards(game: &Game, viewer: Viewer, public: CardSet) -> CardSet {
+    let mut allowed = public;
+    if let Viewer::Seat(seat) = viewer {
+        let hand = game.hand();
+        allowed = allowed.union(hand.holding(seat)).union(hand.deal().hands[seat.index()]);
+        if seat == hand.dealer() {
+            if let Some(discard) = hand.discard() {
+                allowed.insert(discard);
+            }
+        }
+    }
+    allowed
+}
+
+/// Events of a hand that just ended may mention its cards although the game
+/// has moved on to the next deal; a new deal shows the viewer's new hand.
+fn allowed_for_event(event: &Event, game: &Game, viewer: Viewer, allowed: CardSet) -> CardSet {
+    match (event, viewer) {
+        (Event::HandDealt { up_card, .. }, Viewer::Seat(seat)) => {
+            allowed.union(game.hand().deal().hands[seat.index()]).union(CardSet::single(*up_card))
+        }
+        (Event::HandDealt { up_card, .. }, Viewer::Spectator) => CardSet::single(*up_card),
+        (Event::Discarded { seat: by, card: Some(card) }, Viewer::Seat(seat)) if *by == seat => {
+            allowed.union(CardSet::single(*card))
+        }
+        (_, _) => allowed.union(event_public(event)),
+    }
+}
+
+/// Cards an event shows to everybody.
+fn event_public(event: &Event) -> CardSet {
+    match event {
+        Event::CardPlayed { card, .. }
+        | Event::UpCardPickedUp { card, .. }
+        | Event::UpCardTurnedDown { card } => CardSet::single(*card),
+        Event::Claimed { cards, .. } => *cards,
+        _ => CardSet::EMPTY,
+    }
+}
+
+/// Every card code appearing as a JSON string in `json`.
+fn cards_in_json(json: &str) -> CardSet {
+    json.split('"').filter_map(|piece| piece.parse::<Card>().ok()).collect()
+}
