@@ -141,8 +141,7 @@ mod tests {
         let mut short = deal;
         short.kitty = CardSet::EMPTY;
         assert_eq!(short.validate(&rules), Err(DealError::Incomplete));
-        let mut big = Rules::default();
-        big.deck = Deck::SevenToAce;
+        let big = Rules { deck: Deck::SevenToAce, ..Rules::default() };
         let wide = Deal::shuffled(&big, Seat(0), &mut rng);
         assert!(matches!(wide.validate(&rules), Err(DealError::NotInPack { .. })));
     }

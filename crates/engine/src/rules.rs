@@ -59,7 +59,8 @@ impl Deck {
         CardSet::ranks_from(self.lowest_rank())
     }
 
-    pub const fn len(self) -> u32 {
+    /// How many cards the pack holds.
+    pub const fn size(self) -> u32 {
         self.cards().len()
     }
 
@@ -278,6 +279,6 @@ mod tests {
         assert_eq!(Deck::NineToAce.farmers_cards().len(), 8);
         assert!(Deck::NineToAce.farmers_cards().iter().all(|c| c.rank() <= Rank::Ten));
         assert!(Deck::SevenToAce.farmers_cards().iter().all(|c| c.rank() <= Rank::Eight));
-        assert_eq!(Deck::EightToAce.len(), 28);
+        assert_eq!(Deck::EightToAce.size(), 28);
     }
 }
