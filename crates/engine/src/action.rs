@@ -10,6 +10,7 @@ use crate::card::{Card, CardSet, Suit};
 /// seats 0 and 2 are team 0, seats 1 and 3 team 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Seat(pub u8);
 
 impl Seat {
@@ -44,6 +45,7 @@ impl fmt::Display for Seat {
 /// A partnership: team 0 holds seats 0 and 2, team 1 seats 1 and 3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Team(pub u8);
 
 impl Team {
@@ -60,6 +62,7 @@ impl Team {
 /// go through [`crate::Game::apply`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Action {
     /// Decline to make trump this turn.
     Pass,
@@ -100,6 +103,7 @@ impl Action {
 /// Why a hand was thrown in without being played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum ThrowIn {
     /// Everybody passed twice: the deal passes to the left.
     AllPassed,
@@ -110,6 +114,7 @@ pub enum ThrowIn {
 /// How a hand ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "ending", rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum HandOutcome {
     Played(PlayedHand),
     ThrownIn(ThrowIn),
@@ -127,6 +132,7 @@ impl HandOutcome {
 
 /// The result of a hand that was played out (or claimed, or conceded).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PlayedHand {
     pub maker: Seat,
     pub trump: Suit,
@@ -150,6 +156,7 @@ impl PlayedHand {
 /// What a seat (or a spectator) may see.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Viewer {
     Seat(Seat),
     Spectator,
@@ -159,6 +166,7 @@ pub enum Viewer {
 /// are `Option`s; [`Event::for_viewer`] clears them for everybody else.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Event {
     /// A new hand was dealt. `hands[i]` is seat `i`'s hand (private).
     HandDealt {

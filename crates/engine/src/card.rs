@@ -14,6 +14,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// same colour (the left bower's suit) is `suit ^ 2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Suit {
     Spades = 0,
     Hearts = 1,
@@ -86,6 +87,7 @@ impl fmt::Display for Suit {
 /// Ranks in their plain (non-trump) order, lowest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Rank {
     Seven = 0,
     Eight = 1,
@@ -417,5 +419,42 @@ mod tests {
         let order: Vec<Card> = (0..3).filter_map(|n| set.nth(n)).collect();
         assert_eq!(order, set.to_vec());
         assert_eq!(set.nth(3), None);
+    }
+}
+
+#[cfg(feature = "schema")]
+mod schema {
+    use std::borrow::Cow;
+
+    use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+
+    use super::{Card, CardSet};
+
+    impl JsonSchema for Card {
+        fn schema_name() -> Cow<'static, str> {
+            "Card".into()
+        }
+
+        fn json_schema(_: &mut SchemaGenerator) -> Schema {
+            json_schema!({
+                "type": "string",
+                "pattern": "^[789TJQKA][shcd]$",
+                "description": "A card: rank (7 8 9 T J Q K A) then suit (s h c d), e.g. \"Jc\".",
+            })
+        }
+    }
+
+    impl JsonSchema for CardSet {
+        fn schema_name() -> Cow<'static, str> {
+            "CardSet".into()
+        }
+
+        fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+            json_schema!({
+                "type": "array",
+                "items": generator.subschema_for::<Card>(),
+                "uniqueItems": true,
+            })
+        }
     }
 }

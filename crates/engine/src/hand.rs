@@ -18,6 +18,7 @@ use crate::trump;
 /// Where a hand stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Phase {
     /// Round one: order up the up-card's suit, or pass.
     OrderingUp,

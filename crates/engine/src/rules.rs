@@ -10,6 +10,7 @@ use crate::card::{CardSet, Rank};
 /// A complete set of rules for one game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Rules {
     /// Number of seats. Only the four-handed partnership game is built so far.
     pub players: u8,
@@ -40,6 +41,7 @@ pub struct Rules {
 /// The pack: nine to ace (24), eight to ace (28) or seven to ace (32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Deck {
     NineToAce,
     EightToAce,
@@ -73,6 +75,7 @@ impl Deck {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum AllPass {
     /// The hand is thrown in and the deal passes to the left.
     Redeal,
@@ -82,6 +85,7 @@ pub enum AllPass {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum TurnedDownSuit {
     /// Naming it is an error.
     Rejected,
@@ -91,6 +95,7 @@ pub enum TurnedDownSuit {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum LonerLead {
     /// The player left of the dealer leads, or the next player if that one sits out.
     LeftOfDealer,
@@ -100,6 +105,7 @@ pub enum LonerLead {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum FirstDealer {
     /// Cards are dealt face up around the table; the first jack deals.
     FirstJack,
@@ -111,6 +117,7 @@ pub enum FirstDealer {
 /// Points awarded at the end of a hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Scoring {
     /// Makers take 3 or 4 tricks (alone or not).
     pub made: u8,
@@ -152,6 +159,7 @@ impl Default for Rules {
 /// Named sets of rules, one per consistent rule sheet plus our default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Preset {
     /// Our defaults (`NOTES.md`).
     Standard,

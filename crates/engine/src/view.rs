@@ -12,6 +12,7 @@ use crate::trump;
 
 /// A trick as everybody saw it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TrickView {
     pub leader: Seat,
     /// Cards in playing order.
@@ -22,6 +23,7 @@ pub struct TrickView {
 
 /// The game as `viewer` may know it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GameView {
     pub viewer: Viewer,
     pub rules: Rules,
