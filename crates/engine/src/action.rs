@@ -68,9 +68,16 @@ pub enum Action {
     Pass,
     /// Round one: make the up-card's suit trump (order up, assist, or the
     /// dealer taking it up).
-    OrderUp { alone: bool },
+    OrderUp {
+        #[serde(default)]
+        alone: bool,
+    },
     /// Round two: name a suit other than the turned-down one.
-    Call { suit: Suit, alone: bool },
+    Call {
+        suit: Suit,
+        #[serde(default)]
+        alone: bool,
+    },
     /// The dealer, having picked up the up-card, puts one card away.
     Discard { card: Card },
     /// Play a card to the current trick.

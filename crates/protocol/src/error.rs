@@ -1,0 +1,142 @@
+//! Error codes of the protocol itself. Rule errors from the engine keep
+//! their own codes (`not_your_turn`, `must_follow_suit`, …) and come in the
+//! same `error` message.
+
+use std::fmt;
+
+use crate::{CommandId, ServerMessage};
+
+/// A protocol-level failure, with its stable snake_case code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// The frame is not valid JSON, or not a valid message of a known type.
+    BadJson,
+    /// The `type` field names no message.
+    UnknownType,
+    /// The frame is larger than the server accepts.
+    TooLarge,
+    /// Too many messages too fast.
+    RateLimited,
+    /// The `hello` named a protocol version the server does not speak.
+    UnsupportedVersion,
+    /// A command came before `hello`, or a second `hello`.
+    HelloFirst,
+    /// The token is unknown.
+    BadToken,
+    /// A display name must be 1 to 32 characters, not all blank.
+    BadName,
+    /// Binary frames are not part of the protocol.
+    BinaryFrame,
+    /// No such table (or it is private and the invite is wrong).
+    NoSuchTable,
+    /// The table's seats are all taken.
+    TableFull,
+    /// That seat is taken.
+    SeatTaken,
+    /// That seat does not exist.
+    NoSuchSeat,
+    /// You hold no seat at this table.
+    NotSeated,
+    /// You already sit at this table.
+    AlreadySeated,
+    /// Only the table's host may do that.
+    NotHost,
+    /// The game has not started.
+    NotStarted,
+    /// A game is in progress.
+    GameInProgress,
+    /// You host as many tables as a player may.
+    TooManyTables,
+    /// The table's settings are invalid (the message says which).
+    BadSettings,
+    /// Chat is off at this table.
+    ChatDisabled,
+    /// The chat message is empty or too long.
+    BadChat,
+    /// The server is shutting down.
+    ShuttingDown,
+    /// The table is busy; try again.
+    Busy,
+}
+
+impl ErrorCode {
+    pub fn code(self) -> &'static str {
+        match self {
+            ErrorCode::BadJson => "bad_json",
+            ErrorCode::UnknownType => "unknown_type",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::UnsupportedVersion => "unsupported_version",
+            ErrorCode::HelloFirst => "hello_first",
+            ErrorCode::BadToken => "bad_token",
+            ErrorCode::BadName => "bad_name",
+            ErrorCode::BinaryFrame => "binary_frame",
+            ErrorCode::NoSuchTable => "no_such_table",
+            ErrorCode::TableFull => "table_full",
+            ErrorCode::SeatTaken => "seat_taken",
+            ErrorCode::NoSuchSeat => "no_such_seat",
+            ErrorCode::NotSeated => "not_seated",
+            ErrorCode::AlreadySeated => "already_seated",
+            ErrorCode::NotHost => "not_host",
+            ErrorCode::NotStarted => "not_started",
+            ErrorCode::GameInProgress => "game_in_progress",
+            ErrorCode::TooManyTables => "too_many_tables",
+            ErrorCode::BadSettings => "bad_settings",
+            ErrorCode::ChatDisabled => "chat_disabled",
+            ErrorCode::BadChat => "bad_chat",
+            ErrorCode::ShuttingDown => "shutting_down",
+            ErrorCode::Busy => "busy",
+        }
+    }
+
+    /// A default human message.
+    pub fn message(self) -> &'static str {
+        match self {
+            ErrorCode::BadJson => "the frame is not a valid message",
+            ErrorCode::UnknownType => "unknown message type",
+            ErrorCode::TooLarge => "the frame is too large",
+            ErrorCode::RateLimited => "too many messages; slow down",
+            ErrorCode::UnsupportedVersion => "unsupported protocol version",
+            ErrorCode::HelloFirst => "send hello once, before anything else",
+            ErrorCode::BadToken => "unknown token",
+            ErrorCode::BadName => "a name must be 1 to 32 characters",
+            ErrorCode::BinaryFrame => "binary frames are not supported; send JSON text",
+            ErrorCode::NoSuchTable => "no such table",
+            ErrorCode::TableFull => "the table is full",
+            ErrorCode::SeatTaken => "that seat is taken",
+            ErrorCode::NoSuchSeat => "no such seat",
+            ErrorCode::NotSeated => "you have no seat at this table",
+            ErrorCode::AlreadySeated => "you already sit at this table",
+            ErrorCode::NotHost => "only the host may do that",
+            ErrorCode::NotStarted => "the game has not started",
+            ErrorCode::GameInProgress => "a game is in progress",
+            ErrorCode::TooManyTables => "you host too many tables",
+            ErrorCode::BadSettings => "invalid table settings",
+            ErrorCode::ChatDisabled => "chat is off at this table",
+            ErrorCode::BadChat => "a chat message must be 1 to 500 characters",
+            ErrorCode::ShuttingDown => "the server is shutting down",
+            ErrorCode::Busy => "the table is busy; try again",
+        }
+    }
+
+    /// The error message for command `id`, with the default text.
+    pub fn to_message(self, id: Option<CommandId>) -> ServerMessage {
+        self.with_message(id, self.message())
+    }
+
+    /// The error message for command `id`, with a specific text.
+    pub fn with_message(self, id: Option<CommandId>, message: impl Into<String>) -> ServerMessage {
+        ServerMessage::Error { id, code: self.code().to_owned(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// The error message for a rule the engine refused.
+pub fn rule_error(id: CommandId, error: &euchre_engine::RuleError) -> ServerMessage {
+    ServerMessage::Error { id: Some(id), code: error.code().to_owned(), message: error.to_string() }
+}

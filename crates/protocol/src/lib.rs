@@ -1,0 +1,461 @@
+//! The Euchre table protocol: JSON text frames over a WebSocket, one message
+//! per frame, each an object tagged by its `type`.
+//!
+//! - The client opens with [`ClientMessage::Hello`]; the server answers
+//!   [`ServerMessage::Welcome`] (or an error naming the versions it speaks).
+//! - Every command carries a client-chosen `id` and is answered exactly once,
+//!   by [`ServerMessage::Ack`] or [`ServerMessage::Error`] echoing that `id`.
+//!   Events a command causes are sent before its acknowledgement.
+//! - Every table event carries the table's `seq`, one more than the last.
+//!   Each receiver gets every `seq`: an event it may not see arrives as a
+//!   placeholder with its `seq` and no `event`. A client that reconnects
+//!   sends [`ClientMessage::Resume`] with the last `seq` it saw and receives
+//!   the events since, or a snapshot when they are no longer kept.
+//!
+//! `docs/protocol.md` walks through a whole hand frame by frame, and
+//! `docs/protocol.schema.json` is the JSON Schema of every message,
+//! generated from these types by [`schema`].
+
+use euchre_engine::{Action, Event, GameView, Preset, Rules};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub mod error;
+
+pub use error::ErrorCode;
+
+/// The protocol version this crate describes. A `hello` naming another
+/// version is refused with [`ErrorCode::UnsupportedVersion`].
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// A client's name for one of its commands, echoed in the answer.
+pub type CommandId = u64;
+
+/// Identifies a table (a short opaque string).
+pub type TableId = String;
+
+/// Identifies a player (a UUID string).
+pub type PlayerId = String;
+
+/// Every message a client may send.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMessage {
+    /// Opens the session. With a `token` from an earlier `welcome`, the
+    /// player comes back as themselves (and to their seats); without one, a
+    /// new guest named `name` is created.
+    Hello {
+        id: CommandId,
+        protocol_version: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    /// Keeps the connection alive; answered with a `pong` reply. Never rate limited.
+    Ping { id: CommandId },
+    /// Lists the public tables and subscribes to lobby updates.
+    ListTables { id: CommandId },
+    /// Creates a table; the creator is its host.
+    CreateTable {
+        id: CommandId,
+        #[serde(flatten)]
+        settings: TableSettings,
+    },
+    /// Takes a seat (the first free one if `seat` is omitted). A private
+    /// table needs its `invite` code.
+    Sit {
+        id: CommandId,
+        table: TableId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<u8>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        invite: Option<String>,
+    },
+    /// Leaves the table: the seat is freed before the game starts, or played
+    /// by a bot once it has.
+    Leave { id: CommandId, table: TableId },
+    /// Watches the table as a spectator (public information only).
+    Watch {
+        id: CommandId,
+        table: TableId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        invite: Option<String>,
+    },
+    /// After a reconnection: sends the table's events after `last_seq`, or a
+    /// snapshot if they are no longer kept.
+    Resume { id: CommandId, table: TableId, last_seq: u64 },
+    /// Starts the game (host only). Empty seats are given to bots.
+    Start { id: CommandId, table: TableId },
+    /// After a game ends: starts another with the same seats (host only).
+    Rematch { id: CommandId, table: TableId },
+    /// A game action: a bid, going alone, the discard, a card, a claim, a concession.
+    Act {
+        id: CommandId,
+        table: TableId,
+        #[serde(flatten)]
+        action: Action,
+    },
+    /// Says something to the table.
+    Chat { id: CommandId, table: TableId, text: String },
+}
+
+impl ClientMessage {
+    /// The command's id.
+    pub fn id(&self) -> CommandId {
+        match self {
+            ClientMessage::Hello { id, .. }
+            | ClientMessage::Ping { id }
+            | ClientMessage::ListTables { id }
+            | ClientMessage::CreateTable { id, .. }
+            | ClientMessage::Sit { id, .. }
+            | ClientMessage::Leave { id, .. }
+            | ClientMessage::Watch { id, .. }
+            | ClientMessage::Resume { id, .. }
+            | ClientMessage::Start { id, .. }
+            | ClientMessage::Rematch { id, .. }
+            | ClientMessage::Act { id, .. }
+            | ClientMessage::Chat { id, .. } => *id,
+        }
+    }
+}
+
+/// The `type` of every client message.
+pub const CLIENT_TYPES: [&str; 12] = [
+    "hello",
+    "ping",
+    "list_tables",
+    "create_table",
+    "sit",
+    "leave",
+    "watch",
+    "resume",
+    "start",
+    "rematch",
+    "act",
+    "chat",
+];
+
+/// A frame the server could not take as a command.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BadFrame {
+    /// The frame's `id`, when it had a readable one.
+    pub id: Option<CommandId>,
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl BadFrame {
+    pub fn to_message(&self) -> ServerMessage {
+        self.code.with_message(self.id, self.message.clone())
+    }
+}
+
+/// Reads one client frame, telling malformed JSON (`bad_json`) from an
+/// unknown `type` (`unknown_type`), and keeping the `id` when it can.
+pub fn parse_client_message(text: &str) -> Result<ClientMessage, BadFrame> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|error| BadFrame {
+        id: None,
+        code: ErrorCode::BadJson,
+        message: format!("not JSON: {error}"),
+    })?;
+    let id = value.get("id").and_then(serde_json::Value::as_u64);
+    let Some(kind) = value.get("type").and_then(serde_json::Value::as_str).map(str::to_owned)
+    else {
+        return Err(BadFrame {
+            id,
+            code: ErrorCode::BadJson,
+            message: "a message is a JSON object with a string \"type\"".to_owned(),
+        });
+    };
+    if !CLIENT_TYPES.contains(&kind.as_str()) {
+        return Err(BadFrame {
+            id,
+            code: ErrorCode::UnknownType,
+            message: format!("unknown message type {kind:?}"),
+        });
+    }
+    serde_json::from_value(value).map_err(|error| BadFrame {
+        id,
+        code: ErrorCode::BadJson,
+        message: format!("invalid {kind}: {error}"),
+    })
+}
+
+/// How a new table is set up.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TableSettings {
+    /// The rules preset the table starts from.
+    #[serde(default = "default_preset")]
+    pub preset: Preset,
+    /// Options that override the preset (any `Rules` field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<serde_json::Map<String, serde_json::Value>>,
+    /// A private table is not listed in the lobby and needs its invite code.
+    #[serde(default)]
+    pub private: bool,
+    /// Seats that bots take from the start.
+    #[serde(default)]
+    pub bot_seats: Vec<u8>,
+    /// Which bot plays those seats (and stands in for absent players).
+    #[serde(default = "default_bot")]
+    pub bot: String,
+    /// Seconds a player has for each turn before a bot acts for them; none for no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_seconds: Option<u32>,
+    /// Whether the table has chat.
+    #[serde(default = "yes")]
+    pub chat: bool,
+}
+
+fn default_preset() -> Preset {
+    Preset::Standard
+}
+
+fn default_bot() -> String {
+    "basic".to_owned()
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for TableSettings {
+    fn default() -> TableSettings {
+        TableSettings {
+            preset: Preset::Standard,
+            rules: None,
+            private: false,
+            bot_seats: Vec::new(),
+            bot: default_bot(),
+            turn_seconds: None,
+            chat: true,
+        }
+    }
+}
+
+impl TableSettings {
+    /// The preset's rules with the overrides applied, or why they do not apply.
+    pub fn resolve_rules(&self) -> Result<Rules, String> {
+        let mut value = serde_json::to_value(self.preset.rules()).map_err(|e| e.to_string())?;
+        if let (Some(overrides), Some(base)) = (&self.rules, value.as_object_mut()) {
+            for (key, option) in overrides {
+                base.insert(key.clone(), option.clone());
+            }
+        }
+        let rules: Rules = serde_json::from_value(value).map_err(|e| e.to_string())?;
+        rules.validate().map_err(|e| e.to_string())?;
+        Ok(rules)
+    }
+}
+
+/// Every message the server sends.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// The answer to `hello`: who you are, and the token to come back with.
+    Welcome {
+        id: CommandId,
+        protocol_version: u32,
+        player: PlayerInfo,
+        /// Keep this secret: it is how you reclaim your identity and seats.
+        token: String,
+    },
+    /// A command succeeded.
+    Ack {
+        id: CommandId,
+        #[serde(flatten)]
+        reply: Reply,
+    },
+    /// A command (or a frame that was not one) failed. Nothing changed.
+    Error {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<CommandId>,
+        code: String,
+        message: String,
+    },
+    /// A table event, or a placeholder (no `event`) for one this receiver may not see.
+    Event {
+        table: TableId,
+        seq: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        event: Option<TableEvent>,
+    },
+    /// Everything this receiver may know of a table, as of `seq`.
+    Snapshot { table: TableId, seq: u64, state: TableState },
+    /// It is your turn at `table`: these are your legal actions.
+    YourTurn {
+        table: TableId,
+        seq: u64,
+        actions: Vec<Action>,
+        /// Milliseconds left before a bot acts for you, if the table has a turn timer.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        deadline_ms: Option<u64>,
+    },
+    /// The public tables, in full (after `list_tables`, or to resynchronize).
+    Lobby { tables: Vec<TableSummary> },
+    /// One public table changed or appeared.
+    LobbyUpdate { table: TableSummary },
+    /// One public table closed.
+    LobbyRemoved { table: TableId },
+    /// The server is going down; reconnect after this many milliseconds.
+    Shutdown { reconnect_after_ms: u64 },
+}
+
+/// What a successful command returns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "reply", rename_all = "snake_case")]
+pub enum Reply {
+    /// Done; nothing more to say.
+    Done,
+    Pong,
+    TableCreated {
+        table: TableId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        invite: Option<String>,
+    },
+    Seated {
+        table: TableId,
+        seat: u8,
+    },
+    Watching {
+        table: TableId,
+    },
+    /// Events after `last_seq` follow (or preceded this) as `event` messages,
+    /// or a `snapshot` was sent instead.
+    Resumed {
+        table: TableId,
+        snapshot: bool,
+    },
+}
+
+/// A player as others see them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PlayerInfo {
+    pub id: PlayerId,
+    pub name: String,
+}
+
+/// Something that happened at a table: a game event (see the engine's
+/// `Event`) or a table notice.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TableEvent {
+    Game(Event),
+    Table(TableNotice),
+}
+
+/// Table events that are not part of the game itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum TableNotice {
+    /// A seat was taken (by a person or a bot).
+    SeatTaken {
+        seat: u8,
+        occupant: Occupant,
+    },
+    /// A seat was given up.
+    SeatLeft {
+        seat: u8,
+    },
+    /// A seated player connected or disconnected. While away, a bot plays
+    /// for them after `grace_ms`.
+    Presence {
+        seat: u8,
+        connected: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        grace_ms: Option<u64>,
+    },
+    /// A game began; the first hand follows.
+    GameStarted {
+        game: u32,
+        rules: Rules,
+    },
+    Chat {
+        from: String,
+        text: String,
+    },
+}
+
+/// Who sits in a seat.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Occupant {
+    Player { player: PlayerInfo, connected: bool },
+    Bot { bot: String },
+}
+
+/// A table as a receiver may know it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TableState {
+    pub summary: TableSummary,
+    /// Seat `i`'s occupant, if any.
+    pub seats: Vec<Option<Occupant>>,
+    /// The receiver's seat, if seated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub your_seat: Option<u8>,
+    /// The game in progress or just finished, as the receiver may see it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<GameView>,
+    /// The receiver's legal actions (empty unless it is their turn).
+    pub actions: Vec<Action>,
+}
+
+/// A table as the lobby lists it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TableSummary {
+    pub table: TableId,
+    pub host: String,
+    pub preset: Preset,
+    pub rules: Rules,
+    pub private: bool,
+    /// Seats taken, by people or bots.
+    pub seated: u8,
+    pub status: TableStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_seconds: Option<u32>,
+    pub chat: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TableStatus {
+    /// Waiting for players.
+    Open,
+    Playing,
+    /// A game ended; a rematch may follow.
+    Finished,
+}
+
+/// WebSocket close codes the server uses.
+pub mod close {
+    /// Normal closure.
+    pub const NORMAL: u16 = 1000;
+    /// The server is shutting down: reconnect later.
+    pub const GOING_AWAY: u16 = 1001;
+    /// A policy was broken: a disallowed Origin, or repeated flooding.
+    pub const POLICY: u16 = 1008;
+    /// A frame was larger than the limit.
+    pub const TOO_LARGE: u16 = 1009;
+    /// The client fell too far behind; reconnect and resume.
+    pub const TOO_SLOW: u16 = 4000;
+    /// No `hello` in time, or no pong to the server's pings.
+    pub const IDLE: u16 = 4001;
+    /// The same player connected again elsewhere; this connection was replaced.
+    pub const REPLACED: u16 = 4002;
+}
+
+/// The JSON Schema of every message in both directions.
+pub fn schema() -> serde_json::Value {
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    /// A frame of the Euchre table protocol, in either direction.
+    enum Frame {
+        FromClient(ClientMessage),
+        FromServer(ServerMessage),
+    }
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<Frame>();
+    schema.to_value()
+}
