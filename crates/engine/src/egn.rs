@@ -1,1 +1,1313 @@
+//! EGN (Euchre Game Notation): reading, verifying and writing game records.
+//!
+//! [EGN](https://github.com/NextSuit-Labs/euchre-game-notation) is a JSON
+//! record of a game: the players, a ruleset, and for each deal the dealer, the
+//! up-card, the calls and the tricks card by card, each trick starting with its
+//! leader. It stores no trick winners, no scores and usually no hands: a
+//! rules engine derives them. [`verify`] does so by replaying every deal
+//! through [`Hand`], so each call and card is judged by the very code that
+//! runs live games.
+//!
+//! ```
+//! use euchre_engine::{egn, Action, Game, Rules};
+//!
+//! // Play a game, write it as EGN, read it back and replay it.
+//! let mut game = Game::new(Rules::default(), 3).unwrap();
+//! while let Some(seat) = game.turn() {
+//!     let actions = game.legal_actions(seat);
+//!     let action = actions.iter().find(|a| **a != Action::Pass).unwrap_or(&actions[0]);
+//!     game.apply(seat, *action).unwrap();
+//! }
+//! let names = ["North", "East", "South", "West"].map(String::from);
+//! let text = egn::write(game.record(), &names).unwrap();
+//! let checked = egn::verify(&egn::read(&text).unwrap()).unwrap();
+//! assert_eq!(checked.final_score, game.scores());
+//! ```
+//!
+//! # Reading
+//!
+//! [`read`] is permissive about what it does not need (annotations,
+//! `alternativeLines`, dates, the non-schema `player_cards`, `kitty` and
+//! `initialLead` some files carry, empty strings for unknown cards) and strict
+//! about meaning: the ruleset becomes [`Rules`], and anything the engine cannot
+//! play is [`EgnError::Unsupported`] naming it.
+//!
+//! | EGN ruleset | [`Rules`] |
+//! |---|---|
+//! | `std` (stick the dealer, default true) | `all_pass`: `StickTheDealer`, or `Redeal` when false |
+//! | `min_rank` 9, 8, 7 | `deck` |
+//! | `winning_score` (default 10) | `points_to_win` |
+//! | `loner_lead` | `loner_lead` |
+//! | `loner_march_score`, `loner_euchred_score` | `scoring.lone_march`, `scoring.lone_euchre` |
+//! | `farmers` | `farmers_hand` |
+//! | `num_players` other than 4, `num_deals`, `winning_score` 0, `canadian`, `joker`, `defend_alone`, `partners_best`, `go_under`, `allow_no_trump`, `fast_break`, `four_trick_tokens` | unsupported unless false or default |
+//!
+//! Everything else takes the engine's defaults, which accept every record
+//! the EGN rules accept: the dealer may discard the card he picked up, and he
+//! picks it up even when his partner goes alone (he sits out, so no card he
+//! holds is ever seen).
+//!
+//! # Reconstructing the deal
+//!
+//! Most files do not give the hands, so [`verify`] rebuilds each deal from
+//! its play. The bidding is first run through the engine (it does not depend
+//! on the cards), which gives trump, the maker, who sits out and who leads;
+//! each trick's winner then says who led the next, so every card has a
+//! player. A player was dealt the cards he played (and any the file
+//! names); the dealer who picked up the up-card was dealt what he played,
+//! less the up-card, plus his discard. An unknown discard is the up-card when
+//! he never played it, otherwise the first unseen card. Hands still short of
+//! five (the sitting-out partner's, or everybody's in an unfinished deal) are
+//! filled from the unseen cards in a fixed order, avoiding suits a player has
+//! shown out of; the rest is the kitty. The deal is then replayed for real,
+//! and every call, the discard and every card must be accepted.
+//!
+//! The last deal of a file may stop early (EGN allows partial games); any
+//! other deal must be played out.
+//!
+//! # Writing
+//!
+//! [`write()`] turns the engine's [`GameRecord`] into EGN with full
+//! `playerCards`, the calls, the discard and the tricks. What EGN cannot say
+//! is an error ([`WriteError`]): claims, concessions and farmer's hands (EGN
+//! has no such actions), and scoring other than 1, 2 and 2 for a made hand, a
+//! march and a euchre. A hand still in progress at the end of the record is
+//! left out. Rule options EGN does not name (the dealer discarding the card he
+//! picked up, naming the turned-down suit counting as a pass, the first
+//! dealer) are dropped: a record legal under them replays legally, with the
+//! same scores, under the defaults [`read`] uses.
+//!
+//! # Positions
+//!
+//! Errors name positions as 0-based indexes into the file, as EGN numbers
+//! deals and annotations: "deal 3, trick 2, card 1" is `deals[3]`, that deal's
+//! `tricks[2][1]`; "call 5" is `calls[5]`.
 
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::action::{Action, HandOutcome, NoEvents, Seat, Team};
+use crate::card::{Card, CardSet, Suit};
+use crate::deal::Deal;
+use crate::error::RuleError;
+use crate::hand::{Hand, Phase};
+use crate::record::{GameRecord, HandRecord};
+use crate::rules::{AllPass, Deck, LonerLead, Rules, Scoring, TurnedDownSuit};
+use crate::trump;
+
+/// The `fileType` every EGN file carries.
+pub const FILE_TYPE: &str = "Euchre Game Notation";
+/// The EGN version [`write()`] produces.
+pub const VERSION: &str = "1.4";
+
+const PLAYERS: u8 = 4;
+const HAND_SIZE: usize = 5;
+
+// ---- The typed record ----------------------------------------------------------
+
+/// An EGN file, read and checked for form (not yet for legality: see [`verify`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EgnGame {
+    pub version: String,
+    pub title: Option<String>,
+    /// Names by seat, clockwise from seat 0.
+    pub players: Vec<String>,
+    /// Team scores before the first deal: `[team 0, team 1]`.
+    pub initial_score: [u16; 2],
+    /// The final score the file claims, if it says.
+    pub final_score: Option<[u16; 2]>,
+    pub rules: Rules,
+    pub deals: Vec<EgnDeal>,
+}
+
+/// One deal as the file records it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EgnDeal {
+    /// The file's `dealNumber`.
+    pub number: Option<u32>,
+    pub dealer: Seat,
+    pub up_card: Card,
+    /// Cards the file says each seat was dealt: usually none, sometimes a
+    /// whole hand (five cards), which then must agree with the play.
+    pub dealt: [CardSet; 4],
+    /// Face-down kitty cards the file names.
+    pub kitty: CardSet,
+    /// The calls in order, from the player left of the dealer.
+    pub calls: Vec<Call>,
+    /// The maker went alone.
+    pub alone: bool,
+    /// The dealer's discard, if known.
+    pub discard: Option<Card>,
+    /// Each trick's cards in playing order, starting with its leader.
+    pub tricks: Vec<Vec<Card>>,
+    /// Who led the first trick, when the file says (a non-schema field).
+    pub initial_lead: Option<Seat>,
+}
+
+/// A call in the bidding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    Pass,
+    /// Round one: order up the up-card's suit.
+    Order,
+    /// Round two: name a suit.
+    Name(Suit),
+}
+
+// ---- Positions and errors ------------------------------------------------------
+
+/// A step within a deal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum Step {
+    /// The file's header: metadata, players, ruleset.
+    Header,
+    /// The deal's initial state: dealer, up-card, dealt cards, kitty.
+    Setup,
+    Call {
+        index: usize,
+    },
+    Discard,
+    Card {
+        trick: usize,
+        card: usize,
+    },
+    /// After the deal's last recorded step.
+    End,
+}
+
+/// Where in a file something happened: a deal (its index in `deals`) and a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Location {
+    pub deal: Option<usize>,
+    #[serde(flatten)]
+    pub step: Step,
+}
+
+impl Location {
+    const HEADER: Location = Location { deal: None, step: Step::Header };
+
+    fn new(deal: usize, step: Step) -> Location {
+        Location { deal: Some(deal), step }
+    }
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Step::Header => f.write_str("header"),
+            Step::Setup => f.write_str("initial state"),
+            Step::Call { index } => write!(f, "call {index}"),
+            Step::Discard => f.write_str("discard"),
+            Step::Card { trick, card } => write!(f, "trick {trick}, card {card}"),
+            Step::End => f.write_str("end"),
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.deal {
+            Some(deal) => write!(f, "deal {deal}, {}", self.step),
+            None => write!(f, "{}", self.step),
+        }
+    }
+}
+
+/// Why a file cannot be read as EGN.
+#[derive(Debug, thiserror::Error)]
+pub enum EgnError {
+    #[error("not valid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("not an EGN file: fileType is {0:?}, expected \"Euchre Game Notation\"")]
+    NotEgn(Option<String>),
+    #[error("{at}: {feature} is not supported by this engine")]
+    Unsupported { at: Location, feature: String },
+    #[error("{at}: {reason}")]
+    Invalid { at: Location, reason: String },
+}
+
+impl EgnError {
+    /// A stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            EgnError::Json(_) => "not_json",
+            EgnError::NotEgn(_) => "not_egn",
+            EgnError::Unsupported { .. } => "unsupported",
+            EgnError::Invalid { .. } => "invalid_egn",
+        }
+    }
+
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            EgnError::Unsupported { at, .. } | EgnError::Invalid { at, .. } => Some(*at),
+            _ => None,
+        }
+    }
+
+    fn invalid(at: Location, reason: impl Into<String>) -> EgnError {
+        EgnError::Invalid { at, reason: reason.into() }
+    }
+
+    fn unsupported(at: Location, feature: impl Into<String>) -> EgnError {
+        EgnError::Unsupported { at, feature: feature.into() }
+    }
+}
+
+/// Why a record does not replay.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyError {
+    /// The engine refused a step.
+    #[error("{at}: {} by {seat} is illegal: {error}", describe(*action))]
+    Illegal { at: Location, seat: Seat, action: Action, error: RuleError },
+    /// The record contradicts itself, so no deal can explain it.
+    #[error("{at}: {reason}")]
+    Inconsistent { at: Location, reason: String },
+    /// The seat the record implies is not the seat the engine expects. The
+    /// replay derives both from the same rules, so this means a bug.
+    #[error("{at}: the record has {record} play, the engine expects {engine}")]
+    TurnMismatch { at: Location, record: Seat, engine: Seat },
+}
+
+impl VerifyError {
+    /// The engine's error code for an illegal step, or a code of our own.
+    pub fn code(&self) -> &'static str {
+        match self {
+            VerifyError::Illegal { error, .. } => error.code(),
+            VerifyError::Inconsistent { .. } => "inconsistent_record",
+            VerifyError::TurnMismatch { .. } => "turn_mismatch",
+        }
+    }
+
+    pub fn location(&self) -> Location {
+        match self {
+            VerifyError::Illegal { at, .. }
+            | VerifyError::Inconsistent { at, .. }
+            | VerifyError::TurnMismatch { at, .. } => *at,
+        }
+    }
+
+    fn inconsistent(at: Location, reason: impl Into<String>) -> VerifyError {
+        VerifyError::Inconsistent { at, reason: reason.into() }
+    }
+}
+
+/// An action in words: "play Qs", "order up alone", "call hearts".
+pub fn describe(action: Action) -> String {
+    let alone = |alone: bool| if alone { " alone" } else { "" };
+    match action {
+        Action::Pass => "pass".to_owned(),
+        Action::OrderUp { alone: a } => format!("order up{}", alone(a)),
+        Action::Call { suit, alone: a } => format!("call {suit}{}", alone(a)),
+        Action::Discard { card } => format!("discard {card}"),
+        Action::Play { card } => format!("play {card}"),
+        other => other.name().replace('_', " "),
+    }
+}
+
+// ---- The file as JSON ------------------------------------------------------------
+
+// Mirrors of the format, permissive: unknown fields are ignored and most
+// fields are optional, so the conversion below can give errors that say where.
+
+#[derive(Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RawFile {
+    file_type: String,
+    version: String,
+    metadata: RawMetadata,
+    deals: Vec<Value>,
+}
+
+#[derive(Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RawMetadata {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+    players: Vec<RawPlayer>,
+    #[serde(default)]
+    initial_score: Vec<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    final_score: Option<Vec<i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ruleset: Option<RawRuleset>,
+}
+
+#[derive(Deserialize, Serialize)]
+#[serde(untagged)]
+enum RawPlayer {
+    Name(String),
+    Player { name: String },
+}
+
+#[derive(Default, Deserialize, Serialize)]
+struct RawRuleset {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    std: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min_rank: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    winning_score: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    num_deals: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    canadian: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loner_lead: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loner_march_score: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loner_euchred_score: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    defend_alone: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    farmers: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    partners_best: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    go_under: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    joker: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    num_players: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allow_no_trump: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fast_break: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    four_trick_tokens: Option<bool>,
+}
+
+#[derive(Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RawDeal {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deal_number: Option<i64>,
+    initial_state: RawInitialState,
+    #[serde(default)]
+    phases: Vec<RawPhase>,
+}
+
+#[derive(Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RawInitialState {
+    dealer: i64,
+    up_card: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    player_cards: Option<Vec<Vec<String>>>,
+    /// Older files spell it this way.
+    #[serde(rename = "player_cards", skip_serializing_if = "Option::is_none")]
+    player_cards_snake: Option<Vec<Vec<String>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kitty: Option<Vec<String>>,
+}
+
+#[derive(Deserialize, Serialize)]
+#[serde(tag = "type")]
+enum RawPhase {
+    #[serde(rename = "EUCHRE_BIDDING")]
+    Bidding(RawBidding),
+    #[serde(rename = "TRICK_PLAY")]
+    Play(RawPlay),
+}
+
+#[derive(Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RawBidding {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    phase_number: Option<i64>,
+    #[serde(default)]
+    calls: Vec<String>,
+    #[serde(default)]
+    is_alone: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    discard: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    alone_defender: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    card_exchanges: Option<Vec<Value>>,
+}
+
+#[derive(Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RawPlay {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    phase_number: Option<i64>,
+    #[serde(default)]
+    tricks: Vec<Vec<String>>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    is_alone: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    initial_lead: Option<i64>,
+}
+
+// ---- Reading -----------------------------------------------------------------------
+
+/// Reads an EGN file.
+pub fn read(json: &str) -> Result<EgnGame, EgnError> {
+    from_value(serde_json::from_str(json)?)
+}
+
+/// Reads an EGN file already parsed as JSON.
+pub fn from_value(value: Value) -> Result<EgnGame, EgnError> {
+    let file_type = value.get("fileType").and_then(Value::as_str);
+    if file_type != Some(FILE_TYPE) {
+        return Err(EgnError::NotEgn(file_type.map(str::to_owned)));
+    }
+    let raw: RawFile = serde_json::from_value(value)
+        .map_err(|error| EgnError::invalid(Location::HEADER, format!("not EGN: {error}")))?;
+    let metadata = raw.metadata;
+    let rules = rules_of(metadata.ruleset.unwrap_or_default())?;
+    let players: Vec<String> = metadata
+        .players
+        .into_iter()
+        .map(|player| match player {
+            RawPlayer::Name(name) | RawPlayer::Player { name } => name,
+        })
+        .collect();
+    if players.len() != usize::from(PLAYERS) {
+        let reason = format!("{} players listed; the four-handed game needs 4", players.len());
+        return Err(EgnError::invalid(Location::HEADER, reason));
+    }
+    let initial_score = match metadata.initial_score.as_slice() {
+        [] => [0, 0],
+        scores => score_of(scores, "initialScore")?,
+    };
+    let final_score =
+        metadata.final_score.as_deref().map(|s| score_of(s, "finalScore")).transpose()?;
+    let deals = raw
+        .deals
+        .into_iter()
+        .enumerate()
+        .map(|(index, value)| deal_of(&rules, index, value))
+        .collect::<Result<_, _>>()?;
+    Ok(EgnGame {
+        version: raw.version,
+        title: metadata.title,
+        players,
+        initial_score,
+        final_score,
+        rules,
+        deals,
+    })
+}
+
+fn score_of(scores: &[i64], field: &str) -> Result<[u16; 2], EgnError> {
+    let points = |value: i64| u16::try_from(value).ok();
+    match scores {
+        [a, b] => points(*a).zip(points(*b)).map(|(a, b)| [a, b]),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        EgnError::invalid(Location::HEADER, format!("{field} must be two scores, found {scores:?}"))
+    })
+}
+
+/// Maps the EGN ruleset onto [`Rules`] (see the module docs for the table).
+fn rules_of(raw: RawRuleset) -> Result<Rules, EgnError> {
+    let at = Location::HEADER;
+    let flags = [
+        ("canadian", raw.canadian),
+        ("defend_alone", raw.defend_alone),
+        ("partners_best", raw.partners_best),
+        ("go_under", raw.go_under),
+        ("joker", raw.joker),
+        ("allow_no_trump", raw.allow_no_trump),
+        ("fast_break", raw.fast_break),
+        ("four_trick_tokens", raw.four_trick_tokens),
+    ];
+    if let Some((name, _)) = flags.iter().find(|(_, value)| *value == Some(true)) {
+        return Err(EgnError::unsupported(at, format!("ruleset.{name}")));
+    }
+    if let Some(players) = raw.num_players.filter(|n| *n != i64::from(PLAYERS)) {
+        return Err(EgnError::unsupported(at, format!("ruleset.num_players {players}")));
+    }
+    if let Some(deals) = raw.num_deals.filter(|n| *n != 0) {
+        return Err(EgnError::unsupported(at, format!("ruleset.num_deals {deals}")));
+    }
+    let small = |field: &str, value: i64| {
+        u8::try_from(value)
+            .map_err(|_| EgnError::invalid(at, format!("ruleset.{field} {value} is out of range")))
+    };
+    let deck = match raw.min_rank.unwrap_or(9) {
+        9 => Deck::NineToAce,
+        8 => Deck::EightToAce,
+        7 => Deck::SevenToAce,
+        other => return Err(EgnError::invalid(at, format!("ruleset.min_rank {other}: 7, 8 or 9"))),
+    };
+    let points_to_win = match raw.winning_score {
+        Some(0) => return Err(EgnError::unsupported(at, "ruleset.winning_score 0 (no target)")),
+        Some(score) => small("winning_score", score)?,
+        None => 10,
+    };
+    let loner_lead = match raw.loner_lead.as_deref() {
+        None | Some("LEFT_OF_DEALER") => LonerLead::LeftOfDealer,
+        Some("LEFT_OF_LONER") => LonerLead::LeftOfLoner,
+        Some(other) => return Err(EgnError::invalid(at, format!("ruleset.loner_lead {other:?}"))),
+    };
+    let defaults = Scoring::default();
+    let scoring = Scoring {
+        lone_march: raw
+            .loner_march_score
+            .map(|v| small("loner_march_score", v))
+            .transpose()?
+            .unwrap_or(defaults.lone_march),
+        lone_euchre: raw
+            .loner_euchred_score
+            .map(|v| small("loner_euchred_score", v))
+            .transpose()?
+            .unwrap_or(defaults.lone_euchre),
+        ..defaults
+    };
+    let all_pass = if raw.std.unwrap_or(true) { AllPass::StickTheDealer } else { AllPass::Redeal };
+    Ok(Rules {
+        deck,
+        points_to_win,
+        all_pass,
+        scoring,
+        loner_lead,
+        farmers_hand: raw.farmers.unwrap_or(false),
+        ..Rules::default()
+    })
+}
+
+/// Parses a card code, telling unknown codes from the EGN codes we do not play.
+fn card_of(rules: &Rules, code: &str, at: Location) -> Result<Card, EgnError> {
+    if let Ok(card) = code.parse::<Card>() {
+        return if rules.deck.cards().contains(card) {
+            Ok(card)
+        } else {
+            Err(EgnError::invalid(at, format!("{card} is not in this pack ({:?})", rules.deck)))
+        };
+    }
+    // EGN also writes bowers by role (R, L), the joker (B), unknown ranks or
+    // suits (X, x) and generic suits (t, n, g): nothing a replay can check.
+    let mut chars = code.chars();
+    let special = match (chars.next(), chars.next(), chars.next()) {
+        (Some('R' | 'L' | 'B'), None, None) => true,
+        (Some(rank), Some(suit), None) => {
+            "78N9TJQKAX".contains(rank) && "SsHhCcDdxtngh".contains(suit)
+        }
+        _ => false,
+    };
+    if special {
+        Err(EgnError::unsupported(at, format!("card code {code:?} (role, joker or unknown card)")))
+    } else {
+        Err(EgnError::invalid(at, format!("{code:?} is not a card")))
+    }
+}
+
+/// Reads a list of cards where empty strings mean "unknown" and are skipped.
+fn known_cards(rules: &Rules, codes: &[String], at: Location) -> Result<CardSet, EgnError> {
+    let mut set = CardSet::EMPTY;
+    for code in codes.iter().filter(|code| !code.is_empty()) {
+        let card = card_of(rules, code, at)?;
+        if set.contains(card) {
+            return Err(EgnError::invalid(at, format!("{card} is listed twice")));
+        }
+        set.insert(card);
+    }
+    Ok(set)
+}
+
+fn deal_of(rules: &Rules, index: usize, value: Value) -> Result<EgnDeal, EgnError> {
+    let setup = Location::new(index, Step::Setup);
+    if value.is_string() {
+        return Err(EgnError::unsupported(setup, "an encoded (binary) deal"));
+    }
+    let raw: RawDeal = serde_json::from_value(value)
+        .map_err(|error| EgnError::invalid(setup, format!("not a deal: {error}")))?;
+    let state = raw.initial_state;
+    let dealer =
+        u8::try_from(state.dealer).ok().filter(|d| *d < PLAYERS).map(Seat).ok_or_else(|| {
+            EgnError::invalid(setup, format!("dealer {} is not a seat", state.dealer))
+        })?;
+    let up_card = card_of(rules, &state.up_card, setup)?;
+    let mut dealt = [CardSet::EMPTY; 4];
+    let lists = state.player_cards.or(state.player_cards_snake).unwrap_or_default();
+    if lists.len() > usize::from(PLAYERS) {
+        return Err(EgnError::invalid(setup, format!("playerCards has {} hands", lists.len())));
+    }
+    for (seat, list) in lists.iter().enumerate() {
+        let cards = known_cards(rules, list, setup)?;
+        if cards.len() as usize > HAND_SIZE {
+            let reason = format!("playerCards gives seat {seat} {} cards", cards.len());
+            return Err(EgnError::invalid(setup, reason));
+        }
+        dealt[seat] = cards;
+    }
+    let kitty = known_cards(rules, &state.kitty.unwrap_or_default(), setup)?;
+
+    let mut bidding = None;
+    let mut play = None;
+    for phase in raw.phases {
+        let twice = match phase {
+            RawPhase::Bidding(phase) => bidding.replace(phase).is_some(),
+            RawPhase::Play(phase) => play.replace(phase).is_some(),
+        };
+        if twice {
+            return Err(EgnError::invalid(setup, "two phases of the same type"));
+        }
+    }
+    let mut deal = EgnDeal {
+        number: raw.deal_number.and_then(|n| u32::try_from(n).ok()),
+        dealer,
+        up_card,
+        dealt,
+        kitty,
+        calls: Vec::new(),
+        alone: false,
+        discard: None,
+        tricks: Vec::new(),
+        initial_lead: None,
+    };
+    if let Some(phase) = bidding {
+        for (call, code) in phase.calls.iter().enumerate() {
+            let at = Location::new(index, Step::Call { index: call });
+            deal.calls.push(match code.as_str() {
+                "Pass" => Call::Pass,
+                "Order" => Call::Order,
+                "n" => return Err(EgnError::unsupported(at, "the no-trump call \"n\"")),
+                "x" => return Err(EgnError::unsupported(at, "the call \"x\"")),
+                letter => letter
+                    .parse::<char>()
+                    .ok()
+                    .filter(char::is_ascii_lowercase)
+                    .and_then(Suit::from_letter)
+                    .map(Call::Name)
+                    .ok_or_else(|| EgnError::invalid(at, format!("{letter:?} is not a call")))?,
+            });
+        }
+        deal.alone = phase.is_alone;
+        if phase.alone_defender.is_some_and(|seat| seat >= 0) {
+            return Err(EgnError::unsupported(setup, "aloneDefender (defend_alone)"));
+        }
+        if phase.card_exchanges.is_some_and(|list| !list.is_empty()) {
+            return Err(EgnError::unsupported(setup, "cardExchanges"));
+        }
+        let at = Location::new(index, Step::Discard);
+        deal.discard = phase.discard.as_deref().map(|code| card_of(rules, code, at)).transpose()?;
+    }
+    if let Some(phase) = play {
+        deal.alone |= phase.is_alone;
+        for (trick, codes) in phase.tricks.iter().enumerate() {
+            let cards = codes
+                .iter()
+                .enumerate()
+                .map(|(card, code)| {
+                    card_of(rules, code, Location::new(index, Step::Card { trick, card }))
+                })
+                .collect::<Result<_, _>>()?;
+            deal.tricks.push(cards);
+        }
+        if let Some(lead) = phase.initial_lead {
+            let seat = u8::try_from(lead).ok().filter(|s| *s < PLAYERS).ok_or_else(|| {
+                EgnError::invalid(setup, format!("initialLead {lead} is not a seat"))
+            })?;
+            deal.initial_lead = Some(Seat(seat));
+        }
+    }
+    Ok(deal)
+}
+
+// ---- Verifying ---------------------------------------------------------------------
+
+/// How a deal ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    Played,
+    /// Everybody passed twice (without stick the dealer).
+    ThrownIn,
+    /// The record stops before the end of the hand.
+    Unfinished,
+}
+
+/// One deal, replayed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DealResult {
+    /// Index in the file's `deals`.
+    pub deal: usize,
+    pub dealer: Seat,
+    pub ending: Ending,
+    pub maker: Option<Seat>,
+    pub trump: Option<Suit>,
+    pub alone: bool,
+    /// Tricks won by each team.
+    pub tricks: [u8; 2],
+    /// Points each team scored on this deal.
+    pub points: [u8; 2],
+    /// The running score after this deal.
+    pub score: [u16; 2],
+    /// The deal as replayed: given or reconstructed hands, and the kitty.
+    #[serde(skip)]
+    pub cards: Deal,
+}
+
+/// Something wrong with a record whose every step was legal.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "problem", rename_all = "snake_case")]
+pub enum Problem {
+    /// Deals were recorded after a team had already won.
+    PlayedAfterGameOver { deal: usize },
+    /// The file's `finalScore` is not the score the deals add up to.
+    FinalScoreDiffers { recorded: [u16; 2], derived: [u16; 2] },
+    /// The deal did not pass to the left.
+    DealerOutOfTurn { deal: usize, expected: Seat, recorded: Seat },
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::PlayedAfterGameOver { deal } => {
+                write!(f, "deal {deal} was played after the game was won")
+            }
+            Problem::FinalScoreDiffers { recorded, derived } => {
+                write!(f, "finalScore is {recorded:?}, but the deals add up to {derived:?}")
+            }
+            Problem::DealerOutOfTurn { deal, expected, recorded } => {
+                write!(f, "deal {deal} is dealt by {recorded}, expected {expected}")
+            }
+        }
+    }
+}
+
+/// A whole record, replayed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verification {
+    pub players: Vec<String>,
+    pub initial_score: [u16; 2],
+    pub deals: Vec<DealResult>,
+    pub final_score: [u16; 2],
+    /// The team that reached the winning score, if one did.
+    pub winner: Option<Team>,
+    /// The deal on which the game was won.
+    pub won_at_deal: Option<usize>,
+    /// Findings that are not illegal steps.
+    pub problems: Vec<Problem>,
+}
+
+/// Replays every deal of `game`: the first illegal or impossible step is an
+/// error; otherwise the result of each deal and of the game.
+pub fn verify(game: &EgnGame) -> Result<Verification, VerifyError> {
+    let target = u16::from(game.rules.points_to_win);
+    let reached = |score: [u16; 2]| score.iter().any(|points| *points >= target);
+    let mut score = game.initial_score;
+    let mut over = reached(score);
+    let mut won_at_deal = None;
+    let mut problems = Vec::new();
+    let mut deals: Vec<DealResult> = Vec::with_capacity(game.deals.len());
+    for (index, deal) in game.deals.iter().enumerate() {
+        if over && !problems.iter().any(|p| matches!(p, Problem::PlayedAfterGameOver { .. })) {
+            problems.push(Problem::PlayedAfterGameOver { deal: index });
+        }
+        if let Some(previous) = deals.last() {
+            let expected = previous.dealer.next(PLAYERS);
+            if deal.dealer != expected {
+                let recorded = deal.dealer;
+                problems.push(Problem::DealerOutOfTurn { deal: index, expected, recorded });
+            }
+        }
+        let (hand, cards) = replay_deal(&game.rules, index, deal)?;
+        let outcome = hand.outcome();
+        let ending = match outcome {
+            Some(HandOutcome::Played(_)) => Ending::Played,
+            Some(HandOutcome::ThrownIn(_)) => Ending::ThrownIn,
+            None => Ending::Unfinished,
+        };
+        if ending == Ending::Unfinished && index + 1 < game.deals.len() {
+            let at = Location::new(index, Step::End);
+            return Err(VerifyError::inconsistent(
+                at,
+                "the record stops before the hand is over, yet more deals follow",
+            ));
+        }
+        let points = outcome.map(|o| o.points()).unwrap_or([0, 0]);
+        for (total, points) in score.iter_mut().zip(points) {
+            *total = total.saturating_add(u16::from(points));
+        }
+        if !over && reached(score) {
+            over = true;
+            won_at_deal = Some(index);
+        }
+        deals.push(DealResult {
+            deal: index,
+            dealer: deal.dealer,
+            ending,
+            maker: hand.maker(),
+            trump: hand.trump(),
+            alone: hand.alone(),
+            tricks: hand.tricks_won(),
+            points,
+            score,
+            cards,
+        });
+    }
+    if let Some(recorded) = game.final_score.filter(|recorded| *recorded != score) {
+        problems.push(Problem::FinalScoreDiffers { recorded, derived: score });
+    }
+    let winner = if reached(score) {
+        Some(if score[0] >= score[1] { Team(0) } else { Team(1) })
+    } else {
+        None
+    };
+    Ok(Verification {
+        players: game.players.clone(),
+        initial_score: game.initial_score,
+        deals,
+        final_score: score,
+        winner,
+        won_at_deal,
+        problems,
+    })
+}
+
+/// Applies one step, naming it in the error.
+fn step(hand: &mut Hand, at: Location, seat: Seat, action: Action) -> Result<(), VerifyError> {
+    hand.apply_with(seat, action, &mut NoEvents).map_err(|error| VerifyError::Illegal {
+        at,
+        seat,
+        action,
+        error,
+    })
+}
+
+/// Applies the calls, each by the seat whose turn it is in the file's order
+/// (from the dealer's left); the alone flag goes on the maker's call.
+fn bid(hand: &mut Hand, index: usize, deal: &EgnDeal) -> Result<(), VerifyError> {
+    let maker_call = deal.calls.iter().position(|call| *call != Call::Pass);
+    let mut seat = deal.dealer.next(PLAYERS);
+    for (call, kind) in deal.calls.iter().enumerate() {
+        let alone = deal.alone && Some(call) == maker_call;
+        let action = match kind {
+            Call::Pass => Action::Pass,
+            Call::Order => Action::OrderUp { alone },
+            Call::Name(suit) => Action::Call { suit: *suit, alone },
+        };
+        step(hand, Location::new(index, Step::Call { index: call }), seat, action)?;
+        seat = seat.next(PLAYERS);
+    }
+    if deal.alone && maker_call.is_none() {
+        let at = Location::new(index, Step::Setup);
+        return Err(VerifyError::inconsistent(at, "isAlone is set, but nobody made trump"));
+    }
+    Ok(())
+}
+
+/// The seat after `seat` that takes part in play.
+fn next_in_play(seat: Seat, sitting_out: Option<Seat>) -> Seat {
+    let next = seat.next(PLAYERS);
+    if Some(next) == sitting_out { next.next(PLAYERS) } else { next }
+}
+
+/// What the play of a deal says about the hands.
+struct Attribution {
+    /// The seat that played each card, trick by trick.
+    seats: Vec<Vec<Seat>>,
+    played: [CardSet; 4],
+    /// `void[seat][suit]`: the seat failed to follow `suit`, so held none.
+    void: [[bool; 4]; 4],
+}
+
+/// Gives every card its player: each trick is led by the last one's winner.
+fn attribute(
+    index: usize,
+    deal: &EgnDeal,
+    first_leader: Seat,
+    trump: Suit,
+    sitting_out: Option<Seat>,
+) -> Result<Attribution, VerifyError> {
+    let in_play = usize::from(PLAYERS) - usize::from(sitting_out.is_some());
+    let mut found =
+        Attribution { seats: Vec::new(), played: [CardSet::EMPTY; 4], void: [[false; 4]; 4] };
+    let mut seen = CardSet::EMPTY;
+    let mut leader = first_leader;
+    let count = deal.tricks.len();
+    for (trick, cards) in deal.tricks.iter().enumerate() {
+        let at = |card| Location::new(index, Step::Card { trick, card });
+        if trick >= HAND_SIZE {
+            return Err(VerifyError::inconsistent(at(0), "a hand has only five tricks"));
+        }
+        if cards.len() > in_play || (cards.len() < in_play && trick + 1 < count) {
+            let reason =
+                format!("{} cards in a trick, with {in_play} players in play", cards.len());
+            return Err(VerifyError::inconsistent(at(cards.len().min(in_play)), reason));
+        }
+        let Some(first) = cards.first() else { continue };
+        let led = trump::effective_suit(*first, trump);
+        let mut seat = leader;
+        let mut seats = Vec::with_capacity(cards.len());
+        for (position, card) in cards.iter().enumerate() {
+            if seen.contains(*card) {
+                return Err(VerifyError::inconsistent(
+                    at(position),
+                    format!("{card} was already played"),
+                ));
+            }
+            seen.insert(*card);
+            found.played[seat.index()].insert(*card);
+            if trump::effective_suit(*card, trump) != led {
+                found.void[seat.index()][led.index()] = true;
+            }
+            seats.push(seat);
+            seat = next_in_play(seat, sitting_out);
+        }
+        if cards.len() == in_play {
+            leader = seats[trump::trick_winner(cards, trump)];
+        }
+        found.seats.push(seats);
+    }
+    Ok(found)
+}
+
+/// A deal with the right dealer and up-card and arbitrary hands: enough to
+/// run the bidding, which does not depend on the cards.
+fn provisional_deal(rules: &Rules, index: usize, deal: &EgnDeal) -> Result<Deal, VerifyError> {
+    let mut rest = rules.deck.cards();
+    rest.remove(deal.up_card);
+    let mut cards = rest.iter();
+    let mut hands = [CardSet::EMPTY; 4];
+    for hand in &mut hands {
+        *hand = cards.by_ref().take(HAND_SIZE).collect();
+    }
+    Deal::from_hands(rules, deal.dealer, hands, deal.up_card).map_err(|error| {
+        VerifyError::inconsistent(Location::new(index, Step::Setup), error.to_string())
+    })
+}
+
+/// Rebuilds one deal from its record and replays it through the engine.
+fn replay_deal(rules: &Rules, index: usize, deal: &EgnDeal) -> Result<(Hand, Deal), VerifyError> {
+    let setup = Location::new(index, Step::Setup);
+    let dealer = deal.dealer;
+    let up = deal.up_card;
+
+    // The bidding, on any cards: trump, maker, who sits out, who leads.
+    let mut trial = Hand::new(*rules, provisional_deal(rules, index, deal)?);
+    bid(&mut trial, index, deal)?;
+    if trial.phase() == Phase::DealerDiscard
+        && let Some(discard) = trial.legal_actions(dealer).as_slice().first()
+    {
+        step(&mut trial, Location::new(index, Step::Discard), dealer, *discard)?;
+    }
+    let picked_up = trial.up_card_picked_up();
+    if deal.discard.is_some() && !picked_up {
+        let at = Location::new(index, Step::Discard);
+        return Err(VerifyError::inconsistent(
+            at,
+            "a discard is recorded, but the dealer never picked up the up-card",
+        ));
+    }
+    let attribution = match (trial.phase(), trial.trump(), trial.turn()) {
+        (Phase::Playing, Some(trump), Some(leader)) => {
+            if let Some(lead) = deal.initial_lead.filter(|lead| *lead != leader) {
+                let at = Location::new(index, Step::Card { trick: 0, card: 0 });
+                let reason = format!("initialLead is {lead}, but {leader} leads under these rules");
+                return Err(VerifyError::inconsistent(at, reason));
+            }
+            attribute(index, deal, leader, trump, trial.sitting_out())?
+        }
+        _ => {
+            // No play began: any recorded card is the engine's to refuse.
+            if let Some(card) = deal.tricks.iter().flatten().next() {
+                let seat = trial.turn().unwrap_or(dealer.next(PLAYERS));
+                let at = Location::new(index, Step::Card { trick: 0, card: 0 });
+                step(&mut trial, at, seat, Action::Play { card: *card })?;
+                return Err(VerifyError::inconsistent(
+                    at,
+                    "cards are played before the bidding ends",
+                ));
+            }
+            Attribution { seats: Vec::new(), played: [CardSet::EMPTY; 4], void: [[false; 4]; 4] }
+        }
+    };
+
+    // Each seat was dealt what it played and what the file says it held.
+    let mut hands = [CardSet::EMPTY; 4];
+    for seat in Seat::all(PLAYERS) {
+        let mut mine = attribution.played[seat.index()];
+        if picked_up && seat == dealer {
+            mine.remove(up);
+        }
+        if mine.contains(up) {
+            let reason = format!("{seat} played the up-card {up}, which it never held");
+            return Err(VerifyError::inconsistent(setup, reason));
+        }
+        let given = deal.dealt[seat.index()];
+        if given.len() as usize == HAND_SIZE
+            && let Some(card) = mine.difference(given).first()
+        {
+            let reason = format!("{seat} played {card}, which is not in its playerCards");
+            return Err(VerifyError::inconsistent(setup, reason));
+        }
+        hands[seat.index()] = mine.union(given);
+    }
+
+    // The dealer who picked up was dealt his cards less the up-card plus his discard.
+    let mut discard = None;
+    if picked_up {
+        let played = attribution.played[dealer.index()];
+        let held = hands[dealer.index()];
+        discard = match deal.discard {
+            Some(card) if played.contains(card) => {
+                let at = Location::new(index, Step::Discard);
+                return Err(VerifyError::inconsistent(
+                    at,
+                    format!("the dealer discarded {card}, then played it"),
+                ));
+            }
+            Some(card) => Some(card),
+            None if !played.contains(up) => Some(up),
+            // His whole hand is known: the discard is the card he did not play.
+            None if held.len() as usize == HAND_SIZE => held.difference(played).first(),
+            None => None,
+        };
+        if let Some(card) = discard.filter(|card| *card != up) {
+            hands[dealer.index()].insert(card);
+        }
+    }
+
+    // No card in two places, no hand too big.
+    let mut used = CardSet::single(up);
+    for seat in Seat::all(PLAYERS) {
+        let hand = hands[seat.index()];
+        if hand.len() as usize > HAND_SIZE {
+            let reason = format!("{seat} would hold {} cards: {hand:?}", hand.len());
+            return Err(VerifyError::inconsistent(setup, reason));
+        }
+        if let Some(card) = hand.intersection(used).first() {
+            let reason = format!("{card} is dealt to {seat} and held or played elsewhere");
+            return Err(VerifyError::inconsistent(setup, reason));
+        }
+        used = used.union(hand);
+    }
+    if let Some(card) = deal.kitty.intersection(used).first() {
+        let reason = format!("{card} is in the kitty and also held or played");
+        return Err(VerifyError::inconsistent(setup, reason));
+    }
+
+    // The unknown cards, in a fixed order.
+    let mut unseen = rules.deck.cards().difference(used).difference(deal.kitty);
+    if picked_up && discard.is_none() {
+        let card = unseen.first().ok_or_else(|| {
+            VerifyError::inconsistent(setup, "no card is left for the dealer's discard")
+        })?;
+        unseen.remove(card);
+        hands[dealer.index()].insert(card);
+        discard = Some(card);
+    }
+    fill(&mut hands, unseen, &attribution.void, trial.trump())
+        .map_err(|reason| VerifyError::inconsistent(setup, reason))?;
+    let cards = Deal::from_hands(rules, dealer, hands, up)
+        .map_err(|error| VerifyError::inconsistent(setup, error.to_string()))?;
+
+    // The replay proper.
+    let mut hand = Hand::new(*rules, cards);
+    bid(&mut hand, index, deal)?;
+    if hand.phase() == Phase::DealerDiscard {
+        let card = discard.unwrap_or(up);
+        step(&mut hand, Location::new(index, Step::Discard), dealer, Action::Discard { card })?;
+    }
+    for (trick, (cards, seats)) in deal.tricks.iter().zip(&attribution.seats).enumerate() {
+        for (position, (card, seat)) in cards.iter().zip(seats).enumerate() {
+            let at = Location::new(index, Step::Card { trick, card: position });
+            if let Some(engine) = hand.turn().filter(|turn| turn != seat) {
+                return Err(VerifyError::TurnMismatch { at, record: *seat, engine });
+            }
+            step(&mut hand, at, *seat, Action::Play { card: *card })?;
+        }
+    }
+    Ok((hand, cards))
+}
+
+/// Completes hands short of five cards from `unseen`, in card order, giving
+/// no seat a card of a suit it has shown out of (so a made-up card never
+/// turns a legal play into a renege). Seats with the most voids pick first.
+fn fill(
+    hands: &mut [CardSet; 4],
+    mut unseen: CardSet,
+    void: &[[bool; 4]; 4],
+    trump: Option<Suit>,
+) -> Result<(), String> {
+    let mut seats: Vec<usize> = (0..hands.len()).collect();
+    seats.sort_by_key(|seat| std::cmp::Reverse(void[*seat].iter().filter(|v| **v).count()));
+    for seat in seats {
+        let missing = HAND_SIZE.saturating_sub(hands[seat].len() as usize);
+        let fits = |card: &Card| {
+            trump.is_none_or(|trump| !void[seat][trump::effective_suit(*card, trump).index()])
+        };
+        let choice: Vec<Card> = unseen
+            .iter()
+            .filter(fits)
+            .chain(unseen.iter().filter(|card| !fits(card)))
+            .take(missing)
+            .collect();
+        if choice.len() < missing {
+            return Err("too few cards are left to complete the hands".to_owned());
+        }
+        for card in choice {
+            unseen.remove(card);
+            hands[seat].insert(card);
+        }
+    }
+    Ok(())
+}
+
+// ---- Writing -----------------------------------------------------------------------
+
+/// Why a [`GameRecord`] cannot be written as EGN.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WriteError {
+    #[error("EGN needs 4 player names, {0} given")]
+    Players(usize),
+    #[error("EGN cannot state these rules: {0}")]
+    Rules(&'static str),
+    #[error("hand {hand}: EGN has no {action}")]
+    Inexpressible { hand: usize, action: &'static str },
+    #[error("hand {hand} is not finished, but later hands follow")]
+    Unfinished { hand: usize },
+    #[error("the seating names player {0}, who is not in the list")]
+    Seating(u8),
+}
+
+/// Writes `record` as EGN. `players` are the names in joining order; the
+/// record's seating puts them in their seats. See the module docs for what
+/// EGN cannot express.
+pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteError> {
+    if players.len() != usize::from(PLAYERS) {
+        return Err(WriteError::Players(players.len()));
+    }
+    let names = record
+        .start
+        .seating
+        .iter()
+        .map(|player| {
+            players
+                .get(usize::from(*player))
+                .map(|name| RawPlayer::Name(name.clone()))
+                .ok_or(WriteError::Seating(*player))
+        })
+        .collect::<Result<_, _>>()?;
+    let rules = &record.rules;
+    let defaults = Scoring::default();
+    let scoring = rules.scoring;
+    if (scoring.made, scoring.march, scoring.euchre)
+        != (defaults.made, defaults.march, defaults.euchre)
+    {
+        return Err(WriteError::Rules("made, march and euchre scores other than 1, 2 and 2"));
+    }
+    let ruleset = RawRuleset {
+        std: Some(rules.all_pass == AllPass::StickTheDealer),
+        min_rank: Some(match rules.deck {
+            Deck::NineToAce => 9,
+            Deck::EightToAce => 8,
+            Deck::SevenToAce => 7,
+        }),
+        winning_score: Some(i64::from(rules.points_to_win)),
+        loner_lead: Some(
+            match rules.loner_lead {
+                LonerLead::LeftOfDealer => "LEFT_OF_DEALER",
+                LonerLead::LeftOfLoner => "LEFT_OF_LONER",
+            }
+            .to_owned(),
+        ),
+        loner_march_score: Some(i64::from(scoring.lone_march)),
+        loner_euchred_score: Some(i64::from(scoring.lone_euchre)),
+        farmers: Some(rules.farmers_hand),
+        ..RawRuleset::default()
+    };
+    let mut deals = Vec::with_capacity(record.hands.len());
+    for (number, hand) in record.hands.iter().enumerate() {
+        if hand.outcome.is_none() {
+            if number + 1 == record.hands.len() {
+                break; // the hand in progress: left out
+            }
+            return Err(WriteError::Unfinished { hand: number });
+        }
+        let deal = raw_deal(rules, number, hand)?;
+        deals.push(serde_json::to_value(deal).map_err(|_| WriteError::Rules("unserializable"))?);
+    }
+    let file = RawFile {
+        file_type: FILE_TYPE.to_owned(),
+        version: VERSION.to_owned(),
+        metadata: RawMetadata {
+            title: None,
+            description: None,
+            players: names,
+            initial_score: vec![0, 0],
+            final_score: record.winner.map(|_| record.scores.map(i64::from).to_vec()),
+            ruleset: Some(ruleset),
+        },
+        deals,
+    };
+    serde_json::to_string_pretty(&file).map_err(|_| WriteError::Rules("unserializable"))
+}
+
+fn raw_deal(rules: &Rules, number: usize, hand: &HandRecord) -> Result<RawDeal, WriteError> {
+    let deal = &hand.deal;
+    let mut calls = Vec::new();
+    let mut alone = false;
+    let mut discard = None;
+    let mut plays = Vec::new();
+    for taken in &hand.actions {
+        match taken.action {
+            Action::Pass => calls.push("Pass".to_owned()),
+            Action::OrderUp { alone: a } => {
+                calls.push("Order".to_owned());
+                alone = a;
+            }
+            // Naming the turned-down suit is accepted only where it counts as a pass.
+            Action::Call { suit, .. } if suit == deal.up_card.suit() => {
+                debug_assert_eq!(rules.turned_down_suit, TurnedDownSuit::CountsAsPass);
+                calls.push("Pass".to_owned());
+            }
+            Action::Call { suit, alone: a } => {
+                calls.push(suit.letter().to_string());
+                alone = a;
+            }
+            Action::Discard { card } => discard = Some(card.to_string()),
+            Action::Play { card } => plays.push(card.to_string()),
+            Action::FarmersHand => {
+                return Err(WriteError::Inexpressible { hand: number, action: "farmer's hand" });
+            }
+            Action::Claim => {
+                return Err(WriteError::Inexpressible { hand: number, action: "claim" });
+            }
+            Action::Concede => {
+                return Err(WriteError::Inexpressible { hand: number, action: "concession" });
+            }
+        }
+    }
+    let per_trick = if alone { 3 } else { 4 };
+    let mut phases = vec![RawPhase::Bidding(RawBidding {
+        phase_number: Some(0),
+        calls,
+        is_alone: alone,
+        discard,
+        alone_defender: None,
+        card_exchanges: None,
+    })];
+    if matches!(hand.outcome, Some(HandOutcome::Played(_))) {
+        phases.push(RawPhase::Play(RawPlay {
+            phase_number: Some(1),
+            tricks: plays.chunks(per_trick).map(<[String]>::to_vec).collect(),
+            is_alone: false,
+            initial_lead: None,
+        }));
+    }
+    let codes = |cards: CardSet| cards.iter().map(|card| card.to_string()).collect();
+    Ok(RawDeal {
+        deal_number: Some(number as i64),
+        initial_state: RawInitialState {
+            dealer: i64::from(deal.dealer.0),
+            up_card: deal.up_card.to_string(),
+            player_cards: Some(deal.hands.iter().map(|hand| codes(*hand)).collect()),
+            player_cards_snake: None,
+            kitty: None,
+        },
+        phases,
+    })
+}

@@ -1,0 +1,214 @@
+//! The record verifier behind `euchre-verify`: read a file (EGN, or the
+//! engine's own [`GameRecord`] JSON, told apart by content), replay every
+//! deal through the engine, and summarize it as JSON.
+
+use std::fmt;
+
+use euchre_engine::egn::{self, DealResult, Ending, Problem, Verification};
+use euchre_engine::{Game, GameRecord, HandOutcome, ReplayError};
+use serde_json::{Value, json};
+
+/// What kind of file was read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Egn,
+    Record,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Egn => "egn",
+            Format::Record => "record",
+        }
+    }
+}
+
+/// Why a file does not verify: where, a stable code and a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// Index of the deal (EGN) or hand (record).
+    pub deal: Option<usize>,
+    /// The step within it, such as "trick 2, card 1" or "action 14".
+    pub step: Option<String>,
+    pub code: String,
+    pub message: String,
+}
+
+impl Failure {
+    fn new(code: &str, message: impl fmt::Display) -> Failure {
+        Failure { deal: None, step: None, code: code.to_owned(), message: message.to_string() }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The message already names the deal and step.
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+/// The outcome of checking one file.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub format: Option<Format>,
+    pub result: Result<Verification, Failure>,
+}
+
+impl Report {
+    /// A file that could not be read at all.
+    pub fn unreadable(error: &anyhow::Error) -> Report {
+        Report { format: None, result: Err(Failure::new("unreadable", format!("{error:#}"))) }
+    }
+
+    /// Everything wrong with the file, one line each: the failure, or the
+    /// problems of a record whose every step was legal.
+    pub fn complaints(&self) -> Vec<String> {
+        match &self.result {
+            Err(failure) => vec![failure.to_string()],
+            Ok(verification) => verification.problems.iter().map(Problem::to_string).collect(),
+        }
+    }
+
+    /// The JSON document printed for `file`.
+    pub fn to_json(&self, file: &str) -> Value {
+        let format = self.format.map(Format::name);
+        match &self.result {
+            Ok(verification) => json!({
+                "file": file,
+                "format": format,
+                "ok": verification.problems.is_empty(),
+                "result": verification,
+            }),
+            Err(failure) => json!({
+                "file": file,
+                "format": format,
+                "ok": false,
+                "error": {
+                    "deal": failure.deal,
+                    "step": failure.step,
+                    "code": failure.code,
+                    "message": failure.message,
+                },
+            }),
+        }
+    }
+}
+
+/// Reads and replays one file's text.
+pub fn check(text: &str) -> Report {
+    let value: Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(error) => {
+            return Report { format: None, result: Err(Failure::new("not_json", error)) };
+        }
+    };
+    if value.get("fileType").is_some() {
+        Report { format: Some(Format::Egn), result: check_egn(value) }
+    } else if value.get("hands").is_some() && value.get("rules").is_some() {
+        Report { format: Some(Format::Record), result: check_record(value) }
+    } else {
+        let message = "neither EGN (no fileType) nor a game record (no rules and hands)";
+        Report { format: None, result: Err(Failure::new("unknown_format", message)) }
+    }
+}
+
+fn check_egn(value: Value) -> Result<Verification, Failure> {
+    let game = egn::from_value(value).map_err(|error| Failure {
+        deal: error.location().and_then(|at| at.deal),
+        step: error.location().map(|at| at.step.to_string()),
+        code: error.code().to_owned(),
+        message: error.to_string(),
+    })?;
+    egn::verify(&game).map_err(|error| Failure {
+        deal: error.location().deal,
+        step: Some(error.location().step.to_string()),
+        code: error.code().to_owned(),
+        message: error.to_string(),
+    })
+}
+
+fn check_record(value: Value) -> Result<Verification, Failure> {
+    let record: GameRecord =
+        serde_json::from_value(value).map_err(|error| Failure::new("invalid_record", error))?;
+    let game = Game::replay(&record).map_err(|error| replay_failure(&error))?;
+    let mut verification = summarize(&game);
+    if record.scores != game.scores() {
+        let (recorded, derived) = (record.scores, game.scores());
+        verification.problems.push(Problem::FinalScoreDiffers { recorded, derived });
+    }
+    Ok(verification)
+}
+
+fn replay_failure(error: &ReplayError) -> Failure {
+    let message = error.to_string();
+    match error {
+        ReplayError::Illegal { hand, action, error, .. } => Failure {
+            deal: Some(*hand as usize),
+            step: Some(format!("action {action}")),
+            code: error.code().to_owned(),
+            message,
+        },
+        ReplayError::Rules(_) => Failure::new("bad_rules", message),
+        ReplayError::BadDeal { hand, .. } => {
+            Failure { deal: Some(*hand as usize), ..Failure::new("bad_deal", message) }
+        }
+        ReplayError::Diverged { hand, .. } => {
+            Failure { deal: Some(*hand as usize), ..Failure::new("diverged", message) }
+        }
+    }
+}
+
+/// The same summary [`egn::verify`] gives, from a replayed game.
+fn summarize(game: &Game) -> Verification {
+    let hands = &game.record().hands;
+    let mut score = [0u16; 2];
+    let mut deals = Vec::with_capacity(hands.len());
+    for (index, hand) in hands.iter().enumerate() {
+        let current = game.hand();
+        let (ending, maker, trump, alone, tricks, points) = match hand.outcome {
+            Some(HandOutcome::Played(played)) => (
+                Ending::Played,
+                Some(played.maker),
+                Some(played.trump),
+                played.alone,
+                played.tricks,
+                played.points,
+            ),
+            Some(HandOutcome::ThrownIn(_)) => (Ending::ThrownIn, None, None, false, [0, 0], [0, 0]),
+            // Only the last hand can be in progress: it is the game's current hand.
+            None => (
+                Ending::Unfinished,
+                current.maker(),
+                current.trump(),
+                current.alone(),
+                current.tricks_won(),
+                [0, 0],
+            ),
+        };
+        for (total, points) in score.iter_mut().zip(points) {
+            *total = total.saturating_add(u16::from(points));
+        }
+        deals.push(DealResult {
+            deal: index,
+            dealer: hand.deal.dealer,
+            ending,
+            maker,
+            trump,
+            alone,
+            tricks,
+            points,
+            score,
+            cards: hand.deal,
+        });
+    }
+    Verification {
+        players: Vec::new(),
+        initial_score: [0, 0],
+        deals,
+        final_score: game.scores(),
+        winner: game.winner(),
+        won_at_deal: game.winner().map(|_| hands.len() - 1),
+        problems: Vec::new(),
+    }
+}
