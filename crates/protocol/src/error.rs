@@ -136,7 +136,35 @@ impl fmt::Display for ErrorCode {
     }
 }
 
-/// The error message for a rule the engine refused.
-pub fn rule_error(id: CommandId, error: &euchre_engine::RuleError) -> ServerMessage {
-    ServerMessage::Error { id: Some(id), code: error.code().to_owned(), message: error.to_string() }
+/// Why a command was refused: a stable code (protocol or rule) and a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl Refusal {
+    /// The `error` message answering command `id`.
+    pub fn into_message(self, id: Option<CommandId>) -> ServerMessage {
+        ServerMessage::Error { id, code: self.code.to_owned(), message: self.message }
+    }
+}
+
+impl ErrorCode {
+    /// A refusal with this code and a specific message.
+    pub fn refusal(self, message: impl Into<String>) -> Refusal {
+        Refusal { code: self.code(), message: message.into() }
+    }
+}
+
+impl From<ErrorCode> for Refusal {
+    fn from(code: ErrorCode) -> Refusal {
+        code.refusal(code.message())
+    }
+}
+
+impl From<euchre_engine::RuleError> for Refusal {
+    fn from(error: euchre_engine::RuleError) -> Refusal {
+        Refusal { code: error.code(), message: error.to_string() }
+    }
 }

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod error;
 
-pub use error::ErrorCode;
+pub use error::{ErrorCode, Refusal};
 
 /// The protocol version this crate describes. A `hello` naming another
 /// version is refused with [`ErrorCode::UnsupportedVersion`].

@@ -1,0 +1,200 @@
+//! A bot that plays ordinary, sound Euchre by rules of thumb.
+
+use euchre_engine::trump::{effective_suit, is_trump, power, suit_cards, trick_power};
+use euchre_engine::{Action, Card, CardSet, GameView, Phase, Seat, Suit, Viewer};
+
+use crate::{Bot, legal_or_first};
+
+mod bidding;
+mod play;
+
+/// Bids on the strength of its hand and position, shapes its hand when it
+/// picks up, and plays each card by the usual rules of thumb: lead the right
+/// bower as maker, cash aces, win as cheaply as possible, trump in when the
+/// opponents are winning, and leave a partner's winning card alone.
+///
+/// It has no random element: the same view always gets the same action.
+#[derive(Clone, Debug, Default)]
+pub struct BasicBot {
+    // Private, so the bot can gain settings later without breaking callers.
+    _private: (),
+}
+
+impl BasicBot {
+    pub fn new() -> BasicBot {
+        BasicBot::default()
+    }
+}
+
+impl Bot for BasicBot {
+    fn choose(&mut self, view: &GameView, legal: &[Action]) -> Option<Action> {
+        legal_or_first(decide(view, legal), legal)
+    }
+}
+
+/// The bot's wish, before checking it against `legal`. `None` when the view
+/// lacks what it needs (a spectator's view has no hand).
+fn decide(view: &GameView, legal: &[Action]) -> Option<Action> {
+    let me = match view.viewer {
+        Viewer::Seat(seat) => seat,
+        Viewer::Spectator => view.turn?,
+    };
+    let hand: CardSet = view.hand.as_ref()?.iter().copied().collect();
+    match view.phase {
+        Phase::OrderingUp | Phase::Calling => bidding::bid(view, me, hand, legal),
+        Phase::DealerDiscard => {
+            let trump = view.trump?;
+            let allowed: CardSet = legal
+                .iter()
+                .filter_map(|action| match action {
+                    Action::Discard { card } => Some(*card),
+                    _ => None,
+                })
+                .collect();
+            let card = bidding::discard(hand, trump, allowed)?;
+            Some(Action::Discard { card })
+        }
+        Phase::Playing => {
+            if legal.contains(&Action::Claim) {
+                // The engine offers a claim only when it cannot fail.
+                return Some(Action::Claim);
+            }
+            let seen = Seen::new(view, me, hand)?;
+            let playable: CardSet = legal
+                .iter()
+                .filter_map(|action| match action {
+                    Action::Play { card } => Some(*card),
+                    _ => None,
+                })
+                .collect();
+            let card = play::choose_card(&seen, playable)?;
+            Some(Action::Play { card })
+        }
+        Phase::Finished => None,
+    }
+}
+
+/// What this seat knows about the hand being played, gathered from its view.
+#[derive(Debug)]
+struct Seen {
+    me: Seat,
+    trump: Suit,
+    maker: Option<Seat>,
+    sitting_out: Option<Seat>,
+    /// Cards that may still be in another hand (or the kitty, which nobody
+    /// can tell apart from a hand).
+    unseen: CardSet,
+    /// `voids[seat][suit]`: the seat failed to follow that (effective) suit
+    /// this hand, so it holds none.
+    voids: [[bool; 4]; 4],
+    /// The trick in progress, in playing order; empty when on lead.
+    trick: Vec<(Seat, Card)>,
+    /// The seats still to play to this trick after this one.
+    after_me: Vec<Seat>,
+}
+
+impl Seen {
+    fn new(view: &GameView, me: Seat, hand: CardSet) -> Option<Seen> {
+        let trump = view.trump?;
+        let mut unseen = view.rules.deck.cards().difference(hand);
+        // Turned down (or left in the kitty for a loner), the up-card is out
+        // of play. Picked up, it is in the dealer's hand unless discarded.
+        if !view.up_card_picked_up {
+            unseen.remove(view.up_card);
+        }
+        if let Some(card) = view.discard {
+            unseen.remove(card);
+        }
+        let mut voids = [[false; 4]; 4];
+        for trick in &view.tricks {
+            let Some(&(_, first)) = trick.cards.first() else { continue };
+            let led = effective_suit(first, trump);
+            for &(seat, card) in &trick.cards {
+                unseen.remove(card);
+                if effective_suit(card, trump) != led {
+                    voids[seat.index()][led.index()] = true;
+                }
+            }
+        }
+        let trick = match view.tricks.last() {
+            Some(last) if last.winner.is_none() => last.cards.clone(),
+            _ => Vec::new(),
+        };
+        // Walk clockwise from here to whoever led (or back to here when on
+        // lead): everybody in between still has to play.
+        let leader = trick.first().map_or(me, |(seat, _)| *seat);
+        let players = view.rules.players;
+        let mut after_me = Vec::new();
+        let mut seat = me.next(players);
+        while seat != leader && seat != me {
+            if Some(seat) != view.sitting_out {
+                after_me.push(seat);
+            }
+            seat = seat.next(players);
+        }
+        Some(Seen {
+            me,
+            trump,
+            maker: view.maker,
+            sitting_out: view.sitting_out,
+            unseen,
+            voids,
+            trick,
+            after_me,
+        })
+    }
+
+    fn is_opponent(&self, seat: Seat) -> bool {
+        seat.team() != self.me.team()
+    }
+
+    fn void(&self, seat: Seat, suit: Suit) -> bool {
+        self.voids[seat.index()][suit.index()]
+    }
+
+    /// Could opponent `seat` play `card` to a trick led in `led`, as far as we
+    /// know? Only if it can hold that suit at all, and a card of another suit
+    /// only if it has shown it cannot follow. (Players are assumed to hold the
+    /// led suit until they show otherwise: the likely case.)
+    fn could_play(&self, seat: Seat, card: Card, led: Suit) -> bool {
+        let suit = effective_suit(card, self.trump);
+        !self.void(seat, suit) && (suit == led || self.void(seat, led))
+    }
+
+    /// Would `card` still win a trick led in `led` if it were the best card
+    /// so far, whatever the opponents still to play hold?
+    fn safe(&self, card: Card, led: Suit) -> bool {
+        let strength = trick_power(card, led, self.trump);
+        let mut threats =
+            self.unseen.iter().filter(|c| trick_power(*c, led, self.trump) > strength);
+        let opponents: Vec<Seat> =
+            self.after_me.iter().copied().filter(|s| self.is_opponent(*s)).collect();
+        threats.all(|threat| !opponents.iter().any(|o| self.could_play(*o, threat, led)))
+    }
+
+    /// Is `card` the highest card left in its (effective) suit?
+    fn is_boss(&self, card: Card) -> bool {
+        let suit = effective_suit(card, self.trump);
+        let strength = power(card, self.trump);
+        suit_cards(suit, self.trump)
+            .intersection(self.unseen)
+            .iter()
+            .all(|other| power(other, self.trump) < strength)
+    }
+
+    /// Trumps that an opponent might still hold.
+    fn trumps_out(&self) -> CardSet {
+        suit_cards(self.trump, self.trump).intersection(self.unseen)
+    }
+
+    fn is_trump(&self, card: Card) -> bool {
+        is_trump(card, self.trump)
+    }
+
+    /// The opponents who play this hand (one may sit out for a partner's loner).
+    fn active_opponents(&self) -> impl Iterator<Item = Seat> + '_ {
+        [self.me.next(4), self.me.partner().next(4)]
+            .into_iter()
+            .filter(|seat| Some(*seat) != self.sitting_out)
+    }
+}

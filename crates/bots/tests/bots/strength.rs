@@ -1,0 +1,78 @@
+//! How well the basic bot plays, measured over seeded games. Everything is
+//! deterministic, so the bars are not flaky; they sit well below the
+//! measured rates so that an honest change to the bot does not trip them,
+//! while a broken one does. Print the rates with
+//! `cargo test -p euchre-bots --test bots strength -- --nocapture`.
+
+use euchre_bots::{BasicBot, Bot, BotKind};
+use euchre_engine::{Game, Preset, Team};
+
+use crate::naive::NaiveBot;
+use crate::play_out;
+
+const GAMES: u64 = 300;
+
+/// Plays `games` games of `ours` against `theirs`, each seed twice with the
+/// sides swapped, so that neither the seats nor the deals favour anybody.
+/// Returns the share of games `ours` won.
+fn win_rate(
+    games: u64,
+    ours: impl Fn(u64) -> Box<dyn Bot>,
+    theirs: impl Fn(u64) -> Box<dyn Bot>,
+) -> f64 {
+    let mut won = 0;
+    for seed in 0..games / 2 {
+        for our_team in [Team(0), Team(1)] {
+            let mut bots = [0u8, 1, 2, 3].map(|seat| {
+                let bot_seed = seed * 4 + u64::from(seat);
+                if seat % 2 == our_team.0 { ours(bot_seed) } else { theirs(bot_seed) }
+            });
+            let mut game = Game::new(Preset::Standard.rules(), seed).expect("valid rules");
+            play_out(&mut game, &mut bots);
+            if game.winner() == Some(our_team) {
+                won += 1;
+            }
+        }
+    }
+    f64::from(won) / (games / 2 * 2) as f64
+}
+
+fn basic(_seed: u64) -> Box<dyn Bot> {
+    Box::new(BasicBot::new())
+}
+
+#[test]
+fn basic_bots_beat_random_bots() {
+    let rate = win_rate(GAMES, basic, |seed| BotKind::Random.create(seed));
+    println!("basic vs random: basic won {:.1}% of {GAMES} games", rate * 100.0);
+    // Measured: 100%.
+    assert!(rate > 0.95, "basic won only {rate}");
+}
+
+#[test]
+fn basic_bots_beat_the_engine_examples_simple_bot() {
+    let rate = win_rate(GAMES, basic, |_| Box::new(NaiveBot));
+    println!("basic vs simple: basic won {:.1}% of {GAMES} games", rate * 100.0);
+    // Measured: 79%.
+    assert!(rate > 0.70, "basic won only {rate}");
+}
+
+#[test]
+fn basic_against_basic_is_even() {
+    // Identical bots on both sides: whoever sits in seats 0 and 2 should win
+    // about half of the games, over seeds that vary the first dealer and
+    // every deal.
+    let mut won = 0;
+    for seed in 0..GAMES {
+        let mut bots = [0u64, 1, 2, 3].map(basic);
+        let mut game = Game::new(Preset::Standard.rules(), seed).expect("valid rules");
+        play_out(&mut game, &mut bots);
+        if game.winner() == Some(Team(0)) {
+            won += 1;
+        }
+    }
+    let rate = f64::from(won) / GAMES as f64;
+    println!("basic vs basic: seats 0 and 2 won {:.1}% of {GAMES} games", rate * 100.0);
+    // Measured: 48.7%.
+    assert!((0.42..=0.58).contains(&rate), "seats 0 and 2 won {rate}");
+}

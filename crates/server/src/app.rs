@@ -1,0 +1,149 @@
+//! The HTTP side: routes, the WebSocket upgrade with its checks, and the
+//! server's life from bind to graceful shutdown.
+
+use std::future::Future;
+use std::net::SocketAddr;
+
+use axum::Router;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use futures_util::StreamExt;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{Settings, Timing};
+use crate::connection;
+use crate::state::AppState;
+
+/// The hard cap on one WebSocket message: far above the protocol's limit, so
+/// an oversized command still gets a `too_large` answer, while a huge one
+/// closes the connection (1009) before it is buffered.
+const HARD_MESSAGE_CAP: usize = 64 * 1024;
+
+/// Until the web client lands, `/` says where to connect.
+const INDEX: &str = "Euchre server.\n\nConnect a WebSocket to /ws; docs/protocol.md in the \
+repository describes the protocol. Health: /healthz. Metrics: /metrics.\n";
+
+/// The routes, for `run` and for tests.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/", get(|| async { INDEX }))
+        .route("/ws", get(websocket))
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/metrics", get(metrics))
+        .with_state(state)
+}
+
+/// Serves on `listener` until `shutdown` completes, then tells every client,
+/// stops every table and waits (up to the grace period) for them to finish.
+pub async fn run(
+    listener: TcpListener,
+    settings: Settings,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let token = CancellationToken::new();
+    let state = AppState::new(settings, token.clone());
+    let grace = Timing::ms(state.settings.timing.shutdown_grace_ms);
+    let tracker = state.tracker.clone();
+    let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
+    let stop = token.clone();
+    tracing::info!(address = %listener.local_addr()?, "listening");
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            tracing::info!("shutting down");
+            stop.cancel();
+        })
+        .await?;
+    // axum does not wait for upgraded WebSockets: the tracker does.
+    token.cancel();
+    tracker.close();
+    if tokio::time::timeout(grace, tracker.wait()).await.is_err() {
+        tracing::warn!("some connections or tables did not finish in time");
+    }
+    Ok(())
+}
+
+async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")],
+        state.metrics.render(),
+    )
+}
+
+async fn websocket(
+    upgrade: WebSocketUpgrade,
+    headers: HeaderMap,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    State(state): State<AppState>,
+) -> Response {
+    if !origin_allowed(&headers, &state.settings.allowed_origins) {
+        return (StatusCode::FORBIDDEN, "this origin may not connect").into_response();
+    }
+    if state.shutdown.is_cancelled() {
+        return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
+    }
+    let Some(slot) = state.admit(peer.ip()) else {
+        return (StatusCode::TOO_MANY_REQUESTS, "too many connections from this address")
+            .into_response();
+    };
+    let tracker = state.tracker.clone();
+    upgrade
+        .max_message_size(HARD_MESSAGE_CAP)
+        .max_frame_size(HARD_MESSAGE_CAP)
+        .write_buffer_size(0)
+        .max_write_buffer_size(HARD_MESSAGE_CAP * 4)
+        .on_upgrade(move |socket| {
+            let (sink, stream) = socket.split();
+            tracker.track_future(async move {
+                connection::serve(sink, stream, state).await;
+                drop(slot);
+            })
+        })
+}
+
+/// Browsers send `Origin`; it must be this server's own host or one the
+/// settings allow. Native clients send none and are allowed.
+fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
+        return true;
+    };
+    if allowed.iter().any(|a| a == origin || a == "*") {
+        return true;
+    }
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let origin_host = origin.split_once("://").map(|(_, rest)| rest);
+    matches!((host, origin_host), (Some(host), Some(origin_host)) if host == origin_host)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(origin: Option<&str>, host: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, host.parse().expect("header"));
+        if let Some(origin) = origin {
+            headers.insert(header::ORIGIN, origin.parse().expect("header"));
+        }
+        headers
+    }
+
+    #[test]
+    fn origins() {
+        let allowed = vec!["https://club.example".to_owned()];
+        assert!(origin_allowed(&headers(None, "localhost:8080"), &allowed));
+        assert!(origin_allowed(
+            &headers(Some("http://localhost:8080"), "localhost:8080"),
+            &allowed
+        ));
+        assert!(origin_allowed(&headers(Some("https://club.example"), "x:1"), &allowed));
+        assert!(!origin_allowed(
+            &headers(Some("https://evil.example"), "localhost:8080"),
+            &allowed
+        ));
+    }
+}

@@ -1,0 +1,224 @@
+//! Settings, layered: built-in defaults, then a TOML file
+//! (`config/default.toml` when present, or `--config FILE`), then `EUCHRE_*`
+//! environment variables, then command-line flags.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Parser;
+use serde::{Deserialize, Serialize};
+
+/// Every setting of the server. `config/default.toml` documents each one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    /// Address to listen on.
+    pub bind: SocketAddr,
+    /// Logs as `human` text or `json` lines.
+    pub log_format: LogFormat,
+    pub limits: Limits,
+    pub timing: Timing,
+    /// Browser origins allowed to connect, besides the server's own host.
+    /// Clients that send no `Origin` (native ones) are always allowed.
+    pub allowed_origins: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogFormat {
+    Human,
+    Json,
+}
+
+/// Limits that keep one client from hurting the others.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Largest message accepted, in bytes; larger ones are answered `too_large`.
+    pub max_message_bytes: usize,
+    /// Messages per second a connection may send (pings exempt), and the burst above that.
+    pub messages_per_second: u32,
+    pub message_burst: u32,
+    /// Messages waiting to be sent to one connection before it counts as too slow and is dropped.
+    pub outbound_queue: usize,
+    /// Events each table keeps for clients that resume.
+    pub event_ring: usize,
+    /// Open tables one player may host.
+    pub tables_per_player: usize,
+    /// Open connections from one IP address.
+    pub connections_per_address: usize,
+    /// Tables on the server.
+    pub max_tables: usize,
+}
+
+/// Timers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Timing {
+    /// Time to send `hello` after connecting.
+    pub hello_timeout_ms: u64,
+    /// How often the server pings each connection.
+    pub ping_interval_ms: u64,
+    /// A connection silent for this long (no frame, no pong) is closed.
+    pub idle_timeout_ms: u64,
+    /// How long a disconnected player's seat waits before a bot plays it.
+    pub reconnect_grace_ms: u64,
+    /// Pause before a bot acts, so people can follow the play.
+    pub bot_delay_ms: u64,
+    /// On shutdown, how long clients are told to wait before reconnecting.
+    pub reconnect_after_ms: u64,
+    /// On shutdown, how long to wait for connections and tables to finish.
+    pub shutdown_grace_ms: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            bind: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            log_format: LogFormat::Human,
+            limits: Limits::default(),
+            timing: Timing::default(),
+            allowed_origins: Vec::new(),
+        }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_message_bytes: 4096,
+            messages_per_second: 20,
+            message_burst: 40,
+            outbound_queue: 512,
+            event_ring: 1024,
+            tables_per_player: 4,
+            connections_per_address: 32,
+            max_tables: 10_000,
+        }
+    }
+}
+
+impl Default for Timing {
+    fn default() -> Timing {
+        Timing {
+            hello_timeout_ms: 10_000,
+            ping_interval_ms: 20_000,
+            idle_timeout_ms: 60_000,
+            reconnect_grace_ms: 30_000,
+            bot_delay_ms: 700,
+            reconnect_after_ms: 5_000,
+            shutdown_grace_ms: 5_000,
+        }
+    }
+}
+
+impl Timing {
+    pub fn ms(value: u64) -> Duration {
+        Duration::from_millis(value)
+    }
+}
+
+/// Command-line flags. Each also reads an `EUCHRE_*` environment variable;
+/// flags win over the environment, which wins over the file.
+#[derive(Debug, Parser)]
+#[command(name = "euchre-server", version, about = "The authoritative Euchre table server")]
+pub struct Flags {
+    /// A TOML settings file (default: config/default.toml if it exists).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Address to listen on, e.g. 0.0.0.0:8080.
+    #[arg(long, env = "EUCHRE_BIND")]
+    pub bind: Option<SocketAddr>,
+    /// Log format: human or json.
+    #[arg(long, env = "EUCHRE_LOG_FORMAT")]
+    pub log_format: Option<String>,
+}
+
+impl Settings {
+    /// Loads the layers: defaults, file, environment (`EUCHRE_LIMITS__MAX_TABLES=…`
+    /// for nested keys), then flags.
+    pub fn load(flags: &Flags) -> anyhow::Result<Settings> {
+        Settings::load_with_env(flags, std::env::vars().collect())
+    }
+
+    /// [`Settings::load`] with the environment given, for tests.
+    pub fn load_with_env(
+        flags: &Flags,
+        env: std::collections::HashMap<String, String>,
+    ) -> anyhow::Result<Settings> {
+        let defaults = config::Config::try_from(&Settings::default())?;
+        let mut builder = config::Config::builder().add_source(defaults);
+        match &flags.config {
+            Some(path) => builder = builder.add_source(config::File::from(path.as_path())),
+            None => {
+                builder = builder
+                    .add_source(config::File::with_name("config/default.toml").required(false))
+            }
+        }
+        builder = builder.add_source(
+            config::Environment::with_prefix("EUCHRE")
+                .prefix_separator("_")
+                .separator("__")
+                .list_separator(",")
+                .with_list_parse_key("allowed_origins")
+                .try_parsing(true)
+                .source(Some(
+                    env.into_iter().filter(|(key, _)| key.starts_with("EUCHRE_")).collect(),
+                )),
+        );
+        if let Some(bind) = flags.bind {
+            builder = builder.set_override("bind", bind.to_string())?;
+        }
+        if let Some(format) = &flags.log_format {
+            builder = builder.set_override("log_format", format.as_str())?;
+        }
+        let settings: Settings = builder.build()?.try_deserialize()?;
+        Ok(settings)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(args: &[&str]) -> Flags {
+        Flags::parse_from(std::iter::once("euchre-server").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn layers_apply_in_order() {
+        let env: std::collections::HashMap<String, String> = [
+            ("EUCHRE_BIND", "0.0.0.0:9000"),
+            ("EUCHRE_LIMITS__MAX_TABLES", "7"),
+            ("EUCHRE_ALLOWED_ORIGINS", "https://a.example,https://b.example"),
+            ("HOME", "/root"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        let settings = Settings::load_with_env(&flags(&[]), env.clone()).expect("loads");
+        assert_eq!(settings.bind, "0.0.0.0:9000".parse().expect("addr"));
+        assert_eq!(settings.limits.max_tables, 7);
+        assert_eq!(settings.limits.max_message_bytes, Limits::default().max_message_bytes);
+        assert_eq!(settings.allowed_origins.len(), 2);
+        // A flag beats the environment.
+        let settings =
+            Settings::load_with_env(&flags(&["--bind", "127.0.0.1:1"]), env).expect("loads");
+        assert_eq!(settings.bind, "127.0.0.1:1".parse().expect("addr"));
+    }
+
+    #[test]
+    fn the_shipped_default_file_matches_the_built_in_defaults() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/default.toml");
+        let settings = Settings::load_with_env(&flags(&["--config", path]), Default::default())
+            .expect("config/default.toml loads");
+        assert_eq!(settings, Settings::default());
+    }
+
+    #[test]
+    fn unknown_settings_are_refused() {
+        let env = [("EUCHRE_LIMITS__MAX_TABELS".to_owned(), "7".to_owned())].into_iter().collect();
+        assert!(Settings::load_with_env(&flags(&[]), env).is_err());
+    }
+}

@@ -1,0 +1,333 @@
+//! One WebSocket connection: read frames, check them, send commands to
+//! tables, and write what the tables and the lobby send back.
+//!
+//! The loop is generic over the socket's sink and stream, so tests can drive
+//! it with channels as well as a real socket.
+
+use std::collections::HashSet;
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message};
+use euchre_protocol::{
+    ClientMessage, ErrorCode, PROTOCOL_VERSION, PlayerInfo, Refusal, Reply, ServerMessage, TableId,
+    close, parse_client_message,
+};
+use futures_util::{Sink, SinkExt, Stream, StreamExt};
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+use tokio::sync::{broadcast, mpsc};
+use tokio::time::{Instant, interval_at, timeout};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Timing;
+use crate::state::AppState;
+use crate::table::{ConnId, Outbox, Request, TableCommand, TableMessage};
+
+/// How long one write may take before the client counts as stuck.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Refused messages in a row before a flooding client is closed.
+const FLOOD_LIMIT: u32 = 200;
+
+/// Why the loop ended, and the close frame to send.
+struct Closing(u16, &'static str);
+
+/// Serves one connection until it closes.
+pub async fn serve<S, R>(mut sink: S, mut stream: R, state: AppState)
+where
+    S: Sink<Message> + Unpin,
+    R: Stream<Item = Result<Message, axum::Error>> + Unpin,
+{
+    let conn = state.next_conn_id();
+    state.metrics.connections_open.inc();
+    state.metrics.connections_total.inc();
+    let mut session = Session::new(conn, state.clone());
+    let closing = session.run(&mut sink, &mut stream).await;
+    let frame = CloseFrame { code: closing.0, reason: closing.1.into() };
+    let _ = timeout(WRITE_TIMEOUT, sink.send(Message::Close(Some(frame)))).await;
+    session.disconnect();
+    state.metrics.connections_open.dec();
+}
+
+struct Session {
+    conn: ConnId,
+    state: AppState,
+    player: Option<PlayerInfo>,
+    outbox: Outbox,
+    outgoing: mpsc::Receiver<ServerMessage>,
+    too_slow: CancellationToken,
+    lobby: Option<broadcast::Receiver<ServerMessage>>,
+    /// Tables this connection sits at or watches: told when it goes.
+    tables: HashSet<TableId>,
+    limiter: DefaultDirectRateLimiter,
+    refused_in_a_row: u32,
+    last_heard: Instant,
+}
+
+impl Session {
+    fn new(conn: ConnId, state: AppState) -> Session {
+        let limits = &state.settings.limits;
+        let (tx, outgoing) = mpsc::channel(limits.outbound_queue.max(1));
+        let too_slow = CancellationToken::new();
+        let per_second = NonZeroU32::new(limits.messages_per_second).unwrap_or(NonZeroU32::MIN);
+        let burst = NonZeroU32::new(limits.message_burst).unwrap_or(per_second);
+        Session {
+            conn,
+            player: None,
+            outbox: Outbox::new(tx, too_slow.clone()),
+            outgoing,
+            too_slow,
+            lobby: None,
+            tables: HashSet::new(),
+            limiter: RateLimiter::direct(Quota::per_second(per_second).allow_burst(burst)),
+            refused_in_a_row: 0,
+            last_heard: Instant::now(),
+            state,
+        }
+    }
+
+    async fn run<S, R>(&mut self, sink: &mut S, stream: &mut R) -> Closing
+    where
+        S: Sink<Message> + Unpin,
+        R: Stream<Item = Result<Message, axum::Error>> + Unpin,
+    {
+        let timing = self.state.settings.timing.clone();
+        let ping_every = Timing::ms(timing.ping_interval_ms);
+        let idle_after = Timing::ms(timing.idle_timeout_ms);
+        let hello_by = Instant::now() + Timing::ms(timing.hello_timeout_ms);
+        let mut pings = interval_at(Instant::now() + ping_every, ping_every);
+        let shutdown = self.state.shutdown.clone();
+        loop {
+            tokio::select! {
+                frame = stream.next() => {
+                    let frame = match frame {
+                        Some(Ok(frame)) => frame,
+                        Some(Err(error)) => {
+                            return if is_oversized(error) {
+                                Closing(close::TOO_LARGE, "message too large")
+                            } else {
+                                Closing(close::NORMAL, "bye")
+                            };
+                        }
+                        None => return Closing(close::NORMAL, "bye"),
+                    };
+                    self.last_heard = Instant::now();
+                    if let Some(closing) = self.on_frame(frame) {
+                        return closing;
+                    }
+                }
+                Some(message) = self.outgoing.recv() => {
+                    if !write(sink, &message).await {
+                        return Closing(close::TOO_SLOW, "write timed out");
+                    }
+                    self.state.metrics.messages_out.inc();
+                }
+                change = next_lobby(&mut self.lobby) => {
+                    let message = match change {
+                        Ok(message) => message,
+                        // Missed updates: send the whole lobby again rather than a gap.
+                        Err(broadcast::error::RecvError::Lagged(_)) => {
+                            ServerMessage::Lobby { tables: self.state.registry.public_tables() }
+                        }
+                        Err(broadcast::error::RecvError::Closed) => {
+                            self.lobby = None;
+                            continue;
+                        }
+                    };
+                    self.outbox.send(message);
+                }
+                _ = pings.tick() => {
+                    if self.last_heard.elapsed() > idle_after {
+                        return Closing(close::IDLE, "idle");
+                    }
+                    if timeout(WRITE_TIMEOUT, sink.send(Message::Ping(Vec::new().into()))).await.is_err() {
+                        return Closing(close::TOO_SLOW, "write timed out");
+                    }
+                }
+                () = tokio::time::sleep_until(hello_by), if self.player.is_none() => {
+                    return Closing(close::IDLE, "no hello");
+                }
+                () = self.too_slow.cancelled() => {
+                    return Closing(close::TOO_SLOW, "too far behind; reconnect and resume");
+                }
+                () = shutdown.cancelled() => {
+                    let reconnect_after_ms = timing.reconnect_after_ms;
+                    let _ = write(sink, &ServerMessage::Shutdown { reconnect_after_ms }).await;
+                    return Closing(close::GOING_AWAY, "server shutting down");
+                }
+            }
+        }
+    }
+
+    /// Handles one incoming frame; `Some` closes the connection.
+    fn on_frame(&mut self, frame: Message) -> Option<Closing> {
+        let text = match frame {
+            Message::Text(text) => text,
+            Message::Binary(_) => {
+                return self.refuse(ErrorCode::BinaryFrame.to_message(None));
+            }
+            Message::Close(_) => return Some(Closing(close::NORMAL, "bye")),
+            // Pongs are answered by the socket itself; both count as life.
+            Message::Ping(_) | Message::Pong(_) => return None,
+        };
+        self.state.metrics.messages_in.inc();
+        let limit = self.state.settings.limits.max_message_bytes;
+        if text.len() > limit {
+            let message = format!("messages are limited to {limit} bytes");
+            return self.refuse(ErrorCode::TooLarge.with_message(None, message));
+        }
+        let message = match parse_client_message(text.as_str()) {
+            Ok(message) => message,
+            Err(bad) => return self.refuse(bad.to_message()),
+        };
+        let is_ping = matches!(message, ClientMessage::Ping { .. });
+        if !is_ping && self.limiter.check().is_err() {
+            return self.refuse(ErrorCode::RateLimited.to_message(Some(message.id())));
+        }
+        self.refused_in_a_row = 0;
+        let id = message.id();
+        if let Err(refusal) = self.dispatch(message) {
+            self.state.metrics.errors_sent.inc();
+            self.outbox.send(refusal.into_message(Some(id)));
+        }
+        None
+    }
+
+    /// Sends an error for a refused frame; closes a client that keeps flooding.
+    fn refuse(&mut self, error: ServerMessage) -> Option<Closing> {
+        self.state.metrics.errors_sent.inc();
+        self.refused_in_a_row += 1;
+        if self.refused_in_a_row > FLOOD_LIMIT {
+            return Some(Closing(close::POLICY, "too many bad messages"));
+        }
+        self.outbox.send(error);
+        None
+    }
+
+    /// Carries out a command, or says why not.
+    fn dispatch(&mut self, message: ClientMessage) -> Result<(), Refusal> {
+        let id = message.id();
+        let Some(player) = self.player.clone() else {
+            return match message {
+                ClientMessage::Hello { id, protocol_version, token, name } => {
+                    self.hello(id, protocol_version, token, name)
+                }
+                _ => Err(ErrorCode::HelloFirst.into()),
+            };
+        };
+        let ack = |reply| ServerMessage::Ack { id, reply };
+        let (table, request) = match message {
+            ClientMessage::Hello { .. } => return Err(ErrorCode::HelloFirst.into()),
+            ClientMessage::Ping { .. } => {
+                self.outbox.send(ack(Reply::Pong));
+                return Ok(());
+            }
+            ClientMessage::ListTables { .. } => {
+                self.lobby.get_or_insert_with(|| self.state.registry.subscribe());
+                let tables = self.state.registry.public_tables();
+                self.outbox.send(ServerMessage::Lobby { tables });
+                self.outbox.send(ack(Reply::Done));
+                return Ok(());
+            }
+            ClientMessage::CreateTable { settings, .. } => {
+                let (table, invite) = self.state.create_table(&player, settings)?;
+                self.outbox.send(ack(Reply::TableCreated { table, invite }));
+                return Ok(());
+            }
+            ClientMessage::Sit { table, seat, invite, .. } => {
+                (table, Request::Sit { seat, invite })
+            }
+            ClientMessage::Leave { table, .. } => (table, Request::Leave),
+            ClientMessage::Watch { table, invite, .. } => (table, Request::Watch { invite }),
+            ClientMessage::Resume { table, last_seq, .. } => (table, Request::Resume { last_seq }),
+            ClientMessage::Start { table, .. } => (table, Request::Start),
+            ClientMessage::Rematch { table, .. } => (table, Request::Rematch),
+            ClientMessage::Act { table, action, .. } => (table, Request::Act(action)),
+            ClientMessage::Chat { table, text, .. } => (table, Request::Chat(text)),
+        };
+        let handle = self.state.registry.get(&table).ok_or(ErrorCode::NoSuchTable)?;
+        let joins =
+            matches!(request, Request::Sit { .. } | Request::Watch { .. } | Request::Resume { .. });
+        let command = TableCommand {
+            id,
+            conn: self.conn,
+            player,
+            outbox: self.outbox.clone(),
+            request,
+            received: std::time::Instant::now(),
+        };
+        if !handle.try_send(TableMessage::Command(command)) {
+            return Err(ErrorCode::Busy.into());
+        }
+        if joins {
+            self.tables.insert(table);
+        }
+        Ok(())
+    }
+
+    fn hello(
+        &mut self,
+        id: u64,
+        protocol_version: u32,
+        token: Option<String>,
+        name: Option<String>,
+    ) -> Result<(), Refusal> {
+        if protocol_version != PROTOCOL_VERSION {
+            let message = format!(
+                "this server speaks protocol version {PROTOCOL_VERSION}, not {protocol_version}"
+            );
+            return Err(ErrorCode::UnsupportedVersion.refusal(message));
+        }
+        let players = &self.state.players;
+        let (player, token) = match token {
+            Some(token) => match players.authenticate(&token) {
+                Some(player) => (player, token),
+                None => return Err(ErrorCode::BadToken.into()),
+            },
+            None => players.register(name.as_deref().unwrap_or_default())?,
+        };
+        self.player = Some(player.clone());
+        self.outbox.send(ServerMessage::Welcome {
+            id,
+            protocol_version: PROTOCOL_VERSION,
+            player,
+            token,
+        });
+        Ok(())
+    }
+
+    /// Tells every table this connection joined that it is gone.
+    fn disconnect(&mut self) {
+        for table in self.tables.drain() {
+            if let Some(handle) = self.state.registry.get(&table) {
+                let conn = self.conn;
+                // Waits for room in a busy table's mailbox rather than losing the news.
+                self.state.tracker.spawn(async move {
+                    handle.send(TableMessage::Disconnected { conn }).await;
+                });
+            }
+        }
+    }
+}
+
+/// Whether the socket failed because a message exceeded the hard size cap.
+fn is_oversized(error: axum::Error) -> bool {
+    matches!(
+        error.into_inner().downcast_ref::<tungstenite::Error>(),
+        Some(tungstenite::Error::Capacity(_))
+    )
+}
+
+/// Writes one message; false if the client did not take it in time.
+async fn write<S: Sink<Message> + Unpin>(sink: &mut S, message: &ServerMessage) -> bool {
+    let Ok(text) = serde_json::to_string(message) else { return true };
+    matches!(timeout(WRITE_TIMEOUT, sink.send(Message::Text(text.into()))).await, Ok(Ok(())))
+}
+
+async fn next_lobby(
+    lobby: &mut Option<broadcast::Receiver<ServerMessage>>,
+) -> Result<ServerMessage, broadcast::error::RecvError> {
+    match lobby {
+        Some(receiver) => receiver.recv().await,
+        None => std::future::pending().await,
+    }
+}

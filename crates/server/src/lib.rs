@@ -1,0 +1,19 @@
+//! The authoritative Euchre table server.
+//!
+//! - [`app::run`] serves HTTP and WebSockets on a listener until a shutdown
+//!   future completes, then shuts down gracefully.
+//! - [`connection`]: one task per WebSocket connection.
+//! - [`table`]: one actor task per table, owning its game alone.
+//! - [`registry`]: the lobby of tables; [`identity`]: guest players.
+
+pub mod app;
+pub mod config;
+pub mod connection;
+pub mod identity;
+pub mod metrics;
+pub mod registry;
+pub mod state;
+pub mod table;
+
+pub use app::{router, run};
+pub use config::Settings;

@@ -1,0 +1,75 @@
+//! Prometheus metrics, served as text at `/metrics`.
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+/// The server's metrics. Each is cheap to update from any task.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    pub connections_open: Gauge,
+    pub connections_total: Counter,
+    pub tables_open: Gauge,
+    pub tables_created: Counter,
+    pub messages_in: Counter,
+    pub messages_out: Counter,
+    pub errors_sent: Counter,
+    /// Seconds from a command arriving to its table handling it.
+    pub action_latency: Histogram,
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        let mut registry = Registry::with_prefix("euchre");
+        let metrics = Metrics {
+            connections_open: Gauge::default(),
+            connections_total: Counter::default(),
+            tables_open: Gauge::default(),
+            tables_created: Counter::default(),
+            messages_in: Counter::default(),
+            messages_out: Counter::default(),
+            errors_sent: Counter::default(),
+            action_latency: Histogram::new(exponential_buckets(0.000_05, 2.0, 16)),
+            registry: Registry::default(),
+        };
+        registry.register(
+            "connections_open",
+            "Open WebSocket connections",
+            metrics.connections_open.clone(),
+        );
+        registry.register(
+            "connections",
+            "WebSocket connections accepted",
+            metrics.connections_total.clone(),
+        );
+        registry.register("tables_open", "Tables open", metrics.tables_open.clone());
+        registry.register("tables_created", "Tables created", metrics.tables_created.clone());
+        registry.register(
+            "messages_received",
+            "Client messages received",
+            metrics.messages_in.clone(),
+        );
+        registry.register("messages_sent", "Server messages sent", metrics.messages_out.clone());
+        registry.register("errors_sent", "Error messages sent", metrics.errors_sent.clone());
+        registry.register(
+            "action_latency_seconds",
+            "Time from receiving a game action to its table applying it",
+            metrics.action_latency.clone(),
+        );
+        Metrics { registry, ..metrics }
+    }
+}
+
+impl Metrics {
+    /// The Prometheus text exposition.
+    pub fn render(&self) -> String {
+        let mut text = String::new();
+        if encode(&mut text, &self.registry).is_err() {
+            text.clear();
+        }
+        text
+    }
+}

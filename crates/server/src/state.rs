@@ -1,0 +1,146 @@
+//! What every connection shares: settings, players, the table registry,
+//! metrics, and the handles for shutting down.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use euchre_bots::BotKind;
+use euchre_protocol::{ErrorCode, PlayerInfo, Refusal, TableId, TableSettings};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use uuid::Uuid;
+
+use crate::config::{Settings, Timing};
+use crate::identity::Players;
+use crate::metrics::Metrics;
+use crate::registry::Registry;
+use crate::table::{Table, TableConfig};
+
+/// Cheap to clone: everything inside is shared.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    pub settings: Arc<Settings>,
+    pub players: Arc<Players>,
+    pub registry: Registry,
+    pub metrics: Arc<Metrics>,
+    /// Every connection and table task, so shutdown can wait for them.
+    pub tracker: TaskTracker,
+    pub shutdown: CancellationToken,
+    next_conn: Arc<AtomicU64>,
+    per_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+impl AppState {
+    pub fn new(settings: Settings, shutdown: CancellationToken) -> AppState {
+        AppState {
+            settings: Arc::new(settings),
+            players: Arc::default(),
+            registry: Registry::default(),
+            metrics: Arc::new(Metrics::default()),
+            tracker: TaskTracker::new(),
+            shutdown,
+            next_conn: Arc::default(),
+            per_address: Arc::default(),
+        }
+    }
+
+    pub fn next_conn_id(&self) -> u64 {
+        self.next_conn.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Counts a connection from `address`, or `None` if it has too many.
+    pub fn admit(&self, address: IpAddr) -> Option<AddressSlot> {
+        let mut counts = self.per_address.lock().unwrap_or_else(|p| p.into_inner());
+        let count = counts.entry(address).or_default();
+        if *count >= self.settings.limits.connections_per_address {
+            return None;
+        }
+        *count += 1;
+        Some(AddressSlot { address, counts: self.per_address.clone() })
+    }
+
+    /// Creates and starts a table hosted by `host`.
+    pub fn create_table(
+        &self,
+        host: &PlayerInfo,
+        settings: TableSettings,
+    ) -> Result<(TableId, Option<String>), Refusal> {
+        let bad = |message: String| ErrorCode::BadSettings.refusal(message);
+        let rules = settings.resolve_rules().map_err(bad)?;
+        let bot_kind = BotKind::from_name(&settings.bot).ok_or_else(|| {
+            bad(format!("unknown bot {:?}; choose random or basic", settings.bot))
+        })?;
+        let mut seen = [false; 4];
+        for seat in &settings.bot_seats {
+            match seen.get_mut(usize::from(*seat)) {
+                Some(taken) if !*taken => *taken = true,
+                _ => return Err(bad(format!("bot seat {seat} is not a free seat 0 to 3"))),
+            }
+        }
+        if let Some(seconds) = settings.turn_seconds
+            && !(5..=600).contains(&seconds)
+        {
+            return Err(bad("turn_seconds must be 5 to 600".to_owned()));
+        }
+        let limits = &self.settings.limits;
+        if self.registry.hosted_by(&host.id) >= limits.tables_per_player
+            || self.registry.len() >= limits.max_tables
+        {
+            return Err(ErrorCode::TooManyTables.into());
+        }
+        if self.shutdown.is_cancelled() {
+            return Err(ErrorCode::ShuttingDown.into());
+        }
+        let table_id = Uuid::now_v7().simple().to_string();
+        let invite = settings.private.then(|| Uuid::new_v4().simple().to_string()[..10].to_owned());
+        let timing = &self.settings.timing;
+        let config = TableConfig {
+            event_ring: limits.event_ring,
+            bot_delay: Timing::ms(timing.bot_delay_ms),
+            reconnect_grace: Timing::ms(timing.reconnect_grace_ms),
+            idle_close: Timing::ms(timing.reconnect_grace_ms.max(60_000)),
+            metrics: self.metrics.clone(),
+        };
+        let (table, handle, mailbox) = Table::new(
+            table_id.clone(),
+            host.clone(),
+            settings,
+            rules,
+            bot_kind,
+            invite.clone(),
+            config,
+            self.registry.clone(),
+        );
+        self.registry.insert(handle, table.summary(), &host.id);
+        self.metrics.tables_created.inc();
+        let metrics = self.metrics.clone();
+        let shutdown = self.shutdown.clone();
+        metrics.tables_open.inc();
+        self.tracker.spawn(async move {
+            table.run(mailbox, shutdown).await;
+            metrics.tables_open.dec();
+        });
+        Ok((table_id, invite))
+    }
+}
+
+/// One counted connection from an address; dropping it frees the slot.
+#[derive(Debug)]
+pub struct AddressSlot {
+    address: IpAddr,
+    counts: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(count) = counts.get_mut(&self.address) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                counts.remove(&self.address);
+            }
+        }
+    }
+}

@@ -1,0 +1,923 @@
+//! One table: an actor that owns its game alone.
+//!
+//! Connections talk to it through a bounded channel ([`TableHandle`]); it
+//! answers through each connection's bounded [`Outbox`], never waiting on a
+//! client. Every event gets the next `seq` and is kept in a ring for clients
+//! that resume; each receiver gets its own projection of it.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
+
+use euchre_bots::{Bot, BotKind};
+use euchre_engine::{Action, Game, Rules, Seat, Viewer};
+use euchre_protocol::{
+    CommandId, ErrorCode, Occupant, PlayerInfo, Refusal, Reply, ServerMessage, TableEvent, TableId,
+    TableNotice, TableSettings, TableState, TableStatus, TableSummary,
+};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::registry::Registry;
+
+/// Identifies one WebSocket connection.
+pub type ConnId = u64;
+
+/// Where a connection's messages go. Sending never waits: a connection whose
+/// queue is full is told it is too slow, and is dropped.
+#[derive(Clone, Debug)]
+pub struct Outbox {
+    tx: mpsc::Sender<ServerMessage>,
+    too_slow: CancellationToken,
+}
+
+impl Outbox {
+    pub fn new(tx: mpsc::Sender<ServerMessage>, too_slow: CancellationToken) -> Outbox {
+        Outbox { tx, too_slow }
+    }
+
+    /// Queues `message`; false if the connection is gone or too slow.
+    pub fn send(&self, message: ServerMessage) -> bool {
+        match self.tx.try_send(message) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                self.too_slow.cancel();
+                false
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        }
+    }
+}
+
+/// What a connection asks of a table.
+#[derive(Debug)]
+pub enum Request {
+    Sit { seat: Option<u8>, invite: Option<String> },
+    Watch { invite: Option<String> },
+    Resume { last_seq: u64 },
+    Leave,
+    Start,
+    Rematch,
+    Act(Action),
+    Chat(String),
+}
+
+/// A command with everything needed to answer it.
+#[derive(Debug)]
+pub struct TableCommand {
+    pub id: CommandId,
+    pub conn: ConnId,
+    pub player: PlayerInfo,
+    pub outbox: Outbox,
+    pub request: Request,
+    /// When the connection read it: for the action-latency metric.
+    pub received: std::time::Instant,
+}
+
+#[derive(Debug)]
+pub enum TableMessage {
+    Command(TableCommand),
+    /// The connection closed: its subscriptions end, its player is away.
+    Disconnected {
+        conn: ConnId,
+    },
+}
+
+/// A cheap, cloneable way to reach a table.
+#[derive(Clone, Debug)]
+pub struct TableHandle {
+    pub id: TableId,
+    tx: mpsc::Sender<TableMessage>,
+}
+
+impl TableHandle {
+    /// Hands a message to the table without waiting; false if its mailbox
+    /// is full or it has closed.
+    pub fn try_send(&self, message: TableMessage) -> bool {
+        self.tx.try_send(message).is_ok()
+    }
+
+    /// Hands a message to the table, waiting for room; false if it has closed.
+    pub async fn send(&self, message: TableMessage) -> bool {
+        self.tx.send(message).await.is_ok()
+    }
+}
+
+/// Timers and limits a table needs.
+#[derive(Clone, Debug)]
+pub struct TableConfig {
+    pub event_ring: usize,
+    pub bot_delay: Duration,
+    pub reconnect_grace: Duration,
+    /// How long a table with nobody connected stays open.
+    pub idle_close: Duration,
+    pub metrics: std::sync::Arc<crate::metrics::Metrics>,
+}
+
+#[derive(Debug)]
+enum Sitter {
+    Human(PlayerInfo),
+    Bot(BotKind),
+}
+
+#[derive(Debug, Default)]
+struct SeatState {
+    sitter: Option<Sitter>,
+    /// The bot playing this seat: its own, or one standing in for an absent player.
+    bot: Option<Box<dyn Bot>>,
+    /// When the seated player lost their last connection.
+    away_since: Option<Instant>,
+}
+
+#[derive(Debug)]
+struct Subscriber {
+    viewer: Viewer,
+    player_id: String,
+    outbox: Outbox,
+}
+
+/// The table actor's state.
+#[derive(Debug)]
+pub struct Table {
+    id: TableId,
+    host: PlayerInfo,
+    settings: TableSettings,
+    rules: Rules,
+    bot_kind: BotKind,
+    /// Seeds this table's bots, so random bots differ from table to table.
+    bot_seed: u64,
+    invite: Option<String>,
+    config: TableConfig,
+    registry: Registry,
+    seats: [SeatState; 4],
+    game: Option<Game>,
+    games_started: u32,
+    seq: u64,
+    ring: VecDeque<(u64, TableEvent)>,
+    subscribers: HashMap<ConnId, Subscriber>,
+    /// When the last game action (or start) happened: bots and timers count from here.
+    last_change: Instant,
+    /// When the table last had no connection at all.
+    empty_since: Option<Instant>,
+}
+
+impl Table {
+    /// A new table and the handle to reach it; run it with [`Table::run`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: TableId,
+        host: PlayerInfo,
+        settings: TableSettings,
+        rules: Rules,
+        bot_kind: BotKind,
+        invite: Option<String>,
+        config: TableConfig,
+        registry: Registry,
+    ) -> (Table, TableHandle, mpsc::Receiver<TableMessage>) {
+        let (tx, rx) = mpsc::channel(256);
+        let mut table = Table {
+            id: id.clone(),
+            host,
+            settings,
+            rules,
+            bot_kind,
+            bot_seed: uuid::Uuid::new_v4().as_u64_pair().0,
+            invite,
+            config,
+            registry,
+            seats: Default::default(),
+            game: None,
+            games_started: 0,
+            seq: 0,
+            ring: VecDeque::new(),
+            subscribers: HashMap::new(),
+            last_change: Instant::now(),
+            empty_since: Some(Instant::now()),
+        };
+        for seat in table.settings.bot_seats.clone() {
+            if let Some(state) = table.seats.get_mut(usize::from(seat)) {
+                state.sitter = Some(Sitter::Bot(bot_kind));
+                state.bot = Some(bot_kind.create(table.bot_seed ^ u64::from(seat)));
+            }
+        }
+        (table, TableHandle { id, tx }, rx)
+    }
+
+    pub fn summary(&self) -> TableSummary {
+        TableSummary {
+            table: self.id.clone(),
+            host: self.host.name.clone(),
+            preset: self.settings.preset,
+            rules: self.rules,
+            private: self.settings.private,
+            seated: self.seats.iter().filter(|s| s.sitter.is_some()).count() as u8,
+            status: self.status(),
+            turn_seconds: self.settings.turn_seconds,
+            chat: self.settings.chat,
+        }
+    }
+
+    fn status(&self) -> TableStatus {
+        match &self.game {
+            None => TableStatus::Open,
+            Some(game) if game.is_over() => TableStatus::Finished,
+            Some(_) => TableStatus::Playing,
+        }
+    }
+
+    /// The actor's loop: until every handle is gone, the table is abandoned,
+    /// or the server shuts down.
+    pub async fn run(mut self, mut rx: mpsc::Receiver<TableMessage>, shutdown: CancellationToken) {
+        loop {
+            let wake = self.next_wake();
+            tokio::select! {
+                message = rx.recv() => match message {
+                    Some(message) => self.handle(message),
+                    None => break,
+                },
+                () = sleep_until(wake) => {
+                    if !self.on_timer(Instant::now()) {
+                        break;
+                    }
+                }
+                () = shutdown.cancelled() => break,
+            }
+        }
+        self.registry.remove(&self.id);
+        tracing::debug!(table = %self.id, "table closed");
+    }
+
+    /// Handles one message.
+    pub fn handle(&mut self, message: TableMessage) {
+        match message {
+            TableMessage::Command(command) => self.command(command),
+            TableMessage::Disconnected { conn } => self.disconnected(conn),
+        }
+        self.touch_connections();
+    }
+
+    fn command(&mut self, command: TableCommand) {
+        let TableCommand { id, conn, player, outbox, request, received } = command;
+        let is_action = matches!(request, Request::Act(_));
+        let result = match request {
+            Request::Sit { seat, invite } => self.sit(conn, &player, &outbox, seat, invite),
+            Request::Watch { invite } => self.watch(conn, &player, &outbox, invite),
+            Request::Resume { last_seq } => self.resume(conn, &player, &outbox, last_seq),
+            Request::Leave => self.leave(conn, &player),
+            Request::Start => self.start(&player, false),
+            Request::Rematch => self.start(&player, true),
+            Request::Act(action) => self.act(&player, action),
+            Request::Chat(text) => self.chat(conn, &player, text),
+        };
+        let answer = match result {
+            Ok(reply) => ServerMessage::Ack { id, reply },
+            Err(refusal) => refusal.into_message(Some(id)),
+        };
+        outbox.send(answer);
+        self.after_change();
+        if is_action {
+            self.config.metrics.action_latency.observe(received.elapsed().as_secs_f64());
+        }
+    }
+
+    fn seat_of(&self, player: &PlayerInfo) -> Option<Seat> {
+        self.seats
+            .iter()
+            .position(|s| matches!(&s.sitter, Some(Sitter::Human(p)) if p.id == player.id))
+            .map(|i| Seat(i as u8))
+    }
+
+    fn check_invite(&self, invite: Option<&str>) -> Result<(), Refusal> {
+        match (&self.invite, invite) {
+            (None, _) => Ok(()),
+            (Some(code), Some(given)) if code == given => Ok(()),
+            _ => Err(ErrorCode::NoSuchTable.into()),
+        }
+    }
+
+    fn sit(
+        &mut self,
+        conn: ConnId,
+        player: &PlayerInfo,
+        outbox: &Outbox,
+        seat: Option<u8>,
+        invite: Option<String>,
+    ) -> Result<Reply, Refusal> {
+        self.check_invite(invite.as_deref())?;
+        if self.seat_of(player).is_some() {
+            return Err(ErrorCode::AlreadySeated.into());
+        }
+        let index = match seat {
+            Some(seat) if usize::from(seat) >= self.seats.len() => {
+                return Err(ErrorCode::NoSuchSeat.into());
+            }
+            Some(seat) if self.seats[usize::from(seat)].sitter.is_some() => {
+                return Err(ErrorCode::SeatTaken.into());
+            }
+            Some(seat) => usize::from(seat),
+            None => self
+                .seats
+                .iter()
+                .position(|s| s.sitter.is_none())
+                .ok_or(Refusal::from(ErrorCode::TableFull))?,
+        };
+        self.seats[index].sitter = Some(Sitter::Human(player.clone()));
+        self.seats[index].away_since = None;
+        let seat = index as u8;
+        self.publish(TableEvent::Table(TableNotice::SeatTaken {
+            seat,
+            occupant: Occupant::Player { player: player.clone(), connected: true },
+        }));
+        self.subscribe(conn, player, outbox, Viewer::Seat(Seat(seat)));
+        self.send_snapshot(conn);
+        if self.game.is_none() && self.seats.iter().all(|s| s.sitter.is_some()) {
+            self.begin_game();
+        }
+        Ok(Reply::Seated { table: self.id.clone(), seat })
+    }
+
+    fn watch(
+        &mut self,
+        conn: ConnId,
+        player: &PlayerInfo,
+        outbox: &Outbox,
+        invite: Option<String>,
+    ) -> Result<Reply, Refusal> {
+        self.check_invite(invite.as_deref())?;
+        let viewer = self.seat_of(player).map_or(Viewer::Spectator, Viewer::Seat);
+        self.subscribe(conn, player, outbox, viewer);
+        self.send_snapshot(conn);
+        Ok(Reply::Watching { table: self.id.clone() })
+    }
+
+    fn resume(
+        &mut self,
+        conn: ConnId,
+        player: &PlayerInfo,
+        outbox: &Outbox,
+        last_seq: u64,
+    ) -> Result<Reply, Refusal> {
+        let viewer = match (self.seat_of(player), self.subscribers.get(&conn)) {
+            (Some(seat), _) => Viewer::Seat(seat),
+            (None, Some(subscriber)) => subscriber.viewer,
+            (None, None) if self.invite.is_none() => Viewer::Spectator,
+            (None, None) => return Err(ErrorCode::NoSuchTable.into()),
+        };
+        self.subscribe(conn, player, outbox, viewer);
+        let oldest = self.ring.front().map_or(self.seq + 1, |(seq, _)| *seq);
+        let replayable = last_seq <= self.seq && last_seq + 1 >= oldest;
+        if replayable {
+            let missed: Vec<ServerMessage> = self
+                .ring
+                .iter()
+                .filter(|(seq, _)| *seq > last_seq)
+                .map(|(seq, event)| self.project_message(*seq, event, viewer))
+                .collect();
+            for message in missed {
+                outbox.send(message);
+            }
+        } else {
+            self.send_snapshot(conn);
+        }
+        Ok(Reply::Resumed { table: self.id.clone(), snapshot: !replayable })
+    }
+
+    fn leave(&mut self, conn: ConnId, player: &PlayerInfo) -> Result<Reply, Refusal> {
+        let watching = self.subscribers.remove(&conn).is_some();
+        let Some(seat) = self.seat_of(player) else {
+            return if watching { Ok(Reply::Done) } else { Err(ErrorCode::NotSeated.into()) };
+        };
+        self.subscribers.retain(|_, s| s.player_id != player.id);
+        let index = seat.index();
+        let seat_number = seat.0;
+        self.publish(TableEvent::Table(TableNotice::SeatLeft { seat: seat_number }));
+        if self.status() == TableStatus::Playing {
+            // A game in progress goes on: a bot takes the seat for good.
+            self.seats[index] = SeatState {
+                sitter: Some(Sitter::Bot(self.bot_kind)),
+                bot: Some(self.bot_kind.create(self.bot_seed ^ u64::from(seat_number))),
+                away_since: None,
+            };
+            self.publish(TableEvent::Table(TableNotice::SeatTaken {
+                seat: seat_number,
+                occupant: Occupant::Bot { bot: self.bot_kind.name().to_owned() },
+            }));
+        } else {
+            self.seats[index] = SeatState::default();
+        }
+        Ok(Reply::Done)
+    }
+
+    fn start(&mut self, player: &PlayerInfo, rematch: bool) -> Result<Reply, Refusal> {
+        if player.id != self.host.id {
+            return Err(ErrorCode::NotHost.into());
+        }
+        match (self.status(), rematch) {
+            (TableStatus::Playing, _) => return Err(ErrorCode::GameInProgress.into()),
+            (TableStatus::Open, true) => return Err(ErrorCode::NotStarted.into()),
+            (TableStatus::Finished, false) => return Err(ErrorCode::GameInProgress.into()),
+            _ => {}
+        }
+        let mut notices = Vec::new();
+        for (index, state) in self.seats.iter_mut().enumerate() {
+            if state.sitter.is_none() {
+                state.sitter = Some(Sitter::Bot(self.bot_kind));
+                state.bot = Some(self.bot_kind.create(self.bot_seed ^ index as u64));
+                let occupant = Occupant::Bot { bot: self.bot_kind.name().to_owned() };
+                let notice = TableNotice::SeatTaken { seat: index as u8, occupant };
+                notices.push(notice);
+            }
+        }
+        for notice in notices {
+            self.publish(TableEvent::Table(notice));
+        }
+        self.begin_game();
+        Ok(Reply::Done)
+    }
+
+    fn begin_game(&mut self) {
+        let seed = uuid::Uuid::new_v4().as_u64_pair().0;
+        let game = match Game::new(self.rules, seed) {
+            Ok(game) => game,
+            Err(error) => {
+                // The rules were validated when the table was made.
+                tracing::error!(table = %self.id, %error, "cannot start a game");
+                return;
+            }
+        };
+        self.games_started += 1;
+        let first_deal = game.current_deal_event();
+        self.game = Some(game);
+        self.last_change = Instant::now();
+        self.publish(TableEvent::Table(TableNotice::GameStarted {
+            game: self.games_started,
+            rules: self.rules,
+        }));
+        self.publish(TableEvent::Game(first_deal));
+    }
+
+    fn act(&mut self, player: &PlayerInfo, action: Action) -> Result<Reply, Refusal> {
+        let seat = self.seat_of(player).ok_or(ErrorCode::NotSeated)?;
+        self.apply(seat, action)?;
+        Ok(Reply::Done)
+    }
+
+    /// Applies an action to the game and publishes what happened.
+    fn apply(&mut self, seat: Seat, action: Action) -> Result<(), euchre_engine::RuleError> {
+        let game = self.game.as_mut().ok_or(euchre_engine::RuleError::GameOver)?;
+        let events = game.apply(seat, action)?;
+        self.last_change = Instant::now();
+        for event in events {
+            self.publish(TableEvent::Game(event));
+        }
+        Ok(())
+    }
+
+    fn chat(&mut self, conn: ConnId, player: &PlayerInfo, text: String) -> Result<Reply, Refusal> {
+        if !self.settings.chat {
+            return Err(ErrorCode::ChatDisabled.into());
+        }
+        if !self.subscribers.contains_key(&conn) && self.seat_of(player).is_none() {
+            return Err(ErrorCode::NotSeated.into());
+        }
+        let text = text.trim();
+        let length = text.chars().count();
+        if length == 0 || length > 500 {
+            return Err(ErrorCode::BadChat.into());
+        }
+        self.publish(TableEvent::Table(TableNotice::Chat {
+            from: player.name.clone(),
+            text: text.to_owned(),
+        }));
+        Ok(Reply::Done)
+    }
+
+    fn disconnected(&mut self, conn: ConnId) {
+        let Some(gone) = self.subscribers.remove(&conn) else { return };
+        let Viewer::Seat(seat) = gone.viewer else { return };
+        let still_here = self.subscribers.values().any(|s| s.player_id == gone.player_id);
+        if still_here {
+            return;
+        }
+        self.seats[seat.index()].away_since = Some(Instant::now());
+        let grace_ms = (self.status() == TableStatus::Playing)
+            .then_some(self.config.reconnect_grace.as_millis() as u64);
+        self.publish(TableEvent::Table(TableNotice::Presence {
+            seat: seat.0,
+            connected: false,
+            grace_ms,
+        }));
+    }
+
+    fn subscribe(&mut self, conn: ConnId, player: &PlayerInfo, outbox: &Outbox, viewer: Viewer) {
+        if let Viewer::Seat(seat) = viewer {
+            let state = &mut self.seats[seat.index()];
+            if state.away_since.take().is_some() {
+                // Back in time or late: either way the player plays again.
+                if matches!(state.sitter, Some(Sitter::Human(_))) {
+                    state.bot = None;
+                }
+                self.publish(TableEvent::Table(TableNotice::Presence {
+                    seat: seat.0,
+                    connected: true,
+                    grace_ms: None,
+                }));
+            }
+        }
+        self.subscribers.insert(
+            conn,
+            Subscriber { viewer, player_id: player.id.clone(), outbox: outbox.clone() },
+        );
+    }
+
+    /// Gives `event` the next seq, keeps it, and sends each subscriber its view of it.
+    fn publish(&mut self, event: TableEvent) {
+        self.seq += 1;
+        let seq = self.seq;
+        let mut too_slow = Vec::new();
+        for (conn, subscriber) in &self.subscribers {
+            let message = self.project_message(seq, &event, subscriber.viewer);
+            if !subscriber.outbox.send(message) {
+                too_slow.push(*conn);
+            }
+        }
+        self.ring.push_back((seq, event));
+        while self.ring.len() > self.config.event_ring {
+            self.ring.pop_front();
+        }
+        // Only now, with this event in the ring: dropping a subscriber publishes
+        // its absence, which must come after it.
+        for conn in too_slow {
+            self.disconnected(conn);
+        }
+    }
+
+    fn project_message(&self, seq: u64, event: &TableEvent, viewer: Viewer) -> ServerMessage {
+        ServerMessage::Event { table: self.id.clone(), seq, event: project(event, viewer) }
+    }
+
+    fn send_snapshot(&self, conn: ConnId) {
+        if let Some(subscriber) = self.subscribers.get(&conn) {
+            let state = self.state_for(subscriber.viewer);
+            subscriber.outbox.send(ServerMessage::Snapshot {
+                table: self.id.clone(),
+                seq: self.seq,
+                state,
+            });
+        }
+    }
+
+    /// Everything `viewer` may know of the table now.
+    pub fn state_for(&self, viewer: Viewer) -> TableState {
+        let seats = self
+            .seats
+            .iter()
+            .map(|state| match &state.sitter {
+                Some(Sitter::Human(player)) => Some(Occupant::Player {
+                    player: player.clone(),
+                    connected: state.away_since.is_none(),
+                }),
+                Some(Sitter::Bot(kind)) => Some(Occupant::Bot { bot: kind.name().to_owned() }),
+                None => None,
+            })
+            .collect();
+        let your_seat = match viewer {
+            Viewer::Seat(seat) => Some(seat.0),
+            Viewer::Spectator => None,
+        };
+        let actions = match (viewer, &self.game) {
+            (Viewer::Seat(seat), Some(game)) if game.turn() == Some(seat) => {
+                game.legal_actions(seat)
+            }
+            _ => Vec::new(),
+        };
+        TableState {
+            summary: self.summary(),
+            seats,
+            your_seat,
+            game: self.game.as_ref().map(|game| game.view(viewer)),
+            actions,
+        }
+    }
+
+    /// After anything changed: prompt the seat to act and refresh the lobby.
+    fn after_change(&mut self) {
+        if let Some(game) = &self.game
+            && let Some(turn) = game.turn()
+        {
+            let actions = game.legal_actions(turn);
+            for subscriber in self.subscribers.values() {
+                if subscriber.viewer == Viewer::Seat(turn) {
+                    subscriber.outbox.send(ServerMessage::YourTurn {
+                        table: self.id.clone(),
+                        seq: self.seq,
+                        actions: actions.clone(),
+                        deadline_ms: self.turn_deadline().map(|deadline| {
+                            deadline.saturating_duration_since(Instant::now()).as_millis() as u64
+                        }),
+                    });
+                }
+            }
+        }
+        self.registry.update(self.summary());
+    }
+
+    fn turn_deadline(&self) -> Option<Instant> {
+        let seconds = self.settings.turn_seconds?;
+        Some(self.last_change + Duration::from_secs(u64::from(seconds)))
+    }
+
+    /// When the seat to act will be played automatically, if it will be.
+    fn automatic_move(&self) -> Option<(Seat, Instant)> {
+        let game = self.game.as_ref()?;
+        let seat = game.turn()?;
+        let state = &self.seats[seat.index()];
+        let bot_time = self.last_change + self.config.bot_delay;
+        match &state.sitter {
+            Some(Sitter::Bot(_)) => Some((seat, bot_time)),
+            Some(Sitter::Human(_)) => {
+                let away = state
+                    .away_since
+                    .map(|since| (since + self.config.reconnect_grace).max(bot_time));
+                let timed_out = self.turn_deadline();
+                let due = match (away, timed_out) {
+                    (Some(a), Some(t)) => Some(a.min(t)),
+                    (a, t) => a.or(t),
+                };
+                due.map(|due| (seat, due))
+            }
+            None => None,
+        }
+    }
+
+    fn next_wake(&self) -> Option<Instant> {
+        let idle = self.empty_since.map(|since| since + self.config.idle_close);
+        match (self.automatic_move().map(|(_, due)| due), idle) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Runs what is due at `now`. False when the table should close.
+    pub fn on_timer(&mut self, now: Instant) -> bool {
+        if let Some(since) = self.empty_since
+            && now >= since + self.config.idle_close
+        {
+            return false;
+        }
+        if let Some((seat, due)) = self.automatic_move()
+            && now >= due
+        {
+            self.play_for(seat);
+            self.after_change();
+        }
+        true
+    }
+
+    /// A bot acts for `seat`: its own bot, or a stand-in for an absent or slow player.
+    fn play_for(&mut self, seat: Seat) {
+        let Some(game) = &self.game else { return };
+        let view = game.view(Viewer::Seat(seat));
+        let legal = game.legal_actions(seat);
+        let (kind, seed) = (self.bot_kind, self.bot_seed ^ u64::from(seat.0));
+        let bot = self.seats[seat.index()].bot.get_or_insert_with(|| kind.create(seed));
+        // A bot declines only when nothing but a concession is offered, which the
+        // engine never leaves as the only choice on a turn: it waits then.
+        let Some(action) = bot.choose(&view, &legal) else {
+            tracing::error!(table = %self.id, seat = seat.0, "a bot had nothing to play");
+            self.last_change = Instant::now();
+            return;
+        };
+        if let Err(error) = self.apply(seat, action) {
+            tracing::error!(table = %self.id, %error, "a bot chose an illegal action");
+        }
+    }
+
+    fn touch_connections(&mut self) {
+        if self.subscribers.is_empty() {
+            self.empty_since.get_or_insert_with(Instant::now);
+        } else {
+            self.empty_since = None;
+        }
+    }
+}
+
+/// `event` as `viewer` may see it; `None` makes a placeholder.
+pub fn project(event: &TableEvent, viewer: Viewer) -> Option<TableEvent> {
+    match event {
+        TableEvent::Game(event) => Some(TableEvent::Game(event.for_viewer(viewer))),
+        TableEvent::Table(notice) => Some(TableEvent::Table(notice.clone())),
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The actor on its own, with the clock paused: bots, grace periods,
+    //! turn timers and slow receivers, without a socket or a real sleep.
+
+    use std::sync::Arc;
+
+    use euchre_engine::Event;
+    use tokio::task::JoinHandle;
+
+    use super::*;
+
+    fn config() -> TableConfig {
+        TableConfig {
+            event_ring: 64,
+            bot_delay: Duration::from_millis(500),
+            reconnect_grace: Duration::from_secs(10),
+            idle_close: Duration::from_secs(600),
+            metrics: Arc::default(),
+        }
+    }
+
+    fn player(name: &str) -> PlayerInfo {
+        PlayerInfo { id: format!("id-{name}"), name: name.to_owned() }
+    }
+
+    struct Harness {
+        handle: TableHandle,
+        _task: JoinHandle<()>,
+    }
+
+    fn table(settings: TableSettings) -> Harness {
+        let rules = settings.resolve_rules().expect("rules");
+        let (table, handle, rx) = Table::new(
+            "t".into(),
+            player("host"),
+            settings,
+            rules,
+            BotKind::Basic,
+            None,
+            config(),
+            Registry::default(),
+        );
+        Harness { handle, _task: tokio::spawn(table.run(rx, CancellationToken::new())) }
+    }
+
+    struct Receiver {
+        conn: ConnId,
+        who: PlayerInfo,
+        outbox: Outbox,
+        rx: mpsc::Receiver<ServerMessage>,
+        too_slow: CancellationToken,
+    }
+
+    fn receiver(conn: ConnId, who: &str, capacity: usize) -> Receiver {
+        let (tx, rx) = mpsc::channel(capacity);
+        let too_slow = CancellationToken::new();
+        Receiver { conn, who: player(who), outbox: Outbox::new(tx, too_slow.clone()), rx, too_slow }
+    }
+
+    impl Harness {
+        async fn ask(&self, from: &Receiver, request: Request) {
+            let command = TableCommand {
+                id: 1,
+                conn: from.conn,
+                player: from.who.clone(),
+                outbox: from.outbox.clone(),
+                request,
+                received: std::time::Instant::now(),
+            };
+            assert!(self.handle.send(TableMessage::Command(command)).await);
+            settle().await;
+        }
+    }
+
+    /// Lets the actor run everything it can at the current (paused) time.
+    async fn settle() {
+        for _ in 0..20 {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    async fn pass_time(duration: Duration) {
+        tokio::time::advance(duration).await;
+        settle().await;
+    }
+
+    fn drain(rx: &mut mpsc::Receiver<ServerMessage>) -> Vec<ServerMessage> {
+        std::iter::from_fn(|| rx.try_recv().ok()).collect()
+    }
+
+    fn game_events(messages: &[ServerMessage]) -> Vec<Event> {
+        messages
+            .iter()
+            .filter_map(|m| match m {
+                ServerMessage::Event { event: Some(TableEvent::Game(event)), .. } => Some(*event),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The seat whose action an event records, if it records one.
+    fn actor(event: &Event) -> Option<Seat> {
+        match *event {
+            Event::Passed { seat }
+            | Event::TrumpMade { seat, .. }
+            | Event::Discarded { seat, .. }
+            | Event::CardPlayed { seat, .. } => Some(seat),
+            _ => None,
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn bots_act_after_their_delay() {
+        let harness = table(TableSettings { bot_seats: vec![0, 1, 2, 3], ..Default::default() });
+        let mut host = receiver(1, "host", 1024);
+        harness.ask(&host, Request::Watch { invite: None }).await;
+        harness.ask(&host, Request::Start).await;
+        let started = drain(&mut host.rx);
+        assert!(game_events(&started).iter().any(|e| matches!(e, Event::HandDealt { .. })));
+        assert!(game_events(&started).iter().all(|e| actor(e).is_none()), "nobody acted yet");
+        pass_time(Duration::from_millis(499)).await;
+        assert!(game_events(&drain(&mut host.rx)).is_empty(), "too early for a bot");
+        pass_time(Duration::from_millis(1)).await;
+        let acted = game_events(&drain(&mut host.rx));
+        assert_eq!(acted.iter().filter(|e| actor(e).is_some()).count(), 1, "{acted:?}");
+    }
+
+    /// Runs bots until it is seat 0's turn, returning what seat 0 was sent.
+    async fn until_seat_zero_turn(rx: &mut mpsc::Receiver<ServerMessage>) -> Vec<ServerMessage> {
+        let mut seen = Vec::new();
+        for _ in 0..20 {
+            seen.extend(drain(rx));
+            if seen.iter().any(|m| matches!(m, ServerMessage::YourTurn { .. })) {
+                return seen;
+            }
+            pass_time(Duration::from_millis(500)).await;
+        }
+        panic!("seat 0 never got a turn: {seen:?}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_absent_player_is_played_by_a_bot_after_the_grace_period() {
+        let harness = table(TableSettings { bot_seats: vec![1, 2, 3], ..Default::default() });
+        let mut ann = receiver(1, "ann", 1024);
+        let mut watcher = receiver(2, "watcher", 1024);
+        harness.ask(&watcher, Request::Watch { invite: None }).await;
+        harness.ask(&ann, Request::Sit { seat: Some(0), invite: None }).await;
+        until_seat_zero_turn(&mut ann.rx).await;
+        drain(&mut watcher.rx);
+        assert!(harness.handle.send(TableMessage::Disconnected { conn: ann.conn }).await);
+        settle().await;
+        let told = drain(&mut watcher.rx);
+        let presence = told.iter().find_map(|m| match m {
+            ServerMessage::Event {
+                event: Some(TableEvent::Table(TableNotice::Presence { seat, connected, grace_ms })),
+                ..
+            } => Some((*seat, *connected, *grace_ms)),
+            _ => None,
+        });
+        assert_eq!(presence, Some((0, false, Some(10_000))));
+        pass_time(Duration::from_millis(9_999)).await;
+        assert!(game_events(&drain(&mut watcher.rx)).is_empty(), "the seat waits for its player");
+        pass_time(Duration::from_millis(1)).await;
+        let played = game_events(&drain(&mut watcher.rx));
+        assert_eq!(played.iter().find_map(actor), Some(Seat(0)), "a bot played for seat 0");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_turn_timer_lets_a_bot_act_for_a_slow_player() {
+        let settings =
+            TableSettings { bot_seats: vec![1, 2, 3], turn_seconds: Some(5), ..Default::default() };
+        let harness = table(settings);
+        let mut ann = receiver(1, "ann", 1024);
+        harness.ask(&ann, Request::Sit { seat: Some(0), invite: None }).await;
+        let seen = until_seat_zero_turn(&mut ann.rx).await;
+        let deadline = seen.iter().find_map(|m| match m {
+            ServerMessage::YourTurn { deadline_ms, .. } => *deadline_ms,
+            _ => None,
+        });
+        assert_eq!(deadline, Some(5_000));
+        pass_time(Duration::from_millis(4_999)).await;
+        assert!(game_events(&drain(&mut ann.rx)).is_empty());
+        pass_time(Duration::from_millis(1)).await;
+        let played = game_events(&drain(&mut ann.rx));
+        assert_eq!(played.iter().find_map(actor), Some(Seat(0)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_receiver_that_falls_behind_is_dropped_and_the_table_plays_on() {
+        let harness = table(TableSettings { bot_seats: vec![0, 1, 2, 3], ..Default::default() });
+        let mut host = receiver(1, "host", 4096);
+        let slow = receiver(2, "slow", 2);
+        harness.ask(&host, Request::Watch { invite: None }).await;
+        harness.ask(&slow, Request::Watch { invite: None }).await;
+        harness.ask(&host, Request::Start).await;
+        for _ in 0..10 {
+            pass_time(Duration::from_millis(500)).await;
+        }
+        assert!(slow.too_slow.is_cancelled(), "the slow receiver was told to go");
+        let seen = game_events(&drain(&mut host.rx));
+        assert!(seen.iter().filter(|e| actor(e).is_some()).count() >= 10, "the table went on");
+    }
+}

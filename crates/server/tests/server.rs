@@ -1,0 +1,504 @@
+//! The server over real sockets on an ephemeral port: whole games, seq
+//! numbering, reconnection, errors, abuse, and a leak audit of every frame.
+
+mod support;
+
+use std::collections::HashSet;
+
+use euchre_engine::{Action, Card, CardSet, Event, Preset, Seat};
+use euchre_protocol::{
+    ClientMessage, PROTOCOL_VERSION, Reply, ServerMessage, TableEvent, TableSettings, close,
+};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use support::{Client, TestServer, answer_id, cards_in, error_code};
+
+/// Plays for one client until its table's game is won; returns its log.
+/// Acts only on a `your_turn` that is current (its seq is the last seen).
+async fn play_to_the_end(mut client: Client, table: String, seed: u64) -> Client {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // Messages read while sitting down count too.
+    let mut last_seq = client.log.iter().rev().find_map(|m| match m {
+        ServerMessage::Event { seq, .. } | ServerMessage::Snapshot { seq, .. } => Some(*seq),
+        _ => None,
+    });
+    let mut acted_at = None;
+    loop {
+        match client.recv().await {
+            ServerMessage::Event { seq, event, .. } => {
+                last_seq = Some(seq);
+                if let Some(TableEvent::Game(Event::GameWon { .. })) = event {
+                    return client;
+                }
+            }
+            ServerMessage::Snapshot { seq, .. } => last_seq = Some(seq),
+            ServerMessage::YourTurn { seq, actions, .. }
+                if Some(seq) == last_seq && acted_at != Some(seq) =>
+            {
+                acted_at = Some(seq);
+                let action = pick(&actions, &mut rng);
+                let id = client.next_id();
+                client.send(&ClientMessage::Act { id, table: table.clone(), action }).await;
+            }
+            ServerMessage::Error { code, message, .. } => panic!("error {code}: {message}"),
+            _ => {}
+        }
+    }
+}
+
+/// A random legal action that keeps the game moving: no concessions, and
+/// making trump more often than passing.
+fn pick(actions: &[Action], rng: &mut ChaCha8Rng) -> Action {
+    let useful: Vec<Action> =
+        actions.iter().copied().filter(|a| !matches!(a, Action::Concede | Action::Pass)).collect();
+    if !useful.is_empty() && (rng.random_range(0..3) > 0 || !actions.contains(&Action::Pass)) {
+        useful[rng.random_range(0..useful.len())]
+    } else {
+        actions.first().copied().unwrap_or(Action::Pass)
+    }
+}
+
+/// The seqs of a client's table events, checked to run without a gap or a
+/// repeat from its first snapshot on.
+fn assert_gapless(client: &Client) {
+    let mut expected = None;
+    for message in &client.log {
+        match message {
+            ServerMessage::Snapshot { seq, .. } if expected.is_none() => expected = Some(seq + 1),
+            ServerMessage::Event { seq, .. } => {
+                if let Some(next) = expected {
+                    assert_eq!(*seq, next, "event seqs must run on without a gap");
+                }
+                expected = Some(seq + 1);
+            }
+            _ => {}
+        }
+    }
+    assert!(expected.is_some(), "the client saw the table");
+}
+
+fn settings(preset: Preset, bot_seats: Vec<u8>) -> TableSettings {
+    TableSettings { preset, bot_seats, ..TableSettings::default() }
+}
+
+#[tokio::test]
+async fn one_player_and_three_bots_play_a_whole_game() {
+    let server = TestServer::start().await;
+    let mut ann = server.player("Ann").await;
+    let table = ann.create_table(settings(Preset::Standard, vec![1, 2, 3])).await;
+    assert_eq!(ann.sit(&table, Some(0)).await, 0);
+    let ann = play_to_the_end(ann, table, 1).await;
+    assert_gapless(&ann);
+    audit_leaks(&ann, Some(0));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn four_players_play_whole_games_under_several_presets() {
+    let server = TestServer::start().await;
+    for (round, preset) in
+        [Preset::Standard, Preset::StickTheDealer, Preset::Tournament, Preset::Online]
+            .into_iter()
+            .enumerate()
+    {
+        let mut host = server.player("Host").await;
+        let table = host.create_table(settings(preset, vec![])).await;
+        let mut spectator = server.player("Watcher").await;
+        let id = spectator.next_id();
+        let watch = ClientMessage::Watch { id, table: table.clone(), invite: None };
+        assert!(matches!(spectator.command(watch).await, ServerMessage::Ack { .. }));
+        let mut players = vec![host];
+        for name in ["B", "C", "D"] {
+            players.push(server.player(name).await);
+        }
+        for (seat, player) in players.iter_mut().enumerate() {
+            assert_eq!(player.sit(&table, Some(seat as u8)).await, seat as u8);
+        }
+        let tasks: Vec<_> = players
+            .into_iter()
+            .enumerate()
+            .map(|(seat, p)| {
+                tokio::spawn(play_to_the_end(p, table.clone(), (round * 4 + seat) as u64))
+            })
+            .collect();
+        let spectator = tokio::spawn(watch_to_the_end(spectator));
+        for (seat, task) in tasks.into_iter().enumerate() {
+            let client = task.await.expect("the player finished");
+            assert_gapless(&client);
+            audit_leaks(&client, Some(seat as u8));
+        }
+        let spectator = spectator.await.expect("the spectator finished");
+        assert_gapless(&spectator);
+        audit_leaks(&spectator, None);
+    }
+    server.stop().await;
+}
+
+async fn watch_to_the_end(mut client: Client) -> Client {
+    loop {
+        if let ServerMessage::Event {
+            event: Some(TableEvent::Game(Event::GameWon { .. })), ..
+        } = client.recv().await
+        {
+            return client;
+        }
+    }
+}
+
+/// Checks every frame a receiver got for cards it may not know. A receiver
+/// learns its own dealt hand, the up-card, cards played or shown in a claim,
+/// and (as dealer) its own discard; nothing else may ever appear.
+fn audit_leaks(client: &Client, seat: Option<u8>) {
+    let mut known = CardSet::EMPTY;
+    for message in &client.log {
+        let mut learns = CardSet::EMPTY;
+        if let ServerMessage::Event { event: Some(TableEvent::Game(event)), .. } = message {
+            match *event {
+                Event::HandDealt { up_card, hands, .. } => {
+                    known = CardSet::single(up_card);
+                    if let Some(seat) = seat {
+                        learns = hands[usize::from(seat)].unwrap_or_default();
+                    }
+                    for (index, hand) in hands.iter().enumerate() {
+                        if Some(index as u8) != seat {
+                            assert!(hand.is_none(), "seat {index}'s hand was sent to {seat:?}");
+                        }
+                    }
+                }
+                Event::CardPlayed { card, .. }
+                | Event::UpCardPickedUp { card, .. }
+                | Event::UpCardTurnedDown { card } => learns.insert(card),
+                Event::Claimed { cards, .. } => learns = cards,
+                Event::Discarded { seat: by, card } => {
+                    if Some(by.0) != seat {
+                        assert!(card.is_none(), "a discard was shown to {seat:?}");
+                    }
+                    if let Some(card) = card {
+                        learns.insert(card);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let ServerMessage::Snapshot { state, .. } = message
+            && let Some(game) = &state.game
+        {
+            learns = learns.union(CardSet::single(game.up_card));
+            learns = learns.union(game.hand.iter().flatten().copied().collect());
+        }
+        known = known.union(learns);
+        for code in cards_in(message) {
+            let card: Card = code.parse().expect("a card");
+            assert!(known.contains(card), "{card} reached {seat:?} in {message:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_player_who_reconnects_resumes_without_missing_or_repeating_an_event() {
+    let server = TestServer::start().await;
+    let mut ann = server.player("Ann").await;
+    let table = ann.create_table(settings(Preset::Standard, vec![1, 2, 3])).await;
+    ann.sit(&table, Some(0)).await;
+    // Play a few turns, then drop the connection in the middle of the hand.
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut last_seq = 0;
+    let mut turns = 0;
+    while turns < 3 {
+        match ann.recv().await {
+            ServerMessage::Event { seq, .. } | ServerMessage::Snapshot { seq, .. } => {
+                last_seq = seq
+            }
+            ServerMessage::YourTurn { seq, actions, .. } if seq == last_seq => {
+                turns += 1;
+                let id = ann.next_id();
+                let action = pick(&actions, &mut rng);
+                ann.send(&ClientMessage::Act { id, table: table.clone(), action }).await;
+            }
+            _ => {}
+        }
+    }
+    let token = ann.token.clone().expect("a token");
+    let seen: Vec<u64> = event_seqs(&ann);
+    drop(ann);
+
+    let mut back = Client::connect(&server.url()).await;
+    let id = back.next_id();
+    let hello = ClientMessage::Hello {
+        id,
+        protocol_version: PROTOCOL_VERSION,
+        token: Some(token),
+        name: None,
+    };
+    assert!(matches!(back.command(hello).await, ServerMessage::Welcome { .. }));
+    let last = *seen.last().expect("events were seen");
+    let id = back.next_id();
+    let resume = ClientMessage::Resume { id, table: table.clone(), last_seq: last };
+    let answer = back.command(resume).await;
+    assert!(
+        matches!(answer, ServerMessage::Ack { reply: Reply::Resumed { snapshot: false, .. }, .. }),
+        "{answer:?}"
+    );
+    let resumed = event_seqs(&back);
+    assert!(resumed.first().is_none_or(|first| *first == last + 1), "{resumed:?} after {last}");
+    // And the game plays on to the end from the new connection.
+    let back = play_to_the_end(back, table, 9).await;
+    let mut all: Vec<u64> = seen;
+    all.extend(event_seqs(&back));
+    let distinct: HashSet<u64> = all.iter().copied().collect();
+    assert_eq!(distinct.len(), all.len(), "no event twice");
+    assert!(all.windows(2).all(|w| w[1] == w[0] + 1), "no event missed");
+    server.stop().await;
+}
+
+fn event_seqs(client: &Client) -> Vec<u64> {
+    client
+        .log
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::Event { seq, .. } => Some(*seq),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A fresh snapshot of the table as `client` sees it.
+async fn snapshot(client: &mut Client, table: &str) -> ServerMessage {
+    let id = client.next_id();
+    client.send(&ClientMessage::Watch { id, table: table.to_owned(), invite: None }).await;
+    let snapshot = client.recv_until(|m| matches!(m, ServerMessage::Snapshot { .. })).await;
+    client.recv_until(|m| answer_id(m) == Some(id)).await;
+    snapshot
+}
+
+#[tokio::test]
+async fn rule_and_protocol_errors_leave_the_table_unchanged() {
+    let mut config = euchre_server::Settings::default();
+    config.timing.bot_delay_ms = 60_000; // bots wait: the table holds still
+    let server = TestServer::with_settings(config).await;
+    let mut ann = server.player("Ann").await;
+    let table = ann.create_table(settings(Preset::Standard, vec![])).await;
+    let mut others = Vec::new();
+    for (seat, name) in ["Bob", "Cy", "Di"].into_iter().enumerate() {
+        let mut player = server.player(name).await;
+        player.sit(&table, Some(seat as u8 + 1)).await;
+        others.push(player);
+    }
+    ann.sit(&table, Some(0)).await;
+    let before = snapshot(&mut ann, &table).await;
+    let ServerMessage::Snapshot { state, .. } = &before else { unreachable!() };
+    let game = state.game.as_ref().expect("the game started when the table filled");
+    let turn = game.turn.expect("someone is to act");
+    let dealer = game.dealer;
+    let not_turn = Seat((turn.0 + 1) % 4);
+    let table_id = table.clone();
+    let cases: Vec<(usize, ClientMessage, &str)> = vec![
+        (not_turn.index(), act(&table_id, Action::Pass), "not_your_turn"),
+        (
+            turn.index(),
+            act(&table_id, Action::Play { card: "Jc".parse().expect("card") }),
+            "not_now",
+        ),
+        (
+            turn.index(),
+            act(&table_id, Action::Discard { card: "Jc".parse().expect("card") }),
+            "not_now",
+        ),
+        (turn.index(), act(&table_id, Action::Claim), "not_now"),
+        (turn.index(), act("nope", Action::Pass), "no_such_table"),
+        (turn.index(), ClientMessage::Start { id: 0, table: table_id.clone() }, "not_host"),
+        (
+            turn.index(),
+            ClientMessage::Sit { id: 0, table: table_id.clone(), seat: None, invite: None },
+            "already_seated",
+        ),
+        (
+            turn.index(),
+            ClientMessage::Chat { id: 0, table: table_id.clone(), text: "  ".into() },
+            "bad_chat",
+        ),
+        (
+            turn.index(),
+            ClientMessage::Hello {
+                id: 0,
+                protocol_version: 1,
+                token: None,
+                name: Some("x".into()),
+            },
+            "hello_first",
+        ),
+    ];
+    let _ = dealer;
+    let mut clients: Vec<&mut Client> = vec![&mut ann];
+    clients.extend(others.iter_mut());
+    for (who, message, code) in cases {
+        let client = &mut clients[who];
+        let id = client.next_id();
+        let message = with_id(message, id);
+        let answer = client.command(message).await;
+        assert_eq!(error_code(&answer), Some(code), "{answer:?}");
+        assert_eq!(answer_id(&answer), Some(id));
+    }
+    let after = snapshot(&mut ann, &table).await;
+    assert_eq!(before, after, "errors changed the table");
+    server.stop().await;
+}
+
+fn act(table: &str, action: Action) -> ClientMessage {
+    ClientMessage::Act { id: 0, table: table.to_owned(), action }
+}
+
+fn with_id(message: ClientMessage, id: u64) -> ClientMessage {
+    let mut value = serde_json::to_value(&message).expect("serialize");
+    value["id"] = id.into();
+    serde_json::from_value(value).expect("still a message")
+}
+
+#[tokio::test]
+async fn bad_frames_are_answered_and_other_tables_carry_on() {
+    let server = TestServer::start().await;
+    // A healthy table, playing throughout.
+    let mut ann = server.player("Ann").await;
+    let table = ann.create_table(settings(Preset::Standard, vec![1, 2, 3])).await;
+    ann.sit(&table, Some(0)).await;
+    let game = tokio::spawn(play_to_the_end(ann, table, 5));
+
+    let mut rude = Client::connect(&server.url()).await;
+    let id = rude.next_id();
+    let early = rude.command(ClientMessage::ListTables { id }).await;
+    assert_eq!(error_code(&early), Some("hello_first"));
+    let id = rude.next_id();
+    let old =
+        ClientMessage::Hello { id, protocol_version: 99, token: None, name: Some("R".into()) };
+    assert_eq!(error_code(&rude.command(old).await), Some("unsupported_version"));
+    let id = rude.next_id();
+    let stolen =
+        ClientMessage::Hello { id, protocol_version: 1, token: Some("guess".into()), name: None };
+    assert_eq!(error_code(&rude.command(stolen).await), Some("bad_token"));
+    rude.hello("Rude").await;
+
+    for (frame, code) in [
+        ("{oops".to_owned(), "bad_json"),
+        (r#"{"type":"dance","id":4}"#.to_owned(), "unknown_type"),
+        (r#"{"type":"act","id":5,"table":"x","action":"play","card":"Zz"}"#.to_owned(), "bad_json"),
+        (
+            format!(r#"{{"type":"chat","id":6,"table":"x","text":"{}"}}"#, "a".repeat(5000)),
+            "too_large",
+        ),
+    ] {
+        rude.send_text(frame).await;
+        let answer = rude.recv_until(|m| matches!(m, ServerMessage::Error { .. })).await;
+        assert_eq!(error_code(&answer), Some(code));
+    }
+    // A flood gets rate limited; pings never are.
+    for _ in 0..100 {
+        let id = rude.next_id();
+        rude.send(&ClientMessage::ListTables { id }).await;
+    }
+    let limited = rude.recv_until(|m| error_code(m) == Some("rate_limited")).await;
+    assert!(answer_id(&limited).is_some());
+    // A huge frame closes the connection (1009).
+    rude.send_text("x".repeat(200_000)).await;
+    assert_eq!(rude.close_code().await, Some(close::TOO_LARGE));
+
+    let ann = game.await.expect("the other table finished its game");
+    assert_gapless(&ann);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_lobby_lists_public_tables_and_hides_private_ones() {
+    let server = TestServer::start().await;
+    let mut ann = server.player("Ann").await;
+    let public = ann.create_table(settings(Preset::Standard, vec![])).await;
+    let id = ann.next_id();
+    let private = TableSettings { private: true, ..TableSettings::default() };
+    let ServerMessage::Ack { reply: Reply::TableCreated { table: secret, invite }, .. } =
+        ann.command(ClientMessage::CreateTable { id, settings: private }).await
+    else {
+        panic!("expected table_created")
+    };
+    let invite = invite.expect("a private table has an invite code");
+    let mut bob = server.player("Bob").await;
+    let id = bob.next_id();
+    bob.send(&ClientMessage::ListTables { id }).await;
+    let ServerMessage::Lobby { tables } =
+        bob.recv_until(|m| matches!(m, ServerMessage::Lobby { .. })).await
+    else {
+        unreachable!()
+    };
+    let listed: Vec<&str> = tables.iter().map(|t| t.table.as_str()).collect();
+    assert_eq!(listed, vec![public.as_str()]);
+    // The private table needs its invite.
+    let id = bob.next_id();
+    let sit = ClientMessage::Sit { id, table: secret.clone(), seat: None, invite: None };
+    assert_eq!(error_code(&bob.command(sit).await), Some("no_such_table"));
+    let id = bob.next_id();
+    let sit = ClientMessage::Sit { id, table: secret, seat: None, invite: Some(invite) };
+    assert!(matches!(bob.command(sit).await, ServerMessage::Ack { .. }));
+    // Sitting at the public table shows up as a lobby update.
+    let _ = bob.sit(&public, None).await;
+    let update = bob
+        .recv_until(|m| matches!(m, ServerMessage::LobbyUpdate { table } if table.seated == 1))
+        .await;
+    assert!(matches!(update, ServerMessage::LobbyUpdate { .. }));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn shutdown_tells_clients_when_to_come_back() {
+    let server = TestServer::start().await;
+    let mut ann = server.player("Ann").await;
+    let stopping = tokio::spawn(server.stop());
+    let notice = ann.recv_until(|m| matches!(m, ServerMessage::Shutdown { .. })).await;
+    assert!(
+        matches!(notice, ServerMessage::Shutdown { reconnect_after_ms } if reconnect_after_ms > 0)
+    );
+    assert_eq!(ann.close_code().await, Some(close::GOING_AWAY));
+    stopping.await.expect("the server stopped");
+}
+
+/// A plain HTTP GET on the test server: (status line, body).
+async fn http_get(server: &TestServer, path: &str) -> (String, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(server.address).await.expect("connect");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("write");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.expect("read");
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    (head.lines().next().unwrap_or_default().to_owned(), body.to_owned())
+}
+
+#[tokio::test]
+async fn health_and_metrics_are_served() {
+    let server = TestServer::start().await;
+    let (status, body) = http_get(&server, "/healthz").await;
+    assert!(status.contains("200"), "{status}");
+    assert_eq!(body, "ok");
+    let mut ann = server.player("Ann").await;
+    ann.create_table(settings(Preset::Standard, vec![])).await;
+    let (status, body) = http_get(&server, "/metrics").await;
+    assert!(status.contains("200"), "{status}");
+    for metric in [
+        "euchre_connections_open",
+        "euchre_tables_open",
+        "euchre_messages_received_total",
+        "euchre_action_latency_seconds_bucket",
+    ] {
+        assert!(body.contains(metric), "{metric} missing from {body}");
+    }
+    assert!(body.contains("euchre_tables_open 1"), "{body}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_disallowed_origin_cannot_open_a_socket() {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let server = TestServer::start().await;
+    let mut request = server.url().into_client_request().expect("request");
+    request.headers_mut().insert("Origin", "https://elsewhere.example".parse().expect("header"));
+    let refused = tokio_tungstenite::connect_async(request).await;
+    assert!(refused.is_err(), "the upgrade must be refused");
+    server.stop().await;
+}

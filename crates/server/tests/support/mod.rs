@@ -1,0 +1,220 @@
+//! A test server on an ephemeral port and a typed WebSocket client.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use euchre_protocol::{ClientMessage, PROTOCOL_VERSION, Reply, ServerMessage, TableSettings};
+use euchre_server::Settings;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+
+/// How long a test waits for any one message before failing.
+pub const PATIENCE: Duration = Duration::from_secs(10);
+
+pub struct TestServer {
+    pub address: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<anyhow::Result<()>>>,
+}
+
+impl TestServer {
+    /// A server with quick bots and otherwise default settings.
+    pub async fn start() -> TestServer {
+        let mut settings = Settings::default();
+        settings.timing.bot_delay_ms = 0;
+        TestServer::with_settings(settings).await
+    }
+
+    pub async fn with_settings(settings: Settings) -> TestServer {
+        // Bound before the spawn: no test ever waits for the server to listen.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let address = listener.local_addr().expect("address");
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(euchre_server::run(listener, settings, async move {
+            let _ = stopped.await;
+        }));
+        TestServer { address, stop: Some(stop), task: Some(task) }
+    }
+
+    pub fn url(&self) -> String {
+        format!("ws://{}/ws", self.address)
+    }
+
+    /// A connected client that has said hello as `name`.
+    pub async fn player(&self, name: &str) -> Client {
+        let mut client = Client::connect(&self.url()).await;
+        client.hello(name).await;
+        client
+    }
+
+    /// Stops the server and waits for it to finish.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let result = tokio::time::timeout(PATIENCE, task).await;
+            assert!(matches!(result, Ok(Ok(Ok(())))), "the server did not stop cleanly");
+        }
+    }
+}
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+pub struct Client {
+    socket: Socket,
+    next_id: u64,
+    pub token: Option<String>,
+    pub player_id: Option<String>,
+    /// Every message received, in order.
+    pub log: Vec<ServerMessage>,
+}
+
+impl Client {
+    pub async fn connect(url: &str) -> Client {
+        let (socket, _) = connect_async(url).await.expect("connect");
+        Client { socket, next_id: 1, token: None, player_id: None, log: Vec::new() }
+    }
+
+    pub fn next_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    pub async fn send_text(&mut self, text: String) {
+        self.socket.send(Message::Text(text.into())).await.expect("send");
+    }
+
+    pub async fn send(&mut self, message: &ClientMessage) {
+        let text = serde_json::to_string(message).expect("serialize");
+        self.send_text(text).await;
+    }
+
+    /// The next message; panics after [`PATIENCE`] or if the socket closes.
+    pub async fn recv(&mut self) -> ServerMessage {
+        self.try_recv().await.expect("a message")
+    }
+
+    /// The next message, or `None` when the server closed the connection.
+    pub async fn try_recv(&mut self) -> Option<ServerMessage> {
+        loop {
+            let frame = tokio::time::timeout(PATIENCE, self.socket.next())
+                .await
+                .expect("a message in time");
+            match frame {
+                Some(Ok(Message::Text(text))) => {
+                    let message: ServerMessage = serde_json::from_str(text.as_str())
+                        .unwrap_or_else(|e| panic!("unparseable {text}: {e}"));
+                    self.log.push(message.clone());
+                    return Some(message);
+                }
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+
+    /// The close code the server sent, reading until the connection ends.
+    pub async fn close_code(&mut self) -> Option<u16> {
+        loop {
+            let frame = tokio::time::timeout(PATIENCE, self.socket.next()).await.ok()??;
+            match frame {
+                Ok(Message::Close(Some(frame))) => return Some(frame.code.into()),
+                Ok(Message::Close(None)) | Err(_) => return None,
+                Ok(_) => continue,
+            }
+        }
+    }
+
+    /// Reads until `wanted` matches, returning that message.
+    pub async fn recv_until(&mut self, wanted: impl Fn(&ServerMessage) -> bool) -> ServerMessage {
+        loop {
+            let message = self.recv().await;
+            if wanted(&message) {
+                return message;
+            }
+        }
+    }
+
+    /// Sends a command and waits for its answer (ack or error), returning it.
+    pub async fn command(&mut self, message: ClientMessage) -> ServerMessage {
+        let id = message.id();
+        self.send(&message).await;
+        self.recv_until(|m| answer_id(m) == Some(id)).await
+    }
+
+    pub async fn hello(&mut self, name: &str) {
+        let id = self.next_id();
+        let hello = ClientMessage::Hello {
+            id,
+            protocol_version: PROTOCOL_VERSION,
+            token: None,
+            name: Some(name.to_owned()),
+        };
+        match self.command(hello).await {
+            ServerMessage::Welcome { token, player, .. } => {
+                self.token = Some(token);
+                self.player_id = Some(player.id);
+            }
+            other => panic!("expected welcome, got {other:?}"),
+        }
+    }
+
+    pub async fn create_table(&mut self, settings: TableSettings) -> String {
+        let id = self.next_id();
+        match self.command(ClientMessage::CreateTable { id, settings }).await {
+            ServerMessage::Ack { reply: Reply::TableCreated { table, .. }, .. } => table,
+            other => panic!("expected table_created, got {other:?}"),
+        }
+    }
+
+    pub async fn sit(&mut self, table: &str, seat: Option<u8>) -> u8 {
+        let id = self.next_id();
+        let sit = ClientMessage::Sit { id, table: table.to_owned(), seat, invite: None };
+        match self.command(sit).await {
+            ServerMessage::Ack { reply: Reply::Seated { seat, .. }, .. } => seat,
+            other => panic!("expected seated, got {other:?}"),
+        }
+    }
+}
+
+/// The command id a message answers, if it is an answer.
+pub fn answer_id(message: &ServerMessage) -> Option<u64> {
+    match message {
+        ServerMessage::Ack { id, .. } | ServerMessage::Welcome { id, .. } => Some(*id),
+        ServerMessage::Error { id, .. } => *id,
+        _ => None,
+    }
+}
+
+/// The error code of an error message.
+pub fn error_code(message: &ServerMessage) -> Option<&str> {
+    match message {
+        ServerMessage::Error { code, .. } => Some(code),
+        _ => None,
+    }
+}
+
+/// Every card code mentioned anywhere in a message.
+pub fn cards_in(message: &ServerMessage) -> Vec<String> {
+    fn walk(value: &Value, found: &mut Vec<String>) {
+        match value {
+            Value::String(text) if text.parse::<euchre_engine::Card>().is_ok() => {
+                found.push(text.clone())
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
+            Value::Object(map) => map.values().for_each(|v| walk(v, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    walk(&serde_json::to_value(message).expect("serialize"), &mut found);
+    found
+}
