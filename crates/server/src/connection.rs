@@ -331,3 +331,115 @@ async fn next_lobby(
         None => std::future::pending().await,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The connection loop over channels instead of a socket, with the clock
+    //! paused: heartbeats and timeouts without real waiting.
+
+    use futures_util::stream;
+    use tokio_util::sync::PollSender;
+
+    use super::*;
+    use crate::config::Settings;
+
+    struct Wire {
+        to_server: mpsc::UnboundedSender<Result<Message, axum::Error>>,
+        from_server: mpsc::Receiver<Message>,
+        task: tokio::task::JoinHandle<()>,
+    }
+
+    async fn connect() -> Wire {
+        let state = AppState::new(Settings::default(), CancellationToken::new());
+        let (to_server, inbound) = mpsc::unbounded_channel();
+        let (outbound, from_server) = mpsc::channel(1024);
+        let frames = stream::unfold(inbound, |mut inbound| async move {
+            inbound.recv().await.map(|frame| (frame, inbound))
+        });
+        let task = tokio::spawn(serve(PollSender::new(outbound), Box::pin(frames), state));
+        // Let the loop start, so its clocks start now.
+        for _ in 0..20 {
+            tokio::task::yield_now().await;
+        }
+        Wire { to_server, from_server, task }
+    }
+
+    impl Wire {
+        fn send(&self, message: &ClientMessage) {
+            let text = serde_json::to_string(message).expect("serialize");
+            self.to_server.send(Ok(Message::Text(text.into()))).expect("the loop is running");
+        }
+
+        /// Frames written so far, after letting the loop run.
+        async fn written(&mut self) -> Vec<Message> {
+            for _ in 0..20 {
+                tokio::task::yield_now().await;
+            }
+            std::iter::from_fn(|| self.from_server.try_recv().ok()).collect()
+        }
+    }
+
+    fn close_code(frames: &[Message]) -> Option<u16> {
+        frames.iter().find_map(|frame| match frame {
+            Message::Close(Some(close)) => Some(close.code),
+            _ => None,
+        })
+    }
+
+    fn hello() -> ClientMessage {
+        ClientMessage::Hello {
+            id: 1,
+            protocol_version: PROTOCOL_VERSION,
+            token: None,
+            name: Some("Ann".into()),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_connection_without_hello_is_closed() {
+        let mut wire = connect().await;
+        tokio::time::advance(Duration::from_millis(9_999)).await;
+        assert_eq!(close_code(&wire.written().await), None);
+        tokio::time::advance(Duration::from_millis(1)).await;
+        assert_eq!(close_code(&wire.written().await), Some(close::IDLE));
+        wire.task.await.expect("the loop ended");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_server_pings_and_closes_a_silent_connection() {
+        let mut wire = connect().await;
+        wire.send(&hello());
+        let welcome = wire.written().await;
+        assert!(matches!(welcome.first(), Some(Message::Text(_))));
+        tokio::time::advance(Duration::from_secs(20)).await;
+        let frames = wire.written().await;
+        assert!(frames.iter().any(|f| matches!(f, Message::Ping(_))), "{frames:?}");
+        // An answer (any frame) keeps it open.
+        wire.to_server.send(Ok(Message::Pong(Vec::new().into()))).expect("running");
+        wire.written().await;
+        tokio::time::advance(Duration::from_secs(60)).await;
+        assert_eq!(close_code(&wire.written().await), None);
+        // Then silence past the idle limit closes it.
+        tokio::time::advance(Duration::from_secs(21)).await;
+        assert_eq!(close_code(&wire.written().await), Some(close::IDLE));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn pings_are_never_rate_limited() {
+        let mut wire = connect().await;
+        wire.send(&hello());
+        for id in 0..200 {
+            wire.send(&ClientMessage::Ping { id });
+        }
+        let frames = wire.written().await;
+        let texts: Vec<String> = frames
+            .iter()
+            .filter_map(|f| match f {
+                Message::Text(text) => Some(text.to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(texts.iter().filter(|t| t.contains("\"pong\"")).count(), 200);
+        assert!(!texts.iter().any(|t| t.contains("rate_limited")));
+    }
+}

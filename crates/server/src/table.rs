@@ -921,3 +921,160 @@ mod tests {
         assert!(seen.iter().filter(|e| actor(e).is_some()).count() >= 10, "the table went on");
     }
 }
+
+#[cfg(test)]
+mod leak_audit {
+    //! Every frame sent to every seat and spectator, over many whole games in
+    //! every preset, is checked for cards its receiver may not know. Seats are
+    //! people who never answer: the turn timer lets a bot play for each in
+    //! turn, while they keep receiving everything a person would.
+
+    use std::sync::Arc;
+
+    use euchre_engine::{Card, CardSet, Event, Preset};
+
+    use super::*;
+
+    fn cards_in(message: &ServerMessage) -> Vec<Card> {
+        fn walk(value: &serde_json::Value, found: &mut Vec<Card>) {
+            match value {
+                serde_json::Value::String(text) => found.extend(text.parse::<Card>().ok()),
+                serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
+                serde_json::Value::Object(map) => map.values().for_each(|v| walk(v, found)),
+                _ => {}
+            }
+        }
+        let mut found = Vec::new();
+        walk(&serde_json::to_value(message).unwrap_or_default(), &mut found);
+        found
+    }
+
+    /// Follows what one receiver may know, failing on anything more.
+    struct Auditor {
+        seat: Option<u8>,
+        known: CardSet,
+    }
+
+    impl Auditor {
+        fn check(&mut self, message: &ServerMessage) {
+            if let ServerMessage::Event { event: Some(TableEvent::Game(event)), .. } = message {
+                match *event {
+                    Event::HandDealt { up_card, hands, .. } => {
+                        self.known = CardSet::single(up_card);
+                        for (index, hand) in hands.iter().enumerate() {
+                            if Some(index as u8) == self.seat {
+                                self.known = self.known.union(hand.unwrap_or_default());
+                            } else {
+                                assert!(hand.is_none(), "hand {index} sent to {:?}", self.seat);
+                            }
+                        }
+                    }
+                    Event::CardPlayed { card, .. }
+                    | Event::UpCardPickedUp { card, .. }
+                    | Event::UpCardTurnedDown { card } => self.known.insert(card),
+                    Event::Claimed { cards, .. } => self.known = self.known.union(cards),
+                    Event::Discarded { seat, card } => {
+                        if Some(seat.0) == self.seat {
+                            self.known = self.known.union(card.into_iter().collect());
+                        } else {
+                            assert_eq!(card, None, "a discard shown to {:?}", self.seat);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if let ServerMessage::Snapshot { state, .. } = message
+                && let Some(game) = &state.game
+            {
+                // A snapshot shows public cards, and to a seat its own hand and discard
+                // (the engine's view tests prove those are the seat's own).
+                assert_eq!(state.your_seat, self.seat);
+                self.known.insert(game.up_card);
+                for trick in &game.tricks {
+                    self.known = self.known.union(trick.cards.iter().map(|(_, c)| *c).collect());
+                }
+                if self.seat.is_some() {
+                    self.known = self.known.union(game.hand.iter().flatten().copied().collect());
+                    self.known = self.known.union(game.discard.into_iter().collect());
+                }
+            }
+            for card in cards_in(message) {
+                assert!(self.known.contains(card), "{card} reached {:?}: {message:?}", self.seat);
+            }
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn no_frame_carries_a_card_its_receiver_may_not_know() {
+        let mut games = 0;
+        for preset in Preset::ALL {
+            for _ in 0..4 {
+                let settings = TableSettings {
+                    preset,
+                    turn_seconds: Some(5),
+                    rules: Some(
+                        serde_json::json!({"points_to_win": 5})
+                            .as_object()
+                            .cloned()
+                            .unwrap_or_default(),
+                    ),
+                    ..Default::default()
+                };
+                let rules = settings.resolve_rules().expect("rules");
+                let config = TableConfig {
+                    event_ring: 64,
+                    bot_delay: Duration::from_millis(1),
+                    reconnect_grace: Duration::from_secs(60),
+                    idle_close: Duration::from_secs(3600),
+                    metrics: Arc::default(),
+                };
+                let host = PlayerInfo { id: "p0".into(), name: "p0".into() };
+                let (mut table, _handle, _rx) = Table::new(
+                    "t".into(),
+                    host,
+                    settings,
+                    rules,
+                    BotKind::Basic,
+                    None,
+                    config,
+                    Registry::default(),
+                );
+                let mut receivers = Vec::new();
+                for conn in 0..5u64 {
+                    let (tx, rx) = mpsc::channel(100_000);
+                    let outbox = Outbox::new(tx, CancellationToken::new());
+                    let who = PlayerInfo { id: format!("p{conn}"), name: format!("p{conn}") };
+                    let (request, seat) = if conn < 4 {
+                        (Request::Sit { seat: Some(conn as u8), invite: None }, Some(conn as u8))
+                    } else {
+                        (Request::Watch { invite: None }, None)
+                    };
+                    table.handle(TableMessage::Command(TableCommand {
+                        id: conn,
+                        conn,
+                        player: who,
+                        outbox,
+                        request,
+                        received: std::time::Instant::now(),
+                    }));
+                    receivers.push((rx, Auditor { seat, known: CardSet::EMPTY }));
+                }
+                for _ in 0..10_000 {
+                    if table.game.as_ref().is_none_or(|g| g.is_over()) {
+                        break;
+                    }
+                    tokio::time::advance(Duration::from_secs(5)).await;
+                    table.on_timer(Instant::now());
+                    for (rx, auditor) in &mut receivers {
+                        while let Ok(message) = rx.try_recv() {
+                            auditor.check(&message);
+                        }
+                    }
+                }
+                assert!(table.game.as_ref().is_some_and(|g| g.is_over()), "{preset:?}: game over");
+                games += 1;
+            }
+        }
+        assert_eq!(games, 24);
+    }
+}
