@@ -13,18 +13,43 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use support::{Client, TestServer, answer_id, cards_in, error_code};
 
-/// Plays for one client until its table's game is won; returns its log.
-/// Acts only on a `your_turn` that is current (its seq is the last seen).
-async fn play_to_the_end(mut client: Client, table: String, seed: u64) -> Client {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    // Messages read while sitting down count too.
-    let mut last_seq = client.log.iter().rev().find_map(|m| match m {
+/// The last table seq a client has seen.
+fn last_seq(client: &Client) -> Option<u64> {
+    client.log.iter().rev().find_map(|m| match m {
         ServerMessage::Event { seq, .. } | ServerMessage::Snapshot { seq, .. } => Some(*seq),
         _ => None,
-    });
-    let mut acted_at = None;
+    })
+}
+
+/// A `your_turn` already read (say, while waiting for an ack) that is still current.
+fn pending_turn(client: &Client) -> Option<(u64, Vec<Action>)> {
+    let seq = last_seq(client)?;
+    client.log.iter().rev().find_map(|m| match m {
+        ServerMessage::YourTurn { seq: at, actions, .. } if *at == seq => {
+            Some((seq, actions.clone()))
+        }
+        _ => None,
+    })
+}
+
+/// Plays for one client until its table's game is won; returns its log.
+///
+/// Like a careful client, it keeps one action in flight at a time: it acts
+/// on a `your_turn` that is current (its seq is the last seen) and then
+/// waits for that action's answer; a prompt that arrives meanwhile is stale.
+async fn play_to_the_end(mut client: Client, table: String, seed: u64) -> Client {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut last_seq = last_seq(&client);
+    let mut in_flight = None;
+    if let Some((_, actions)) = pending_turn(&client) {
+        in_flight = Some(act(&mut client, &table, pick(&actions, &mut rng)).await);
+    }
     loop {
-        match client.recv().await {
+        let message = client.recv().await;
+        if in_flight.is_some() && answer_id(&message) == in_flight {
+            in_flight = None;
+        }
+        match message {
             ServerMessage::Event { seq, event, .. } => {
                 last_seq = Some(seq);
                 if let Some(TableEvent::Game(Event::GameWon { .. })) = event {
@@ -33,17 +58,25 @@ async fn play_to_the_end(mut client: Client, table: String, seed: u64) -> Client
             }
             ServerMessage::Snapshot { seq, .. } => last_seq = Some(seq),
             ServerMessage::YourTurn { seq, actions, .. }
-                if Some(seq) == last_seq && acted_at != Some(seq) =>
+                if Some(seq) == last_seq && in_flight.is_none() =>
             {
-                acted_at = Some(seq);
-                let action = pick(&actions, &mut rng);
-                let id = client.next_id();
-                client.send(&ClientMessage::Act { id, table: table.clone(), action }).await;
+                in_flight = Some(act(&mut client, &table, pick(&actions, &mut rng)).await);
             }
-            ServerMessage::Error { code, message, .. } => panic!("error {code}: {message}"),
+            ServerMessage::Error { code, message, .. } => {
+                let recent: Vec<String> =
+                    client.log.iter().rev().take(12).map(|m| format!("{m:?}")).collect();
+                panic!("error {code}: {message}; latest first: {recent:#?}")
+            }
             _ => {}
         }
     }
+}
+
+/// Sends a game action, returning its command id.
+async fn act(client: &mut Client, table: &str, action: Action) -> u64 {
+    let id = client.next_id();
+    client.send(&ClientMessage::Act { id, table: table.to_owned(), action }).await;
+    id
 }
 
 /// A random legal action that keeps the game moving: no concessions, and
@@ -202,8 +235,14 @@ async fn a_player_who_reconnects_resumes_without_missing_or_repeating_an_event()
     ann.sit(&table, Some(0)).await;
     // Play a few turns, then drop the connection in the middle of the hand.
     let mut rng = ChaCha8Rng::seed_from_u64(3);
-    let mut last_seq = 0;
+    let mut last_seq = last_seq(&ann).unwrap_or_default();
     let mut turns = 0;
+    if let Some((_, actions)) = pending_turn(&ann) {
+        turns += 1;
+        let id = ann.next_id();
+        let action = pick(&actions, &mut rng);
+        ann.send(&ClientMessage::Act { id, table: table.clone(), action }).await;
+    }
     while turns < 3 {
         match ann.recv().await {
             ServerMessage::Event { seq, .. } | ServerMessage::Snapshot { seq, .. } => {
@@ -293,19 +332,19 @@ async fn rule_and_protocol_errors_leave_the_table_unchanged() {
     let not_turn = Seat((turn.0 + 1) % 4);
     let table_id = table.clone();
     let cases: Vec<(usize, ClientMessage, &str)> = vec![
-        (not_turn.index(), act(&table_id, Action::Pass), "not_your_turn"),
+        (not_turn.index(), act_message(&table_id, Action::Pass), "not_your_turn"),
         (
             turn.index(),
-            act(&table_id, Action::Play { card: "Jc".parse().expect("card") }),
+            act_message(&table_id, Action::Play { card: "Jc".parse().expect("card") }),
             "not_now",
         ),
         (
             turn.index(),
-            act(&table_id, Action::Discard { card: "Jc".parse().expect("card") }),
+            act_message(&table_id, Action::Discard { card: "Jc".parse().expect("card") }),
             "not_now",
         ),
-        (turn.index(), act(&table_id, Action::Claim), "not_now"),
-        (turn.index(), act("nope", Action::Pass), "no_such_table"),
+        (turn.index(), act_message(&table_id, Action::Claim), "not_now"),
+        (turn.index(), act_message("nope", Action::Pass), "no_such_table"),
         (turn.index(), ClientMessage::Start { id: 0, table: table_id.clone() }, "not_host"),
         (
             turn.index(),
@@ -344,7 +383,7 @@ async fn rule_and_protocol_errors_leave_the_table_unchanged() {
     server.stop().await;
 }
 
-fn act(table: &str, action: Action) -> ClientMessage {
+fn act_message(table: &str, action: Action) -> ClientMessage {
     ClientMessage::Act { id: 0, table: table.to_owned(), action }
 }
 
@@ -500,5 +539,107 @@ async fn a_disallowed_origin_cannot_open_a_socket() {
     request.headers_mut().insert("Origin", "https://elsewhere.example".parse().expect("header"));
     let refused = tokio_tungstenite::connect_async(request).await;
     assert!(refused.is_err(), "the upgrade must be refused");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn chat_start_leave_and_rematch() {
+    let server = TestServer::start().await;
+    let mut ann = server.player("Ann").await;
+    let table = ann.create_table(settings(Preset::Standard, vec![])).await;
+    ann.sit(&table, Some(0)).await;
+    let mut bob = server.player("Bob").await;
+    bob.sit(&table, Some(2)).await;
+
+    // Chat reaches everyone at the table.
+    let id = ann.next_id();
+    let chat = ClientMessage::Chat { id, table: table.clone(), text: " hello ".into() };
+    assert!(matches!(ann.command(chat).await, ServerMessage::Ack { .. }));
+    let heard = bob
+        .recv_until(|m| matches!(m, ServerMessage::Event { event: Some(TableEvent::Table(_)), .. } if format!("{m:?}").contains("Chat")))
+        .await;
+    assert!(format!("{heard:?}").contains("\"hello\""), "{heard:?}");
+
+    // Only the host starts; empty seats go to bots.
+    let id = bob.next_id();
+    let start = ClientMessage::Start { id, table: table.clone() };
+    assert_eq!(error_code(&bob.command(start).await), Some("not_host"));
+    let id = ann.next_id();
+    let rematch = ClientMessage::Rematch { id, table: table.clone() };
+    assert_eq!(error_code(&ann.command(rematch).await), Some("not_started"));
+    let id = ann.next_id();
+    assert!(matches!(
+        ann.command(ClientMessage::Start { id, table: table.clone() }).await,
+        ServerMessage::Ack { .. }
+    ));
+    let id = ann.next_id();
+    let again = ClientMessage::Start { id, table: table.clone() };
+    assert_eq!(error_code(&ann.command(again).await), Some("game_in_progress"));
+
+    // Bob leaves mid-game: a bot takes his seat and the game goes on.
+    let id = bob.next_id();
+    assert!(matches!(
+        bob.command(ClientMessage::Leave { id, table: table.clone() }).await,
+        ServerMessage::Ack { .. }
+    ));
+    let ann = play_to_the_end(ann, table.clone(), 11).await;
+    let replaced = ann.log.iter().any(|m| {
+        matches!(
+            m,
+            ServerMessage::Event {
+                event: Some(TableEvent::Table(euchre_protocol::TableNotice::SeatTaken {
+                    seat: 2,
+                    occupant: euchre_protocol::Occupant::Bot { .. }
+                })),
+                ..
+            }
+        )
+    });
+    assert!(replaced, "a bot took the seat Bob left");
+    let mut ann = ann;
+    let id = ann.next_id();
+    assert!(matches!(
+        ann.command(ClientMessage::Rematch { id, table: table.clone() }).await,
+        ServerMessage::Ack { .. }
+    ));
+    // The new game's events came before the rematch's ack.
+    let second_game = ann.log.iter().any(|m| {
+        matches!(
+            m,
+            ServerMessage::Event {
+                event: Some(TableEvent::Table(euchre_protocol::TableNotice::GameStarted {
+                    game: 2,
+                    ..
+                })),
+                ..
+            }
+        )
+    });
+    assert!(second_game, "the rematch started game 2");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn limits_on_tables_and_connections() {
+    let mut config = euchre_server::Settings::default();
+    config.limits.tables_per_player = 2;
+    config.limits.connections_per_address = 3;
+    let server = TestServer::with_settings(config).await;
+    let mut ann = server.player("Ann").await;
+    ann.create_table(TableSettings::default()).await;
+    ann.create_table(TableSettings::default()).await;
+    let id = ann.next_id();
+    let third = ClientMessage::CreateTable { id, settings: TableSettings::default() };
+    assert_eq!(error_code(&ann.command(third).await), Some("too_many_tables"));
+    let id = ann.next_id();
+    let bad = TableSettings { bot: "genius".into(), ..TableSettings::default() };
+    assert_eq!(
+        error_code(&ann.command(ClientMessage::CreateTable { id, settings: bad }).await),
+        Some("bad_settings")
+    );
+    let _two = Client::connect(&server.url()).await;
+    let _three = Client::connect(&server.url()).await;
+    let fourth = tokio_tungstenite::connect_async(server.url()).await;
+    assert!(fourth.is_err(), "a fourth connection from one address is refused");
     server.stop().await;
 }
