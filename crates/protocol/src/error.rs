@@ -57,6 +57,9 @@ pub enum ErrorCode {
     ShuttingDown,
     /// The table is busy; try again.
     Busy,
+    /// The server cannot keep what you asked for right now (its storage
+    /// failed); nothing changed.
+    Unavailable,
 }
 
 impl ErrorCode {
@@ -86,6 +89,7 @@ impl ErrorCode {
             ErrorCode::BadChat => "bad_chat",
             ErrorCode::ShuttingDown => "shutting_down",
             ErrorCode::Busy => "busy",
+            ErrorCode::Unavailable => "unavailable",
         }
     }
 
@@ -116,6 +120,7 @@ impl ErrorCode {
             ErrorCode::BadChat => "a chat message must be 1 to 500 characters",
             ErrorCode::ShuttingDown => "the server is shutting down",
             ErrorCode::Busy => "the table is busy; try again",
+            ErrorCode::Unavailable => "the server cannot store this right now; try again",
         }
     }
 

@@ -3,6 +3,7 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::ws::WebSocketUpgrade;
@@ -13,6 +14,8 @@ use axum::routing::get;
 use futures_util::StreamExt;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+
+use euchre_store::Store;
 
 use crate::config::{Settings, Timing};
 use crate::connection;
@@ -33,6 +36,7 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(|| async { INDEX }))
         .route("/ws", get(websocket))
         .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .with_state(state)
 }
@@ -45,7 +49,21 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let token = CancellationToken::new();
-    let state = AppState::new(settings, token.clone());
+    let store = open_store(&settings).await?;
+    // The journal first: whatever it holds that the database lacks goes in now.
+    let journal_dir = settings.data_dir.join("journal");
+    let (recorder, writer) =
+        euchre_store::writer::start(store.clone(), journal_dir, WRITER_QUEUE).await?;
+    let stop_writer = CancellationToken::new();
+    let writer = tokio::spawn(writer.run(stop_writer.clone()));
+    let state = AppState::new(settings, token.clone(), store.clone(), recorder);
+    for live in store.live_tables().await? {
+        let id = live.id.clone();
+        match state.restore_table(live) {
+            Ok(()) => tracing::info!(table = %id, "table restored"),
+            Err(error) => tracing::error!(table = %id, %error, "cannot restore a table"),
+        }
+    }
     let grace = Timing::ms(state.settings.timing.shutdown_grace_ms);
     let tracker = state.tracker.clone();
     let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
@@ -64,8 +82,51 @@ pub async fn run(
     if tokio::time::timeout(grace, tracker.wait()).await.is_err() {
         tracing::warn!("some connections or tables did not finish in time");
     }
+    // Everything acknowledged is in the journal; give the database what it can take.
+    stop_writer.cancel();
+    let _ = writer.await;
     Ok(())
 }
+
+/// Writes queued for the database in memory; more wait in the journal.
+const WRITER_QUEUE: usize = 65_536;
+
+/// Connects to the database and migrates it, retrying while it is not up.
+async fn open_store(settings: &Settings) -> anyhow::Result<Arc<dyn Store>> {
+    let url = settings.database_url.expose();
+    let mut delay = std::time::Duration::from_millis(200);
+    loop {
+        let attempt = async {
+            let store = euchre_store::connect(url).await?;
+            store.migrate().await?;
+            Ok::<_, euchre_store::StoreError>(store)
+        };
+        match attempt.await {
+            Ok(store) => return Ok(Arc::from(store)),
+            Err(euchre_store::StoreError::UnsupportedUrl(url)) => {
+                anyhow::bail!("unsupported database URL {url:?}: use sqlite://FILE or postgres://…")
+            }
+            Err(error) => {
+                tracing::warn!(%error, database = ?settings.database_url, "database not ready; retrying");
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(std::time::Duration::from_secs(5));
+            }
+        }
+    }
+}
+
+/// Ready when the database answers and is not far behind the journal.
+async fn readyz(State(state): State<AppState>) -> Response {
+    let health = state.recorder.health();
+    let (connected, backlog) = (health.connected(), health.backlog());
+    let ready = connected && backlog < READY_BACKLOG && !state.shutdown.is_cancelled();
+    let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    let body = serde_json::json!({ "ready": ready, "database": if connected { "up" } else { "down" }, "backlog": backlog });
+    (status, axum::Json(body)).into_response()
+}
+
+/// Writes waiting for the database beyond which the server reports not ready.
+const READY_BACKLOG: u64 = 10_000;
 
 async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     (

@@ -15,6 +15,10 @@ use serde::{Deserialize, Serialize};
 pub struct Settings {
     /// Address to listen on.
     pub bind: SocketAddr,
+    /// Where match history is kept: `sqlite://FILE` or `postgres://USER:PASSWORD@HOST/DB`.
+    pub database_url: DatabaseUrl,
+    /// The server's own files: the journal (and the SQLite file by default).
+    pub data_dir: PathBuf,
     /// Logs as `human` text or `json` lines.
     pub log_format: LogFormat,
     pub limits: Limits,
@@ -22,6 +26,36 @@ pub struct Settings {
     /// Browser origins allowed to connect, besides the server's own host.
     /// Clients that send no `Origin` (native ones) are always allowed.
     pub allowed_origins: Vec<String>,
+}
+
+/// A database URL, whose `Debug` hides any password.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct DatabaseUrl(pub String);
+
+impl DatabaseUrl {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for DatabaseUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // scheme://user:password@host… → scheme://user:***@host…
+        let url = &self.0;
+        match (url.find("://"), url.rfind('@')) {
+            (Some(scheme), Some(at)) if at > scheme => {
+                let userinfo = &url[scheme + 3..at];
+                match userinfo.split_once(':') {
+                    Some((user, _)) => {
+                        write!(f, "\"{}{user}:***{}\"", &url[..scheme + 3], &url[at..])
+                    }
+                    None => write!(f, "{url:?}"),
+                }
+            }
+            _ => write!(f, "{url:?}"),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +110,8 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             bind: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            database_url: DatabaseUrl("sqlite://data/euchre.db".to_owned()),
+            data_dir: PathBuf::from("data"),
             log_format: LogFormat::Human,
             limits: Limits::default(),
             timing: Timing::default(),
@@ -133,6 +169,12 @@ pub struct Flags {
     /// Log format: human or json.
     #[arg(long, env = "EUCHRE_LOG_FORMAT")]
     pub log_format: Option<String>,
+    /// Database URL: sqlite://FILE (the default, data/euchre.db) or postgres://….
+    #[arg(long, env = "DATABASE_URL")]
+    pub database_url: Option<String>,
+    /// The folder for the server's own files.
+    #[arg(long, env = "EUCHRE_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
 }
 
 impl Settings {
@@ -172,6 +214,12 @@ impl Settings {
         }
         if let Some(format) = &flags.log_format {
             builder = builder.set_override("log_format", format.as_str())?;
+        }
+        if let Some(url) = &flags.database_url {
+            builder = builder.set_override("database_url", url.as_str())?;
+        }
+        if let Some(dir) = &flags.data_dir {
+            builder = builder.set_override("data_dir", dir.to_string_lossy().as_ref())?;
         }
         let settings: Settings = builder.build()?.try_deserialize()?;
         Ok(settings)
@@ -214,6 +262,16 @@ mod tests {
         let settings = Settings::load_with_env(&flags(&["--config", path]), Default::default())
             .expect("config/default.toml loads");
         assert_eq!(settings, Settings::default());
+    }
+
+    #[test]
+    fn debug_output_hides_database_passwords() {
+        let url = DatabaseUrl("postgres://euchre:hunter2@db:5432/euchre".to_owned());
+        let shown = format!("{url:?}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(shown.contains("euchre:***@db:5432/euchre"), "{shown}");
+        let settings = Settings { database_url: url, ..Settings::default() };
+        assert!(!format!("{settings:?}").contains("hunter2"));
     }
 
     #[test]

@@ -111,7 +111,7 @@ impl Session {
                         None => return Closing(close::NORMAL, "bye"),
                     };
                     self.last_heard = Instant::now();
-                    if let Some(closing) = self.on_frame(frame) {
+                    if let Some(closing) = self.on_frame(frame).await {
                         return closing;
                     }
                 }
@@ -159,7 +159,7 @@ impl Session {
     }
 
     /// Handles one incoming frame; `Some` closes the connection.
-    fn on_frame(&mut self, frame: Message) -> Option<Closing> {
+    async fn on_frame(&mut self, frame: Message) -> Option<Closing> {
         let text = match frame {
             Message::Text(text) => text,
             Message::Binary(_) => {
@@ -185,7 +185,7 @@ impl Session {
         }
         self.refused_in_a_row = 0;
         let id = message.id();
-        if let Err(refusal) = self.dispatch(message) {
+        if let Err(refusal) = self.dispatch(message).await {
             self.state.metrics.errors_sent.inc();
             self.outbox.send(refusal.into_message(Some(id)));
         }
@@ -204,12 +204,12 @@ impl Session {
     }
 
     /// Carries out a command, or says why not.
-    fn dispatch(&mut self, message: ClientMessage) -> Result<(), Refusal> {
+    async fn dispatch(&mut self, message: ClientMessage) -> Result<(), Refusal> {
         let id = message.id();
         let Some(player) = self.player.clone() else {
             return match message {
                 ClientMessage::Hello { id, protocol_version, token, name } => {
-                    self.hello(id, protocol_version, token, name)
+                    self.hello(id, protocol_version, token, name).await
                 }
                 _ => Err(ErrorCode::HelloFirst.into()),
             };
@@ -229,7 +229,7 @@ impl Session {
                 return Ok(());
             }
             ClientMessage::CreateTable { settings, .. } => {
-                let (table, invite) = self.state.create_table(&player, settings)?;
+                let (table, invite) = self.state.create_table(&player, settings).await?;
                 self.outbox.send(ack(Reply::TableCreated { table, invite }));
                 return Ok(());
             }
@@ -264,7 +264,7 @@ impl Session {
         Ok(())
     }
 
-    fn hello(
+    async fn hello(
         &mut self,
         id: u64,
         protocol_version: u32,
@@ -279,11 +279,11 @@ impl Session {
         }
         let players = &self.state.players;
         let (player, token) = match token {
-            Some(token) => match players.authenticate(&token) {
+            Some(token) => match players.authenticate(&token).await? {
                 Some(player) => (player, token),
                 None => return Err(ErrorCode::BadToken.into()),
             },
-            None => players.register(name.as_deref().unwrap_or_default())?,
+            None => players.register(name.as_deref().unwrap_or_default()).await?,
         };
         self.player = Some(player.clone());
         self.outbox.send(ServerMessage::Welcome {
@@ -347,21 +347,49 @@ mod tests {
         to_server: mpsc::UnboundedSender<Result<Message, axum::Error>>,
         from_server: mpsc::Receiver<Message>,
         task: tokio::task::JoinHandle<()>,
+        _data: tempfile::TempDir,
     }
 
-    async fn connect() -> Wire {
-        let state = AppState::new(Settings::default(), CancellationToken::new());
+    /// A connection over channels; with `hello`, already welcomed. The clock
+    /// is paused once it is set up.
+    async fn connect(hello: bool) -> Wire {
+        let data = tempfile::tempdir().expect("a folder");
+        let url = format!("sqlite://{}/euchre.db", data.path().display());
+        let store: std::sync::Arc<dyn euchre_store::Store> =
+            std::sync::Arc::from(euchre_store::connect(&url).await.expect("a store"));
+        store.migrate().await.expect("migrated");
+        let (recorder, writer) =
+            euchre_store::writer::start(store.clone(), data.path().join("journal"), 64)
+                .await
+                .expect("the writer starts");
+        // No writer: these tests need the journal (for a welcome) but not the database.
+        drop(writer);
+        let state = AppState::new(Settings::default(), CancellationToken::new(), store, recorder);
         let (to_server, inbound) = mpsc::unbounded_channel();
         let (outbound, from_server) = mpsc::channel(1024);
         let frames = stream::unfold(inbound, |mut inbound| async move {
             inbound.recv().await.map(|frame| (frame, inbound))
         });
-        let task = tokio::spawn(serve(PollSender::new(outbound), Box::pin(frames), state));
-        // Let the loop start, so its clocks start now.
+        let mut wire = Wire { to_server, from_server, task: tokio::spawn(async {}), _data: data };
+        let serving = serve(PollSender::new(outbound), Box::pin(frames), state);
+        if hello {
+            wire.send(&hello_message());
+            wire.task = tokio::spawn(serving);
+            // The welcome waits for the journal's disk sync: real time.
+            let welcome = tokio::time::timeout(Duration::from_secs(10), wire.from_server.recv())
+                .await
+                .expect("a welcome in time");
+            assert!(matches!(welcome, Some(Message::Text(_))), "{welcome:?}");
+            tokio::time::pause();
+        } else {
+            tokio::time::pause();
+            wire.task = tokio::spawn(serving);
+        }
+        // Let the loop start (or carry on), so its clocks count from now.
         for _ in 0..20 {
             tokio::task::yield_now().await;
         }
-        Wire { to_server, from_server, task }
+        wire
     }
 
     impl Wire {
@@ -372,8 +400,13 @@ mod tests {
 
         /// Frames written so far, after letting the loop run.
         async fn written(&mut self) -> Vec<Message> {
-            for _ in 0..20 {
-                tokio::task::yield_now().await;
+            // The store's own background tasks share the runtime: let everything
+            // run, moving the paused clock by a few milliseconds at most.
+            for _ in 0..5 {
+                for _ in 0..50 {
+                    tokio::task::yield_now().await;
+                }
+                tokio::time::sleep(Duration::from_millis(1)).await;
             }
             std::iter::from_fn(|| self.from_server.try_recv().ok()).collect()
         }
@@ -386,7 +419,7 @@ mod tests {
         })
     }
 
-    fn hello() -> ClientMessage {
+    fn hello_message() -> ClientMessage {
         ClientMessage::Hello {
             id: 1,
             protocol_version: PROTOCOL_VERSION,
@@ -395,39 +428,36 @@ mod tests {
         }
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn a_connection_without_hello_is_closed() {
-        let mut wire = connect().await;
-        tokio::time::advance(Duration::from_millis(9_999)).await;
+        let mut wire = connect(false).await;
+        // Timers tick in whole milliseconds: check a little either side.
+        tokio::time::advance(Duration::from_millis(9_990)).await;
         assert_eq!(close_code(&wire.written().await), None);
-        tokio::time::advance(Duration::from_millis(1)).await;
+        tokio::time::advance(Duration::from_millis(20)).await;
         assert_eq!(close_code(&wire.written().await), Some(close::IDLE));
         wire.task.await.expect("the loop ended");
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn the_server_pings_and_closes_a_silent_connection() {
-        let mut wire = connect().await;
-        wire.send(&hello());
-        let welcome = wire.written().await;
-        assert!(matches!(welcome.first(), Some(Message::Text(_))));
+        let mut wire = connect(true).await;
         tokio::time::advance(Duration::from_secs(20)).await;
         let frames = wire.written().await;
         assert!(frames.iter().any(|f| matches!(f, Message::Ping(_))), "{frames:?}");
         // An answer (any frame) keeps it open.
         wire.to_server.send(Ok(Message::Pong(Vec::new().into()))).expect("running");
         wire.written().await;
-        tokio::time::advance(Duration::from_secs(60)).await;
+        tokio::time::advance(Duration::from_secs(50)).await;
         assert_eq!(close_code(&wire.written().await), None);
-        // Then silence past the idle limit closes it.
-        tokio::time::advance(Duration::from_secs(21)).await;
+        // Then silence past the idle limit (60 s) closes it at the next ping.
+        tokio::time::advance(Duration::from_secs(31)).await;
         assert_eq!(close_code(&wire.written().await), Some(close::IDLE));
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn pings_are_never_rate_limited() {
-        let mut wire = connect().await;
-        wire.send(&hello());
+        let mut wire = connect(true).await;
         for id in 0..200 {
             wire.send(&ClientMessage::Ping { id });
         }

@@ -12,11 +12,14 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
+use euchre_store::writer::Recorder;
+use euchre_store::{LiveTable, Store, Write};
+
 use crate::config::{Settings, Timing};
 use crate::identity::Players;
 use crate::metrics::Metrics;
 use crate::registry::Registry;
-use crate::table::{Table, TableConfig};
+use crate::table::{Table, TableConfig, TableHandle, TableMessage, now_ms};
 
 /// Cheap to clone: everything inside is shared.
 #[derive(Clone, Debug)]
@@ -28,15 +31,24 @@ pub struct AppState {
     /// Every connection and table task, so shutdown can wait for them.
     pub tracker: TaskTracker,
     pub shutdown: CancellationToken,
+    pub store: Arc<dyn Store>,
+    pub recorder: Recorder,
     next_conn: Arc<AtomicU64>,
     per_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
 }
 
 impl AppState {
-    pub fn new(settings: Settings, shutdown: CancellationToken) -> AppState {
+    pub fn new(
+        settings: Settings,
+        shutdown: CancellationToken,
+        store: Arc<dyn Store>,
+        recorder: Recorder,
+    ) -> AppState {
         AppState {
             settings: Arc::new(settings),
-            players: Arc::default(),
+            players: Arc::new(Players::new(store.clone(), recorder.clone())),
+            store,
+            recorder,
             registry: Registry::default(),
             metrics: Arc::new(Metrics::default()),
             tracker: TaskTracker::new(),
@@ -61,8 +73,19 @@ impl AppState {
         Some(AddressSlot { address, counts: self.per_address.clone() })
     }
 
-    /// Creates and starts a table hosted by `host`.
-    pub fn create_table(
+    fn table_config(&self) -> TableConfig {
+        let timing = &self.settings.timing;
+        TableConfig {
+            event_ring: self.settings.limits.event_ring,
+            bot_delay: Timing::ms(timing.bot_delay_ms),
+            reconnect_grace: Timing::ms(timing.reconnect_grace_ms),
+            idle_close: Timing::ms(timing.reconnect_grace_ms.max(60_000)),
+            metrics: self.metrics.clone(),
+        }
+    }
+
+    /// Creates and starts a table hosted by `host`, once its opening is durable.
+    pub async fn create_table(
         &self,
         host: &PlayerInfo,
         settings: TableSettings,
@@ -95,13 +118,12 @@ impl AppState {
         }
         let table_id = Uuid::now_v7().simple().to_string();
         let invite = settings.private.then(|| Uuid::new_v4().simple().to_string()[..10].to_owned());
-        let timing = &self.settings.timing;
-        let config = TableConfig {
-            event_ring: limits.event_ring,
-            bot_delay: Timing::ms(timing.bot_delay_ms),
-            reconnect_grace: Timing::ms(timing.reconnect_grace_ms),
-            idle_close: Timing::ms(timing.reconnect_grace_ms.max(60_000)),
-            metrics: self.metrics.clone(),
+        let opened = Write::TableOpened {
+            id: table_id.clone(),
+            host_id: host.id.clone(),
+            settings: serde_json::to_value(&settings).map_err(|e| bad(e.to_string()))?,
+            invite: invite.clone(),
+            at: now_ms(),
         };
         let (table, handle, mailbox) = Table::new(
             table_id.clone(),
@@ -110,10 +132,40 @@ impl AppState {
             rules,
             bot_kind,
             invite.clone(),
-            config,
+            self.table_config(),
             self.registry.clone(),
+            Some(self.recorder.clone()),
         );
-        self.registry.insert(handle, table.summary(), &host.id);
+        let seats = Write::TableSeats { id: table_id.clone(), seats: table.stored_seats() };
+        self.recorder
+            .record_and_wait(vec![opened, seats])
+            .await
+            .map_err(|_| Refusal::from(ErrorCode::Unavailable))?;
+        self.spawn_table(table, handle, mailbox, &host.id);
+        Ok((table_id, invite))
+    }
+
+    /// Brings back a table that was open when the server stopped.
+    pub fn restore_table(&self, live: LiveTable) -> Result<(), String> {
+        let host_id = live.host.id.clone();
+        let (table, handle, mailbox) = Table::restore(
+            live,
+            self.table_config(),
+            self.registry.clone(),
+            Some(self.recorder.clone()),
+        )?;
+        self.spawn_table(table, handle, mailbox, &host_id);
+        Ok(())
+    }
+
+    fn spawn_table(
+        &self,
+        table: Table,
+        handle: TableHandle,
+        mailbox: tokio::sync::mpsc::Receiver<TableMessage>,
+        host_id: &str,
+    ) {
+        self.registry.insert(handle, table.summary(), host_id);
         self.metrics.tables_created.inc();
         let metrics = self.metrics.clone();
         let shutdown = self.shutdown.clone();
@@ -122,7 +174,6 @@ impl AppState {
             table.run(mailbox, shutdown).await;
             metrics.tables_open.dec();
         });
-        Ok((table_id, invite))
     }
 }
 

@@ -9,16 +9,21 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use euchre_bots::{Bot, BotKind};
-use euchre_engine::{Action, Game, Rules, Seat, Viewer};
+use euchre_engine::{Action, Event, Game, Rules, Seat, Viewer};
 use euchre_protocol::{
     CommandId, ErrorCode, Occupant, PlayerInfo, Refusal, Reply, ServerMessage, TableEvent, TableId,
     TableNotice, TableSettings, TableState, TableStatus, TableSummary,
 };
+use euchre_store::writer::Recorder;
+use euchre_store::{LiveTable, MatchSeat, Write};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::registry::Registry;
+
+/// How far a restored table's seq jumps past its last stored action.
+const RESTORE_SEQ_GAP: u64 = 1 << 20;
 
 /// Identifies one WebSocket connection.
 pub type ConnId = u64;
@@ -159,6 +164,89 @@ pub struct Table {
     last_change: Instant,
     /// When the table last had no connection at all.
     empty_since: Option<Instant>,
+    /// The stored id of the game in progress.
+    match_id: Option<String>,
+    /// Messages are held back until what caused them is durable.
+    delivery: Delivery,
+}
+
+/// A message on its way to one connection.
+type Outgoing = (ConnId, Outbox, ServerMessage);
+
+/// Holds outgoing messages until the writes that caused them are in the
+/// journal, so nobody is told of an action a crash could lose.
+#[derive(Debug)]
+struct Delivery {
+    recorder: Option<Recorder>,
+    /// Produced while handling the current message.
+    staged: Vec<Outgoing>,
+    writes: Vec<Write>,
+    /// Batches waiting for their writes to reach the journal, oldest first.
+    held: VecDeque<(u64, Vec<Outgoing>)>,
+    next_ticket: u64,
+    durable_tx: mpsc::UnboundedSender<u64>,
+    durable_rx: Option<mpsc::UnboundedReceiver<u64>>,
+}
+
+impl Delivery {
+    fn new(recorder: Option<Recorder>) -> Delivery {
+        let (durable_tx, durable_rx) = mpsc::unbounded_channel();
+        Delivery {
+            recorder,
+            staged: Vec::new(),
+            writes: Vec::new(),
+            held: VecDeque::new(),
+            next_ticket: 1,
+            durable_tx,
+            durable_rx: Some(durable_rx),
+        }
+    }
+
+    fn stage(&mut self, conn: ConnId, outbox: &Outbox, message: ServerMessage) {
+        self.staged.push((conn, outbox.clone(), message));
+    }
+
+    /// Ends the current step: its messages go out now, or once its writes
+    /// (or an earlier step's) are durable. Returns what may be sent now.
+    fn finish_step(&mut self) -> Vec<Outgoing> {
+        let staged = std::mem::take(&mut self.staged);
+        let writes = std::mem::take(&mut self.writes);
+        match (&self.recorder, writes.is_empty()) {
+            (Some(recorder), false) => {
+                let ticket = self.next_ticket;
+                self.next_ticket += 1;
+                self.held.push_back((ticket, staged));
+                let durable = self.durable_tx.clone();
+                recorder.record(writes, move |result| {
+                    if let Err(error) = result {
+                        // The disk failed: nothing can be promised; play goes on.
+                        tracing::error!(%error, "the journal could not keep a table's writes");
+                    }
+                    let _ = durable.send(ticket);
+                });
+                Vec::new()
+            }
+            _ => match self.held.back_mut() {
+                // Keep order behind messages still waiting.
+                Some((_, waiting)) => {
+                    waiting.extend(staged);
+                    Vec::new()
+                }
+                None => staged,
+            },
+        }
+    }
+
+    /// Everything held up to `ticket`, now durable.
+    fn release(&mut self, ticket: u64) -> Vec<Outgoing> {
+        let mut ready = Vec::new();
+        while self.held.front().is_some_and(|(t, _)| *t <= ticket) {
+            if let Some((_, batch)) = self.held.pop_front() {
+                ready.extend(batch);
+            }
+        }
+        ready
+    }
 }
 
 impl Table {
@@ -173,6 +261,7 @@ impl Table {
         invite: Option<String>,
         config: TableConfig,
         registry: Registry,
+        recorder: Option<Recorder>,
     ) -> (Table, TableHandle, mpsc::Receiver<TableMessage>) {
         let (tx, rx) = mpsc::channel(256);
         let mut table = Table {
@@ -193,6 +282,8 @@ impl Table {
             subscribers: HashMap::new(),
             last_change: Instant::now(),
             empty_since: Some(Instant::now()),
+            match_id: None,
+            delivery: Delivery::new(recorder),
         };
         for seat in table.settings.bot_seats.clone() {
             if let Some(state) = table.seats.get_mut(usize::from(seat)) {
@@ -201,6 +292,65 @@ impl Table {
             }
         }
         (table, TableHandle { id, tx }, rx)
+    }
+
+    /// A table that was open when the server stopped, rebuilt from storage:
+    /// its settings, its seats (everybody away until they come back), and
+    /// its game replayed to where it was.
+    pub fn restore(
+        live: LiveTable,
+        config: TableConfig,
+        registry: Registry,
+        recorder: Option<Recorder>,
+    ) -> Result<(Table, TableHandle, mpsc::Receiver<TableMessage>), String> {
+        let settings: TableSettings = serde_json::from_value(live.settings)
+            .map_err(|error| format!("table {}: settings: {error}", live.id))?;
+        let rules = settings.resolve_rules()?;
+        let bot_kind = BotKind::from_name(&settings.bot).unwrap_or(BotKind::Basic);
+        let seats: Vec<Option<Occupant>> = serde_json::from_value(live.seats)
+            .map_err(|error| format!("table {}: seats: {error}", live.id))?;
+        let host = PlayerInfo { id: live.host.id, name: live.host.name };
+        let (mut table, handle, rx) = Table::new(
+            live.id,
+            host,
+            settings,
+            rules,
+            bot_kind,
+            live.invite,
+            config,
+            registry,
+            recorder,
+        );
+        let now = Instant::now();
+        for (index, occupant) in seats.into_iter().enumerate().take(table.seats.len()) {
+            table.seats[index] = match occupant {
+                Some(Occupant::Player { player, .. }) => SeatState {
+                    sitter: Some(Sitter::Human(player)),
+                    bot: None,
+                    away_since: Some(now),
+                },
+                Some(Occupant::Bot { bot }) => {
+                    let kind = BotKind::from_name(&bot).unwrap_or(bot_kind);
+                    SeatState {
+                        sitter: Some(Sitter::Bot(kind)),
+                        bot: Some(kind.create(table.bot_seed ^ index as u64)),
+                        away_since: None,
+                    }
+                }
+                None => SeatState::default(),
+            };
+        }
+        if let Some(live_match) = live.game {
+            let game = Game::replay(&live_match.record)
+                .map_err(|error| format!("table {}: game: {error}", table.id))?;
+            table.game = Some(game);
+            table.match_id = Some(live_match.id);
+            table.games_started = live_match.number;
+            // Events after the last stored action (chat, presence) are gone:
+            // jump the seq so that every client resumes from a snapshot.
+            table.seq = live_match.last_seq + RESTORE_SEQ_GAP;
+        }
+        Ok((table, handle, rx))
     }
 
     pub fn summary(&self) -> TableSummary {
@@ -228,6 +378,7 @@ impl Table {
     /// The actor's loop: until every handle is gone, the table is abandoned,
     /// or the server shuts down.
     pub async fn run(mut self, mut rx: mpsc::Receiver<TableMessage>, shutdown: CancellationToken) {
+        let Some(mut durable) = self.delivery.durable_rx.take() else { return };
         loop {
             let wake = self.next_wake();
             tokio::select! {
@@ -235,8 +386,15 @@ impl Table {
                     Some(message) => self.handle(message),
                     None => break,
                 },
+                Some(ticket) = durable.recv() => {
+                    let ready = self.delivery.release(ticket);
+                    self.deliver(ready);
+                }
                 () = sleep_until(wake) => {
                     if !self.on_timer(Instant::now()) {
+                        // Abandoned: the table is closed for good.
+                        self.delivery.writes.push(Write::TableClosed { id: self.id.clone(), at: now_ms() });
+                        self.end_step();
                         break;
                     }
                 }
@@ -254,6 +412,35 @@ impl Table {
             TableMessage::Disconnected { conn } => self.disconnected(conn),
         }
         self.touch_connections();
+        self.end_step();
+    }
+
+    /// Sends (or holds until durable) what the last step produced.
+    fn end_step(&mut self) {
+        // Dropping a slow receiver can publish a notice, which is a new step.
+        for _ in 0..8 {
+            let ready = self.delivery.finish_step();
+            if ready.is_empty() && self.delivery.staged.is_empty() {
+                return;
+            }
+            self.deliver(ready);
+            if self.delivery.staged.is_empty() && self.delivery.writes.is_empty() {
+                return;
+            }
+        }
+    }
+
+    /// Sends messages; receivers too slow to take them are dropped.
+    fn deliver(&mut self, messages: Vec<Outgoing>) {
+        let mut too_slow = Vec::new();
+        for (conn, outbox, message) in messages {
+            if !outbox.send(message) && !too_slow.contains(&conn) {
+                too_slow.push(conn);
+            }
+        }
+        for conn in too_slow {
+            self.disconnected(conn);
+        }
     }
 
     fn command(&mut self, command: TableCommand) {
@@ -273,7 +460,7 @@ impl Table {
             Ok(reply) => ServerMessage::Ack { id, reply },
             Err(refusal) => refusal.into_message(Some(id)),
         };
-        outbox.send(answer);
+        self.delivery.stage(conn, &outbox, answer);
         self.after_change();
         if is_action {
             self.config.metrics.action_latency.observe(received.elapsed().as_secs_f64());
@@ -328,6 +515,7 @@ impl Table {
             seat,
             occupant: Occupant::Player { player: player.clone(), connected: true },
         }));
+        self.record_seats();
         self.subscribe(conn, player, outbox, Viewer::Seat(Seat(seat)));
         self.send_snapshot(conn);
         if self.game.is_none() && self.seats.iter().all(|s| s.sitter.is_some()) {
@@ -374,7 +562,7 @@ impl Table {
                 .map(|(seq, event)| self.project_message(*seq, event, viewer))
                 .collect();
             for message in missed {
-                outbox.send(message);
+                self.delivery.stage(conn, outbox, message);
             }
         } else {
             self.send_snapshot(conn);
@@ -405,6 +593,7 @@ impl Table {
         } else {
             self.seats[index] = SeatState::default();
         }
+        self.record_seats();
         Ok(Reply::Done)
     }
 
@@ -431,6 +620,7 @@ impl Table {
         for notice in notices {
             self.publish(TableEvent::Table(notice));
         }
+        self.record_seats();
         self.begin_game();
         Ok(Reply::Done)
     }
@@ -446,14 +636,67 @@ impl Table {
             }
         };
         self.games_started += 1;
+        let match_id = uuid::Uuid::now_v7().to_string();
         let first_deal = game.current_deal_event();
+        self.delivery.writes.push(Write::MatchStarted {
+            id: match_id.clone(),
+            table_id: self.id.clone(),
+            number: self.games_started,
+            rules: self.rules,
+            seed,
+            start: game.start().clone(),
+            seats: self.match_seats(),
+            at: now_ms(),
+        });
+        self.delivery.writes.push(Write::HandDealt {
+            match_id: match_id.clone(),
+            number: 0,
+            deal: *game.hand().deal(),
+        });
         self.game = Some(game);
+        self.match_id = Some(match_id);
         self.last_change = Instant::now();
         self.publish(TableEvent::Table(TableNotice::GameStarted {
             game: self.games_started,
             rules: self.rules,
         }));
         self.publish(TableEvent::Game(first_deal));
+    }
+
+    /// Who sits where, as a match records it.
+    fn match_seats(&self) -> Vec<MatchSeat> {
+        self.seats
+            .iter()
+            .enumerate()
+            .map(|(index, state)| {
+                let seat = index as u8;
+                let kind = match &state.sitter {
+                    Some(Sitter::Human(player)) => {
+                        return MatchSeat {
+                            seat,
+                            player_id: Some(player.id.clone()),
+                            bot: None,
+                            name: player.name.clone(),
+                        };
+                    }
+                    Some(Sitter::Bot(kind)) => *kind,
+                    None => self.bot_kind,
+                };
+                let bot = kind.name().to_owned();
+                MatchSeat { seat, player_id: None, name: format!("{bot} bot"), bot: Some(bot) }
+            })
+            .collect()
+    }
+
+    /// Who sits where, as stored (the seats of a spectator's view).
+    pub fn stored_seats(&self) -> serde_json::Value {
+        serde_json::to_value(self.state_for(Viewer::Spectator).seats).unwrap_or_default()
+    }
+
+    /// Records who sits where now.
+    fn record_seats(&mut self) {
+        let seats = self.stored_seats();
+        self.delivery.writes.push(Write::TableSeats { id: self.id.clone(), seats });
     }
 
     fn act(&mut self, player: &PlayerInfo, action: Action) -> Result<Reply, Refusal> {
@@ -465,10 +708,47 @@ impl Table {
     /// Applies an action to the game and publishes what happened.
     fn apply(&mut self, seat: Seat, action: Action) -> Result<(), euchre_engine::RuleError> {
         let game = self.game.as_mut().ok_or(euchre_engine::RuleError::GameOver)?;
+        let hand = game.hand_number();
+        let index = game.record().hands.last().map_or(0, |h| h.actions.len()) as u32;
         let events = game.apply(seat, action)?;
+        let next_deal = *game.hand().deal();
         self.last_change = Instant::now();
+        for event in &events {
+            self.publish(TableEvent::Game(*event));
+        }
+        let Some(match_id) = self.match_id.clone() else { return Ok(()) };
+        let at = now_ms();
+        let writes = &mut self.delivery.writes;
+        writes.push(Write::Action {
+            match_id: match_id.clone(),
+            hand,
+            index,
+            seat: seat.0,
+            action,
+            seq: self.seq,
+            at,
+        });
         for event in events {
-            self.publish(TableEvent::Game(event));
+            match event {
+                Event::HandEnded { outcome, .. } => writes.push(Write::HandEnded {
+                    match_id: match_id.clone(),
+                    number: hand,
+                    outcome,
+                    at,
+                }),
+                Event::HandDealt { number, .. } => writes.push(Write::HandDealt {
+                    match_id: match_id.clone(),
+                    number,
+                    deal: next_deal,
+                }),
+                Event::GameWon { team, scores } => writes.push(Write::MatchEnded {
+                    match_id: match_id.clone(),
+                    scores,
+                    winner: Some(team.0),
+                    at,
+                }),
+                _ => {}
+            }
         }
         Ok(())
     }
@@ -534,21 +814,15 @@ impl Table {
     fn publish(&mut self, event: TableEvent) {
         self.seq += 1;
         let seq = self.seq;
-        let mut too_slow = Vec::new();
+        let mut messages = Vec::with_capacity(self.subscribers.len());
         for (conn, subscriber) in &self.subscribers {
             let message = self.project_message(seq, &event, subscriber.viewer);
-            if !subscriber.outbox.send(message) {
-                too_slow.push(*conn);
-            }
+            messages.push((*conn, subscriber.outbox.clone(), message));
         }
+        self.delivery.staged.extend(messages);
         self.ring.push_back((seq, event));
         while self.ring.len() > self.config.event_ring {
             self.ring.pop_front();
-        }
-        // Only now, with this event in the ring: dropping a subscriber publishes
-        // its absence, which must come after it.
-        for conn in too_slow {
-            self.disconnected(conn);
         }
     }
 
@@ -556,14 +830,12 @@ impl Table {
         ServerMessage::Event { table: self.id.clone(), seq, event: project(event, viewer) }
     }
 
-    fn send_snapshot(&self, conn: ConnId) {
+    fn send_snapshot(&mut self, conn: ConnId) {
         if let Some(subscriber) = self.subscribers.get(&conn) {
             let state = self.state_for(subscriber.viewer);
-            subscriber.outbox.send(ServerMessage::Snapshot {
-                table: self.id.clone(),
-                seq: self.seq,
-                state,
-            });
+            let snapshot = ServerMessage::Snapshot { table: self.id.clone(), seq: self.seq, state };
+            let outbox = subscriber.outbox.clone();
+            self.delivery.stage(conn, &outbox, snapshot);
         }
     }
 
@@ -606,17 +878,23 @@ impl Table {
             && let Some(turn) = game.turn()
         {
             let actions = game.legal_actions(turn);
-            for subscriber in self.subscribers.values() {
-                if subscriber.viewer == Viewer::Seat(turn) {
-                    subscriber.outbox.send(ServerMessage::YourTurn {
-                        table: self.id.clone(),
-                        seq: self.seq,
-                        actions: actions.clone(),
-                        deadline_ms: self.turn_deadline().map(|deadline| {
-                            deadline.saturating_duration_since(Instant::now()).as_millis() as u64
-                        }),
-                    });
-                }
+            let deadline_ms = self.turn_deadline().map(|deadline| {
+                deadline.saturating_duration_since(Instant::now()).as_millis() as u64
+            });
+            let prompts: Vec<(ConnId, Outbox)> = self
+                .subscribers
+                .iter()
+                .filter(|(_, s)| s.viewer == Viewer::Seat(turn))
+                .map(|(conn, s)| (*conn, s.outbox.clone()))
+                .collect();
+            for (conn, outbox) in prompts {
+                let prompt = ServerMessage::YourTurn {
+                    table: self.id.clone(),
+                    seq: self.seq,
+                    actions: actions.clone(),
+                    deadline_ms,
+                };
+                self.delivery.stage(conn, &outbox, prompt);
             }
         }
         self.registry.update(self.summary());
@@ -671,6 +949,7 @@ impl Table {
             self.play_for(seat);
             self.after_change();
         }
+        self.end_step();
         true
     }
 
@@ -708,6 +987,13 @@ pub fn project(event: &TableEvent, viewer: Viewer) -> Option<TableEvent> {
         TableEvent::Game(event) => Some(TableEvent::Game(event.for_viewer(viewer))),
         TableEvent::Table(notice) => Some(TableEvent::Table(notice.clone())),
     }
+}
+
+/// Milliseconds since the Unix epoch, for stored timestamps.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis() as i64)
 }
 
 async fn sleep_until(deadline: Option<Instant>) {
@@ -759,6 +1045,7 @@ mod tests {
             None,
             config(),
             Registry::default(),
+            None,
         );
         Harness { handle, _task: tokio::spawn(table.run(rx, CancellationToken::new())) }
     }
@@ -838,9 +1125,9 @@ mod tests {
         let started = drain(&mut host.rx);
         assert!(game_events(&started).iter().any(|e| matches!(e, Event::HandDealt { .. })));
         assert!(game_events(&started).iter().all(|e| actor(e).is_none()), "nobody acted yet");
-        pass_time(Duration::from_millis(499)).await;
+        pass_time(Duration::from_millis(490)).await;
         assert!(game_events(&drain(&mut host.rx)).is_empty(), "too early for a bot");
-        pass_time(Duration::from_millis(1)).await;
+        pass_time(Duration::from_millis(20)).await;
         let acted = game_events(&drain(&mut host.rx));
         assert_eq!(acted.iter().filter(|e| actor(e).is_some()).count(), 1, "{acted:?}");
     }
@@ -878,9 +1165,9 @@ mod tests {
             _ => None,
         });
         assert_eq!(presence, Some((0, false, Some(10_000))));
-        pass_time(Duration::from_millis(9_999)).await;
+        pass_time(Duration::from_millis(9_990)).await;
         assert!(game_events(&drain(&mut watcher.rx)).is_empty(), "the seat waits for its player");
-        pass_time(Duration::from_millis(1)).await;
+        pass_time(Duration::from_millis(20)).await;
         let played = game_events(&drain(&mut watcher.rx));
         assert_eq!(played.iter().find_map(actor), Some(Seat(0)), "a bot played for seat 0");
     }
@@ -898,9 +1185,9 @@ mod tests {
             _ => None,
         });
         assert_eq!(deadline, Some(5_000));
-        pass_time(Duration::from_millis(4_999)).await;
+        pass_time(Duration::from_millis(4_990)).await;
         assert!(game_events(&drain(&mut ann.rx)).is_empty());
-        pass_time(Duration::from_millis(1)).await;
+        pass_time(Duration::from_millis(20)).await;
         let played = game_events(&drain(&mut ann.rx));
         assert_eq!(played.iter().find_map(actor), Some(Seat(0)));
     }
@@ -1038,6 +1325,7 @@ mod leak_audit {
                     None,
                     config,
                     Registry::default(),
+                    None,
                 );
                 let mut receivers = Vec::new();
                 for conn in 0..5u64 {
@@ -1076,5 +1364,54 @@ mod leak_audit {
             }
         }
         assert_eq!(games, 24);
+    }
+}
+
+#[cfg(test)]
+mod delivery {
+    //! Messages wait for the journal: nobody hears of a write a crash could lose.
+
+    use super::*;
+
+    #[tokio::test]
+    async fn messages_wait_until_their_writes_are_durable_and_keep_their_order() {
+        let data = tempfile::tempdir().expect("a folder");
+        let store: std::sync::Arc<dyn euchre_store::Store> = std::sync::Arc::from(
+            euchre_store::connect(&format!("sqlite://{}/t.db", data.path().display()))
+                .await
+                .expect("a store"),
+        );
+        store.migrate().await.expect("migrated");
+        let (recorder, _writer) =
+            euchre_store::writer::start(store, data.path().join("journal"), 16)
+                .await
+                .expect("starts");
+        let mut delivery = Delivery::new(Some(recorder));
+        let Some(mut durable) = delivery.durable_rx.take() else { unreachable!() };
+        let (tx, _rx) = mpsc::channel(16);
+        let outbox = Outbox::new(tx, CancellationToken::new());
+        let message = |id| ServerMessage::Ack { id, reply: Reply::Done };
+
+        // A step with writes is held...
+        delivery.stage(1, &outbox, message(1));
+        delivery.writes.push(Write::TableClosed { id: "t".into(), at: 0 });
+        assert!(delivery.finish_step().is_empty());
+        // ...and so is a later step without writes, behind it.
+        delivery.stage(1, &outbox, message(2));
+        assert!(delivery.finish_step().is_empty());
+        // Once the journal has the writes, both go, in order.
+        let ticket = durable.recv().await.expect("the journal answers");
+        let released: Vec<u64> = delivery
+            .release(ticket)
+            .into_iter()
+            .filter_map(|(_, _, m)| match m {
+                ServerMessage::Ack { id, .. } => Some(id),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(released, vec![1, 2]);
+        // With nothing held, a step without writes goes at once.
+        delivery.stage(1, &outbox, message(3));
+        assert_eq!(delivery.finish_step().len(), 1);
     }
 }

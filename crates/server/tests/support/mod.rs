@@ -20,6 +20,8 @@ pub const PATIENCE: Duration = Duration::from_secs(10);
 
 pub struct TestServer {
     pub address: SocketAddr,
+    /// The server's data folder (journal and SQLite file), removed at the end.
+    pub data: tempfile::TempDir,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<anyhow::Result<()>>>,
 }
@@ -32,7 +34,15 @@ impl TestServer {
         TestServer::with_settings(settings).await
     }
 
-    pub async fn with_settings(settings: Settings) -> TestServer {
+    pub async fn with_settings(mut settings: Settings) -> TestServer {
+        let data = tempfile::tempdir().expect("a data folder");
+        settings.data_dir = data.path().to_owned();
+        if settings.database_url.expose() == Settings::default().database_url.expose() {
+            settings.database_url = euchre_server::config::DatabaseUrl(format!(
+                "sqlite://{}/euchre.db",
+                data.path().display()
+            ));
+        }
         // Bound before the spawn: no test ever waits for the server to listen.
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let address = listener.local_addr().expect("address");
@@ -40,7 +50,7 @@ impl TestServer {
         let task = tokio::spawn(euchre_server::run(listener, settings, async move {
             let _ = stopped.await;
         }));
-        TestServer { address, stop: Some(stop), task: Some(task) }
+        TestServer { address, data, stop: Some(stop), task: Some(task) }
     }
 
     pub fn url(&self) -> String {

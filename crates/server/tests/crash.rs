@@ -1,0 +1,156 @@
+//! Nothing acknowledged is lost: the real server binary is killed with
+//! SIGKILL in the middle of a hand, started again on the same data, and the
+//! player takes back the seat with every acknowledged action in place.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use euchre_engine::{Action, Card, Event};
+use euchre_protocol::{
+    ClientMessage, PROTOCOL_VERSION, Reply, ServerMessage, TableEvent, TableSettings,
+};
+use support::{Client, answer_id};
+
+/// Starts the server binary on an ephemeral port with `data` as its folder,
+/// returning the process and its WebSocket URL (read from its log).
+fn start_server(data: &std::path::Path) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_euchre-server"))
+        .args(["--bind", "127.0.0.1:0", "--log-format", "json"])
+        .arg("--data-dir")
+        .arg(data)
+        .arg("--database-url")
+        .arg(format!("sqlite://{}/euchre.db", data.display()))
+        .env("EUCHRE_TIMING__BOT_DELAY_MS", "0")
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let address = loop {
+        let line = lines.next().expect("the server logs where it listens").expect("a line");
+        let Ok(entry) = serde_json::from_str::<serde_json::Value>(&line) else { continue };
+        if let Some(address) = entry["fields"]["address"].as_str() {
+            break address.to_owned();
+        }
+    };
+    // Keep draining the log so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    (child, format!("ws://{address}/ws"))
+}
+
+#[tokio::test]
+async fn a_killed_server_resumes_its_tables_with_every_acknowledged_action() {
+    let data = tempfile::tempdir().expect("a data folder");
+    let (mut server, url) = start_server(data.path());
+    let mut ann = Client::connect(&url).await;
+    ann.hello("Ann").await;
+    let token = ann.token.clone().expect("a token");
+    let table = ann
+        .create_table(TableSettings { bot_seats: vec![1, 2, 3], ..TableSettings::default() })
+        .await;
+    ann.sit(&table, Some(0)).await;
+
+    // Play (as the first legal card, making trump when asked) until Ann has
+    // had at least one card acknowledged in the current hand.
+    let mut acknowledged: Vec<Action> = Vec::new();
+    let mut in_flight: Option<(u64, Action)> = None;
+    let mut last_seq = 0;
+    let mut hand_cards: Vec<Card> = Vec::new();
+    for message in ann.log.clone() {
+        if let ServerMessage::Event { seq, .. } | ServerMessage::Snapshot { seq, .. } = message {
+            last_seq = seq;
+        }
+    }
+    loop {
+        let message = ann.recv().await;
+        if let Some((id, action)) = in_flight
+            && answer_id(&message) == Some(id)
+        {
+            assert!(matches!(message, ServerMessage::Ack { .. }), "{message:?}");
+            acknowledged.push(action);
+            in_flight = None;
+            // Stop once a card of Ann's is acknowledged in a hand still going on.
+            if let Action::Play { card } = action
+                && hand_cards.contains(&card)
+            {
+                break;
+            }
+        }
+        match message {
+            ServerMessage::Event { seq, event, .. } => {
+                last_seq = seq;
+                match event {
+                    Some(TableEvent::Game(Event::HandDealt { .. })) => hand_cards.clear(),
+                    Some(TableEvent::Game(Event::CardPlayed { card, .. })) => hand_cards.push(card),
+                    _ => {}
+                }
+            }
+            ServerMessage::YourTurn { seq, actions, .. }
+                if seq == last_seq && in_flight.is_none() =>
+            {
+                let action = actions
+                    .iter()
+                    .find(|a| !matches!(a, Action::Pass | Action::Concede))
+                    .copied()
+                    .unwrap_or(actions[0]);
+                let id = ann.next_id();
+                ann.send(&ClientMessage::Act { id, table: table.clone(), action }).await;
+                in_flight = Some((id, action));
+            }
+            _ => {}
+        }
+    }
+    let Some(Action::Play { card: last_card }) = acknowledged.last().copied() else {
+        unreachable!()
+    };
+    assert!(hand_cards.contains(&last_card));
+
+    // Kill it outright: no shutdown, no flush.
+    server.kill().expect("SIGKILL");
+    server.wait().expect("the server is gone");
+    drop(ann);
+
+    let (mut server, url) = start_server(data.path());
+    let mut back = Client::connect(&url).await;
+    let id = back.next_id();
+    let hello = ClientMessage::Hello {
+        id,
+        protocol_version: PROTOCOL_VERSION,
+        token: Some(token),
+        name: None,
+    };
+    assert!(
+        matches!(back.command(hello).await, ServerMessage::Welcome { .. }),
+        "the token survived"
+    );
+    let id = back.next_id();
+    let resume = ClientMessage::Resume { id, table: table.clone(), last_seq };
+    let answer = back.command(resume).await;
+    assert!(
+        matches!(answer, ServerMessage::Ack { reply: Reply::Resumed { snapshot: true, .. }, .. }),
+        "a restarted table resumes from a snapshot: {answer:?}"
+    );
+    let snapshot = back
+        .log
+        .iter()
+        .find_map(|m| match m {
+            ServerMessage::Snapshot { state, .. } => Some(state.clone()),
+            _ => None,
+        })
+        .expect("a snapshot");
+    assert_eq!(snapshot.your_seat, Some(0), "Ann has her seat back");
+    let game = snapshot.game.expect("the game is back");
+    let restored: Vec<Card> =
+        game.tricks.iter().flat_map(|t| t.cards.iter().map(|(_, card)| *card)).collect();
+    assert!(
+        restored.starts_with(&hand_cards),
+        "every card played before the crash is there: {hand_cards:?} vs {restored:?}"
+    );
+    assert!(restored.contains(&last_card), "the acknowledged play survived");
+    server.kill().expect("SIGKILL");
+    let _ = server.wait();
+}

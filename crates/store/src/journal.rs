@@ -1,0 +1,462 @@
+//! The journal: an append-only local log that makes writes durable before
+//! the database has them.
+//!
+//! One thread owns the files. Appends queue up while it syncs, and each sync
+//! covers every append waiting (group commit), so many tables share one
+//! `fdatasync`. Each record is framed as
+//! `[length: u32][crc32: u32][lsn: u64][JSON]` (little-endian); on opening, a
+//! torn or corrupt tail (a crash mid-write) is cut off. Records up to the
+//! checkpoint are in the database; segments wholly below it are deleted.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufReader, Read, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc as std_mpsc;
+use std::thread;
+
+use tokio::sync::oneshot;
+
+use crate::Write;
+
+/// A record's position in the journal: 1, 2, 3, …
+pub type Lsn = u64;
+
+/// A new segment starts once the current one is this large.
+const SEGMENT_BYTES: u64 = 8 << 20;
+const HEADER_BYTES: usize = 16;
+/// Larger records than this are corruption, not data.
+const MAX_RECORD_BYTES: u32 = 1 << 20;
+
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("journal I/O: {0}")]
+    Io(#[from] io::Error),
+    #[error("journal record: {0}")]
+    Encode(#[from] serde_json::Error),
+    #[error("the journal has stopped")]
+    Stopped,
+}
+
+enum Request {
+    Append { writes: Vec<Write>, done: Box<dyn FnOnce(Result<Lsn, String>) + Send> },
+    Checkpoint(Lsn),
+    Stop,
+}
+
+/// A handle on the journal; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Journal {
+    requests: std_mpsc::Sender<Request>,
+}
+
+impl std::fmt::Debug for Request {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Request::Append { writes, .. } => write!(f, "Append({} writes)", writes.len()),
+            Request::Checkpoint(lsn) => write!(f, "Checkpoint({lsn})"),
+            Request::Stop => f.write_str("Stop"),
+        }
+    }
+}
+
+/// What opening a journal found: records after the checkpoint, in order,
+/// to be applied to the database again.
+#[derive(Debug)]
+pub struct Recovered {
+    pub journal: Journal,
+    pub pending: Vec<(Lsn, Write)>,
+}
+
+impl Journal {
+    /// Opens the journal in `dir` (creating it), cuts off a torn tail, and
+    /// starts its thread.
+    pub fn open(dir: &Path) -> Result<Recovered, JournalError> {
+        fs::create_dir_all(dir)?;
+        let checkpoint = read_checkpoint(dir)?;
+        let mut segments = list_segments(dir)?;
+        let mut pending = Vec::new();
+        let mut next_lsn = checkpoint + 1;
+        for (index, (_, path)) in segments.iter().enumerate() {
+            let is_last = index + 1 == segments.len();
+            let (records, good_len) = read_segment(path)?;
+            if is_last {
+                // A crash mid-append leaves a partial record: drop it.
+                let file = OpenOptions::new().write(true).open(path)?;
+                if file.metadata()?.len() != good_len {
+                    file.set_len(good_len)?;
+                    file.sync_all()?;
+                }
+            }
+            for (lsn, write) in records {
+                next_lsn = next_lsn.max(lsn + 1);
+                if lsn > checkpoint {
+                    pending.push((lsn, write));
+                }
+            }
+        }
+        if segments.is_empty() {
+            let path = segment_path(dir, next_lsn);
+            File::create(&path)?.sync_all()?;
+            sync_dir(dir)?;
+            segments.push((next_lsn, path));
+        }
+        let (requests, inbox) = std_mpsc::channel();
+        let mut owner = Owner::new(dir.to_owned(), segments, next_lsn, checkpoint)?;
+        thread::Builder::new().name("journal".into()).spawn(move || owner.run(inbox))?;
+        Ok(Recovered { journal: Journal { requests }, pending })
+    }
+
+    /// Appends `writes` and calls `done` with the last one's LSN once they
+    /// are synced to disk (or with the error that stopped them). `done` runs
+    /// on the journal's thread: it must be quick and must not block.
+    pub fn append_then(
+        &self,
+        writes: Vec<Write>,
+        done: impl FnOnce(Result<Lsn, String>) + Send + 'static,
+    ) -> Result<(), JournalError> {
+        self.requests
+            .send(Request::Append { writes, done: Box::new(done) })
+            .map_err(|_| JournalError::Stopped)
+    }
+
+    /// Appends `writes` and waits until they are on disk.
+    pub async fn append(&self, writes: Vec<Write>) -> Result<Lsn, JournalError> {
+        let (tx, rx) = oneshot::channel();
+        self.append_then(writes, move |result| {
+            let _ = tx.send(result);
+        })?;
+        match rx.await {
+            Ok(Ok(lsn)) => Ok(lsn),
+            Ok(Err(error)) => Err(JournalError::Io(io::Error::other(error))),
+            Err(_) => Err(JournalError::Stopped),
+        }
+    }
+
+    /// Everything up to `lsn` is in the database: its space may be reclaimed.
+    pub fn checkpoint(&self, lsn: Lsn) {
+        let _ = self.requests.send(Request::Checkpoint(lsn));
+    }
+
+    /// Stops the thread once everything queued before is done.
+    pub fn stop(&self) {
+        let _ = self.requests.send(Request::Stop);
+    }
+}
+
+/// The thread that owns the files.
+struct Owner {
+    dir: PathBuf,
+    /// (first LSN, path) of each segment, oldest first; the last is active.
+    segments: Vec<(Lsn, PathBuf)>,
+    file: File,
+    size: u64,
+    next_lsn: Lsn,
+    /// The newest checkpoint asked for, and the one saved on disk.
+    checkpoint: Lsn,
+    saved_checkpoint: Lsn,
+}
+
+impl Owner {
+    fn new(
+        dir: PathBuf,
+        segments: Vec<(Lsn, PathBuf)>,
+        next_lsn: Lsn,
+        checkpoint: Lsn,
+    ) -> Result<Owner, JournalError> {
+        let active = segments.last().map(|(_, path)| path.clone()).ok_or(JournalError::Stopped)?;
+        let file = OpenOptions::new().append(true).open(&active)?;
+        let size = file.metadata()?.len();
+        Ok(Owner { dir, segments, file, size, next_lsn, checkpoint, saved_checkpoint: checkpoint })
+    }
+
+    fn run(&mut self, inbox: std_mpsc::Receiver<Request>) {
+        while let Ok(first) = inbox.recv() {
+            // Group commit: take everything that queued up during the last sync.
+            let mut batch = vec![first];
+            batch.extend(inbox.try_iter());
+            let mut waiting = Vec::new();
+            let mut stop = false;
+            let mut buffer = Vec::new();
+            for request in batch {
+                match request {
+                    Request::Append { writes, done } => {
+                        let mut last = self.next_lsn.saturating_sub(1);
+                        let mut failed = None;
+                        for write in &writes {
+                            match frame(self.next_lsn, write, &mut buffer) {
+                                Ok(()) => {
+                                    last = self.next_lsn;
+                                    self.next_lsn += 1;
+                                }
+                                Err(error) => failed = Some(error.to_string()),
+                            }
+                        }
+                        waiting.push((done, failed.map_or(Ok(last), Err)));
+                    }
+                    Request::Checkpoint(lsn) => self.checkpoint = self.checkpoint.max(lsn),
+                    Request::Stop => stop = true,
+                }
+            }
+            let synced = self.write_and_sync(&buffer);
+            for (done, result) in waiting {
+                match (&synced, result) {
+                    (Ok(()), result) => done(result),
+                    (Err(error), _) => done(Err(error.to_string())),
+                }
+            }
+            if let Err(error) = self.reclaim() {
+                tracing::warn!(%error, "could not reclaim journal space");
+            }
+            if stop {
+                break;
+            }
+        }
+    }
+
+    fn write_and_sync(&mut self, buffer: &[u8]) -> io::Result<()> {
+        if buffer.is_empty() {
+            return Ok(());
+        }
+        self.file.write_all(buffer)?;
+        self.file.sync_data()?;
+        self.size += buffer.len() as u64;
+        Ok(())
+    }
+
+    /// Saves the checkpoint, starts a new segment when the active one is
+    /// full, and deletes segments wholly below the checkpoint.
+    fn reclaim(&mut self) -> io::Result<()> {
+        if self.checkpoint > self.saved_checkpoint {
+            write_checkpoint(&self.dir, self.checkpoint)?;
+            self.saved_checkpoint = self.checkpoint;
+        }
+        if self.size >= SEGMENT_BYTES {
+            let path = segment_path(&self.dir, self.next_lsn);
+            self.file = OpenOptions::new().create(true).append(true).open(&path)?;
+            self.file.sync_all()?;
+            sync_dir(&self.dir)?;
+            self.segments.push((self.next_lsn, path));
+            self.size = 0;
+        }
+        // A segment is done with once the next one starts at or below the checkpoint + 1.
+        while self.segments.len() > 1 && self.segments[1].0 <= self.checkpoint + 1 {
+            let (_, path) = self.segments.remove(0);
+            fs::remove_file(path)?;
+        }
+        Ok(())
+    }
+}
+
+fn frame(lsn: Lsn, write: &Write, buffer: &mut Vec<u8>) -> Result<(), JournalError> {
+    let body = serde_json::to_vec(write)?;
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&lsn.to_le_bytes());
+    hasher.update(&body);
+    buffer.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    buffer.extend_from_slice(&hasher.finalize().to_le_bytes());
+    buffer.extend_from_slice(&lsn.to_le_bytes());
+    buffer.extend_from_slice(&body);
+    Ok(())
+}
+
+/// Reads a segment's whole records, and the length up to the last good one.
+fn read_segment(path: &Path) -> Result<(Vec<(Lsn, Write)>, u64), JournalError> {
+    let mut bytes = Vec::new();
+    BufReader::new(File::open(path)?).read_to_end(&mut bytes)?;
+    let mut records = Vec::new();
+    let mut at = 0usize;
+    while bytes.len() - at >= HEADER_BYTES {
+        let word = |offset: usize| -> [u8; 4] {
+            let mut word = [0; 4];
+            word.copy_from_slice(&bytes[at + offset..at + offset + 4]);
+            word
+        };
+        let length = u32::from_le_bytes(word(0));
+        let crc = u32::from_le_bytes(word(4));
+        let mut lsn_bytes = [0; 8];
+        lsn_bytes.copy_from_slice(&bytes[at + 8..at + 16]);
+        let lsn = u64::from_le_bytes(lsn_bytes);
+        let end = at + HEADER_BYTES + length as usize;
+        if length > MAX_RECORD_BYTES || end > bytes.len() {
+            break;
+        }
+        let body = &bytes[at + HEADER_BYTES..end];
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(&lsn_bytes);
+        hasher.update(body);
+        if hasher.finalize() != crc {
+            break;
+        }
+        let Ok(write) = serde_json::from_slice(body) else { break };
+        records.push((lsn, write));
+        at = end;
+    }
+    Ok((records, at as u64))
+}
+
+/// Every whole record in the journal's segments, oldest first. Safe while the
+/// journal is open: a record still being written is not whole, and is left out.
+pub fn read_all(dir: &Path) -> Result<Vec<(Lsn, Write)>, JournalError> {
+    let mut records = Vec::new();
+    for (_, path) in list_segments(dir)? {
+        match read_segment(&path) {
+            Ok((mut segment, _)) => records.append(&mut segment),
+            // Reclaimed between listing and reading: its records are stored.
+            Err(JournalError::Io(error)) if error.kind() == io::ErrorKind::NotFound => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(records)
+}
+
+fn segment_path(dir: &Path, first: Lsn) -> PathBuf {
+    dir.join(format!("journal-{first:020}.log"))
+}
+
+fn list_segments(dir: &Path) -> io::Result<Vec<(Lsn, PathBuf)>> {
+    let mut segments = Vec::new();
+    for entry in fs::read_dir(dir)? {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if let Some(first) = name
+            .strip_prefix("journal-")
+            .and_then(|rest| rest.strip_suffix(".log"))
+            .and_then(|number| number.parse::<Lsn>().ok())
+        {
+            segments.push((first, path));
+        }
+    }
+    segments.sort();
+    Ok(segments)
+}
+
+fn read_checkpoint(dir: &Path) -> io::Result<Lsn> {
+    match fs::read_to_string(dir.join("checkpoint")) {
+        Ok(text) => Ok(text.trim().parse().unwrap_or(0)),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(0),
+        Err(error) => Err(error),
+    }
+}
+
+/// Replaces the checkpoint atomically: write a new file, sync, rename.
+fn write_checkpoint(dir: &Path, lsn: Lsn) -> io::Result<()> {
+    let temporary = dir.join("checkpoint.new");
+    let mut file = File::create(&temporary)?;
+    file.write_all(lsn.to_string().as_bytes())?;
+    file.sync_all()?;
+    fs::rename(&temporary, dir.join("checkpoint"))?;
+    sync_dir(dir)
+}
+
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn closed(id: u32) -> Write {
+        Write::TableClosed { id: format!("t{id}"), at: i64::from(id) }
+    }
+
+    #[tokio::test]
+    async fn appended_records_come_back_after_a_restart() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let Recovered { journal, pending } = Journal::open(dir.path()).expect("opens");
+        assert!(pending.is_empty());
+        assert_eq!(journal.append(vec![closed(1), closed(2)]).await.expect("appends"), 2);
+        assert_eq!(journal.append(vec![closed(3)]).await.expect("appends"), 3);
+        journal.stop();
+        drop(journal);
+        let Recovered { journal, pending } = Journal::open(dir.path()).expect("reopens");
+        let lsns: Vec<Lsn> = pending.iter().map(|(lsn, _)| *lsn).collect();
+        assert_eq!(lsns, vec![1, 2, 3]);
+        assert_eq!(pending[2].1, closed(3));
+        // Numbering carries on after the restart.
+        assert_eq!(journal.append(vec![closed(4)]).await.expect("appends"), 4);
+    }
+
+    #[tokio::test]
+    async fn a_checkpoint_hides_what_the_database_has() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let Recovered { journal, .. } = Journal::open(dir.path()).expect("opens");
+        journal.append(vec![closed(1), closed(2), closed(3)]).await.expect("appends");
+        journal.checkpoint(2);
+        // The checkpoint is saved with the next batch.
+        journal.append(vec![closed(4)]).await.expect("appends");
+        journal.stop();
+        drop(journal);
+        let Recovered { pending, .. } = Journal::open(dir.path()).expect("reopens");
+        let lsns: Vec<Lsn> = pending.iter().map(|(lsn, _)| *lsn).collect();
+        assert_eq!(lsns, vec![3, 4]);
+    }
+
+    #[tokio::test]
+    async fn a_torn_tail_is_cut_off() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let Recovered { journal, .. } = Journal::open(dir.path()).expect("opens");
+        journal.append(vec![closed(1), closed(2)]).await.expect("appends");
+        journal.stop();
+        drop(journal);
+        // A crash in the middle of writing the next record leaves half of it.
+        let (_, path) = list_segments(dir.path()).expect("lists").pop().expect("a segment");
+        let mut partial = Vec::new();
+        frame(3, &closed(3), &mut partial).expect("frames");
+        let mut file = OpenOptions::new().append(true).open(&path).expect("opens");
+        file.write_all(&partial[..partial.len() / 2]).expect("writes");
+        drop(file);
+        let Recovered { journal, pending } = Journal::open(dir.path()).expect("reopens");
+        assert_eq!(pending.len(), 2);
+        // The cut tail is overwritten by the next record, which reads back whole.
+        assert_eq!(journal.append(vec![closed(3)]).await.expect("appends"), 3);
+        journal.stop();
+        drop(journal);
+        let Recovered { pending, .. } = Journal::open(dir.path()).expect("reopens");
+        assert_eq!(pending.last().map(|(lsn, w)| (*lsn, w.clone())), Some((3, closed(3))));
+    }
+
+    #[tokio::test]
+    async fn a_corrupt_record_ends_the_log() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let Recovered { journal, .. } = Journal::open(dir.path()).expect("opens");
+        journal.append(vec![closed(1), closed(2), closed(3)]).await.expect("appends");
+        journal.stop();
+        drop(journal);
+        let (_, path) = list_segments(dir.path()).expect("lists").pop().expect("a segment");
+        let mut bytes = fs::read(&path).expect("reads");
+        // Flip a byte inside the second record's body.
+        let first_len =
+            HEADER_BYTES + u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
+        bytes[first_len + HEADER_BYTES + 3] ^= 0xff;
+        fs::write(&path, bytes).expect("writes");
+        let Recovered { pending, .. } = Journal::open(dir.path()).expect("reopens");
+        assert_eq!(pending.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn many_appenders_share_syncs_and_keep_order() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let Recovered { journal, .. } = Journal::open(dir.path()).expect("opens");
+        let mut tasks = Vec::new();
+        for task in 0..8u32 {
+            let journal = journal.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut last = 0;
+                for n in 0..50u32 {
+                    let lsn = journal.append(vec![closed(task * 1000 + n)]).await.expect("appends");
+                    assert!(lsn > last, "each appender sees increasing LSNs");
+                    last = lsn;
+                }
+            }));
+        }
+        for task in tasks {
+            task.await.expect("the appender finished");
+        }
+        journal.stop();
+        drop(journal);
+        let Recovered { pending, .. } = Journal::open(dir.path()).expect("reopens");
+        let lsns: Vec<Lsn> = pending.iter().map(|(lsn, _)| *lsn).collect();
+        assert_eq!(lsns, (1..=400).collect::<Vec<_>>());
+    }
+}

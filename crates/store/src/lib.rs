@@ -1,0 +1,254 @@
+//! Durable storage for the Euchre server.
+//!
+//! Two layers, each with one job:
+//!
+//! - the [`journal`]: a local append-only file. A table's action is
+//!   acknowledged once its record is in the journal and synced, so an
+//!   acknowledged action survives a crash even while the database is away;
+//! - the [`Store`]: match history in PostgreSQL or SQLite, fed from the
+//!   journal in batches by the [`writer`], retried until the database takes
+//!   them. Every write is idempotent, so a batch may safely be applied twice.
+//!
+//! [`connect`] picks the backend from the URL scheme (`postgres://…` or
+//! `sqlite://…`).
+
+use std::fmt;
+
+use async_trait::async_trait;
+use euchre_engine::{Action, Deal, GameRecord, GameStart, HandOutcome, Rules};
+use serde::{Deserialize, Serialize};
+
+pub mod journal;
+pub mod postgres;
+mod sql;
+pub mod sqlite;
+pub mod writer;
+
+/// Milliseconds since the Unix epoch: every timestamp in storage.
+pub type Millis = i64;
+
+/// One thing to store. The journal holds these, and the store applies them,
+/// in order, each idempotently.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "write", rename_all = "snake_case")]
+pub enum Write {
+    /// A guest identity; only a hash of its token is kept.
+    Player {
+        id: String,
+        name: String,
+        token_hash: String,
+        at: Millis,
+    },
+    /// A table opened. `settings` is the protocol's table settings as JSON.
+    TableOpened {
+        id: String,
+        host_id: String,
+        settings: serde_json::Value,
+        invite: Option<String>,
+        at: Millis,
+    },
+    /// Who sits where at a table now (JSON, one entry per seat).
+    TableSeats {
+        id: String,
+        seats: serde_json::Value,
+    },
+    TableClosed {
+        id: String,
+        at: Millis,
+    },
+    /// A game began at a table.
+    MatchStarted {
+        id: String,
+        table_id: String,
+        /// The game's number at its table: 1, 2, … with rematches.
+        number: u32,
+        rules: Rules,
+        seed: u64,
+        start: GameStart,
+        seats: Vec<MatchSeat>,
+        at: Millis,
+    },
+    HandDealt {
+        match_id: String,
+        number: u32,
+        deal: Deal,
+    },
+    /// One action of a hand. `seq` is the table's event seq after it.
+    Action {
+        match_id: String,
+        hand: u32,
+        index: u32,
+        seat: u8,
+        action: Action,
+        seq: u64,
+        at: Millis,
+    },
+    HandEnded {
+        match_id: String,
+        number: u32,
+        outcome: HandOutcome,
+        at: Millis,
+    },
+    MatchEnded {
+        match_id: String,
+        scores: [u16; 2],
+        winner: Option<u8>,
+        at: Millis,
+    },
+}
+
+/// Who sat in a seat for a match.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchSeat {
+    pub seat: u8,
+    /// `None` for a bot.
+    pub player_id: Option<String>,
+    /// The bot's kind, for a bot.
+    pub bot: Option<String>,
+    pub name: String,
+}
+
+/// A stored player.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerRow {
+    pub id: String,
+    pub name: String,
+}
+
+/// A table that was open when the server stopped, with its game in progress.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LiveTable {
+    pub id: String,
+    pub host: PlayerRow,
+    pub settings: serde_json::Value,
+    pub invite: Option<String>,
+    pub seats: serde_json::Value,
+    /// The game in progress, if any.
+    pub game: Option<LiveMatch>,
+}
+
+/// A game in progress: enough to replay it to where it stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LiveMatch {
+    pub id: String,
+    pub number: u32,
+    pub record: GameRecord,
+    /// The table's event seq after the last stored action.
+    pub last_seq: u64,
+}
+
+/// A match as listed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchSummary {
+    pub id: String,
+    pub table_id: String,
+    pub number: u32,
+    pub rules: Rules,
+    pub seats: Vec<MatchSeat>,
+    pub started_at: Millis,
+    pub ended_at: Option<Millis>,
+    pub scores: [u16; 2],
+    pub winner: Option<u8>,
+}
+
+/// A match in full: its summary and its record, every hand and action.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchDetail {
+    pub summary: MatchSummary,
+    pub record: GameRecord,
+}
+
+/// Filters for listing matches, newest first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MatchQuery {
+    /// Only matches this player sat in.
+    pub player: Option<String>,
+    /// Only matches started at or after / before this time.
+    pub since: Option<Millis>,
+    pub until: Option<Millis>,
+    /// With `player`: only matches that player's team won (true) or lost (false).
+    pub won: Option<bool>,
+    /// Only finished matches.
+    pub finished: bool,
+    /// Continue after this match (keyset pagination).
+    pub after: Option<Cursor>,
+    pub limit: u32,
+}
+
+/// Where a page of matches ended: the last match's start time and id.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cursor {
+    pub started_at: Millis,
+    pub id: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchPage {
+    pub matches: Vec<MatchSummary>,
+    /// Pass as `after` for the next page; `None` on the last page.
+    pub next: Option<Cursor>,
+}
+
+/// A player's record over finished matches.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerStats {
+    pub player: Option<PlayerRow>,
+    pub played: u32,
+    pub won: u32,
+    pub points_for: u32,
+    pub points_against: u32,
+    /// Hands where the player's team euchred the makers.
+    pub euchres_made: u32,
+    /// Hands where the player's team made trump and was euchred.
+    pub euchres_suffered: u32,
+    pub loners_tried: u32,
+    /// Lone hands the player made and took all five tricks.
+    pub loners_won: u32,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("migration: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("stored data is not valid: {0}")]
+    Corrupt(String),
+    #[error("unsupported database URL {0:?}: use postgres://… or sqlite://…")]
+    UnsupportedUrl(String),
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(error: serde_json::Error) -> StoreError {
+        StoreError::Corrupt(error.to_string())
+    }
+}
+
+/// Match history and live tables, in one database.
+#[async_trait]
+pub trait Store: Send + Sync + fmt::Debug {
+    /// Applies the schema's migrations.
+    async fn migrate(&self) -> Result<(), StoreError>;
+    /// Whether the database answers.
+    async fn ping(&self) -> Result<(), StoreError>;
+    /// Applies writes in one transaction. Applying the same writes again changes nothing.
+    async fn apply(&self, writes: &[Write]) -> Result<(), StoreError>;
+    async fn player_by_token_hash(&self, token_hash: &str)
+    -> Result<Option<PlayerRow>, StoreError>;
+    /// Tables not closed, with their games in progress.
+    async fn live_tables(&self) -> Result<Vec<LiveTable>, StoreError>;
+    async fn list_matches(&self, query: &MatchQuery) -> Result<MatchPage, StoreError>;
+    async fn get_match(&self, id: &str) -> Result<Option<MatchDetail>, StoreError>;
+    async fn player_stats(&self, player_id: &str) -> Result<PlayerStats, StoreError>;
+}
+
+/// Opens the store a URL names, creating a SQLite file (and its folder) if needed.
+pub async fn connect(url: &str) -> Result<Box<dyn Store>, StoreError> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(Box::new(postgres::PgStore::connect(url).await?))
+    } else if url.starts_with("sqlite:") {
+        Ok(Box::new(sqlite::SqliteStore::connect(url).await?))
+    } else {
+        Err(StoreError::UnsupportedUrl(url.to_owned()))
+    }
+}

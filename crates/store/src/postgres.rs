@@ -1,0 +1,437 @@
+//! Match history in PostgreSQL: a connection pool, the migrations in
+//! `migrations/postgres`, and the statements of [`crate::sql`].
+//!
+//! Each statement costs a round trip, so `apply` gathers the writes that
+//! come by the hundred (hands dealt, actions, hands ended) into one
+//! statement per kind for the whole batch: each column is bound as an array
+//! and `UNNEST` turns the arrays into rows. A batch of a few hundred writes
+//! then takes about a dozen round trips.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use euchre_engine::{Action, Deal, HandOutcome};
+use sqlx::migrate::Migrator;
+use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions};
+use sqlx::types::Json;
+
+use crate::sql::{self, read_error, to_db_u64};
+use crate::{
+    LiveMatch, LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, PlayerRow, PlayerStats,
+    Store, StoreError, Write,
+};
+
+static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/postgres");
+
+/// Reads see one snapshot across their several statements, so a match read
+/// while the writer adds to it is never half old, half new.
+const BEGIN_READ: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+
+const INSERT_SEATS: &str = "\
+    INSERT INTO match_seats (match_id, seat, player_id, bot, name) \
+    SELECT $1, * FROM UNNEST($2::bigint[], $3::text[], $4::text[], $5::text[]) \
+    ON CONFLICT (match_id, seat) DO NOTHING";
+
+const INSERT_HANDS: &str = "\
+    INSERT INTO hands (match_id, number, dealer, deal) \
+    SELECT * FROM UNNEST($1::text[], $2::bigint[], $3::bigint[], $4::jsonb[]) \
+    ON CONFLICT (match_id, number) DO NOTHING";
+
+const INSERT_ACTIONS: &str = "\
+    INSERT INTO actions (match_id, hand, idx, seat, action, seq, at) \
+    SELECT * FROM UNNEST($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::jsonb[], \
+        $6::bigint[], $7::bigint[]) \
+    ON CONFLICT (match_id, hand, idx) DO NOTHING";
+
+/// [`sql::END_HAND`] and [`sql::ADD_HAND_POINTS`] for many hands at once: a
+/// hand's points go to its match only if this statement ended the hand, so
+/// a repeated `HandEnded` never counts twice.
+const END_HANDS: &str = "\
+    WITH ended AS ( \
+        UPDATE hands h SET outcome = e.outcome, ended_at = e.at \
+        FROM UNNEST($1::text[], $2::bigint[], $3::jsonb[], $4::bigint[], $5::bigint[], \
+            $6::bigint[]) AS e (match_id, number, outcome, at, points0, points1) \
+        WHERE h.match_id = e.match_id AND h.number = e.number AND h.outcome IS NULL \
+        RETURNING h.match_id, e.points0, e.points1) \
+    UPDATE matches m SET score0 = m.score0 + t.points0, score1 = m.score1 + t.points1 \
+    FROM (SELECT match_id, SUM(points0)::bigint AS points0, SUM(points1)::bigint AS points1 \
+        FROM ended GROUP BY match_id) t \
+    WHERE m.id = t.match_id";
+
+/// A [`Store`] in PostgreSQL.
+#[derive(Clone, Debug)]
+pub struct PgStore {
+    pool: PgPool,
+}
+
+impl PgStore {
+    /// Connects a pool to the database `url` names (`postgres://…`).
+    pub async fn connect(url: &str) -> Result<PgStore, StoreError> {
+        let pool = PgPoolOptions::new()
+            .max_connections(8)
+            // A database that is away should fail a request (and a health
+            // check) promptly; the writer retries on its own schedule.
+            .acquire_timeout(Duration::from_secs(5))
+            .connect(url)
+            .await?;
+        Ok(PgStore { pool })
+    }
+
+    /// The pool, for callers that need the database directly (tests, tools).
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    async fn load_match(
+        conn: &mut PgConnection,
+        id: &str,
+    ) -> Result<Option<(MatchDetail, u64)>, StoreError> {
+        let Some(row) = sqlx::query_as::<_, sql::MatchRow>(sql::MATCH_BY_ID)
+            .bind(id)
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(read_error)?
+        else {
+            return Ok(None);
+        };
+        let seats = sqlx::query_as::<_, sql::SeatRow>(sql::SEATS_OF_MATCH)
+            .bind(id)
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(read_error)?
+            .into_iter()
+            .map(sql::match_seat)
+            .collect::<Result<Vec<_>, _>>()?;
+        let hands = sqlx::query_as::<_, sql::HandRow>(sql::HANDS_OF_MATCH)
+            .bind(id)
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(read_error)?;
+        let actions = sqlx::query_as::<_, sql::ActionRow>(sql::ACTIONS_OF_MATCH)
+            .bind(id)
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(read_error)?;
+        let summary = sql::match_summary(&row, seats)?;
+        let (record, last_seq) = sql::match_record(&row, hands, actions)?;
+        Ok(Some((MatchDetail { summary, record }, last_seq)))
+    }
+}
+
+/// The hands dealt, actions and hands ended of a batch, column by column,
+/// and its match ends, held back until [`Bulk::flush`].
+#[derive(Default)]
+struct Bulk<'w> {
+    hands: HandColumns,
+    actions: ActionColumns,
+    ends: EndColumns,
+    match_ends: Vec<&'w Write>,
+}
+
+#[derive(Default)]
+struct HandColumns {
+    match_ids: Vec<String>,
+    numbers: Vec<i64>,
+    dealers: Vec<i64>,
+    deals: Vec<Json<Deal>>,
+}
+
+#[derive(Default)]
+struct ActionColumns {
+    match_ids: Vec<String>,
+    hands: Vec<i64>,
+    indexes: Vec<i64>,
+    seats: Vec<i64>,
+    actions: Vec<Json<Action>>,
+    seqs: Vec<i64>,
+    ats: Vec<i64>,
+}
+
+#[derive(Default)]
+struct EndColumns {
+    match_ids: Vec<String>,
+    numbers: Vec<i64>,
+    outcomes: Vec<Json<HandOutcome>>,
+    ats: Vec<i64>,
+    points0: Vec<i64>,
+    points1: Vec<i64>,
+}
+
+impl<'w> Bulk<'w> {
+    /// Holds `write` back if it is of a kind applied in bulk.
+    fn hold(&mut self, write: &'w Write) -> bool {
+        match write {
+            Write::HandDealt { match_id, number, deal } => {
+                let hands = &mut self.hands;
+                hands.match_ids.push(match_id.clone());
+                hands.numbers.push(i64::from(*number));
+                hands.dealers.push(i64::from(deal.dealer.0));
+                hands.deals.push(Json(*deal));
+            }
+            Write::Action { match_id, hand, index, seat, action, seq, at } => {
+                let actions = &mut self.actions;
+                actions.match_ids.push(match_id.clone());
+                actions.hands.push(i64::from(*hand));
+                actions.indexes.push(i64::from(*index));
+                actions.seats.push(i64::from(*seat));
+                actions.actions.push(Json(*action));
+                actions.seqs.push(to_db_u64(*seq));
+                actions.ats.push(*at);
+            }
+            Write::HandEnded { match_id, number, outcome, at } => {
+                let [points0, points1] = outcome.points();
+                let ends = &mut self.ends;
+                ends.match_ids.push(match_id.clone());
+                ends.numbers.push(i64::from(*number));
+                ends.outcomes.push(Json(*outcome));
+                ends.ats.push(*at);
+                ends.points0.push(i64::from(points0));
+                ends.points1.push(i64::from(points1));
+            }
+            Write::MatchEnded { .. } => self.match_ends.push(write),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Applies what was held back. Kind by kind rather than in journal
+    /// order, with the same result: hands before the actions and ends that
+    /// belong to them, hand ends (which add to a match's score) before
+    /// match ends (which set it), and every kind in its own order. Nothing
+    /// held back depends on a later write of another kind, and the matches
+    /// they all belong to were inserted in journal order before.
+    async fn flush(self, conn: &mut PgConnection) -> Result<(), StoreError> {
+        let Bulk { hands, actions, ends, match_ends } = self;
+        if !hands.match_ids.is_empty() {
+            sqlx::query(INSERT_HANDS)
+                .bind(hands.match_ids)
+                .bind(hands.numbers)
+                .bind(hands.dealers)
+                .bind(hands.deals)
+                .execute(&mut *conn)
+                .await?;
+        }
+        if !actions.match_ids.is_empty() {
+            sqlx::query(INSERT_ACTIONS)
+                .bind(actions.match_ids)
+                .bind(actions.hands)
+                .bind(actions.indexes)
+                .bind(actions.seats)
+                .bind(actions.actions)
+                .bind(actions.seqs)
+                .bind(actions.ats)
+                .execute(&mut *conn)
+                .await?;
+        }
+        if !ends.match_ids.is_empty() {
+            sqlx::query(END_HANDS)
+                .bind(ends.match_ids)
+                .bind(ends.numbers)
+                .bind(ends.outcomes)
+                .bind(ends.ats)
+                .bind(ends.points0)
+                .bind(ends.points1)
+                .execute(&mut *conn)
+                .await?;
+        }
+        for write in match_ends {
+            if let Write::MatchEnded { match_id, scores, winner, at } = write {
+                end_match(conn, match_id, *scores, *winner, *at).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+async fn end_match(
+    conn: &mut PgConnection,
+    match_id: &str,
+    scores: [u16; 2],
+    winner: Option<u8>,
+    at: Millis,
+) -> Result<(), StoreError> {
+    sqlx::query(sql::END_MATCH)
+        .bind(match_id)
+        .bind(i64::from(scores[0]))
+        .bind(i64::from(scores[1]))
+        .bind(winner.map(i64::from))
+        .bind(at)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Applies one write, in journal order.
+async fn apply_one(conn: &mut PgConnection, write: &Write) -> Result<(), StoreError> {
+    match write {
+        Write::Player { id, name, token_hash, at } => {
+            sqlx::query(sql::UPSERT_PLAYER)
+                .bind(id)
+                .bind(name)
+                .bind(token_hash)
+                .bind(at)
+                .execute(conn)
+                .await?;
+        }
+        Write::TableOpened { id, host_id, settings, invite, at } => {
+            sqlx::query(sql::INSERT_TABLE)
+                .bind(id)
+                .bind(host_id)
+                .bind(Json(settings))
+                .bind(invite)
+                .bind(at)
+                .execute(conn)
+                .await?;
+        }
+        Write::TableSeats { id, seats } => {
+            sqlx::query(sql::UPDATE_TABLE_SEATS).bind(id).bind(Json(seats)).execute(conn).await?;
+        }
+        Write::TableClosed { id, at } => {
+            sqlx::query(sql::CLOSE_TABLE).bind(id).bind(at).execute(conn).await?;
+        }
+        Write::MatchStarted { id, table_id, number, rules, seed, start, seats, at } => {
+            sqlx::query(sql::INSERT_MATCH)
+                .bind(id)
+                .bind(table_id)
+                .bind(i64::from(*number))
+                .bind(Json(rules))
+                .bind(to_db_u64(*seed))
+                .bind(Json(start))
+                .bind(at)
+                .execute(&mut *conn)
+                .await?;
+            sqlx::query(INSERT_SEATS)
+                .bind(id)
+                .bind(seats.iter().map(|seat| i64::from(seat.seat)).collect::<Vec<_>>())
+                .bind(seats.iter().map(|seat| seat.player_id.clone()).collect::<Vec<_>>())
+                .bind(seats.iter().map(|seat| seat.bot.clone()).collect::<Vec<_>>())
+                .bind(seats.iter().map(|seat| seat.name.clone()).collect::<Vec<_>>())
+                .execute(conn)
+                .await?;
+        }
+        Write::MatchEnded { match_id, scores, winner, at } => {
+            end_match(conn, match_id, *scores, *winner, *at).await?;
+        }
+        // `apply` holds these back for `Bulk`; alone, each is a bulk of one.
+        Write::HandDealt { .. } | Write::Action { .. } | Write::HandEnded { .. } => {
+            let mut bulk = Bulk::default();
+            bulk.hold(write);
+            bulk.flush(conn).await?;
+        }
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl Store for PgStore {
+    async fn migrate(&self) -> Result<(), StoreError> {
+        MIGRATOR.run(&self.pool).await?;
+        Ok(())
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    async fn apply(&self, writes: &[Write]) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        if std::env::var("NOSYNC").is_ok() { sqlx::query("SET LOCAL synchronous_commit TO OFF").execute(&mut *tx).await?; }
+        let mut bulk = Bulk::default();
+        for write in writes {
+            if !bulk.hold(write) {
+                apply_one(&mut tx, write).await?;
+            }
+        }
+        bulk.flush(&mut tx).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn player_by_token_hash(
+        &self,
+        token_hash: &str,
+    ) -> Result<Option<PlayerRow>, StoreError> {
+        let row = sqlx::query_as::<_, (String, String)>(sql::PLAYER_BY_TOKEN_HASH)
+            .bind(token_hash)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(read_error)?;
+        Ok(row.map(sql::player_row))
+    }
+
+    async fn live_tables(&self) -> Result<Vec<LiveTable>, StoreError> {
+        let mut tx = self.pool.begin_with(BEGIN_READ).await?;
+        let tables = sqlx::query_as::<_, sql::TableRow>(sql::LIVE_TABLES)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(read_error)?;
+        let mut live = Vec::with_capacity(tables.len());
+        for table in tables {
+            let game = match &table.live_match {
+                None => None,
+                Some(id) => {
+                    let (detail, last_seq) =
+                        PgStore::load_match(&mut tx, id).await?.ok_or_else(|| {
+                            StoreError::Corrupt(format!("live match {id} vanished"))
+                        })?;
+                    Some(LiveMatch {
+                        id: detail.summary.id,
+                        number: detail.summary.number,
+                        record: detail.record,
+                        last_seq,
+                    })
+                }
+            };
+            live.push(sql::live_table(table, game)?);
+        }
+        tx.commit().await?;
+        Ok(live)
+    }
+
+    async fn list_matches(&self, query: &MatchQuery) -> Result<MatchPage, StoreError> {
+        let limit = sql::page_limit(query);
+        let rows = sqlx::query_as::<_, sql::PageRow>(sql::LIST_MATCHES)
+            .bind(&query.player)
+            .bind(query.won)
+            .bind(query.since)
+            .bind(query.until)
+            .bind(query.finished)
+            .bind(query.after.as_ref().map(|cursor| cursor.started_at))
+            .bind(query.after.as_ref().map(|cursor| cursor.id.as_str()))
+            // One more than asked, to know whether another page follows.
+            .bind(limit as i64 + 1)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(read_error)?;
+        sql::match_page(rows, limit)
+    }
+
+    async fn get_match(&self, id: &str) -> Result<Option<MatchDetail>, StoreError> {
+        let mut tx = self.pool.begin_with(BEGIN_READ).await?;
+        let detail = PgStore::load_match(&mut tx, id).await?;
+        tx.commit().await?;
+        Ok(detail.map(|(detail, _)| detail))
+    }
+
+    async fn player_stats(&self, player_id: &str) -> Result<PlayerStats, StoreError> {
+        let mut tx = self.pool.begin_with(BEGIN_READ).await?;
+        let player = sqlx::query_as::<_, (String, String)>(sql::PLAYER_BY_ID)
+            .bind(player_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(read_error)?;
+        let matches = sqlx::query_as::<_, sql::StatsMatchRow>(sql::STATS_MATCHES)
+            .bind(player_id)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(read_error)?;
+        let hands = sqlx::query_as::<_, sql::StatsHandRow>(sql::STATS_HANDS)
+            .bind(player_id)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(read_error)?;
+        tx.commit().await?;
+        sql::player_stats(player.map(sql::player_row), matches, hands)
+    }
+}

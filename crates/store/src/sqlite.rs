@@ -1,0 +1,331 @@
+//! Match history in SQLite: one file (created with its folder if missing),
+//! in WAL mode so reads go on while the writer writes, the migrations in
+//! `migrations/sqlite`, and the statements of [`crate::sql`].
+//!
+//! `synchronous = NORMAL`: in WAL mode a crash may lose the last commits but
+//! never corrupts the file, and what a crash loses here is still in the
+//! server's journal, which the writer replays.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use sqlx::migrate::Migrator;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+    SqliteSynchronous,
+};
+use sqlx::types::Json;
+
+use crate::sql::{self, read_error, to_db_u64};
+use crate::{
+    LiveMatch, LiveTable, MatchDetail, MatchPage, MatchQuery, PlayerRow, PlayerStats, Store,
+    StoreError, Write,
+};
+
+static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/sqlite");
+
+/// Takes the write lock when the transaction begins. A deferred transaction
+/// would take it at its first write and, should another connection hold it,
+/// fail at once instead of waiting out the busy timeout.
+const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
+
+const INSERT_ACTION: &str = "\
+    INSERT INTO actions (match_id, hand, idx, seat, action, seq, at) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7) \
+    ON CONFLICT (match_id, hand, idx) DO NOTHING";
+
+/// A [`Store`] in SQLite.
+#[derive(Clone, Debug)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database `url` names: `sqlite://path`,
+    /// `sqlite:path`, or `sqlite::memory:` for a database that lives as long
+    /// as the store.
+    pub async fn connect(url: &str) -> Result<SqliteStore, StoreError> {
+        let options: SqliteConnectOptions = url.parse()?;
+        let options = options
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(5));
+        let memory = url.contains(":memory:") || url.contains("mode=memory");
+        let pool = if memory {
+            // An in-memory database dies with its last connection: keep
+            // exactly one, forever.
+            SqlitePoolOptions::new()
+                .max_connections(1)
+                .min_connections(1)
+                .idle_timeout(None)
+                .max_lifetime(None)
+                .connect_with(options)
+                .await?
+        } else {
+            if let Some(folder) = options.get_filename().parent() {
+                if !folder.as_os_str().is_empty() {
+                    std::fs::create_dir_all(folder).map_err(|error| {
+                        StoreError::Database(sqlx::Error::Io(error))
+                    })?;
+                }
+            }
+            // Readers run side by side in WAL mode; writers take turns.
+            SqlitePoolOptions::new().max_connections(4).connect_with(options).await?
+        };
+        Ok(SqliteStore { pool })
+    }
+
+    /// The pool, for callers that need the database directly (tests, tools).
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    async fn load_match(
+        conn: &mut SqliteConnection,
+        id: &str,
+    ) -> Result<Option<(MatchDetail, u64)>, StoreError> {
+        let Some(row) = sqlx::query_as::<_, sql::MatchRow>(sql::MATCH_BY_ID)
+            .bind(id)
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(read_error)?
+        else {
+            return Ok(None);
+        };
+        let seats = sqlx::query_as::<_, sql::SeatRow>(sql::SEATS_OF_MATCH)
+            .bind(id)
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(read_error)?
+            .into_iter()
+            .map(sql::match_seat)
+            .collect::<Result<Vec<_>, _>>()?;
+        let hands = sqlx::query_as::<_, sql::HandRow>(sql::HANDS_OF_MATCH)
+            .bind(id)
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(read_error)?;
+        let actions = sqlx::query_as::<_, sql::ActionRow>(sql::ACTIONS_OF_MATCH)
+            .bind(id)
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(read_error)?;
+        let summary = sql::match_summary(&row, seats)?;
+        let (record, last_seq) = sql::match_record(&row, hands, actions)?;
+        Ok(Some((MatchDetail { summary, record }, last_seq)))
+    }
+}
+
+async fn apply_one(conn: &mut SqliteConnection, write: &Write) -> Result<(), StoreError> {
+    match write {
+        Write::Player { id, name, token_hash, at } => {
+            sqlx::query(sql::UPSERT_PLAYER)
+                .bind(id)
+                .bind(name)
+                .bind(token_hash)
+                .bind(at)
+                .execute(conn)
+                .await?;
+        }
+        Write::TableOpened { id, host_id, settings, invite, at } => {
+            sqlx::query(sql::INSERT_TABLE)
+                .bind(id)
+                .bind(host_id)
+                .bind(Json(settings))
+                .bind(invite)
+                .bind(at)
+                .execute(conn)
+                .await?;
+        }
+        Write::TableSeats { id, seats } => {
+            sqlx::query(sql::UPDATE_TABLE_SEATS).bind(id).bind(Json(seats)).execute(conn).await?;
+        }
+        Write::TableClosed { id, at } => {
+            sqlx::query(sql::CLOSE_TABLE).bind(id).bind(at).execute(conn).await?;
+        }
+        Write::MatchStarted { id, table_id, number, rules, seed, start, seats, at } => {
+            sqlx::query(sql::INSERT_MATCH)
+                .bind(id)
+                .bind(table_id)
+                .bind(i64::from(*number))
+                .bind(Json(rules))
+                .bind(to_db_u64(*seed))
+                .bind(Json(start))
+                .bind(at)
+                .execute(&mut *conn)
+                .await?;
+            for seat in seats {
+                sqlx::query(sql::INSERT_SEAT)
+                    .bind(id)
+                    .bind(i64::from(seat.seat))
+                    .bind(&seat.player_id)
+                    .bind(&seat.bot)
+                    .bind(&seat.name)
+                    .execute(&mut *conn)
+                    .await?;
+            }
+        }
+        Write::HandDealt { match_id, number, deal } => {
+            sqlx::query(sql::INSERT_HAND)
+                .bind(match_id)
+                .bind(i64::from(*number))
+                .bind(i64::from(deal.dealer.0))
+                .bind(Json(deal))
+                .execute(conn)
+                .await?;
+        }
+        Write::Action { match_id, hand, index, seat, action, seq, at } => {
+            sqlx::query(INSERT_ACTION)
+                .bind(match_id)
+                .bind(i64::from(*hand))
+                .bind(i64::from(*index))
+                .bind(i64::from(*seat))
+                .bind(Json(action))
+                .bind(to_db_u64(*seq))
+                .bind(at)
+                .execute(conn)
+                .await?;
+        }
+        Write::HandEnded { match_id, number, outcome, at } => {
+            let ended = sqlx::query(sql::END_HAND)
+                .bind(match_id)
+                .bind(i64::from(*number))
+                .bind(Json(outcome))
+                .bind(at)
+                .execute(&mut *conn)
+                .await?;
+            if ended.rows_affected() > 0 {
+                let [points0, points1] = outcome.points();
+                sqlx::query(sql::ADD_HAND_POINTS)
+                    .bind(match_id)
+                    .bind(i64::from(points0))
+                    .bind(i64::from(points1))
+                    .execute(conn)
+                    .await?;
+            }
+        }
+        Write::MatchEnded { match_id, scores, winner, at } => {
+            sqlx::query(sql::END_MATCH)
+                .bind(match_id)
+                .bind(i64::from(scores[0]))
+                .bind(i64::from(scores[1]))
+                .bind(winner.map(i64::from))
+                .bind(at)
+                .execute(conn)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn migrate(&self) -> Result<(), StoreError> {
+        MIGRATOR.run(&self.pool).await?;
+        Ok(())
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    async fn apply(&self, writes: &[Write]) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin_with(BEGIN_WRITE).await?;
+        for write in writes {
+            apply_one(&mut tx, write).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn player_by_token_hash(
+        &self,
+        token_hash: &str,
+    ) -> Result<Option<PlayerRow>, StoreError> {
+        let row = sqlx::query_as::<_, (String, String)>(sql::PLAYER_BY_TOKEN_HASH)
+            .bind(token_hash)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(read_error)?;
+        Ok(row.map(sql::player_row))
+    }
+
+    async fn live_tables(&self) -> Result<Vec<LiveTable>, StoreError> {
+        // In WAL mode a transaction reads one snapshot from its first read on.
+        let mut tx = self.pool.begin().await?;
+        let tables = sqlx::query_as::<_, sql::TableRow>(sql::LIVE_TABLES)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(read_error)?;
+        let mut live = Vec::with_capacity(tables.len());
+        for table in tables {
+            let game = match &table.live_match {
+                None => None,
+                Some(id) => {
+                    let (detail, last_seq) =
+                        SqliteStore::load_match(&mut tx, id).await?.ok_or_else(|| {
+                            StoreError::Corrupt(format!("live match {id} vanished"))
+                        })?;
+                    Some(LiveMatch {
+                        id: detail.summary.id,
+                        number: detail.summary.number,
+                        record: detail.record,
+                        last_seq,
+                    })
+                }
+            };
+            live.push(sql::live_table(table, game)?);
+        }
+        tx.commit().await?;
+        Ok(live)
+    }
+
+    async fn list_matches(&self, query: &MatchQuery) -> Result<MatchPage, StoreError> {
+        let limit = sql::page_limit(query);
+        let rows = sqlx::query_as::<_, sql::PageRow>(sql::LIST_MATCHES)
+            .bind(&query.player)
+            .bind(query.won)
+            .bind(query.since)
+            .bind(query.until)
+            .bind(query.finished)
+            .bind(query.after.as_ref().map(|cursor| cursor.started_at))
+            .bind(query.after.as_ref().map(|cursor| cursor.id.as_str()))
+            // One more than asked, to know whether another page follows.
+            .bind(limit as i64 + 1)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(read_error)?;
+        sql::match_page(rows, limit)
+    }
+
+    async fn get_match(&self, id: &str) -> Result<Option<MatchDetail>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let detail = SqliteStore::load_match(&mut tx, id).await?;
+        tx.commit().await?;
+        Ok(detail.map(|(detail, _)| detail))
+    }
+
+    async fn player_stats(&self, player_id: &str) -> Result<PlayerStats, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let player = sqlx::query_as::<_, (String, String)>(sql::PLAYER_BY_ID)
+            .bind(player_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(read_error)?;
+        let matches = sqlx::query_as::<_, sql::StatsMatchRow>(sql::STATS_MATCHES)
+            .bind(player_id)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(read_error)?;
+        let hands = sqlx::query_as::<_, sql::StatsHandRow>(sql::STATS_HANDS)
+            .bind(player_id)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(read_error)?;
+        tx.commit().await?;
+        sql::player_stats(player.map(sql::player_row), matches, hands)
+    }
+}

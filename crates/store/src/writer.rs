@@ -1,0 +1,443 @@
+//! From the journal to the database, in batches.
+//!
+//! [`Recorder::record`] puts writes in the journal and tells the caller once
+//! they are on disk; then it hands them to the writer task through a bounded
+//! queue. The writer applies whatever has queued up in one transaction
+//! (group commit), retrying with backoff while the database is away, and
+//! moves the journal's checkpoint forward. If the queue overflows, writes are
+//! not lost: they are in the journal, and the writer reads them back from
+//! there when it notices the gap.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::journal::{self, Journal, Lsn};
+use crate::{Store, StoreError, Write};
+
+/// Writes per database transaction, at most.
+const MAX_BATCH: usize = 2_000;
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+/// How often an idle writer checks for writes that skipped the queue.
+const CATCH_UP_EVERY: Duration = Duration::from_millis(500);
+
+/// Writes on their way to the database: (first LSN, last LSN, writes).
+type Queued = (Lsn, Lsn, Vec<Write>);
+
+/// How the path to the database is doing; shared with `/readyz`.
+#[derive(Debug, Default)]
+pub struct Health {
+    connected: AtomicBool,
+    journaled: AtomicU64,
+    stored: AtomicU64,
+}
+
+impl Health {
+    /// Whether the last attempt to reach the database worked.
+    pub fn connected(&self) -> bool {
+        self.connected.load(Ordering::Relaxed)
+    }
+
+    /// Records on disk that the database does not have yet.
+    pub fn backlog(&self) -> u64 {
+        let journaled = self.journaled.load(Ordering::Relaxed);
+        journaled.saturating_sub(self.stored.load(Ordering::Relaxed))
+    }
+}
+
+/// Where tables send what they want kept. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Recorder {
+    journal: Journal,
+    queue: mpsc::Sender<Queued>,
+    health: Arc<Health>,
+}
+
+impl Recorder {
+    /// Journals `writes`, then calls `durable` (on the journal's thread: keep
+    /// it short) once they would survive a crash, or with the error that
+    /// stopped them.
+    pub fn record(
+        &self,
+        writes: Vec<Write>,
+        durable: impl FnOnce(Result<(), String>) + Send + 'static,
+    ) {
+        let count = writes.len() as u64;
+        let queue = self.queue.clone();
+        let health = self.health.clone();
+        // The journal thread needs the writes back for the queue: keep a copy.
+        let copy = writes.clone();
+        let sent = self.journal.append_then(writes, move |result| match result {
+            Ok(last) => {
+                health.journaled.fetch_max(last, Ordering::Relaxed);
+                // A full queue is fine: the writer finds the gap and reads the journal.
+                let _ = queue.try_send((last + 1 - count, last, copy));
+                durable(Ok(()));
+            }
+            Err(error) => durable(Err(error)),
+        });
+        if let Err(error) = sent {
+            tracing::error!(%error, "the journal is not running");
+        }
+    }
+
+    /// Journals `writes` and waits until they are on disk.
+    pub async fn record_and_wait(&self, writes: Vec<Write>) -> Result<(), String> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.record(writes, move |result| {
+            let _ = tx.send(result);
+        });
+        rx.await.map_err(|_| "the journal stopped".to_owned())?
+    }
+
+    pub fn health(&self) -> &Arc<Health> {
+        &self.health
+    }
+}
+
+/// The writer task's state.
+#[derive(Debug)]
+pub struct Writer {
+    store: Arc<dyn Store>,
+    journal: Journal,
+    journal_dir: PathBuf,
+    queue: mpsc::Receiver<Queued>,
+    health: Arc<Health>,
+    /// The last LSN the database has.
+    stored: Lsn,
+}
+
+/// Opens the journal in `journal_dir`, applies whatever it holds that the
+/// database lacks (waiting for the database if it must), and returns the
+/// recorder for tables and the writer to run.
+pub async fn start(
+    store: Arc<dyn Store>,
+    journal_dir: PathBuf,
+    queue_capacity: usize,
+) -> Result<(Recorder, Writer), StoreError> {
+    let journal::Recovered { journal, pending } = Journal::open(&journal_dir)
+        .map_err(|error| StoreError::Corrupt(format!("journal: {error}")))?;
+    let health = Arc::new(Health::default());
+    health.connected.store(store.ping().await.is_ok(), Ordering::Relaxed);
+    let stored = pending.first().map_or(0, |(lsn, _)| lsn - 1);
+    let last = pending.last().map_or(stored, |(lsn, _)| *lsn);
+    health.stored.store(stored, Ordering::Relaxed);
+    health.journaled.store(last, Ordering::Relaxed);
+    let (tx, rx) = mpsc::channel(queue_capacity.max(1));
+    let mut writer = Writer {
+        store,
+        journal: journal.clone(),
+        journal_dir,
+        queue: rx,
+        health: health.clone(),
+        stored,
+    };
+    if !pending.is_empty() {
+        tracing::info!(records = pending.len(), "replaying the journal into the database");
+        for chunk in pending.chunks(MAX_BATCH) {
+            let first = chunk[0].0;
+            let last = chunk[chunk.len() - 1].0;
+            let writes = chunk.iter().map(|(_, write)| write.clone()).collect();
+            writer.store_batch(first, last, writes, &CancellationToken::new()).await;
+        }
+    }
+    Ok((Recorder { journal, queue: tx, health }, writer))
+}
+
+impl Writer {
+    /// Stores batches until `stop` is set and the queue is drained (or the
+    /// database cannot take the rest).
+    pub async fn run(mut self, stop: CancellationToken) {
+        loop {
+            // Writes that overflowed the queue are only in the journal: while
+            // the queue has nothing, catch up from there.
+            if self.queue.is_empty() && self.health.journaled.load(Ordering::Relaxed) > self.stored
+            {
+                self.catch_up(&stop).await;
+                if stop.is_cancelled() {
+                    break;
+                }
+                continue;
+            }
+            let first = tokio::select! {
+                item = self.queue.recv() => item,
+                () = tokio::time::sleep(CATCH_UP_EVERY) => {
+                    // Idle: still notice the database going away (for /readyz).
+                    let up = self.store.ping().await.is_ok();
+                    self.health.connected.store(up, Ordering::Relaxed);
+                    continue;
+                }
+                () = stop.cancelled() => None,
+            };
+            let Some(first) = first else { break };
+            let mut items = vec![first];
+            let mut count = items[0].2.len();
+            while count < MAX_BATCH {
+                let Ok(item) = self.queue.try_recv() else { break };
+                count += item.2.len();
+                items.push(item);
+            }
+            self.store_items(items, &stop).await;
+        }
+        // Shutting down: take what is already queued, if the database is there.
+        let mut rest = Vec::new();
+        while let Ok(item) = self.queue.try_recv() {
+            rest.push(item);
+        }
+        if !rest.is_empty() && self.health.connected() {
+            let deadline = CancellationToken::new();
+            let timer = deadline.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                timer.cancel();
+            });
+            self.store_items(rest, &deadline).await;
+        }
+        self.journal.stop();
+    }
+
+    /// Stores the next journaled records the database lacks, read from the journal.
+    async fn catch_up(&mut self, stop: &CancellationToken) {
+        let journaled = self.health.journaled.load(Ordering::Relaxed);
+        let records = match read_journal(&self.journal_dir, self.stored, journaled + 1) {
+            Ok(records) => records,
+            Err(error) => {
+                tracing::error!(%error, "cannot read the journal back");
+                tokio::time::sleep(CATCH_UP_EVERY).await;
+                return;
+            }
+        };
+        let Some(chunk) = records.chunks(MAX_BATCH).next() else { return };
+        let first = chunk[0].0;
+        let last = chunk[chunk.len() - 1].0;
+        let writes = chunk.iter().map(|(_, write)| write.clone()).collect();
+        self.store_batch(first, last, writes, stop).await;
+    }
+
+    /// Stores queued items in order, filling any gap from the journal.
+    async fn store_items(&mut self, items: Vec<Queued>, stop: &CancellationToken) {
+        let mut writes = Vec::new();
+        let mut first = None;
+        let mut last = self.stored;
+        for (from, to, batch) in items {
+            if to <= last {
+                continue; // already stored (read from the journal earlier)
+            }
+            if from > last + 1 {
+                // Some writes never made it into the queue: read them back.
+                match read_journal(&self.journal_dir, last, from) {
+                    Ok(missing) => {
+                        for (lsn, write) in missing {
+                            first.get_or_insert(lsn);
+                            writes.push(write);
+                        }
+                    }
+                    Err(error) => {
+                        // Storing past the gap would move the checkpoint over it;
+                        // the next batch finds the same gap and tries again.
+                        tracing::error!(%error, "cannot read the journal back");
+                        return;
+                    }
+                }
+            }
+            first.get_or_insert(from);
+            writes.extend(batch);
+            last = to;
+        }
+        if let Some(first) = first {
+            self.store_batch(first, last, writes, stop).await;
+        }
+    }
+
+    /// Applies one batch, retrying with backoff until it is stored or `stop`.
+    async fn store_batch(
+        &mut self,
+        first: Lsn,
+        last: Lsn,
+        writes: Vec<Write>,
+        stop: &CancellationToken,
+    ) {
+        let mut backoff = Duration::from_millis(50);
+        loop {
+            match self.store.apply(&writes).await {
+                Ok(()) => {
+                    self.health.connected.store(true, Ordering::Relaxed);
+                    self.stored = last;
+                    self.health.stored.store(last, Ordering::Relaxed);
+                    self.journal.checkpoint(last);
+                    return;
+                }
+                Err(error) => {
+                    if self.health.connected.swap(false, Ordering::Relaxed) {
+                        tracing::warn!(%error, first, last, "the database refused a batch; retrying");
+                    }
+                    if stop.is_cancelled() {
+                        tracing::warn!(first, last, "stopping with writes only in the journal");
+                        return;
+                    }
+                    tokio::select! {
+                        () = tokio::time::sleep(backoff) => {}
+                        () = stop.cancelled() => {}
+                    }
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                }
+            }
+        }
+    }
+}
+
+/// Reads journal records with `after < lsn < before`.
+fn read_journal(
+    dir: &std::path::Path,
+    after: Lsn,
+    before: Lsn,
+) -> Result<Vec<(Lsn, Write)>, journal::JournalError> {
+    Ok(journal::read_all(dir)?
+        .into_iter()
+        .filter(|(lsn, _)| *lsn > after && *lsn < before)
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use async_trait::async_trait;
+
+    use super::*;
+    use crate::{LiveTable, MatchDetail, MatchPage, MatchQuery, PlayerRow, PlayerStats};
+
+    /// A store that keeps writes in memory and can be switched off.
+    #[derive(Debug, Default)]
+    struct MemoryStore {
+        writes: Mutex<Vec<Write>>,
+        down: AtomicBool,
+    }
+
+    impl MemoryStore {
+        fn stored(&self) -> Vec<Write> {
+            self.writes.lock().map(|w| w.clone()).unwrap_or_default()
+        }
+    }
+
+    #[async_trait]
+    impl Store for MemoryStore {
+        async fn migrate(&self) -> Result<(), StoreError> {
+            Ok(())
+        }
+        async fn ping(&self) -> Result<(), StoreError> {
+            Ok(())
+        }
+        async fn apply(&self, writes: &[Write]) -> Result<(), StoreError> {
+            if self.down.load(Ordering::Relaxed) {
+                return Err(StoreError::Corrupt("down".into()));
+            }
+            let mut stored = self.writes.lock().map_err(|_| StoreError::Corrupt("lock".into()))?;
+            // Idempotent, like the real stores: a write seen before changes nothing.
+            for write in writes {
+                if !stored.contains(write) {
+                    stored.push(write.clone());
+                }
+            }
+            Ok(())
+        }
+        async fn player_by_token_hash(&self, _: &str) -> Result<Option<PlayerRow>, StoreError> {
+            Ok(None)
+        }
+        async fn live_tables(&self) -> Result<Vec<LiveTable>, StoreError> {
+            Ok(Vec::new())
+        }
+        async fn list_matches(&self, _: &MatchQuery) -> Result<MatchPage, StoreError> {
+            Ok(MatchPage { matches: Vec::new(), next: None })
+        }
+        async fn get_match(&self, _: &str) -> Result<Option<MatchDetail>, StoreError> {
+            Ok(None)
+        }
+        async fn player_stats(&self, _: &str) -> Result<PlayerStats, StoreError> {
+            Ok(PlayerStats::default())
+        }
+    }
+
+    fn closed(id: u32) -> Write {
+        Write::TableClosed { id: format!("t{id}"), at: i64::from(id) }
+    }
+
+    async fn until(condition: impl Fn() -> bool) {
+        for _ in 0..500 {
+            if condition() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("the condition never held");
+    }
+
+    #[tokio::test]
+    async fn writes_reach_the_store_in_order_and_the_journal_moves_on() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let store = Arc::new(MemoryStore::default());
+        let (recorder, writer) = start(store.clone(), dir.path().into(), 64).await.expect("starts");
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(writer.run(stop.clone()));
+        for n in 0..100 {
+            recorder.record_and_wait(vec![closed(n)]).await.expect("durable");
+        }
+        until(|| store.stored().len() == 100).await;
+        assert_eq!(store.stored(), (0..100).map(closed).collect::<Vec<_>>());
+        until(|| recorder.health().backlog() == 0).await;
+        stop.cancel();
+        task.await.expect("the writer stopped");
+        // Everything is in the store: a restart has nothing to replay.
+        let journal::Recovered { pending, .. } = Journal::open(dir.path()).expect("reopens");
+        assert!(pending.is_empty(), "{} records were not checkpointed", pending.len());
+    }
+
+    #[tokio::test]
+    async fn while_the_store_is_down_writes_are_durable_and_wait() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let store = Arc::new(MemoryStore::default());
+        store.down.store(true, Ordering::Relaxed);
+        // A queue of one: most writes overflow and must come back from the journal.
+        let (recorder, writer) = start(store.clone(), dir.path().into(), 1).await.expect("starts");
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(writer.run(stop.clone()));
+        for n in 0..50 {
+            recorder.record_and_wait(vec![closed(n)]).await.expect("durable despite the outage");
+        }
+        until(|| !recorder.health().connected()).await;
+        until(|| recorder.health().backlog() == 50).await;
+        assert!(store.stored().is_empty());
+        store.down.store(false, Ordering::Relaxed);
+        recorder.record_and_wait(vec![closed(50)]).await.expect("durable");
+        until(|| store.stored().len() == 51).await;
+        assert_eq!(store.stored(), (0..51).map(closed).collect::<Vec<_>>());
+        until(|| recorder.health().connected() && recorder.health().backlog() == 0).await;
+        stop.cancel();
+        task.await.expect("the writer stopped");
+    }
+
+    #[tokio::test]
+    async fn a_restart_applies_what_only_the_journal_had() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let down = Arc::new(MemoryStore::default());
+        down.down.store(true, Ordering::Relaxed);
+        let (recorder, writer) = start(down.clone(), dir.path().into(), 8).await.expect("starts");
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(writer.run(stop.clone()));
+        for n in 0..10 {
+            recorder.record_and_wait(vec![closed(n)]).await.expect("durable");
+        }
+        // The process "dies" with the database still away.
+        stop.cancel();
+        task.await.expect("the writer stopped");
+        drop(recorder);
+        let store = Arc::new(MemoryStore::default());
+        let (_recorder, _writer) =
+            start(store.clone(), dir.path().into(), 8).await.expect("starts");
+        assert_eq!(store.stored(), (0..10).map(closed).collect::<Vec<_>>());
+    }
+}
