@@ -9,87 +9,12 @@ use euchre_engine::{Action, Card, CardSet, Event, Preset, Seat};
 use euchre_protocol::{
     ClientMessage, PROTOCOL_VERSION, Reply, ServerMessage, TableEvent, TableSettings, close,
 };
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use support::{Client, TestServer, answer_id, cards_in, error_code};
-
-/// The last table seq a client has seen.
-fn last_seq(client: &Client) -> Option<u64> {
-    client.log.iter().rev().find_map(|m| match m {
-        ServerMessage::Event { seq, .. } | ServerMessage::Snapshot { seq, .. } => Some(*seq),
-        _ => None,
-    })
-}
-
-/// A `your_turn` already read (say, while waiting for an ack) that is still current.
-fn pending_turn(client: &Client) -> Option<(u64, Vec<Action>)> {
-    let seq = last_seq(client)?;
-    client.log.iter().rev().find_map(|m| match m {
-        ServerMessage::YourTurn { seq: at, actions, .. } if *at == seq => {
-            Some((seq, actions.clone()))
-        }
-        _ => None,
-    })
-}
-
-/// Plays for one client until its table's game is won; returns its log.
-///
-/// Like a careful client, it keeps one action in flight at a time: it acts
-/// on a `your_turn` that is current (its seq is the last seen) and then
-/// waits for that action's answer; a prompt that arrives meanwhile is stale.
-async fn play_to_the_end(mut client: Client, table: String, seed: u64) -> Client {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut last_seq = last_seq(&client);
-    let mut in_flight = None;
-    if let Some((_, actions)) = pending_turn(&client) {
-        in_flight = Some(act(&mut client, &table, pick(&actions, &mut rng)).await);
-    }
-    loop {
-        let message = client.recv().await;
-        if in_flight.is_some() && answer_id(&message) == in_flight {
-            in_flight = None;
-        }
-        match message {
-            ServerMessage::Event { seq, event, .. } => {
-                last_seq = Some(seq);
-                if let Some(TableEvent::Game(Event::GameWon { .. })) = event {
-                    return client;
-                }
-            }
-            ServerMessage::Snapshot { seq, .. } => last_seq = Some(seq),
-            ServerMessage::YourTurn { seq, actions, .. }
-                if Some(seq) == last_seq && in_flight.is_none() =>
-            {
-                in_flight = Some(act(&mut client, &table, pick(&actions, &mut rng)).await);
-            }
-            ServerMessage::Error { code, message, .. } => {
-                let recent: Vec<String> =
-                    client.log.iter().rev().take(12).map(|m| format!("{m:?}")).collect();
-                panic!("error {code}: {message}; latest first: {recent:#?}")
-            }
-            _ => {}
-        }
-    }
-}
-
-/// Sends a game action, returning its command id.
-async fn act(client: &mut Client, table: &str, action: Action) -> u64 {
-    let id = client.next_id();
-    client.send(&ClientMessage::Act { id, table: table.to_owned(), action }).await;
-    id
-}
-
-/// A random legal action that keeps the game moving: no concessions, and
-/// making trump more often than passing.
-fn pick(actions: &[Action], rng: &mut ChaCha8Rng) -> Action {
-    let useful: Vec<Action> =
-        actions.iter().copied().filter(|a| !matches!(a, Action::Concede | Action::Pass)).collect();
-    if !useful.is_empty() && (rng.random_range(0..3) > 0 || !actions.contains(&Action::Pass)) {
-        useful[rng.random_range(0..useful.len())]
-    } else {
-        actions.first().copied().unwrap_or(Action::Pass)
-    }
-}
+use support::{
+    Client, TestServer, answer_id, cards_in, error_code, last_seq, pending_turn, pick,
+    play_to_the_end,
+};
 
 /// The seqs of a client's table events, checked to run without a gap or a
 /// repeat from its first snapshot on.
