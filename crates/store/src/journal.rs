@@ -40,7 +40,8 @@ pub enum JournalError {
 enum Request {
     Append { writes: Vec<Write>, done: Box<dyn FnOnce(Result<Lsn, String>) + Send> },
     Checkpoint(Lsn),
-    Stop,
+    /// Finish what is queued, save the checkpoint, and end the thread.
+    Stop(std_mpsc::Sender<()>),
 }
 
 /// A handle on the journal; cheap to clone.
@@ -54,7 +55,7 @@ impl std::fmt::Debug for Request {
         match self {
             Request::Append { writes, .. } => write!(f, "Append({} writes)", writes.len()),
             Request::Checkpoint(lsn) => write!(f, "Checkpoint({lsn})"),
-            Request::Stop => f.write_str("Stop"),
+            Request::Stop(_) => f.write_str("Stop"),
         }
     }
 }
@@ -137,9 +138,13 @@ impl Journal {
         let _ = self.requests.send(Request::Checkpoint(lsn));
     }
 
-    /// Stops the thread once everything queued before is done.
+    /// Stops the thread once everything queued before is done, and waits
+    /// for it (a few milliseconds at most).
     pub fn stop(&self) {
-        let _ = self.requests.send(Request::Stop);
+        let (done, stopped) = std_mpsc::channel();
+        if self.requests.send(Request::Stop(done)).is_ok() {
+            let _ = stopped.recv();
+        }
     }
 }
 
@@ -175,7 +180,7 @@ impl Owner {
             let mut batch = vec![first];
             batch.extend(inbox.try_iter());
             let mut waiting = Vec::new();
-            let mut stop = false;
+            let mut stop = None;
             let mut buffer = Vec::new();
             for request in batch {
                 match request {
@@ -194,20 +199,21 @@ impl Owner {
                         waiting.push((done, failed.map_or(Ok(last), Err)));
                     }
                     Request::Checkpoint(lsn) => self.checkpoint = self.checkpoint.max(lsn),
-                    Request::Stop => stop = true,
+                    Request::Stop(done) => stop = Some(done),
                 }
             }
             let synced = self.write_and_sync(&buffer);
+            if let Err(error) = self.reclaim() {
+                tracing::warn!(%error, "could not reclaim journal space");
+            }
             for (done, result) in waiting {
                 match (&synced, result) {
                     (Ok(()), result) => done(result),
                     (Err(error), _) => done(Err(error.to_string())),
                 }
             }
-            if let Err(error) = self.reclaim() {
-                tracing::warn!(%error, "could not reclaim journal space");
-            }
-            if stop {
+            if let Some(stopped) = stop {
+                let _ = stopped.send(());
                 break;
             }
         }

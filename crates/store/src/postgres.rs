@@ -336,7 +336,6 @@ impl Store for PgStore {
 
     async fn apply(&self, writes: &[Write]) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
-        if std::env::var("NOSYNC").is_ok() { sqlx::query("SET LOCAL synchronous_commit TO OFF").execute(&mut *tx).await?; }
         let mut bulk = Bulk::default();
         for write in writes {
             if !bulk.hold(write) {
@@ -371,10 +370,9 @@ impl Store for PgStore {
             let game = match &table.live_match {
                 None => None,
                 Some(id) => {
-                    let (detail, last_seq) =
-                        PgStore::load_match(&mut tx, id).await?.ok_or_else(|| {
-                            StoreError::Corrupt(format!("live match {id} vanished"))
-                        })?;
+                    let (detail, last_seq) = PgStore::load_match(&mut tx, id)
+                        .await?
+                        .ok_or_else(|| StoreError::Corrupt(format!("live match {id} vanished")))?;
                     Some(LiveMatch {
                         id: detail.summary.id,
                         number: detail.summary.number,

@@ -2,9 +2,10 @@
 //! become records, summaries and statistics.
 //!
 //! PostgreSQL and sqlx's SQLite driver both take `$n` placeholders, `ON
-//! CONFLICT`, row values and `LIMIT $n`, so one statement serves both
-//! wherever the dialects agree; only the bulk insert of actions differs (see
-//! each backend). Every integer column is 64-bit on both sides, so every row
+//! CONFLICT` and `LIMIT $n`, so one statement serves both wherever the
+//! dialects agree. They part only where a batch is written in bulk (arrays
+//! and `UNNEST` in PostgreSQL, a JSON array and `json_each` in SQLite): see
+//! each backend. Every integer column is 64-bit on both sides, so every row
 //! reads as `i64` and is narrowed here, where a value out of range is
 //! reported as [`StoreError::Corrupt`] rather than trusted.
 
@@ -321,11 +322,13 @@ pub(crate) fn match_record(
                 hand.actions.len()
             )));
         }
-        hand.actions.push(SeatAction { seat: Seat(narrow(action.seat, "seat")?), action: action.action.0 });
+        hand.actions
+            .push(SeatAction { seat: Seat(narrow(action.seat, "seat")?), action: action.action.0 });
         last_seq = last_seq.max(from_db_u64(action.seq));
     }
-    let game = Game::replay(&record)
-        .map_err(|error| StoreError::Corrupt(format!("match {} does not replay: {error}", row.id)))?;
+    let game = Game::replay(&record).map_err(|error| {
+        StoreError::Corrupt(format!("match {} does not replay: {error}", row.id))
+    })?;
     for (stored, replayed) in record.hands.iter_mut().zip(&game.record().hands) {
         stored.outcome = replayed.outcome;
     }

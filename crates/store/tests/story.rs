@@ -1,0 +1,875 @@
+//! The store's conformance story, told to both backends.
+//!
+//! Real games are played with the engine (random legal actions, every
+//! preset), turned into the `Write`s the server would journal, applied in
+//! batches, and read back: records, replays, pagination, filters, player
+//! statistics and live tables must all agree with what was played.
+//!
+//! PostgreSQL: each run creates its own database through
+//! `EUCHRE_TEST_POSTGRES_URL` (default
+//! `postgres://postgres@127.0.0.1:5432/postgres`) and drops it afterwards.
+//! An unreachable server fails the test: it is never skipped.
+//!
+//! Throughput (ignored by default; run in release):
+//! `cargo test -p euchre-store --release --test story -- --ignored --nocapture`
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use std::time::Instant;
+
+use euchre_engine::{Action, Game, GameRecord, HandOutcome, Preset, Rules};
+use euchre_store::postgres::PgStore;
+use euchre_store::sqlite::SqliteStore;
+use euchre_store::{
+    Cursor, LiveTable, MatchDetail, MatchQuery, MatchSeat, MatchSummary, Millis, PlayerRow,
+    PlayerStats, Store, StoreError, Write,
+};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::json;
+use sqlx::{AssertSqlSafe, Connection, PgConnection};
+
+// ---------------------------------------------------------------------------
+// The backends.
+
+#[tokio::test]
+async fn sqlite_story() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    // A folder that does not exist yet: connect must create it.
+    let url = format!("sqlite://{}/nested/history.db", folder.path().display());
+    let store = SqliteStore::connect(&url).await.expect("open SQLite");
+    store.migrate().await.expect("migrate SQLite");
+    // Migrating again is a no-op, as at every server start.
+    store.migrate().await.expect("migrate SQLite twice");
+    story(&store).await;
+}
+
+#[tokio::test]
+async fn postgres_story() {
+    with_postgres(|store| async move { story(&*store).await }).await;
+}
+
+#[tokio::test]
+async fn connect_picks_the_backend_from_the_url() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let url = format!("sqlite:{}/picked.db", folder.path().display());
+    let store = euchre_store::connect(&url).await.expect("open SQLite by URL");
+    store.migrate().await.expect("migrate");
+    store.ping().await.expect("ping");
+    let memory = euchre_store::connect("sqlite::memory:").await.expect("in memory");
+    memory.migrate().await.expect("migrate in memory");
+    let (writes, _) = small_history();
+    memory.apply(&writes).await.expect("apply in memory");
+    assert!(memory.player_by_token_hash("hash-p0").await.expect("read").is_some());
+    assert!(matches!(
+        euchre_store::connect("mysql://localhost/euchre").await,
+        Err(StoreError::UnsupportedUrl(_))
+    ));
+}
+
+#[tokio::test]
+async fn sqlite_reports_corrupt_rows() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let url = format!("sqlite://{}/corrupt.db", folder.path().display());
+    let store = SqliteStore::connect(&url).await.expect("open SQLite");
+    store.migrate().await.expect("migrate");
+    let pool = store.pool().clone();
+    corruption(&store, |statement| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query(statement).execute(&pool).await.expect("tamper with a row");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn postgres_reports_corrupt_rows() {
+    with_postgres(|store| async move {
+        let pool = store.pool().clone();
+        corruption(&*store, |statement| {
+            let pool = pool.clone();
+            async move {
+                sqlx::query(statement).execute(&pool).await.expect("tamper with a row");
+            }
+        })
+        .await;
+    })
+    .await;
+}
+
+/// Rows tampered with behind the store's back are reported as corrupt, never
+/// trusted and never a panic. (The SQL text is valid in both dialects.)
+async fn corruption<F, Fut>(store: &dyn Store, tamper: F)
+where
+    F: Fn(&'static str) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let (writes, played) = small_history();
+    store.apply(&writes).await.expect("apply");
+    let id = played.summary.id.as_str();
+    let corrupt = |result: Result<Option<MatchDetail>, StoreError>| {
+        matches!(result, Err(StoreError::Corrupt(_)))
+    };
+    assert!(store.get_match(id).await.expect("read").is_some());
+
+    // A missing action: the record has a gap.
+    tamper("DELETE FROM actions WHERE hand = 0 AND idx = 1").await;
+    assert!(corrupt(store.get_match(id).await));
+    // The journal's writes, applied again, fill the gap.
+    store.apply(&writes).await.expect("apply again");
+    let detail = store.get_match(id).await.expect("read").expect("stored");
+    assert_eq!(&detail.record, played.game.record());
+
+    // An action the engine refuses.
+    tamper(r#"UPDATE actions SET action = '{"action":"claim"}' WHERE hand = 0 AND idx = 0"#).await;
+    assert!(corrupt(store.get_match(id).await));
+    // A deal that does not decode.
+    tamper(r#"UPDATE hands SET deal = '{"dealer":"nine"}' WHERE number = 0"#).await;
+    assert!(corrupt(store.get_match(id).await));
+    // A seat out of range.
+    tamper("UPDATE match_seats SET seat = 300 WHERE seat = 0").await;
+    assert!(matches!(
+        store.list_matches(&MatchQuery { limit: 5, ..MatchQuery::default() }).await,
+        Err(StoreError::Corrupt(_))
+    ));
+}
+
+/// A fresh PostgreSQL database for one test, dropped afterwards even when
+/// the test fails.
+async fn with_postgres<F, Fut>(test: F)
+where
+    F: FnOnce(Arc<PgStore>) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let admin_url = std::env::var("EUCHRE_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    let mut admin = PgConnection::connect(&admin_url).await.unwrap_or_else(|error| {
+        panic!("PostgreSQL must be reachable at {admin_url} for these tests: {error}")
+    });
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_nanos())
+        .unwrap_or_default();
+    // Made of digits and a fixed prefix only, so it is safe to splice into DDL.
+    let name = format!("euchre_store_test_{}_{nanos}", std::process::id());
+    sqlx::query(AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut admin)
+        .await
+        .expect("create a test database");
+    let (base, params) = match admin_url.split_once('?') {
+        Some((base, params)) => (base, format!("?{params}")),
+        None => (admin_url.as_str(), String::new()),
+    };
+    let server = base.rsplit_once('/').map_or(base, |(server, _)| server);
+    let url = format!("{server}/{name}{params}");
+    let store = Arc::new(PgStore::connect(&url).await.expect("connect to the test database"));
+    store.migrate().await.expect("migrate PostgreSQL");
+    store.migrate().await.expect("migrate PostgreSQL twice");
+    let outcome = tokio::spawn(test(store.clone())).await;
+    store.pool().close().await;
+    let dropped =
+        sqlx::query(AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")))
+            .execute(&mut admin)
+            .await;
+    if let Err(error) = outcome {
+        std::panic::resume_unwind(error.into_panic());
+    }
+    // Best effort: a leftover database is untidy, not a failure of the store.
+    if let Err(error) = dropped {
+        eprintln!("could not drop {name}: {error}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Playing games and recording them as writes.
+
+const PLAYERS: usize = 6;
+
+fn player_id(index: usize) -> String {
+    format!("p{index}")
+}
+
+/// What was played, as the test knows it (never read back from the store).
+struct Played {
+    summary: MatchSummary,
+    game: Game,
+    /// The seq of the match's last action, if it has any.
+    last_seq: Option<u64>,
+}
+
+/// Turns a game, as it is played, into the writes the server would journal.
+struct Recorder {
+    writes: Vec<Write>,
+    /// Each table's event seq.
+    seqs: HashMap<String, u64>,
+}
+
+impl Recorder {
+    fn new() -> Recorder {
+        Recorder { writes: Vec::new(), seqs: HashMap::new() }
+    }
+
+    fn start(&mut self, summary: &MatchSummary, game: &Game) {
+        self.writes.push(Write::MatchStarted {
+            id: summary.id.clone(),
+            table_id: summary.table_id.clone(),
+            number: summary.number,
+            rules: summary.rules,
+            seed: game.record().seed,
+            start: game.start().clone(),
+            seats: summary.seats.clone(),
+            at: summary.started_at,
+        });
+        self.writes.push(Write::HandDealt {
+            match_id: summary.id.clone(),
+            number: 0,
+            deal: game.record().hands[0].deal,
+        });
+    }
+
+    /// Applies `action` and records it with whatever it caused: the end of
+    /// the hand, the next deal, the end of the match.
+    fn act(&mut self, played: &mut Played, action: Action, at: Millis) {
+        let game = &mut played.game;
+        let seat = game.turn().expect("the game is on");
+        let hand = game.hand_number();
+        let index = game.record().hands[hand as usize].actions.len() as u32;
+        game.apply(seat, action).expect("a legal action");
+        let seq = self.seqs.entry(played.summary.table_id.clone()).or_default();
+        *seq += 1;
+        played.last_seq = Some(*seq);
+        let match_id = played.summary.id.clone();
+        self.writes.push(Write::Action {
+            match_id: match_id.clone(),
+            hand,
+            index,
+            seat: seat.0,
+            action,
+            seq: *seq,
+            at,
+        });
+        if let Some(outcome) = game.record().hands[hand as usize].outcome {
+            self.writes.push(Write::HandEnded {
+                match_id: match_id.clone(),
+                number: hand,
+                outcome,
+                at,
+            });
+        }
+        if game.is_over() {
+            self.end(played, at);
+        } else if game.hand_number() > hand {
+            let number = game.hand_number();
+            self.writes.push(Write::HandDealt {
+                match_id,
+                number,
+                deal: game.record().hands[number as usize].deal,
+            });
+        }
+    }
+
+    /// Ends the match where it stands: won, or abandoned without a winner.
+    fn end(&mut self, played: &mut Played, at: Millis) {
+        let game = &played.game;
+        let winner = game.winner().map(|team| team.0);
+        played.summary.ended_at = Some(at);
+        played.summary.scores = game.scores();
+        played.summary.winner = winner;
+        self.writes.push(Write::MatchEnded {
+            match_id: played.summary.id.clone(),
+            scores: game.scores(),
+            winner,
+            at,
+        });
+    }
+}
+
+/// A random legal action, conceding only now and then so most hands are played out.
+fn random_action(game: &Game, rng: &mut ChaCha8Rng) -> Action {
+    let seat = game.turn().expect("the game is on");
+    let legal = game.legal_actions(seat);
+    let mut choices: Vec<Action> =
+        legal.iter().copied().filter(|a| *a != Action::Concede).collect();
+    if choices.is_empty() || rng.random_range(0..100u32) < 2 {
+        choices = legal;
+    }
+    choices[rng.random_range(0..choices.len())]
+}
+
+/// How a match is left at the end of the story.
+#[derive(Clone, Copy, PartialEq)]
+enum Ending {
+    Won,
+    /// Still in progress after this many actions.
+    InProgress(usize),
+    /// Abandoned after this many actions: ended with no winner.
+    Abandoned(usize),
+}
+
+struct History {
+    played: Vec<Played>,
+    /// Tables as the store should report them live, oldest first.
+    live: Vec<(String, serde_json::Value)>,
+}
+
+const TABLES: usize = 5;
+
+fn table_id(index: usize) -> String {
+    format!("t{index}")
+}
+
+/// Players, five tables and 26 matches across every preset: tables t0 and
+/// t1 end with a match in progress (t0 mid-hand, t1 between hands), t2 with
+/// an abandoned match, t3 is closed and t4 has only finished matches.
+fn history() -> (Vec<Write>, History) {
+    let mut recorder = Recorder::new();
+    for index in 0..PLAYERS {
+        recorder.writes.push(Write::Player {
+            id: player_id(index),
+            name: format!("Player {index}"),
+            token_hash: format!("hash-p{index}"),
+            at: 1_000 + index as Millis,
+        });
+    }
+    let mut live = Vec::new();
+    for index in 0..TABLES {
+        let id = table_id(index);
+        let settings = json!({ "preset": "standard", "table": index });
+        recorder.writes.push(Write::TableOpened {
+            id: id.clone(),
+            host_id: player_id(index),
+            settings: settings.clone(),
+            invite: (index % 2 == 0).then(|| format!("invite-{index}")),
+            at: 2_000 + index as Millis,
+        });
+        let seats = json!([{ "seat": 0, "player": player_id(index) }]);
+        recorder.writes.push(Write::TableSeats { id: id.clone(), seats: seats.clone() });
+        if index != 3 {
+            live.push((id, seats));
+        }
+    }
+    let count = 26;
+    let mut numbers = [0u32; TABLES];
+    let mut played: Vec<Played> = Vec::new();
+    let mut rng = ChaCha8Rng::seed_from_u64(2024);
+    for index in 0..count {
+        let table = index % TABLES;
+        numbers[table] += 1;
+        let last_at_table = index + TABLES >= count;
+        let ending = match (table, last_at_table) {
+            (0, true) => Ending::InProgress(57),
+            (1, true) => Ending::InProgress(0),
+            (2, true) => Ending::Abandoned(40),
+            _ => Ending::Won,
+        };
+        let preset = Preset::ALL[index % Preset::ALL.len()];
+        // Short games, except those left unfinished, which must not end early.
+        let points_to_win = if index % 3 == 0 || ending != Ending::Won { 10 } else { 5 };
+        let rules = Rules { points_to_win, ..preset.rules() };
+        let seats = (0..4)
+            .map(|seat| {
+                let player = (index + seat) % PLAYERS;
+                if (index + seat) % 5 == 0 {
+                    MatchSeat {
+                        seat: seat as u8,
+                        player_id: None,
+                        bot: Some("basic".into()),
+                        name: "Bot".into(),
+                    }
+                } else {
+                    MatchSeat {
+                        seat: seat as u8,
+                        player_id: Some(player_id(player)),
+                        bot: None,
+                        name: format!("Player {player}"),
+                    }
+                }
+            })
+            .collect();
+        // Two matches start in each second, so pages must break ties by id;
+        // ids are not in playing order.
+        let started_at = 10_000 + (index / 2) as Millis * 1_000;
+        let game = Game::new(rules, 1_000 + index as u64).expect("valid rules");
+        let summary = MatchSummary {
+            id: format!("m{:02}", (index * 11) % count),
+            table_id: table_id(table),
+            number: numbers[table],
+            rules,
+            seats,
+            started_at,
+            ended_at: None,
+            scores: [0, 0],
+            winner: None,
+        };
+        recorder.start(&summary, &game);
+        let mut match_played = Played { summary, game, last_seq: None };
+        let stop = match ending {
+            Ending::Won => usize::MAX,
+            Ending::InProgress(actions) | Ending::Abandoned(actions) => actions,
+        };
+        let mut at = started_at;
+        let mut taken = 0;
+        while !match_played.game.is_over() && taken < stop {
+            at += 1;
+            let action = random_action(&match_played.game, &mut rng);
+            recorder.act(&mut match_played, action, at);
+            taken += 1;
+        }
+        if ending == Ending::InProgress(0) {
+            // Stop between hands: play on to the end of the current hand.
+            let hand = match_played.game.hand_number();
+            while match_played.game.hand_number() == hand {
+                at += 1;
+                let action = random_action(&match_played.game, &mut rng);
+                recorder.act(&mut match_played, action, at);
+            }
+        }
+        if let Ending::Abandoned(_) = ending {
+            recorder.end(&mut match_played, at + 1);
+        }
+        match_played.summary.scores = match_played.game.scores();
+        played.push(match_played);
+    }
+    recorder.writes.push(Write::TableClosed { id: table_id(3), at: 900_000 });
+    // A table closed twice keeps its first closing time; nothing reads it,
+    // but the write must still be accepted.
+    recorder.writes.push(Write::TableClosed { id: table_id(3), at: 900_001 });
+    (recorder.writes, History { played, live })
+}
+
+/// One player, one table, one finished match: for the quick tests.
+fn small_history() -> (Vec<Write>, Played) {
+    let (writes, history) = history();
+    let first = history.played.into_iter().next().expect("a match");
+    let kept = writes
+        .into_iter()
+        .filter(|write| match write {
+            Write::MatchStarted { id, .. } => *id == first.summary.id,
+            Write::HandDealt { match_id, .. }
+            | Write::Action { match_id, .. }
+            | Write::HandEnded { match_id, .. }
+            | Write::MatchEnded { match_id, .. } => *match_id == first.summary.id,
+            _ => true,
+        })
+        .collect();
+    (kept, first)
+}
+
+// ---------------------------------------------------------------------------
+// The story.
+
+async fn story(store: &dyn Store) {
+    store.ping().await.expect("ping");
+    let (writes, history) = history();
+    let actions = writes.iter().filter(|w| matches!(w, Write::Action { .. })).count();
+    assert!(actions > 1_000, "the story plays real games ({actions} actions)");
+
+    // Batches of an odd size, so batch ends fall anywhere in a hand; the
+    // third batch goes in twice.
+    for (number, batch) in writes.chunks(97).enumerate() {
+        store.apply(batch).await.expect("apply a batch");
+        if number == 2 {
+            store.apply(batch).await.expect("apply a batch again");
+        }
+    }
+    store.apply(&[]).await.expect("an empty batch");
+
+    check_matches(store, &history).await;
+    check_pages(store, &history).await;
+    check_filters(store, &history).await;
+    check_stats(store, &history).await;
+    check_live(store, &history).await;
+    check_players(store).await;
+
+    // Everything again, in other batches: nothing changes.
+    let before = snapshot(store, &history).await;
+    for batch in writes.chunks(250) {
+        store.apply(batch).await.expect("apply the history again");
+    }
+    assert!(before == snapshot(store, &history).await, "applying writes twice changed the store");
+
+    // A player's name may change, and only the name.
+    store
+        .apply(&[Write::Player {
+            id: player_id(0),
+            name: "Renamed".into(),
+            token_hash: "hash-p0".into(),
+            at: 5,
+        }])
+        .await
+        .expect("rename");
+    let renamed = store.player_by_token_hash("hash-p0").await.expect("read a player");
+    assert_eq!(renamed, Some(PlayerRow { id: player_id(0), name: "Renamed".into() }));
+}
+
+async fn check_matches(store: &dyn Store, history: &History) {
+    for played in &history.played {
+        let id = &played.summary.id;
+        let detail = store.get_match(id).await.expect("read a match").expect("the match is stored");
+        // The store keeps every field of the record: rules, seed, start,
+        // each deal, each action with its seat, each outcome; the scores
+        // and winner come from replaying it.
+        assert_eq!(&detail.record, played.game.record(), "record of {id}");
+        assert_eq!(detail.summary, played.summary, "summary of {id}");
+        // Every stored hand replays, independently, to its stored outcome.
+        let replayed = Game::replay(&detail.record).expect("the stored record replays");
+        for (number, hand) in detail.record.hands.iter().enumerate() {
+            if let Some(outcome) = hand.outcome {
+                assert_eq!(
+                    replayed.record().hands[number].outcome,
+                    Some(outcome),
+                    "{id} hand {number}"
+                );
+            }
+        }
+        assert_eq!(replayed.scores(), detail.summary.scores, "scores of {id}");
+    }
+    assert_eq!(store.get_match("no-such-match").await.expect("read"), None);
+}
+
+/// Every match of a query, page by page.
+async fn list_all(store: &dyn Store, query: &MatchQuery) -> Vec<String> {
+    let mut ids = Vec::new();
+    let mut query = query.clone();
+    let mut pages = 0;
+    loop {
+        let page = store.list_matches(&query).await.expect("list matches");
+        pages += 1;
+        assert!(pages < 100, "pagination does not end");
+        assert!(page.matches.len() <= query.limit.clamp(1, 100) as usize);
+        ids.extend(page.matches.iter().map(|summary| summary.id.clone()));
+        match page.next {
+            Some(cursor) => {
+                let last = page.matches.last().expect("a page with a cursor has matches");
+                assert_eq!(cursor, Cursor { started_at: last.started_at, id: last.id.clone() });
+                query.after = Some(cursor);
+            }
+            None => break,
+        }
+    }
+    ids
+}
+
+/// The ids of the played matches `keep` selects, newest first.
+fn expected(history: &History, keep: impl Fn(&MatchSummary) -> bool) -> Vec<String> {
+    let mut kept: Vec<&MatchSummary> = history
+        .played
+        .iter()
+        .map(|played| &played.summary)
+        .filter(|summary| keep(summary))
+        .collect();
+    kept.sort_by(|a, b| (b.started_at, &b.id).cmp(&(a.started_at, &a.id)));
+    kept.into_iter().map(|summary| summary.id.clone()).collect()
+}
+
+async fn check_pages(store: &dyn Store, history: &History) {
+    let all = expected(history, |_| true);
+    assert_eq!(all.len(), 26);
+    let query = MatchQuery { limit: 7, ..MatchQuery::default() };
+    let listed = list_all(store, &query).await;
+    assert_eq!(listed, all, "pages of 7 visit every match once, newest first");
+    assert_eq!(listed.iter().collect::<BTreeSet<_>>().len(), listed.len());
+
+    // The first page carries whole summaries, seats included.
+    let page = store.list_matches(&query).await.expect("list");
+    assert_eq!(page.matches.len(), 7);
+    for summary in &page.matches {
+        let played = history.played.iter().find(|p| p.summary.id == summary.id).expect("played");
+        assert_eq!(summary, &played.summary);
+    }
+
+    // Limits are clamped to 1..=100.
+    let one =
+        store.list_matches(&MatchQuery { limit: 0, ..MatchQuery::default() }).await.expect("list");
+    assert_eq!(one.matches.len(), 1);
+    assert!(one.next.is_some());
+    let many = store
+        .list_matches(&MatchQuery { limit: 1_000, ..MatchQuery::default() })
+        .await
+        .expect("list");
+    assert_eq!(many.matches.len(), 26);
+    assert_eq!(many.next, None);
+    // An exact fit: the page is full and nothing follows.
+    let exact =
+        store.list_matches(&MatchQuery { limit: 26, ..MatchQuery::default() }).await.expect("list");
+    assert_eq!(exact.matches.len(), 26);
+    assert_eq!(exact.next, None);
+}
+
+async fn check_filters(store: &dyn Store, history: &History) {
+    let seat_of = |summary: &MatchSummary, player: &str| {
+        summary
+            .seats
+            .iter()
+            .find(|seat| seat.player_id.as_deref() == Some(player))
+            .map(|seat| seat.seat)
+    };
+    for index in [0, 1, 4] {
+        let player = player_id(index);
+        let sat = |s: &MatchSummary| seat_of(s, &player).is_some();
+        let won =
+            |s: &MatchSummary| seat_of(s, &player).is_some_and(|seat| s.winner == Some(seat % 2));
+        let lost = |s: &MatchSummary| {
+            seat_of(s, &player).is_some_and(|seat| s.winner.is_some_and(|team| team != seat % 2))
+        };
+        let query = MatchQuery { player: Some(player.clone()), limit: 4, ..MatchQuery::default() };
+        let all = list_all(store, &query).await;
+        assert_eq!(all, expected(history, sat), "matches of {player}");
+        assert!(!all.is_empty());
+        let wins = list_all(store, &MatchQuery { won: Some(true), ..query.clone() }).await;
+        assert_eq!(wins, expected(history, won), "wins of {player}");
+        let losses = list_all(store, &MatchQuery { won: Some(false), ..query.clone() }).await;
+        assert_eq!(losses, expected(history, lost), "losses of {player}");
+        assert!(!wins.is_empty() || !losses.is_empty());
+        let finished = list_all(store, &MatchQuery { finished: true, ..query.clone() }).await;
+        assert_eq!(finished, expected(history, |s| sat(s) && s.ended_at.is_some()));
+    }
+    // `won` means nothing without a player.
+    let ignored =
+        list_all(store, &MatchQuery { won: Some(true), limit: 10, ..MatchQuery::default() }).await;
+    assert_eq!(ignored.len(), 26);
+
+    // A time window: since is inclusive, until exclusive.
+    let (since, until) = (12_000, 17_000);
+    let window =
+        MatchQuery { since: Some(since), until: Some(until), limit: 3, ..MatchQuery::default() };
+    let listed = list_all(store, &window).await;
+    assert_eq!(listed, expected(history, |s| s.started_at >= since && s.started_at < until));
+    assert_eq!(listed.len(), 10);
+    let finished = MatchQuery { finished: true, limit: 5, ..MatchQuery::default() };
+    let listed = list_all(store, &finished).await;
+    assert_eq!(listed, expected(history, |s| s.ended_at.is_some()));
+    assert_eq!(listed.len(), 24);
+    let combined =
+        MatchQuery { player: Some(player_id(2)), since: Some(since), finished: true, ..window };
+    assert_eq!(
+        list_all(store, &combined).await,
+        expected(history, |s| {
+            seat_of(s, "p2").is_some()
+                && s.ended_at.is_some()
+                && s.started_at >= since
+                && s.started_at < until
+        })
+    );
+    let nobody = MatchQuery { player: Some("nobody".into()), limit: 10, ..MatchQuery::default() };
+    assert!(list_all(store, &nobody).await.is_empty());
+}
+
+/// A player's statistics, counted from the engine's records alone.
+fn expected_stats(history: &History, player: &str) -> PlayerStats {
+    let mut stats = PlayerStats {
+        player: Some(PlayerRow { id: player.into(), name: format!("Player {}", &player[1..]) }),
+        ..PlayerStats::default()
+    };
+    for played in history.played.iter().filter(|p| p.summary.ended_at.is_some()) {
+        let Some(seat) =
+            played.summary.seats.iter().find(|s| s.player_id.as_deref() == Some(player))
+        else {
+            continue;
+        };
+        let team = usize::from(seat.seat % 2);
+        let record: &GameRecord = played.game.record();
+        stats.played += 1;
+        stats.won += u32::from(record.winner.map(|t| t.index()) == Some(team));
+        stats.points_for += u32::from(record.scores[team]);
+        stats.points_against += u32::from(record.scores[1 - team]);
+        for hand in &record.hands {
+            let Some(HandOutcome::Played(result)) = hand.outcome else { continue };
+            let maker_team = usize::from(result.maker.0 % 2);
+            let maker_tricks = result.tricks[maker_team];
+            if maker_tricks < 3 {
+                if maker_team == team {
+                    stats.euchres_suffered += 1;
+                } else {
+                    stats.euchres_made += 1;
+                }
+            }
+            if result.alone && result.maker.0 == seat.seat {
+                stats.loners_tried += 1;
+                stats.loners_won += u32::from(maker_tricks == 5);
+            }
+        }
+    }
+    stats
+}
+
+async fn check_stats(store: &dyn Store, history: &History) {
+    let mut totals = PlayerStats::default();
+    for index in 0..PLAYERS {
+        let player = player_id(index);
+        let stats = store.player_stats(&player).await.expect("player stats");
+        assert_eq!(stats, expected_stats(history, &player), "stats of {player}");
+        totals.played += stats.played;
+        totals.euchres_made += stats.euchres_made;
+        totals.loners_tried += stats.loners_tried;
+    }
+    // The story is rich enough for every count to mean something.
+    assert!(totals.played > 0 && totals.euchres_made > 0 && totals.loners_tried > 0);
+    let nobody = store.player_stats("nobody").await.expect("stats of nobody");
+    assert_eq!(nobody, PlayerStats::default());
+}
+
+async fn check_live(store: &dyn Store, history: &History) {
+    let live = store.live_tables().await.expect("live tables");
+    let ids: Vec<&str> = live.iter().map(|table| table.id.as_str()).collect();
+    let expected_ids: Vec<&str> = history.live.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, expected_ids, "open tables, oldest first");
+    for (table, (_, seats)) in live.iter().zip(&history.live) {
+        let index: usize = table.id[1..].parse().expect("a table number");
+        assert_eq!(table.host, PlayerRow { id: player_id(index), name: format!("Player {index}") });
+        assert_eq!(table.settings, json!({ "preset": "standard", "table": index }));
+        assert_eq!(table.invite, (index % 2 == 0).then(|| format!("invite-{index}")));
+        assert_eq!(&table.seats, seats);
+        let in_progress = history
+            .played
+            .iter()
+            .filter(|p| p.summary.table_id == table.id)
+            .max_by_key(|p| p.summary.number)
+            .filter(|p| p.summary.ended_at.is_none());
+        match (in_progress, &table.game) {
+            (None, None) => {}
+            (Some(played), Some(game)) => {
+                assert_eq!(game.id, played.summary.id);
+                assert_eq!(game.number, played.summary.number);
+                assert_eq!(Some(game.last_seq), played.last_seq);
+                assert_eq!(&game.record, played.game.record());
+                // The replay stands exactly where the game stopped.
+                let replayed = Game::replay(&game.record).expect("the live match replays");
+                assert_eq!(replayed.turn(), played.game.turn());
+                let seat = replayed.turn().expect("the game is on");
+                assert_eq!(replayed.legal_actions(seat), played.game.legal_actions(seat));
+                assert_eq!(replayed.scores(), played.game.scores());
+                assert_eq!(replayed.hand_number(), played.game.hand_number());
+                assert_eq!(replayed.hand().phase(), played.game.hand().phase());
+            }
+            (expected, got) => panic!(
+                "table {}: expected {:?}, got {:?}",
+                table.id,
+                expected.map(|p| &p.summary.id),
+                got.as_ref().map(|g| &g.id)
+            ),
+        }
+    }
+    // t0 stopped mid-hand, t1 between hands.
+    let mid_hand = live[0].game.as_ref().expect("t0 has a game");
+    assert!(!mid_hand.record.hands.last().expect("a hand").actions.is_empty());
+    let between = live[1].game.as_ref().expect("t1 has a game");
+    assert!(between.record.hands.last().expect("a hand").actions.is_empty());
+}
+
+async fn check_players(store: &dyn Store) {
+    let player = store.player_by_token_hash("hash-p3").await.expect("read a player");
+    assert_eq!(player, Some(PlayerRow { id: player_id(3), name: "Player 3".into() }));
+    assert_eq!(store.player_by_token_hash("p3").await.expect("read"), None);
+}
+
+/// Everything the store answers about the story, for comparing before and after.
+#[derive(PartialEq)]
+struct Snapshot {
+    matches: Vec<Option<MatchDetail>>,
+    pages: Vec<String>,
+    stats: Vec<PlayerStats>,
+    live: Vec<LiveTable>,
+}
+
+async fn snapshot(store: &dyn Store, history: &History) -> Snapshot {
+    let mut matches = Vec::new();
+    for played in &history.played {
+        matches.push(store.get_match(&played.summary.id).await.expect("read a match"));
+    }
+    let pages = list_all(store, &MatchQuery { limit: 100, ..MatchQuery::default() }).await;
+    let mut stats = Vec::new();
+    for index in 0..PLAYERS {
+        stats.push(store.player_stats(&player_id(index)).await.expect("stats"));
+    }
+    let live = store.live_tables().await.expect("live tables");
+    Snapshot { matches, pages, stats, live }
+}
+
+// ---------------------------------------------------------------------------
+// Throughput: how many actions a second the writer can push through `apply`.
+
+/// Plays `games` games and returns their writes.
+fn many_games(games: usize) -> Vec<Write> {
+    let mut recorder = Recorder::new();
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    recorder.writes.push(Write::Player {
+        id: "p".into(),
+        name: "P".into(),
+        token_hash: "h".into(),
+        at: 0,
+    });
+    recorder.writes.push(Write::TableOpened {
+        id: "t".into(),
+        host_id: "p".into(),
+        settings: json!({}),
+        invite: None,
+        at: 0,
+    });
+    for index in 0..games {
+        let rules = Preset::ALL[index % Preset::ALL.len()].rules();
+        let game = Game::new(rules, index as u64).expect("valid rules");
+        let summary = MatchSummary {
+            id: format!("bench-{index:06}"),
+            table_id: "t".into(),
+            number: index as u32 + 1,
+            rules,
+            seats: (0..4)
+                .map(|seat| MatchSeat {
+                    seat,
+                    player_id: None,
+                    bot: Some("random".into()),
+                    name: "Bot".into(),
+                })
+                .collect(),
+            started_at: index as Millis,
+            ended_at: None,
+            scores: [0, 0],
+            winner: None,
+        };
+        recorder.start(&summary, &game);
+        let mut played = Played { summary, game, last_seq: None };
+        let mut at = index as Millis;
+        while !played.game.is_over() {
+            at += 1;
+            let action = random_action(&played.game, &mut rng);
+            recorder.act(&mut played, action, at);
+        }
+    }
+    recorder.writes
+}
+
+async fn throughput(store: &dyn Store, name: &str) {
+    let writes = many_games(400);
+    let actions = writes.iter().filter(|w| matches!(w, Write::Action { .. })).count();
+    let batch = 500;
+    let started = Instant::now();
+    for chunk in writes.chunks(batch) {
+        store.apply(chunk).await.expect("apply");
+    }
+    let elapsed = started.elapsed();
+    println!(
+        "{name}: {} writes ({actions} actions) in batches of {batch}: {:.2} s, {:.0} actions/s, {:.0} writes/s",
+        writes.len(),
+        elapsed.as_secs_f64(),
+        actions as f64 / elapsed.as_secs_f64(),
+        writes.len() as f64 / elapsed.as_secs_f64(),
+    );
+}
+
+#[tokio::test]
+#[ignore = "a measurement: run in release with --ignored --nocapture"]
+async fn sqlite_throughput() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let url = format!("sqlite://{}/bench.db", folder.path().display());
+    let store = SqliteStore::connect(&url).await.expect("open SQLite");
+    store.migrate().await.expect("migrate");
+    throughput(&store, "sqlite").await;
+}
+
+#[tokio::test]
+#[ignore = "a measurement: run in release with --ignored --nocapture"]
+async fn postgres_throughput() {
+    with_postgres(|store| async move { throughput(&*store, "postgres").await }).await;
+}
