@@ -38,7 +38,10 @@ pub enum JournalError {
 }
 
 enum Request {
-    Append { writes: Vec<Write>, done: Box<dyn FnOnce(Result<Lsn, String>) + Send> },
+    Append {
+        writes: Vec<Write>,
+        done: Box<dyn FnOnce(Result<Lsn, String>) + Send>,
+    },
     Checkpoint(Lsn),
     /// Finish what is queued, save the checkpoint, and end the thread.
     Stop(std_mpsc::Sender<()>),
