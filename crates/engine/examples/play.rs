@@ -139,6 +139,10 @@ fn print_event(game: &Game, event: Event) {
         Event::UpCardPickedUp { dealer, card } => println!("  seat {} picks up {card}", dealer.0),
         Event::Discarded { seat, .. } => println!("  seat {} discards", seat.0),
         Event::SitsOut { seat } => println!("  seat {} sits out", seat.0),
+        Event::DefendsAlone { seat } => println!("  seat {} defends alone", seat.0),
+        Event::CardPassed { from, to, .. } => {
+            println!("  seat {} passes seat {} a card", from.0, to.0)
+        }
         Event::CardPlayed { seat, card } => println!("    seat {} plays {card}", seat.0),
         Event::TrickWon { seat, number } => println!("  trick {number} to seat {}", seat.0),
         Event::Claimed { seat, .. } => println!("  seat {} claims the rest", seat.0),

@@ -89,6 +89,11 @@ pub enum Action {
     Claim,
     /// Give every remaining trick of this hand to the other side.
     Concede,
+    /// Against a loner, where the rules allow it: play alone against him,
+    /// the partner sitting out too.
+    DefendAlone,
+    /// Call for best: the loner's partner passes him this card.
+    PassCard { card: Card },
 }
 
 impl Action {
@@ -103,6 +108,8 @@ impl Action {
             Action::FarmersHand => "farmers_hand",
             Action::Claim => "claim",
             Action::Concede => "concede",
+            Action::DefendAlone => "defend_alone",
+            Action::PassCard { .. } => "pass_card",
         }
     }
 }
@@ -148,6 +155,9 @@ pub struct PlayedHand {
     pub tricks: [u8; 2],
     /// Points awarded to each team.
     pub points: [u8; 2],
+    /// The defender who played alone against the loner, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lone_defender: Option<Seat>,
 }
 
 impl PlayedHand {
@@ -204,9 +214,20 @@ pub enum Event {
         seat: Seat,
         card: Option<Card>,
     },
-    /// The maker's partner sits this hand out.
+    /// The maker's partner (or a lone defender's partner) sits this hand out.
     SitsOut {
         seat: Seat,
+    },
+    /// A defender chose to play alone against the loner.
+    DefendsAlone {
+        seat: Seat,
+    },
+    /// Call for best: the loner's partner passed him a card, which only the
+    /// two of them see.
+    CardPassed {
+        from: Seat,
+        to: Seat,
+        card: Option<Card>,
     },
     CardPlayed {
         seat: Seat,
@@ -251,6 +272,9 @@ impl Event {
             Event::Discarded { seat, card } => {
                 Event::Discarded { seat, card: card.filter(|_| may_see(seat)) }
             }
+            Event::CardPassed { from, to, card } => {
+                Event::CardPassed { from, to, card: card.filter(|_| may_see(from) || may_see(to)) }
+            }
             other => other,
         }
     }
@@ -268,7 +292,8 @@ impl Event {
             Event::UpCardTurnedDown { card }
             | Event::UpCardPickedUp { card, .. }
             | Event::CardPlayed { card, .. } => shown.insert(card),
-            Event::Discarded { card: Some(card), .. } => shown.insert(card),
+            Event::Discarded { card: Some(card), .. }
+            | Event::CardPassed { card: Some(card), .. } => shown.insert(card),
             Event::Claimed { cards, .. } => shown = cards,
             _ => {}
         }

@@ -40,7 +40,9 @@
 //! | `loner_lead` | `loner_lead` |
 //! | `loner_march_score`, `loner_euchred_score` | `scoring.lone_march`, `scoring.lone_euchre` |
 //! | `farmers` | `farmers_hand` |
-//! | `num_players` other than 4, `num_deals`, `winning_score` 0, `canadian`, `joker`, `defend_alone`, `partners_best`, `go_under`, `allow_no_trump`, `fast_break`, `four_trick_tokens` | unsupported unless false or default |
+//! | `canadian` | `canadian_loner` |
+//! | `defend_alone` (a deal's `aloneDefender` says who did) | `defend_alone`; the lone defender's euchre scores `scoring.defender_alone_euchre` (4) |
+//! | `num_players` other than 4, `num_deals`, `winning_score` 0, `joker`, `partners_best` (`cardExchanges`), `go_under`, `allow_no_trump` (the call `n`), `fast_break`, `four_trick_tokens` | unsupported unless false or default |
 //!
 //! Everything else takes the engine's defaults, which accept every record
 //! the EGN rules accept: the dealer may discard the card he picked up, and he
@@ -64,6 +66,15 @@
 //!
 //! The last deal of a file may stop early (EGN allows partial games); any
 //! other deal must be played out.
+//!
+//! # Into an engine record
+//!
+//! [`to_record`] turns a game into the engine's own [`GameRecord`]: the
+//! deals as the replay dealt them, every call, discard and card by seat, and
+//! each outcome, then checks that [`Game::replay`] ends it where [`verify`]
+//! does. What a record cannot say is an error ([`RecordError`]): a game
+//! starting mid-way (`initialScore` other than 0 to 0), a deal out of turn,
+//! deals after the game was won.
 //!
 //! # Writing
 //!
@@ -92,8 +103,9 @@ use crate::action::{Action, HandOutcome, NoEvents, Seat, Team};
 use crate::card::{Card, CardSet, Suit};
 use crate::deal::Deal;
 use crate::error::RuleError;
+use crate::game::{Game, GameStart};
 use crate::hand::{Hand, Phase};
-use crate::record::{GameRecord, HandRecord};
+use crate::record::{GameRecord, HandRecord, SeatAction};
 use crate::rules::{AllPass, Deck, LonerLead, Rules, Scoring, TurnedDownSuit};
 use crate::trump;
 
@@ -144,6 +156,8 @@ pub struct EgnDeal {
     pub tricks: Vec<Vec<Card>>,
     /// Who led the first trick, when the file says (a non-schema field).
     pub initial_lead: Option<Seat>,
+    /// The defender who played alone against the loner (`aloneDefender`).
+    pub alone_defender: Option<Seat>,
 }
 
 /// A call in the bidding.
@@ -511,8 +525,6 @@ fn score_of(scores: &[i64], field: &str) -> Result<[u16; 2], EgnError> {
 fn rules_of(raw: RawRuleset) -> Result<Rules, EgnError> {
     let at = Location::HEADER;
     let flags = [
-        ("canadian", raw.canadian),
-        ("defend_alone", raw.defend_alone),
         ("partners_best", raw.partners_best),
         ("go_under", raw.go_under),
         ("joker", raw.joker),
@@ -571,6 +583,8 @@ fn rules_of(raw: RawRuleset) -> Result<Rules, EgnError> {
         scoring,
         loner_lead,
         farmers_hand: raw.farmers.unwrap_or(false),
+        canadian_loner: raw.canadian.unwrap_or(false),
+        defend_alone: raw.defend_alone.unwrap_or(false),
         ..Rules::default()
     })
 }
@@ -664,6 +678,7 @@ fn deal_of(rules: &Rules, index: usize, value: Value) -> Result<EgnDeal, EgnErro
         discard: None,
         tricks: Vec::new(),
         initial_lead: None,
+        alone_defender: None,
     };
     if let Some(phase) = bidding {
         for (call, code) in phase.calls.iter().enumerate() {
@@ -683,8 +698,11 @@ fn deal_of(rules: &Rules, index: usize, value: Value) -> Result<EgnDeal, EgnErro
             });
         }
         deal.alone = phase.is_alone;
-        if phase.alone_defender.is_some_and(|seat| seat >= 0) {
-            return Err(EgnError::unsupported(setup, "aloneDefender (defend_alone)"));
+        if let Some(seat) = phase.alone_defender.filter(|seat| *seat >= 0) {
+            let seat = u8::try_from(seat).ok().filter(|s| *s < PLAYERS).ok_or_else(|| {
+                EgnError::invalid(setup, format!("aloneDefender {seat} is not a seat"))
+            })?;
+            deal.alone_defender = Some(Seat(seat));
         }
         if phase.card_exchanges.is_some_and(|list| !list.is_empty()) {
             return Err(EgnError::unsupported(setup, "cardExchanges"));
@@ -760,6 +778,27 @@ pub enum Problem {
     DealerOutOfTurn { deal: usize, expected: Seat, recorded: Seat },
 }
 
+impl Problem {
+    /// A stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Problem::PlayedAfterGameOver { .. } => "played_after_game_over",
+            Problem::FinalScoreDiffers { .. } => "final_score_differs",
+            Problem::DealerOutOfTurn { .. } => "dealer_out_of_turn",
+        }
+    }
+
+    /// The deal it concerns, or the header.
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            Problem::PlayedAfterGameOver { deal } | Problem::DealerOutOfTurn { deal, .. } => {
+                Some(Location::new(*deal, Step::Setup))
+            }
+            Problem::FinalScoreDiffers { .. } => Some(Location::HEADER),
+        }
+    }
+}
+
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -794,6 +833,12 @@ pub struct Verification {
 /// Replays every deal of `game`: the first illegal or impossible step is an
 /// error; otherwise the result of each deal and of the game.
 pub fn verify(game: &EgnGame) -> Result<Verification, VerifyError> {
+    replay_game(game).map(|(verification, _)| verification)
+}
+
+/// [`verify`], also returning each deal as the engine replayed it: the cards
+/// dealt, every step by seat, and the outcome.
+fn replay_game(game: &EgnGame) -> Result<(Verification, Vec<HandRecord>), VerifyError> {
     let target = u16::from(game.rules.points_to_win);
     let reached = |score: [u16; 2]| score.iter().any(|points| *points >= target);
     let mut score = game.initial_score;
@@ -801,6 +846,7 @@ pub fn verify(game: &EgnGame) -> Result<Verification, VerifyError> {
     let mut won_at_deal = None;
     let mut problems = Vec::new();
     let mut deals: Vec<DealResult> = Vec::with_capacity(game.deals.len());
+    let mut replayed = Vec::with_capacity(game.deals.len());
     for (index, deal) in game.deals.iter().enumerate() {
         if over && !problems.iter().any(|p| matches!(p, Problem::PlayedAfterGameOver { .. })) {
             problems.push(Problem::PlayedAfterGameOver { deal: index });
@@ -812,8 +858,9 @@ pub fn verify(game: &EgnGame) -> Result<Verification, VerifyError> {
                 problems.push(Problem::DealerOutOfTurn { deal: index, expected, recorded });
             }
         }
-        let (hand, cards) = replay_deal(&game.rules, index, deal)?;
+        let (hand, cards, actions) = replay_deal(&game.rules, index, deal)?;
         let outcome = hand.outcome();
+        replayed.push(HandRecord { deal: cards, actions, outcome });
         let ending = match outcome {
             Some(HandOutcome::Played(_)) => Ending::Played,
             Some(HandOutcome::ThrownIn(_)) => Ending::ThrownIn,
@@ -855,7 +902,7 @@ pub fn verify(game: &EgnGame) -> Result<Verification, VerifyError> {
     } else {
         None
     };
-    Ok(Verification {
+    let verification = Verification {
         players: game.players.clone(),
         initial_score: game.initial_score,
         deals,
@@ -863,7 +910,8 @@ pub fn verify(game: &EgnGame) -> Result<Verification, VerifyError> {
         winner,
         won_at_deal,
         problems,
-    })
+    };
+    Ok((verification, replayed))
 }
 
 /// Applies one step, naming it in the error.
@@ -877,10 +925,12 @@ fn step(hand: &mut Hand, at: Location, seat: Seat, action: Action) -> Result<(),
 }
 
 /// Applies the calls, each by the seat whose turn it is in the file's order
-/// (from the dealer's left); the alone flag goes on the maker's call.
-fn bid(hand: &mut Hand, index: usize, deal: &EgnDeal) -> Result<(), VerifyError> {
+/// (from the dealer's left); the alone flag goes on the maker's call. Returns
+/// the calls as applied.
+fn bid(hand: &mut Hand, index: usize, deal: &EgnDeal) -> Result<Vec<SeatAction>, VerifyError> {
     let maker_call = deal.calls.iter().position(|call| *call != Call::Pass);
     let mut seat = deal.dealer.next(PLAYERS);
+    let mut applied = Vec::with_capacity(deal.calls.len());
     for (call, kind) in deal.calls.iter().enumerate() {
         let alone = deal.alone && Some(call) == maker_call;
         let action = match kind {
@@ -889,19 +939,56 @@ fn bid(hand: &mut Hand, index: usize, deal: &EgnDeal) -> Result<(), VerifyError>
             Call::Name(suit) => Action::Call { suit: *suit, alone },
         };
         step(hand, Location::new(index, Step::Call { index: call }), seat, action)?;
+        applied.push(SeatAction { seat, action });
         seat = seat.next(PLAYERS);
     }
     if deal.alone && maker_call.is_none() {
         let at = Location::new(index, Step::Setup);
         return Err(VerifyError::inconsistent(at, "isAlone is set, but nobody made trump"));
     }
+    Ok(applied)
+}
+
+/// Once trump is made alone (and the dealer has discarded), the defenders'
+/// answers where the rules let one defend alone: each defender from the
+/// loner's left passes until the recorded `aloneDefender`, if any, accepts.
+fn answer_loner(
+    hand: &mut Hand,
+    index: usize,
+    deal: &EgnDeal,
+    applied: &mut Vec<SeatAction>,
+) -> Result<(), VerifyError> {
+    let at = Location::new(index, Step::Setup);
+    if hand.phase() != Phase::DefendingAlone {
+        return match deal.alone_defender {
+            Some(_) => Err(VerifyError::inconsistent(
+                at,
+                "aloneDefender is set, but nobody could defend alone",
+            )),
+            None => Ok(()),
+        };
+    }
+    while hand.phase() == Phase::DefendingAlone {
+        let Some(seat) = hand.turn() else { break };
+        let action =
+            if deal.alone_defender == Some(seat) { Action::DefendAlone } else { Action::Pass };
+        step(hand, at, seat, action)?;
+        applied.push(SeatAction { seat, action });
+    }
+    if let Some(defender) = deal.alone_defender.filter(|d| hand.lone_defender() != Some(*d)) {
+        let reason = format!("aloneDefender {defender} is not a defender against the loner");
+        return Err(VerifyError::inconsistent(at, reason));
+    }
     Ok(())
 }
 
 /// The seat after `seat` that takes part in play.
-fn next_in_play(seat: Seat, sitting_out: Option<Seat>) -> Seat {
-    let next = seat.next(PLAYERS);
-    if Some(next) == sitting_out { next.next(PLAYERS) } else { next }
+fn next_in_play(seat: Seat, out: [bool; 4]) -> Seat {
+    let mut next = seat.next(PLAYERS);
+    while out[next.index()] {
+        next = next.next(PLAYERS);
+    }
+    next
 }
 
 /// What the play of a deal says about the hands.
@@ -919,9 +1006,9 @@ fn attribute(
     deal: &EgnDeal,
     first_leader: Seat,
     trump: Suit,
-    sitting_out: Option<Seat>,
+    out: [bool; 4],
 ) -> Result<Attribution, VerifyError> {
-    let in_play = usize::from(PLAYERS) - usize::from(sitting_out.is_some());
+    let in_play = usize::from(PLAYERS) - out.iter().filter(|o| **o).count();
     let mut found =
         Attribution { seats: Vec::new(), played: [CardSet::EMPTY; 4], void: [[false; 4]; 4] };
     let mut seen = CardSet::EMPTY;
@@ -954,7 +1041,7 @@ fn attribute(
                 found.void[seat.index()][led.index()] = true;
             }
             seats.push(seat);
-            seat = next_in_play(seat, sitting_out);
+            seat = next_in_play(seat, out);
         }
         if cards.len() == in_play {
             leader = seats[trump::trick_winner(cards, trump)];
@@ -980,7 +1067,12 @@ fn provisional_deal(rules: &Rules, index: usize, deal: &EgnDeal) -> Result<Deal,
 }
 
 /// Rebuilds one deal from its record and replays it through the engine.
-fn replay_deal(rules: &Rules, index: usize, deal: &EgnDeal) -> Result<(Hand, Deal), VerifyError> {
+/// Returns the hand as it ended, the cards as dealt, and every step taken.
+fn replay_deal(
+    rules: &Rules,
+    index: usize,
+    deal: &EgnDeal,
+) -> Result<(Hand, Deal, Vec<SeatAction>), VerifyError> {
     let setup = Location::new(index, Step::Setup);
     let dealer = deal.dealer;
     let up = deal.up_card;
@@ -993,6 +1085,7 @@ fn replay_deal(rules: &Rules, index: usize, deal: &EgnDeal) -> Result<(Hand, Dea
     {
         step(&mut trial, Location::new(index, Step::Discard), dealer, *discard)?;
     }
+    answer_loner(&mut trial, index, deal, &mut Vec::new())?;
     let picked_up = trial.up_card_picked_up();
     if deal.discard.is_some() && !picked_up {
         let at = Location::new(index, Step::Discard);
@@ -1008,7 +1101,8 @@ fn replay_deal(rules: &Rules, index: usize, deal: &EgnDeal) -> Result<(Hand, Dea
                 let reason = format!("initialLead is {lead}, but {leader} leads under these rules");
                 return Err(VerifyError::inconsistent(at, reason));
             }
-            attribute(index, deal, leader, trump, trial.sitting_out())?
+            let out = [0, 1, 2, 3].map(|seat| trial.sits_out(Seat(seat)));
+            attribute(index, deal, leader, trump, out)?
         }
         _ => {
             // No play began: any recorded card is the engine's to refuse.
@@ -1106,21 +1200,25 @@ fn replay_deal(rules: &Rules, index: usize, deal: &EgnDeal) -> Result<(Hand, Dea
 
     // The replay proper.
     let mut hand = Hand::new(*rules, cards);
-    bid(&mut hand, index, deal)?;
+    let mut actions = bid(&mut hand, index, deal)?;
     if hand.phase() == Phase::DealerDiscard {
-        let card = discard.unwrap_or(up);
-        step(&mut hand, Location::new(index, Step::Discard), dealer, Action::Discard { card })?;
+        let action = Action::Discard { card: discard.unwrap_or(up) };
+        step(&mut hand, Location::new(index, Step::Discard), dealer, action)?;
+        actions.push(SeatAction { seat: dealer, action });
     }
+    answer_loner(&mut hand, index, deal, &mut actions)?;
     for (trick, (cards, seats)) in deal.tricks.iter().zip(&attribution.seats).enumerate() {
         for (position, (card, seat)) in cards.iter().zip(seats).enumerate() {
             let at = Location::new(index, Step::Card { trick, card: position });
             if let Some(engine) = hand.turn().filter(|turn| turn != seat) {
                 return Err(VerifyError::TurnMismatch { at, record: *seat, engine });
             }
-            step(&mut hand, at, *seat, Action::Play { card: *card })?;
+            let action = Action::Play { card: *card };
+            step(&mut hand, at, *seat, action)?;
+            actions.push(SeatAction { seat: *seat, action });
         }
     }
-    Ok((hand, cards))
+    Ok((hand, cards, actions))
 }
 
 /// Completes hands short of five cards from `unseen`, in card order, giving
@@ -1154,6 +1252,93 @@ fn fill(
         }
     }
     Ok(())
+}
+
+// ---- Into an engine record ---------------------------------------------------------
+
+/// Why a legal EGN game cannot become the engine's [`GameRecord`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    /// A step is illegal, or the file contradicts itself.
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
+    /// The file has no deals; a record holds at least the first.
+    #[error("the file has no deals")]
+    NoDeals,
+    /// The file starts mid-game. A [`GameRecord`] always starts at 0 to 0,
+    /// so its scores, and where its game ends, would come out wrong.
+    #[error("the game starts mid-way, at {initial_score:?}; an engine record starts at [0, 0]")]
+    StartsMidGame { initial_score: [u16; 2] },
+    /// Something a [`Game`] never does: a deal out of turn, or deals after
+    /// the game was won.
+    #[error("{0}")]
+    NotAGame(Problem),
+    /// The converted record does not replay as verified: a bug here, not in the file.
+    #[error("the converted record does not replay: {0}")]
+    Replay(String),
+}
+
+impl RecordError {
+    /// A stable machine-readable code: the engine's for an illegal step.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RecordError::Verify(error) => error.code(),
+            RecordError::NoDeals => "no_deals",
+            RecordError::StartsMidGame { .. } => "starts_mid_game",
+            RecordError::NotAGame(problem) => problem.code(),
+            RecordError::Replay(_) => "not_replayable",
+        }
+    }
+
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            RecordError::Verify(error) => Some(error.location()),
+            RecordError::StartsMidGame { .. } => Some(Location::HEADER),
+            RecordError::NotAGame(problem) => problem.location(),
+            RecordError::NoDeals | RecordError::Replay(_) => None,
+        }
+    }
+}
+
+/// Turns `game` into the engine's own record, replaying it as [`verify`]
+/// does: each deal with the cards as given or reconstructed (see "Reconstructing
+/// the deal"), every call, the discard and every card by seat, and each
+/// outcome. The engine then replays the record with [`Game::replay`], which
+/// must end where the verification does. Where the file does not give the
+/// hands, the record holds the reconstruction: consistent with every call and
+/// card, but not necessarily the cards that were dealt.
+///
+/// The record's start names the first deal's dealer, with the players seated
+/// in the file's order and no cards shown (EGN does not say how the first
+/// dealer was chosen); its seed is 0, as every deal is stored. Also returns
+/// the verification: its `problems` may still hold
+/// [`Problem::FinalScoreDiffers`] (the file's claim is wrong, the record is
+/// not), which the caller may refuse.
+pub fn to_record(game: &EgnGame) -> Result<(GameRecord, Verification), RecordError> {
+    let (verification, hands) = replay_game(game)?;
+    if game.initial_score != [0, 0] {
+        return Err(RecordError::StartsMidGame { initial_score: game.initial_score });
+    }
+    let not_a_game =
+        verification.problems.iter().find(|p| !matches!(p, Problem::FinalScoreDiffers { .. }));
+    if let Some(problem) = not_a_game {
+        return Err(RecordError::NotAGame(problem.clone()));
+    }
+    let dealer = hands.first().ok_or(RecordError::NoDeals)?.deal.dealer;
+    let start = GameStart { dealer, seating: [0, 1, 2, 3], shown: Vec::new() };
+    let mut record =
+        GameRecord { rules: game.rules, seed: 0, start, hands, scores: [0, 0], winner: None };
+    let replayed = Game::replay(&record).map_err(|error| RecordError::Replay(error.to_string()))?;
+    let ended = (replayed.scores(), replayed.winner());
+    if ended != (verification.final_score, verification.winner) {
+        let reason = format!(
+            "it ends at {ended:?}, the verification at {:?}",
+            (verification.final_score, verification.winner)
+        );
+        return Err(RecordError::Replay(reason));
+    }
+    (record.scores, record.winner) = ended;
+    Ok((record, verification))
 }
 
 // ---- Writing -----------------------------------------------------------------------
@@ -1199,6 +1384,12 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
     {
         return Err(WriteError::Rules("made, march and euchre scores other than 1, 2 and 2"));
     }
+    if rules.call_for_best {
+        return Err(WriteError::Rules("call for best (partners_best with cardExchanges)"));
+    }
+    if rules.defend_alone && scoring.defender_alone_euchre != defaults.defender_alone_euchre {
+        return Err(WriteError::Rules("a lone defender's euchre scoring other than 4"));
+    }
     let ruleset = RawRuleset {
         std: Some(rules.all_pass == AllPass::StickTheDealer),
         min_rank: Some(match rules.deck {
@@ -1217,6 +1408,9 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
         loner_march_score: Some(i64::from(scoring.lone_march)),
         loner_euchred_score: Some(i64::from(scoring.lone_euchre)),
         farmers: Some(rules.farmers_hand),
+        // Written only when on, so records under the other rules read as before.
+        canadian: rules.canadian_loner.then_some(true),
+        defend_alone: rules.defend_alone.then_some(true),
         ..RawRuleset::default()
     };
     let mut deals = Vec::with_capacity(record.hands.len());
@@ -1250,14 +1444,20 @@ fn raw_deal(rules: &Rules, number: usize, hand: &HandRecord) -> Result<RawDeal, 
     let deal = &hand.deal;
     let mut calls = Vec::new();
     let mut alone = false;
+    let mut made = false;
+    let mut alone_defender = None;
     let mut discard = None;
     let mut plays = Vec::new();
     for taken in &hand.actions {
         match taken.action {
+            // After trump is made, a pass is a defender's answer to a loner.
+            Action::Pass if made => {}
             Action::Pass => calls.push("Pass".to_owned()),
+            Action::DefendAlone => alone_defender = Some(i64::from(taken.seat.0)),
             Action::OrderUp { alone: a } => {
                 calls.push("Order".to_owned());
                 alone = a;
+                made = true;
             }
             // Naming the turned-down suit is accepted only where it counts as a pass.
             Action::Call { suit, .. } if suit == deal.up_card.suit() => {
@@ -1267,6 +1467,7 @@ fn raw_deal(rules: &Rules, number: usize, hand: &HandRecord) -> Result<RawDeal, 
             Action::Call { suit, alone: a } => {
                 calls.push(suit.letter().to_string());
                 alone = a;
+                made = true;
             }
             Action::Discard { card } => discard = Some(card.to_string()),
             Action::Play { card } => plays.push(card.to_string()),
@@ -1279,15 +1480,18 @@ fn raw_deal(rules: &Rules, number: usize, hand: &HandRecord) -> Result<RawDeal, 
             Action::Concede => {
                 return Err(WriteError::Inexpressible { hand: number, action: "concession" });
             }
+            Action::PassCard { .. } => {
+                return Err(WriteError::Inexpressible { hand: number, action: "card exchange" });
+            }
         }
     }
-    let per_trick = if alone { 3 } else { 4 };
+    let per_trick = 4 - usize::from(alone) - usize::from(alone_defender.is_some());
     let mut phases = vec![RawPhase::Bidding(RawBidding {
         phase_number: Some(0),
         calls,
         is_alone: alone,
         discard,
-        alone_defender: None,
+        alone_defender,
         card_exchanges: None,
     })];
     if matches!(hand.outcome, Some(HandOutcome::Played(_))) {
@@ -1310,4 +1514,110 @@ fn raw_deal(rules: &Rules, number: usize, hand: &HandRecord) -> Result<RawDeal, 
         },
         phases,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    /// A whole game by the engine, making trump when it can and never claiming
+    /// or conceding (EGN has no words for those).
+    fn played_game(seed: u64) -> Game {
+        let mut game = Game::new(Rules::default(), seed).expect("default rules");
+        while let Some(seat) = game.turn() {
+            let choices: Vec<Action> = game
+                .legal_actions(seat)
+                .into_iter()
+                .filter(|a| !matches!(a, Action::Claim | Action::Concede))
+                .collect();
+            let action = choices.iter().find(|a| **a != Action::Pass).or(choices.first());
+            game.apply(seat, *action.expect("an expressible action")).expect("a legal action");
+        }
+        game
+    }
+
+    fn names() -> Vec<String> {
+        ["North", "East", "South", "West"].map(String::from).to_vec()
+    }
+
+    #[test]
+    fn a_game_written_as_egn_comes_back_as_the_same_record() {
+        for seed in 0..20 {
+            let game = played_game(seed);
+            let original = game.record();
+            let text = write(original, &names()).expect("expressible in EGN");
+            let (record, verification) = to_record(&read(&text).expect("readable")).expect("sound");
+            // Every deal, step and outcome survives; the full hands are in the file.
+            assert_eq!(record.hands, original.hands, "seed {seed}");
+            assert_eq!((record.scores, record.winner), (original.scores, original.winner));
+            assert_eq!(record.start.dealer, original.start.dealer);
+            assert_eq!(verification.final_score, original.scores);
+            let replayed = Game::replay(&record).expect("the record replays");
+            assert_eq!(replayed.scores(), original.scores);
+        }
+    }
+
+    #[test]
+    fn what_a_record_cannot_say_is_refused() {
+        let text = write(played_game(1).record(), &names()).expect("expressible in EGN");
+        let game = read(&text).expect("readable");
+
+        let mid_game = EgnGame { initial_score: [4, 9], ..game.clone() };
+        let error = to_record(&mid_game).expect_err("a mid-game start");
+        assert_eq!(error.code(), "starts_mid_game");
+        assert_eq!(error.location(), Some(Location::HEADER));
+
+        let twice = vec![game.deals[1].clone(), game.deals[1].clone()];
+        let out_of_turn = EgnGame { deals: twice, ..game.clone() };
+        let error = to_record(&out_of_turn).expect_err("the same dealer twice");
+        assert_eq!(error.code(), "dealer_out_of_turn");
+        assert_eq!(error.location(), Some(Location::new(1, Step::Setup)));
+
+        let empty = EgnGame { deals: Vec::new(), ..game.clone() };
+        assert_eq!(to_record(&empty).expect_err("no deals").code(), "no_deals");
+
+        // A broken deal is the verifier's error, with its position.
+        let mut broken = game;
+        broken.deals[0].tricks[0].swap(0, 1);
+        let error = to_record(&broken).expect_err("an illegal record");
+        assert!(matches!(error, RecordError::Verify(_)), "{error}");
+        assert!(error.location().is_some_and(|at| at.deal == Some(0)));
+    }
+
+    #[test]
+    fn every_recorded_game_becomes_a_record_unless_it_starts_mid_game() {
+        let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/egn");
+        let mut converted = 0;
+        for entry in std::fs::read_dir(folder).expect("the shared fixtures") {
+            let path = entry.expect("an entry").path();
+            if path.extension().is_none_or(|ext| ext != "egn") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("a fixture");
+            let game = read(&text).expect("readable");
+            match to_record(&game) {
+                Ok((record, verification)) => {
+                    assert_eq!(record.scores, verification.final_score, "{path:?}");
+                    Game::replay(&record).expect("the record replays");
+                    converted += 1;
+                }
+                Err(error) => {
+                    assert_ne!(game.initial_score, [0, 0], "{path:?}: {error}");
+                    assert_eq!(error.code(), "starts_mid_game");
+                }
+            }
+        }
+        assert!(converted >= 10, "only {converted} fixtures converted");
+    }
+
+    #[test]
+    fn a_wrong_final_score_is_left_to_the_caller() {
+        let text = write(played_game(2).record(), &names()).expect("expressible in EGN");
+        let mut game = read(&text).expect("readable");
+        game.final_score = Some([0, 0]);
+        let (record, verification) = to_record(&game).expect("the deals are sound");
+        assert!(record.winner.is_some());
+        assert!(matches!(verification.problems[..], [Problem::FinalScoreDiffers { .. }]));
+    }
 }

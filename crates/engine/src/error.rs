@@ -36,6 +36,8 @@ pub enum RuleError {
     FarmersHandOff,
     #[error("a farmer's hand holds only the two lowest ranks")]
     NotFarmersHand,
+    #[error("canadian loner: the dealer's partner may order up only alone")]
+    MustGoAlone,
 }
 
 impl RuleError {
@@ -56,6 +58,7 @@ impl RuleError {
             RuleError::ClaimNotCertain => "claim_not_certain",
             RuleError::FarmersHandOff => "farmers_hand_off",
             RuleError::NotFarmersHand => "not_farmers_hand",
+            RuleError::MustGoAlone => "must_go_alone",
         }
     }
 }

@@ -26,6 +26,13 @@ pub enum Phase {
     DealerDiscard,
     /// Round two: name another suit, or pass.
     Calling,
+    /// A maker went alone and the rules let a defender play alone against
+    /// him: each defender in turn from the loner's left defends alone or passes.
+    DefendingAlone,
+    /// Call for best: the loner's partner passes him a card.
+    PassingBest,
+    /// Call for best: the loner, holding six cards, discards one.
+    LonerDiscard,
     /// Tricks are being played.
     Playing,
     /// The hand is over.
@@ -38,6 +45,9 @@ impl Phase {
             Phase::OrderingUp => "bidding is in round one",
             Phase::DealerDiscard => "the dealer is discarding",
             Phase::Calling => "bidding is in round two",
+            Phase::DefendingAlone => "the defenders are deciding whether to defend alone",
+            Phase::PassingBest => "the loner's partner is passing him a card",
+            Phase::LonerDiscard => "the loner is discarding",
             Phase::Playing => "cards are being played",
             Phase::Finished => "the hand is over",
         }
@@ -117,7 +127,16 @@ pub struct Hand {
     maker: Option<Seat>,
     alone: bool,
     sitting_out: Option<Seat>,
+    /// The defender playing alone against the loner, if any.
+    lone_defender: Option<Seat>,
+    /// Bit `i` set: seat `i` sits this hand out (the loner's partner and a
+    /// lone defender's partner).
+    out: u8,
     discard: Option<Card>,
+    /// Call for best: the card the loner's partner passed him (their secret).
+    passed: Option<Card>,
+    /// Call for best: the loner's discard (his secret).
+    loner_discard: Option<Card>,
     trick: Trick,
     /// Tricks completed so far.
     tricks_played: u8,
@@ -140,7 +159,11 @@ impl Hand {
             maker: None,
             alone: false,
             sitting_out: None,
+            lone_defender: None,
+            out: 0,
             discard: None,
+            passed: None,
+            loner_discard: None,
             trick: Trick::new(first),
             tricks_played: 0,
             tricks_won: [0, 0],
@@ -172,12 +195,30 @@ impl Hand {
     pub fn alone(&self) -> bool {
         self.alone
     }
+    /// The loner's partner, who sits this hand out.
     pub fn sitting_out(&self) -> Option<Seat> {
         self.sitting_out
+    }
+    /// The defender playing alone against the loner (his partner sits out too).
+    pub fn lone_defender(&self) -> Option<Seat> {
+        self.lone_defender
+    }
+    /// Whether `seat` sits this hand out: the loner's partner, or a lone
+    /// defender's partner.
+    pub fn sits_out(&self, seat: Seat) -> bool {
+        seat.0 < 8 && self.out & (1 << seat.0) != 0
     }
     /// The dealer's discard: the dealer's secret.
     pub fn discard(&self) -> Option<Card> {
         self.discard
+    }
+    /// Call for best: the card passed to the loner (known to him and his partner).
+    pub fn passed_card(&self) -> Option<Card> {
+        self.passed
+    }
+    /// Call for best: the loner's discard (known to him alone).
+    pub fn loner_discard(&self) -> Option<Card> {
+        self.loner_discard
     }
     pub fn holding(&self, seat: Seat) -> CardSet {
         self.holding[seat.index()]
@@ -266,7 +307,7 @@ impl Hand {
         if self.phase == Phase::Finished {
             return Err(self.not_now(action));
         }
-        if self.phase == Phase::Playing && self.sitting_out == Some(seat) {
+        if self.phase == Phase::Playing && self.sits_out(seat) {
             return Err(RuleError::SittingOut);
         }
         // Conceding is the one action a player may take out of turn.
@@ -277,7 +318,21 @@ impl Hand {
             return Err(RuleError::NotYourTurn { turn: self.turn });
         }
         match (self.phase, action) {
+            (Phase::OrderingUp, Action::OrderUp { alone: false })
+                if self.rules.canadian_loner && seat == self.deal.dealer.partner() =>
+            {
+                Err(RuleError::MustGoAlone)
+            }
             (Phase::OrderingUp, Action::Pass | Action::OrderUp { .. }) => Ok(()),
+            (Phase::DefendingAlone, Action::Pass | Action::DefendAlone) => Ok(()),
+            (Phase::PassingBest, Action::PassCard { card })
+            | (Phase::LonerDiscard, Action::Discard { card }) => {
+                if self.holding(seat).contains(card) {
+                    Ok(())
+                } else {
+                    Err(RuleError::CardNotInHand { card })
+                }
+            }
             (Phase::OrderingUp, Action::FarmersHand) => {
                 if !self.rules.farmers_hand {
                     Err(RuleError::FarmersHandOff)
@@ -351,12 +406,14 @@ impl Hand {
         if seat.0 >= self.rules.players || self.phase == Phase::Finished {
             return list;
         }
-        let playing = self.phase == Phase::Playing && self.sitting_out != Some(seat);
+        let playing = self.phase == Phase::Playing && !self.sits_out(seat);
         if seat == self.turn {
             match self.phase {
                 Phase::OrderingUp => {
                     list.push(Action::Pass);
-                    list.push(Action::OrderUp { alone: false });
+                    if self.check(seat, Action::OrderUp { alone: false }).is_ok() {
+                        list.push(Action::OrderUp { alone: false });
+                    }
                     list.push(Action::OrderUp { alone: true });
                     if self.check(seat, Action::FarmersHand).is_ok() {
                         list.push(Action::FarmersHand);
@@ -375,7 +432,16 @@ impl Hand {
                         }
                     }
                 }
-                Phase::DealerDiscard => {
+                Phase::DefendingAlone => {
+                    list.push(Action::Pass);
+                    list.push(Action::DefendAlone);
+                }
+                Phase::PassingBest => {
+                    for card in self.holding(seat) {
+                        list.push(Action::PassCard { card });
+                    }
+                }
+                Phase::DealerDiscard | Phase::LonerDiscard => {
                     for card in self.holding(seat) {
                         if self.check(seat, Action::Discard { card }).is_ok() {
                             list.push(Action::Discard { card });
@@ -423,7 +489,15 @@ impl Hand {
         match action {
             Action::Pass => {
                 sink.push(Event::Passed { seat });
-                if seat != self.deal.dealer {
+                if self.phase == Phase::DefendingAlone {
+                    // The loner's left answers first, then his right.
+                    let first = self.maker.map(|maker| maker.next(players));
+                    if first == Some(seat) {
+                        self.turn = seat.next(players).next(players);
+                    } else {
+                        self.begin_play();
+                    }
+                } else if seat != self.deal.dealer {
                     self.turn = seat.next(players);
                 } else if self.phase == Phase::OrderingUp {
                     sink.push(Event::UpCardTurnedDown { card: self.deal.up_card });
@@ -439,7 +513,7 @@ impl Hand {
                 let dealer = self.deal.dealer;
                 let partner_alone = alone && seat.partner() == dealer;
                 if partner_alone && !self.rules.dealer_picks_up_for_partner_loner {
-                    self.start_play(sink);
+                    self.after_trump(sink);
                 } else {
                     self.holding[dealer.index()].insert(self.deal.up_card);
                     sink.push(Event::UpCardPickedUp { dealer, card: self.deal.up_card });
@@ -453,14 +527,29 @@ impl Hand {
                     self.perform(seat, Action::Pass, sink);
                 } else {
                     self.make_trump(seat, suit, alone, sink);
-                    self.start_play(sink);
+                    self.after_trump(sink);
                 }
+            }
+            Action::Discard { card } if self.phase == Phase::LonerDiscard => {
+                self.holding[seat.index()].remove(card);
+                self.loner_discard = Some(card);
+                sink.push(Event::Discarded { seat, card: Some(card) });
+                self.after_trump(sink);
+            }
+            Action::PassCard { card } => {
+                let to = seat.partner();
+                self.holding[seat.index()].remove(card);
+                self.holding[to.index()].insert(card);
+                self.passed = Some(card);
+                sink.push(Event::CardPassed { from: seat, to, card: Some(card) });
+                self.phase = Phase::LonerDiscard;
+                self.turn = to;
             }
             Action::Discard { card } => {
                 self.holding[seat.index()].remove(card);
                 self.discard = Some(card);
                 sink.push(Event::Discarded { seat, card: Some(card) });
-                self.start_play(sink);
+                self.after_trump(sink);
             }
             Action::Play { card } => self.play_card(seat, card, sink),
             Action::FarmersHand => self.throw_in(ThrowIn::FarmersHand { seat }),
@@ -474,6 +563,14 @@ impl Hand {
                 self.award_rest(seat.team().other().index());
                 self.score();
             }
+            Action::DefendAlone => {
+                let partner = seat.partner();
+                self.lone_defender = Some(seat);
+                self.out |= 1 << partner.0;
+                sink.push(Event::DefendsAlone { seat });
+                sink.push(Event::SitsOut { seat: partner });
+                self.begin_play();
+            }
         }
     }
 
@@ -484,17 +581,36 @@ impl Hand {
         sink.push(Event::TrumpMade { seat, suit, alone });
     }
 
-    fn start_play(&mut self, sink: &mut impl EventSink) {
+    /// Trump is made and the dealer has discarded (if he picked up). Against
+    /// a loner: his partner passes him a card and he discards (call for
+    /// best), the partner sits out, the defenders may answer; then play.
+    fn after_trump(&mut self, sink: &mut impl EventSink) {
         let players = self.rules.players;
         if self.alone
             && let Some(maker) = self.maker
         {
             let partner = maker.partner();
+            if self.rules.call_for_best && self.passed.is_none() {
+                self.phase = Phase::PassingBest;
+                self.turn = partner;
+                return;
+            }
             self.sitting_out = Some(partner);
+            self.out |= 1 << partner.0;
             sink.push(Event::SitsOut { seat: partner });
+            if self.rules.defend_alone {
+                self.phase = Phase::DefendingAlone;
+                self.turn = maker.next(players);
+                return;
+            }
         }
+        self.begin_play();
+    }
+
+    /// The first lead: by the rules' loner lead, skipping every seat that sits out.
+    fn begin_play(&mut self) {
         let leader = match (self.rules.loner_lead, self.maker) {
-            (LonerLead::LeftOfLoner, Some(maker)) if self.alone => maker.next(players),
+            (LonerLead::LeftOfLoner, Some(maker)) if self.alone => self.next_active(maker),
             _ => self.next_active(self.deal.dealer),
         };
         self.phase = Phase::Playing;
@@ -509,12 +625,15 @@ impl Hand {
     fn next_active(&self, seat: Seat) -> Seat {
         let players = self.rules.players;
         let step = |seat: u8| if seat + 1 < players { seat + 1 } else { 0 };
-        let next = step(seat.0);
-        if Some(Seat(next)) == self.sitting_out { Seat(step(next)) } else { Seat(next) }
+        let mut next = step(seat.0);
+        while self.out & (1 << next) != 0 {
+            next = step(next);
+        }
+        Seat(next)
     }
 
     fn active_players(&self) -> u8 {
-        self.rules.players - u8::from(self.sitting_out.is_some())
+        self.rules.players - self.out.count_ones() as u8
     }
 
     fn play_card(&mut self, seat: Seat, card: Card, sink: &mut impl EventSink) {
@@ -574,7 +693,11 @@ impl Hand {
                 (false, _) => scoring.made,
             };
         } else {
-            points[makers ^ 1] = if self.alone { scoring.lone_euchre } else { scoring.euchre };
+            points[makers ^ 1] = match (self.alone, self.lone_defender) {
+                (true, Some(_)) => scoring.defender_alone_euchre,
+                (true, None) => scoring.lone_euchre,
+                (false, _) => scoring.euchre,
+            };
         }
         self.phase = Phase::Finished;
         let outcome = HandOutcome::Played(PlayedHand {
@@ -583,6 +706,7 @@ impl Hand {
             alone: self.alone,
             tricks: self.tricks_won,
             points,
+            lone_defender: self.lone_defender,
         });
         self.outcome = Some(outcome);
     }
@@ -612,6 +736,11 @@ impl Hand {
         elsewhere = elsewhere.union(self.deal.kitty);
         if let Some(discard) = self.discard
             && self.deal.dealer != seat
+        {
+            elsewhere.insert(discard);
+        }
+        if let Some(discard) = self.loner_discard
+            && self.maker != Some(seat)
         {
             elsewhere.insert(discard);
         }

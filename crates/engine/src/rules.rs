@@ -36,6 +36,19 @@ pub struct Rules {
     pub farmers_hand: bool,
     /// How the first dealer of a game is chosen.
     pub first_dealer: FirstDealer,
+    /// Canadian loner: in round one the dealer's partner may order up only
+    /// alone (the sites' option; EGN `canadian`).
+    pub canadian_loner: bool,
+    /// Defend alone: when a maker goes alone, each defender in turn from the
+    /// loner's left may defend alone (his partner sits out too) or pass; the
+    /// first to accept does. A euchred loner then gives the lone defender's
+    /// side `scoring.defender_alone_euchre` (the sites' option; EGN
+    /// `defend_alone`).
+    pub defend_alone: bool,
+    /// Call for best (partner's best): when a maker goes alone, his partner
+    /// passes him one card of the partner's choice, face down, and the loner
+    /// discards one before play (the sites' option; EGN `partners_best`).
+    pub call_for_best: bool,
 }
 
 /// The pack: nine to ace (24), eight to ace (28) or seven to ace (32).
@@ -129,11 +142,21 @@ pub struct Scoring {
     pub euchre: u8,
     /// A lone maker is euchred: the defenders score this (2 or 4).
     pub lone_euchre: u8,
+    /// A lone maker is euchred by a defender playing alone (see
+    /// [`Rules::defend_alone`]): the defenders score this.
+    pub defender_alone_euchre: u8,
 }
 
 impl Default for Scoring {
     fn default() -> Scoring {
-        Scoring { made: 1, march: 2, lone_march: 4, euchre: 2, lone_euchre: 2 }
+        Scoring {
+            made: 1,
+            march: 2,
+            lone_march: 4,
+            euchre: 2,
+            lone_euchre: 2,
+            defender_alone_euchre: 4,
+        }
     }
 }
 
@@ -152,6 +175,9 @@ impl Default for Rules {
             loner_lead: LonerLead::LeftOfDealer,
             farmers_hand: false,
             first_dealer: FirstDealer::FirstJack,
+            canadian_loner: false,
+            defend_alone: false,
+            call_for_best: false,
         }
     }
 }

@@ -127,12 +127,23 @@ fn random_bid(hand: &Hand, seat: Seat, rng: &mut impl Rng) -> Action {
                 0 => Action::Pass,
                 n => Action::Call { suit: Suit::from_index((n >> 1) as u8), alone: n & 1 == 1 },
             },
-            Phase::DealerDiscard => {
+            Phase::DefendingAlone => {
+                if rng.random_range(0..2u32) == 0 {
+                    Action::Pass
+                } else {
+                    Action::DefendAlone
+                }
+            }
+            Phase::DealerDiscard | Phase::LonerDiscard | Phase::PassingBest => {
                 let held = hand.holding(seat);
                 let Some(card) = held.nth(rng.random_range(0..held.len().max(1))) else {
-                    panic!("the dealer holds no card to discard");
+                    panic!("{seat} holds no card to discard or pass");
                 };
-                Action::Discard { card }
+                if hand.phase() == Phase::PassingBest {
+                    Action::PassCard { card }
+                } else {
+                    Action::Discard { card }
+                }
             }
             Phase::Playing | Phase::Finished => panic!("no bid to make in {:?}", hand.phase()),
         };
@@ -181,12 +192,13 @@ mod tests {
         assert_eq!(tricks[0] + tricks[1], 5, "{played:?}");
         let makers = played.maker.team().index();
         let scoring = rules.scoring;
-        let expected = match (tricks[makers], played.alone) {
-            (5, true) => (makers, scoring.lone_march),
-            (5, false) => (makers, scoring.march),
-            (3 | 4, _) => (makers, scoring.made),
-            (_, true) => (makers ^ 1, scoring.lone_euchre),
-            (_, false) => (makers ^ 1, scoring.euchre),
+        let expected = match (tricks[makers], played.alone, played.lone_defender) {
+            (5, true, _) => (makers, scoring.lone_march),
+            (5, false, _) => (makers, scoring.march),
+            (3 | 4, _, _) => (makers, scoring.made),
+            (_, true, Some(_)) => (makers ^ 1, scoring.defender_alone_euchre),
+            (_, true, None) => (makers ^ 1, scoring.lone_euchre),
+            (_, false, _) => (makers ^ 1, scoring.euchre),
         };
         let mut points = [0; 2];
         points[expected.0] = expected.1;
@@ -214,6 +226,39 @@ mod tests {
             assert!(played > 1900, "{preset:?}: {played} played");
             assert!(alone > 500 && alone < played - 500, "{preset:?}: {alone}");
         }
+    }
+
+    #[test]
+    fn random_hands_reach_the_loner_options() {
+        // Canadian loner, defend alone and call for best: the random bids
+        // reach every new phase and the hands score as the rules say.
+        let rules = Rules {
+            canadian_loner: true,
+            defend_alone: true,
+            call_for_best: true,
+            ..Rules::default()
+        };
+        let mut rng = SmallRng::seed_from_u64(12);
+        let mut defended = 0;
+        for n in 0..2000u32 {
+            let mut hand = Hand::new(rules, Deal::shuffled(&rules, Seat((n % 4) as u8), &mut rng));
+            let mut phases = Vec::new();
+            while let Some(seat) = hand.turn() {
+                phases.push(hand.phase());
+                let action = random_action(&hand, &mut rng);
+                assert!(hand.legal_actions(seat).as_slice().contains(&action), "{action:?}");
+                hand.apply(seat, action).expect("a legal action");
+            }
+            if let Some(HandOutcome::Played(played)) = hand.outcome() {
+                check_played(&rules, &played);
+                let asked = phases.contains(&Phase::PassingBest);
+                assert_eq!(asked, played.alone);
+                assert_eq!(phases.contains(&Phase::LonerDiscard), played.alone);
+                assert_eq!(phases.contains(&Phase::DefendingAlone), played.alone);
+                defended += usize::from(played.lone_defender.is_some());
+            }
+        }
+        assert!(defended > 200, "{defended} hands defended alone");
     }
 
     #[test]

@@ -11,6 +11,73 @@ pub const fn effective_suit(card: Card, trump: Suit) -> Suit {
     if is_left_bower(card, trump) { trump } else { card.suit() }
 }
 
+/// What a hand is played in: a trump suit, or no trump (issue 3's
+/// `allow_no_trump`, not yet offered by the rules). It is the row of the
+/// tables below, so a no-trump hand costs the simulation path nothing more:
+/// rows 0 to 3 are the trump suits, row 4 no trump (no trumps, no bowers,
+/// jacks between ten and queen; the highest card of the led suit wins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Mode(u8);
+
+impl Mode {
+    pub const NO_TRUMP: Mode = Mode(4);
+
+    pub const fn trump(suit: Suit) -> Mode {
+        Mode(suit as u8)
+    }
+
+    /// The trump suit, or `None` for no trump.
+    pub const fn suit(self) -> Option<Suit> {
+        if self.0 < 4 { Some(Suit::from_index(self.0)) } else { None }
+    }
+
+    const fn row(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// [`effective_suit`] in `mode`: under no trump every card keeps its suit.
+#[inline]
+pub const fn effective_suit_in(card: Card, mode: Mode) -> Suit {
+    // A card missing from its printed suit's row is the left bower: trump.
+    if TRUMP_MASKS[mode.row()][card.suit() as usize] & card.bit() != 0 {
+        card.suit()
+    } else {
+        Suit::from_index(mode.0)
+    }
+}
+
+/// [`follow_mask`] in `mode`.
+#[inline]
+pub fn follow_mask_in(hand: CardSet, led: Suit, mode: Mode) -> CardSet {
+    let following = hand.intersection(CardSet(TRUMP_MASKS[mode.row()][led as usize]));
+    if following.is_empty() { hand } else { following }
+}
+
+/// [`trick_power`] in `mode`: under no trump only the led suit can win.
+#[inline]
+pub fn trick_power_in(card: Card, led: Suit, mode: Mode) -> u8 {
+    let power = POWER[mode.row()][card.index()];
+    let eligible = (power >= 16) | (TRUMP_MASKS[mode.row()][led as usize] & card.bit() != 0);
+    (power + 1) * u8::from(eligible)
+}
+
+/// [`trick_winner`] in `mode`.
+pub fn trick_winner_in(cards: &[Card], mode: Mode) -> usize {
+    let Some(first) = cards.first() else { return 0 };
+    let led = effective_suit_in(*first, mode);
+    let mut best = 0;
+    let mut best_power = 0;
+    for (position, card) in cards.iter().enumerate() {
+        let power = trick_power_in(*card, led, mode);
+        if power > best_power {
+            best = position;
+            best_power = power;
+        }
+    }
+    best
+}
+
 pub const fn is_left_bower(card: Card, trump: Suit) -> bool {
     card.index() == Card::new(Rank::Jack, trump.same_colour()).index()
 }
@@ -24,9 +91,15 @@ pub const fn suit_cards(suit: Suit, trump: Suit) -> CardSet {
     CardSet(TRUMP_MASKS[trump as usize][suit as usize])
 }
 
-/// `TRUMP_MASKS[trump][suit]`: the cards that count as `suit` under `trump`.
-const TRUMP_MASKS: [[u32; 4]; 4] = {
-    let mut masks = [[0u32; 4]; 4];
+/// `TRUMP_MASKS[trump][suit]`: the cards that count as `suit` under `trump`;
+/// row 4 ([`Mode::NO_TRUMP`]): each suit's printed cards.
+const TRUMP_MASKS: [[u32; 4]; 5] = {
+    let mut masks = [[0u32; 4]; 5];
+    let mut suit = 0;
+    while suit < 4 {
+        masks[4][suit] = CardSet::suit(Suit::from_index(suit as u8)).0;
+        suit += 1;
+    }
     let mut trump = 0;
     while trump < 4 {
         let left = Card::new(Rank::Jack, Suit::from_index(trump as u8).same_colour()).bit();
@@ -43,9 +116,15 @@ const TRUMP_MASKS: [[u32; 4]; 4] = {
 
 /// `POWER[trump][card]`: trumps above every plain card, the right bower
 /// highest and the left second; plain cards by rank. Only cards of the
-/// led suit or trump can win, which [`trick_winner`] enforces.
-const POWER: [[u8; 32]; 4] = {
-    let mut power = [[0u8; 32]; 4];
+/// led suit or trump can win, which [`trick_winner`] enforces. Row 4 (no
+/// trump): every card by its rank, none a trump.
+const POWER: [[u8; 32]; 5] = {
+    let mut power = [[0u8; 32]; 5];
+    let mut index = 0;
+    while index < 32 {
+        power[4][index] = Card::from_index(index as u8).rank() as u8;
+        index += 1;
+    }
     let mut trump = 0;
     while trump < 4 {
         let mut index = 0;
@@ -146,6 +225,47 @@ mod tests {
     fn void_in_led_suit_may_play_anything() {
         let hand: CardSet = cards("Js As").into_iter().collect();
         assert_eq!(follow_mask(hand, Suit::Hearts, Suit::Diamonds), hand);
+    }
+
+    #[test]
+    fn no_trump_has_no_bowers_and_the_led_suit_wins() {
+        let mode = Mode::NO_TRUMP;
+        assert_eq!(mode.suit(), None);
+        assert_eq!(Mode::trump(Suit::Clubs).suit(), Some(Suit::Clubs));
+        // Jacks keep their suits and rank between ten and queen.
+        let js = Card::new(Rank::Jack, Suit::Spades);
+        assert_eq!(effective_suit_in(js, mode), Suit::Spades);
+        assert_eq!(trick_winner_in(&cards("Th Jh 9h Ac"), mode), 1);
+        assert_eq!(trick_winner_in(&cards("Jc Js Qc 9c"), mode), 2);
+        // Nothing trumps: an off-suit card never wins.
+        assert_eq!(trick_winner_in(&cards("9s Jc Jd Ah"), mode), 0);
+        // Following: the jack of clubs is a club, whatever the colour.
+        let hand: CardSet = cards("Jc 9s Ah").into_iter().collect();
+        assert_eq!(follow_mask_in(hand, Suit::Spades, mode).to_vec(), cards("9s"));
+        assert_eq!(follow_mask_in(hand, Suit::Clubs, mode).to_vec(), cards("Jc"));
+        assert_eq!(follow_mask_in(hand, Suit::Diamonds, mode), hand);
+    }
+
+    #[test]
+    fn the_modes_of_the_four_suits_agree_with_the_suit_functions() {
+        let all = CardSet::ranks_from(Rank::Seven);
+        let deck = all.to_vec();
+        for trump in Suit::ALL {
+            let mode = Mode::trump(trump);
+            for card in all {
+                assert_eq!(effective_suit_in(card, mode), effective_suit(card, trump));
+                for led in Suit::ALL {
+                    assert_eq!(trick_power_in(card, led, mode), trick_power(card, led, trump));
+                }
+            }
+            for led in Suit::ALL {
+                let hand: CardSet = deck.iter().step_by(3).copied().collect();
+                assert_eq!(follow_mask_in(hand, led, mode), follow_mask(hand, led, trump));
+            }
+            for window in deck.windows(4) {
+                assert_eq!(trick_winner_in(window, mode), trick_winner(window, trump));
+            }
+        }
     }
 
     #[test]

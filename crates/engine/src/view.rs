@@ -41,12 +41,18 @@ pub struct GameView {
     pub maker: Option<Seat>,
     pub alone: bool,
     pub sitting_out: Option<Seat>,
+    /// The defender playing alone against the loner (his partner sits out too).
+    pub lone_defender: Option<Seat>,
     /// The viewer's own cards, trump first and strongest first (a seat only).
     pub hand: Option<Vec<Card>>,
     /// How many cards each seat holds.
     pub hand_sizes: [u8; 4],
     /// The dealer's discard, shown to the dealer alone.
     pub discard: Option<Card>,
+    /// Call for best: the card the partner passed the loner, shown to those two.
+    pub passed_card: Option<Card>,
+    /// Call for best: the loner's discard, shown to the loner alone.
+    pub loner_discard: Option<Card>,
     /// The bids of this hand, in order.
     pub bids: Vec<(Seat, Action)>,
     /// This hand's tricks so far, the one in progress last.
@@ -74,6 +80,7 @@ impl GameView {
                         | Action::OrderUp { .. }
                         | Action::Call { .. }
                         | Action::FarmersHand
+                        | Action::DefendAlone
                 )
             })
             .map(|step| (step.seat, step.action))
@@ -99,12 +106,19 @@ impl GameView {
             maker: hand.maker(),
             alone: hand.alone(),
             sitting_out: hand.sitting_out(),
+            lone_defender: hand.lone_defender(),
             hand: own_seat
                 .map(|seat| sorted_for_display(hand.holding(seat).to_vec(), hand.trump())),
             hand_sizes,
             discard: own_seat.filter(|seat| *seat == hand.dealer()).and(hand.discard()),
+            passed_card: own_seat
+                .filter(|seat| hand.maker().is_some_and(|m| m == *seat || m.partner() == *seat))
+                .and(hand.passed_card()),
+            loner_discard: own_seat
+                .filter(|seat| hand.maker() == Some(*seat))
+                .and(hand.loner_discard()),
             bids,
-            tricks: tricks_of(current, hand.trump(), hand.sitting_out(), game.rules().players),
+            tricks: tricks_of(current, hand.trump(), sitting_out_count(hand), game.rules().players),
             tricks_won: hand.tricks_won(),
             last_outcome,
         }
@@ -124,17 +138,22 @@ pub fn sorted_for_display(mut cards: Vec<Card>, trump: Option<Suit>) -> Vec<Card
     cards
 }
 
+/// How many seats sit this hand out (the loner's partner, a lone defender's).
+fn sitting_out_count(hand: &crate::hand::Hand) -> usize {
+    Seat::all(hand.rules().players).filter(|seat| hand.sits_out(*seat)).count()
+}
+
 /// Rebuilds this hand's tricks from its played cards.
 fn tricks_of(
     actions: &[crate::record::SeatAction],
     trump: Option<Suit>,
-    sitting_out: Option<Seat>,
+    sitting_out: usize,
     players: u8,
 ) -> Vec<TrickView> {
     let Some(trump) = trump else {
         return Vec::new();
     };
-    let per_trick = usize::from(players) - usize::from(sitting_out.is_some());
+    let per_trick = usize::from(players) - sitting_out;
     let plays: Vec<(Seat, Card)> = actions
         .iter()
         .filter_map(|step| match step.action {

@@ -320,7 +320,7 @@ fn unsupported_features_are_named() {
         Err(EgnError::Unsupported { at, feature }) => (at, feature),
         other => panic!("expected unsupported, got {other:?}"),
     };
-    for field in ["joker", "canadian", "defend_alone", "allow_no_trump", "four_trick_tokens"] {
+    for field in ["joker", "partners_best", "allow_no_trump", "four_trick_tokens"] {
         let mut value = json_of("Six_Points_in_Two_Hands");
         value["metadata"]["ruleset"][field] = json!(true);
         let (_, feature) = unsupported(value);
@@ -364,6 +364,13 @@ fn rules_come_from_the_ruleset() {
     assert_eq!(rules.all_pass, AllPass::Redeal);
     let default = egn::read(&text("Six_Points_in_Two_Hands")).expect("readable");
     assert_eq!(default.rules.all_pass, AllPass::StickTheDealer);
+    assert!(!default.rules.canadian_loner && !default.rules.defend_alone);
+    let mut value = json_of("Six_Points_in_Two_Hands");
+    value["metadata"]["ruleset"]["canadian"] = json!(true);
+    value["metadata"]["ruleset"]["defend_alone"] = json!(true);
+    let rules = egn::from_value(value).expect("readable").rules;
+    assert!(rules.canadian_loner && rules.defend_alone);
+    assert_eq!(rules.scoring.defender_alone_euchre, 4);
     assert_eq!(default.deals[0].calls[5], Call::Name(Suit::Hearts));
 }
 
@@ -393,8 +400,48 @@ fn names() -> Vec<String> {
 #[test]
 fn games_round_trip_through_egn() {
     for preset in Preset::ALL {
-        for seed in 0..12 {
-            let game = random_game(preset.rules(), seed);
+        round_trips(preset.rules(), &format!("{preset:?}"), 12);
+    }
+}
+
+#[test]
+fn canadian_loners_and_lone_defenders_round_trip_through_egn() {
+    let rules = Rules { canadian_loner: true, defend_alone: true, ..Rules::default() };
+    let defended = round_trips(rules, "defend alone", 16);
+    assert!(defended > 0, "some random hand was defended alone");
+    // The writer says who defended alone; the reader replays it.
+    let game = random_game(rules, 3);
+    let text = egn::write(game.record(), &names()).expect("expressible");
+    assert!(text.contains("\"defend_alone\": true") && text.contains("\"canadian\": true"));
+    // A lone defender's euchre worth other than 4 is not EGN.
+    let mut record = game.record().clone();
+    record.rules.scoring.defender_alone_euchre = 2;
+    assert!(matches!(egn::write(&record, &names()), Err(egn::WriteError::Rules(_))));
+}
+
+#[test]
+fn an_alone_defender_must_fit_the_bidding() {
+    // No loner in deal 1 (an order-up): nobody can defend alone.
+    let mut value = json_of("Six_Points_in_Two_Hands");
+    value["metadata"]["ruleset"]["defend_alone"] = json!(true);
+    value["deals"][1]["phases"][0]["aloneDefender"] = json!(2);
+    let game = egn::from_value(value).expect("readable");
+    let error = egn::verify(&game).expect_err("inconsistent");
+    assert_eq!(error.code(), "inconsistent_record", "{error}");
+    // Not a seat at all.
+    let mut value = json_of("Six_Points_in_Two_Hands");
+    value["deals"][0]["phases"][0]["aloneDefender"] = json!(7);
+    assert_eq!(egn::from_value(value).expect_err("refused").code(), "invalid_egn");
+}
+
+/// Writes random games under `rules` as EGN and reads them back, checking
+/// every deal; returns how many hands had a lone defender.
+fn round_trips(rules: Rules, label: &str, seeds: u64) -> usize {
+    let mut defended = 0;
+    {
+        for seed in 0..seeds {
+            let preset = label;
+            let game = random_game(rules, seed);
             let record = game.record();
             let text = egn::write(record, &names()).expect("expressible");
             let read =
@@ -408,6 +455,7 @@ fn games_round_trip_through_egn() {
                         assert_eq!(replayed.maker, Some(played.maker));
                         assert_eq!(replayed.trump, Some(played.trump));
                         assert_eq!(replayed.alone, played.alone);
+                        defended += usize::from(played.lone_defender.is_some());
                         assert_eq!(
                             (replayed.tricks, replayed.points),
                             (played.tricks, played.points)
@@ -425,6 +473,7 @@ fn games_round_trip_through_egn() {
             assert_eq!(result.players, players);
         }
     }
+    defended
 }
 
 #[test]
@@ -476,5 +525,9 @@ fn what_egn_cannot_say_is_an_error() {
     assert_eq!(egn::write(game.record(), &names()[..3]), Err(egn::WriteError::Players(3)));
     let mut record = game.record().clone();
     record.rules.scoring.march = 3;
+    assert!(matches!(egn::write(&record, &names()), Err(egn::WriteError::Rules(_))));
+    // Call for best: EGN's cardExchanges are not written (nor read) yet.
+    let mut record = game.record().clone();
+    record.rules.call_for_best = true;
     assert!(matches!(egn::write(&record, &names()), Err(egn::WriteError::Rules(_))));
 }

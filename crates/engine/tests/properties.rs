@@ -19,7 +19,8 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
-        (2u8..=4, 1u8..=5),
+        (2u8..=4, 1u8..=5, 2u8..=6),
+        (any::<bool>(), any::<bool>(), any::<bool>()),
     )
         .prop_map(
             |(
@@ -32,13 +33,19 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
                 left_of_loner,
                 farmers,
                 draw,
-                (lone_euchre, lone_march),
+                (lone_euchre, lone_march, defender_alone_euchre),
+                (canadian_loner, defend_alone, call_for_best),
             )| Rules {
                 players: 4,
                 deck,
                 points_to_win: points,
                 all_pass: if stick { AllPass::StickTheDealer } else { AllPass::Redeal },
-                scoring: Scoring { lone_euchre, lone_march, ..Scoring::default() },
+                scoring: Scoring {
+                    lone_euchre,
+                    lone_march,
+                    defender_alone_euchre,
+                    ..Scoring::default()
+                },
                 dealer_may_discard_up_card: discard_up,
                 dealer_picks_up_for_partner_loner: pickup,
                 turned_down_suit: if as_pass {
@@ -53,6 +60,9 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
                 },
                 farmers_hand: farmers,
                 first_dealer: if draw { FirstDealer::Draw } else { FirstDealer::FirstJack },
+                canadian_loner,
+                defend_alone,
+                call_for_best,
             },
         );
     prop_oneof![presets, options]
@@ -60,7 +70,13 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
 
 /// Every action there is, legal or not.
 fn every_action() -> Vec<Action> {
-    let mut all = vec![Action::Pass, Action::FarmersHand, Action::Claim, Action::Concede];
+    let mut all = vec![
+        Action::Pass,
+        Action::FarmersHand,
+        Action::Claim,
+        Action::Concede,
+        Action::DefendAlone,
+    ];
     for alone in [false, true] {
         all.push(Action::OrderUp { alone });
         for suit in Suit::ALL {
@@ -71,6 +87,7 @@ fn every_action() -> Vec<Action> {
         let card = Card::from_index(index);
         all.push(Action::Discard { card });
         all.push(Action::Play { card });
+        all.push(Action::PassCard { card });
     }
     all
 }
@@ -101,12 +118,13 @@ fn expected_points(played: &PlayedHand, scoring: &Scoring) -> [u8; 2] {
     let makers = played.maker.team().index();
     let taken = played.tricks[makers];
     let mut points = [0, 0];
-    match (taken, played.alone) {
-        (5, true) => points[makers] = scoring.lone_march,
-        (5, false) => points[makers] = scoring.march,
-        (3 | 4, _) => points[makers] = scoring.made,
-        (_, true) => points[1 - makers] = scoring.lone_euchre,
-        (_, false) => points[1 - makers] = scoring.euchre,
+    match (taken, played.alone, played.lone_defender) {
+        (5, true, _) => points[makers] = scoring.lone_march,
+        (5, false, _) => points[makers] = scoring.march,
+        (3 | 4, _, _) => points[makers] = scoring.made,
+        (_, true, Some(_)) => points[1 - makers] = scoring.defender_alone_euchre,
+        (_, true, None) => points[1 - makers] = scoring.lone_euchre,
+        (_, false, _) => points[1 - makers] = scoring.euchre,
     }
     points
 }
@@ -122,11 +140,17 @@ proptest! {
         for hand in &record.hands {
             let mut seen = CardSet::EMPTY;
             let mut plays = 0;
+            // Call for best: the card the loner's partner passed him, and to whom.
+            let passed = hand.actions.iter().find_map(|step| match step.action {
+                Action::PassCard { card } => Some((step.seat.partner(), card)),
+                _ => None,
+            });
             for step in &hand.actions {
                 if let Action::Play { card } = step.action {
                     prop_assert!(!seen.contains(card), "{card} played twice");
                     prop_assert!(hand.deal.hands[step.seat.index()].contains(card)
-                        || (card == hand.deal.up_card && step.seat == hand.deal.dealer));
+                        || (card == hand.deal.up_card && step.seat == hand.deal.dealer)
+                        || passed == Some((step.seat, card)));
                     seen.insert(card);
                     plays += 1;
                 }
@@ -137,7 +161,7 @@ proptest! {
                     prop_assert_eq!(played.points, expected_points(&played, &rules.scoring));
                     let conceded_or_claimed = hand.actions.iter().any(|s| matches!(s.action, Action::Claim | Action::Concede));
                     if !conceded_or_claimed {
-                        let per_trick = if played.alone { 3 } else { 4 };
+                        let per_trick = 4 - u32::from(played.alone) - u32::from(played.lone_defender.is_some());
                         prop_assert_eq!(plays, 5 * per_trick);
                     }
                 }
@@ -237,15 +261,26 @@ fn public_cards(game: &Game) -> CardSet {
 }
 
 /// What `viewer` may see now: public cards, plus a seat's own hand and, for
-/// the dealer, his own discard.
+/// the dealer, his own discard; under call for best, the passed card for the
+/// loner and his partner, and the loner's own discard.
 fn allowed_cards(game: &Game, viewer: Viewer, public: CardSet) -> CardSet {
     let mut allowed = public;
     if let Viewer::Seat(seat) = viewer {
         let hand = game.hand();
         allowed = allowed.union(hand.holding(seat)).union(hand.deal().hands[seat.index()]);
-        if seat == hand.dealer() {
-            if let Some(discard) = hand.discard() {
-                allowed.insert(discard);
+        if seat == hand.dealer()
+            && let Some(discard) = hand.discard()
+        {
+            allowed.insert(discard);
+        }
+        if let Some(maker) = hand.maker() {
+            if let Some(card) =
+                hand.passed_card().filter(|_| seat == maker || seat == maker.partner())
+            {
+                allowed.insert(card);
+            }
+            if let Some(card) = hand.loner_discard().filter(|_| seat == maker) {
+                allowed.insert(card);
             }
         }
     }
@@ -261,6 +296,11 @@ fn allowed_for_event(event: &Event, game: &Game, viewer: Viewer, allowed: CardSe
         }
         (Event::HandDealt { up_card, .. }, Viewer::Spectator) => CardSet::single(*up_card),
         (Event::Discarded { seat: by, card: Some(card) }, Viewer::Seat(seat)) if *by == seat => {
+            allowed.union(CardSet::single(*card))
+        }
+        (Event::CardPassed { from, to, card: Some(card) }, Viewer::Seat(seat))
+            if *from == seat || *to == seat =>
+        {
             allowed.union(CardSet::single(*card))
         }
         (_, _) => allowed.union(event_public(event)),

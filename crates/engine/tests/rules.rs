@@ -264,6 +264,229 @@ fn the_dealer_picks_up_for_a_partner_going_alone_unless_the_rules_skip_it() {
     assert_eq!(h.phase(), Phase::DealerDiscard);
 }
 
+// ---- Canadian loner ------------------------------------------------------------
+
+#[test]
+fn a_canadian_loner_lets_the_dealer_s_partner_order_up_only_alone() {
+    // Dealer 3: seat 1 is the dealer's partner.
+    let rules = Rules { canadian_loner: true, ..Rules::default() };
+    let mut h = hand(rules);
+    assert_eq!(h.legal_actions(Seat(0)).as_slice(), &[PASS, ORDER, ORDER_ALONE]);
+    run(&mut h, &[(0, PASS)]);
+    assert_eq!(h.legal_actions(Seat(1)).as_slice(), &[PASS, ORDER_ALONE]);
+    let error = rejects(&mut h, 1, ORDER, "must_go_alone");
+    assert_eq!(error, RuleError::MustGoAlone);
+    run(&mut h, &[(1, ORDER_ALONE)]);
+    assert_eq!((h.maker(), h.alone()), (Some(Seat(1)), true));
+
+    // Round two is unaffected: the dealer's partner may call with help.
+    let mut h = hand(rules);
+    run(&mut h, &[(0, PASS), (1, PASS), (2, PASS), (3, PASS), (0, PASS)]);
+    run(&mut h, &[(1, call(Suit::Spades))]);
+    assert_eq!((h.maker(), h.alone()), (Some(Seat(1)), false));
+}
+
+// ---- Defending alone -------------------------------------------------------------
+
+const DEFEND: Action = Action::DefendAlone;
+
+fn defend_rules() -> Rules {
+    Rules { defend_alone: true, ..Rules::default() }
+}
+
+#[test]
+fn against_a_loner_each_defender_from_the_loner_s_left_may_defend_alone() {
+    let mut h = hand(defend_rules());
+    run(&mut h, &[(0, ORDER_ALONE), (3, discard("9d"))]);
+    assert_eq!(h.phase(), Phase::DefendingAlone);
+    assert_eq!(h.sitting_out(), Some(Seat(2)));
+    assert_eq!(h.turn(), Some(Seat(1)), "the loner's left answers first");
+    assert_eq!(h.legal_actions(Seat(1)).as_slice(), &[PASS, DEFEND]);
+    rejects(&mut h, 3, DEFEND, "not_your_turn");
+    rejects(&mut h, 1, play("9s"), "not_now");
+    rejects(&mut h, 1, Action::Concede, "not_now");
+    run(&mut h, &[(1, PASS)]);
+    assert_eq!(h.turn(), Some(Seat(3)));
+    let events = run(&mut h, &[(3, DEFEND)]);
+    assert_eq!(
+        events,
+        vec![Event::DefendsAlone { seat: Seat(3) }, Event::SitsOut { seat: Seat(1) }]
+    );
+    assert_eq!(h.lone_defender(), Some(Seat(3)));
+    assert!(h.sits_out(Seat(1)) && h.sits_out(Seat(2)));
+    assert_eq!(h.phase(), Phase::Playing);
+    // Left of the dealer leads: seat 0. Tricks are two cards.
+    assert_eq!(h.turn(), Some(Seat(0)));
+    rejects(&mut h, 1, Action::Concede, "sitting_out");
+    run(&mut h, &[(0, play("Jc"))]);
+    assert_eq!(h.turn(), Some(Seat(3)));
+    rejects(&mut h, 1, play("9s"), "sitting_out");
+    let events = run(&mut h, &[(3, play("9c"))]);
+    assert!(events.contains(&Event::TrickWon { seat: Seat(0), number: 1 }));
+    assert_eq!(h.turn(), Some(Seat(0)));
+}
+
+#[test]
+fn when_both_defenders_pass_the_loner_plays_against_two() {
+    let mut h = hand(defend_rules());
+    run(&mut h, &[(0, ORDER_ALONE), (3, discard("9d")), (1, PASS)]);
+    let events = run(&mut h, &[(3, PASS)]);
+    assert_eq!(events, vec![Event::Passed { seat: Seat(3) }]);
+    assert_eq!((h.phase(), h.turn(), h.lone_defender()), (Phase::Playing, Some(Seat(0)), None));
+    run(&mut h, &[(0, play("Jc")), (1, play("9s"))]);
+    assert_eq!(h.turn(), Some(Seat(3)));
+}
+
+#[test]
+fn defending_alone_is_offered_only_against_a_loner_under_the_option() {
+    // A maker with a partner: no question, straight to play.
+    let mut h = hand(defend_rules());
+    run(&mut h, &[(0, ORDER), (3, discard("9d"))]);
+    assert_eq!(h.phase(), Phase::Playing);
+    rejects(&mut h, 0, DEFEND, "not_now");
+    // The option off: a loner plays against both.
+    let mut h = hand(Rules::default());
+    run(&mut h, &[(0, ORDER_ALONE), (3, discard("9d"))]);
+    assert_eq!(h.phase(), Phase::Playing);
+    rejects(&mut h, 0, DEFEND, "not_now");
+    // Never during bidding; in round two the question comes right after the call.
+    let mut h = hand(defend_rules());
+    rejects(&mut h, 0, DEFEND, "not_now");
+    run(&mut h, &[(0, PASS), (1, PASS), (2, PASS), (3, PASS)]);
+    run(&mut h, &[(0, PASS), (1, Action::Call { suit: Suit::Spades, alone: true })]);
+    assert_eq!((h.phase(), h.turn()), (Phase::DefendingAlone, Some(Seat(2))));
+}
+
+#[test]
+fn the_loner_lead_rule_skips_every_seat_that_sits_out() {
+    // Seat 0 alone, seat 1 defends alone (seat 3, the dealer, sits out).
+    let script = [(0, ORDER_ALONE), (3, discard("9d")), (1, DEFEND)];
+    let mut h = hand(defend_rules());
+    run(&mut h, &script);
+    assert_eq!(h.turn(), Some(Seat(0)), "left of the dealer");
+    let rules = Rules { loner_lead: LonerLead::LeftOfLoner, ..defend_rules() };
+    let mut h = hand(rules);
+    run(&mut h, &script);
+    assert_eq!(h.turn(), Some(Seat(1)), "left of the loner");
+    // Seat 2 alone (seat 0 out), seat 1 defends alone (seat 3 out): seat 1
+    // leads either way.
+    let script = [(0, PASS), (1, PASS), (2, ORDER_ALONE), (3, discard("9d")), (3, PASS)];
+    for rules in [defend_rules(), rules] {
+        let mut h = hand(rules);
+        run(&mut h, &script);
+        run(&mut h, &[(1, DEFEND)]);
+        assert_eq!(h.turn(), Some(Seat(1)));
+    }
+}
+
+#[test]
+fn a_loner_euchred_by_a_lone_defender_gives_four() {
+    let mut h = hand(defend_rules());
+    run(&mut h, &[(0, ORDER_ALONE), (3, discard("9d")), (1, DEFEND), (0, Action::Concede)]);
+    let p = played(&h);
+    assert_eq!((p.tricks, p.points, p.lone_defender), ([0, 5], [0, 4], Some(Seat(1))));
+    // A march against a lone defender is an ordinary lone march.
+    let mut h = hand(defend_rules());
+    run(&mut h, &[(0, ORDER_ALONE), (3, discard("9d")), (1, DEFEND), (0, Action::Claim)]);
+    assert_eq!(played(&h).points, [4, 0]);
+    // The value is an option; without a lone defender the loner's euchre stands.
+    let rules = Rules {
+        scoring: Scoring { defender_alone_euchre: 6, ..Scoring::default() },
+        ..defend_rules()
+    };
+    let mut h = hand(rules);
+    run(&mut h, &[(0, ORDER_ALONE), (3, discard("9d")), (1, DEFEND), (0, Action::Concede)]);
+    assert_eq!(played(&h).points, [0, 6]);
+    let mut h = hand(rules);
+    run(&mut h, &[(0, ORDER_ALONE), (3, discard("9d")), (1, PASS), (3, PASS)]);
+    run(&mut h, &[(0, Action::Concede)]);
+    assert_eq!(played(&h).points, [0, 2]);
+}
+
+#[test]
+fn a_lone_defender_s_game_replays_and_its_view_shows_two_card_tricks() {
+    let rules = defend_rules();
+    let start = GameStart { dealer: Seat(3), seating: [0, 1, 2, 3], shown: Vec::new() };
+    let mut game = Game::with_deals(rules, 1, start, vec![deal(&rules)]).expect("a valid script");
+    for (seat, action) in [(0, ORDER_ALONE), (3, discard("9d")), (1, PASS), (3, DEFEND)] {
+        game.apply(Seat(seat), action).expect("legal");
+    }
+    game.apply(Seat(0), play("Jc")).expect("legal");
+    game.apply(Seat(3), play("9c")).expect("legal");
+    let view = game.view(Viewer::Seat(Seat(1)));
+    assert_eq!(view.lone_defender, Some(Seat(3)));
+    assert_eq!(view.tricks.len(), 1);
+    assert_eq!(view.tricks[0].winner, Some(Seat(0)));
+    assert!(view.bids.contains(&(Seat(3), DEFEND)));
+    let replayed = Game::replay(game.record()).expect("replays");
+    assert_eq!(replayed.hand(), game.hand());
+}
+
+// ---- Call for best --------------------------------------------------------------
+
+fn pass_card(code: &str) -> Action {
+    Action::PassCard { card: card(code) }
+}
+
+#[test]
+fn call_for_best_has_the_partner_pass_a_card_and_the_loner_discard() {
+    let rules = Rules { call_for_best: true, ..Rules::default() };
+    let mut h = hand(rules);
+    run(&mut h, &[(0, ORDER_ALONE), (3, discard("9d"))]);
+    assert_eq!((h.phase(), h.turn()), (Phase::PassingBest, Some(Seat(2))));
+    assert_eq!(h.legal_actions(Seat(2)).len(), 5);
+    rejects(&mut h, 0, pass_card("Jc"), "not_your_turn");
+    rejects(&mut h, 2, pass_card("Ah"), "card_not_in_hand");
+    rejects(&mut h, 2, discard("9h"), "not_now");
+    let events = run(&mut h, &[(2, pass_card("Kh"))]);
+    let passed = Event::CardPassed { from: Seat(2), to: Seat(0), card: Some(card("Kh")) };
+    assert_eq!(events, vec![passed]);
+    // Only the two partners see the card.
+    assert_eq!(passed.for_viewer(Viewer::Seat(Seat(0))), passed);
+    assert_eq!(passed.for_viewer(Viewer::Seat(Seat(2))), passed);
+    for viewer in [Viewer::Seat(Seat(1)), Viewer::Seat(Seat(3)), Viewer::Spectator] {
+        let hidden = Event::CardPassed { from: Seat(2), to: Seat(0), card: None };
+        assert_eq!(passed.for_viewer(viewer), hidden);
+    }
+    assert_eq!((h.phase(), h.turn()), (Phase::LonerDiscard, Some(Seat(0))));
+    assert_eq!(h.holding(Seat(0)).len(), 6);
+    assert_eq!(h.legal_actions(Seat(0)).len(), 6);
+    rejects(&mut h, 0, discard("9h"), "card_not_in_hand");
+    rejects(&mut h, 0, play("Jc"), "not_now");
+    let events = run(&mut h, &[(0, discard("Qc"))]);
+    assert_eq!(events[0], Event::Discarded { seat: Seat(0), card: Some(card("Qc")) });
+    assert_eq!(events[0].for_viewer(Viewer::Seat(Seat(2))).cards(), CardSet::EMPTY);
+    assert!(events.contains(&Event::SitsOut { seat: Seat(2) }));
+    assert_eq!((h.passed_card(), h.loner_discard()), (Some(card("Kh")), Some(card("Qc"))));
+    assert_eq!(h.discard(), Some(card("9d")), "the dealer's discard is his own");
+    assert_eq!((h.phase(), h.turn()), (Phase::Playing, Some(Seat(0))));
+    // The loner may play the card he was passed.
+    run(&mut h, &[(0, play("Kh"))]);
+}
+
+#[test]
+fn call_for_best_comes_before_defending_alone_and_without_a_pick_up() {
+    let rules = Rules { call_for_best: true, defend_alone: true, ..Rules::default() };
+    let mut h = hand(rules);
+    run(&mut h, &[(0, PASS), (1, PASS), (2, PASS), (3, PASS)]);
+    run(&mut h, &[(0, Action::Call { suit: Suit::Hearts, alone: true })]);
+    assert_eq!((h.phase(), h.turn()), (Phase::PassingBest, Some(Seat(2))));
+    run(&mut h, &[(2, pass_card("Jh")), (0, discard("Qc"))]);
+    assert_eq!((h.phase(), h.turn()), (Phase::DefendingAlone, Some(Seat(1))));
+    // Without a loner there is no exchange.
+    let mut h = hand(rules);
+    run(&mut h, &[(0, ORDER), (3, discard("9d"))]);
+    assert_eq!(h.phase(), Phase::Playing);
+    rejects(&mut h, 2, pass_card("Kh"), "not_your_turn");
+    // The dealer's partner alone: the dealer picks up, discards, then passes.
+    let mut h = hand(rules);
+    run(&mut h, &[(0, PASS), (1, ORDER_ALONE), (3, discard("9d"))]);
+    assert_eq!((h.phase(), h.turn()), (Phase::PassingBest, Some(Seat(3))));
+    run(&mut h, &[(3, pass_card("9c")), (1, discard("9s"))]);
+    assert_eq!(h.holding(Seat(1)).len(), 5);
+    assert!(h.holding(Seat(1)).contains(card("9c")));
+}
+
 // ---- Play -------------------------------------------------------------------
 
 #[test]
@@ -416,7 +639,14 @@ fn three_or_four_tricks_score_one_alone_or_not() {
 #[test]
 fn scoring_values_are_options() {
     let rules = Rules {
-        scoring: Scoring { made: 1, march: 3, lone_march: 5, euchre: 2, lone_euchre: 4 },
+        scoring: Scoring {
+            made: 1,
+            march: 3,
+            lone_march: 5,
+            euchre: 2,
+            lone_euchre: 4,
+            defender_alone_euchre: 6,
+        },
         ..Rules::default()
     };
     assert_eq!(scored(rules, false, (0, Action::Claim)).points, [3, 0]);

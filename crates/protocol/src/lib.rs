@@ -282,7 +282,12 @@ pub enum ServerMessage {
         event: Option<TableEvent>,
     },
     /// Everything this receiver may know of a table, as of `seq`.
-    Snapshot { table: TableId, seq: u64, state: TableState },
+    Snapshot {
+        table: TableId,
+        seq: u64,
+        /// Boxed: by far the largest message.
+        state: Box<TableState>,
+    },
     /// It is your turn at `table`: these are your legal actions.
     YourTurn {
         table: TableId,
@@ -448,7 +453,7 @@ pub mod close {
 /// The JSON Schema of every message in both directions.
 pub fn schema() -> serde_json::Value {
     #[derive(JsonSchema)]
-    #[allow(dead_code)]
+    #[allow(dead_code, clippy::large_enum_variant)]
     /// A frame of the Euchre table protocol, in either direction.
     enum Frame {
         FromClient(ClientMessage),

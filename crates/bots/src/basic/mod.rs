@@ -42,7 +42,19 @@ fn decide(view: &GameView, legal: &[Action]) -> Option<Action> {
     let hand: CardSet = view.hand.as_ref()?.iter().copied().collect();
     match view.phase {
         Phase::OrderingUp | Phase::Calling => bidding::bid(view, me, hand, legal),
-        Phase::DealerDiscard => {
+        Phase::PassingBest => {
+            // Call for best: pass the loner the strongest card.
+            let trump = view.trump?;
+            legal
+                .iter()
+                .filter_map(|action| match action {
+                    Action::PassCard { card } => Some(*card),
+                    _ => None,
+                })
+                .max_by_key(|card| (is_trump(*card, trump), power(*card, trump)))
+                .map(|card| Action::PassCard { card })
+        }
+        Phase::DealerDiscard | Phase::LonerDiscard => {
             let trump = view.trump?;
             let allowed: CardSet = legal
                 .iter()
@@ -70,6 +82,8 @@ fn decide(view: &GameView, legal: &[Action]) -> Option<Action> {
             let card = play::choose_card(&seen, playable)?;
             Some(Action::Play { card })
         }
+        // The basic bot never defends alone.
+        Phase::DefendingAlone => Some(Action::Pass),
         Phase::Finished => None,
     }
 }
