@@ -26,18 +26,15 @@ use crate::state::AppState;
 /// closes the connection (1009) before it is buffered.
 const HARD_MESSAGE_CAP: usize = 64 * 1024;
 
-/// Until the web client lands, `/` says where to connect.
-const INDEX: &str = "Euchre server.\n\nConnect a WebSocket to /ws; docs/protocol.md in the \
-repository describes the protocol. Health: /healthz. Metrics: /metrics.\n";
-
 /// The routes, for `run` and for tests.
 pub fn router(state: AppState) -> Router {
     Router::new()
-        .route("/", get(|| async { INDEX }))
         .route("/ws", get(websocket))
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
+        .merge(crate::history::routes())
+        .merge(crate::web::routes())
         .with_state(state)
 }
 

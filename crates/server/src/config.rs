@@ -205,9 +205,7 @@ impl Settings {
                 .list_separator(",")
                 .with_list_parse_key("allowed_origins")
                 .try_parsing(true)
-                .source(Some(
-                    env.into_iter().filter(|(key, _)| key.starts_with("EUCHRE_")).collect(),
-                )),
+                .source(Some(env.into_iter().filter(|(key, _)| is_setting(key)).collect())),
         );
         if let Some(bind) = flags.bind {
             builder = builder.set_override("bind", bind.to_string())?;
@@ -224,6 +222,17 @@ impl Settings {
         let settings: Settings = builder.build()?.try_deserialize()?;
         Ok(settings)
     }
+}
+
+/// Whether an environment variable names a setting: `EUCHRE_` and a
+/// top-level key. Other `EUCHRE_*` variables (a test's, a compose file's)
+/// are not ours to refuse; a misspelt nested key still is.
+fn is_setting(key: &str) -> bool {
+    const KEYS: [&str; 7] =
+        ["BIND", "DATABASE_URL", "DATA_DIR", "LOG_FORMAT", "LIMITS", "TIMING", "ALLOWED_ORIGINS"];
+    key.strip_prefix("EUCHRE_")
+        .map(|rest| rest.split("__").next().unwrap_or_default())
+        .is_some_and(|top| KEYS.contains(&top))
 }
 
 #[cfg(test)]
@@ -272,6 +281,12 @@ mod tests {
         assert!(shown.contains("euchre:***@db:5432/euchre"), "{shown}");
         let settings = Settings { database_url: url, ..Settings::default() };
         assert!(!format!("{settings:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn other_euchre_variables_are_not_settings() {
+        let env = [("EUCHRE_SERVER_BIN".to_owned(), "/bin/true".to_owned())].into_iter().collect();
+        assert_eq!(Settings::load_with_env(&flags(&[]), env).expect("loads"), Settings::default());
     }
 
     #[test]

@@ -833,7 +833,11 @@ impl Table {
     fn send_snapshot(&mut self, conn: ConnId) {
         if let Some(subscriber) = self.subscribers.get(&conn) {
             let state = self.state_for(subscriber.viewer);
-            let snapshot = ServerMessage::Snapshot { table: self.id.clone(), seq: self.seq, state };
+            let snapshot = ServerMessage::Snapshot {
+                table: self.id.clone(),
+                seq: self.seq,
+                state: Box::new(state),
+            };
             let outbox = subscriber.outbox.clone();
             self.delivery.stage(conn, &outbox, snapshot);
         }

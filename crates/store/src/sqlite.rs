@@ -77,11 +77,11 @@ impl SqliteStore {
                 .connect_with(options)
                 .await?
         } else {
-            if let Some(folder) = options.get_filename().parent() {
-                if !folder.as_os_str().is_empty() {
-                    std::fs::create_dir_all(folder)
-                        .map_err(|error| StoreError::Database(sqlx::Error::Io(error)))?;
-                }
+            if let Some(folder) = options.get_filename().parent()
+                && !folder.as_os_str().is_empty()
+            {
+                std::fs::create_dir_all(folder)
+                    .map_err(|error| StoreError::Database(sqlx::Error::Io(error)))?;
             }
             // Readers run side by side in WAL mode; writers take turns.
             SqlitePoolOptions::new().max_connections(4).connect_with(options).await?

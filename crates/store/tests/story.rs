@@ -340,7 +340,7 @@ fn history() -> (Vec<Write>, History) {
             id: id.clone(),
             host_id: player_id(index),
             settings: settings.clone(),
-            invite: (index % 2 == 0).then(|| format!("invite-{index}")),
+            invite: index.is_multiple_of(2).then(|| format!("invite-{index}")),
             at: 2_000 + index as Millis,
         });
         let seats = json!([{ "seat": 0, "player": player_id(index) }]);
@@ -719,7 +719,7 @@ async fn check_live(store: &dyn Store, history: &History) {
         let index: usize = table.id[1..].parse().expect("a table number");
         assert_eq!(table.host, PlayerRow { id: player_id(index), name: format!("Player {index}") });
         assert_eq!(table.settings, json!({ "preset": "standard", "table": index }));
-        assert_eq!(table.invite, (index % 2 == 0).then(|| format!("invite-{index}")));
+        assert_eq!(table.invite, index.is_multiple_of(2).then(|| format!("invite-{index}")));
         assert_eq!(&table.seats, seats);
         let in_progress = history
             .played

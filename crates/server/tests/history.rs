@@ -1,0 +1,482 @@
+//! The match history API against a real server on an ephemeral port: games
+//! played to the end over WebSockets, then listed, paged, filtered, shown,
+//! replayed, exported and imported over HTTP.
+//!
+//! HTTP is spoken by [`http`], a few lines over a `TcpStream`: one request
+//! per connection, read to the end. The server answers with full bodies of
+//! known length, so nothing more is needed, and reqwest (with its own tree of
+//! crates to build on two cores) is not.
+
+mod support;
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::time::Duration;
+
+use euchre_engine::{Action, CardSet, Game, GameRecord, Preset, egn};
+use euchre_protocol::{ClientMessage, ServerMessage, TableSettings};
+use serde_json::{Value, json};
+use support::{Client, PATIENCE, TestServer, play_to_the_end};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/egn");
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!("{FIXTURES}/{name}.egn")).expect("a shared fixture")
+}
+
+// ---- A small HTTP client -------------------------------------------------------
+
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    /// Names in lower case.
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|error| panic!("not JSON ({error}): {}", self.body))
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// The error code of a JSON error body, checking the status on the way.
+    fn error(&self, status: u16) -> String {
+        assert_eq!(self.status, status, "{}", self.body);
+        let body = self.json();
+        assert!(body["message"].is_string(), "an error has a message: {body}");
+        body["code"].as_str().expect("an error code").to_owned()
+    }
+}
+
+async fn http(server: &TestServer, method: &str, path: &str, body: Option<&[u8]>) -> Answer {
+    let exchange = async {
+        let mut stream = tokio::net::TcpStream::connect(server.address).await.expect("connect");
+        let mut request =
+            format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n");
+        if let Some(body) = body {
+            request +=
+                &format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len());
+        }
+        request += "\r\n";
+        stream.write_all(request.as_bytes()).await.expect("write");
+        if let Some(body) = body {
+            // The server may refuse an oversized body before reading it all.
+            let _ = stream.write_all(body).await;
+        }
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).await.expect("read");
+        response
+    };
+    let response = tokio::time::timeout(PATIENCE, exchange).await.expect("an answer in time");
+    let text = String::from_utf8(response).expect("a UTF-8 answer");
+    let (head, body) = text.split_once("\r\n\r\n").expect("a head and a body");
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|line| line.split(' ').nth(1))
+        .and_then(|code| code.parse().ok())
+        .expect("a status line");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    let chunked = headers.iter().any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
+    assert!(!chunked, "this client reads bodies of known length only");
+    Answer { status, headers, body: body.to_owned() }
+}
+
+async fn get(server: &TestServer, path: &str) -> Answer {
+    http(server, "GET", path, None).await
+}
+
+async fn import(server: &TestServer, text: &str) -> Answer {
+    http(server, "POST", "/api/matches/import", Some(text.as_bytes())).await
+}
+
+/// Polls `check` until it gives a value: the writer stores what the tables
+/// journal a moment later, so tests wait for it rather than guess how long.
+async fn eventually<T, F: Future<Output = Option<T>>>(
+    what: &str,
+    mut check: impl FnMut() -> F,
+) -> T {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Every match the list holds, following the cursor with pages of `limit`.
+async fn walk(server: &TestServer, filters: &str, limit: u32) -> Vec<Value> {
+    let mut matches = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut path = format!("/api/matches?limit={limit}{filters}");
+        if let Some(cursor) = &cursor {
+            path += &format!("&cursor={cursor}");
+        }
+        let answer = get(server, &path).await;
+        assert_eq!(answer.status, 200, "{path}: {}", answer.body);
+        let page = answer.json();
+        let items = page["matches"].as_array().expect("a list").clone();
+        assert!(items.len() <= limit as usize);
+        matches.extend(items);
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return matches,
+        }
+    }
+}
+
+fn ids(matches: &[Value]) -> Vec<String> {
+    matches.iter().map(|m| m["id"].as_str().expect("an id").to_owned()).collect()
+}
+
+// ---- Games -------------------------------------------------------------------------
+
+fn with_bots() -> TableSettings {
+    TableSettings { preset: Preset::Standard, bot_seats: vec![1, 2, 3], ..TableSettings::default() }
+}
+
+/// `name` plays whole games in seat 0 against three bots, one per seed
+/// (rematches at one table); returns their player id.
+async fn finished_games(server: &TestServer, name: &str, seeds: &[u64]) -> String {
+    let mut client = server.player(name).await;
+    let table = client.create_table(with_bots()).await;
+    client.sit(&table, Some(0)).await;
+    for (game, seed) in seeds.iter().enumerate() {
+        if game > 0 {
+            let id = client.next_id();
+            let rematch = ClientMessage::Rematch { id, table: table.clone() };
+            let answer = client.command(rematch).await;
+            assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+        }
+        client = play_to_the_end(client, table.clone(), *seed).await;
+    }
+    client.player_id.expect("a player id")
+}
+
+/// A game that starts and stops at `name`'s first turn. The client must stay
+/// connected, or a bot would stand in and finish the game.
+async fn unfinished_game(server: &TestServer, name: &str) -> Client {
+    let mut client = server.player(name).await;
+    let table = client.create_table(with_bots()).await;
+    client.sit(&table, Some(0)).await;
+    client
+}
+
+/// Every card code anywhere in a JSON value.
+fn cards_in(value: &Value) -> CardSet {
+    match value {
+        Value::String(text) => text.parse().map(CardSet::single).unwrap_or_default(),
+        Value::Array(items) => items.iter().fold(CardSet::EMPTY, |s, v| s.union(cards_in(v))),
+        Value::Object(map) => map.values().fold(CardSet::EMPTY, |s, v| s.union(cards_in(v))),
+        _ => CardSet::EMPTY,
+    }
+}
+
+fn scores(value: &Value) -> [u16; 2] {
+    serde_json::from_value(value.clone()).expect("two scores")
+}
+
+// ---- The story ----------------------------------------------------------------------
+
+#[tokio::test]
+async fn played_and_imported_matches_are_listed_shown_replayed_and_exported() {
+    let server = TestServer::start().await;
+    let (ann, bob) =
+        tokio::join!(finished_games(&server, "Ann", &[1, 3]), finished_games(&server, "Bob", &[2]));
+    let _cid = unfinished_game(&server, "Cid").await;
+
+    let imported = import(&server, &fixture("MotE_W5_G1")).await;
+    assert_eq!(imported.status, 201, "{}", imported.body);
+    let imported_id = imported.json()["id"].as_str().expect("the new id").to_owned();
+    assert_eq!(imported.header("location"), Some(format!("/api/matches/{imported_id}").as_str()));
+
+    // Three finished games, the import, and Cid's game in progress.
+    let all = eventually("every match to be stored", || async {
+        let list = walk(&server, "", 100).await;
+        let finished = list.iter().filter(|m| m["finished"] == json!(true)).count();
+        (list.len() == 5 && finished == 4).then_some(list)
+    })
+    .await;
+    let started: Vec<i64> = all.iter().map(|m| m["started_at"].as_i64().expect("a time")).collect();
+    assert!(started.windows(2).all(|w| w[0] >= w[1]), "newest first: {started:?}");
+
+    // Pages of every size see every match once, in the same order.
+    for limit in [1, 2, 3] {
+        let paged = walk(&server, "", limit).await;
+        assert_eq!(ids(&paged), ids(&all), "pages of {limit}");
+        assert_eq!(ids(&paged).into_iter().collect::<HashSet<_>>().len(), all.len());
+    }
+
+    // Filters.
+    let ann_matches = walk(&server, &format!("&player={ann}"), 1).await;
+    assert_eq!(ann_matches.len(), 2);
+    for summary in &ann_matches {
+        let seat = &summary["seats"][0];
+        assert_eq!(seat["player_id"].as_str(), Some(ann.as_str()));
+        assert_eq!(seat["name"], json!("Ann"));
+    }
+    let ann_won: Vec<String> = ids(&ann_matches)
+        .into_iter()
+        .zip(&ann_matches)
+        .filter(|(_, m)| m["winner"] == json!(0))
+        .map(|(id, _)| id)
+        .collect();
+    let won = walk(&server, &format!("&player={ann}&result=won"), 100).await;
+    let lost = walk(&server, &format!("&player={ann}&result=lost"), 100).await;
+    assert_eq!(ids(&won), ann_won);
+    assert_eq!(won.len() + lost.len(), 2);
+    assert!(lost.iter().all(|m| m["winner"] == json!(1)));
+    assert_eq!(walk(&server, &format!("&player={bob}"), 100).await.len(), 1);
+    let finished = walk(&server, "&finished=true", 2).await;
+    assert_eq!(finished.len(), 4);
+    assert!(finished.iter().all(|m| m["ended_at"].is_i64()));
+    let newest = started[0];
+    let since = walk(&server, &format!("&since={newest}"), 100).await;
+    let until = walk(&server, &format!("&until={newest}"), 100).await;
+    assert!(!since.is_empty());
+    assert_eq!(since.len() + until.len(), all.len(), "since and until split the list");
+
+    // A player's record: Ann sat in seat 0, on team 0.
+    let answer = get(&server, &format!("/api/players/{ann}")).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let record = answer.json();
+    let totals = ann_matches
+        .iter()
+        .map(|m| scores(&m["scores"]))
+        .fold([0, 0], |sum, s| [sum[0] + u32::from(s[0]), sum[1] + u32::from(s[1])]);
+    assert_eq!((record["id"].as_str(), record["name"].as_str()), (Some(ann.as_str()), Some("Ann")));
+    assert_eq!(record["played"], json!(2));
+    assert_eq!(record["won"], json!(won.len()));
+    assert_eq!(
+        (record["points_for"].clone(), record["points_against"].clone()),
+        (json!(totals[0]), json!(totals[1]))
+    );
+    for field in ["euchres_made", "euchres_suffered", "loners_tried", "loners_won"] {
+        assert!(record[field].is_u64(), "{field}: {record}");
+    }
+
+    // Each finished match in full; its record replays to the listed score.
+    for summary in &finished {
+        let id = summary["id"].as_str().expect("an id");
+        let detail = get(&server, &format!("/api/matches/{id}")).await.json();
+        assert_eq!(detail["cards_revealed"], json!(true));
+        let answer = get(&server, &format!("/api/matches/{id}/record")).await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        let record: GameRecord = serde_json::from_str(&answer.body).expect("an engine record");
+        let game = Game::replay(&record).expect("the record replays");
+        assert_eq!(game.scores(), scores(&summary["scores"]), "{id}");
+        assert_eq!(game.winner().map(|t| json!(t.0)), Some(summary["winner"].clone()));
+        let hands = detail["hands"].as_array().expect("hands");
+        assert_eq!(hands.len(), record.hands.len());
+        for (shown, hand) in hands.iter().zip(&record.hands) {
+            assert_eq!(shown["hands"], serde_json::to_value(hand.deal.hands).expect("json"));
+            assert_eq!(shown["kitty"], serde_json::to_value(hand.deal.kitty).expect("json"));
+        }
+        assert_eq!(scores(&hands.last().expect("a hand")["scores"]), game.scores());
+
+        // As EGN, when EGN can say it: claims and concessions it cannot.
+        let answer = get(&server, &format!("/api/matches/{id}/egn")).await;
+        let inexpressible = record
+            .hands
+            .iter()
+            .flat_map(|h| &h.actions)
+            .any(|a| matches!(a.action, Action::Claim | Action::Concede));
+        if inexpressible {
+            assert_eq!(answer.error(422), "egn_inexpressible");
+            continue;
+        }
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        let disposition = answer.header("content-disposition").expect("an attachment");
+        assert!(disposition.starts_with("attachment;"), "{disposition}");
+        let verified = egn::verify(&egn::read(&answer.body).expect("EGN")).expect("legal");
+        assert_eq!(verified.final_score, game.scores());
+    }
+
+    // The import: the file's names and score, exported again as it came.
+    let entry = all.iter().find(|m| m["id"] == json!(imported_id)).expect("listed");
+    assert_eq!(
+        (entry["imported"].clone(), entry["table_id"].clone()),
+        (json!(true), json!("import"))
+    );
+    assert_eq!(scores(&entry["scores"]), [10, 3]);
+    assert_eq!(entry["winner"], json!(0));
+    let original = egn::read(&fixture("MotE_W5_G1")).expect("the fixture");
+    let names: Vec<&str> = entry["seats"]
+        .as_array()
+        .expect("seats")
+        .iter()
+        .map(|seat| {
+            assert!(seat["player_id"].is_null() && seat["bot"].is_null(), "{seat}");
+            seat["name"].as_str().expect("a name")
+        })
+        .collect();
+    assert_eq!(names, original.players);
+    let answer = get(&server, &format!("/api/matches/{imported_id}/egn")).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let again = egn::read(&answer.body).expect("EGN");
+    assert_eq!(again.players, original.players);
+    assert_eq!(egn::verify(&again).expect("legal").final_score, [10, 3]);
+
+    // Cid's game in progress: public information only.
+    let live = all.iter().find(|m| m["finished"] == json!(false)).expect("a game in progress");
+    let id = live["id"].as_str().expect("an id");
+    let detail = get(&server, &format!("/api/matches/{id}")).await.json();
+    assert_eq!(detail["cards_revealed"], json!(false));
+    let mut public = CardSet::EMPTY;
+    for hand in detail["hands"].as_array().expect("hands") {
+        assert!(hand["hands"].is_null() && hand["kitty"].is_null(), "{hand}");
+        public = public.union(cards_in(&hand["up_card"]));
+        for action in hand["actions"].as_array().expect("actions") {
+            match action["action"].as_str() {
+                Some("discard" | "pass_card") => assert!(action.get("card").is_none(), "{action}"),
+                Some("play") => public = public.union(cards_in(&action["card"])),
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(cards_in(&detail).difference(public), CardSet::EMPTY, "{detail:#}");
+    assert_eq!(
+        get(&server, &format!("/api/matches/{id}/record")).await.error(409),
+        "match_in_progress"
+    );
+    assert_eq!(
+        get(&server, &format!("/api/matches/{id}/egn")).await.error(409),
+        "match_in_progress"
+    );
+
+    server.stop().await;
+}
+
+// ---- Errors -------------------------------------------------------------------------
+
+#[tokio::test]
+async fn bad_parameters_and_unknown_ids_are_clear_errors() {
+    let server = TestServer::start().await;
+    for (query, code) in [
+        ("limit=0", "bad_limit"),
+        ("limit=101", "bad_limit"),
+        ("limit=many", "bad_limit"),
+        ("result=draw&player=p", "bad_result"),
+        ("result=won", "result_needs_player"),
+        ("cursor=not-a-cursor", "bad_cursor"),
+        ("cursor=12.%20drop", "bad_cursor"),
+        ("finished=maybe", "bad_finished"),
+        ("since=yesterday", "bad_time"),
+        ("colour=red", "bad_query"),
+    ] {
+        let answer = get(&server, &format!("/api/matches?{query}")).await;
+        assert_eq!(answer.error(400), code, "{query}");
+    }
+    let empty = get(&server, "/api/matches").await;
+    assert_eq!(empty.status, 200);
+    assert_eq!(empty.json(), json!({ "matches": [], "next_cursor": null }));
+
+    let unknown = "0190b7c2-7c1e-7e36-8d2a-5f3b9d1e4c2a";
+    for path in [
+        format!("/api/matches/{unknown}"),
+        format!("/api/matches/{unknown}/record"),
+        format!("/api/matches/{unknown}/egn"),
+        "/api/matches/..%2F..%2Fetc".to_owned(),
+        format!("/api/players/{unknown}"),
+    ] {
+        assert_eq!(get(&server, &path).await.error(404), "not_found", "{path}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn imports_the_engine_refuses_are_explained() {
+    let server = TestServer::start().await;
+    let answer = import(&server, &fixture("Six_Points_in_Two_Hands")).await;
+    assert_eq!(answer.error(400), "starts_mid_game");
+    assert_eq!(answer.json()["location"]["step"], json!("header"));
+    assert_eq!(import(&server, &fixture("Custom_Scenario")).await.error(400), "unfinished_game");
+    assert_eq!(import(&server, "{\"fileType\":").await.error(400), "not_json");
+
+    // Naming a suit in round one: the engine's own code, and where.
+    let mut file: Value = serde_json::from_str(&fixture("MotE_W5_G1")).expect("JSON");
+    let phases = file["deals"][0]["phases"].as_array_mut().expect("phases");
+    let bidding = phases.iter_mut().find(|p| p["type"] == json!("EUCHRE_BIDDING")).expect("bids");
+    bidding["calls"][0] = json!("h");
+    let answer = import(&server, &file.to_string()).await;
+    assert_eq!(answer.error(400), "not_now");
+    assert_eq!(answer.json()["location"], json!({ "deal": 0, "step": "call", "index": 0 }));
+
+    let huge = format!("{{\"padding\": \"{}\"}}", "x".repeat(1024 * 1024));
+    assert_eq!(import(&server, &huge).await.error(413), "too_large");
+    assert_eq!(walk(&server, "", 10).await.len(), 0, "nothing refused was stored");
+    server.stop().await;
+}
+
+// ---- The OpenAPI document --------------------------------------------------------
+
+/// `docs/openapi.json` must match the routes and types. Regenerate it with
+/// `UPDATE_OPENAPI=1 cargo test -p euchre-server --test history`.
+#[test]
+fn checked_in_openapi_is_current() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json");
+    let generated = euchre_server::history::openapi().to_pretty_json().expect("serializes") + "\n";
+    if std::env::var_os("UPDATE_OPENAPI").is_some() {
+        std::fs::write(path, &generated).expect("write the document");
+    }
+    let checked_in = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        checked_in == generated,
+        "docs/openapi.json is stale: run UPDATE_OPENAPI=1 cargo test -p euchre-server --test history"
+    );
+}
+
+#[tokio::test]
+async fn the_openapi_document_is_served_and_names_every_route() {
+    let server = TestServer::start().await;
+    let answer = get(&server, "/api/openapi.json").await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.header("content-type"), Some("application/json"));
+    let served = answer.json();
+    let document = serde_json::to_value(euchre_server::history::openapi()).expect("serializes");
+    assert_eq!(served, document);
+    let paths: HashSet<&str> =
+        served["paths"].as_object().expect("paths").keys().map(String::as_str).collect();
+    let expected = [
+        "/api/matches",
+        "/api/matches/{id}",
+        "/api/matches/{id}/record",
+        "/api/matches/{id}/egn",
+        "/api/matches/import",
+        "/api/players/{id}",
+    ];
+    assert_eq!(paths, expected.into_iter().collect());
+    // Every schema a path or a schema points to is in the document.
+    fn refs<'a>(value: &'a Value, found: &mut Vec<&'a str>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(target)) = map.get("$ref") {
+                    found.push(target);
+                }
+                map.values().for_each(|v| refs(v, found));
+            }
+            Value::Array(items) => items.iter().for_each(|v| refs(v, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    refs(&served, &mut found);
+    assert!(!found.is_empty());
+    for target in found {
+        let name = target.strip_prefix("#/components/schemas/").expect("a local schema");
+        assert!(served["components"]["schemas"][name].is_object(), "{target} is missing");
+    }
+    server.stop().await;
+}

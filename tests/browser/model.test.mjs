@@ -1,0 +1,171 @@
+// The client's model without a browser: the display order of a hand, and
+// the hand of docs/protocol.md's transcript applied event by event.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from './support.mjs';
+
+// web/js is served as ES modules; Node needs to be told so: a copy with a
+// package.json saying "module".
+const copy = mkdtempSync(join(tmpdir(), 'euchre-web-'));
+cpSync(join(ROOT, 'web', 'js'), copy, { recursive: true });
+writeFileSync(join(copy, 'package.json'), '{"type":"module"}');
+const cards = await import(pathToFileURL(join(copy, 'cards.js')));
+const model = await import(pathToFileURL(join(copy, 'model.js')));
+rmSync(copy, { recursive: true, force: true });
+
+test('a hand is shown trump first, bowers on top, as the server sorts it', () => {
+  const hand = ['9h', 'Jd', 'As', 'Jh', 'Qd', 'Tc'];
+  assert.deepEqual(cards.sortForDisplay(hand, 'hearts'), ['Jh', 'Jd', '9h', 'As', 'Tc', 'Qd']);
+  assert.deepEqual(cards.sortForDisplay(hand, null), ['As', 'Jh', '9h', 'Tc', 'Qd', 'Jd']);
+  assert.equal(cards.effectiveSuit('Jc', 'spades'), 'spades');
+  assert.equal(cards.cardName('Tc'), 'Ten of clubs');
+});
+
+const rules = {
+  players: 4, deck: 'nine_to_ace', points_to_win: 10, all_pass: 'redeal',
+  scoring: { made: 1, march: 2, lone_march: 4, euchre: 2, lone_euchre: 2 },
+  dealer_may_discard_up_card: true, dealer_picks_up_for_partner_loner: true,
+  turned_down_suit: 'rejected', loner_lead: 'left_of_dealer', farmers_hand: false, first_dealer: 'first_jack',
+};
+
+function snapshot() {
+  return {
+    type: 'snapshot', table: 't1', seq: 1,
+    state: {
+      summary: { table: 't1', host: 'Ann', preset: 'standard', rules, private: false, seated: 4, status: 'open', chat: true },
+      seats: [
+        { kind: 'player', player: { id: 'p1', name: 'Ann' }, connected: true },
+        { kind: 'bot', bot: 'basic' }, { kind: 'bot', bot: 'basic' }, { kind: 'bot', bot: 'basic' },
+      ],
+      your_seat: 0,
+      actions: [],
+    },
+  };
+}
+
+// The events of docs/protocol.md's transcript, seq 2 to 33.
+const EVENTS = [
+  { event: 'game_started', game: 1, rules },
+  { event: 'hand_dealt', number: 0, dealer: 2, up_card: 'Td', hands: [['Th', 'Jh', 'Qh', 'Kh', '9d'], null, null, null] },
+  { event: 'passed', seat: 3 },
+  { event: 'trump_made', seat: 0, suit: 'diamonds', alone: false },
+  { event: 'up_card_picked_up', dealer: 2, card: 'Td' },
+  { event: 'discarded', seat: 2, card: null },
+  { event: 'card_played', seat: 3, card: 'Ah' },
+  { event: 'card_played', seat: 0, card: 'Th' },
+  { event: 'card_played', seat: 1, card: '9c' },
+  { event: 'card_played', seat: 2, card: '9h' },
+  { event: 'trick_won', seat: 3, number: 1 },
+  { event: 'card_played', seat: 3, card: 'Ts' },
+  { event: 'card_played', seat: 0, card: 'Jh' },
+  { event: 'card_played', seat: 1, card: 'Qs' },
+  { event: 'card_played', seat: 2, card: 'Tc' },
+  { event: 'trick_won', seat: 0, number: 2 },
+  { event: 'card_played', seat: 0, card: 'Qh' },
+  { event: 'card_played', seat: 1, card: 'Kc' },
+  { event: 'card_played', seat: 2, card: 'Td' },
+  { event: 'card_played', seat: 3, card: 'Qd' },
+  { event: 'trick_won', seat: 3, number: 3 },
+  { event: 'card_played', seat: 3, card: 'Js' },
+  { event: 'card_played', seat: 0, card: 'Kh' },
+  { event: 'card_played', seat: 1, card: 'Ks' },
+  { event: 'card_played', seat: 2, card: 'Ad' },
+  { event: 'trick_won', seat: 2, number: 4 },
+  { event: 'card_played', seat: 2, card: 'Qc' },
+  { event: 'card_played', seat: 3, card: 'Jc' },
+  { event: 'card_played', seat: 0, card: '9d' },
+  { event: 'card_played', seat: 1, card: 'As' },
+  { event: 'trick_won', seat: 0, number: 5 },
+  {
+    event: 'hand_ended',
+    outcome: { ending: 'played', maker: 0, trump: 'diamonds', alone: false, tricks: [3, 2], points: [1, 0] },
+    scores: [1, 0],
+  },
+];
+
+test("the transcript's hand, applied event by event", () => {
+  const table = model.fromSnapshot(snapshot());
+  const at = (seq) => EVENTS.slice(0, seq - 1).forEach((event, i) => {
+    if (i + 2 > table.seq) model.applyEvent(table, { type: 'event', table: 't1', seq: i + 2, event });
+  });
+  at(3);
+  assert.equal(table.summary.status, 'playing');
+  assert.deepEqual(table.game.hand, ['Kh', 'Qh', 'Jh', 'Th', '9d']);
+  assert.equal(table.game.turn, 3);
+  at(4);
+  assert.equal(table.game.turn, 0, 'after seat 3 passes, seat 0 bids');
+  at(5);
+  // Trump is diamonds: the jack of hearts is the left bower and goes first.
+  assert.deepEqual(table.game.hand, ['Jh', '9d', 'Kh', 'Qh', 'Th']);
+  at(6);
+  assert.equal(table.game.phase, 'dealer_discard');
+  assert.equal(table.game.turn, 2);
+  at(7);
+  assert.equal(table.game.phase, 'playing');
+  assert.equal(table.game.turn, 3, 'left of the dealer leads');
+  at(12);
+  assert.equal(table.game.tricks[0].winner, 3);
+  assert.deepEqual(table.game.tricks_won, [0, 1]);
+  assert.equal(table.game.turn, 3);
+  assert.equal(model.applyEvent(table, { type: 'event', table: 't1', seq: 12, event: EVENTS[10] }), false, 'a repeated seq is skipped');
+  assert.deepEqual(table.game.tricks_won, [0, 1]);
+  at(33);
+  assert.deepEqual(table.game.hand, []);
+  assert.deepEqual(table.game.tricks_won, [3, 2]);
+  assert.deepEqual(table.game.scores, [1, 0]);
+  assert.equal(table.game.phase, 'finished');
+  assert.equal(table.game.last_outcome.maker, 0);
+});
+
+test('a placeholder takes its seq and changes nothing else', () => {
+  const table = model.fromSnapshot(snapshot());
+  assert.equal(model.applyEvent(table, { type: 'event', table: 't1', seq: 2 }), true);
+  assert.equal(table.seq, 2);
+  assert.equal(table.game, null);
+});
+
+test('a lone maker: the partner sits out and play skips that seat', () => {
+  const table = model.fromSnapshot(snapshot());
+  const events = [
+    { event: 'game_started', game: 1, rules },
+    { event: 'hand_dealt', number: 0, dealer: 3, up_card: 'Ad', hands: [['9s', 'Ts', 'Js', 'Qs', 'Ks'], null, null, null] },
+    { event: 'passed', seat: 0 },
+    { event: 'passed', seat: 1 },
+    { event: 'passed', seat: 2 },
+    { event: 'passed', seat: 3 },
+    { event: 'up_card_turned_down', card: 'Ad' },
+    { event: 'trump_made', seat: 0, suit: 'spades', alone: true },
+    { event: 'sits_out', seat: 2 },
+    { event: 'card_played', seat: 0, card: 'Js' },
+    { event: 'card_played', seat: 1, card: '9h' },
+  ];
+  events.forEach((event, i) => model.applyEvent(table, { type: 'event', table: 't1', seq: i + 2, event }));
+  assert.equal(table.game.sitting_out, 2);
+  assert.equal(table.game.turn, 3, 'seat 2 sits out: seat 3 plays next');
+  assert.deepEqual(table.game.bids.at(-1), [0, { action: 'call', suit: 'spades', alone: true }]);
+});
+
+test('a lone defender: both partners sit out, play alternates between the two', () => {
+  const table = model.fromSnapshot(snapshot());
+  const events = [
+    { event: 'game_started', game: 1, rules },
+    { event: 'hand_dealt', number: 0, dealer: 3, up_card: 'Ad', hands: [['9s', 'Ts', 'Js', 'Qs', 'Ks'], null, null, null] },
+    { event: 'trump_made', seat: 0, suit: 'diamonds', alone: true },
+    { event: 'up_card_picked_up', dealer: 3, card: 'Ad' },
+    { event: 'discarded', seat: 3, card: null },
+    { event: 'defends_alone', seat: 1 },
+    { event: 'sits_out', seat: 2 },
+    { event: 'sits_out', seat: 3 },
+    { event: 'card_played', seat: 0, card: 'Js' },
+  ];
+  events.forEach((event, i) => model.applyEvent(table, { type: 'event', table: 't1', seq: i + 2, event }));
+  assert.deepEqual([...model.sittingOut(table.game)].sort(), [2, 3]);
+  assert.equal(table.game.turn, 1);
+  model.applyEvent(table, { type: 'event', table: 't1', seq: 11, event: { event: 'card_played', seat: 1, card: '9h' } });
+  assert.equal(table.game.turn, 0);
+});

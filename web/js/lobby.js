@@ -1,0 +1,175 @@
+// The lobby: the public tables, live, and the form that creates a table with
+// its options shown plainly. The form sends only the options changed from
+// the preset (js/rules.js).
+
+import { h, replaceChildren } from './dom.js';
+import { PRESETS, describeRules, ruleOverrides } from './rules.js';
+
+export class LobbyView {
+  // `app` gives: tables(), myTables(), createTable(settings), join(id),
+  // watch(id), open(id), quickGame().
+  constructor(app) {
+    this.app = app;
+    this.list = h('div', { class: 'table-list', 'aria-live': 'polite' });
+    this.mine = h('section', { class: 'my-tables', 'aria-label': 'Your tables' });
+    this.form = this.buildForm();
+    this.root = h('section', { class: 'lobby' },
+      h('div', { class: 'lobby-main' },
+        h('div', { class: 'quick' },
+          h('h1', {}, 'Play Euchre'),
+          h('p', {}, 'Four players, two partnerships, first side to the target wins. Bots fill any empty seat.'),
+          h('button', { type: 'button', class: 'primary big', 'data-action': 'quick-game', onclick: () => this.app.quickGame() }, 'Play now with three bots')),
+        this.mine,
+        h('section', { class: 'open-tables', 'aria-labelledby': 'tables-heading' },
+          h('h2', { id: 'tables-heading' }, 'Open tables'),
+          this.list)),
+      h('section', { class: 'create', 'aria-labelledby': 'create-heading' },
+        h('h2', { id: 'create-heading' }, 'New table'),
+        this.form));
+  }
+
+  mount(container) {
+    replaceChildren(container, this.root);
+    this.update();
+  }
+
+  unmount() {}
+
+  update() {
+    // Tables this player sits at: a way back after visiting the lobby.
+    const mine = this.app.myTables();
+    this.mine.hidden = mine.length === 0;
+    replaceChildren(this.mine, h('h2', {}, 'Your tables'), h('ul', { class: 'tables' }, mine.map((t) =>
+      h('li', { class: 'table-row mine' },
+        h('div', { class: 'who' }, h('strong', {}, `${t.summary.host}'s table`), ' ', h('span', { class: 'muted table-id' }, t.id.slice(0, 8))),
+        h('div', { class: 'what muted' }, describeRules(t.summary)),
+        h('div', {}, { open: 'waiting for players', playing: 'playing', finished: 'game over' }[t.summary.status]),
+        h('div', { class: 'row-actions' },
+          h('button', { type: 'button', class: 'primary', 'data-focus': `back-${t.id}`, onclick: () => this.app.open(t.id) }, 'Back to table'))))));
+    const tables = this.app.tables();
+    if (tables === null) {
+      replaceChildren(this.list, h('p', { class: 'muted' }, 'Loading tables…'));
+      return;
+    }
+    if (tables.length === 0) {
+      replaceChildren(this.list, h('p', { class: 'muted' }, 'No open tables yet. Start one!'));
+      return;
+    }
+    const order = { open: 0, playing: 1, finished: 2 };
+    const sorted = [...tables].sort((a, b) => order[a.status] - order[b.status] || a.table.localeCompare(b.table));
+    replaceChildren(this.list, h('ul', { class: 'tables' }, sorted.map((t) => {
+      const free = 4 - t.seated;
+      const status = t.status === 'open' ? `${free} seat${free === 1 ? '' : 's'} free` : t.status === 'playing' ? 'playing' : 'game over';
+      return h('li', { class: 'table-row', 'data-table': t.table },
+        h('div', { class: 'who' }, h('strong', {}, `${t.host}'s table`), ' ', h('span', { class: 'muted table-id' }, t.table.slice(0, 8))),
+        h('div', { class: 'what muted' }, describeRules(t)),
+        h('div', { class: 'seats', 'aria-label': `${t.seated} of 4 seats taken` },
+          [0, 1, 2, 3].map((i) => h('span', { class: ['pip-seat', i < t.seated && 'taken'], 'aria-hidden': 'true' })), ` ${status}`),
+        h('div', { class: 'row-actions' },
+          t.status === 'open' && free > 0 && h('button', { type: 'button', class: 'primary', 'data-focus': `join-${t.table}`, onclick: () => this.app.join(t.table) }, 'Join'),
+          h('button', { type: 'button', class: 'secondary', 'data-focus': `watch-${t.table}`, onclick: () => this.app.watch(t.table) }, 'Watch')));
+    })));
+  }
+
+  buildForm() {
+    const field = (label, control, hint) => {
+      control.id = `create-${control.name}`;
+      const hintId = hint ? `${control.id}-hint` : null;
+      if (hintId) control.setAttribute('aria-describedby', hintId);
+      return h('div', { class: 'field' },
+        h('label', { class: 'label', for: control.id }, label), control,
+        hint && h('small', { class: 'muted', id: hintId }, hint));
+    };
+    const preset = h('select', { name: 'preset' },
+      Object.entries(PRESETS).map(([key, p]) => h('option', { value: key }, p.title)));
+    const about = h('p', { class: 'muted preset-about' });
+    const stick = h('input', { type: 'checkbox', name: 'stick' });
+    const loneEuchre = h('select', { name: 'lone_euchre' }, h('option', { value: '2' }, '2 points'), h('option', { value: '4' }, '4 points'));
+    const points = h('select', { name: 'points' }, [5, 7, 10, 11, 15].map((n) => h('option', { value: String(n) }, `${n} points`)));
+    const farmers = h('input', { type: 'checkbox', name: 'farmers' });
+    const timer = h('select', { name: 'timer' },
+      h('option', { value: '' }, 'No limit'),
+      [15, 30, 60, 120].map((n) => h('option', { value: String(n) }, `${n} seconds`)));
+    const visibility = h('select', { name: 'visibility' },
+      h('option', { value: 'public' }, 'Public: listed in the lobby'),
+      h('option', { value: 'private' }, 'Private: only with the invite link'));
+    const chat = h('input', { type: 'checkbox', name: 'chat', checked: true });
+    const botKind = h('select', { name: 'bot' }, h('option', { value: 'basic' }, 'Basic'), h('option', { value: 'random' }, 'Random (easy)'));
+    const botSeats = [
+      ['1', 'Left opponent (seat 2)'],
+      ['2', 'Partner (seat 3)'],
+      ['3', 'Right opponent (seat 4)'],
+    ].map(([seat, text]) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: `bot${seat}`, value: seat, checked: true }), ` ${text}`));
+    const discardUp = h('input', { type: 'checkbox', name: 'discard_up' });
+    const turnedDown = h('select', { name: 'turned_down' },
+      h('option', { value: 'rejected' }, 'may not be named'),
+      h('option', { value: 'counts_as_pass' }, 'counts as a pass'));
+    const lonerLead = h('select', { name: 'loner_lead' },
+      h('option', { value: 'left_of_dealer' }, 'left of the dealer'),
+      h('option', { value: 'left_of_loner' }, 'left of the loner'));
+    const firstDealer = h('select', { name: 'first_dealer' },
+      h('option', { value: 'first_jack' }, 'first jack dealt'),
+      h('option', { value: 'draw' }, 'a draw (sets partners too)'));
+
+    const fill = () => {
+      const rules = PRESETS[preset.value].rules;
+      about.textContent = PRESETS[preset.value].about;
+      stick.checked = rules.all_pass === 'stick_the_dealer';
+      loneEuchre.value = String(rules.scoring.lone_euchre);
+      points.value = String(rules.points_to_win);
+      farmers.checked = rules.farmers_hand;
+      discardUp.checked = rules.dealer_may_discard_up_card;
+      turnedDown.value = rules.turned_down_suit;
+      lonerLead.value = rules.loner_lead;
+      firstDealer.value = rules.first_dealer;
+    };
+    preset.addEventListener('change', fill);
+    fill();
+
+    const submit = (event) => {
+      event.preventDefault();
+      const base = PRESETS[preset.value].rules;
+      const chosen = {
+        all_pass: stick.checked ? 'stick_the_dealer' : 'redeal',
+        scoring: { ...base.scoring, lone_euchre: Number(loneEuchre.value) },
+        points_to_win: Number(points.value),
+        farmers_hand: farmers.checked,
+        dealer_may_discard_up_card: discardUp.checked,
+        turned_down_suit: turnedDown.value,
+        loner_lead: lonerLead.value,
+        first_dealer: firstDealer.value,
+      };
+      const overrides = ruleOverrides(preset.value, chosen);
+      const settings = {
+        preset: preset.value,
+        private: visibility.value === 'private',
+        bot_seats: botSeats.map((l) => l.querySelector('input')).filter((i) => i.checked).map((i) => Number(i.value)),
+        bot: botKind.value,
+        chat: chat.checked,
+        ...(Object.keys(overrides).length > 0 ? { rules: overrides } : {}),
+        ...(timer.value ? { turn_seconds: Number(timer.value) } : {}),
+      };
+      this.app.createTable(settings);
+    };
+
+    return h('form', { class: 'create-form', onsubmit: submit, 'aria-describedby': 'create-note' },
+      field('Rules', preset), about,
+      h('fieldset', {}, h('legend', {}, 'Options'),
+        h('label', { class: 'check' }, stick, ' Stick the dealer (the dealer must call in round two)'),
+        field('Lone euchre gives the defenders', loneEuchre),
+        field('Points to win', points),
+        h('label', { class: 'check' }, farmers, " Farmer's hand (nines and tens may be thrown in)"),
+        field('Turn timer', timer, 'A bot plays for a player who runs out of time.'),
+        field('Table', visibility),
+        h('label', { class: 'check' }, chat, ' Chat at the table')),
+      h('fieldset', {}, h('legend', {}, 'Bots take these seats (you sit in seat 1)'),
+        botSeats, field('Bot', botKind)),
+      h('details', {}, h('summary', {}, 'More rules'),
+        h('label', { class: 'check' }, discardUp, ' The dealer may discard the card just picked up'),
+        field('Naming the turned-down suit', turnedDown),
+        field('Against a loner, the lead is', lonerLead),
+        field('The first dealer is chosen by', firstDealer)),
+      h('p', { id: 'create-note', class: 'muted' }, 'Seats without a bot wait for people; the host can start at any time and bots fill the rest.'),
+      h('button', { type: 'submit', class: 'primary', 'data-action': 'create' }, 'Create table'));
+  }
+}

@@ -1,0 +1,381 @@
+// The client's entry point: the guest identity, the routes (#/ the lobby,
+// #/table/<id>?invite=<code> a table, #/history), the connection and what
+// its messages do to the tables this client follows.
+
+import { h, replaceChildren } from './dom.js';
+import { Connection } from './net.js';
+import { applyEvent, fromSnapshot } from './model.js';
+import { LobbyView } from './lobby.js';
+import { TableView, describe } from './table.js';
+
+const IDENTITY_KEY = 'euchre.identity';
+const HOSTED_KEY = 'euchre.hosted';
+
+const view = document.getElementById('view');
+const nameBadge = document.getElementById('player-name');
+const statusBadge = document.getElementById('connection');
+const notices = document.getElementById('notices');
+
+function load(key, fallback) {
+  try {
+    return JSON.parse(localStorage.getItem(key)) ?? fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+function save(key, value) {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // Private browsing without storage: the identity lasts for this page only.
+  }
+}
+
+const state = {
+  identity: load(IDENTITY_KEY, {}), // { name, token, id }
+  hosted: new Set(load(HOSTED_KEY, [])), // tables this player created
+  lobby: null, // Map of table id → summary, once listed
+  tables: new Map(), // table id → model (js/model.js)
+  resyncing: new Set(), // tables with a resume in flight after a gap
+  invites: new Map(), // table id → invite code, for private tables seen
+  actionInFlight: false,
+  route: { page: 'lobby' },
+  current: null, // the mounted view
+};
+
+// ---- routes ----
+
+function parseRoute() {
+  const [path, query] = location.hash.replace(/^#/, '').split('?');
+  const params = new URLSearchParams(query ?? '');
+  const parts = path.split('/').filter(Boolean);
+  if (parts[0] === 'table' && parts[1]) return { page: 'table', id: decodeURIComponent(parts[1]), invite: params.get('invite') };
+  if (parts[0] === 'history') return { page: 'history' };
+  return { page: 'lobby' };
+}
+
+function tableHash(id, invite) {
+  return `#/table/${encodeURIComponent(id)}${invite ? `?invite=${encodeURIComponent(invite)}` : ''}`;
+}
+
+function go(hash) {
+  if (location.hash === hash) route(true);
+  else location.hash = hash;
+}
+
+// `moved`: the player went somewhere (not the first load), so the new
+// page's heading takes the focus and a screen reader says where they are.
+function route(moved = false) {
+  state.route = parseRoute();
+  for (const link of document.querySelectorAll('nav a')) {
+    if (link.dataset.page === state.route.page) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  if (!state.identity.name) {
+    mount(nameForm());
+    return;
+  }
+  if (state.route.page === 'table') {
+    const id = state.route.id;
+    if (state.route.invite) state.invites.set(id, state.route.invite);
+    mount(new TableView(tableApp(id)));
+    if (!state.tables.has(id) && connection.online) joinTable(id);
+  } else if (state.route.page === 'history') {
+    mount(historyView());
+  } else {
+    mount(new LobbyView(lobbyApp));
+  }
+  if (moved) view.focus({ preventScroll: true });
+}
+
+function mount(next) {
+  state.current?.unmount?.();
+  state.current = next;
+  if (next.mount) next.mount(view);
+  else replaceChildren(view, next);
+  const heading = view.querySelector('h1');
+  if (heading) document.title = `${heading.textContent} · Euchre`;
+}
+
+// Redraws the mounted view once, after the messages that arrived together.
+let redrawQueued = false;
+function redraw() {
+  if (redrawQueued) return;
+  redrawQueued = true;
+  setTimeout(() => {
+    redrawQueued = false;
+    state.current?.update?.();
+  }, 0);
+}
+
+// ---- notices ----
+
+function notice(text, kind = 'info') {
+  const item = h('div', { class: ['notice', kind], role: kind === 'error' ? 'alert' : 'status' }, text,
+    h('button', { type: 'button', class: 'close', 'aria-label': 'Dismiss', onclick: () => item.remove() }, '×'));
+  notices.append(item);
+  setTimeout(() => item.remove(), kind === 'error' ? 8000 : 5000);
+}
+
+function failed(error) {
+  if (error?.code === 'disconnected') return;
+  notice(error?.message ?? String(error), 'error');
+}
+
+// ---- the connection ----
+
+const connection = new Connection({
+  identity: () => state.identity,
+  onStatus(status) {
+    statusBadge.dataset.status = status;
+    statusBadge.textContent = { online: 'Online', connecting: 'Connecting…', offline: 'Reconnecting…' }[status];
+    document.body.classList.toggle('offline', status !== 'online');
+    if (status !== 'online') state.actionInFlight = false;
+    redraw();
+  },
+  onBadToken() {
+    state.identity = { name: state.identity.name };
+    save(IDENTITY_KEY, state.identity);
+    notice('Your saved identity was not recognised: you are a new guest with the same name.', 'error');
+  },
+  onWelcome(welcome) {
+    state.identity = { name: welcome.player.name, token: welcome.token, id: welcome.player.id };
+    save(IDENTITY_KEY, state.identity);
+    nameBadge.textContent = welcome.player.name;
+    connection.send({ type: 'list_tables' }).catch(failed);
+    // Come back to every table followed before the drop, then the one in the URL.
+    for (const [id, table] of state.tables) resumeTable(id, table.seq);
+    if (state.route.page === 'table' && !state.tables.has(state.route.id)) joinTable(state.route.id);
+  },
+  onMessage: receive,
+});
+
+function receive(message) {
+  switch (message.type) {
+    case 'lobby':
+      state.lobby = new Map(message.tables.map((t) => [t.table, t]));
+      break;
+    case 'lobby_update':
+      state.lobby ??= new Map();
+      state.lobby.set(message.table.table, message.table);
+      break;
+    case 'lobby_removed':
+      state.lobby?.delete(message.table);
+      break;
+    case 'snapshot': {
+      const previous = state.tables.get(message.table);
+      state.tables.set(message.table, fromSnapshot(message, previous));
+      break;
+    }
+    case 'event':
+      onEvent(message);
+      break;
+    case 'your_turn':
+      onPrompt(message);
+      break;
+    case 'error':
+      failed(message);
+      break;
+    default:
+      break;
+  }
+  redraw();
+}
+
+function onEvent(message) {
+  const table = state.tables.get(message.table);
+  if (!table) return;
+  if (message.seq <= table.seq) return; // seen already (a resume overlaps)
+  if (message.seq > table.seq + 1) {
+    // A gap: ask for what is missing; the events come again in order.
+    if (!state.resyncing.has(table.id)) resumeTable(table.id, table.seq);
+    return;
+  }
+  applyEvent(table, message);
+  const line = message.event ? describe(table, message.event) : null;
+  if (line) table.log.push({ text: line, kind: message.event.event });
+}
+
+// `your_turn`: act on it only if it is current and nothing is in flight.
+function onPrompt(message) {
+  const table = state.tables.get(message.table);
+  if (!table || state.actionInFlight || message.seq < table.seq) return;
+  const deadline = message.deadline_ms === undefined ? null : Date.now() + message.deadline_ms;
+  if (!table.prompt) table.log.push({ text: 'Your turn.', kind: 'your-turn' });
+  table.prompt = { seq: message.seq, actions: message.actions, deadline };
+}
+
+function resumeTable(id, lastSeq) {
+  state.resyncing.add(id);
+  connection.send({ type: 'resume', table: id, last_seq: lastSeq })
+    .catch((error) => {
+      if (error.code === 'no_such_table') {
+        const invite = state.route.id === id ? state.route.invite : null;
+        state.tables.delete(id);
+        if (invite) joinTable(id);
+        else if (state.route.id === id) tableGone(id);
+      } else failed(error);
+    })
+    .finally(() => state.resyncing.delete(id));
+}
+
+// A table not followed yet (a link, a reload): `watch` it. A seated player
+// gets their own seat's view and takes it back.
+function joinTable(id) {
+  const invite = state.route.page === 'table' && state.route.id === id ? state.route.invite : null;
+  connection.send({ type: 'watch', table: id, ...(invite ? { invite } : {}) })
+    .then(redraw, (error) => {
+      if (error.code === 'no_such_table') tableGone(id);
+      else failed(error);
+    });
+}
+
+function tableGone(id) {
+  notice(`Table ${id} does not exist any more (or it is private and the link lacks its invite).`, 'error');
+  go('#/');
+}
+
+// ---- what the views may do ----
+
+const lobbyApp = {
+  tables: () => (state.lobby ? [...state.lobby.values()] : null),
+  myTables: () => [...state.tables.values()].filter((t) => t.yourSeat !== null),
+  open(id) {
+    const invite = state.invites.get(id);
+    go(tableHash(id, invite));
+  },
+  async createTable(settings) {
+    try {
+      const created = await connection.send({ type: 'create_table', ...settings });
+      state.hosted.add(created.table);
+      save(HOSTED_KEY, [...state.hosted].slice(-20));
+      await connection.send({ type: 'sit', table: created.table, seat: 0, ...(created.invite ? { invite: created.invite } : {}) });
+      go(tableHash(created.table, created.invite));
+    } catch (error) {
+      failed(error);
+    }
+  },
+  quickGame() {
+    lobbyApp.createTable({ preset: 'standard', private: false, bot_seats: [1, 2, 3], bot: 'basic', chat: true });
+  },
+  async join(id) {
+    if (state.tables.get(id)?.yourSeat != null) {
+      go(tableHash(id, state.invites.get(id)));
+      return;
+    }
+    try {
+      await connection.send({ type: 'sit', table: id });
+      go(tableHash(id));
+    } catch (error) {
+      failed(error);
+    }
+  },
+  watch(id) {
+    go(tableHash(id));
+  },
+};
+
+function tableApp(id) {
+  const table = () => state.tables.get(id) ?? null;
+  const invite = () => (state.route.id === id ? state.route.invite : null);
+  return {
+    table,
+    isHost: () => state.hosted.has(id),
+    inFlight: () => state.actionInFlight,
+    notice,
+    inviteLink: () => (invite() ? `${location.origin}/${tableHash(id, invite())}` : null),
+    // One action in flight: until its answer, prompts are stale and ignored.
+    act(action) {
+      const current = table();
+      if (state.actionInFlight || !current?.prompt) return;
+      const legal = current.prompt.actions.some((a) => JSON.stringify(a) === JSON.stringify(action));
+      if (!legal) return;
+      current.prompt = null;
+      state.actionInFlight = true;
+      state.current?.update?.(); // at once: the choices go away with the click
+      connection.send({ type: 'act', table: id, ...action })
+        .catch(failed)
+        .finally(() => {
+          state.actionInFlight = false;
+          redraw();
+        });
+    },
+    sit(seat) {
+      connection.send({ type: 'sit', table: id, seat, ...(invite() ? { invite: invite() } : {}) }).catch(failed);
+    },
+    start() {
+      connection.send({ type: 'start', table: id }).catch(failed);
+    },
+    rematch() {
+      connection.send({ type: 'rematch', table: id }).catch(failed);
+    },
+    chat(text) {
+      return connection.send({ type: 'chat', table: id, text }).catch((error) => {
+        failed(error);
+        throw error;
+      });
+    },
+    async leave() {
+      const current = table();
+      const seated = current?.yourSeat !== null && current?.yourSeat !== undefined;
+      if (seated && current.summary.status === 'playing'
+        && !confirm('Leave the game? A bot takes your seat for the rest of it.')) return;
+      try {
+        await connection.send({ type: 'leave', table: id });
+      } catch (error) {
+        if (error.code !== 'not_seated') failed(error);
+      }
+      state.tables.delete(id);
+      go('#/');
+    },
+    toLobby() {
+      go('#/');
+    },
+  };
+}
+
+// ---- the small views ----
+
+function nameForm() {
+  const input = h('input', { id: 'name', name: 'name', required: true, maxlength: '32', autocomplete: 'nickname', value: state.identity.name ?? '' });
+  const submit = (event) => {
+    event.preventDefault();
+    const name = input.value.trim();
+    if (!name) return;
+    state.identity = { name };
+    save(IDENTITY_KEY, state.identity);
+    nameBadge.textContent = name;
+    connection.restart();
+    route(true);
+  };
+  const form = h('form', { class: 'name-form card-panel', onsubmit: submit },
+    h('h1', {}, 'Welcome to Euchre'),
+    h('p', {}, 'Pick a name to play under. It is kept in this browser, so a reload keeps your seat.'),
+    h('label', { for: 'name' }, 'Display name'),
+    input,
+    h('button', { type: 'submit', class: 'primary', 'data-action': 'set-name' }, 'Continue'));
+  return { mount: (container) => { replaceChildren(container, form); input.focus(); } };
+}
+
+function historyView() {
+  return h('section', { class: 'history card-panel' },
+    h('h1', {}, 'Match history'),
+    h('p', {}, 'Finished games will be listed here, with every hand to replay. Coming soon.'));
+}
+
+document.getElementById('change-name').addEventListener('click', () => {
+  const name = prompt('A new name starts a new guest identity (your current seats stay with the old one). New name:', state.identity.name ?? '');
+  if (!name?.trim()) return;
+  state.identity = { name: name.trim().slice(0, 32) };
+  save(IDENTITY_KEY, state.identity);
+  state.tables.clear();
+  nameBadge.textContent = state.identity.name;
+  connection.restart();
+  go('#/');
+});
+
+addEventListener('hashchange', () => route(true));
+nameBadge.textContent = state.identity.name ?? '';
+if (state.identity.name) connection.connect();
+route();

@@ -1,0 +1,302 @@
+// A table as this client knows it: a snapshot from the server, then every
+// event applied in seq order. The server is the authority on what is legal
+// (`your_turn` lists it); this file only keeps the picture up to date: the
+// hand, the tricks, whose turn it is, the score. No DOM: `node --test` runs
+// it directly (tests/browser/model.test.mjs).
+
+import { sortForDisplay, suitOf } from './cards.js';
+
+export const nextSeat = (seat) => (seat + 1) % 4;
+export const partnerOf = (seat) => (seat + 2) % 4;
+export const teamOf = (seat) => seat % 2;
+
+const HAND_SIZE = 5;
+
+// A fresh table from a `snapshot` message. What only this client keeps
+// (the chat and the log of plays) is carried over from `previous`.
+export function fromSnapshot(message, previous = null) {
+  const { state } = message;
+  return {
+    id: message.table,
+    seq: message.seq,
+    summary: state.summary,
+    seats: state.seats,
+    yourSeat: state.your_seat ?? null,
+    game: state.game ?? null,
+    // The legal actions, while it is this client's turn.
+    prompt: state.actions.length > 0 ? { seq: message.seq, actions: state.actions, deadline: null } : null,
+    chat: previous?.chat ?? [],
+    log: previous?.log ?? [],
+  };
+}
+
+// Applies one `event` message (a placeholder has no `event`). Returns false
+// for a seq already seen (after a resume) so the caller can skip it.
+export function applyEvent(table, message) {
+  if (message.seq <= table.seq) return false;
+  table.seq = message.seq;
+  const event = message.event;
+  if (!event) return true;
+  switch (event.event) {
+    case 'seat_taken':
+      table.seats[event.seat] = event.occupant;
+      table.summary.seated = table.seats.filter(Boolean).length;
+      break;
+    case 'seat_left':
+      table.seats[event.seat] = null;
+      if (table.yourSeat === event.seat) table.yourSeat = null;
+      table.summary.seated = table.seats.filter(Boolean).length;
+      break;
+    case 'presence': {
+      const occupant = table.seats[event.seat];
+      if (occupant?.kind === 'player') occupant.connected = event.connected;
+      break;
+    }
+    case 'game_started':
+      table.summary.status = 'playing';
+      table.summary.rules = event.rules;
+      table.game = newGame(event.rules, table.yourSeat);
+      break;
+    case 'chat':
+      table.chat.push({ from: event.from, text: event.text });
+      break;
+    default:
+      if (table.game) {
+        applyGameEvent(table.game, event, table.yourSeat);
+        table.prompt = null;
+        if (event.event === 'game_won') table.summary.status = 'finished';
+      }
+  }
+  return true;
+}
+
+// A game before its first deal (the `hand_dealt` that follows fills it in).
+function newGame(rules, yourSeat) {
+  return {
+    viewer: yourSeat === null ? 'spectator' : { seat: yourSeat },
+    rules,
+    hand_number: 0,
+    dealer: 0,
+    phase: 'ordering_up',
+    turn: null,
+    scores: [0, 0],
+    winner: null,
+    up_card: null,
+    up_card_picked_up: false,
+    turned_down: null,
+    trump: null,
+    maker: null,
+    alone: false,
+    sitting_out: null,
+    hand: yourSeat === null ? null : [],
+    hand_sizes: [0, 0, 0, 0],
+    discard: null,
+    bids: [],
+    tricks: [],
+    tricks_won: [0, 0],
+    last_outcome: null,
+  };
+}
+
+const ownSeat = (game) => (game.viewer === 'spectator' ? null : game.viewer.seat);
+
+function resort(game) {
+  if (game.hand) game.hand = sortForDisplay(game.hand, game.trump);
+}
+
+function removeFromHand(game, card) {
+  if (game.hand) game.hand = game.hand.filter((c) => c !== card);
+}
+
+// Seats sitting this hand out: a loner's partner, and (where the rules let
+// a defender play alone against a loner) that defender's partner.
+export function sittingOut(game) {
+  const out = new Set(game.out ?? []);
+  if (game.sitting_out !== null && game.sitting_out !== undefined) out.add(game.sitting_out);
+  if (game.lone_defender !== null && game.lone_defender !== undefined) out.add(partnerOf(game.lone_defender));
+  return out;
+}
+
+// The next seat clockwise that takes part in play.
+function nextActive(game, seat) {
+  const out = sittingOut(game);
+  let next = nextSeat(seat);
+  for (let i = 0; i < 3 && out.has(next); i += 1) next = nextSeat(next);
+  return next;
+}
+
+// Play begins: a lone maker's partner sits out, and the lead is taken.
+function startPlay(game) {
+  if (game.alone && game.maker !== null) game.sitting_out = partnerOf(game.maker);
+  game.phase = 'playing';
+  const leftOfLoner = game.rules.loner_lead === 'left_of_loner' && game.alone;
+  game.turn = leftOfLoner ? nextSeat(game.maker) : nextActive(game, game.dealer);
+}
+
+function tricksPlayed(game) {
+  return game.tricks.filter((trick) => trick.winner !== null).length;
+}
+
+// The rest of the hand goes to `team` (a claim or a concession).
+function awardRest(game, team) {
+  game.tricks_won[team] += HAND_SIZE - tricksPlayed(game);
+  game.phase = 'finished';
+  game.turn = null;
+}
+
+export function applyGameEvent(game, event, yourSeat) {
+  const me = ownSeat(game) ?? yourSeat;
+  switch (event.event) {
+    case 'hand_dealt': {
+      Object.assign(game, {
+        hand_number: event.number,
+        dealer: event.dealer,
+        phase: 'ordering_up',
+        turn: nextSeat(event.dealer),
+        up_card: event.up_card,
+        up_card_picked_up: false,
+        turned_down: null,
+        trump: null,
+        maker: null,
+        alone: false,
+        sitting_out: null,
+        hand_sizes: [HAND_SIZE, HAND_SIZE, HAND_SIZE, HAND_SIZE],
+        discard: null,
+        bids: [],
+        tricks: [],
+        tricks_won: [0, 0],
+        claim: null,
+        out: [],
+        lone_defender: null,
+        passed_card: null,
+      });
+      const own = me === null ? null : event.hands[me];
+      game.hand = own ? sortForDisplay(own, null) : me === null ? null : [];
+      break;
+    }
+    case 'passed':
+      game.bids.push([event.seat, { action: 'pass' }]);
+      if (event.seat !== game.dealer) game.turn = nextSeat(event.seat);
+      else if (game.phase === 'calling') game.turn = null; // thrown in: hand_ended follows
+      break;
+    case 'up_card_turned_down':
+      game.turned_down = suitOf(event.card);
+      game.phase = 'calling';
+      game.turn = nextSeat(game.dealer);
+      break;
+    case 'trump_made': {
+      const round1 = game.phase === 'ordering_up';
+      const bid = round1
+        ? { action: 'order_up', alone: event.alone }
+        : { action: 'call', suit: event.suit, alone: event.alone };
+      game.bids.push([event.seat, bid]);
+      Object.assign(game, { trump: event.suit, maker: event.seat, alone: event.alone });
+      resort(game);
+      // Play starts now unless the dealer picks up (`up_card_picked_up` follows).
+      startPlay(game);
+      break;
+    }
+    case 'up_card_picked_up':
+      game.up_card_picked_up = true;
+      game.phase = 'dealer_discard';
+      game.turn = event.dealer;
+      game.hand_sizes[event.dealer] += 1;
+      if (me === event.dealer && game.hand) {
+        game.hand.push(event.card);
+        resort(game);
+      }
+      break;
+    case 'discarded':
+      game.hand_sizes[event.seat] -= 1;
+      if (event.card && event.seat === me) {
+        removeFromHand(game, event.card);
+        game.discard = event.card;
+      }
+      startPlay(game);
+      break;
+    case 'sits_out':
+      game.out = [...(game.out ?? []), event.seat];
+      game.sitting_out ??= event.seat;
+      if (game.turn === event.seat) game.turn = nextActive(game, event.seat);
+      break;
+    case 'defends_alone':
+      game.lone_defender = event.seat;
+      break;
+    case 'card_passed':
+      // Call for best: the loner's partner passes him a card (seen by those two).
+      game.hand_sizes[event.from] -= 1;
+      game.hand_sizes[event.to] += 1;
+      if (event.card && event.from === me) removeFromHand(game, event.card);
+      if (event.card && event.to === me && game.hand) {
+        game.hand.push(event.card);
+        resort(game);
+      }
+      if (event.card) game.passed_card = event.card;
+      game.turn = event.to;
+      break;
+    case 'card_played': {
+      let trick = game.tricks.at(-1);
+      if (!trick || trick.winner !== null) {
+        trick = { leader: event.seat, cards: [], winner: null };
+        game.tricks.push(trick);
+      }
+      trick.cards.push([event.seat, event.card]);
+      game.hand_sizes[event.seat] -= 1;
+      if (event.seat === me) removeFromHand(game, event.card);
+      game.turn = nextActive(game, event.seat);
+      break;
+    }
+    case 'trick_won': {
+      const trick = game.tricks.at(-1);
+      if (trick) trick.winner = event.seat;
+      game.tricks_won[teamOf(event.seat)] += 1;
+      game.turn = event.number < HAND_SIZE ? event.seat : null;
+      break;
+    }
+    case 'claimed':
+      game.claim = { seat: event.seat, cards: event.cards };
+      awardRest(game, teamOf(event.seat));
+      break;
+    case 'conceded':
+      game.conceded = event.seat;
+      awardRest(game, 1 - teamOf(event.seat));
+      break;
+    case 'hand_ended':
+      game.scores = event.scores;
+      game.last_outcome = event.outcome;
+      game.phase = 'finished';
+      game.turn = null;
+      break;
+    case 'game_won':
+      game.winner = event.team;
+      game.scores = event.scores;
+      game.turn = null;
+      break;
+    default:
+      break;
+  }
+}
+
+// The cards the prompt lets this client put down now, and how (any action
+// naming a card: 'play', 'discard', 'pass_card'), keyed by card code.
+export function cardChoices(prompt) {
+  const choices = new Map();
+  for (const action of prompt?.actions ?? []) {
+    if (typeof action.card === 'string') choices.set(action.card, action);
+  }
+  return choices;
+}
+
+// The trick to show in the middle: the one in progress, or the last one
+// completed while the next has not started.
+export function trickOnTable(game) {
+  return game?.tricks.at(-1) ?? null;
+}
+
+// The trick before the one on the table, for the "last trick" corner.
+export function previousTrick(game) {
+  if (!game) return null;
+  const current = game.tricks.at(-1);
+  if (current && current.winner !== null) return current;
+  return game.tricks.length >= 2 ? game.tricks.at(-2) : null;
+}

@@ -1,0 +1,154 @@
+// The WebSocket to the server: `hello` on every (re)connection, commands
+// answered by `ack` or `error` through promises, reconnection with backoff,
+// and a heartbeat that notices a connection that died silently (a phone
+// asleep, a network change). Everything else the server sends goes to
+// `onMessage`.
+
+const PROTOCOL_VERSION = 1;
+const BACKOFF_MS = [250, 1000, 2000, 4000, 8000, 15000];
+const HEARTBEAT_MS = 25000;
+const HEARTBEAT_TIMEOUT_MS = 10000;
+
+export class Connection {
+  // `identity()` gives { name, token } for `hello`; `onWelcome(message)` is
+  // called on each successful hello; `onStatus('connecting' | 'online' |
+  // 'offline')` reports the state; `onMessage(message)` gets the rest.
+  constructor({ identity, onWelcome, onMessage, onStatus, onBadToken }) {
+    Object.assign(this, { identity, onWelcome, onMessage, onStatus, onBadToken });
+    this.socket = null;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.attempt = 0;
+    this.ready = false;
+    this.retryTimer = null;
+    this.heartbeat = null;
+    addEventListener('online', () => this.reconnectNow());
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'visible') this.reconnectNow();
+    });
+  }
+
+  connect() {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const socket = new WebSocket(`${scheme}//${location.host}/ws`);
+    this.socket = socket;
+    this.ready = false;
+    this.onStatus('connecting');
+    socket.addEventListener('open', () => this.hello());
+    socket.addEventListener('message', (frame) => this.receive(frame.data));
+    socket.addEventListener('close', () => this.abandon(socket));
+  }
+
+  // Gives up on `socket` (closed, silent, or the server going away): fails
+  // what was in flight, then connects again after `delayMs`, or after the
+  // next step of the backoff (with jitter, so a restarted server is not
+  // hit by every client at once).
+  abandon(socket, delayMs = null) {
+    if (!socket || this.socket !== socket) return;
+    this.socket = null;
+    socket.close();
+    this.ready = false;
+    clearInterval(this.heartbeat);
+    for (const { reject } of this.pending.values()) {
+      reject({ code: 'disconnected', message: 'the connection dropped' });
+    }
+    this.pending.clear();
+    this.onStatus('offline');
+    let delay = delayMs;
+    if (delay === null) {
+      const base = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+      this.attempt += 1;
+      delay = base / 2 + Math.random() * base;
+    }
+    this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  // The browser came back online or the page became visible: no need to wait.
+  reconnectNow() {
+    if (this.retryTimer !== null) this.connect();
+  }
+
+  // Closes this socket and opens another (e.g. to say hello as someone else).
+  restart() {
+    if (this.socket) this.abandon(this.socket);
+    this.attempt = 0;
+    this.connect();
+  }
+
+  async hello() {
+    const { name, token } = this.identity();
+    try {
+      const welcome = await this.request({ type: 'hello', protocol_version: PROTOCOL_VERSION, ...(token ? { token } : { name }) }, true);
+      this.ready = true;
+      this.attempt = 0;
+      this.startHeartbeat();
+      this.onStatus('online');
+      this.onWelcome(welcome);
+    } catch (error) {
+      if (error.code === 'bad_token' && name) {
+        // The server no longer knows us: become a new guest with the same name.
+        this.onBadToken();
+        this.hello();
+      } else if (error.code !== 'disconnected') {
+        this.onMessage({ type: 'error', ...error });
+      }
+    }
+  }
+
+  startHeartbeat() {
+    clearInterval(this.heartbeat);
+    const socket = this.socket;
+    this.heartbeat = setInterval(() => {
+      if (this.socket !== socket) return;
+      const timer = setTimeout(() => this.abandon(socket), HEARTBEAT_TIMEOUT_MS);
+      this.request({ type: 'ping' }).then(() => clearTimeout(timer), () => clearTimeout(timer));
+    }, HEARTBEAT_MS);
+  }
+
+  get online() {
+    return this.ready;
+  }
+
+  // Sends a command; resolves with its `ack`, rejects with its `error`.
+  send(command) {
+    if (!this.ready) {
+      return Promise.reject({ code: 'offline', message: 'not connected: reconnecting…' });
+    }
+    return this.request(command);
+  }
+
+  request(command, beforeHello = false) {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN || (!beforeHello && !this.ready)) {
+      return Promise.reject({ code: 'offline', message: 'not connected' });
+    }
+    const id = this.nextId++;
+    const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    socket.send(JSON.stringify({ ...command, id }));
+    return promise;
+  }
+
+  receive(data) {
+    let message;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return;
+    }
+    const waiting = message.id !== undefined ? this.pending.get(message.id) : undefined;
+    if (waiting && (message.type === 'ack' || message.type === 'welcome' || message.type === 'error')) {
+      this.pending.delete(message.id);
+      if (message.type === 'error') waiting.reject(message);
+      else waiting.resolve(message);
+      return;
+    }
+    if (message.type === 'shutdown') {
+      // The server is going away: come back when it says.
+      this.abandon(this.socket, message.reconnect_after_ms + Math.random() * 1000);
+      return;
+    }
+    this.onMessage(message);
+  }
+}

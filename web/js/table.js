@@ -1,0 +1,542 @@
+// The table: seats around the felt, the trick, the up-card, the player's
+// hand, the bidding choices, the score, the log of plays, and the chat.
+// `TableView.update()` redraws from the model (js/model.js); the chat box
+// and the log are kept, so typing and screen readers are never interrupted.
+
+import { h, replaceChildren } from './dom.js';
+import { cardBack, cardFace, cardName, cardShort, effectiveSuit, SUIT_SYMBOLS, suitName, suitOf } from './cards.js';
+import { cardChoices, previousTrick, sittingOut, teamOf, trickOnTable } from './model.js';
+import { PRESETS } from './rules.js';
+
+const POSITIONS = ['bottom', 'left', 'top', 'right'];
+// The prompt's actions shown as bid buttons.
+const BIDS = ['pass', 'order_up', 'call', 'farmers_hand', 'defend_alone'];
+const LOG_KEEP = 60;
+
+// Where `seat` sits on screen: the viewer at the bottom, play going left.
+function position(table, seat) {
+  const bottom = table.yourSeat ?? 0;
+  return POSITIONS[(seat - bottom + 4) % 4];
+}
+
+export function seatName(table, seat) {
+  if (seat === table.yourSeat) return 'You';
+  const occupant = table.seats[seat];
+  if (occupant?.kind === 'player') return occupant.player.name;
+  const where = table.yourSeat === null ? `Seat ${seat + 1}` : { left: 'Left', top: 'Partner', right: 'Right' }[position(table, seat)];
+  return occupant?.kind === 'bot' ? `${where} bot` : `${where} (empty)`;
+}
+
+// "Us" and "Them" for a seated player; compass pairs for a spectator.
+export function teamName(table, team) {
+  if (table.yourSeat === null) return team === 0 ? 'North–South' : 'East–West';
+  return team === teamOf(table.yourSeat) ? 'Us' : 'Them';
+}
+
+const isOver = (game) => game?.winner !== null && game?.winner !== undefined;
+
+function verb(table, seat, you, other) {
+  return seat === table.yourSeat ? you : other;
+}
+
+// What a bid was, in words.
+function bidText(table, seat, action) {
+  const alone = action.alone ? ' alone' : '';
+  switch (action.action) {
+    case 'pass': return 'passed';
+    case 'order_up':
+      return seat === table.game?.dealer ? `picked it up${alone}` : `ordered it up${alone}`;
+    case 'call': return `called ${action.suit}${alone}`;
+    case 'farmers_hand': return "threw in a farmer's hand";
+    default: return action.action;
+  }
+}
+
+// A hand's result, told from the viewer's side.
+export function outcomeText(table, outcome) {
+  if (!outcome) return '';
+  if (outcome.ending === 'thrown_in') {
+    if (outcome.reason === 'farmers_hand') {
+      return `${seatName(table, outcome.seat)} threw in a farmer's hand: the same dealer deals again.`;
+    }
+    return 'Everybody passed: the hand is thrown in and the deal moves on.';
+  }
+  const makers = teamOf(outcome.maker);
+  const made = outcome.tricks[makers];
+  const who = seatName(table, outcome.maker);
+  const alone = outcome.alone ? ' alone' : '';
+  const scorer = outcome.points[0] > 0 ? 0 : 1;
+  const points = outcome.points[scorer];
+  const what = made < 3 ? 'Euchred!' : made === 5 ? (outcome.alone ? 'Lone march!' : 'March!') : 'Made it.';
+  return `${what} ${who} called ${outcome.trump}${alone} and took ${made} trick${made === 1 ? '' : 's'}: ${teamName(table, scorer)} +${points}.`;
+}
+
+// One line for the log (and the screen reader) about an event, if worth one.
+export function describe(table, event) {
+  const name = (seat) => seatName(table, seat);
+  switch (event.event) {
+    case 'hand_dealt':
+      return `Hand ${event.number + 1}: ${name(event.dealer)} ${verb(table, event.dealer, 'deal', 'deals')}. The up-card is the ${cardName(event.up_card)}.`;
+    case 'passed':
+      return `${name(event.seat)} passed.`;
+    case 'up_card_turned_down':
+      return `The ${cardName(event.card)} is turned down. Round two: name a suit.`;
+    case 'trump_made': {
+      const round1 = !table.game?.turned_down;
+      const how = round1 ? (event.seat === table.game?.dealer ? 'picked up' : 'ordered up') : 'called';
+      return `${name(event.seat)} ${how} ${event.suit}${event.alone ? ', going alone' : ''}. Trump is ${event.suit}.`;
+    }
+    case 'up_card_picked_up':
+      return `${name(event.dealer)} picked up the ${cardName(event.card)}.`;
+    case 'discarded':
+      return event.card ? `You discarded the ${cardName(event.card)}.` : `${name(event.seat)} discarded.`;
+    case 'sits_out':
+      return `${name(event.seat)} ${verb(table, event.seat, 'sit', 'sits')} this hand out.`;
+    case 'defends_alone':
+      return `${name(event.seat)} ${verb(table, event.seat, 'defend', 'defends')} alone.`;
+    case 'card_passed':
+      return `${name(event.from)} passed ${event.to === table.yourSeat ? 'you' : name(event.to)} ${event.card ? `the ${cardName(event.card)}` : 'a card'}.`;
+    case 'card_played':
+      return `${name(event.seat)} played the ${cardName(event.card)}.`;
+    case 'trick_won':
+      return `${name(event.seat)} won trick ${event.number}.`;
+    case 'claimed':
+      return `${name(event.seat)} claimed the rest.`;
+    case 'conceded':
+      return `${name(event.seat)} conceded the rest of the hand.`;
+    case 'hand_ended':
+      return `${outcomeText(table, event.outcome)} Score: ${scoreText(table, event.scores)}.`;
+    case 'game_won': {
+      const score = `${event.scores[event.team]} to ${event.scores[1 - event.team]}`;
+      if (table.yourSeat === null) return `Game over: ${teamName(table, event.team)} win ${score}.`;
+      const [won, lost] = [event.scores[event.team], event.scores[1 - event.team]];
+      return event.team === teamOf(table.yourSeat) ? `Game over: you win ${won} to ${lost}.` : `Game over: you lose ${lost} to ${won}.`;
+    }
+    case 'game_started':
+      return 'The game begins.';
+    case 'seat_taken':
+      return event.occupant.kind === 'player'
+        ? `${event.occupant.player.name} sat down in seat ${event.seat + 1}.`
+        : `A bot took seat ${event.seat + 1}.`;
+    case 'seat_left':
+      return `A player left seat ${event.seat + 1}.`;
+    case 'presence':
+      return event.connected
+        ? `${name(event.seat)} is back.`
+        : `${name(event.seat)} lost connection${event.grace_ms ? `; a bot plays for them after ${Math.round(event.grace_ms / 1000)} s` : ''}.`;
+    default:
+      return null;
+  }
+}
+
+function scoreText(table, scores) {
+  return `${teamName(table, 0)} ${scores[0]}, ${teamName(table, 1)} ${scores[1]}`;
+}
+
+function sameAction(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+export class TableView {
+  // `app` gives: table(), act(action), sit(seat), start(), rematch(),
+  // leave(), chat(text), isHost(), inFlight(), inviteLink().
+  constructor(app) {
+    this.app = app;
+    this.alone = false;
+    this.timer = null;
+    this.root = h('section', { class: 'table-view', 'aria-label': 'Card table' });
+    this.bar = h('div', { class: 'table-bar' });
+    this.felt = h('div', { class: 'felt' });
+    this.controls = h('div', { class: 'controls', 'aria-label': 'Your choices' });
+    this.hand = h('div', { class: 'hand-area' });
+    this.score = h('div', { class: 'scoreboard', 'aria-label': 'Score' });
+    this.info = h('div', { class: 'hand-info' });
+    this.log = h('ol', { class: 'play-log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Plays' });
+    this.chatLog = h('ol', { class: 'chat-log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Chat messages' });
+    this.chatInput = h('input', { type: 'text', maxlength: '500', 'aria-label': 'Message', placeholder: 'Say something…', autocomplete: 'off' });
+    this.chatForm = h('form', { class: 'chat-form', onsubmit: (e) => this.sendChat(e) },
+      this.chatInput, h('button', { type: 'submit' }, 'Send'));
+    this.chat = h('section', { class: 'chat', 'aria-label': 'Chat' },
+      h('h2', {}, 'Chat'), this.chatLog, this.chatForm);
+    const side = h('aside', { class: 'side' },
+      this.score, this.info,
+      h('section', { class: 'log-box' }, h('h2', {}, 'Plays'), this.log),
+      this.chat);
+    this.root.append(this.bar, h('div', { class: 'table-main' },
+      h('div', { class: 'play-area' }, this.felt, this.controls, this.hand), side));
+    this.backlogShown = false;
+    this.logShown = 0;
+    this.chatShown = 0;
+  }
+
+  mount(container) {
+    replaceChildren(container, this.root);
+    this.timer = setInterval(() => this.tick(), 250);
+    this.update();
+  }
+
+  unmount() {
+    clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  sendChat(event) {
+    event.preventDefault();
+    const text = this.chatInput.value.trim();
+    if (!text) return;
+    this.app.chat(text).then(() => {
+      this.chatInput.value = '';
+    }, () => {});
+  }
+
+  tick() {
+    const table = this.app.table();
+    const countdown = this.root.querySelector('.countdown');
+    if (!countdown || !table?.prompt?.deadline) return;
+    const left = Math.max(0, Math.ceil((table.prompt.deadline - Date.now()) / 1000));
+    countdown.textContent = `${left} s`;
+    countdown.classList.toggle('urgent', left <= 5);
+  }
+
+  update() {
+    const table = this.app.table();
+    if (!table) {
+      replaceChildren(this.felt, h('p', { class: 'waiting' }, 'Joining the table…'));
+      return;
+    }
+    // The seq drawn, for tests that wait for the next change.
+    this.root.dataset.seq = String(table.seq);
+    document.title = `${table.summary.host}'s table · Euchre`;
+    replaceChildren(this.bar, ...this.renderBar(table));
+    replaceChildren(this.felt, ...this.renderFelt(table));
+    replaceChildren(this.controls, ...this.renderControls(table));
+    replaceChildren(this.hand, ...this.renderHand(table));
+    replaceChildren(this.score, ...this.renderScore(table));
+    replaceChildren(this.info, ...this.renderInfo(table));
+    // The log and the chat only grow: new lines are appended, so a screen
+    // reader announces each once.
+    if (!this.backlogShown) {
+      // The backlog of a table just opened is shown, not read out.
+      this.backlogShown = true;
+      for (const log of [this.log, this.chatLog]) {
+        log.setAttribute('aria-live', 'off');
+        setTimeout(() => log.setAttribute('aria-live', 'polite'), 0);
+      }
+      this.logShown = Math.max(0, table.log.length - LOG_KEEP);
+    }
+    for (const { text, kind } of table.log.slice(this.logShown)) {
+      this.log.append(h('li', { class: kind }, text));
+    }
+    this.logShown = table.log.length;
+    while (this.log.children.length > LOG_KEEP) this.log.firstElementChild.remove();
+    this.log.scrollTop = this.log.scrollHeight;
+    this.chat.hidden = !table.summary.chat;
+    for (const message of table.chat.slice(this.chatShown)) {
+      this.chatLog.append(h('li', {}, h('b', {}, message.from), ' ', message.text));
+    }
+    this.chatShown = table.chat.length;
+    this.chatLog.scrollTop = this.chatLog.scrollHeight;
+    this.tick();
+  }
+
+  renderBar(table) {
+    const s = table.summary;
+    const status = { open: 'Waiting for players', playing: 'Playing', finished: 'Game over' }[s.status];
+    const invite = this.app.inviteLink();
+    return [
+      h('h1', {}, `${s.host}'s table`),
+      h('span', { class: 'muted table-id', title: 'Table id' }, table.id.slice(0, 8)),
+      h('span', { class: 'tag' }, PRESETS[s.preset]?.title ?? s.preset),
+      h('span', { class: 'tag' }, `to ${s.rules.points_to_win}`),
+      s.private && h('span', { class: 'tag' }, 'private'),
+      s.turn_seconds && h('span', { class: 'tag' }, `${s.turn_seconds} s turns`),
+      h('span', { class: 'status' }, status),
+      h('span', { class: 'spacer' }),
+      invite && h('button', { type: 'button', class: 'secondary', onclick: () => this.copyInvite(invite) }, 'Copy invite link'),
+      h('button', { type: 'button', class: 'secondary', 'data-focus': 'leave', onclick: () => this.app.leave() },
+        table.yourSeat === null ? 'Back to lobby' : 'Leave table'),
+    ];
+  }
+
+  copyInvite(link) {
+    navigator.clipboard?.writeText(link).then(
+      () => this.app.notice('Invite link copied.'),
+      () => this.app.notice(`Invite link: ${link}`),
+    ) ?? this.app.notice(`Invite link: ${link}`);
+  }
+
+  renderFelt(table) {
+    const game = table.game;
+    const seats = [0, 1, 2, 3].map((seat) => this.renderSeat(table, seat));
+    return [...seats, h('div', { class: 'center' }, ...this.renderCenter(table, game))];
+  }
+
+  renderSeat(table, seat) {
+    const game = table.game;
+    const occupant = table.seats[seat];
+    const where = position(table, seat);
+    const playing = game && game.phase !== 'finished' && !isOver(game);
+    const badges = [];
+    if (game && game.dealer === seat && table.summary.status !== 'open') badges.push(h('span', { class: 'badge dealer', title: 'Dealer' }, 'Dealer'));
+    if (game?.maker === seat && game.trump) {
+      badges.push(h('span', { class: 'badge maker' }, `Maker ${SUIT_SYMBOLS[game.trump]}${game.alone ? ' alone' : ''}`));
+    }
+    const out = game && playing && sittingOut(game).has(seat);
+    if (out) badges.push(h('span', { class: 'badge out' }, 'Sits out'));
+    if (game?.lone_defender === seat && playing) badges.push(h('span', { class: 'badge maker' }, 'Defends alone'));
+    if (occupant?.kind === 'player' && !occupant.connected) badges.push(h('span', { class: 'badge away' }, 'Away'));
+    if (occupant?.kind === 'bot') badges.push(h('span', { class: 'badge bot' }, 'Bot'));
+    const turn = playing && game.turn === seat;
+    const canSit = !occupant && table.yourSeat === null && table.summary.status === 'open';
+    const cards = [];
+    if (where !== 'bottom' && game && playing) {
+      for (let i = 0; i < game.hand_sizes[seat]; i += 1) cards.push(cardBack());
+    }
+    const lastBid = game && !game.trump && playing ? game.bids.filter(([s]) => s === seat).at(-1) : null;
+    const label = `${seatName(table, seat)}, seat ${seat + 1}${turn ? ', to act' : ''}`;
+    return h('div', { class: ['seat', `seat-${where}`, turn && 'turn', out && 'sitting-out'], 'aria-label': label, role: 'group' },
+      h('div', { class: 'seat-name' }, seatName(table, seat)),
+      h('div', { class: 'badges' }, badges),
+      lastBid && h('div', { class: 'bubble' }, bidText(table, seat, lastBid[1])),
+      canSit && h('button', { type: 'button', 'data-focus': `sit-${seat}`, 'data-sit': seat, onclick: () => this.app.sit(seat) }, 'Sit here'),
+      cards.length > 0 && h('div', { class: 'backs', role: 'img', 'aria-label': `${cards.length} cards` }, cards),
+    );
+  }
+
+  renderCenter(table, game) {
+    if (!game) {
+      const waiting = 4 - table.seats.filter(Boolean).length;
+      return [h('p', { class: 'waiting' }, waiting > 0
+        ? `Waiting for ${waiting} more player${waiting === 1 ? '' : 's'}.`
+        : 'Starting…')];
+    }
+    const parts = [];
+    const trick = trickOnTable(game);
+    if (game.trump) {
+      parts.push(h('div', { class: ['trump-chip', `suit-${game.trump}`] },
+        h('span', { 'aria-hidden': 'true', class: 'big' }, SUIT_SYMBOLS[game.trump]),
+        ` Trump: ${suitName(game.trump)}`));
+    }
+    if (trick) {
+      const done = trick.winner !== null;
+      parts.push(h('div', { class: ['trick', done && 'done'], 'aria-label': 'The trick' },
+        trick.cards.map(([seat, card]) => cardFace(card, {
+          class: ['played', `at-${position(table, seat)}`, done && seat === trick.winner && 'winner'].filter(Boolean).join(' '),
+          trump: game.trump,
+          label: `${cardName(card)}, played by ${seatName(table, seat)}${done && seat === trick.winner ? ', winning' : ''}`,
+        }))));
+      if (done) parts.push(h('p', { class: 'trick-winner' }, `${seatName(table, trick.winner)} ${verb(table, trick.winner, 'win', 'wins')} the trick`));
+    } else if (game.up_card && (game.phase === 'ordering_up' || game.phase === 'calling' || game.phase === 'dealer_discard')) {
+      const turnedDown = game.phase === 'calling';
+      parts.push(h('div', { class: ['up-card', turnedDown && 'turned-down'] },
+        cardFace(game.up_card, { label: `Up-card: ${cardName(game.up_card)}${turnedDown ? ', turned down' : ''}` }),
+        h('span', { class: 'caption' }, turnedDown ? 'Turned down' : game.up_card_picked_up ? 'Picked up' : 'Up-card')));
+    }
+    if (isOver(game)) {
+      const us = table.yourSeat !== null && teamOf(table.yourSeat) === game.winner;
+      parts.push(h('div', { class: 'game-over', role: 'status' },
+        h('h2', {}, table.yourSeat === null ? `${teamName(table, game.winner)} win` : us ? 'You win!' : 'You lose'),
+        h('p', {}, `${game.scores[game.winner]} to ${game.scores[1 - game.winner]}`)));
+    } else if (game.phase === 'finished' && game.last_outcome) {
+      parts.push(h('p', { class: 'result' }, outcomeText(table, game.last_outcome)));
+    }
+    return parts;
+  }
+
+  // The status line and, on the player's turn, the choices.
+  renderControls(table) {
+    const game = table.game;
+    const out = [];
+    if (table.summary.status === 'open') {
+      const host = this.app.isHost();
+      out.push(h('p', { class: 'status-line' }, host
+        ? 'Start when you are ready: empty seats get bots. The game also starts once all four seats are taken.'
+        : table.yourSeat === null ? 'Pick a free seat to play, or watch.' : 'Waiting for the host to start the game.'));
+      if (host) out.push(h('button', { type: 'button', class: 'primary', 'data-action': 'start', 'data-focus': 'start', onclick: () => this.app.start() }, 'Start game'));
+      return out;
+    }
+    if (isOver(game)) {
+      if (this.app.isHost()) {
+        out.push(h('button', { type: 'button', class: 'primary', 'data-action': 'rematch', 'data-focus': 'rematch', onclick: () => this.app.rematch() }, 'Rematch'));
+      } else {
+        out.push(h('p', { class: 'status-line' }, 'The host may start a rematch.'));
+      }
+      out.push(h('button', { type: 'button', class: 'secondary', 'data-focus': 'lobby', onclick: () => this.app.toLobby() }, 'Back to lobby'));
+      return out;
+    }
+    const prompt = table.prompt;
+    if (!prompt) {
+      let line = '';
+      if (this.app.inFlight()) line = 'Sending…';
+      else if (game && game.turn !== null) {
+        const who = seatName(table, game.turn);
+        const doing = { ordering_up: 'to bid', calling: 'to name trump', dealer_discard: 'to discard', playing: 'to play' }[game.phase] ?? '';
+        line = `Waiting for ${who} ${doing}…`;
+      }
+      out.push(h('p', { class: 'status-line' }, line));
+      return out;
+    }
+    const timer = prompt.deadline ? h('span', { class: 'countdown', 'aria-label': 'Time left' }) : null;
+    const kinds = new Set(prompt.actions.map((a) => a.action));
+    let line = 'Your turn. ';
+    if (kinds.has('discard')) line = 'Your turn: choose a card to discard. ';
+    else if (kinds.has('pass_card')) line = 'Your turn: choose the card to pass to your partner. ';
+    else if (kinds.has('play')) line = 'Your turn: play a highlighted card. ';
+    else if (kinds.has('defend_alone')) line = 'Your turn: defend alone against the loner, or pass. ';
+    else if (game.phase === 'calling') line = 'Your turn: name trump or pass. ';
+    else if (kinds.has('order_up')) line = 'Your turn: order it up or pass. ';
+    out.push(h('p', { class: 'status-line your-turn' }, line, timer));
+    const bids = prompt.actions.filter((a) => BIDS.includes(a.action));
+    if (bids.length > 0) out.push(this.renderBids(table, prompt, bids));
+    // Anything else the server offers that this client has no words for
+    // still gets a button: a player is never left without a way to act.
+    const known = new Set([...BIDS, 'claim', 'concede']);
+    const others = prompt.actions.filter((a) => !known.has(a.action) && typeof a.card !== 'string');
+    if (others.length > 0) {
+      out.push(h('div', { class: 'bids', role: 'group', 'aria-label': 'Other choices' }, others.map((action) =>
+        h('button', { type: 'button', 'data-action': action.action, 'data-focus': `other-${JSON.stringify(action)}`, onclick: () => this.app.act(action) },
+          action.action.replaceAll('_', ' ')))));
+    }
+    const extras = [];
+    if (kinds.has('claim')) {
+      extras.push(h('button', { type: 'button', 'data-action': 'claim', 'data-focus': 'claim', onclick: () => this.app.act({ action: 'claim' }) }, 'Claim the rest'));
+    }
+    if (kinds.has('concede') && kinds.has('play')) {
+      extras.push(h('button', { type: 'button', class: 'secondary', 'data-focus': 'concede', onclick: () => {
+        if (confirm('Give every remaining trick of this hand to the other side?')) this.app.act({ action: 'concede' });
+      } }, 'Concede hand'));
+    }
+    if (extras.length > 0) out.push(h('div', { class: 'extras' }, extras));
+    return out;
+  }
+
+  renderBids(table, prompt, bids) {
+    const game = table.game;
+    const canAlone = bids.some((a) => a.alone === true);
+    if (!canAlone) this.alone = false;
+    const buttons = [];
+    const plain = bids.filter((a) => !a.alone);
+    for (const action of plain) {
+      const wanted = 'alone' in action ? { ...action, alone: this.alone } : action;
+      const allowed = bids.some((a) => sameAction(a, wanted));
+      let text;
+      let key;
+      switch (action.action) {
+        case 'pass': text = 'Pass'; key = 'pass'; break;
+        case 'order_up': {
+          const suit = suitOf(game.up_card);
+          text = `${game.dealer === table.yourSeat ? 'Pick up' : 'Order up'} ${SUIT_SYMBOLS[suit]} ${suitName(suit)}`;
+          key = 'order_up';
+          break;
+        }
+        case 'call': text = `${SUIT_SYMBOLS[action.suit]} ${suitName(action.suit)}`; key = `call-${action.suit}`; break;
+        case 'farmers_hand': text = "Farmer's hand (throw in)"; key = 'farmers_hand'; break;
+        case 'defend_alone': text = 'Defend alone'; key = 'defend_alone'; break;
+        default: text = action.action; key = action.action;
+      }
+      if (this.alone && (action.action === 'order_up' || action.action === 'call')) text += ' alone';
+      buttons.push(h('button', {
+        type: 'button',
+        class: ['bid', action.action === 'call' && `suit-${action.suit}`, action.action !== 'pass' && 'primary'],
+        'data-action': key,
+        'data-focus': `bid-${key}`,
+        disabled: !allowed,
+        onclick: () => this.app.act(wanted),
+      }, text));
+    }
+    const toggle = canAlone && h('label', { class: 'alone-toggle' },
+      h('input', { type: 'checkbox', checked: this.alone, 'data-focus': 'alone', onchange: (e) => { this.alone = e.target.checked; this.update(); } }),
+      ' Go alone');
+    return h('div', { class: 'bids', role: 'group', 'aria-label': 'Your bid' }, buttons, toggle);
+  }
+
+  renderHand(table) {
+    const game = table.game;
+    if (table.yourSeat === null) {
+      return [h('p', { class: 'spectating' }, 'You are watching this table.')];
+    }
+    if (!game?.hand || isOver(game)) return [];
+    const choices = cardChoices(table.prompt);
+    const putAway = [...choices.values()].find((a) => a.action !== 'play')?.action;
+    const choiceWord = { discard: ', discard', pass_card: ', pass to partner' }[putAway] ?? ', legal';
+    const cards = game.hand;
+    // Roving tabindex: one card in the tab order, the arrows move along the hand.
+    const firstLegal = cards.findIndex((c) => choices.has(c));
+    const focusIndex = firstLegal >= 0 ? firstLegal : 0;
+    const buttons = cards.map((card, index) => {
+      const choice = choices.get(card);
+      // Only while cards are to be chosen does each say whether it may be.
+      let state = '';
+      if (choices.size > 0) state = choice ? choiceWord : ', not playable now';
+      return cardFace(card, {
+        tag: 'button',
+        trump: game.trump,
+        class: ['in-hand', choice ? 'legal' : 'idle'].join(' '),
+        label: `${cardName(card)}${game.trump && effectiveSuit(card, game.trump) === game.trump ? ', trump' : ''}${state}`,
+        'aria-disabled': choice ? 'false' : 'true',
+        'data-card': card,
+        'data-legal': choice ? 'true' : 'false',
+        'data-focus': `card-${card}`,
+        tabindex: index === focusIndex ? '0' : '-1',
+        onclick: () => { if (choice) this.app.act(choice); },
+        onkeydown: (e) => this.handKeys(e),
+      });
+    });
+    const mine = `${seatName(table, table.yourSeat) === 'You' ? 'Your hand' : 'Hand'}`;
+    return [h('div', { class: 'hand', role: 'toolbar', 'aria-label': mine, 'data-focus-group': 'hand' }, buttons)];
+  }
+
+  handKeys(event) {
+    const keys = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+    const buttons = [...event.currentTarget.parentElement.querySelectorAll('button')];
+    const index = buttons.indexOf(event.currentTarget);
+    let target = null;
+    if (event.key in keys) target = buttons[(index + keys[event.key] + buttons.length) % buttons.length];
+    else if (event.key === 'Home') target = buttons[0];
+    else if (event.key === 'End') target = buttons.at(-1);
+    if (!target) return;
+    event.preventDefault();
+    for (const b of buttons) b.tabIndex = -1;
+    target.tabIndex = 0;
+    target.focus();
+  }
+
+  renderScore(table) {
+    const game = table.game;
+    const scores = game?.scores ?? [0, 0];
+    const mine = table.yourSeat === null ? 0 : teamOf(table.yourSeat);
+    const order = [mine, 1 - mine];
+    return [
+      h('h2', {}, `Score (to ${table.summary.rules.points_to_win})`),
+      h('dl', { class: 'scores' }, order.map((team) => [
+        h('dt', {}, teamName(table, team)),
+        h('dd', { 'data-team': team }, String(scores[team])),
+      ])),
+    ];
+  }
+
+  renderInfo(table) {
+    const game = table.game;
+    if (!game) return [];
+    const mine = table.yourSeat === null ? 0 : teamOf(table.yourSeat);
+    const lines = [];
+    if (game.trump) {
+      lines.push(h('p', {}, h('span', { class: `suit-${game.trump}` }, `${SUIT_SYMBOLS[game.trump]} ${suitName(game.trump)}`),
+        ` made by ${seatName(table, game.maker)}${game.alone ? ' (alone)' : ''}`));
+    } else if (game.phase !== 'finished') {
+      lines.push(h('p', {}, game.phase === 'calling' ? 'Round two of bidding' : 'Round one of bidding'));
+    }
+    lines.push(h('p', { class: 'tricks' }, `Tricks: ${teamName(table, mine)} ${game.tricks_won[mine]}, ${teamName(table, 1 - mine)} ${game.tricks_won[1 - mine]}`));
+    if (game.discard) lines.push(h('p', {}, `Your discard: ${cardShort(game.discard)}`));
+    const last = previousTrick(game);
+    if (last && last !== trickOnTable(game)) {
+      lines.push(h('div', { class: 'last-trick' }, h('span', {}, 'Last trick: '),
+        last.cards.map(([seat, card]) => h('span', { class: [`suit-${suitOf(card)}`, seat === last.winner && 'winner'] }, cardShort(card), ' ')),
+        h('span', {}, `(${seatName(table, last.winner)})`)));
+    }
+    if (game.last_outcome && game.phase !== 'finished') {
+      lines.push(h('p', { class: 'last-hand' }, 'Last hand: ', outcomeText(table, game.last_outcome)));
+    }
+    return [h('h2', {}, `Hand ${game.hand_number + 1}`), ...lines];
+  }
+}
