@@ -253,8 +253,9 @@ async fn rule_and_protocol_errors_leave_the_table_unchanged() {
     let ServerMessage::Snapshot { state, .. } = &before else { unreachable!() };
     let game = state.game.as_ref().expect("the game started when the table filled");
     let turn = game.turn.expect("someone is to act");
-    let dealer = game.dealer;
     let not_turn = Seat((turn.0 + 1) % 4);
+    // Someone who is not at the table, to meet the seat and membership errors.
+    let outsider = 4;
     let table_id = table.clone();
     let cases: Vec<(usize, ClientMessage, &str)> = vec![
         (not_turn.index(), act_message(&table_id, Action::Pass), "not_your_turn"),
@@ -292,9 +293,25 @@ async fn rule_and_protocol_errors_leave_the_table_unchanged() {
             "hello_first",
         ),
     ];
-    let _ = dealer;
+    let sit = |seat| ClientMessage::Sit { id: 0, table: table_id.clone(), seat, invite: None };
+    let cases = cases.into_iter().chain([
+        (outsider, sit(Some(1)), "seat_taken"),
+        (outsider, sit(Some(9)), "no_such_seat"),
+        (outsider, sit(None), "table_full"),
+        (outsider, act_message(&table_id, Action::Pass), "not_seated"),
+        (outsider, ClientMessage::Leave { id: 0, table: table_id.clone() }, "not_seated"),
+        (
+            outsider,
+            ClientMessage::Chat { id: 0, table: table_id.clone(), text: "hi".into() },
+            "not_seated",
+        ),
+        (0, ClientMessage::Rematch { id: 0, table: table_id.clone() }, "game_in_progress"),
+        (0, ClientMessage::Start { id: 0, table: table_id.clone() }, "game_in_progress"),
+    ]);
+    let mut eve = server.player("Eve").await;
     let mut clients: Vec<&mut Client> = vec![&mut ann];
     clients.extend(others.iter_mut());
+    clients.push(&mut eve);
     for (who, message, code) in cases {
         let client = &mut clients[who];
         let id = client.next_id();
