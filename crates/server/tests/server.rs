@@ -271,7 +271,8 @@ async fn rule_and_protocol_errors_leave_the_table_unchanged() {
         ),
         (turn.index(), act_message(&table_id, Action::Claim), "not_now"),
         (turn.index(), act_message("nope", Action::Pass), "no_such_table"),
-        (turn.index(), ClientMessage::Start { id: 0, table: table_id.clone() }, "not_host"),
+        // Seat 1 (Bob) is not the host, whoever is to act.
+        (1, ClientMessage::Start { id: 0, table: table_id.clone() }, "not_host"),
         (
             turn.index(),
             ClientMessage::Sit { id: 0, table: table_id.clone(), seat: None, invite: None },
