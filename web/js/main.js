@@ -7,6 +7,7 @@ import { Connection } from './net.js';
 import { applyEvent, fromSnapshot } from './model.js';
 import { LobbyView } from './lobby.js';
 import { TableView, describe } from './table.js';
+import { HistoryView, ReplayView } from './history.js';
 
 const IDENTITY_KEY = 'euchre.identity';
 const HOSTED_KEY = 'euchre.hosted';
@@ -51,6 +52,10 @@ function parseRoute() {
   const params = new URLSearchParams(query ?? '');
   const parts = path.split('/').filter(Boolean);
   if (parts[0] === 'table' && parts[1]) return { page: 'table', id: decodeURIComponent(parts[1]), invite: params.get('invite') };
+  if (parts[0] === 'history' && parts[1]) {
+    const step = (name) => Math.max(0, (Number(params.get(name)) || 1) - 1);
+    return { page: 'history', match: decodeURIComponent(parts[1]), hand: step('hand'), step: step('step') };
+  }
   if (parts[0] === 'history') return { page: 'history' };
   return { page: 'lobby' };
 }
@@ -82,7 +87,9 @@ function route(moved = false) {
     mount(new TableView(tableApp(id)));
     if (!state.tables.has(id) && connection.online) joinTable(id);
   } else if (state.route.page === 'history') {
-    mount(historyView());
+    const historyApp = { me: () => state.identity.id ?? null };
+    if (state.route.match) mount(new ReplayView(historyApp, state.route.match, state.route));
+    else mount(new HistoryView(historyApp));
   } else {
     mount(new LobbyView(lobbyApp));
   }
@@ -140,6 +147,7 @@ const connection = new Connection({
     notice('Your saved identity was not recognised: you are a new guest with the same name.', 'error');
   },
   onWelcome(welcome) {
+    const knewId = Boolean(state.identity.id);
     state.identity = { name: welcome.player.name, token: welcome.token, id: welcome.player.id };
     save(IDENTITY_KEY, state.identity);
     nameBadge.textContent = welcome.player.name;
@@ -147,6 +155,8 @@ const connection = new Connection({
     // Come back to every table followed before the drop, then the one in the URL.
     for (const [id, table] of state.tables) resumeTable(id, table.seq);
     if (state.route.page === 'table' && !state.tables.has(state.route.id)) joinTable(state.route.id);
+    // The history list needs the player id: a first visit learns it only now.
+    if (state.route.page === 'history' && !state.route.match && !knewId) route();
   },
   onMessage: receive,
 });
@@ -356,12 +366,6 @@ function nameForm() {
     input,
     h('button', { type: 'submit', class: 'primary', 'data-action': 'set-name' }, 'Continue'));
   return { mount: (container) => { replaceChildren(container, form); input.focus(); } };
-}
-
-function historyView() {
-  return h('section', { class: 'history card-panel' },
-    h('h1', {}, 'Match history'),
-    h('p', {}, 'Finished games will be listed here, with every hand to replay. Coming soon.'));
 }
 
 document.getElementById('change-name').addEventListener('click', () => {

@@ -1,0 +1,109 @@
+// Match history in a real browser against the real server: a short game
+// against bots, then the History list shows it with its score, and its
+// replay steps through every hand to the last trick.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { SCREENSHOTS, gameOver, launchBrowser, openPlayer, playUntil, startServer } from './support.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test('a finished game is listed in History and replays hand by hand', async () => {
+  const page = await openPlayer(browser, server.url, 'Jo');
+  // Nothing played yet.
+  await page.getByRole('link', { name: 'History', exact: true }).click();
+  await page.getByText('No games yet').waitFor();
+
+  await page.getByRole('link', { name: 'Lobby', exact: true }).click();
+  await page.getByLabel('Points to win').selectOption('5');
+  await page.getByRole('button', { name: 'Create table' }).click();
+  await page.locator('.hand .card').first().waitFor();
+  await playUntil([page], () => gameOver(page), { timeoutMs: 90000 });
+
+  // The table's final score, from our side ("Us" first).
+  const names = await page.locator('.scores dt').allTextContents();
+  const values = (await page.locator('.scores dd').allTextContents()).map(Number);
+  const score = Object.fromEntries(names.map((n, i) => [n, values[i]]));
+  assert.ok(score.Us !== undefined && score.Them !== undefined, `scores read: ${JSON.stringify(score)}`);
+  const won = score.Us > score.Them;
+
+  // The match is in the list a moment after it ends: look until it is.
+  await page.getByRole('link', { name: 'History', exact: true }).click();
+  const row = page.locator('.match-row').first();
+  for (let i = 0; i < 50 && !/Won|Lost/.test((await row.textContent({ timeout: 10000 }).catch(() => '')) ?? ''); i += 1) {
+    await page.waitForTimeout(200);
+    await page.getByRole('link', { name: 'Lobby', exact: true }).click();
+    await page.getByRole('link', { name: 'History', exact: true }).click();
+  }
+  await row.waitFor();
+  assert.equal(await page.locator('.match-row').count(), 1);
+  const text = await row.textContent();
+  assert.match(text, won ? /Won/ : /Lost/);
+  assert.equal(await row.locator('.match-score').textContent(), `${score.Us}–${score.Them}`);
+  assert.match(text, /against Left bot and Right bot/);
+  assert.match(text, /With Partner bot/);
+  assert.match(text, /Standard, to 5/);
+  assert.equal(await page.getByRole('button', { name: 'Load more' }).count(), 0, 'one page only');
+  await page.screenshot({ path: join(SCREENSHOTS, 'history.png') });
+
+  await row.getByRole('link', { name: /Replay/ }).click();
+  await page.locator('.replay[data-hand="0"][data-step="0"]').waitFor();
+  assert.match(page.url(), /#\/history\/[^/?]+/);
+  const matchId = decodeURIComponent(page.url().match(/#\/history\/([^/?]+)/)[1]);
+
+  // The deal: four hands of five, shown face up now the match is over; the up-card.
+  assert.equal(await page.locator('.replay-hand').count(), 4);
+  for (const hand of await page.locator('.replay-hand').all()) assert.equal(await hand.locator('.card').count(), 5);
+  assert.match(await page.locator('.up-card .card').getAttribute('aria-label'), /^Up-card: /);
+  assert.equal(await page.locator('.replay-side .scores dd').first().textContent(), '0');
+
+  // The bidding, by the button, then a trick by the keyboard's arrow.
+  await page.getByRole('button', { name: 'Next ▶' }).click();
+  await page.locator('.replay[data-step="1"]').waitFor();
+  assert.ok(await page.locator('.center-bids li').count() > 0, 'the calls are listed');
+  await page.keyboard.press('ArrowRight');
+  await page.locator('.replay[data-step="2"] .trick .card').first().waitFor();
+  await page.keyboard.press('ArrowLeft');
+  await page.locator('.replay[data-step="1"]').waitFor();
+  assert.match(page.url(), /hand=1&step=2$/, 'the step is in the URL');
+
+  // On to the very end: the last trick of the last hand.
+  for (let i = 0; i < 300 && await page.locator('.replay[data-last="true"]').count() === 0; i += 1) {
+    await page.keyboard.press('ArrowRight');
+  }
+  await page.locator('.replay[data-last="true"]').waitFor();
+  assert.ok(await page.locator('.replay-where').textContent().then((t) => /Trick \d of \d/.test(t)), 'the last step is a trick');
+  assert.ok(await page.locator('.trick .card').count() >= 3, 'the last trick is on the felt');
+  assert.ok(await page.locator('.trick .card.winner').count() === 1, 'its winner is marked');
+  assert.match(await page.locator('.felt .result').textContent(), /trick/);
+  const final = (await page.locator('.replay-side .scores dd').allTextContents()).map(Number);
+  assert.deepEqual(final, [score.Us, score.Them], 'the running score ends at the final score');
+  assert.equal(await page.getByRole('button', { name: 'Next ▶' }).isDisabled(), true);
+  await page.screenshot({ path: join(SCREENSHOTS, 'replay.png'), fullPage: true });
+
+  // The URL links to this very step: a fresh load comes back to it.
+  const link = page.url();
+  await page.reload();
+  await page.locator('.replay[data-last="true"]').waitFor();
+  assert.equal(decodeURIComponent(page.url().match(/#\/history\/([^/?]+)/)[1]), matchId);
+
+  await page.getByRole('link', { name: '← All matches' }).click();
+  await page.locator('.match-row').first().waitFor();
+  assert.ok(link.includes(encodeURIComponent(matchId)));
+  assert.deepEqual(page.problems, [], 'no script errors or console errors');
+  await page.context().close();
+});

@@ -1,0 +1,372 @@
+// Match history: the signed-in player's past matches (GET /api/matches),
+// and a hand-by-hand replay of one (GET /api/matches/{id}) at
+// #/history/<id>?hand=<n>&step=<m>. Within a hand the steps are the deal,
+// the bidding, then each trick; the arrows (or the buttons) move through
+// them, across hands too.
+
+import { h, replaceChildren } from './dom.js';
+import { cardFace, cardName, cardShort, sortForDisplay, SUIT_SYMBOLS, suitName } from './cards.js';
+import { teamOf } from './model.js';
+import { PRESETS } from './rules.js';
+
+const PAGE_SIZE = 20;
+const POSITIONS = ['bottom', 'left', 'top', 'right'];
+
+// The preset whose rules these are (whatever the points to win, shown
+// apart), or "Custom rules".
+export function presetTitle(rules) {
+  const same = (client, server) => Object.entries(client).every(([key, value]) => (
+    key === 'points_to_win' || (value !== null && typeof value === 'object' ? same(value, server?.[key] ?? {}) : server?.[key] === value)));
+  const found = Object.values(PRESETS).find((preset) => same(preset.rules, rules ?? {}));
+  return found ? found.title : 'Custom rules';
+}
+
+async function getJson(url) {
+  const response = await fetch(url, { headers: { accept: 'application/json' } });
+  const body = await response.json().catch(() => null);
+  if (!response.ok) throw new Error(body?.message ?? `${response.status} ${response.statusText}`);
+  return body;
+}
+
+// Who is who in a match, from the viewer's side (their seat at the bottom).
+function people(match, me) {
+  const mine = match.seats.find((s) => me && s.player_id === me);
+  const mySeat = mine ? mine.seat : null;
+  const position = (seat) => POSITIONS[(seat - (mySeat ?? 0) + 4) % 4];
+  const nameOf = (seat) => {
+    if (seat === mySeat) return 'You';
+    const occupant = match.seats.find((s) => s.seat === seat);
+    if (!occupant) return `Seat ${seat + 1}`;
+    if (!occupant.bot) return occupant.name;
+    // Bots as the table names them: by where they sit.
+    const where = mySeat === null ? `Seat ${seat + 1}` : { left: 'Left', top: 'Partner', right: 'Right' }[position(seat)];
+    return `${where} bot`;
+  };
+  const teamName = (team) => {
+    if (mySeat === null) return team === 0 ? 'North–South' : 'East–West';
+    return team === teamOf(mySeat) ? 'Us' : 'Them';
+  };
+  return { mySeat, nameOf, teamName, position };
+}
+
+function when(ms) {
+  return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+// ---- the list ----
+
+export class HistoryView {
+  constructor(app) {
+    this.app = app; // { me(): player id or null, open(id) }
+    this.matches = [];
+    this.cursor = null;
+    this.loading = false;
+    this.error = null;
+    this.done = false;
+  }
+
+  mount(container) {
+    this.container = container;
+    this.render();
+    this.load();
+  }
+
+  unmount() {
+    this.container = null;
+  }
+
+  async load() {
+    const me = this.app.me();
+    if (!me) {
+      this.error = 'Your history appears once you are connected.';
+      this.render();
+      return;
+    }
+    this.loading = true;
+    this.render();
+    const query = new URLSearchParams({ player: me, limit: String(PAGE_SIZE) });
+    if (this.cursor) query.set('cursor', this.cursor);
+    try {
+      const page = await getJson(`/api/matches?${query}`);
+      this.matches.push(...page.matches);
+      this.cursor = page.next_cursor ?? null;
+      this.done = !this.cursor;
+      this.error = null;
+    } catch (error) {
+      this.error = `The history could not be loaded: ${error.message}`;
+    }
+    this.loading = false;
+    this.render();
+  }
+
+  render() {
+    if (!this.container) return;
+    const me = this.app.me();
+    const rows = this.matches.map((match) => {
+      const { mySeat, nameOf } = people(match, me);
+      const myTeam = mySeat === null ? 0 : teamOf(mySeat);
+      const partner = mySeat === null ? null : nameOf((mySeat + 2) % 4);
+      const opponents = [0, 1, 2, 3].filter((s) => teamOf(s) !== myTeam).map(nameOf);
+      const result = !match.finished ? 'In progress' : match.winner === myTeam ? 'Won' : 'Lost';
+      const score = `${match.scores[myTeam]}–${match.scores[1 - myTeam]}`;
+      return h('li', { class: ['match-row', `result-${result.toLowerCase().replace(' ', '-')}`], dataset: { match: match.id } },
+        h('span', { class: 'match-result' }, result),
+        h('span', { class: 'match-score', 'aria-label': `Score ${score}` }, score),
+        h('span', { class: 'match-people' },
+          partner ? h('span', {}, `With ${partner}`) : null,
+          h('span', {}, `against ${opponents.join(' and ')}`)),
+        h('span', { class: 'match-meta' },
+          h('time', { datetime: new Date(match.started_at).toISOString() }, when(match.started_at)),
+          ` · ${presetTitle(match.rules)}, to ${match.rules?.points_to_win ?? '?'}`),
+        match.finished
+          ? h('a', { class: 'button', href: `#/history/${encodeURIComponent(match.id)}`, 'aria-label': `Replay the game of ${when(match.started_at)}` }, 'Replay')
+          : h('span', { class: 'match-meta' }, 'Replay once it is over'));
+    });
+    replaceChildren(this.container, h('section', { class: 'history card-panel' },
+      h('h1', {}, 'Match history'),
+      this.error ? h('p', { class: 'error', role: 'alert' }, this.error) : null,
+      rows.length ? h('ol', { class: 'match-list' }, rows)
+        : (!this.loading && !this.error ? h('p', {}, 'No games yet: finished games are listed here, with every hand to replay.') : null),
+      this.loading ? h('p', { role: 'status' }, 'Loading…') : null,
+      !this.done && !this.loading && this.matches.length
+        ? h('button', { type: 'button', 'data-action': 'load-more', 'data-focus': 'load-more', onclick: () => this.load() }, 'Load more')
+        : null));
+  }
+}
+
+// ---- the replay ----
+
+// The steps of one hand: 'deal', 'bidding', then one per trick.
+function stepsOf(hand) {
+  return ['deal', 'bidding', ...hand.tricks.map((_, i) => i)];
+}
+
+export class ReplayView {
+  constructor(app, id, { hand = 0, step = 0 } = {}) {
+    this.app = app; // { me() }
+    this.id = id;
+    this.hand = hand;
+    this.step = step;
+    this.match = null;
+    this.error = null;
+    this.onKey = (event) => this.key(event);
+  }
+
+  async mount(container) {
+    this.container = container;
+    addEventListener('keydown', this.onKey);
+    this.render();
+    try {
+      this.match = await getJson(`/api/matches/${encodeURIComponent(this.id)}`);
+      this.hand = Math.min(Math.max(0, this.hand), Math.max(0, this.match.hands.length - 1));
+      const hand = this.match.hands[this.hand];
+      this.step = hand ? Math.min(Math.max(0, this.step), stepsOf(hand).length - 1) : 0;
+    } catch (error) {
+      this.error = `This match could not be loaded: ${error.message}`;
+    }
+    this.render();
+  }
+
+  unmount() {
+    removeEventListener('keydown', this.onKey);
+    this.container = null;
+  }
+
+  key(event) {
+    if (!this.match || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target.closest?.('input, textarea, select')) return;
+    const moves = { ArrowRight: () => this.move(1), ArrowLeft: () => this.move(-1), PageDown: () => this.jump(1), PageUp: () => this.jump(-1) };
+    const move = moves[event.key];
+    if (!move) return;
+    event.preventDefault();
+    move();
+  }
+
+  // One step on or back, across hands.
+  move(delta) {
+    const hands = this.match.hands;
+    let { hand, step } = this;
+    step += delta;
+    if (step < 0) {
+      if (hand === 0) return;
+      hand -= 1;
+      step = stepsOf(hands[hand]).length - 1;
+    } else if (step >= stepsOf(hands[hand]).length) {
+      if (hand + 1 >= hands.length) return;
+      hand += 1;
+      step = 0;
+    }
+    this.go(hand, step);
+  }
+
+  jump(delta) {
+    const hand = this.hand + delta;
+    if (hand < 0 || hand >= this.match.hands.length) return;
+    this.go(hand, 0);
+  }
+
+  go(hand, step) {
+    this.hand = hand;
+    this.step = step;
+    // The URL names the step, so it can be linked (no new history entry each step).
+    history.replaceState(null, '', `#/history/${encodeURIComponent(this.id)}?hand=${hand + 1}&step=${step + 1}`);
+    this.render();
+  }
+
+  render() {
+    if (!this.container) return;
+    const back = h('a', { href: '#/history', class: 'back-link' }, '← All matches');
+    if (this.error || !this.match) {
+      replaceChildren(this.container, h('section', { class: 'replay card-panel' },
+        back, h('h1', {}, 'Replay'),
+        this.error ? h('p', { class: 'error', role: 'alert' }, this.error) : h('p', { role: 'status' }, 'Loading…')));
+      return;
+    }
+    const match = this.match;
+    const who = people(match, this.app.me());
+    const title = `Replay: ${when(match.started_at)}`;
+    if (!match.hands.length) {
+      replaceChildren(this.container, h('section', { class: 'replay' }, back, h('h1', {}, title), h('p', {}, 'No hand was dealt.')));
+      return;
+    }
+    const hand = match.hands[this.hand];
+    const steps = stepsOf(hand);
+    const step = steps[this.step];
+    const last = this.hand === match.hands.length - 1 && this.step === steps.length - 1;
+    const first = this.hand === 0 && this.step === 0;
+    const stepName = step === 'deal' ? 'The deal' : step === 'bidding' ? 'The bidding' : `Trick ${step + 1} of ${hand.tricks.length}`;
+
+    const nav = h('div', { class: 'replay-nav', role: 'group', 'aria-label': 'Replay controls' },
+      h('button', { type: 'button', 'data-action': 'prev-hand', 'data-focus': 'prev-hand', disabled: this.hand === 0, onclick: () => this.jump(-1) }, '« Previous hand'),
+      h('button', { type: 'button', 'data-action': 'prev', 'data-focus': 'prev', disabled: first, onclick: () => this.move(-1), 'aria-keyshortcuts': 'ArrowLeft' }, '◀ Previous'),
+      h('span', { class: 'replay-where', 'aria-live': 'polite' }, `Hand ${this.hand + 1} of ${match.hands.length} · ${stepName}`),
+      h('button', { type: 'button', 'data-action': 'next', 'data-focus': 'next', disabled: last, onclick: () => this.move(1), 'aria-keyshortcuts': 'ArrowRight' }, 'Next ▶'),
+      h('button', { type: 'button', 'data-action': 'next-hand', 'data-focus': 'next-hand', disabled: this.hand + 1 >= match.hands.length, onclick: () => this.jump(1) }, 'Next hand »'));
+
+    replaceChildren(this.container, h('section', { class: 'replay', dataset: { hand: String(this.hand), step: String(this.step), last: String(last) } },
+      back,
+      h('h1', {}, title),
+      h('p', { class: 'replay-summary' }, this.summaryLine(match, who)),
+      nav,
+      h('p', { class: 'hint' }, 'Use the ← and → keys to step, Page Up and Page Down to change hands.'),
+      h('div', { class: 'replay-main' },
+        this.felt(match, hand, step, who),
+        this.sidebar(match, hand, step, who))));
+  }
+
+  summaryLine(match, who) {
+    const myTeam = who.mySeat === null ? 0 : teamOf(who.mySeat);
+    const result = match.winner === null || match.winner === undefined ? 'Unfinished'
+      : who.mySeat === null ? `${who.teamName(match.winner)} won` : match.winner === myTeam ? 'You won' : 'You lost';
+    return `${result} ${match.scores[myTeam]}–${match.scores[1 - myTeam]} · ${presetTitle(match.rules)}, to ${match.rules?.points_to_win ?? '?'}`;
+  }
+
+  felt(match, hand, step, who) {
+    const trickIndex = typeof step === 'number' ? step : -1;
+    // The cards played in earlier tricks are shown faded in the hands.
+    const gone = new Set(hand.tricks.slice(0, Math.max(0, trickIndex)).flatMap((t) => t.plays.map((p) => p.card)));
+    const current = trickIndex >= 0 ? hand.tricks[trickIndex] : null;
+    if (current) for (const play of current.plays) gone.add(play.card);
+    // The dealer's discard (known once the match is over) leaves the hand after the bidding.
+    const discard = hand.actions.find((a) => a.action === 'discard' && a.card);
+    if (discard && trickIndex >= 0) gone.add(discard.card);
+    const trump = hand.outcome?.trump ?? trumpOf(hand);
+    const knownTrump = step === 'deal' ? null : trump;
+    const seats = [0, 1, 2, 3].map((seat) => {
+      const dealt = hand.hands?.[seat];
+      const badges = [seat === hand.dealer && h('span', { class: 'badge dealer' }, 'Dealer'),
+        step !== 'deal' && hand.outcome?.maker === seat && h('span', { class: 'badge maker' }, hand.outcome.alone ? 'Maker, alone' : 'Maker')];
+      return h('div', { class: ['seat', `seat-${who.position(seat)}`], dataset: { seat: String(seat) } },
+        h('span', { class: 'seat-name' }, who.nameOf(seat)),
+        h('div', { class: 'badges' }, badges),
+        dealt
+          ? h('div', { class: 'replay-hand', role: 'list', 'aria-label': `${who.nameOf(seat)}: the hand as dealt` },
+            sortForDisplay(dealt, knownTrump).map((card) => h('div', { role: 'listitem' }, cardFace(card, {
+              trump: knownTrump,
+              class: gone.has(card) ? 'spent' : undefined,
+              label: `${cardName(card)}${gone.has(card) ? ', played' : ''}`,
+            }))))
+          : h('p', { class: 'caption' }, 'Cards hidden until the match is over'));
+    });
+
+    const center = [];
+    if (step === 'deal' || step === 'bidding') {
+      center.push(h('div', { class: 'up-card' }, cardFace(hand.up_card, { label: `Up-card: ${cardName(hand.up_card)}` }), h('span', { class: 'caption' }, 'Up-card')));
+      if (step === 'bidding') center.push(this.bids(hand, who, 'center-bids'));
+    } else if (current) {
+      const done = current.winner !== null && current.winner !== undefined;
+      center.push(h('div', { class: ['trick', done && 'done'], 'aria-label': `Trick ${trickIndex + 1}` },
+        current.plays.map((play, i) => cardFace(play.card, {
+          trump,
+          class: ['played', `at-${who.position(play.seat)}`, done && play.seat === current.winner && 'winner'].filter(Boolean).join(' '),
+          label: `${cardName(play.card)}, ${i === 0 ? 'led' : 'played'} by ${who.nameOf(play.seat)}${done && play.seat === current.winner ? ', winning' : ''}`,
+        }))));
+      if (done) center.push(h('p', { class: 'trick-winner' }, `${who.nameOf(current.winner)} ${current.winner === who.mySeat ? 'win' : 'wins'} trick ${trickIndex + 1}`));
+    }
+    const lastStep = this.step === stepsOf(hand).length - 1;
+    if (lastStep && hand.outcome) center.push(h('p', { class: 'result' }, outcomeLine(hand.outcome, who)));
+    return h('div', { class: 'felt replay-felt' }, seats, h('div', { class: 'center' }, center));
+  }
+
+  bids(hand, who, extra) {
+    const bids = hand.actions.filter((a) => a.action !== 'play');
+    return h('ol', { class: ['replay-bids', extra] },
+      bids.map((action) => h('li', {}, `${who.nameOf(action.seat)}: ${actionText(action, hand)}`)));
+  }
+
+  sidebar(match, hand, step, who) {
+    const myTeam = who.mySeat === null ? 0 : teamOf(who.mySeat);
+    const before = this.hand === 0 ? [0, 0] : match.hands[this.hand - 1].scores;
+    const lastStep = this.step === stepsOf(hand).length - 1;
+    const score = lastStep ? hand.scores : before;
+    const trickIndex = typeof step === 'number' ? step : -1;
+    const trump = hand.outcome?.trump ?? trumpOf(hand);
+    return h('aside', { class: 'replay-side card-panel' },
+      h('h2', {}, `Hand ${this.hand + 1}`),
+      h('dl', { class: 'scores' },
+        h('dt', {}, who.teamName(myTeam)), h('dd', {}, String(score[myTeam])),
+        h('dt', {}, who.teamName(1 - myTeam)), h('dd', {}, String(score[1 - myTeam]))),
+      h('p', { class: 'caption' }, lastStep ? 'Score after this hand' : 'Score before this hand'),
+      h('p', {}, `Dealer: ${who.nameOf(hand.dealer)} · Up-card: ${cardShort(hand.up_card)}`),
+      trump && step !== 'deal' ? h('p', {}, `Trump: ${SUIT_SYMBOLS[trump]} ${suitName(trump)}`) : null,
+      h('h3', {}, 'Calls'),
+      this.bids(hand, who),
+      h('h3', {}, 'Tricks'),
+      h('ol', { class: 'replay-tricks' }, hand.tricks.map((trick, i) => h('li', { class: i === trickIndex ? 'current' : undefined, 'aria-current': i === trickIndex ? 'step' : undefined },
+        trick.plays.map((p) => cardShort(p.card)).join(' '),
+        trick.winner !== null && trick.winner !== undefined ? ` → ${who.nameOf(trick.winner)}` : ''))),
+      lastStep && hand.outcome ? h('p', { class: 'outcome' }, outcomeLine(hand.outcome, who)) : null);
+  }
+}
+
+// Trump from the calls when the hand has no outcome yet.
+function trumpOf(hand) {
+  const call = hand.actions.find((a) => a.action === 'call' || a.action === 'order_up');
+  if (!call) return null;
+  return call.action === 'call' ? call.suit : (SUIT_BY_LETTER[hand.up_card[1]] ?? null);
+}
+const SUIT_BY_LETTER = { s: 'spades', h: 'hearts', c: 'clubs', d: 'diamonds' };
+
+function actionText(action, hand) {
+  const alone = action.alone ? ' alone' : '';
+  switch (action.action) {
+    case 'pass': return 'pass';
+    case 'order_up': return action.seat === hand.dealer ? `picks it up${alone}` : `orders it up${alone}`;
+    case 'call': return `calls ${action.suit}${alone}`;
+    case 'discard': return action.card ? `discards ${cardShort(action.card)}` : 'discards';
+    case 'farmers_hand': return "throws in a farmer's hand";
+    case 'defend_alone': return 'defends alone';
+    default: return action.action.replaceAll('_', ' ');
+  }
+}
+
+function outcomeLine(outcome, who) {
+  if (outcome.ending === 'thrown_in') {
+    return outcome.reason === 'farmers_hand' ? `${who.nameOf(outcome.seat)} threw in a farmer's hand.` : 'Everybody passed: thrown in.';
+  }
+  const makers = teamOf(outcome.maker);
+  const made = outcome.tricks[makers];
+  const scorer = outcome.points[0] > 0 ? 0 : 1;
+  const what = made < 3 ? 'Euchred!' : made === 5 ? (outcome.alone ? 'Lone march!' : 'March!') : 'Made it.';
+  return `${what} ${who.nameOf(outcome.maker)} called ${outcome.trump}${outcome.alone ? ' alone' : ''} and took ${made} trick${made === 1 ? '' : 's'}: ${who.teamName(scorer)} +${outcome.points[scorer]}.`;
+}
