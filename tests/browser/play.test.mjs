@@ -89,7 +89,7 @@ test('one person and three bots play a whole game, then a rematch', async () => 
 
   let shotTaken = false;
   await playUntil([ann], () => gameOver(ann), {
-    timeoutMs: 100000,
+    timeoutMs: 180000,
     async onStep(page) {
       await assertTrumpFirst(page);
       // A trick in progress with cards on the table makes the picture.
@@ -149,7 +149,7 @@ test('four people play a private game with each other, with chat', async () => {
   await playUntil(pages, async () => {
     for (const page of pages) if (!await gameOver(page)) return false;
     return true;
-  }, { timeoutMs: 120000 });
+  }, { timeoutMs: 180000 });
   const results = await Promise.all(pages.map((p) => p.locator('.game-over h2').textContent()));
   assert.equal(results.filter((r) => r === 'You win!').length, 2, `two winners: ${results}`);
   assert.equal(results[0], results[2], 'partners share the result');

@@ -80,6 +80,8 @@ export async function launchBrowser() {
 export async function openPlayer(browser, url, name, { viewport = { width: 1280, height: 860 } } = {}) {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
+  // CI machines are small and sometimes busy: waits get room, steps stay short.
+  page.setDefaultTimeout(60000);
   page.problems = [];
   page.on('pageerror', (error) => page.problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {

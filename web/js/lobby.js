@@ -107,6 +107,10 @@ export class LobbyView {
     const lonerLead = h('select', { name: 'loner_lead' },
       h('option', { value: 'left_of_dealer' }, 'left of the dealer'),
       h('option', { value: 'left_of_loner' }, 'left of the loner'));
+    const deck = h('select', { name: 'deck' },
+      h('option', { value: 'nine_to_ace' }, '24 cards: nine to ace'),
+      h('option', { value: 'eight_to_ace' }, '28 cards: eight to ace'),
+      h('option', { value: 'seven_to_ace' }, '32 cards: seven to ace'));
     const firstDealer = h('select', { name: 'first_dealer' },
       h('option', { value: 'first_jack' }, 'first jack dealt'),
       h('option', { value: 'draw' }, 'a draw (sets partners too)'));
@@ -122,6 +126,7 @@ export class LobbyView {
       turnedDown.value = rules.turned_down_suit;
       lonerLead.value = rules.loner_lead;
       firstDealer.value = rules.first_dealer;
+      deck.value = rules.deck;
     };
     preset.addEventListener('change', fill);
     fill();
@@ -138,6 +143,7 @@ export class LobbyView {
         turned_down_suit: turnedDown.value,
         loner_lead: lonerLead.value,
         first_dealer: firstDealer.value,
+        deck: deck.value,
       };
       const overrides = ruleOverrides(preset.value, chosen);
       const settings = {
@@ -168,7 +174,8 @@ export class LobbyView {
         h('label', { class: 'check' }, discardUp, ' The dealer may discard the card just picked up'),
         field('Naming the turned-down suit', turnedDown),
         field('Against a loner, the lead is', lonerLead),
-        field('The first dealer is chosen by', firstDealer)),
+        field('The first dealer is chosen by', firstDealer),
+        field('The pack', deck)),
       h('p', { id: 'create-note', class: 'muted' }, 'Seats without a bot wait for people; the host can start at any time and bots fill the rest.'),
       h('button', { type: 'submit', class: 'primary', 'data-action': 'create' }, 'Create table'));
   }

@@ -3,6 +3,7 @@
 // and short descriptions of a table's rules.
 
 const STANDARD = {
+  deck: 'nine_to_ace',
   points_to_win: 10,
   all_pass: 'redeal',
   scoring: { made: 1, march: 2, lone_march: 4, euchre: 2, lone_euchre: 2 },
@@ -54,6 +55,8 @@ export function describeRules(summary) {
   const parts = [PRESETS[summary.preset]?.title ?? summary.preset, `to ${r.points_to_win}`];
   if (r.all_pass === 'stick_the_dealer') parts.push('stick the dealer');
   if (r.farmers_hand) parts.push("farmer's hand");
+  if (r.deck === 'eight_to_ace') parts.push('28 cards');
+  if (r.deck === 'seven_to_ace') parts.push('32 cards');
   if (r.scoring.lone_euchre !== 2) parts.push(`lone euchre ${r.scoring.lone_euchre}`);
   if (summary.turn_seconds) parts.push(`${summary.turn_seconds} s turns`);
   if (!summary.chat) parts.push('no chat');
