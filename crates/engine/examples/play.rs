@@ -122,7 +122,7 @@ fn print_deal(game: &Game) {
         hand.dealer().0,
         hand.up_card()
     );
-    for seat in Seat::all(4) {
+    for seat in Seat::all(game.rules().players) {
         let cards: Vec<String> = hand.holding(seat).iter().map(|c| c.to_string()).collect();
         println!("  seat {}: {}", seat.0, cards.join(" "));
     }
@@ -143,6 +143,7 @@ fn print_event(game: &Game, event: Event) {
         Event::CardPassed { from, to, .. } => {
             println!("  seat {} passes seat {} a card", from.0, to.0)
         }
+        Event::DummyTaken { seat, .. } => println!("  seat {} takes the dummy", seat.0),
         Event::CardPlayed { seat, card } => println!("    seat {} plays {card}", seat.0),
         Event::TrickWon { seat, number } => println!("  trick {number} to seat {}", seat.0),
         Event::Claimed { seat, .. } => println!("  seat {} claims the rest", seat.0),
@@ -150,11 +151,9 @@ fn print_event(game: &Game, event: Event) {
         Event::HandEnded { outcome, scores } => {
             match outcome {
                 HandOutcome::Played(played) => println!(
-                    "  tricks {}-{}, points {}-{}{}",
-                    played.tricks[0],
-                    played.tricks[1],
-                    played.points[0],
-                    played.points[1],
+                    "  tricks {}, points {}{}",
+                    dashed(played.tricks.as_slice()),
+                    dashed(played.points.as_slice()),
                     if played.euchred() { " (euchred)" } else { "" }
                 ),
                 HandOutcome::ThrownIn(ThrowIn::AllPassed) => println!("  everybody passed"),
@@ -162,12 +161,17 @@ fn print_event(game: &Game, event: Event) {
                     println!("  seat {} throws in a farmer's hand", seat.0)
                 }
             }
-            println!("  score: {} to {}", scores[0], scores[1]);
+            println!("  score: {}", dashed(scores.as_slice()));
         }
         Event::HandDealt { .. } => print_deal(game),
         Event::GameWon { team, scores } => {
             println!();
-            println!("Seats {} and {} win, {} to {}.", team.0, team.0 + 2, scores[0], scores[1]);
+            println!("Team {} wins, {}.", team.0, dashed(scores.as_slice()));
         }
     }
+}
+
+/// Per-team numbers as "7-10" (team 0 first).
+fn dashed(values: &[impl std::fmt::Display]) -> String {
+    values.iter().map(|value| value.to_string()).collect::<Vec<_>>().join("-")
 }

@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::card::{Card, CardSet, Suit};
 
-/// A place at the table, numbered clockwise from 0. Partners sit across:
-/// seats 0 and 2 are team 0, seats 1 and 3 team 1.
+/// A place at the table, numbered clockwise from 0. In the four-handed game
+/// partners sit across: seats 0 and 2 are team 0, seats 1 and 3 team 1 (see
+/// [`crate::Rules::team_of`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -23,12 +24,10 @@ impl Seat {
         Seat((self.0 + 1) % players)
     }
 
+    /// The seat across the table: the partner in the four-handed game (the
+    /// only game with partners).
     pub const fn partner(self) -> Seat {
         Seat((self.0 + 2) % 4)
-    }
-
-    pub const fn team(self) -> Team {
-        Team(self.0 & 1)
     }
 
     pub fn all(players: u8) -> impl Iterator<Item = Seat> {
@@ -42,7 +41,9 @@ impl fmt::Display for Seat {
     }
 }
 
-/// A partnership: team 0 holds seats 0 and 2, team 1 seats 1 and 3.
+/// A side that scores: a partnership in the four-handed game (team 0 holds
+/// seats 0 and 2, team 1 seats 1 and 3), a single player in the two- and
+/// three-handed games (team `i` is seat `i`). [`crate::Rules::team_of`] says which.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -52,9 +53,133 @@ impl Team {
     pub const fn index(self) -> usize {
         self.0 as usize
     }
+}
 
-    pub const fn other(self) -> Team {
-        Team(self.0 ^ 1)
+/// One value per team (tricks, points, scores): two in the partnership and
+/// two-handed games, three in the three-handed ones. `Copy`, held inline, and
+/// on the wire a plain array of one number per team.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PerTeam<T> {
+    values: [T; MAX_TEAMS],
+    teams: u8,
+}
+
+/// The most teams any game has (three-handed: every player for himself).
+pub const MAX_TEAMS: usize = 3;
+
+impl<T: Copy + Default> PerTeam<T> {
+    /// Zero (the default) for each of `teams` teams.
+    pub fn new(teams: u8) -> PerTeam<T> {
+        debug_assert!((1..=MAX_TEAMS as u8).contains(&teams));
+        PerTeam { values: [T::default(); MAX_TEAMS], teams: teams.min(MAX_TEAMS as u8) }
+    }
+
+    /// From a list of one value per team; `None` unless it has 1 to 3 values.
+    pub fn from_slice(values: &[T]) -> Option<PerTeam<T>> {
+        if values.is_empty() || values.len() > MAX_TEAMS {
+            return None;
+        }
+        let mut team = PerTeam::new(values.len() as u8);
+        team.values[..values.len()].copy_from_slice(values);
+        Some(team)
+    }
+}
+
+impl<T> PerTeam<T> {
+    /// How many teams there are.
+    pub fn len(&self) -> usize {
+        usize::from(self.teams)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.teams == 0
+    }
+
+    pub fn as_slice(&self) -> &[T] {
+        &self.values[..usize::from(self.teams)]
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.as_slice().iter()
+    }
+
+    /// The teams with their values.
+    pub fn teams(&self) -> impl Iterator<Item = (Team, &T)> {
+        self.as_slice().iter().enumerate().map(|(index, value)| (Team(index as u8), value))
+    }
+}
+
+impl<T> std::ops::Index<Team> for PerTeam<T> {
+    type Output = T;
+    fn index(&self, team: Team) -> &T {
+        &self.as_slice()[team.index()]
+    }
+}
+
+impl<'a, T> IntoIterator for &'a PerTeam<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// By team number: `scores[0]` is team 0's.
+impl<T> std::ops::Index<usize> for PerTeam<T> {
+    type Output = T;
+    fn index(&self, team: usize) -> &T {
+        &self.as_slice()[team]
+    }
+}
+
+impl<T> std::ops::IndexMut<Team> for PerTeam<T> {
+    fn index_mut(&mut self, team: Team) -> &mut T {
+        &mut self.values[..usize::from(self.teams)][team.index()]
+    }
+}
+
+/// Compares with a plain array, team 0 first: `scores == [10, 4]`.
+impl<T: PartialEq, const N: usize> PartialEq<[T; N]> for PerTeam<T> {
+    fn eq(&self, other: &[T; N]) -> bool {
+        self.as_slice() == other
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for PerTeam<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl<T: Serialize> Serialize for PerTeam<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.as_slice().serialize(serializer)
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Copy + Default> Deserialize<'de> for PerTeam<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let values = Vec::<T>::deserialize(deserializer)?;
+        PerTeam::from_slice(&values).ok_or_else(|| {
+            serde::de::Error::invalid_length(values.len(), &"one value per team (1 to 3)")
+        })
+    }
+}
+
+#[cfg(feature = "schema")]
+impl<T: schemars::JsonSchema> schemars::JsonSchema for PerTeam<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("PerTeam_{}", T::schema_name()).into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "One value per team, team 0 first: two in the partnership and two-handed games, three in the three-handed ones.",
+            "type": "array",
+            "items": generator.subschema_for::<T>(),
+            "minItems": 1,
+            "maxItems": MAX_TEAMS,
+        })
     }
 }
 
@@ -135,11 +260,11 @@ pub enum HandOutcome {
 }
 
 impl HandOutcome {
-    /// Points each team scored on this hand.
-    pub fn points(&self) -> [u8; 2] {
+    /// Points each team scored on this hand (`None` when thrown in).
+    pub fn points(&self) -> Option<PerTeam<u8>> {
         match self {
-            HandOutcome::Played(played) => played.points,
-            HandOutcome::ThrownIn(_) => [0, 0],
+            HandOutcome::Played(played) => Some(played.points),
+            HandOutcome::ThrownIn(_) => None,
         }
     }
 }
@@ -149,24 +274,31 @@ impl HandOutcome {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PlayedHand {
     pub maker: Seat,
+    /// The maker's team.
+    pub makers: Team,
     pub trump: Suit,
     pub alone: bool,
     /// Tricks taken by each team.
-    pub tricks: [u8; 2],
+    pub tricks: PerTeam<u8>,
     /// Points awarded to each team.
-    pub points: [u8; 2],
+    pub points: PerTeam<u8>,
     /// The defender who played alone against the loner, if one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lone_defender: Option<Seat>,
 }
 
 impl PlayedHand {
+    /// Tricks the makers took.
+    pub fn makers_tricks(&self) -> u8 {
+        self.tricks[self.makers]
+    }
+
     pub fn euchred(&self) -> bool {
-        self.tricks[self.maker.team().index()] < 3
+        self.makers_tricks() < 3
     }
 
     pub fn march(&self) -> bool {
-        self.tricks[self.maker.team().index()] == 5
+        self.makers_tricks() == 5
     }
 }
 
@@ -229,6 +361,12 @@ pub enum Event {
         to: Seat,
         card: Option<Card>,
     },
+    /// The maker took the dummy hand (the two- and three-handed games with
+    /// a dummy); its cards are his secret.
+    DummyTaken {
+        seat: Seat,
+        cards: Option<CardSet>,
+    },
     CardPlayed {
         seat: Seat,
         card: Card,
@@ -247,11 +385,11 @@ pub enum Event {
     },
     HandEnded {
         outcome: HandOutcome,
-        scores: [u16; 2],
+        scores: PerTeam<u16>,
     },
     GameWon {
         team: Team,
-        scores: [u16; 2],
+        scores: PerTeam<u16>,
     },
 }
 
@@ -275,6 +413,9 @@ impl Event {
             Event::CardPassed { from, to, card } => {
                 Event::CardPassed { from, to, card: card.filter(|_| may_see(from) || may_see(to)) }
             }
+            Event::DummyTaken { seat, cards } => {
+                Event::DummyTaken { seat, cards: cards.filter(|_| may_see(seat)) }
+            }
             other => other,
         }
     }
@@ -294,7 +435,9 @@ impl Event {
             | Event::CardPlayed { card, .. } => shown.insert(card),
             Event::Discarded { card: Some(card), .. }
             | Event::CardPassed { card: Some(card), .. } => shown.insert(card),
-            Event::Claimed { cards, .. } => shown = cards,
+            Event::Claimed { cards, .. } | Event::DummyTaken { cards: Some(cards), .. } => {
+                shown = cards
+            }
             _ => {}
         }
         shown

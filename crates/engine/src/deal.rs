@@ -13,10 +13,18 @@ pub struct Deal {
     pub dealer: Seat,
     /// `hands[i]` is seat `i`'s hand.
     pub hands: [CardSet; 4],
+    /// The dummy hand of the two- and three-handed games (empty otherwise):
+    /// face down until the maker takes it.
+    #[serde(default, skip_serializing_if = "no_dummy")]
+    pub dummy: CardSet,
     /// The top card of the kitty, turned face up.
     pub up_card: Card,
     /// The rest of the kitty, face down (never shown to anybody).
     pub kitty: CardSet,
+}
+
+fn no_dummy(dummy: &CardSet) -> bool {
+    dummy.is_empty()
 }
 
 /// A deal that does not fit the rules.
@@ -24,6 +32,8 @@ pub struct Deal {
 pub enum DealError {
     #[error("seat {seat} holds {held} cards, not {expected}")]
     WrongHandSize { seat: u8, held: u32, expected: u32 },
+    #[error("the dummy holds {held} cards, not {expected}")]
+    WrongDummySize { held: u32, expected: u32 },
     #[error("{card} is not in this pack")]
     NotInPack { card: Card },
     #[error("{card} is dealt twice")]
@@ -43,9 +53,10 @@ impl Deal {
             pack[len] = card;
             len += 1;
         }
-        // Fisher-Yates over the part of the pack that is dealt: the 20 cards
-        // in hands and the up-card. The rest is the kitty, whatever its order.
-        let dealt = (rules.hand_size() * u32::from(rules.players)) as usize + 1;
+        // Fisher-Yates over the part of the pack that is dealt: the hands,
+        // the dummy and the up-card. The rest is the kitty, whatever its order.
+        let in_hands = (rules.hand_size() * u32::from(rules.players)) as usize;
+        let dealt = in_hands + rules.dummy_size() as usize + 1;
         for i in 0..dealt {
             let j = i + rng.random_range(0..(len - i) as u32) as usize;
             pack.swap(i, j);
@@ -55,9 +66,10 @@ impl Deal {
         for (seat, hand) in hands.iter_mut().enumerate().take(usize::from(rules.players)) {
             *hand = pack[seat * size..(seat + 1) * size].iter().copied().collect();
         }
+        let dummy = pack[in_hands..dealt - 1].iter().copied().collect();
         let up_card = pack[dealt - 1];
         let kitty = pack[dealt..len].iter().copied().collect();
-        Deal { dealer, hands, up_card, kitty }
+        Deal { dealer, hands, dummy, up_card, kitty }
     }
 
     /// Builds a deal from its hands and up-card; the kitty is the rest of the pack.
@@ -67,12 +79,23 @@ impl Deal {
         hands: [CardSet; 4],
         up_card: Card,
     ) -> Result<Deal, DealError> {
-        let mut used = CardSet::single(up_card);
+        Deal::with_dummy(rules, dealer, hands, CardSet::EMPTY, up_card)
+    }
+
+    /// [`Deal::from_hands`] with a dummy hand.
+    pub fn with_dummy(
+        rules: &Rules,
+        dealer: Seat,
+        hands: [CardSet; 4],
+        dummy: CardSet,
+        up_card: Card,
+    ) -> Result<Deal, DealError> {
+        let mut used = CardSet::single(up_card).union(dummy);
         for hand in hands {
             used = used.union(hand);
         }
         let kitty = rules.deck.cards().difference(used);
-        let deal = Deal { dealer, hands, up_card, kitty };
+        let deal = Deal { dealer, hands, dummy, up_card, kitty };
         deal.validate(rules)?;
         Ok(deal)
     }
@@ -85,7 +108,11 @@ impl Deal {
         }
         let pack = rules.deck.cards();
         let mut seen = CardSet::EMPTY;
-        let parts = self.hands.iter().copied().chain([CardSet::single(self.up_card), self.kitty]);
+        let parts = self.hands.iter().copied().chain([
+            self.dummy,
+            CardSet::single(self.up_card),
+            self.kitty,
+        ]);
         for part in parts {
             if let Some(card) = part.difference(pack).first() {
                 return Err(DealError::NotInPack { card });
@@ -96,13 +123,20 @@ impl Deal {
             seen = seen.union(part);
         }
         for (seat, hand) in self.hands.iter().enumerate() {
-            if hand.len() != rules.hand_size() {
+            let expected = if seat < usize::from(rules.players) { rules.hand_size() } else { 0 };
+            if hand.len() != expected {
                 return Err(DealError::WrongHandSize {
                     seat: seat as u8,
                     held: hand.len(),
-                    expected: rules.hand_size(),
+                    expected,
                 });
             }
+        }
+        if self.dummy.len() != rules.dummy_size() {
+            return Err(DealError::WrongDummySize {
+                held: self.dummy.len(),
+                expected: rules.dummy_size(),
+            });
         }
         if seen != pack {
             return Err(DealError::Incomplete);
@@ -126,6 +160,16 @@ mod tests {
             for _ in 0..200 {
                 let deal = Deal::shuffled(&rules, Seat(1), &mut rng);
                 assert_eq!(deal.validate(&rules), Ok(()));
+            }
+        }
+        for preset in crate::rules::Preset::ALL {
+            let rules = preset.rules();
+            for _ in 0..50 {
+                let deal = Deal::shuffled(&rules, Seat(1), &mut rng);
+                assert_eq!(deal.validate(&rules), Ok(()), "{preset:?}");
+                assert_eq!(deal.dummy.len(), rules.dummy_size());
+                let empty_seats = deal.hands[usize::from(rules.players)..].iter();
+                assert!(empty_seats.into_iter().all(|hand| hand.is_empty()));
             }
         }
     }

@@ -99,7 +99,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::action::{Action, HandOutcome, NoEvents, Seat, Team};
+use crate::action::{Action, HandOutcome, NoEvents, PerTeam, Seat, Team};
 use crate::card::{Card, CardSet, Suit};
 use crate::deal::Deal;
 use crate::error::RuleError;
@@ -116,6 +116,22 @@ pub const VERSION: &str = "1.4";
 
 const PLAYERS: u8 = 4;
 const HAND_SIZE: usize = 5;
+
+/// A partnership game's per-team values as EGN's pairs.
+fn pair<T: Copy + Default>(values: PerTeam<T>) -> [T; 2] {
+    let mut pair = [T::default(); 2];
+    for (slot, value) in pair.iter_mut().zip(values.iter()) {
+        *slot = *value;
+    }
+    pair
+}
+
+fn per_team(pair: [u16; 2]) -> PerTeam<u16> {
+    let mut values = PerTeam::new(2);
+    values[Team(0)] = pair[0];
+    values[Team(1)] = pair[1];
+    values
+}
 
 // ---- The typed record ----------------------------------------------------------
 
@@ -821,7 +837,7 @@ pub struct Verification {
     pub players: Vec<String>,
     pub initial_score: [u16; 2],
     pub deals: Vec<DealResult>,
-    pub final_score: [u16; 2],
+    pub final_score: PerTeam<u16>,
     /// The team that reached the winning score, if one did.
     pub winner: Option<Team>,
     /// The deal on which the game was won.
@@ -873,7 +889,7 @@ fn replay_game(game: &EgnGame) -> Result<(Verification, Vec<HandRecord>), Verify
                 "the record stops before the hand is over, yet more deals follow",
             ));
         }
-        let points = outcome.map(|o| o.points()).unwrap_or([0, 0]);
+        let points = outcome.and_then(|o| o.points()).map(pair).unwrap_or([0, 0]);
         for (total, points) in score.iter_mut().zip(points) {
             *total = total.saturating_add(u16::from(points));
         }
@@ -888,7 +904,7 @@ fn replay_game(game: &EgnGame) -> Result<(Verification, Vec<HandRecord>), Verify
             maker: hand.maker(),
             trump: hand.trump(),
             alone: hand.alone(),
-            tricks: hand.tricks_won(),
+            tricks: pair(hand.tricks_won()),
             points,
             score,
             cards,
@@ -906,7 +922,7 @@ fn replay_game(game: &EgnGame) -> Result<(Verification, Vec<HandRecord>), Verify
         players: game.players.clone(),
         initial_score: game.initial_score,
         deals,
-        final_score: score,
+        final_score: per_team(score),
         winner,
         won_at_deal,
         problems,
@@ -1326,8 +1342,14 @@ pub fn to_record(game: &EgnGame) -> Result<(GameRecord, Verification), RecordErr
     }
     let dealer = hands.first().ok_or(RecordError::NoDeals)?.deal.dealer;
     let start = GameStart { dealer, seating: [0, 1, 2, 3], shown: Vec::new() };
-    let mut record =
-        GameRecord { rules: game.rules, seed: 0, start, hands, scores: [0, 0], winner: None };
+    let mut record = GameRecord {
+        rules: game.rules,
+        seed: 0,
+        start,
+        hands,
+        scores: per_team([0, 0]),
+        winner: None,
+    };
     let replayed = Game::replay(&record).map_err(|error| RecordError::Replay(error.to_string()))?;
     let ended = (replayed.scores(), replayed.winner());
     if ended != (verification.final_score, verification.winner) {
@@ -1384,6 +1406,9 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
     {
         return Err(WriteError::Rules("made, march and euchre scores other than 1, 2 and 2"));
     }
+    if !rules.partnerships() {
+        return Err(WriteError::Rules("a game without partnerships (two- or three-handed)"));
+    }
     if rules.call_for_best {
         return Err(WriteError::Rules("call for best (partners_best with cardExchanges)"));
     }
@@ -1393,6 +1418,7 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
     let ruleset = RawRuleset {
         std: Some(rules.all_pass == AllPass::StickTheDealer),
         min_rank: Some(match rules.deck {
+            Deck::TenToAce => 10,
             Deck::NineToAce => 9,
             Deck::EightToAce => 8,
             Deck::SevenToAce => 7,
@@ -1432,7 +1458,9 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
             description: None,
             players: names,
             initial_score: vec![0, 0],
-            final_score: record.winner.map(|_| record.scores.map(i64::from).to_vec()),
+            final_score: record
+                .winner
+                .map(|_| record.scores.iter().map(|score| i64::from(*score)).collect()),
             ruleset: Some(ruleset),
         },
         deals,

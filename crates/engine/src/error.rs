@@ -38,6 +38,12 @@ pub enum RuleError {
     NotFarmersHand,
     #[error("canadian loner: the dealer's partner may order up only alone")]
     MustGoAlone,
+    #[error("nobody goes alone in this game: there is no partner or dummy to play without")]
+    NoGoingAlone,
+    #[error(
+        "with three players only the maker may concede: a defender would give away the other's tricks"
+    )]
+    OnlyMakerConcedes,
 }
 
 impl RuleError {
@@ -59,6 +65,8 @@ impl RuleError {
             RuleError::FarmersHandOff => "farmers_hand_off",
             RuleError::NotFarmersHand => "not_farmers_hand",
             RuleError::MustGoAlone => "must_go_alone",
+            RuleError::NoGoingAlone => "no_going_alone",
+            RuleError::OnlyMakerConcedes => "only_maker_concedes",
         }
     }
 }

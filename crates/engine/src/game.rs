@@ -6,7 +6,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::action::{Action, Event, EventSink, HandOutcome, Seat, Team, ThrowIn, Viewer};
+use crate::action::{Action, Event, EventSink, HandOutcome, PerTeam, Seat, Team, ThrowIn, Viewer};
 use crate::card::{Card, CardSet, Rank};
 use crate::deal::Deal;
 use crate::error::RuleError;
@@ -34,7 +34,7 @@ pub struct Game {
     /// Deals to use instead of shuffling, when replaying a record.
     script: VecDeque<Deal>,
     hand: Hand,
-    scores: [u16; 2],
+    scores: PerTeam<u16>,
     winner: Option<Team>,
     record: GameRecord,
 }
@@ -128,7 +128,7 @@ impl Game {
             seed,
             start,
             hands: vec![HandRecord { deal, actions: Vec::new(), outcome: None }],
-            scores: [0, 0],
+            scores: PerTeam::new(rules.teams()),
             winner: None,
         };
         Game {
@@ -136,7 +136,7 @@ impl Game {
             rng,
             script,
             hand: Hand::new(rules, deal),
-            scores: [0, 0],
+            scores: PerTeam::new(rules.teams()),
             winner: None,
             record,
         }
@@ -149,7 +149,7 @@ impl Game {
     pub fn hand(&self) -> &Hand {
         &self.hand
     }
-    pub fn scores(&self) -> [u16; 2] {
+    pub fn scores(&self) -> PerTeam<u16> {
         self.scores
     }
     pub fn winner(&self) -> Option<Team> {
@@ -211,16 +211,16 @@ impl Game {
     }
 
     fn finish_hand(&mut self, outcome: HandOutcome, sink: &mut impl EventSink) {
-        for (score, points) in self.scores.iter_mut().zip(outcome.points()) {
-            *score += u16::from(points);
+        if let Some(points) = outcome.points() {
+            for (team, points) in points.teams() {
+                self.scores[team] += u16::from(*points);
+            }
         }
         let current = self.record.hands.len() - 1;
         self.record.hands[current].outcome = Some(outcome);
         self.record.scores = self.scores;
         sink.push(Event::HandEnded { outcome, scores: self.scores });
-        let target = u16::from(self.rules.points_to_win);
-        if let Some(team) = (0..2).find(|team| self.scores[*team] >= target) {
-            let team = Team(team as u8);
+        if let Some(team) = self.leader_at_target() {
             self.winner = Some(team);
             self.record.winner = Some(team);
             sink.push(Event::GameWon { team, scores: self.scores });
@@ -240,6 +240,17 @@ impl Game {
             up_card: deal.up_card,
             hands: deal.hands.map(Some),
         });
+    }
+
+    /// The team that has won: one at or past the target with the highest
+    /// score alone. (In the three-handed games both defenders can pass the
+    /// target on one euchre; level at the top, they play on.)
+    fn leader_at_target(&self) -> Option<Team> {
+        let target = u16::from(self.rules.points_to_win);
+        let best = *self.scores.iter().max()?;
+        let mut leaders = self.scores.teams().filter(|(_, score)| **score == best);
+        let (leader, _) = leaders.next()?;
+        (best >= target && leaders.next().is_none()).then_some(leader)
     }
 
     /// What `viewer` may know of the game.
@@ -303,6 +314,22 @@ fn choose_first_dealer(rules: &Rules, rng: &mut ChaCha8Rng) -> GameStart {
             }
             GameStart { dealer, seating: [0, 1, 2, 3], shown }
         }
+        FirstDealer::Draw if !rules.partnerships() => loop {
+            // Without partners the draw only picks the dealer: the lowest.
+            let deal = Deal::shuffled(rules, Seat(0), rng);
+            let draws: Vec<(u8, Card)> = (0..players)
+                .map(|p| (p, deal.hands[usize::from(p)].first().unwrap_or(deal.up_card)))
+                .collect();
+            let value = |card: Card| {
+                if card.rank() == Rank::Ace { 0 } else { card.rank() as u8 + 1 }
+            };
+            let lowest = draws.iter().map(|(_, card)| value(*card)).min().unwrap_or(0);
+            let mut at_lowest = draws.iter().filter(|(_, card)| value(*card) == lowest);
+            let (Some((dealer, _)), None) = (at_lowest.next(), at_lowest.next()) else {
+                continue;
+            };
+            break GameStart { dealer: Seat(*dealer), seating: [0, 1, 2, 3], shown: draws };
+        },
         FirstDealer::Draw => loop {
             // Each player draws one card; K high ... A low. Any tie: draw again.
             let deal = Deal::shuffled(rules, Seat(0), rng);

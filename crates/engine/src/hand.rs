@@ -8,7 +8,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::action::{Action, Event, EventSink, HandOutcome, NoEvents, PlayedHand, Seat, ThrowIn};
+use crate::action::{
+    Action, Event, EventSink, HandOutcome, NoEvents, PerTeam, PlayedHand, Seat, Team, ThrowIn,
+};
 use crate::card::{Card, CardSet, Suit};
 use crate::deal::Deal;
 use crate::error::RuleError;
@@ -24,6 +26,9 @@ pub enum Phase {
     OrderingUp,
     /// The dealer has picked up the up-card and must discard.
     DealerDiscard,
+    /// The maker has taken the dummy hand and discards as many cards, one
+    /// at a time (the two- and three-handed games with a dummy).
+    DummyDiscard,
     /// Round two: name another suit, or pass.
     Calling,
     /// A maker went alone and the rules let a defender play alone against
@@ -44,6 +49,7 @@ impl Phase {
         match self {
             Phase::OrderingUp => "bidding is in round one",
             Phase::DealerDiscard => "the dealer is discarding",
+            Phase::DummyDiscard => "the maker is discarding for the dummy",
             Phase::Calling => "bidding is in round two",
             Phase::DefendingAlone => "the defenders are deciding whether to defend alone",
             Phase::PassingBest => "the loner's partner is passing him a card",
@@ -137,11 +143,15 @@ pub struct Hand {
     passed: Option<Card>,
     /// Call for best: the loner's discard (his secret).
     loner_discard: Option<Card>,
+    /// The maker's discards after taking the dummy (his secret).
+    dummy_discards: CardSet,
+    /// Every card played to a trick so far.
+    played: CardSet,
     trick: Trick,
     /// Tricks completed so far.
     tricks_played: u8,
     /// Tricks won by each team.
-    tricks_won: [u8; 2],
+    tricks_won: PerTeam<u8>,
     outcome: Option<HandOutcome>,
 }
 
@@ -164,9 +174,11 @@ impl Hand {
             discard: None,
             passed: None,
             loner_discard: None,
+            dummy_discards: CardSet::EMPTY,
+            played: CardSet::EMPTY,
             trick: Trick::new(first),
             tricks_played: 0,
-            tricks_won: [0, 0],
+            tricks_won: PerTeam::new(rules.teams()),
             outcome: None,
         }
     }
@@ -220,6 +232,14 @@ impl Hand {
     pub fn loner_discard(&self) -> Option<Card> {
         self.loner_discard
     }
+    /// The maker's discards after taking the dummy (known to him alone).
+    pub fn dummy_discards(&self) -> CardSet {
+        self.dummy_discards
+    }
+    /// Whether the maker took the dummy hand.
+    pub fn dummy_taken(&self) -> bool {
+        self.phase == Phase::DummyDiscard || !self.dummy_discards.is_empty()
+    }
     pub fn holding(&self, seat: Seat) -> CardSet {
         self.holding[seat.index()]
     }
@@ -229,7 +249,7 @@ impl Hand {
     pub fn tricks_played(&self) -> u8 {
         self.tricks_played
     }
-    pub fn tricks_won(&self) -> [u8; 2] {
+    pub fn tricks_won(&self) -> PerTeam<u8> {
         self.tricks_won
     }
     pub fn outcome(&self) -> Option<HandOutcome> {
@@ -312,21 +332,36 @@ impl Hand {
         }
         // Conceding is the one action a player may take out of turn.
         if action == Action::Concede {
-            return if self.phase == Phase::Playing { Ok(()) } else { Err(self.not_now(action)) };
+            return if self.phase != Phase::Playing {
+                Err(self.not_now(action))
+            } else if self.rules.teams() > 2 && !self.is_maker_team(seat) {
+                // A defender would be giving away his fellow defender's tricks.
+                Err(RuleError::OnlyMakerConcedes)
+            } else {
+                Ok(())
+            };
         }
         if seat != self.turn {
             return Err(RuleError::NotYourTurn { turn: self.turn });
         }
         match (self.phase, action) {
+            (Phase::OrderingUp, Action::OrderUp { alone: true })
+            | (Phase::Calling, Action::Call { alone: true, .. })
+                if !self.rules.may_go_alone() =>
+            {
+                Err(RuleError::NoGoingAlone)
+            }
             (Phase::OrderingUp, Action::OrderUp { alone: false })
-                if self.rules.canadian_loner && seat == self.deal.dealer.partner() =>
+                if self.rules.canadian_loner
+                    && self.rules.partnerships()
+                    && seat == self.deal.dealer.partner() =>
             {
                 Err(RuleError::MustGoAlone)
             }
             (Phase::OrderingUp, Action::Pass | Action::OrderUp { .. }) => Ok(()),
             (Phase::DefendingAlone, Action::Pass | Action::DefendAlone) => Ok(()),
             (Phase::PassingBest, Action::PassCard { card })
-            | (Phase::LonerDiscard, Action::Discard { card }) => {
+            | (Phase::LonerDiscard | Phase::DummyDiscard, Action::Discard { card }) => {
                 if self.holding(seat).contains(card) {
                     Ok(())
                 } else {
@@ -396,6 +431,10 @@ impl Hand {
         RuleError::NotNow { action: action.name(), phase: self.phase.describe() }
     }
 
+    fn is_maker_team(&self, seat: Seat) -> bool {
+        self.maker.is_some_and(|maker| self.rules.team_of(maker) == self.rules.team_of(seat))
+    }
+
     fn dealer_is_stuck(&self, seat: Seat) -> bool {
         self.rules.all_pass == AllPass::StickTheDealer && seat == self.deal.dealer
     }
@@ -411,10 +450,11 @@ impl Hand {
             match self.phase {
                 Phase::OrderingUp => {
                     list.push(Action::Pass);
-                    if self.check(seat, Action::OrderUp { alone: false }).is_ok() {
-                        list.push(Action::OrderUp { alone: false });
+                    for alone in [false, true] {
+                        if self.check(seat, Action::OrderUp { alone }).is_ok() {
+                            list.push(Action::OrderUp { alone });
+                        }
                     }
-                    list.push(Action::OrderUp { alone: true });
                     if self.check(seat, Action::FarmersHand).is_ok() {
                         list.push(Action::FarmersHand);
                     }
@@ -441,7 +481,7 @@ impl Hand {
                         list.push(Action::PassCard { card });
                     }
                 }
-                Phase::DealerDiscard | Phase::LonerDiscard => {
+                Phase::DealerDiscard | Phase::LonerDiscard | Phase::DummyDiscard => {
                     for card in self.holding(seat) {
                         if self.check(seat, Action::Discard { card }).is_ok() {
                             list.push(Action::Discard { card });
@@ -459,7 +499,7 @@ impl Hand {
                 Phase::Finished => {}
             }
         }
-        if playing {
+        if playing && self.check(seat, Action::Concede).is_ok() {
             list.push(Action::Concede);
         }
         list
@@ -511,7 +551,7 @@ impl Hand {
                 let suit = self.deal.up_card.suit();
                 self.make_trump(seat, suit, alone, sink);
                 let dealer = self.deal.dealer;
-                let partner_alone = alone && seat.partner() == dealer;
+                let partner_alone = alone && self.rules.partnerships() && seat.partner() == dealer;
                 if partner_alone && !self.rules.dealer_picks_up_for_partner_loner {
                     self.after_trump(sink);
                 } else {
@@ -528,6 +568,14 @@ impl Hand {
                 } else {
                     self.make_trump(seat, suit, alone, sink);
                     self.after_trump(sink);
+                }
+            }
+            Action::Discard { card } if self.phase == Phase::DummyDiscard => {
+                self.holding[seat.index()].remove(card);
+                self.dummy_discards.insert(card);
+                sink.push(Event::Discarded { seat, card: Some(card) });
+                if self.dummy_discards.len() == self.rules.dummy_size() {
+                    self.begin_play();
                 }
             }
             Action::Discard { card } if self.phase == Phase::LonerDiscard => {
@@ -555,12 +603,19 @@ impl Hand {
             Action::FarmersHand => self.throw_in(ThrowIn::FarmersHand { seat }),
             Action::Claim => {
                 sink.push(Event::Claimed { seat, cards: self.holding(seat) });
-                self.award_rest(seat.team().index());
+                self.award_rest(self.rules.team_of(seat));
                 self.score();
             }
             Action::Concede => {
                 sink.push(Event::Conceded { seat });
-                self.award_rest(seat.team().other().index());
+                // To the other side: with two teams the other one; with three
+                // (only the maker may concede) the next defender, as only the
+                // makers' count decides the score.
+                let mut taker = seat.next(players);
+                while self.rules.team_of(taker) == self.rules.team_of(seat) {
+                    taker = taker.next(players);
+                }
+                self.award_rest(self.rules.team_of(taker));
                 self.score();
             }
             Action::DefendAlone => {
@@ -581,12 +636,24 @@ impl Hand {
         sink.push(Event::TrumpMade { seat, suit, alone });
     }
 
-    /// Trump is made and the dealer has discarded (if he picked up). Against
-    /// a loner: his partner passes him a card and he discards (call for
-    /// best), the partner sits out, the defenders may answer; then play.
+    /// Trump is made and the dealer has discarded (if he picked up). With a
+    /// dummy, the maker takes it unless alone. Against a loner: his partner
+    /// passes him a card and he discards (call for best), the partner sits
+    /// out, the defenders may answer; then play.
     fn after_trump(&mut self, sink: &mut impl EventSink) {
         let players = self.rules.players;
+        if self.rules.dummy
+            && !self.alone
+            && let Some(maker) = self.maker
+        {
+            self.holding[maker.index()] = self.holding[maker.index()].union(self.deal.dummy);
+            sink.push(Event::DummyTaken { seat: maker, cards: Some(self.deal.dummy) });
+            self.phase = Phase::DummyDiscard;
+            self.turn = maker;
+            return;
+        }
         if self.alone
+            && self.rules.partnerships()
             && let Some(maker) = self.maker
         {
             let partner = maker.partner();
@@ -638,6 +705,7 @@ impl Hand {
 
     fn play_card(&mut self, seat: Seat, card: Card, sink: &mut impl EventSink) {
         self.holding[seat.index()].remove(card);
+        self.played.insert(card);
         if self.trick.is_empty() {
             self.trick.led = self.trump.map(|trump| trump::effective_suit(card, trump));
         }
@@ -653,7 +721,7 @@ impl Hand {
         let position = trump::trick_winner(self.trick.cards(), trump);
         let winner = self.trick.seats[position];
         self.tricks_played += 1;
-        self.tricks_won[winner.team().index()] += 1;
+        self.tricks_won[self.rules.team_of(winner)] += 1;
         sink.push(Event::TrickWon { seat: winner, number: self.tricks_played });
         if usize::from(self.tricks_played) == self.rules.hand_size() as usize {
             self.score();
@@ -664,7 +732,7 @@ impl Hand {
     }
 
     /// Gives every trick not yet won (the current one included) to `team`.
-    fn award_rest(&mut self, team: usize) {
+    fn award_rest(&mut self, team: Team) {
         let total = self.rules.hand_size() as u8;
         self.tricks_won[team] += total - self.tricks_played;
         self.tricks_played = total;
@@ -683,9 +751,9 @@ impl Hand {
             return;
         };
         let scoring = &self.rules.scoring;
-        let makers = maker.team().index();
+        let makers = self.rules.team_of(maker);
         let taken = self.tricks_won[makers];
-        let mut points = [0u8; 2];
+        let mut points = PerTeam::new(self.rules.teams());
         if taken >= 3 {
             points[makers] = match (taken == 5, self.alone) {
                 (true, true) => scoring.lone_march,
@@ -693,15 +761,23 @@ impl Hand {
                 (false, _) => scoring.made,
             };
         } else {
-            points[makers ^ 1] = match (self.alone, self.lone_defender) {
+            let euchre = match (self.alone, self.lone_defender) {
                 (true, Some(_)) => scoring.defender_alone_euchre,
                 (true, None) => scoring.lone_euchre,
                 (false, _) => scoring.euchre,
             };
+            // Every defending side scores: in the three-handed games each
+            // defender does.
+            for team in 0..self.rules.teams() {
+                if Team(team) != makers {
+                    points[Team(team)] = euchre;
+                }
+            }
         }
         self.phase = Phase::Finished;
         let outcome = HandOutcome::Played(PlayedHand {
             maker,
+            makers,
             trump,
             alone: self.alone,
             tricks: self.tricks_won,
@@ -728,23 +804,25 @@ impl Hand {
         }
         let mine = self.holding(seat);
         // Cards that might be anywhere but in the claimant's hand: everything
-        // not yet played, not his, and (to him) the kitty is as unknown as a hand.
-        let mut elsewhere = CardSet::EMPTY;
-        for other in Seat::all(self.rules.players).filter(|s| *s != seat) {
-            elsewhere = elsewhere.union(self.holding(other));
+        // not played, not his, and not known to him to be out of play. To him
+        // the kitty, an untaken dummy and others' discards are as unknown as
+        // a hand. An up-card nobody picked up is out of play and known to all.
+        let mut known_out = self.played.union(mine);
+        if self.discard.is_none() {
+            known_out.insert(self.deal.up_card);
         }
-        elsewhere = elsewhere.union(self.deal.kitty);
         if let Some(discard) = self.discard
-            && self.deal.dealer != seat
+            && self.deal.dealer == seat
         {
-            elsewhere.insert(discard);
+            known_out.insert(discard);
         }
-        if let Some(discard) = self.loner_discard
-            && self.maker != Some(seat)
-        {
-            elsewhere.insert(discard);
+        if self.maker == Some(seat) {
+            known_out = known_out.union(self.dummy_discards);
+            if let Some(discard) = self.loner_discard {
+                known_out.insert(discard);
+            }
         }
-        // A turned-down up-card is out of play and known to all: not elsewhere.
+        let elsewhere = self.rules.deck.cards().difference(known_out);
         let trumps = trump::suit_cards(trump, trump);
         let best_outside_trump =
             elsewhere.intersection(trumps).iter().map(|c| trump::power(c, trump)).max();

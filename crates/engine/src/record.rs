@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::action::{Action, HandOutcome, Seat, Team};
+use crate::action::{Action, HandOutcome, PerTeam, Seat, Team};
 use crate::deal::Deal;
 use crate::game::GameStart;
 use crate::rules::Rules;
@@ -33,6 +33,6 @@ pub struct GameRecord {
     pub seed: u64,
     pub start: GameStart,
     pub hands: Vec<HandRecord>,
-    pub scores: [u16; 2],
+    pub scores: PerTeam<u16>,
     pub winner: Option<Team>,
 }

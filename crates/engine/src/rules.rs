@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::action::{Seat, Team};
 use crate::card::{CardSet, Rank};
 
 /// A complete set of rules for one game.
@@ -12,8 +13,13 @@ use crate::card::{CardSet, Rank};
 #[serde(default, deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Rules {
-    /// Number of seats. Only the four-handed partnership game is built so far.
+    /// Number of seats: 4 (two partnerships), 3 or 2 (every player for
+    /// himself). Only the four-handed game has partners.
     pub players: u8,
+    /// The two- and three-handed games of sheet 000: a three-card dummy hand
+    /// is dealt, which the maker takes into his hand (discarding as many)
+    /// unless he goes alone, which there means playing without it.
+    pub dummy: bool,
     /// Which cards are in the pack.
     pub deck: Deck,
     /// The first side to reach this many points wins the game.
@@ -51,11 +57,13 @@ pub struct Rules {
     pub call_for_best: bool,
 }
 
-/// The pack: nine to ace (24), eight to ace (28) or seven to ace (32).
+/// The pack: ten to ace (20: the two-handed game of sheet 000 removes the
+/// nines), nine to ace (24), eight to ace (28) or seven to ace (32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Deck {
+    TenToAce,
     NineToAce,
     EightToAce,
     SevenToAce,
@@ -64,6 +72,7 @@ pub enum Deck {
 impl Deck {
     pub const fn lowest_rank(self) -> Rank {
         match self {
+            Deck::TenToAce => Rank::Ten,
             Deck::NineToAce => Rank::Nine,
             Deck::EightToAce => Rank::Eight,
             Deck::SevenToAce => Rank::Seven,
@@ -165,6 +174,7 @@ impl Default for Rules {
     fn default() -> Rules {
         Rules {
             players: 4,
+            dummy: false,
             deck: Deck::NineToAce,
             points_to_win: 10,
             all_pass: AllPass::Redeal,
@@ -202,16 +212,35 @@ pub enum Preset {
     /// Online play as in the euchre.com records: stick the dealer, the
     /// player left of the loner leads.
     Online,
+    /// Sheet 000's three-handed game: a three-card dummy for the maker, no
+    /// partnerships, each defender scores on a euchre (4 against a loner).
+    ThreeHanded,
+    /// Sheet 004's cutthroat: three players, the maker alone against the
+    /// other two, a march scores 3, each defender scores 2 on a euchre.
+    Cutthroat,
+    /// Sheet 000's two-handed game: the three-handed rules with the nines
+    /// removed (20 cards: the dummy and a seven-card kitty).
+    TwoHanded,
+    /// Sheet 004's two-player Euchre: the 24-card pack, five cards each, the
+    /// usual rules with two cards to a trick.
+    TwoHandedPlain,
+    /// Sheet 003 with the 32-card pack (seven to ace).
+    ClassicPiquet,
 }
 
 impl Preset {
-    pub const ALL: [Preset; 6] = [
+    pub const ALL: [Preset; 11] = [
         Preset::Standard,
         Preset::StickTheDealer,
         Preset::Tournament,
         Preset::Classic,
         Preset::Farmers,
         Preset::Online,
+        Preset::ThreeHanded,
+        Preset::Cutthroat,
+        Preset::TwoHanded,
+        Preset::TwoHandedPlain,
+        Preset::ClassicPiquet,
     ];
 
     pub fn name(self) -> &'static str {
@@ -222,6 +251,11 @@ impl Preset {
             Preset::Classic => "classic",
             Preset::Farmers => "farmers",
             Preset::Online => "online",
+            Preset::ThreeHanded => "three_handed",
+            Preset::Cutthroat => "cutthroat",
+            Preset::TwoHanded => "two_handed",
+            Preset::TwoHandedPlain => "two_handed_plain",
+            Preset::ClassicPiquet => "classic_piquet",
         }
     }
 
@@ -254,6 +288,26 @@ impl Preset {
                 loner_lead: LonerLead::LeftOfLoner,
                 ..standard
             },
+            Preset::ThreeHanded => Rules {
+                players: 3,
+                dummy: true,
+                all_pass: AllPass::StickTheDealer,
+                scoring: Scoring { lone_euchre: 4, ..Scoring::default() },
+                ..standard
+            },
+            Preset::Cutthroat => Rules {
+                players: 3,
+                scoring: Scoring { march: 3, ..Scoring::default() },
+                ..standard
+            },
+            Preset::TwoHanded => Rules {
+                players: 2,
+                dummy: true,
+                deck: Deck::TenToAce,
+                ..Preset::ThreeHanded.rules()
+            },
+            Preset::TwoHandedPlain => Rules { players: 2, ..standard },
+            Preset::ClassicPiquet => Rules { deck: Deck::SevenToAce, ..Preset::Classic.rules() },
         }
     }
 }
@@ -261,20 +315,46 @@ impl Preset {
 /// Rules that cannot be played.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RulesError {
-    #[error("{0} players is not supported yet: the four-handed partnership game is")]
+    #[error("{0} players: Euchre is played by 2, 3 or 4")]
     UnsupportedPlayers(u8),
     #[error("points_to_win must be at least 1")]
     NoTarget,
+    #[error("{0} needs partners: only the four-handed game has them")]
+    NeedsPartners(&'static str),
+    #[error("the dummy belongs to the two- and three-handed games")]
+    DummyNeedsFewerPlayers,
+    #[error("the pack is too small: {players} hands, a dummy and an up-card need {needed} cards")]
+    PackTooSmall { players: u8, needed: u32 },
 }
+
+/// Cards in the dummy hand, where there is one.
+pub const DUMMY_SIZE: u32 = 3;
 
 impl Rules {
     /// Checks that these rules describe a game the engine can play.
     pub fn validate(&self) -> Result<(), RulesError> {
-        if self.players != 4 {
+        if !(2..=4).contains(&self.players) {
             return Err(RulesError::UnsupportedPlayers(self.players));
         }
         if self.points_to_win == 0 {
             return Err(RulesError::NoTarget);
+        }
+        if !self.partnerships() {
+            let needs = [
+                (self.defend_alone, "defend alone"),
+                (self.canadian_loner, "the Canadian loner"),
+                (self.call_for_best, "call for best"),
+            ];
+            if let Some((_, option)) = needs.into_iter().find(|(on, _)| *on) {
+                return Err(RulesError::NeedsPartners(option));
+            }
+        }
+        if self.dummy && self.partnerships() {
+            return Err(RulesError::DummyNeedsFewerPlayers);
+        }
+        let needed = self.hand_size() * u32::from(self.players) + self.dummy_size() + 1;
+        if needed > self.deck.size() {
+            return Err(RulesError::PackTooSmall { players: self.players, needed });
         }
         Ok(())
     }
@@ -282,6 +362,33 @@ impl Rules {
     /// Cards each player holds after the deal.
     pub const fn hand_size(&self) -> u32 {
         5
+    }
+
+    /// Cards in the dummy hand (none without one).
+    pub const fn dummy_size(&self) -> u32 {
+        if self.dummy { DUMMY_SIZE } else { 0 }
+    }
+
+    /// Whether players sit in partnerships: the four-handed game only.
+    pub const fn partnerships(&self) -> bool {
+        self.players == 4
+    }
+
+    /// How many teams score: two partnerships, or one per player.
+    pub const fn teams(&self) -> u8 {
+        if self.partnerships() { 2 } else { self.players }
+    }
+
+    /// The team `seat` scores for.
+    pub const fn team_of(&self, seat: Seat) -> Team {
+        if self.partnerships() { Team(seat.0 & 1) } else { Team(seat.0) }
+    }
+
+    /// Whether a maker may go alone: without his partner, or without the
+    /// dummy. Cutthroat's maker always plays alone against the other two,
+    /// and the plain two-handed game has nobody to leave out.
+    pub const fn may_go_alone(&self) -> bool {
+        self.partnerships() || self.dummy
     }
 }
 
@@ -314,5 +421,39 @@ mod tests {
         assert!(Deck::NineToAce.farmers_cards().iter().all(|c| c.rank() <= Rank::Ten));
         assert!(Deck::SevenToAce.farmers_cards().iter().all(|c| c.rank() <= Rank::Eight));
         assert_eq!(Deck::EightToAce.size(), 28);
+        assert_eq!(Deck::TenToAce.size(), 20);
+    }
+
+    #[test]
+    fn options_that_need_partners_are_refused_without_them() {
+        let cutthroat = Preset::Cutthroat.rules();
+        assert_eq!(
+            Rules { defend_alone: true, ..cutthroat }.validate(),
+            Err(RulesError::NeedsPartners("defend alone"))
+        );
+        assert_eq!(
+            Rules { dummy: true, ..Rules::default() }.validate(),
+            Err(RulesError::DummyNeedsFewerPlayers)
+        );
+        assert_eq!(
+            Rules { players: 5, ..Rules::default() }.validate(),
+            Err(RulesError::UnsupportedPlayers(5))
+        );
+        // Three hands of five, a dummy and an up-card fit in 20 cards; four hands do not.
+        let small = Rules { deck: Deck::TenToAce, ..Rules::default() };
+        assert_eq!(small.validate(), Err(RulesError::PackTooSmall { players: 4, needed: 21 }));
+    }
+
+    #[test]
+    fn teams_are_partnerships_or_single_players() {
+        let four = Rules::default();
+        assert_eq!(four.teams(), 2);
+        assert_eq!(four.team_of(Seat(2)), Team(0));
+        assert_eq!(four.team_of(Seat(3)), Team(1));
+        let three = Preset::Cutthroat.rules();
+        assert_eq!(three.teams(), 3);
+        assert_eq!(three.team_of(Seat(2)), Team(2));
+        assert!(!three.may_go_alone());
+        assert!(Preset::ThreeHanded.rules().may_go_alone());
     }
 }

@@ -134,7 +134,10 @@ fn random_bid(hand: &Hand, seat: Seat, rng: &mut impl Rng) -> Action {
                     Action::DefendAlone
                 }
             }
-            Phase::DealerDiscard | Phase::LonerDiscard | Phase::PassingBest => {
+            Phase::DealerDiscard
+            | Phase::LonerDiscard
+            | Phase::DummyDiscard
+            | Phase::PassingBest => {
                 let held = hand.holding(seat);
                 let Some(card) = held.nth(rng.random_range(0..held.len().max(1))) else {
                     panic!("{seat} holds no card to discard or pass");
@@ -189,20 +192,24 @@ mod tests {
 
     fn check_played(rules: &Rules, played: &PlayedHand) {
         let tricks = played.tricks;
-        assert_eq!(tricks[0] + tricks[1], 5, "{played:?}");
-        let makers = played.maker.team().index();
+        assert_eq!(tricks.len(), usize::from(rules.teams()));
+        assert_eq!(tricks.iter().sum::<u8>(), 5, "{played:?}");
+        let makers = rules.team_of(played.maker);
+        assert_eq!(played.makers, makers);
         let scoring = rules.scoring;
-        let expected = match (tricks[makers], played.alone, played.lone_defender) {
-            (5, true, _) => (makers, scoring.lone_march),
-            (5, false, _) => (makers, scoring.march),
-            (3 | 4, _, _) => (makers, scoring.made),
-            (_, true, Some(_)) => (makers ^ 1, scoring.defender_alone_euchre),
-            (_, true, None) => (makers ^ 1, scoring.lone_euchre),
-            (_, false, _) => (makers ^ 1, scoring.euchre),
+        let (to_makers, points) = match (tricks[makers], played.alone, played.lone_defender) {
+            (5, true, _) => (true, scoring.lone_march),
+            (5, false, _) => (true, scoring.march),
+            (3 | 4, _, _) => (true, scoring.made),
+            (_, true, Some(_)) => (false, scoring.defender_alone_euchre),
+            (_, true, None) => (false, scoring.lone_euchre),
+            (_, false, _) => (false, scoring.euchre),
         };
-        let mut points = [0; 2];
-        points[expected.0] = expected.1;
-        assert_eq!(played.points, points, "{played:?}");
+        // The makers score, or else every other team does.
+        for (team, scored) in played.points.teams() {
+            let expected = if (team == makers) == to_makers { points } else { 0 };
+            assert_eq!(*scored, expected, "{played:?}");
+        }
     }
 
     #[test]
@@ -212,7 +219,7 @@ mod tests {
             let rules = preset.rules();
             let (mut played, mut alone) = (0, 0);
             for n in 0..2000u32 {
-                let dealer = Seat((n % 4) as u8);
+                let dealer = Seat((n % u32::from(rules.players)) as u8);
                 match random_hand(&rules, dealer, &mut rng) {
                     HandOutcome::Played(hand) => {
                         check_played(&rules, &hand);
@@ -222,9 +229,14 @@ mod tests {
                     HandOutcome::ThrownIn(_) => {}
                 }
             }
-            // Uniform bidding makes trump almost every hand, alone about half the time.
+            // Uniform bidding makes trump almost every hand, alone about half
+            // the time where going alone exists.
             assert!(played > 1900, "{preset:?}: {played} played");
-            assert!(alone > 500 && alone < played - 500, "{preset:?}: {alone}");
+            if rules.may_go_alone() {
+                assert!(alone > 500 && alone < played - 500, "{preset:?}: {alone}");
+            } else {
+                assert_eq!(alone, 0, "{preset:?}");
+            }
         }
     }
 
@@ -300,7 +312,8 @@ mod tests {
         for preset in Preset::ALL {
             let rules = preset.rules();
             for n in 0..60u32 {
-                let deal = Deal::shuffled(&rules, Seat((n % 4) as u8), &mut rng);
+                let deal =
+                    Deal::shuffled(&rules, Seat((n % u32::from(rules.players)) as u8), &mut rng);
                 let mut hand = Hand::new(rules, deal);
                 loop {
                     let seat = hand.turn().unwrap_or(Seat(0));
@@ -331,15 +344,28 @@ mod tests {
         let mut rng = SmallRng::seed_from_u64(6);
         for preset in Preset::ALL {
             let rules = preset.rules();
-            let mut hand = Hand::new(rules, Deal::shuffled(&rules, Seat(2), &mut rng));
+            let mut hand = Hand::new(rules, Deal::shuffled(&rules, Seat(1), &mut rng));
             let mut positions = vec![hand];
-            for seat in [3, 0, 1, 2, 3, 0, 1] {
-                hand.apply(Seat(seat), Action::Pass).expect("a pass");
+            // Everybody passes round one and all but the last of round two.
+            for _ in 0..2 * rules.players - 1 {
+                let seat = hand.turn().expect("bidding");
+                hand.apply(seat, Action::Pass).expect("a pass");
                 positions.push(hand);
             }
             let mut ordered = positions[0];
-            ordered.apply(Seat(3), Action::OrderUp { alone: false }).expect("order up");
+            let first = ordered.turn().expect("bidding");
+            ordered.apply(first, Action::OrderUp { alone: false }).expect("order up");
             positions.push(ordered);
+            // The dealer's discard done, the maker's dummy discards follow.
+            let mut after = ordered;
+            while after.phase() == Phase::DealerDiscard || after.phase() == Phase::DummyDiscard {
+                let seat = after.turn().expect("discarding");
+                let discard = after.legal_actions(seat).as_slice()[0];
+                after.apply(seat, discard).expect("a discard");
+                positions.push(after);
+            }
+            // Bidding and discarding positions only: card play is drawn elsewhere.
+            positions.retain(|position| position.phase() != Phase::Playing);
             for position in positions {
                 let seat = position.turn().expect("a seat to act");
                 let mut legal: Vec<Action> = position.legal_actions(seat).as_slice().to_vec();

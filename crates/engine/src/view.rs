@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::action::{Action, HandOutcome, Seat, Team, Viewer};
+use crate::action::{Action, HandOutcome, PerTeam, Seat, Team, Viewer};
 use crate::card::{Card, Suit};
 use crate::game::Game;
 use crate::hand::Phase;
@@ -31,7 +31,7 @@ pub struct GameView {
     pub dealer: Seat,
     pub phase: Phase,
     pub turn: Option<Seat>,
-    pub scores: [u16; 2],
+    pub scores: PerTeam<u16>,
     pub winner: Option<Team>,
     pub up_card: Card,
     /// True once the dealer has taken the up-card into his hand.
@@ -57,7 +57,11 @@ pub struct GameView {
     pub bids: Vec<(Seat, Action)>,
     /// This hand's tricks so far, the one in progress last.
     pub tricks: Vec<TrickView>,
-    pub tricks_won: [u8; 2],
+    pub tricks_won: PerTeam<u8>,
+    /// Whether the maker took the dummy (the games with a dummy).
+    pub dummy_taken: bool,
+    /// The maker's discards after taking the dummy, shown to him alone.
+    pub dummy_discards: Option<Vec<Card>>,
     /// How the previous hand ended, if there was one.
     pub last_outcome: Option<HandOutcome>,
 }
@@ -112,7 +116,11 @@ impl GameView {
             hand_sizes,
             discard: own_seat.filter(|seat| *seat == hand.dealer()).and(hand.discard()),
             passed_card: own_seat
-                .filter(|seat| hand.maker().is_some_and(|m| m == *seat || m.partner() == *seat))
+                .filter(|seat| {
+                    let partnership = game.rules().partnerships();
+                    hand.maker()
+                        .is_some_and(|m| m == *seat || (partnership && m.partner() == *seat))
+                })
                 .and(hand.passed_card()),
             loner_discard: own_seat
                 .filter(|seat| hand.maker() == Some(*seat))
@@ -120,6 +128,10 @@ impl GameView {
             bids,
             tricks: tricks_of(current, hand.trump(), sitting_out_count(hand), game.rules().players),
             tricks_won: hand.tricks_won(),
+            dummy_taken: hand.dummy_taken(),
+            dummy_discards: own_seat
+                .filter(|seat| hand.maker() == Some(*seat) && hand.dummy_taken())
+                .map(|_| hand.dummy_discards().to_vec()),
             last_outcome,
         }
     }

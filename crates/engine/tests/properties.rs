@@ -21,6 +21,13 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
         any::<bool>(),
         (2u8..=4, 1u8..=5, 2u8..=6),
         (any::<bool>(), any::<bool>(), any::<bool>()),
+        proptest::sample::select(vec![
+            Preset::Standard,
+            Preset::ThreeHanded,
+            Preset::Cutthroat,
+            Preset::TwoHanded,
+            Preset::TwoHandedPlain,
+        ]),
     )
         .prop_map(
             |(
@@ -35,34 +42,42 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
                 draw,
                 (lone_euchre, lone_march, defender_alone_euchre),
                 (canadian_loner, defend_alone, call_for_best),
-            )| Rules {
-                players: 4,
-                deck,
-                points_to_win: points,
-                all_pass: if stick { AllPass::StickTheDealer } else { AllPass::Redeal },
-                scoring: Scoring {
-                    lone_euchre,
-                    lone_march,
-                    defender_alone_euchre,
-                    ..Scoring::default()
-                },
-                dealer_may_discard_up_card: discard_up,
-                dealer_picks_up_for_partner_loner: pickup,
-                turned_down_suit: if as_pass {
-                    TurnedDownSuit::CountsAsPass
-                } else {
-                    TurnedDownSuit::Rejected
-                },
-                loner_lead: if left_of_loner {
-                    LonerLead::LeftOfLoner
-                } else {
-                    LonerLead::LeftOfDealer
-                },
-                farmers_hand: farmers,
-                first_dealer: if draw { FirstDealer::Draw } else { FirstDealer::FirstJack },
-                canadian_loner,
-                defend_alone,
-                call_for_best,
+                form,
+            )| {
+                // The game form (seats, dummy) from a preset; options that
+                // need partners only where there are partners.
+                let form = form.rules();
+                let partners = form.partnerships();
+                Rules {
+                    players: form.players,
+                    dummy: form.dummy,
+                    deck,
+                    points_to_win: points,
+                    all_pass: if stick { AllPass::StickTheDealer } else { AllPass::Redeal },
+                    scoring: Scoring {
+                        lone_euchre,
+                        lone_march,
+                        defender_alone_euchre,
+                        ..Scoring::default()
+                    },
+                    dealer_may_discard_up_card: discard_up,
+                    dealer_picks_up_for_partner_loner: pickup,
+                    turned_down_suit: if as_pass {
+                        TurnedDownSuit::CountsAsPass
+                    } else {
+                        TurnedDownSuit::Rejected
+                    },
+                    loner_lead: if left_of_loner {
+                        LonerLead::LeftOfLoner
+                    } else {
+                        LonerLead::LeftOfDealer
+                    },
+                    farmers_hand: farmers,
+                    first_dealer: if draw { FirstDealer::Draw } else { FirstDealer::FirstJack },
+                    canadian_loner: canadian_loner && partners,
+                    defend_alone: defend_alone && partners,
+                    call_for_best: call_for_best && partners,
+                }
             },
         );
     prop_oneof![presets, options]
@@ -114,17 +129,21 @@ fn random_game(rules: Rules, seed: u64, max_actions: usize) -> Game {
 }
 
 /// The points a played hand is worth, from first principles.
-fn expected_points(played: &PlayedHand, scoring: &Scoring) -> [u8; 2] {
-    let makers = played.maker.team().index();
+fn expected_points(played: &PlayedHand, rules: &Rules) -> PerTeam<u8> {
+    let scoring = &rules.scoring;
+    let makers = rules.team_of(played.maker);
     let taken = played.tricks[makers];
-    let mut points = [0, 0];
+    let mut points = PerTeam::new(rules.teams());
+    let defenders = (0..rules.teams()).map(Team).filter(|team| *team != makers);
     match (taken, played.alone, played.lone_defender) {
         (5, true, _) => points[makers] = scoring.lone_march,
         (5, false, _) => points[makers] = scoring.march,
         (3 | 4, _, _) => points[makers] = scoring.made,
-        (_, true, Some(_)) => points[1 - makers] = scoring.defender_alone_euchre,
-        (_, true, None) => points[1 - makers] = scoring.lone_euchre,
-        (_, false, _) => points[1 - makers] = scoring.euchre,
+        (_, true, Some(_)) => {
+            defenders.for_each(|team| points[team] = scoring.defender_alone_euchre)
+        }
+        (_, true, None) => defenders.for_each(|team| points[team] = scoring.lone_euchre),
+        (_, false, _) => defenders.for_each(|team| points[team] = scoring.euchre),
     }
     points
 }
@@ -136,7 +155,7 @@ proptest! {
     fn random_games_add_up(rules in rules_strategy(), seed in any::<u64>()) {
         let game = random_game(rules, seed, 5_000);
         let record = game.record();
-        let mut totals = [0u16; 2];
+        let mut totals = PerTeam::<u16>::new(rules.teams());
         for hand in &record.hands {
             let mut seen = CardSet::EMPTY;
             let mut plays = 0;
@@ -148,37 +167,49 @@ proptest! {
             for step in &hand.actions {
                 if let Action::Play { card } = step.action {
                     prop_assert!(!seen.contains(card), "{card} played twice");
+                    let maker = match hand.outcome {
+                        Some(HandOutcome::Played(played)) => Some(played.maker),
+                        _ => None,
+                    };
                     prop_assert!(hand.deal.hands[step.seat.index()].contains(card)
                         || (card == hand.deal.up_card && step.seat == hand.deal.dealer)
-                        || passed == Some((step.seat, card)));
+                        || passed == Some((step.seat, card))
+                        || (hand.deal.dummy.contains(card) && maker == Some(step.seat)));
                     seen.insert(card);
                     plays += 1;
                 }
             }
             match hand.outcome {
                 Some(HandOutcome::Played(played)) => {
-                    prop_assert_eq!(played.tricks[0] + played.tricks[1], 5);
-                    prop_assert_eq!(played.points, expected_points(&played, &rules.scoring));
+                    prop_assert_eq!(played.tricks.iter().sum::<u8>(), 5);
+                    prop_assert_eq!(played.points, expected_points(&played, &rules));
                     let conceded_or_claimed = hand.actions.iter().any(|s| matches!(s.action, Action::Claim | Action::Concede));
                     if !conceded_or_claimed {
-                        let per_trick = 4 - u32::from(played.alone) - u32::from(played.lone_defender.is_some());
+                        let sitting_out = u32::from(played.alone && rules.partnerships())
+                            + u32::from(played.lone_defender.is_some());
+                        let per_trick = u32::from(rules.players) - sitting_out;
                         prop_assert_eq!(plays, 5 * per_trick);
                     }
                 }
                 Some(HandOutcome::ThrownIn(_)) => prop_assert_eq!(plays, 0),
                 None => prop_assert!(std::ptr::eq(hand, record.hands.last().expect("a hand"))),
             }
-            for (total, points) in totals.iter_mut().zip(hand.outcome.map(|o| o.points()).unwrap_or_default()) {
-                *total += u16::from(points);
+            if let Some(points) = hand.outcome.and_then(|o| o.points()) {
+                for (team, points) in points.teams() {
+                    totals[team] += u16::from(*points);
+                }
             }
         }
         prop_assert_eq!(totals, game.scores());
         let target = u16::from(rules.points_to_win);
         if let Some(team) = game.winner() {
-            prop_assert!(totals[team.index()] >= target);
-            prop_assert!(totals[1 - team.index()] < target);
+            // The winner reached the target and leads alone.
+            prop_assert!(totals[team] >= target);
+            prop_assert!(totals.teams().all(|(other, t)| other == team || *t < totals[team]));
         } else {
-            prop_assert!(totals.iter().all(|t| *t < target));
+            // Nobody has won: below the target, or level at the top.
+            let best = totals.iter().max().copied().unwrap_or(0);
+            prop_assert!(best < target || totals.iter().filter(|t| **t == best).count() > 1);
         }
         // The record replays to the very same game.
         let replayed = Game::replay(record).expect("the record replays");
@@ -274,6 +305,9 @@ fn allowed_cards(game: &Game, viewer: Viewer, public: CardSet) -> CardSet {
             allowed.insert(discard);
         }
         if let Some(maker) = hand.maker() {
+            if seat == maker && hand.dummy_taken() {
+                allowed = allowed.union(hand.deal().dummy);
+            }
             if let Some(card) =
                 hand.passed_card().filter(|_| seat == maker || seat == maker.partner())
             {

@@ -1,4 +1,5 @@
-//! Table-driven tests of every rule, option and error of the four-handed game.
+//! Table-driven tests of every rule, option and error: the four-handed game
+//! first, then the two- and three-handed games.
 
 use euchre_engine::card::parse_cards;
 use euchre_engine::*;
@@ -384,7 +385,10 @@ fn a_loner_euchred_by_a_lone_defender_gives_four() {
     let mut h = hand(defend_rules());
     run(&mut h, &[(0, ORDER_ALONE), (3, discard("9d")), (1, DEFEND), (0, Action::Concede)]);
     let p = played(&h);
-    assert_eq!((p.tricks, p.points, p.lone_defender), ([0, 5], [0, 4], Some(Seat(1))));
+    assert_eq!(
+        (p.tricks.as_slice(), p.points.as_slice(), p.lone_defender),
+        (&[0, 5][..], &[0, 4][..], Some(Seat(1)))
+    );
     // A march against a lone defender is an ordinary lone march.
     let mut h = hand(defend_rules());
     run(&mut h, &[(0, ORDER_ALONE), (3, discard("9d")), (1, DEFEND), (0, Action::Claim)]);
@@ -580,16 +584,16 @@ fn scored(rules: Rules, alone: bool, finish: (u8, Action)) -> PlayedHand {
 #[test]
 fn a_march_scores_two_and_a_lone_march_four() {
     let h = scored(Rules::default(), false, (0, Action::Claim));
-    assert_eq!((h.tricks, h.points), ([5, 0], [2, 0]));
+    assert_eq!((h.tricks.as_slice(), h.points.as_slice()), (&[5, 0][..], &[2, 0][..]));
     assert!(h.march());
     let h = scored(Rules::default(), true, (0, Action::Claim));
-    assert_eq!((h.tricks, h.points), ([5, 0], [4, 0]));
+    assert_eq!((h.tricks.as_slice(), h.points.as_slice()), (&[5, 0][..], &[4, 0][..]));
 }
 
 #[test]
 fn a_euchre_scores_two_and_a_lone_euchre_two_or_four() {
     let h = scored(Rules::default(), false, (0, Action::Concede));
-    assert_eq!((h.tricks, h.points), ([0, 5], [0, 2]));
+    assert_eq!((h.tricks.as_slice(), h.points.as_slice()), (&[0, 5][..], &[0, 2][..]));
     assert!(h.euchred());
     let h = scored(Rules::default(), true, (0, Action::Concede));
     assert_eq!(h.points, [0, 2]);
@@ -632,7 +636,11 @@ fn three_or_four_tricks_score_one_alone_or_not() {
         assert_eq!(h.tricks_won(), [3, 0]);
         run(&mut h, &[(0, Action::Concede)]);
         let p = played(&h);
-        assert_eq!((p.tricks, p.points), ([3, 2], [1, 0]), "alone: {is_alone}");
+        assert_eq!(
+            (p.tricks.as_slice(), p.points.as_slice()),
+            (&[3, 2][..], &[1, 0][..]),
+            "alone: {is_alone}"
+        );
     }
 }
 
@@ -811,7 +819,10 @@ fn the_game_is_won_at_the_target_and_then_refuses_actions() {
     // Lone marches: 4 for team 0, 4 for team 1, then team 0 reaches 8.
     assert_eq!(game.scores(), [8, 4]);
     assert_eq!(game.winner(), Some(Team(0)));
-    assert!(last.contains(&Event::GameWon { team: Team(0), scores: [8, 4] }));
+    assert!(last.contains(&Event::GameWon {
+        team: Team(0),
+        scores: PerTeam::from_slice(&[8, 4]).expect("two teams")
+    }));
     assert_eq!(game.apply(Seat(0), PASS), Err(RuleError::GameOver));
     assert!(game.legal_actions(Seat(0)).is_empty());
     // The record replays to the same end.
@@ -853,8 +864,179 @@ fn new_games_are_deterministic_from_the_seed() {
 
 #[test]
 fn unsupported_rules_are_refused() {
-    let rules = Rules { players: 3, ..Rules::default() };
+    let rules = Rules { players: 5, ..Rules::default() };
+    assert!(Game::new(rules, 0).is_err());
+    let rules = Rules { defend_alone: true, ..Preset::Cutthroat.rules() };
     assert!(Game::new(rules, 0).is_err());
     let rules = Rules { points_to_win: 0, ..Rules::default() };
     assert!(Game::new(rules, 0).is_err());
+}
+
+// ---- The two- and three-handed games ------------------------------------------
+
+/// Sheet 000's three-handed deal: dealer 2, so seat 0 bids and leads first.
+/// Seat 0 holds the top clubs, seat 1 spades, seat 2 hearts; the dummy three
+/// diamonds; the 9 of clubs is turned up.
+fn three_handed(rules: Rules) -> Hand {
+    let hands = ["Jc Js Ac Kc Qc", "9s Ts Qs Ks As", "9h Th Jh Qh Kh", ""];
+    let hands = hands.map(|text| cards(text).into_iter().collect::<CardSet>());
+    let dummy = cards("9d Td Jd").into_iter().collect();
+    let deal = Deal::with_dummy(&rules, Seat(2), hands, dummy, card("9c")).expect("a valid deal");
+    Hand::new(rules, deal)
+}
+
+/// The same hands without a dummy, for cutthroat.
+fn cutthroat(rules: Rules) -> Hand {
+    let deal = deal_of(&rules, 2, ["Jc Js Ac Kc Qc", "9s Ts Qs Ks As", "9h Th Jh Qh Kh", ""], "9c");
+    Hand::new(rules, deal)
+}
+
+/// Seat 0 leads the top clubs, seat 1 spades, seat 2 hearts (or its last club).
+fn clubs_run(hand: &mut Hand, seat_two: [&str; 5]) {
+    let leads = ["Jc", "Js", "Ac", "Kc", "Qc"];
+    let ones = ["9s", "Ts", "Qs", "Ks", "As"];
+    for trick in 0..5 {
+        run(hand, &[(0, play(leads[trick])), (1, play(ones[trick])), (2, play(seat_two[trick]))]);
+    }
+}
+
+#[test]
+fn three_handed_maker_takes_the_dummy_and_discards_three() {
+    let mut h = three_handed(Preset::ThreeHanded.rules());
+    let events = run(&mut h, &[(0, ORDER), (2, discard("9h"))]);
+    // The dealer picked up and discarded first; then the maker took the dummy.
+    assert!(events.contains(&Event::DummyTaken {
+        seat: Seat(0),
+        cards: Some(cards("9d Td Jd").into_iter().collect())
+    }));
+    assert_eq!(h.phase(), Phase::DummyDiscard);
+    assert_eq!(h.holding(Seat(0)).len(), 8);
+    // Only the maker sees the dummy.
+    for (viewer, sees) in [(Viewer::Seat(Seat(0)), true), (Viewer::Seat(Seat(1)), false)] {
+        let seen = events
+            .iter()
+            .map(|e| e.for_viewer(viewer).cards())
+            .fold(CardSet::EMPTY, CardSet::union);
+        assert_eq!(seen.contains(card("Jd")), sees);
+    }
+    rejects(&mut h, 0, play("Jc"), "not_now");
+    rejects(&mut h, 0, discard("Ah"), "card_not_in_hand");
+    run(&mut h, &[(0, discard("9d")), (0, discard("Td"))]);
+    assert_eq!(h.phase(), Phase::DummyDiscard);
+    run(&mut h, &[(0, discard("Jd"))]);
+    assert_eq!((h.phase(), h.turn()), (Phase::Playing, Some(Seat(0))));
+    assert_eq!(h.dummy_discards().len(), 3);
+    // Seat 2 holds the up-card, the only trump he has: he must follow with it.
+    run(&mut h, &[(0, play("Jc")), (1, play("9s"))]);
+    rejects(&mut h, 2, play("Th"), "must_follow_suit");
+    run(&mut h, &[(2, play("9c"))]);
+    for (lead, one, two) in
+        [("Js", "Ts", "Th"), ("Ac", "Qs", "Jh"), ("Kc", "Ks", "Qh"), ("Qc", "As", "Kh")]
+    {
+        run(&mut h, &[(0, play(lead)), (1, play(one)), (2, play(two))]);
+    }
+    let p = played(&h);
+    assert_eq!((p.tricks.as_slice(), p.points.as_slice()), (&[5, 0, 0][..], &[2, 0, 0][..]));
+}
+
+#[test]
+fn three_handed_euchre_scores_each_defender_and_alone_skips_the_dummy() {
+    // Seat 1 makes clubs holding none: both defenders score the euchre.
+    let mut h = three_handed(Preset::ThreeHanded.rules());
+    run(&mut h, &[(0, PASS), (1, ORDER), (2, discard("9h"))]);
+    run(&mut h, &[(1, discard("9d")), (1, discard("Td")), (1, discard("Jd"))]);
+    clubs_run(&mut h, ["9c", "Th", "Jh", "Qh", "Kh"]);
+    let p = played(&h);
+    assert_eq!((p.tricks.as_slice(), p.points.as_slice()), (&[5, 0, 0][..], &[2, 0, 2][..]));
+    assert!(p.euchred());
+
+    // Alone: no dummy, nobody sits out, three cards to a trick, a lone march scores 4.
+    let mut h = three_handed(Preset::ThreeHanded.rules());
+    let events = run(&mut h, &[(0, ORDER_ALONE), (2, discard("9h"))]);
+    assert!(!events.iter().any(|e| matches!(e, Event::DummyTaken { .. })));
+    assert_eq!((h.phase(), h.sitting_out()), (Phase::Playing, None));
+    clubs_run(&mut h, ["9c", "Th", "Jh", "Qh", "Kh"]);
+    assert_eq!(played(&h).points, [4, 0, 0]);
+}
+
+#[test]
+fn the_dealer_maker_discards_for_the_up_card_before_the_dummy() {
+    let mut h = three_handed(Preset::ThreeHanded.rules());
+    run(&mut h, &[(0, PASS), (1, PASS), (2, ORDER)]);
+    assert_eq!((h.phase(), h.holding(Seat(2)).len()), (Phase::DealerDiscard, 6));
+    run(&mut h, &[(2, discard("9h"))]);
+    assert_eq!((h.phase(), h.holding(Seat(2)).len()), (Phase::DummyDiscard, 8));
+    run(&mut h, &[(2, discard("Th")), (2, discard("9d")), (2, discard("Td"))]);
+    assert_eq!((h.phase(), h.holding(Seat(2)).len()), (Phase::Playing, 5));
+}
+
+#[test]
+fn cutthroat_maker_plays_alone_a_march_scores_three() {
+    let rules = Preset::Cutthroat.rules();
+    let mut h = cutthroat(rules);
+    rejects(&mut h, 0, ORDER_ALONE, "no_going_alone");
+    assert!(!h.legal_actions(Seat(0)).as_slice().contains(&ORDER_ALONE));
+    run(&mut h, &[(0, ORDER), (2, discard("9h"))]);
+    assert_eq!(h.phase(), Phase::Playing);
+    clubs_run(&mut h, ["9c", "Th", "Jh", "Qh", "Kh"]);
+    assert_eq!(played(&h).points, [3, 0, 0]);
+}
+
+#[test]
+fn cutthroat_euchre_and_concessions() {
+    let rules = Preset::Cutthroat.rules();
+    let mut h = cutthroat(rules);
+    run(&mut h, &[(0, PASS), (1, ORDER), (2, discard("9h"))]);
+    // A defender may not concede for both defenders; the maker may.
+    rejects(&mut h, 2, Action::Concede, "only_maker_concedes");
+    assert!(h.legal_actions(Seat(1)).as_slice().contains(&Action::Concede));
+    run(&mut h, &[(1, Action::Concede)]);
+    let p = played(&h);
+    assert_eq!(p.points, [2, 0, 2]);
+    assert!(p.euchred());
+}
+
+#[test]
+fn level_at_the_top_past_the_target_plays_on() {
+    // Cutthroat to 2: one euchre gives both defenders 2, level, so nobody has won.
+    let rules = Rules { points_to_win: 2, ..Preset::Cutthroat.rules() };
+    let first = *cutthroat(rules).deal();
+    let start = GameStart { dealer: Seat(2), seating: [0, 1, 2, 3], shown: Vec::new() };
+    let mut game = Game::with_deals(rules, 9, start, vec![first]).expect("valid");
+    for (seat, action) in [(0, PASS), (1, ORDER), (2, discard("9h")), (1, Action::Concede)] {
+        game.apply(Seat(seat), action).expect("legal");
+    }
+    assert_eq!(game.scores(), [2, 0, 2]);
+    assert_eq!(game.winner(), None);
+    assert_eq!(game.hand_number(), 1);
+    assert!(game.turn().is_some());
+}
+
+#[test]
+fn two_handed_games_play_two_cards_to_a_trick() {
+    // Sheet 000: nines out, a dummy, a seven-card kitty (six and the up-card).
+    let rules = Preset::TwoHanded.rules();
+    let hands = ["Jc Js Ac Kc Qc", "Th Jh Qh Kh Ah", "", ""]
+        .map(|text| cards(text).into_iter().collect::<CardSet>());
+    let dummy = cards("Td Jd Qd").into_iter().collect();
+    let deal = Deal::with_dummy(&rules, Seat(1), hands, dummy, card("Tc")).expect("valid");
+    assert_eq!(deal.kitty.len() + 1, 7);
+    let mut h = Hand::new(rules, deal);
+    run(&mut h, &[(0, ORDER), (1, discard("Th"))]);
+    run(&mut h, &[(0, discard("Td")), (0, discard("Jd")), (0, discard("Qd"))]);
+    for (lead, answer) in [("Jc", "Tc"), ("Js", "Jh"), ("Ac", "Qh"), ("Kc", "Kh"), ("Qc", "Ah")] {
+        run(&mut h, &[(0, play(lead)), (1, play(answer))]);
+    }
+    assert_eq!(played(&h).points, [2, 0]);
+
+    // Sheet 004: the plain pack, five cards each, nobody to go alone without.
+    let rules = Preset::TwoHandedPlain.rules();
+    let mut h =
+        Hand::new(rules, deal_of(&rules, 1, ["Jc Js Ac Kc Qc", "9h Th Jh Qh Kh", "", ""], "9c"));
+    rejects(&mut h, 0, ORDER_ALONE, "no_going_alone");
+    run(&mut h, &[(0, ORDER), (1, discard("9h"))]);
+    for (lead, answer) in [("Jc", "9c"), ("Js", "Th"), ("Ac", "Jh"), ("Kc", "Qh"), ("Qc", "Kh")] {
+        run(&mut h, &[(0, play(lead)), (1, play(answer))]);
+    }
+    assert_eq!(played(&h).points, [2, 0]);
 }

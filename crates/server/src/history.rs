@@ -577,8 +577,8 @@ fn hand_view(
         tricks.push(TrickView { plays, winner: None });
     }
     if let Some(outcome) = hand.outcome {
-        for (score, points) in scores.iter_mut().zip(outcome.points()) {
-            *score = score.saturating_add(u16::from(points));
+        for (score, points) in scores.iter_mut().zip(outcome.points().iter().flatten()) {
+            *score = score.saturating_add(u16::from(*points));
         }
     }
     let actions = hand
@@ -798,7 +798,7 @@ pub fn import_writes(id: &str, record: &GameRecord, names: &[String], at: Millis
     }
     writes.push(Write::MatchEnded {
         match_id: id.to_owned(),
-        scores: record.scores,
+        scores: euchre_store::partnership_scores(record.scores),
         winner: record.winner.map(|team| team.0),
         at,
     });
@@ -1036,7 +1036,7 @@ mod tests {
             seats,
             started_at: 1,
             ended_at: ended.then_some(2),
-            scores: record.scores,
+            scores: euchre_store::partnership_scores(record.scores),
             winner: record.winner.map(|team| team.0),
         };
         MatchDetail { summary, record }
@@ -1114,11 +1114,11 @@ mod tests {
                 for winner in shown.tricks.iter().filter_map(|t| t.winner) {
                     tricks[usize::from(winner % 2)] += 1;
                 }
-                assert_eq!(tricks, played.tricks);
+                assert_eq!(played.tricks, tricks);
             }
         }
         let last = view.hands.last().expect("hands");
-        assert_eq!(last.scores, record.scores);
+        assert_eq!(record.scores, last.scores);
     }
 
     #[test]
@@ -1191,7 +1191,7 @@ mod tests {
     #[test]
     fn imports_keep_every_step_and_refuse_what_a_match_cannot_be() {
         let (record, names) = parse_import(&fixture("MotE_W5_G1")).expect("importable");
-        assert_eq!((record.scores, record.winner.map(|t| t.0)), ([10, 3], Some(0)));
+        assert_eq!((record.scores.as_slice(), record.winner.map(|t| t.0)), (&[10, 3][..], Some(0)));
         let writes = import_writes("m1", &record, &names, 5);
         assert!(matches!(&writes[0], Write::MatchStarted { table_id, seats, .. }
             if table_id == IMPORT_TABLE && seats.iter().all(|s| s.player_id.is_none() && s.bot.is_none())));

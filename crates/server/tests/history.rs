@@ -284,7 +284,7 @@ async fn played_and_imported_matches_are_listed_shown_replayed_and_exported() {
             assert_eq!(shown["hands"], serde_json::to_value(hand.deal.hands).expect("json"));
             assert_eq!(shown["kitty"], serde_json::to_value(hand.deal.kitty).expect("json"));
         }
-        assert_eq!(scores(&hands.last().expect("a hand")["scores"]), game.scores());
+        assert_eq!(game.scores(), scores(&hands.last().expect("a hand")["scores"]));
 
         // As EGN, when EGN can say it: claims and concessions it cannot.
         let answer = get(&server, &format!("/api/matches/{id}/egn")).await;

@@ -184,7 +184,7 @@ async fn the_table_plays_on_while_the_database_is_away_and_nothing_is_lost() {
     .fetch_one(&mut db)
     .await
     .expect("the finished match is stored");
-    assert_eq!([score0 as u16, score1 as u16], winner_scores);
+    assert_eq!(winner_scores, [score0 as u16, score1 as u16]);
     assert!(winner.is_some());
     let (stored,): (i64,) = sqlx::query_as(
         "SELECT COUNT(*) FROM actions a JOIN matches m ON m.id = a.match_id WHERE m.table_id = $1",

@@ -15,8 +15,19 @@
 use std::fmt;
 
 use async_trait::async_trait;
-use euchre_engine::{Action, Deal, GameRecord, GameStart, HandOutcome, Rules};
+use euchre_engine::{Action, Deal, GameRecord, GameStart, HandOutcome, PerTeam, Rules};
 use serde::{Deserialize, Serialize};
+
+/// A game's scores as the store keeps them: two partnerships (`score0`,
+/// `score1`). Tables offer only partnership games so far
+/// (`TableSettings::resolve_rules`); a third team would need a column.
+pub fn partnership_scores(scores: PerTeam<u16>) -> [u16; 2] {
+    let mut pair = [0; 2];
+    for (slot, score) in pair.iter_mut().zip(scores.iter()) {
+        *slot = *score;
+    }
+    pair
+}
 
 pub mod journal;
 pub mod postgres;

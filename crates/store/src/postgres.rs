@@ -179,7 +179,7 @@ impl<'w> Bulk<'w> {
                 actions.ats.push(*at);
             }
             Write::HandEnded { match_id, number, outcome, at } => {
-                let [points0, points1] = outcome.points();
+                let [points0, points1] = sql::partnership_points(outcome);
                 let ends = &mut self.ends;
                 ends.match_ids.push(match_id.clone());
                 ends.numbers.push(i64::from(*number));

@@ -12,8 +12,8 @@
 use std::collections::HashMap;
 
 use euchre_engine::{
-    Action, Deal, Game, GameRecord, GameStart, HandOutcome, HandRecord, Rules, Seat, SeatAction,
-    Team,
+    Action, Deal, Game, GameRecord, GameStart, HandOutcome, HandRecord, PerTeam, Rules, Seat,
+    SeatAction, Team,
 };
 use sqlx::types::Json;
 
@@ -286,7 +286,7 @@ pub(crate) fn match_record(
         seed: from_db_u64(row.seed),
         start: row.start.0.clone(),
         hands: Vec::with_capacity(hands.len()),
-        scores: [0, 0],
+        scores: PerTeam::new(row.rules.0.teams()),
         winner: None,
     };
     for (expected, hand) in hands.into_iter().enumerate() {
@@ -384,14 +384,14 @@ pub(crate) fn player_stats(
             continue;
         }
         let seat = Seat(narrow(row.seat, "seat")?);
-        let team = seat.team();
+        let team = partnership_team(seat);
         let scores: [u32; 2] = [narrow(row.score0, "score")?, narrow(row.score1, "score")?];
         stats.played += 1;
         if row.winner == Some(i64::from(team.0)) {
             stats.won += 1;
         }
         stats.points_for += scores[team.index()];
-        stats.points_against += scores[team.other().index()];
+        stats.points_against += scores[1 - team.index()];
         seats.insert(row.id, seat);
     }
     for row in hands {
@@ -399,8 +399,8 @@ pub(crate) fn player_stats(
         else {
             continue;
         };
-        let ours: Team = seat.team();
-        let makers = played.maker.team();
+        let ours: Team = partnership_team(*seat);
+        let makers = played.makers;
         if played.euchred() {
             if makers == ours {
                 stats.euchres_suffered += 1;
@@ -416,6 +416,17 @@ pub(crate) fn player_stats(
         }
     }
     Ok(stats)
+}
+
+/// The store keeps partnership games (two teams, `score0` and `score1`):
+/// tables offer no others yet (see `TableSettings::resolve_rules`).
+fn partnership_team(seat: Seat) -> Team {
+    Team(seat.0 & 1)
+}
+
+/// A hand's points as the two partnerships' columns (none when thrown in).
+pub(crate) fn partnership_points(outcome: &HandOutcome) -> [u8; 2] {
+    outcome.points().map_or([0, 0], |points| [points[0], points[1]])
 }
 
 pub(crate) fn live_table(

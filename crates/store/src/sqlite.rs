@@ -19,7 +19,7 @@ use sqlx::sqlite::{
 };
 use sqlx::types::Json;
 
-use crate::sql::{self, read_error, to_db_u64};
+use crate::sql::{self, partnership_points, read_error, to_db_u64};
 use crate::{
     LiveMatch, LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, PlayerRow, PlayerStats,
     Store, StoreError, Write,
@@ -212,7 +212,7 @@ async fn apply_one(conn: &mut SqliteConnection, write: &Write) -> Result<(), Sto
                 .execute(&mut *conn)
                 .await?;
             if ended.rows_affected() > 0 {
-                let [points0, points1] = outcome.points();
+                let [points0, points1] = partnership_points(outcome);
                 sqlx::query(sql::ADD_HAND_POINTS)
                     .bind(match_id)
                     .bind(i64::from(points0))

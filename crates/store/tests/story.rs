@@ -22,7 +22,7 @@ use euchre_store::postgres::PgStore;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{
     Cursor, LiveTable, MatchDetail, MatchQuery, MatchSeat, MatchSummary, Millis, PlayerRow,
-    PlayerStats, Store, StoreError, Write,
+    PlayerStats, Store, StoreError, Write, partnership_scores,
 };
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -186,6 +186,17 @@ where
 
 const PLAYERS: usize = 6;
 
+/// The store keeps partnership games, the only ones tables offer so far.
+const PARTNERSHIP_PRESETS: [Preset; 7] = [
+    Preset::Standard,
+    Preset::StickTheDealer,
+    Preset::Tournament,
+    Preset::Classic,
+    Preset::Farmers,
+    Preset::Online,
+    Preset::ClassicPiquet,
+];
+
 fn player_id(index: usize) -> String {
     format!("p{index}")
 }
@@ -274,11 +285,11 @@ impl Recorder {
         let game = &played.game;
         let winner = game.winner().map(|team| team.0);
         played.summary.ended_at = Some(at);
-        played.summary.scores = game.scores();
+        played.summary.scores = partnership_scores(game.scores());
         played.summary.winner = winner;
         self.writes.push(Write::MatchEnded {
             match_id: played.summary.id.clone(),
-            scores: game.scores(),
+            scores: partnership_scores(game.scores()),
             winner,
             at,
         });
@@ -363,7 +374,7 @@ fn history() -> (Vec<Write>, History) {
             (2, true) => Ending::Abandoned(40),
             _ => Ending::Won,
         };
-        let preset = Preset::ALL[index % Preset::ALL.len()];
+        let preset = PARTNERSHIP_PRESETS[index % PARTNERSHIP_PRESETS.len()];
         // Short games, except those left unfinished, which must not end early.
         let points_to_win = if index % 3 == 0 || ending != Ending::Won { 10 } else { 5 };
         let rules = Rules { points_to_win, ..preset.rules() };
@@ -428,7 +439,7 @@ fn history() -> (Vec<Write>, History) {
         if let Ending::Abandoned(_) = ending {
             recorder.end(&mut match_played, at + 1);
         }
-        match_played.summary.scores = match_played.game.scores();
+        match_played.summary.scores = partnership_scores(match_played.game.scores());
         played.push(match_played);
     }
     recorder.writes.push(Write::TableClosed { id: table_id(3), at: 900_000 });
@@ -808,7 +819,7 @@ fn many_games(games: usize) -> Vec<Write> {
         at: 0,
     });
     for index in 0..games {
-        let rules = Preset::ALL[index % Preset::ALL.len()].rules();
+        let rules = PARTNERSHIP_PRESETS[index % PARTNERSHIP_PRESETS.len()].rules();
         let game = Game::new(rules, index as u64).expect("valid rules");
         let summary = MatchSummary {
             id: format!("bench-{index:06}"),

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use euchre_engine::egn::{self, DealResult, Ending, Problem, Verification};
-use euchre_engine::{Game, GameRecord, HandOutcome, ReplayError};
+use euchre_engine::{Game, GameRecord, HandOutcome, PerTeam, ReplayError};
 use serde_json::{Value, json};
 
 /// What kind of file was read.
@@ -132,9 +132,14 @@ fn check_record(value: Value) -> Result<Verification, Failure> {
     let record: GameRecord =
         serde_json::from_value(value).map_err(|error| Failure::new("invalid_record", error))?;
     let game = Game::replay(&record).map_err(|error| replay_failure(&error))?;
+    if !record.rules.partnerships() {
+        // The record replayed; the summary's shape (EGN's) has two teams.
+        let message = "the record replays, but the summary covers partnership games only";
+        return Err(Failure::new("unsupported_game", message));
+    }
     let mut verification = summarize(&game);
     if record.scores != game.scores() {
-        let (recorded, derived) = (record.scores, game.scores());
+        let (recorded, derived) = (pair(record.scores), pair(game.scores()));
         verification.problems.push(Problem::FinalScoreDiffers { recorded, derived });
     }
     Ok(verification)
@@ -159,6 +164,14 @@ fn replay_failure(error: &ReplayError) -> Failure {
     }
 }
 
+/// A partnership game's per-team values as a pair.
+fn pair<T: Copy + Default>(values: PerTeam<T>) -> [T; 2] {
+    [
+        values.iter().next().copied().unwrap_or_default(),
+        values.iter().nth(1).copied().unwrap_or_default(),
+    ]
+}
+
 /// The same summary [`egn::verify`] gives, from a replayed game.
 fn summarize(game: &Game) -> Verification {
     let hands = &game.record().hands;
@@ -172,8 +185,8 @@ fn summarize(game: &Game) -> Verification {
                 Some(played.maker),
                 Some(played.trump),
                 played.alone,
-                played.tricks,
-                played.points,
+                pair(played.tricks),
+                pair(played.points),
             ),
             Some(HandOutcome::ThrownIn(_)) => (Ending::ThrownIn, None, None, false, [0, 0], [0, 0]),
             // Only the last hand can be in progress: it is the game's current hand.
@@ -182,7 +195,7 @@ fn summarize(game: &Game) -> Verification {
                 current.maker(),
                 current.trump(),
                 current.alone(),
-                current.tricks_won(),
+                pair(current.tricks_won()),
                 [0, 0],
             ),
         };

@@ -116,7 +116,7 @@ fn round_one(view: &GameView, me: Seat, hand: CardSet) -> Action {
     let mut score = strength(playing, trump);
     // Ordering up puts the up-card in the dealer's hand: a trump for our
     // side when the dealer is my partner, for theirs when an opponent.
-    if me == dealer.partner() {
+    if view.rules.partnerships() && me == dealer.partner() {
         score += trump_value(up, trump);
     } else if me != dealer {
         score -= trump_value(up, trump);

@@ -1,7 +1,7 @@
 //! A bot that plays ordinary, sound Euchre by rules of thumb.
 
 use euchre_engine::trump::{effective_suit, is_trump, power, suit_cards, trick_power};
-use euchre_engine::{Action, Card, CardSet, GameView, Phase, Seat, Suit, Viewer};
+use euchre_engine::{Action, Card, CardSet, GameView, Phase, Rules, Seat, Suit, Viewer};
 
 use crate::{Bot, legal_or_first};
 
@@ -54,7 +54,7 @@ fn decide(view: &GameView, legal: &[Action]) -> Option<Action> {
                 .max_by_key(|card| (is_trump(*card, trump), power(*card, trump)))
                 .map(|card| Action::PassCard { card })
         }
-        Phase::DealerDiscard | Phase::LonerDiscard => {
+        Phase::DealerDiscard | Phase::LonerDiscard | Phase::DummyDiscard => {
             let trump = view.trump?;
             let allowed: CardSet = legal
                 .iter()
@@ -91,6 +91,7 @@ fn decide(view: &GameView, legal: &[Action]) -> Option<Action> {
 /// What this seat knows about the hand being played, gathered from its view.
 #[derive(Debug)]
 struct Seen {
+    rules: Rules,
     me: Seat,
     trump: Suit,
     maker: Option<Seat>,
@@ -147,6 +148,7 @@ impl Seen {
             seat = seat.next(players);
         }
         Some(Seen {
+            rules: view.rules,
             me,
             trump,
             maker: view.maker,
@@ -158,8 +160,22 @@ impl Seen {
         })
     }
 
+    /// The partner, in the four-handed game.
+    fn partner(&self) -> Option<Seat> {
+        self.rules.partnerships().then(|| self.me.partner())
+    }
+
+    /// Who plays against us: the other partnership; without partners, every
+    /// other player for the maker, and the maker for a defender (the
+    /// defenders work together against him).
     fn is_opponent(&self, seat: Seat) -> bool {
-        seat.team() != self.me.team()
+        if self.rules.partnerships() {
+            return self.rules.team_of(seat) != self.rules.team_of(self.me);
+        }
+        match self.maker {
+            Some(maker) if maker != self.me => seat == maker,
+            _ => seat != self.me,
+        }
     }
 
     fn void(&self, seat: Seat, suit: Suit) -> bool {
@@ -207,8 +223,7 @@ impl Seen {
 
     /// The opponents who play this hand (one may sit out for a partner's loner).
     fn active_opponents(&self) -> impl Iterator<Item = Seat> + '_ {
-        [self.me.next(4), self.me.partner().next(4)]
-            .into_iter()
-            .filter(|seat| Some(*seat) != self.sitting_out)
+        Seat::all(self.rules.players)
+            .filter(|seat| self.is_opponent(*seat) && Some(*seat) != self.sitting_out)
     }
 }

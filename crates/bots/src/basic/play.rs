@@ -15,7 +15,7 @@ fn lead(seen: &Seen, playable: CardSet) -> Option<Card> {
     let trumps = playable.intersection(suit_cards(trump, trump));
     let highest_trump = trumps.iter().max_by_key(|card| power(*card, trump));
     let trumps_out = !seen.trumps_out().is_empty();
-    let our_call = seen.maker.is_some_and(|maker| maker.team() == seen.me.team());
+    let our_call = seen.maker.is_some_and(|maker| !seen.is_opponent(maker));
 
     // The makers draw the opponents' trumps with a sure winner: the right
     // bower first, then whatever has become the best trump left.
@@ -30,7 +30,8 @@ fn lead(seen: &Seen, playable: CardSet) -> Option<Card> {
     // Lead trump to a partner who made it, to help draw the opponents'
     // trumps: the lowest, as any higher one was not sure to win.
     let lowest_trump = trumps.iter().min_by_key(|card| power(*card, trump));
-    if seen.maker == Some(seen.me.partner()) && trumps_out && lowest_trump.is_some() {
+    if seen.maker.is_some() && seen.maker == seen.partner() && trumps_out && lowest_trump.is_some()
+    {
         return lowest_trump;
     }
 
@@ -79,8 +80,9 @@ fn follow(seen: &Seen, playable: CardSet) -> Option<Card> {
         cards.min_by_key(|card| trick_power(*card, led, trump))
     };
 
-    if winner == seen.me.partner() {
-        // Partner's card will hold: do not waste a card overtaking it.
+    if winner != seen.me && !seen.is_opponent(winner) {
+        // Partner's card (or, three-handed, the other defender's) will hold:
+        // do not waste a card overtaking it.
         if seen.safe(winning, led) {
             return throw_off(seen, playable);
         }
