@@ -130,6 +130,9 @@ fn print_deal(game: &Game) {
 
 fn print_event(game: &Game, event: Event) {
     match event {
+        Event::JokerSuitNamed { dealer, suit } => {
+            println!("  seat {} names {suit} for the joker", dealer.0)
+        }
         Event::Passed { seat } => println!("  seat {} passes", seat.0),
         Event::UpCardTurnedDown { card } => println!("  {card} is turned down"),
         Event::TrumpMade { seat, suit, alone } => {

@@ -219,6 +219,9 @@ pub enum Action {
     DefendAlone,
     /// Call for best: the loner's partner passes him this card.
     PassCard { card: Card },
+    /// The dealer, the joker having been turned up, names the suit it
+    /// stands for in round one.
+    NameSuit { suit: Suit },
 }
 
 impl Action {
@@ -235,6 +238,7 @@ impl Action {
             Action::Concede => "concede",
             Action::DefendAlone => "defend_alone",
             Action::PassCard { .. } => "pass_card",
+            Action::NameSuit { .. } => "name_suit",
         }
     }
 }
@@ -323,6 +327,11 @@ pub enum Event {
         dealer: Seat,
         up_card: Card,
         hands: [Option<CardSet>; 4],
+    },
+    /// The joker was turned up and the dealer named the suit it stands for.
+    JokerSuitNamed {
+        dealer: Seat,
+        suit: Suit,
     },
     Passed {
         seat: Seat,

@@ -1,9 +1,9 @@
 //! Suits, ranks, cards, and the bit set that holds them.
 //!
 //! A card is a number below 32: `suit * 8 + rank`, with ranks from the seven
-//! (0) to the ace (7). The bit set of a hand is therefore one `u32`, and the
-//! common questions ("which of my cards follow this suit?") are a mask and an
-//! `and`.
+//! (0) to the ace (7); the joker is 32. The bit set of a hand is therefore one
+//! `u64`, and the common questions ("which of my cards follow this suit?") are
+//! a mask and an `and`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -148,39 +148,54 @@ impl Rank {
     }
 }
 
-/// One card. Written as rank then suit letter: `Jc`, `Th`, `9s`.
+/// One card. Written as rank then suit letter: `Jc`, `Th`, `9s`; the joker
+/// is `JK`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Card(u8);
 
 impl Card {
+    /// The joker (sheet 003): the highest trump, whatever trump is.
+    pub const JOKER: Card = Card(32);
+
     pub const fn new(rank: Rank, suit: Suit) -> Card {
         Card(suit as u8 * 8 + rank as u8)
     }
 
-    /// The card with this index (below 32).
+    /// The card with this index: below 32 a suited card, 32 and above the joker.
     pub const fn from_index(index: u8) -> Card {
-        Card(index & 31)
+        Card(if index < 32 { index } else { 32 })
     }
 
     pub const fn index(self) -> usize {
         self.0 as usize
     }
 
+    pub const fn is_joker(self) -> bool {
+        self.0 == Card::JOKER.0
+    }
+
+    /// The printed suit. The joker has none: for it this is meaningless
+    /// (spades); in play ask [`crate::trump::effective_suit`], which makes
+    /// it a trump.
     pub const fn suit(self) -> Suit {
         Suit::from_index(self.0 >> 3)
     }
 
+    /// The printed rank (meaningless for the joker, as [`Card::suit`]).
     pub const fn rank(self) -> Rank {
         Rank::from_index(self.0 & 7)
     }
 
-    pub const fn bit(self) -> u32 {
+    pub const fn bit(self) -> u64 {
         1 << self.0
     }
 }
 
 impl fmt::Display for Card {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_joker() {
+            return f.write_str("JK");
+        }
         write!(f, "{}{}", self.rank().letter(), self.suit().letter())
     }
 }
@@ -193,13 +208,18 @@ impl fmt::Debug for Card {
 
 /// A card code that does not name a card.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("'{0}' is not a card (expected a rank 7 8 9 T J Q K A and a suit s h c d, such as \"Jc\")")]
+#[error(
+    "'{0}' is not a card (expected a rank 7 8 9 T J Q K A and a suit s h c d, such as \"Jc\", or JK for the joker)"
+)]
 pub struct ParseCardError(pub String);
 
 impl FromStr for Card {
     type Err = ParseCardError;
 
     fn from_str(text: &str) -> Result<Card, ParseCardError> {
+        if text.eq_ignore_ascii_case("jk") {
+            return Ok(Card::JOKER);
+        }
         let mut chars = text.chars();
         let parsed = match (chars.next(), chars.next(), chars.next()) {
             (Some(r), Some(s), None) => Rank::from_letter(r).zip(Suit::from_letter(s)),
@@ -229,24 +249,24 @@ impl<'de> Deserialize<'de> for Card {
 
 /// A set of cards as a bit set: bit `i` is the card with index `i`.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct CardSet(pub u32);
+pub struct CardSet(pub u64);
 
 impl CardSet {
     pub const EMPTY: CardSet = CardSet(0);
 
     /// Every card of the given suit.
     pub const fn suit(suit: Suit) -> CardSet {
-        CardSet(0xff << (suit as u32 * 8))
+        CardSet(0xff << (suit as u64 * 8))
     }
 
     /// Every card of the given rank.
     pub const fn rank(rank: Rank) -> CardSet {
-        CardSet(0x0101_0101 << rank as u32)
+        CardSet(0x0101_0101 << rank as u64)
     }
 
     /// Every card from `lowest` up to the ace, in all four suits.
     pub const fn ranks_from(lowest: Rank) -> CardSet {
-        let per_suit = (0xffu32 << lowest as u32) & 0xff;
+        let per_suit = (0xffu64 << lowest as u64) & 0xff;
         CardSet(per_suit * 0x0101_0101)
     }
 
@@ -331,7 +351,7 @@ impl IntoIterator for CardSet {
 
 /// Iterates a [`CardSet`] from the lowest index up.
 #[derive(Clone, Debug)]
-pub struct CardSetIter(u32);
+pub struct CardSetIter(u64);
 
 impl Iterator for CardSetIter {
     type Item = Card;
@@ -385,7 +405,7 @@ mod tests {
 
     #[test]
     fn card_codes_round_trip() {
-        for index in 0..32 {
+        for index in 0..=32 {
             let card = Card::from_index(index);
             assert_eq!(card.to_string().parse::<Card>(), Ok(card));
         }
@@ -394,6 +414,9 @@ mod tests {
         assert!("Xs".parse::<Card>().is_err());
         assert!("J".parse::<Card>().is_err());
         assert!("Jcc".parse::<Card>().is_err());
+        assert_eq!("jk".parse::<Card>(), Ok(Card::JOKER));
+        assert_eq!(Card::JOKER.to_string(), "JK");
+        assert!(Card::JOKER.is_joker() && !Card::new(Rank::Jack, Suit::Clubs).is_joker());
     }
 
     #[test]
@@ -438,8 +461,8 @@ mod schema {
         fn json_schema(_: &mut SchemaGenerator) -> Schema {
             json_schema!({
                 "type": "string",
-                "pattern": "^[789TJQKA][shcd]$",
-                "description": "A card: rank (7 8 9 T J Q K A) then suit (s h c d), e.g. \"Jc\".",
+                "pattern": "^([789TJQKA][shcd]|JK)$",
+                "description": "A card: rank (7 8 9 T J Q K A) then suit (s h c d), e.g. \"Jc\"; \"JK\" is the joker.",
             })
         }
     }

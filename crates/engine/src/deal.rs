@@ -47,9 +47,9 @@ pub enum DealError {
 impl Deal {
     /// Shuffles the pack with `rng` and deals it.
     pub fn shuffled(rules: &Rules, dealer: Seat, rng: &mut impl Rng) -> Deal {
-        let mut pack = [Card::from_index(0); 32];
+        let mut pack = [Card::from_index(0); 33];
         let mut len = 0;
-        for card in rules.deck.cards() {
+        for card in rules.pack() {
             pack[len] = card;
             len += 1;
         }
@@ -94,7 +94,7 @@ impl Deal {
         for hand in hands {
             used = used.union(hand);
         }
-        let kitty = rules.deck.cards().difference(used);
+        let kitty = rules.pack().difference(used);
         let deal = Deal { dealer, hands, dummy, up_card, kitty };
         deal.validate(rules)?;
         Ok(deal)
@@ -106,7 +106,7 @@ impl Deal {
         if self.dealer.0 >= rules.players {
             return Err(DealError::NoSuchDealer { dealer: self.dealer.0 });
         }
-        let pack = rules.deck.cards();
+        let pack = rules.pack();
         let mut seen = CardSet::EMPTY;
         let parts = self.hands.iter().copied().chain([
             self.dummy,

@@ -608,7 +608,7 @@ fn rules_of(raw: RawRuleset) -> Result<Rules, EgnError> {
 /// Parses a card code, telling unknown codes from the EGN codes we do not play.
 fn card_of(rules: &Rules, code: &str, at: Location) -> Result<Card, EgnError> {
     if let Ok(card) = code.parse::<Card>() {
-        return if rules.deck.cards().contains(card) {
+        return if rules.pack().contains(card) {
             Ok(card)
         } else {
             Err(EgnError::invalid(at, format!("{card} is not in this pack ({:?})", rules.deck)))
@@ -1070,7 +1070,7 @@ fn attribute(
 /// A deal with the right dealer and up-card and arbitrary hands: enough to
 /// run the bidding, which does not depend on the cards.
 fn provisional_deal(rules: &Rules, index: usize, deal: &EgnDeal) -> Result<Deal, VerifyError> {
-    let mut rest = rules.deck.cards();
+    let mut rest = rules.pack();
     rest.remove(deal.up_card);
     let mut cards = rest.iter();
     let mut hands = [CardSet::EMPTY; 4];
@@ -1200,7 +1200,7 @@ fn replay_deal(
     }
 
     // The unknown cards, in a fixed order.
-    let mut unseen = rules.deck.cards().difference(used).difference(deal.kitty);
+    let mut unseen = rules.pack().difference(used).difference(deal.kitty);
     if picked_up && discard.is_none() {
         let card = unseen.first().ok_or_else(|| {
             VerifyError::inconsistent(setup, "no card is left for the dealer's discard")
@@ -1406,6 +1406,9 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
     {
         return Err(WriteError::Rules("made, march and euchre scores other than 1, 2 and 2"));
     }
+    if rules.joker {
+        return Err(WriteError::Rules("the joker"));
+    }
     if !rules.partnerships() {
         return Err(WriteError::Rules("a game without partnerships (two- or three-handed)"));
     }
@@ -1510,6 +1513,9 @@ fn raw_deal(rules: &Rules, number: usize, hand: &HandRecord) -> Result<RawDeal, 
             }
             Action::PassCard { .. } => {
                 return Err(WriteError::Inexpressible { hand: number, action: "card exchange" });
+            }
+            Action::NameSuit { .. } => {
+                return Err(WriteError::Inexpressible { hand: number, action: "joker suit" });
             }
         }
     }

@@ -323,6 +323,9 @@ fn choose_first_dealer(rules: &Rules, rng: &mut ChaCha8Rng) -> GameStart {
             let value = |card: Card| {
                 if card.rank() == Rank::Ace { 0 } else { card.rank() as u8 + 1 }
             };
+            if draws.iter().any(|(_, card)| card.is_joker()) {
+                continue;
+            }
             let lowest = draws.iter().map(|(_, card)| value(*card)).min().unwrap_or(0);
             let mut at_lowest = draws.iter().filter(|(_, card)| value(*card) == lowest);
             let (Some((dealer, _)), None) = (at_lowest.next(), at_lowest.next()) else {
@@ -341,7 +344,9 @@ fn choose_first_dealer(rules: &Rules, rng: &mut ChaCha8Rng) -> GameStart {
             };
             let ranks: CardSet =
                 draws.iter().map(|(_, c)| Card::new(c.rank(), crate::card::Suit::Spades)).collect();
-            if ranks.len() != u32::from(players) {
+            // The joker has no rank to draw by: draw again, as for a tie.
+            let joker = draws.iter().any(|(_, card)| card.is_joker());
+            if joker || ranks.len() != u32::from(players) {
                 continue;
             }
             let mut by_value = draws.clone();

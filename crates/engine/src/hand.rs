@@ -22,6 +22,9 @@ use crate::trump;
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Phase {
+    /// The joker was turned up: the dealer names the suit it stands for,
+    /// then round one goes on for that suit.
+    NamingJokerSuit,
     /// Round one: order up the up-card's suit, or pass.
     OrderingUp,
     /// The dealer has picked up the up-card and must discard.
@@ -47,6 +50,7 @@ pub enum Phase {
 impl Phase {
     fn describe(self) -> &'static str {
         match self {
+            Phase::NamingJokerSuit => "the dealer is naming the joker's suit",
             Phase::OrderingUp => "bidding is in round one",
             Phase::DealerDiscard => "the dealer is discarding",
             Phase::DummyDiscard => "the maker is discarding for the dummy",
@@ -124,6 +128,9 @@ impl ActionList {
 pub struct Hand {
     rules: Rules,
     deal: Deal,
+    /// The up-card's suit: its printed suit, or the one the dealer named
+    /// for a turned-up joker.
+    up_suit: Suit,
     /// What each seat holds now.
     holding: [CardSet; 4],
     phase: Phase,
@@ -159,12 +166,14 @@ impl Hand {
     /// Starts a hand from a deal the caller has checked (see [`Deal::validate`]).
     pub fn new(rules: Rules, deal: Deal) -> Hand {
         let first = deal.dealer.next(rules.players);
+        let joker_up = deal.up_card.is_joker();
         Hand {
             rules,
             deal,
+            up_suit: deal.up_card.suit(),
             holding: deal.hands,
-            phase: Phase::OrderingUp,
-            turn: first,
+            phase: if joker_up { Phase::NamingJokerSuit } else { Phase::OrderingUp },
+            turn: if joker_up { deal.dealer } else { first },
             trump: None,
             maker: None,
             alone: false,
@@ -194,6 +203,11 @@ impl Hand {
     }
     pub fn up_card(&self) -> Card {
         self.deal.up_card
+    }
+    /// The suit round one is about: the up-card's, or the one named for a
+    /// turned-up joker (`None` until named).
+    pub fn up_suit(&self) -> Option<Suit> {
+        (self.phase != Phase::NamingJokerSuit).then_some(self.up_suit)
     }
     pub fn phase(&self) -> Phase {
         self.phase
@@ -272,11 +286,11 @@ impl Hand {
     /// The turned-down suit in round two, once round one has passed by.
     pub fn turned_down(&self) -> Option<Suit> {
         match self.phase {
-            Phase::Calling => Some(self.deal.up_card.suit()),
+            Phase::Calling => Some(self.up_suit),
             Phase::Playing | Phase::Finished
-                if self.maker.is_some() && self.trump != Some(self.deal.up_card.suit()) =>
+                if self.maker.is_some() && self.trump != Some(self.up_suit) =>
             {
-                Some(self.deal.up_card.suit())
+                Some(self.up_suit)
             }
             _ => None,
         }
@@ -358,7 +372,8 @@ impl Hand {
             {
                 Err(RuleError::MustGoAlone)
             }
-            (Phase::OrderingUp, Action::Pass | Action::OrderUp { .. }) => Ok(()),
+            (Phase::OrderingUp, Action::Pass | Action::OrderUp { .. })
+            | (Phase::NamingJokerSuit, Action::NameSuit { .. }) => Ok(()),
             (Phase::DefendingAlone, Action::Pass | Action::DefendAlone) => Ok(()),
             (Phase::PassingBest, Action::PassCard { card })
             | (Phase::LonerDiscard | Phase::DummyDiscard, Action::Discard { card }) => {
@@ -386,7 +401,7 @@ impl Hand {
                 }
             }
             (Phase::Calling, Action::Call { suit, .. }) => {
-                let turned_down = self.deal.up_card.suit();
+                let turned_down = self.up_suit;
                 let counts_as_pass = self.rules.turned_down_suit == TurnedDownSuit::CountsAsPass;
                 if suit == turned_down && (!counts_as_pass || self.dealer_is_stuck(seat)) {
                     Err(RuleError::SuitTurnedDown { suit })
@@ -448,6 +463,11 @@ impl Hand {
         let playing = self.phase == Phase::Playing && !self.sits_out(seat);
         if seat == self.turn {
             match self.phase {
+                Phase::NamingJokerSuit => {
+                    for suit in Suit::ALL {
+                        list.push(Action::NameSuit { suit });
+                    }
+                }
                 Phase::OrderingUp => {
                     list.push(Action::Pass);
                     for alone in [false, true] {
@@ -548,7 +568,7 @@ impl Hand {
                 }
             }
             Action::OrderUp { alone } => {
-                let suit = self.deal.up_card.suit();
+                let suit = self.up_suit;
                 self.make_trump(seat, suit, alone, sink);
                 let dealer = self.deal.dealer;
                 let partner_alone = alone && self.rules.partnerships() && seat.partner() == dealer;
@@ -562,7 +582,7 @@ impl Hand {
                 }
             }
             Action::Call { suit, alone } => {
-                if suit == self.deal.up_card.suit() {
+                if suit == self.up_suit {
                     // Only reaches here where naming the turned-down suit counts as a pass.
                     self.perform(seat, Action::Pass, sink);
                 } else {
@@ -600,6 +620,12 @@ impl Hand {
                 self.after_trump(sink);
             }
             Action::Play { card } => self.play_card(seat, card, sink),
+            Action::NameSuit { suit } => {
+                self.up_suit = suit;
+                sink.push(Event::JokerSuitNamed { dealer: seat, suit });
+                self.phase = Phase::OrderingUp;
+                self.turn = seat.next(players);
+            }
             Action::FarmersHand => self.throw_in(ThrowIn::FarmersHand { seat }),
             Action::Claim => {
                 sink.push(Event::Claimed { seat, cards: self.holding(seat) });
@@ -822,7 +848,7 @@ impl Hand {
                 known_out.insert(discard);
             }
         }
-        let elsewhere = self.rules.deck.cards().difference(known_out);
+        let elsewhere = self.rules.pack().difference(known_out);
         let trumps = trump::suit_cards(trump, trump);
         let best_outside_trump =
             elsewhere.intersection(trumps).iter().map(|c| trump::power(c, trump)).max();

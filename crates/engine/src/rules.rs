@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::action::{Seat, Team};
-use crate::card::{CardSet, Rank};
+use crate::card::{Card, CardSet, Rank};
 
 /// A complete set of rules for one game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,6 +22,9 @@ pub struct Rules {
     pub dummy: bool,
     /// Which cards are in the pack.
     pub deck: Deck,
+    /// Sheet 003: a joker is added as the highest trump. Turned up, the
+    /// dealer first names the suit it stands for (see `Phase::NamingJokerSuit`).
+    pub joker: bool,
     /// The first side to reach this many points wins the game.
     pub points_to_win: u8,
     /// What happens when everybody passes twice.
@@ -91,7 +94,7 @@ impl Deck {
     /// The two lowest ranks: a hand of only these is a farmer's hand.
     pub const fn farmers_cards(self) -> CardSet {
         let low = self.lowest_rank() as u32;
-        CardSet((0b11u32 << low) * 0x0101_0101)
+        CardSet((0b11u64 << low) * 0x0101_0101)
     }
 }
 
@@ -176,6 +179,7 @@ impl Default for Rules {
             players: 4,
             dummy: false,
             deck: Deck::NineToAce,
+            joker: false,
             points_to_win: 10,
             all_pass: AllPass::Redeal,
             scoring: Scoring::default(),
@@ -353,7 +357,7 @@ impl Rules {
             return Err(RulesError::DummyNeedsFewerPlayers);
         }
         let needed = self.hand_size() * u32::from(self.players) + self.dummy_size() + 1;
-        if needed > self.deck.size() {
+        if needed > self.pack().len() {
             return Err(RulesError::PackTooSmall { players: self.players, needed });
         }
         Ok(())
@@ -362,6 +366,12 @@ impl Rules {
     /// Cards each player holds after the deal.
     pub const fn hand_size(&self) -> u32 {
         5
+    }
+
+    /// Every card in play: the deck's, and the joker where it is added.
+    pub const fn pack(&self) -> CardSet {
+        let cards = self.deck.cards();
+        if self.joker { cards.union(CardSet::single(Card::JOKER)) } else { cards }
     }
 
     /// Cards in the dummy hand (none without one).

@@ -119,6 +119,9 @@ fn random_bid(hand: &Hand, seat: Seat, rng: &mut impl Rng) -> Action {
     // out of attempts means the engine has lost its way.
     for _ in 0..1000 {
         let action = match hand.phase() {
+            Phase::NamingJokerSuit => {
+                Action::NameSuit { suit: Suit::from_index(rng.random_range(0..4u32) as u8) }
+            }
             Phase::OrderingUp => match rng.random_range(0..3u32) {
                 0 => Action::Pass,
                 n => Action::OrderUp { alone: n == 2 },
@@ -317,7 +320,7 @@ mod tests {
                 let mut hand = Hand::new(rules, deal);
                 loop {
                     let seat = hand.turn().unwrap_or(Seat(0));
-                    for card in rules.deck.cards() {
+                    for card in rules.pack() {
                         let (mut fast, mut full) = (hand, hand);
                         let (mut fast_events, mut full_events) = (Vec::new(), Vec::new());
                         let played = fast.play_with(card, &mut fast_events);

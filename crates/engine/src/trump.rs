@@ -6,9 +6,9 @@
 use crate::card::{Card, CardSet, Rank, Suit};
 
 /// The suit a card belongs to for following and winning: the left bower
-/// belongs to trump.
+/// and the joker belong to trump.
 pub const fn effective_suit(card: Card, trump: Suit) -> Suit {
-    if is_left_bower(card, trump) { trump } else { card.suit() }
+    if is_left_bower(card, trump) || card.is_joker() { trump } else { card.suit() }
 }
 
 /// What a hand is played in: a trump suit, or no trump (issue 3's
@@ -91,10 +91,11 @@ pub const fn suit_cards(suit: Suit, trump: Suit) -> CardSet {
     CardSet(TRUMP_MASKS[trump as usize][suit as usize])
 }
 
-/// `TRUMP_MASKS[trump][suit]`: the cards that count as `suit` under `trump`;
-/// row 4 ([`Mode::NO_TRUMP`]): each suit's printed cards.
-const TRUMP_MASKS: [[u32; 4]; 5] = {
-    let mut masks = [[0u32; 4]; 5];
+/// `TRUMP_MASKS[trump][suit]`: the cards that count as `suit` under `trump`
+/// (the trump suit's with the left bower and the joker); row 4
+/// ([`Mode::NO_TRUMP`]): each suit's printed cards.
+const TRUMP_MASKS: [[u64; 4]; 5] = {
+    let mut masks = [[0u64; 4]; 5];
     let mut suit = 0;
     while suit < 4 {
         masks[4][suit] = CardSet::suit(Suit::from_index(suit as u8)).0;
@@ -106,7 +107,8 @@ const TRUMP_MASKS: [[u32; 4]; 5] = {
         let mut suit = 0;
         while suit < 4 {
             let plain = CardSet::suit(Suit::from_index(suit as u8)).0;
-            masks[trump][suit] = if suit == trump { plain | left } else { plain & !left };
+            masks[trump][suit] =
+                if suit == trump { plain | left | Card::JOKER.bit() } else { plain & !left };
             suit += 1;
         }
         trump += 1;
@@ -114,12 +116,13 @@ const TRUMP_MASKS: [[u32; 4]; 5] = {
     masks
 };
 
-/// `POWER[trump][card]`: trumps above every plain card, the right bower
-/// highest and the left second; plain cards by rank. Only cards of the
-/// led suit or trump can win, which [`trick_winner`] enforces. Row 4 (no
-/// trump): every card by its rank, none a trump.
-const POWER: [[u8; 32]; 5] = {
-    let mut power = [[0u8; 32]; 5];
+/// `POWER[trump][card]`: trumps above every plain card, the joker highest,
+/// then the right bower and the left; plain cards by rank. Only cards of
+/// the led suit or trump can win, which [`trick_winner`] enforces. Row 4 (no
+/// trump): every card by its rank, none a trump (the joker is not played
+/// without trumps).
+const POWER: [[u8; 33]; 5] = {
+    let mut power = [[0u8; 33]; 5];
     let mut index = 0;
     while index < 32 {
         power[4][index] = Card::from_index(index as u8).rank() as u8;
@@ -128,11 +131,13 @@ const POWER: [[u8; 32]; 5] = {
     let mut trump = 0;
     while trump < 4 {
         let mut index = 0;
-        while index < 32 {
+        while index < 33 {
             let card = Card::from_index(index as u8);
             let rank = card.rank() as u8;
             let t = Suit::from_index(trump as u8);
-            power[trump][index] = if card.index() == Card::new(Rank::Jack, t).index() {
+            power[trump][index] = if card.is_joker() {
+                32
+            } else if card.index() == Card::new(Rank::Jack, t).index() {
                 31
             } else if is_left_bower(card, t) {
                 30
@@ -204,8 +209,29 @@ mod tests {
     }
 
     #[test]
+    fn the_joker_is_the_highest_trump_and_follows_trump() {
+        for trump in Suit::ALL {
+            let order = strongest_first(suit_cards(trump, trump), trump);
+            assert_eq!(order[0], Card::JOKER);
+            assert_eq!(effective_suit(Card::JOKER, trump), trump);
+            assert!(is_trump(Card::JOKER, trump));
+        }
+        // It beats the right bower, and led it calls for trump.
+        assert_eq!(trick_winner(&[cards("Jc")[0], Card::JOKER], Suit::Clubs), 1);
+        let hand: CardSet = cards("9c As").into_iter().collect();
+        let led = effective_suit(Card::JOKER, Suit::Clubs);
+        assert_eq!(follow_mask(hand, led, Suit::Clubs).to_vec(), cards("9c"));
+        // Holding it as the only trump, a player must follow trump with it.
+        let hand: CardSet = [Card::JOKER, cards("As")[0]].into_iter().collect();
+        assert_eq!(follow_mask(hand, Suit::Clubs, Suit::Clubs).to_vec(), vec![Card::JOKER]);
+    }
+
+    #[test]
     fn bowers_are_the_two_highest_trumps() {
-        let order = strongest_first(suit_cards(Suit::Hearts, Suit::Hearts), Suit::Hearts);
+        // (Without the joker, which the next test puts above them.)
+        let hearts =
+            suit_cards(Suit::Hearts, Suit::Hearts).difference(CardSet::single(Card::JOKER));
+        let order = strongest_first(hearts, Suit::Hearts);
         assert_eq!(order, cards("Jh Jd Ah Kh Qh Th 9h 8h 7h"));
     }
 

@@ -34,6 +34,8 @@ pub struct GameView {
     pub scores: PerTeam<u16>,
     pub winner: Option<Team>,
     pub up_card: Card,
+    /// The suit a turned-up joker stands for, once the dealer has named it.
+    pub joker_suit: Option<Suit>,
     /// True once the dealer has taken the up-card into his hand.
     pub up_card_picked_up: bool,
     pub turned_down: Option<Suit>,
@@ -104,6 +106,7 @@ impl GameView {
             scores: game.scores(),
             winner: game.winner(),
             up_card: hand.up_card(),
+            joker_suit: hand.up_suit().filter(|_| hand.up_card().is_joker()),
             up_card_picked_up: hand.up_card_picked_up(),
             turned_down: hand.turned_down(),
             trump: hand.trump(),
@@ -145,7 +148,9 @@ pub fn sorted_for_display(mut cards: Vec<Card>, trump: Option<Suit>) -> Vec<Card
             let group = if suit == trump { 0 } else { 1 + suit as u8 };
             (group, std::cmp::Reverse(trump::power(*card, trump)))
         }
-        None => (card.suit() as u8, std::cmp::Reverse(card.rank() as u8)),
+        // Before trump is made the joker leads the hand, then suit by suit.
+        None if card.is_joker() => (0, std::cmp::Reverse(u8::MAX)),
+        None => (1 + card.suit() as u8, std::cmp::Reverse(card.rank() as u8)),
     });
     cards
 }

@@ -20,7 +20,7 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
         any::<bool>(),
         any::<bool>(),
         (2u8..=4, 1u8..=5, 2u8..=6),
-        (any::<bool>(), any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
         proptest::sample::select(vec![
             Preset::Standard,
             Preset::ThreeHanded,
@@ -41,7 +41,7 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
                 farmers,
                 draw,
                 (lone_euchre, lone_march, defender_alone_euchre),
-                (canadian_loner, defend_alone, call_for_best),
+                (canadian_loner, defend_alone, call_for_best, joker),
                 form,
             )| {
                 // The game form (seats, dummy) from a preset; options that
@@ -52,6 +52,7 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
                     players: form.players,
                     dummy: form.dummy,
                     deck,
+                    joker,
                     points_to_win: points,
                     all_pass: if stick { AllPass::StickTheDealer } else { AllPass::Redeal },
                     scoring: Scoring {
@@ -92,13 +93,16 @@ fn every_action() -> Vec<Action> {
         Action::Concede,
         Action::DefendAlone,
     ];
+    for suit in Suit::ALL {
+        all.push(Action::NameSuit { suit });
+    }
     for alone in [false, true] {
         all.push(Action::OrderUp { alone });
         for suit in Suit::ALL {
             all.push(Action::Call { suit, alone });
         }
     }
-    for index in 0..32 {
+    for index in 0..=32 {
         let card = Card::from_index(index);
         all.push(Action::Discard { card });
         all.push(Action::Play { card });

@@ -1040,3 +1040,46 @@ fn two_handed_games_play_two_cards_to_a_trick() {
     }
     assert_eq!(played(&h).points, [2, 0]);
 }
+
+// ---- The joker ------------------------------------------------------------------
+
+#[test]
+fn a_turned_up_joker_stands_for_the_suit_the_dealer_names() {
+    let rules = Rules { joker: true, ..Rules::default() };
+    let hands = ["Jc Js Ac Kc Qc", "9s Ts Qs Ks As", "9h Th Jh Qh Kh", "9d Td Jd Qd Kd"];
+    let mut h = Hand::new(rules, deal_of(&rules, 3, hands, "JK"));
+    assert_eq!((h.phase(), h.turn(), h.up_suit()), (Phase::NamingJokerSuit, Some(Seat(3)), None));
+    rejects(&mut h, 0, PASS, "not_your_turn");
+    rejects(&mut h, 3, PASS, "not_now");
+    assert_eq!(h.legal_actions(Seat(3)).len(), 4);
+    let events = run(&mut h, &[(3, Action::NameSuit { suit: Suit::Hearts })]);
+    assert_eq!(events, vec![Event::JokerSuitNamed { dealer: Seat(3), suit: Suit::Hearts }]);
+    assert_eq!(
+        (h.phase(), h.turn(), h.up_suit()),
+        (Phase::OrderingUp, Some(Seat(0)), Some(Suit::Hearts))
+    );
+    // Ordering up makes the named suit trump; the dealer takes the joker.
+    run(&mut h, &[(0, PASS), (1, PASS), (2, ORDER)]);
+    assert_eq!(h.trump(), Some(Suit::Hearts));
+    assert!(h.holding(Seat(3)).contains(Card::JOKER));
+    run(&mut h, &[(3, discard("9d"))]);
+    // Seat 0 leads a heart-less hand; the dealer's joker beats seat 2's right bower.
+    run(&mut h, &[(0, play("Ac")), (1, play("9s")), (2, play("Jh"))]);
+    run(&mut h, &[(3, play("JK"))]);
+    assert_eq!(h.trick().leader, Seat(3));
+}
+
+#[test]
+fn a_joker_turned_down_turns_its_named_suit_down() {
+    let rules = Rules { joker: true, ..Rules::default() };
+    let hands = ["Jc Js Ac Kc Qc", "9s Ts Qs Ks As", "9h Th Jh Qh Kh", "9d Td Jd Qd Kd"];
+    let mut h = Hand::new(rules, deal_of(&rules, 3, hands, "JK"));
+    run(&mut h, &[(3, Action::NameSuit { suit: Suit::Spades })]);
+    run(&mut h, &[(0, PASS), (1, PASS), (2, PASS), (3, PASS)]);
+    assert_eq!(h.turned_down(), Some(Suit::Spades));
+    rejects(&mut h, 0, call(Suit::Spades), "suit_turned_down");
+    run(&mut h, &[(0, call(Suit::Clubs))]);
+    // The joker was never picked up: it is out of play, and the rest of the
+    // pack is with the players.
+    assert!((0..4).all(|seat| !h.holding(Seat(seat)).contains(Card::JOKER)));
+}

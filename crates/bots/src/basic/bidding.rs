@@ -39,6 +39,9 @@ fn card_value(card: Card, hand: CardSet, trump: Suit) -> i32 {
 }
 
 fn trump_value(card: Card, trump: Suit) -> i32 {
+    if card.is_joker() {
+        return 35;
+    }
     if card == Card::new(Rank::Jack, trump) {
         return 30;
     }
@@ -51,6 +54,14 @@ fn trump_value(card: Card, trump: Suit) -> i32 {
         Rank::Queen => 14,
         _ => 12,
     }
+}
+
+/// The joker turned up, the dealer names the suit it will stand for: his
+/// strongest, as he is the one to pick the joker up if it is ordered.
+pub(super) fn joker_suit(hand: CardSet) -> Action {
+    let joker = CardSet::single(Card::JOKER);
+    let best = Suit::ALL.into_iter().max_by_key(|suit| strength(hand.union(joker), *suit));
+    Action::NameSuit { suit: best.unwrap_or(Suit::Spades) }
 }
 
 /// How good `hand` is with `trump` as trump. A void counts once the hand has

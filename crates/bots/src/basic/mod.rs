@@ -41,6 +41,7 @@ fn decide(view: &GameView, legal: &[Action]) -> Option<Action> {
     };
     let hand: CardSet = view.hand.as_ref()?.iter().copied().collect();
     match view.phase {
+        Phase::NamingJokerSuit => Some(bidding::joker_suit(hand)),
         Phase::OrderingUp | Phase::Calling => bidding::bid(view, me, hand, legal),
         Phase::PassingBest => {
             // Call for best: pass the loner the strongest card.
@@ -111,7 +112,7 @@ struct Seen {
 impl Seen {
     fn new(view: &GameView, me: Seat, hand: CardSet) -> Option<Seen> {
         let trump = view.trump?;
-        let mut unseen = view.rules.deck.cards().difference(hand);
+        let mut unseen = view.rules.pack().difference(hand);
         // Turned down (or left in the kitty for a loner), the up-card is out
         // of play. Picked up, it is in the dealer's hand unless discarded.
         if !view.up_card_picked_up {
