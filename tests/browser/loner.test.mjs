@@ -176,3 +176,26 @@ test('call for best: the partner passes a card that only the two of them see, th
   assert.equal(await partner.locator('.hand .card[data-legal="true"]').count(), 0, 'no card of his may be played');
   for (const page of [host, left, partner]) assert.deepEqual(page.problems, [], 'no script errors or console errors');
 });
+
+test("Canadian loner: the dealer's partner may order it up only alone, and the button says so", async () => {
+  const page = await env.player('Quin');
+  await createTable(page, { points: 15, more: ['Canadian loner', 'Defend alone', 'Call for best'] });
+  for (const tag of ['Canadian loner', 'defend alone', 'call for best']) {
+    await page.locator('.table-bar .tag', { hasText: tag }).waitFor();
+  }
+  await page.locator('.hand .card').first().waitFor();
+  // Pass (and play) until a round-one turn while the partner deals.
+  const orderUp = page.locator('.bids button[data-action="order_up"]');
+  await playUntilFound([[page, passingStep()]], async () => (await orderUp.count()) > 0
+    && (await page.locator('.seat-top .badge.dealer').count()) > 0);
+  assert.match(await orderUp.textContent(), /^Order up . \w+ alone$/);
+  assert.match(await orderUp.getAttribute('title'), /only alone/);
+  assert.equal(await orderUp.isEnabled(), true);
+  // The "Go alone" box changes nothing here: it is alone either way.
+  await page.getByLabel('Go alone').uncheck();
+  assert.match(await orderUp.textContent(), /alone$/);
+  await orderUp.click();
+  await page.locator('.seat-bottom .badge.maker', { hasText: 'alone' }).waitFor();
+  assert.match(await page.locator('.play-log').textContent(), /You ordered up \w+, going alone\./);
+  assert.deepEqual(page.problems, [], 'no script errors or console errors');
+});

@@ -319,6 +319,10 @@ export class TableView {
       h('span', { class: 'muted table-id', title: 'Table id' }, table.id.slice(0, 8)),
       h('span', { class: 'tag' }, PRESETS[s.preset]?.title ?? s.preset),
       h('span', { class: 'tag' }, `to ${s.rules.points_to_win}`),
+      // The options around a loner, which change what players are asked.
+      s.rules.canadian_loner && h('span', { class: 'tag' }, 'Canadian loner'),
+      s.rules.defend_alone && h('span', { class: 'tag' }, 'defend alone'),
+      s.rules.call_for_best && h('span', { class: 'tag' }, 'call for best'),
       s.private && h('span', { class: 'tag' }, 'private'),
       s.turn_seconds && h('span', { class: 'tag' }, `${s.turn_seconds} s turns`),
       h('span', { class: 'status' }, status),
