@@ -80,7 +80,7 @@ test('one person and three bots play a whole game, then a rematch', async () => 
     async onStep(page) {
       await assertTrumpFirst(page);
       // A trick in progress with cards on the table makes the picture.
-      if (!shotTaken && await page.locator('.trick .card').count() >= 2 && await page.locator('.hand .card[data-legal="true"]').count() > 0) {
+      if (!shotTaken && await page.locator('.trick:not(.done) .card').count() >= 2 && await page.locator('.hand .card[data-legal="true"]').count() > 0) {
         await page.screenshot({ path: join(SCREENSHOTS, 'hand.png') });
         shotTaken = true;
       }
