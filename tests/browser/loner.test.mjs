@@ -56,14 +56,27 @@ function passingStep(loner = null, { keepPassCard = false } = {}) {
   };
 }
 
-// Steps every page until `found()` gives something (checked between steps).
+// The host's rematch, when a game ended before the phase came.
+async function rematchStep(page) {
+  const rematch = page.getByRole('button', { name: 'Rematch' });
+  if (await rematch.count() === 0) return null;
+  try {
+    await rematch.click({ timeout: 2000 });
+    return 'rematch';
+  } catch {
+    return null;
+  }
+}
+
+// Steps every page until `found()` gives something (checked between
+// steps), with rematches if a game ends first.
 async function playUntilFound(steps, found, { timeoutMs = 240000 } = {}) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const result = await found();
     if (result) return result;
     let acted = false;
-    for (const [page, step] of steps) if (await step(page)) acted = true;
+    for (const [page, step] of steps) if (await step(page) || await rematchStep(page)) acted = true;
     if (!acted) await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`the phase did not come within ${timeoutMs} ms`);
