@@ -150,6 +150,7 @@ test('call for best: the partner passes a card that only the two of them see, th
   assert.equal(await toPass.count(), await partner.locator('.hand .card').count(), 'any card may be passed');
   assert.match(await host.locator('.status-line').textContent(), /Waiting for Pia to pass a card to the loner/);
   assert.match(await left.locator('.phase-note').textContent(), /Ned goes alone: Pia passes Ned a card, face down\./);
+  assert.match(await partner.locator('.phase-note').textContent(), /Ned goes alone: pass your partner your best card, face down\./);
   await partner.screenshot({ path: join(SCREENSHOTS, 'call-for-best.png') });
 
   // The partner passes his tab-stop card with the keyboard.

@@ -153,7 +153,8 @@ function phaseNote(table, game) {
   if (loner === null || loner === undefined) return null;
   switch (game.phase) {
     case 'passing_best':
-      return `${name(loner)} ${verb(table, loner, 'go', 'goes')} alone: ${name(game.turn)} ${verb(table, game.turn, 'pass', 'passes')} ${loner === table.yourSeat ? 'you' : name(loner)} a card, face down.`;
+      if (game.turn === table.yourSeat) return `${name(loner)} goes alone: pass your partner your best card, face down.`;
+      return `${name(loner)} ${verb(table, loner, 'go', 'goes')} alone: ${name(game.turn)} passes ${loner === table.yourSeat ? 'you' : name(loner)} a card, face down.`;
     case 'loner_discard':
       return `${name(loner)} ${verb(table, loner, 'discard', 'discards')} one of six cards.`;
     case 'defending_alone':
@@ -217,17 +218,24 @@ export class TableView {
   // A trick just won stays on the felt for a moment, even when the next
   // lead has come (bots are quick), so everyone sees who took it; the last
   // trick of a hand shows the hand's result with it. A click on the felt,
-  // Enter on the trick, or the player's own next move skips the wait.
+  // Enter on the trick, or the player's own next move skips the wait; so
+  // does the player's turn to follow a card already led.
   noticeTrick(table) {
     const last = table.game?.last_trick ?? null;
     const key = last ? `${table.id}:${last.key}` : null;
     const first = this.seenTrick === undefined;
-    if (key === this.seenTrick) return;
-    this.seenTrick = key;
-    if (first || !last) return; // a table just opened: nothing to hold
-    this.held = last;
-    clearTimeout(this.heldTimer);
-    this.heldTimer = setTimeout(() => this.release(), TRICK_HOLD_MS);
+    if (key !== this.seenTrick) {
+      this.seenTrick = key;
+      // A table just opened has nothing to hold.
+      if (!first && last) {
+        this.held = last;
+        clearTimeout(this.heldTimer);
+        this.heldTimer = setTimeout(() => this.release(), TRICK_HOLD_MS);
+      }
+    }
+    // The player must follow a trick already led: show that one instead.
+    const led = trickOnTable(table.game)?.winner === null;
+    if (this.held && led && cardChoices(table.prompt).size > 0) this.release(false);
   }
 
   release(redraw = true) {
