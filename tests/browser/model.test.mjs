@@ -278,3 +278,26 @@ test('a trick won is remembered past the next deal, for the view to hold', () =>
   assert.equal(table.game.last_trick.key, '0-5');
   assert.equal(table.game.last_trick.trick.winner, 0);
 });
+
+test('from a snapshot taken while the defenders answer, the events carry on', () => {
+  const snap = snapshot();
+  snap.seq = 20;
+  snap.state.your_seat = 1;
+  snap.state.summary.status = 'playing';
+  snap.state.summary.rules = { ...rules, defend_alone: true };
+  snap.state.game = {
+    viewer: { seat: 1 }, rules: { ...rules, defend_alone: true }, hand_number: 0, dealer: 3, phase: 'defending_alone', turn: 1,
+    scores: [0, 0], winner: null, up_card: 'Ad', up_card_picked_up: false, turned_down: 'diamonds', trump: 'spades', maker: 0,
+    alone: true, sitting_out: 2, lone_defender: null, hand: ['Js', 'As', '9h', 'Th', 'Qc'], hand_sizes: [5, 5, 5, 5],
+    discard: null, passed_card: null, loner_discard: null, bids: [], tricks: [], tricks_won: [0, 0], last_outcome: null,
+  };
+  snap.state.actions = [{ action: 'pass' }, { action: 'defend_alone' }];
+  const table = model.fromSnapshot(snap);
+  assert.deepEqual(table.prompt.actions.map((a) => a.action), ['pass', 'defend_alone']);
+  const events = [{ event: 'passed', seat: 1 }, { event: 'defends_alone', seat: 3 }, { event: 'sits_out', seat: 1 }];
+  events.forEach((event, i) => model.applyEvent(table, { type: 'event', table: 't1', seq: 21 + i, event }));
+  assert.equal(table.game.phase, 'playing');
+  assert.deepEqual([...model.sittingOut(table.game)].sort(), [1, 2]);
+  assert.equal(table.game.turn, 0, 'seats 1 and 2 sit out: after the dealer (3) comes the loner');
+  assert.equal(table.prompt, null);
+});
