@@ -2,28 +2,15 @@
 // against bots, then the History list shows it with its score, and its
 // replay steps through every hand to the last trick.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { SCREENSHOTS, gameOver, launchBrowser, openPlayer, playUntil, startServer } from './support.mjs';
+import { SCREENSHOTS, gameOver, playQuickGames, playUntil, withServerAndBrowser } from './support.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = withServerAndBrowser();
 
 test('a finished game is listed in History and replays hand by hand', async () => {
-  const page = await openPlayer(browser, server.url, 'Jo');
+  const page = await env.player('Jo');
   // Nothing played yet.
   await page.getByRole('link', { name: 'History', exact: true }).click();
   await page.getByText('No games yet').waitFor();
@@ -106,4 +93,36 @@ test('a finished game is listed in History and replays hand by hand', async () =
   assert.ok(link.includes(encodeURIComponent(matchId)));
   assert.deepEqual(page.problems, [], 'no script errors or console errors');
   await page.context().close();
+});
+
+test('"Load more" pages through a long history with no gap and no repeat', async () => {
+  const page = await env.player('Kit');
+  const games = 42; // three pages of 20
+  assert.equal(await playQuickGames(page, games), games);
+  const me = await page.evaluate(() => JSON.parse(localStorage.getItem('euchre.identity')).id);
+  // Every match of this player in one request, once all are stored: the
+  // order the paged list must show.
+  const handle = await page.waitForFunction(async ({ id, count }) => {
+    const response = await fetch(`/api/matches?player=${encodeURIComponent(id)}&limit=100`);
+    const { matches } = await response.json();
+    return matches.length === count && matches.every((m) => m.finished) ? matches.map((m) => m.id) : false;
+  }, { id: me, count: games }, { polling: 250, timeout: 60000 });
+  const expected = await handle.jsonValue();
+
+  await page.getByRole('link', { name: 'History', exact: true }).click();
+  const rows = page.locator('.match-row');
+  const more = page.getByRole('button', { name: 'Load more' });
+  for (const shown of [20, 40]) {
+    await page.waitForFunction((n) => document.querySelectorAll('.match-row').length === n, shown);
+    await more.waitFor();
+    await more.click();
+  }
+  await page.waitForFunction((n) => document.querySelectorAll('.match-row').length === n, games);
+  await page.locator('.history p[role="status"]').waitFor({ state: 'detached' });
+  assert.equal(await more.count(), 0, 'no "Load more" after the last page');
+  const shown = await rows.evaluateAll((items) => items.map((item) => item.dataset.match));
+  assert.equal(new Set(shown).size, shown.length, 'no match is listed twice');
+  assert.deepEqual(shown, expected, 'every match, newest first, none missing');
+  for (const text of await rows.locator('.match-result').allTextContents()) assert.match(text, /^(Won|Lost)$/);
+  assert.deepEqual(page.problems, [], 'no script errors or console errors');
 });

@@ -150,22 +150,154 @@ test('a lone maker: the partner sits out and play skips that seat', () => {
   assert.deepEqual(table.game.bids.at(-1), [0, { action: 'call', suit: 'spades', alone: true }]);
 });
 
-test('a lone defender: both partners sit out, play alternates between the two', () => {
-  const table = model.fromSnapshot(snapshot());
+// The events of a hand as the engine sends them (crates/engine/src/hand.rs),
+// from seq 2, to a fresh table seen from `yourSeat`.
+function play(events, { yourSeat = 0, options = {} } = {}) {
+  const snap = snapshot();
+  snap.state.your_seat = yourSeat;
+  const table = model.fromSnapshot(snap);
+  const withOptions = { ...rules, ...options };
+  const all = [{ event: 'game_started', game: 1, rules: withOptions }, ...events];
+  all.forEach((event, i) => model.applyEvent(table, { type: 'event', table: 't1', seq: i + 2, event }));
+  return table;
+}
+
+const DEAL = { event: 'hand_dealt', number: 0, dealer: 3, up_card: 'Ad', hands: [['9s', 'Ts', 'Js', 'Qs', 'Ks'], null, null, null] };
+
+test('defend alone: a lone defender, both partners sit out, play alternates between the two', () => {
   const events = [
-    { event: 'game_started', game: 1, rules },
-    { event: 'hand_dealt', number: 0, dealer: 3, up_card: 'Ad', hands: [['9s', 'Ts', 'Js', 'Qs', 'Ks'], null, null, null] },
+    DEAL,
+    { event: 'trump_made', seat: 0, suit: 'diamonds', alone: true },
+    { event: 'up_card_picked_up', dealer: 3, card: 'Ad' },
+  ];
+  let table = play(events, { options: { defend_alone: true } });
+  assert.equal(table.game.phase, 'dealer_discard');
+  assert.equal(table.game.turn, 3);
+  events.push({ event: 'discarded', seat: 3, card: null }, { event: 'sits_out', seat: 2 });
+  table = play(events, { options: { defend_alone: true } });
+  assert.equal(table.game.phase, 'defending_alone');
+  assert.equal(table.game.turn, 1, "the loner's left answers first");
+  events.push({ event: 'defends_alone', seat: 1 }, { event: 'sits_out', seat: 3 });
+  table = play(events, { options: { defend_alone: true } });
+  assert.equal(table.game.phase, 'playing');
+  assert.deepEqual([...model.sittingOut(table.game)].sort(), [2, 3]);
+  assert.equal(table.game.lone_defender, 1);
+  assert.equal(table.game.turn, 0, 'left of the dealer, skipping nobody: seat 0 leads');
+  events.push({ event: 'card_played', seat: 0, card: 'Js' });
+  table = play(events, { options: { defend_alone: true } });
+  assert.equal(table.game.turn, 1);
+  events.push({ event: 'card_played', seat: 1, card: '9h' });
+  table = play(events, { options: { defend_alone: true } });
+  assert.equal(table.game.turn, 0);
+});
+
+test('defend alone: both defenders pass, then the loner plays against two', () => {
+  const events = [
+    DEAL,
+    { event: 'passed', seat: 0 }, { event: 'passed', seat: 1 }, { event: 'passed', seat: 2 }, { event: 'passed', seat: 3 },
+    { event: 'up_card_turned_down', card: 'Ad' },
+    { event: 'passed', seat: 0 },
+    { event: 'trump_made', seat: 1, suit: 'spades', alone: true },
+    { event: 'sits_out', seat: 3 },
+  ];
+  let table = play(events, { options: { defend_alone: true } });
+  assert.equal(table.game.phase, 'defending_alone');
+  assert.equal(table.game.turn, 2, "seat 1's left answers first");
+  events.push({ event: 'passed', seat: 2 });
+  table = play(events, { options: { defend_alone: true } });
+  assert.equal(table.game.turn, 0, 'then his right');
+  events.push({ event: 'passed', seat: 0 });
+  table = play(events, { options: { defend_alone: true } });
+  assert.equal(table.game.phase, 'playing');
+  assert.equal(table.game.turn, 0, 'left of the dealer leads');
+  assert.deepEqual([...model.sittingOut(table.game)], [3]);
+});
+
+test('call for best: the partner passes a card only the two of them see, the loner discards one of six', () => {
+  const events = [
+    DEAL,
     { event: 'trump_made', seat: 0, suit: 'diamonds', alone: true },
     { event: 'up_card_picked_up', dealer: 3, card: 'Ad' },
     { event: 'discarded', seat: 3, card: null },
-    { event: 'defends_alone', seat: 1 },
-    { event: 'sits_out', seat: 2 },
-    { event: 'sits_out', seat: 3 },
-    { event: 'card_played', seat: 0, card: 'Js' },
   ];
-  events.forEach((event, i) => model.applyEvent(table, { type: 'event', table: 't1', seq: i + 2, event }));
-  assert.deepEqual([...model.sittingOut(table.game)].sort(), [2, 3]);
-  assert.equal(table.game.turn, 1);
-  model.applyEvent(table, { type: 'event', table: 't1', seq: 11, event: { event: 'card_played', seat: 1, card: '9h' } });
+  let table = play(events, { options: { call_for_best: true } });
+  assert.equal(table.game.phase, 'passing_best');
+  assert.equal(table.game.turn, 2, "the loner's partner passes");
+  assert.deepEqual([...model.sittingOut(table.game)], [], 'nobody sits out yet');
+  // Seen by the loner: the card joins his hand.
+  const loner = [...events, { event: 'card_passed', from: 2, to: 0, card: 'Jd' }];
+  table = play(loner, { options: { call_for_best: true } });
+  assert.equal(table.game.phase, 'loner_discard');
   assert.equal(table.game.turn, 0);
+  assert.equal(table.game.passed_card, 'Jd');
+  assert.equal(table.game.hand.length, 6);
+  assert.equal(table.game.hand[0], 'Jd', 'the right bower goes first');
+  assert.deepEqual(table.game.hand_sizes, [6, 5, 4, 5]);
+  loner.push({ event: 'discarded', seat: 0, card: '9s' }, { event: 'sits_out', seat: 2 });
+  table = play(loner, { options: { call_for_best: true } });
+  assert.equal(table.game.phase, 'playing');
+  assert.equal(table.game.loner_discard, '9s');
+  assert.equal(table.game.discard, null, "the loner's discard is not the dealer's");
+  assert.equal(table.game.hand.length, 5);
+  assert.deepEqual([...model.sittingOut(table.game)], [2]);
+  assert.equal(table.game.turn, 0, 'left of the dealer leads');
+  // Seen by a defender: a card went, face down.
+  const defender = [...events, { event: 'card_passed', from: 2, to: 0, card: null }, { event: 'discarded', seat: 0, card: null }, { event: 'sits_out', seat: 2 }];
+  table = play(defender, { yourSeat: 1, options: { call_for_best: true } });
+  assert.equal(table.game.passed_card, null);
+  assert.equal(table.game.phase, 'playing');
+  assert.deepEqual(table.game.hand_sizes, [5, 5, 4, 5]);
+});
+
+test('call for best and defend alone together: the exchange first, then the defenders answer', () => {
+  const events = [
+    DEAL,
+    { event: 'passed', seat: 0 }, { event: 'passed', seat: 1 }, { event: 'passed', seat: 2 }, { event: 'passed', seat: 3 },
+    { event: 'up_card_turned_down', card: 'Ad' },
+    { event: 'trump_made', seat: 0, suit: 'spades', alone: true },
+  ];
+  const options = { call_for_best: true, defend_alone: true, loner_lead: 'left_of_loner' };
+  let table = play(events, { options });
+  assert.equal(table.game.phase, 'passing_best');
+  events.push({ event: 'card_passed', from: 2, to: 0, card: 'Ah' }, { event: 'discarded', seat: 0, card: 'Ah' }, { event: 'sits_out', seat: 2 });
+  table = play(events, { options });
+  assert.equal(table.game.phase, 'defending_alone');
+  assert.equal(table.game.turn, 1);
+  events.push({ event: 'passed', seat: 1 }, { event: 'defends_alone', seat: 3 }, { event: 'sits_out', seat: 1 });
+  table = play(events, { options });
+  assert.equal(table.game.phase, 'playing');
+  assert.deepEqual([...model.sittingOut(table.game)].sort(), [1, 2]);
+  assert.equal(table.game.turn, 3, 'left of the loner, skipping seats out: the lone defender leads');
+});
+
+test('a trick won is remembered past the next deal, for the view to hold', () => {
+  const table = model.fromSnapshot(snapshot());
+  EVENTS.forEach((event, i) => model.applyEvent(table, { type: 'event', table: 't1', seq: i + 2, event }));
+  model.applyEvent(table, { type: 'event', table: 't1', seq: 34, event: { ...DEAL, number: 1 } });
+  assert.equal(table.game.tricks.length, 0);
+  assert.equal(table.game.last_trick.key, '0-5');
+  assert.equal(table.game.last_trick.trick.winner, 0);
+});
+
+test('from a snapshot taken while the defenders answer, the events carry on', () => {
+  const snap = snapshot();
+  snap.seq = 20;
+  snap.state.your_seat = 1;
+  snap.state.summary.status = 'playing';
+  snap.state.summary.rules = { ...rules, defend_alone: true };
+  snap.state.game = {
+    viewer: { seat: 1 }, rules: { ...rules, defend_alone: true }, hand_number: 0, dealer: 3, phase: 'defending_alone', turn: 1,
+    scores: [0, 0], winner: null, up_card: 'Ad', up_card_picked_up: false, turned_down: 'diamonds', trump: 'spades', maker: 0,
+    alone: true, sitting_out: 2, lone_defender: null, hand: ['Js', 'As', '9h', 'Th', 'Qc'], hand_sizes: [5, 5, 5, 5],
+    discard: null, passed_card: null, loner_discard: null, bids: [], tricks: [], tricks_won: [0, 0], last_outcome: null,
+  };
+  snap.state.actions = [{ action: 'pass' }, { action: 'defend_alone' }];
+  const table = model.fromSnapshot(snap);
+  assert.deepEqual(table.prompt.actions.map((a) => a.action), ['pass', 'defend_alone']);
+  const events = [{ event: 'passed', seat: 1 }, { event: 'defends_alone', seat: 3 }, { event: 'sits_out', seat: 1 }];
+  events.forEach((event, i) => model.applyEvent(table, { type: 'event', table: 't1', seq: 21 + i, event }));
+  assert.equal(table.game.phase, 'playing');
+  assert.deepEqual([...model.sittingOut(table.game)].sort(), [1, 2]);
+  assert.equal(table.game.turn, 0, 'seats 1 and 2 sit out: after the dealer (3) comes the loner');
+  assert.equal(table.prompt, null);
 });

@@ -1,27 +1,14 @@
 // The web client in a real browser against the real server: whole games
 // played only by clicking (and pressing keys on) what the page shows.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  SCREENSHOTS, gameOver, launchBrowser, openPlayer, playOneStep, playUntil, startServer,
+  SCREENSHOTS, gameOver, openPlayer, playUntil, startServer, withServerAndBrowser,
 } from './support.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = withServerAndBrowser();
 
 // Whatever the page shows, the hand is in display order: trump first.
 async function assertTrumpFirst(page) {
@@ -36,12 +23,12 @@ function noProblems(...pages) {
 
 test('one person and three bots play a whole game, then a rematch', async () => {
   // Somebody else's open table, so the lobby has something to list.
-  const bob = await openPlayer(browser, server.url, 'Bob');
+  const bob = await env.player('Bob');
   await bob.getByLabel('Partner (seat 3)').uncheck();
   await bob.getByRole('button', { name: 'Create table' }).click();
   await bob.locator('.felt').waitFor();
 
-  const ann = await openPlayer(browser, server.url, 'Ann');
+  const ann = await env.player('Ann');
   await ann.locator('.table-row').first().waitFor();
   assert.match(await ann.locator('.table-row').first().textContent(), /Bob's table/);
   await ann.screenshot({ path: join(SCREENSHOTS, 'lobby.png') });
@@ -93,7 +80,7 @@ test('one person and three bots play a whole game, then a rematch', async () => 
     async onStep(page) {
       await assertTrumpFirst(page);
       // A trick in progress with cards on the table makes the picture.
-      if (!shotTaken && await page.locator('.trick .card').count() >= 2 && await page.locator('.hand .card[data-legal="true"]').count() > 0) {
+      if (!shotTaken && await page.locator('.trick:not(.done) .card').count() >= 2 && await page.locator('.hand .card[data-legal="true"]').count() > 0) {
         await page.screenshot({ path: join(SCREENSHOTS, 'hand.png') });
         shotTaken = true;
       }
@@ -115,7 +102,7 @@ test('one person and three bots play a whole game, then a rematch', async () => 
 
 test('four people play a private game with each other, with chat', async () => {
   const names = ['Cat', 'Dan', 'Eve', 'Fay'];
-  const host = await openPlayer(browser, server.url, names[0]);
+  const host = await env.player(names[0]);
   for (const seat of ['Left opponent (seat 2)', 'Partner (seat 3)', 'Right opponent (seat 4)']) {
     await host.getByLabel(seat).uncheck();
   }
@@ -130,7 +117,7 @@ test('four people play a private game with each other, with chat', async () => {
 
   const pages = [host];
   for (const name of names.slice(1)) {
-    const page = await openPlayer(browser, server.url, name);
+    const page = await env.player(name);
     // Not in the lobby: the invite link is the only way in.
     await page.locator('.open-tables p, .table-row').first().waitFor();
     assert.equal(await page.locator(`.table-row[data-table="${tableId}"]`).count(), 0);
@@ -158,7 +145,7 @@ test('four people play a private game with each other, with chat', async () => {
 });
 
 test('a page reloaded mid-hand, and a dropped connection, both carry on to the end', async () => {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const context = await env.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   // Every WebSocket goes through this proxy, so the test can cut one.
   const sockets = [];
   await context.routeWebSocket(/\/ws$/, (ws) => {
@@ -168,7 +155,7 @@ test('a page reloaded mid-hand, and a dropped connection, both carry on to the e
   const page = await context.newPage();
   page.problems = [];
   page.on('pageerror', (error) => page.problems.push(`page error: ${error.message}`));
-  await page.goto(server.url);
+  await page.goto(env.server.url);
   await page.getByLabel('Display name').fill('Gus');
   await page.getByRole('button', { name: 'Continue' }).click();
   await page.getByLabel('Points to win').selectOption('5');
@@ -205,7 +192,7 @@ test('a page reloaded mid-hand, and a dropped connection, both carry on to the e
 });
 
 test("the form's presets are the server's", async () => {
-  const page = await openPlayer(browser, server.url, 'Hal');
+  const page = await env.player('Hal');
   // Straight over the protocol from the page: create a private table with
   // each preset, watch it, and read the rules from the snapshot.
   const found = await page.evaluate(async () => {
@@ -258,7 +245,7 @@ test('the server restarts mid-hand: the page reconnects and the game carries on'
   // A server of its own, restarted on the same address and data.
   let own = await startServer();
   try {
-    const page = await openPlayer(browser, own.url, 'Ida');
+    const page = await openPlayer(env.browser, own.url, 'Ida');
     await page.getByLabel('Points to win').selectOption('5');
     await page.getByRole('button', { name: 'Create table' }).click();
     await page.locator('.hand .card').first().waitFor();
@@ -275,6 +262,92 @@ test('the server restarts mid-hand: the page reconnects and the game carries on'
 
     await playUntil([page], () => gameOver(page), { timeoutMs: 60000 });
     noProblems(page);
+    await page.context().close();
+  } finally {
+    await own.stop();
+  }
+});
+
+test('a trick just won stays on the felt a moment, and a click goes on at once', async () => {
+  // Four bots, watched, a little quicker than the server's default pace:
+  // the next lead comes while the trick just won is still shown.
+  const own = await startServer({ botDelayMs: 400 });
+  try {
+    const page = await openPlayer(env.browser, own.url, 'Rex');
+    const table = await page.evaluate(async () => {
+      const ws = new WebSocket(`ws://${location.host}/ws`);
+      await new Promise((resolve) => ws.addEventListener('open', resolve));
+      let id = 0;
+      const waiting = new Map();
+      ws.addEventListener('message', (frame) => {
+        const message = JSON.parse(frame.data);
+        if (message.id !== undefined && waiting.has(message.id)) waiting.get(message.id)(message);
+      });
+      const send = (command) => new Promise((resolve) => {
+        id += 1;
+        waiting.set(id, resolve);
+        ws.send(JSON.stringify({ ...command, id }));
+      });
+      await send({ type: 'hello', protocol_version: 1, name: 'Bots host' });
+      const created = await send({ type: 'create_table', preset: 'standard', rules: { points_to_win: 15 }, bot_seats: [0, 1, 2, 3] });
+      await send({ type: 'start', table: created.table });
+      return created.table;
+    });
+    await page.evaluate((id) => { location.hash = `#/table/${id}`; }, table);
+    await page.locator('.seat-bottom .seat-name', { hasText: 'Seat 1 bot' }).waitFor();
+
+    // Every hold the page shows, timed in the page itself (so a busy
+    // machine cannot make the test miss one), and every click.
+    await page.evaluate(() => {
+      window.holds = [];
+      window.clicks = [];
+      document.addEventListener('click', () => window.clicks.push(performance.now()), true);
+      const seq = () => Number(document.querySelector('.table-view')?.dataset.seq ?? 0);
+      new MutationObserver(() => {
+        const held = document.querySelector('.trick.held');
+        const key = held?.getAttribute('aria-label') ?? null;
+        const current = window.holds.at(-1);
+        if (current && current.end === undefined) {
+          if (key === current.key) current.lastSeq = seq();
+          else current.end = performance.now();
+        }
+        if (key && (!current || current.end !== undefined)) {
+          window.holds.push({
+            key, start: performance.now(), firstSeq: seq(), lastSeq: seq(),
+            cards: held.querySelectorAll('.card').length, winners: held.querySelectorAll('.card.winner').length,
+          });
+        }
+      }).observe(document.body, { subtree: true, childList: true, attributes: true });
+    });
+    // Three tricks held their full time while the game went on beneath.
+    const full = await page.waitForFunction(() => {
+      const done = window.holds.filter((h) => h.end !== undefined && h.end - h.start >= 1000
+        && !window.clicks.some((c) => c >= h.start && c <= h.end));
+      return done.length >= 3 ? done : false;
+    }, null, { polling: 100, timeout: 90000 }).then((h) => h.jsonValue());
+    for (const hold of full) {
+      assert.match(hold.key, /^Trick \d, won by Seat \d bot\. Continue$/);
+      assert.equal(hold.cards, 4, 'the whole trick is shown');
+      assert.equal(hold.winners, 1, 'its winner marked');
+    }
+    assert.ok(full.some((h) => h.lastSeq > h.firstSeq), 'play went on while the trick was held');
+
+    // A click on the held trick goes on at once (tried on a few tricks: on a
+    // busy machine one may end before the click lands).
+    let skipped = false;
+    for (let attempt = 0; attempt < 10 && !skipped; attempt += 1) {
+      const before = await page.evaluate(() => window.holds.length);
+      await page.waitForFunction((n) => window.holds.length > n && window.holds.at(-1).end === undefined, before, { timeout: 60000 });
+      await page.locator('.trick.held').click({ timeout: 1000 }).catch(() => {});
+      skipped = await page.waitForFunction(() => {
+        const h = window.holds.at(-1);
+        if (h.end === undefined) return false;
+        const click = window.clicks.find((c) => c >= h.start && c <= h.end);
+        return { clicked: click !== undefined, quick: click !== undefined && h.end - click < 300 && h.end - h.start < 1000 };
+      }, null, { timeout: 10000 }).then((r) => r.jsonValue()).then((r) => r.clicked && r.quick);
+    }
+    assert.ok(skipped, 'a click ends the hold before its time');
+    assert.deepEqual(page.problems, []);
     await page.context().close();
   } finally {
     await own.stop();

@@ -3,11 +3,12 @@
 // drive the client the way a person would (only through what is on screen).
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -142,4 +143,141 @@ export async function playUntil(pages, done, { timeoutMs = 90000, onStep } = {})
 
 export async function gameOver(page) {
   return (await page.locator('.game-over').count()) > 0;
+}
+
+// The set-up every test file shares: one server (with `serverOptions`) and
+// one browser for the file, started before its first test and stopped
+// after its last. Returns `env`, filled in once started: `env.server`,
+// `env.browser`, and `env.player(name, options)`, a fresh guest's page
+// whose browser context is closed with the rest at the end.
+export function withServerAndBrowser(serverOptions = {}) {
+  const contexts = [];
+  const env = {
+    server: null,
+    browser: null,
+    async player(name, options) {
+      const page = await openPlayer(env.browser, env.server.url, name, options);
+      contexts.push(page.context());
+      return page;
+    },
+  };
+  before(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    env.server = await startServer(serverOptions);
+    env.browser = await launchBrowser();
+  });
+  after(async () => {
+    for (const context of contexts) await context.close().catch(() => {});
+    await env.browser?.close();
+    await env.server?.stop();
+  });
+  return env;
+}
+
+// Fills in and submits the lobby's "New table" form: `bots` the seats
+// (1 to 3) bots take, the others wait for people; `more` the "More rules"
+// boxes to tick, by the start of their label. Resolves once the table shows.
+export async function createTable(page, { bots = [1, 2, 3], points = null, more = [], isPrivate = false } = {}) {
+  const labels = { 1: 'Left opponent (seat 2)', 2: 'Partner (seat 3)', 3: 'Right opponent (seat 4)' };
+  for (const [seat, label] of Object.entries(labels)) {
+    await page.getByLabel(label).setChecked(bots.includes(Number(seat)));
+  }
+  if (points) await page.getByLabel('Points to win').selectOption(String(points));
+  if (isPrivate) await page.getByLabel('Table', { exact: true }).selectOption('private');
+  if (more.length > 0) {
+    await page.getByText('More rules').click();
+    for (const label of more) await page.getByLabel(new RegExp(`^\\s*${label}`)).check();
+  }
+  await page.getByRole('button', { name: 'Create table' }).click();
+  await page.locator('.felt').waitFor();
+  return page.url();
+}
+
+// Takes `seat` (0 to 3) at the table behind `link`, by its "Sit here" button.
+export async function takeSeat(page, link, seat) {
+  await page.goto(link);
+  await page.locator(`[data-sit="${seat}"]`).click();
+  await page.locator('.seat-bottom .seat-name', { hasText: 'You' }).waitFor();
+}
+
+// Plays `count` whole games for the page's own guest, straight over the
+// protocol from inside the page (its saved token, so they are this
+// player's matches): one private table with three bots, games to 1 point,
+// each hand made and then conceded, a rematch after each game. Resolves to
+// the number of games finished.
+export async function playQuickGames(page, count) {
+  return page.evaluate(async (games) => {
+    const { token } = JSON.parse(localStorage.getItem('euchre.identity'));
+    const ws = new WebSocket(`ws://${location.host}/ws`);
+    await new Promise((resolve, reject) => {
+      ws.addEventListener('open', resolve);
+      ws.addEventListener('error', reject);
+    });
+    let id = 0;
+    let lastSent = 0;
+    const waiting = new Map();
+    let table = null;
+    let seq = 0;
+    let prompt = null;
+    let inFlight = false;
+    let finished = 0;
+    let onGameOver = null;
+    // Well under the server's rate limit (20 a second).
+    const send = async (command) => {
+      const wait = lastSent + 80 - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      lastSent = Date.now();
+      id += 1;
+      const mine = id;
+      return new Promise((resolve) => {
+        waiting.set(mine, resolve);
+        ws.send(JSON.stringify({ ...command, id: mine }));
+      });
+    };
+    // The quickest end: make trump (so a concession is a euchre), then concede.
+    const choose = (actions) => actions.find((a) => a.action === 'concede')
+      ?? actions.find((a) => (a.action === 'order_up' || a.action === 'call') && !a.alone)
+      ?? actions.find((a) => a.action !== 'pass')
+      ?? actions[0];
+    const actNow = () => {
+      if (inFlight || !prompt || prompt.seq < seq) return;
+      const action = choose(prompt.actions);
+      prompt = null;
+      inFlight = true;
+      send({ type: 'act', table, ...action }).then(() => {
+        inFlight = false;
+        actNow();
+      });
+    };
+    ws.addEventListener('message', (frame) => {
+      const message = JSON.parse(frame.data);
+      if (message.id !== undefined && waiting.has(message.id)) {
+        waiting.get(message.id)(message);
+        waiting.delete(message.id);
+      }
+      if (message.table !== table) return;
+      if (message.type === 'snapshot' || message.type === 'event') seq = Math.max(seq, message.seq);
+      if (message.type === 'event' && message.event?.event === 'game_won') {
+        finished += 1;
+        prompt = null;
+        onGameOver?.();
+      }
+      if (message.type === 'your_turn') {
+        prompt = message;
+        actNow();
+      }
+    });
+    await send({ type: 'hello', protocol_version: 1, token });
+    const created = await send({ type: 'create_table', preset: 'standard', rules: { points_to_win: 1 }, private: true, bot_seats: [1, 2, 3], bot: 'basic', chat: false });
+    table = created.table;
+    for (let game = 0; game < games; game += 1) {
+      const over = new Promise((resolve) => { onGameOver = resolve; });
+      if (game === 0) await send({ type: 'sit', table, seat: 0, invite: created.invite });
+      else await send({ type: 'rematch', table });
+      await over;
+    }
+    await send({ type: 'leave', table });
+    ws.close();
+    return finished;
+  }, count);
 }

@@ -268,14 +268,21 @@ export class ReplayView {
     const current = trickIndex >= 0 ? hand.tricks[trickIndex] : null;
     if (current) for (const play of current.plays) gone.add(play.card);
     // The dealer's discard (known once the match is over) leaves the hand after the bidding.
-    const discard = hand.actions.find((a) => a.action === 'discard' && a.card);
-    if (discard && trickIndex >= 0) gone.add(discard.card);
+    // So do the loner's discard and (call for best) the card his partner passed him.
+    if (trickIndex >= 0) {
+      for (const a of hand.actions) if ((a.action === 'discard' || a.action === 'pass_card') && a.card) gone.add(a.card);
+    }
+    const out = new Set();
+    if (hand.outcome?.alone) out.add((hand.outcome.maker + 2) % 4);
+    if (hand.outcome?.lone_defender !== null && hand.outcome?.lone_defender !== undefined) out.add((hand.outcome.lone_defender + 2) % 4);
     const trump = hand.outcome?.trump ?? trumpOf(hand);
     const knownTrump = step === 'deal' ? null : trump;
     const seats = [0, 1, 2, 3].map((seat) => {
       const dealt = hand.hands?.[seat];
       const badges = [seat === hand.dealer && h('span', { class: 'badge dealer' }, 'Dealer'),
-        step !== 'deal' && hand.outcome?.maker === seat && h('span', { class: 'badge maker' }, hand.outcome.alone ? 'Maker, alone' : 'Maker')];
+        step !== 'deal' && hand.outcome?.maker === seat && h('span', { class: 'badge maker' }, hand.outcome.alone ? 'Maker, alone' : 'Maker'),
+        step !== 'deal' && hand.outcome?.lone_defender === seat && h('span', { class: 'badge maker' }, 'Defends alone'),
+        step !== 'deal' && out.has(seat) && h('span', { class: 'badge out' }, 'Sits out')];
       return h('div', { class: ['seat', `seat-${who.position(seat)}`], dataset: { seat: String(seat) } },
         h('span', { class: 'seat-name' }, who.nameOf(seat)),
         h('div', { class: 'badges' }, badges),
@@ -356,6 +363,7 @@ function actionText(action, hand) {
     case 'discard': return action.card ? `discards ${cardShort(action.card)}` : 'discards';
     case 'farmers_hand': return "throws in a farmer's hand";
     case 'defend_alone': return 'defends alone';
+    case 'pass_card': return action.card ? `passes ${cardShort(action.card)} to the loner` : 'passes a card to the loner';
     default: return action.action.replaceAll('_', ' ');
   }
 }

@@ -111,6 +111,9 @@ export class LobbyView {
       h('option', { value: 'nine_to_ace' }, '24 cards: nine to ace'),
       h('option', { value: 'eight_to_ace' }, '28 cards: eight to ace'),
       h('option', { value: 'seven_to_ace' }, '32 cards: seven to ace'));
+    const canadian = h('input', { type: 'checkbox', name: 'canadian_loner' });
+    const defendAlone = h('input', { type: 'checkbox', name: 'defend_alone' });
+    const callForBest = h('input', { type: 'checkbox', name: 'call_for_best' });
     const firstDealer = h('select', { name: 'first_dealer' },
       h('option', { value: 'first_jack' }, 'first jack dealt'),
       h('option', { value: 'draw' }, 'a draw (sets partners too)'));
@@ -127,6 +130,9 @@ export class LobbyView {
       lonerLead.value = rules.loner_lead;
       firstDealer.value = rules.first_dealer;
       deck.value = rules.deck;
+      canadian.checked = rules.canadian_loner;
+      defendAlone.checked = rules.defend_alone;
+      callForBest.checked = rules.call_for_best;
     };
     preset.addEventListener('change', fill);
     fill();
@@ -144,6 +150,9 @@ export class LobbyView {
         loner_lead: lonerLead.value,
         first_dealer: firstDealer.value,
         deck: deck.value,
+        canadian_loner: canadian.checked,
+        defend_alone: defendAlone.checked,
+        call_for_best: callForBest.checked,
       };
       const overrides = ruleOverrides(preset.value, chosen);
       const settings = {
@@ -175,7 +184,10 @@ export class LobbyView {
         field('Naming the turned-down suit', turnedDown),
         field('Against a loner, the lead is', lonerLead),
         field('The first dealer is chosen by', firstDealer),
-        field('The pack', deck)),
+        field('The pack', deck),
+        h('label', { class: 'check' }, canadian, ' Canadian loner (in round one the dealer’s partner may order it up only alone)'),
+        h('label', { class: 'check' }, defendAlone, ' Defend alone (against a loner, a defender may play alone too; euchring the loner then gives 4)'),
+        h('label', { class: 'check' }, callForBest, ' Call for best (the loner’s partner passes him a card, face down; the loner discards one)')),
       h('p', { id: 'create-note', class: 'muted' }, 'Seats without a bot wait for people; the host can start at any time and bots fill the rest.'),
       h('button', { type: 'submit', class: 'primary', 'data-action': 'create' }, 'Create table'));
   }

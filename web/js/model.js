@@ -88,6 +88,9 @@ function newGame(rules, yourSeat) {
     maker: null,
     alone: false,
     sitting_out: null,
+    lone_defender: null,
+    passed_card: null,
+    loner_discard: null,
     hand: yourSeat === null ? null : [],
     hand_sizes: [0, 0, 0, 0],
     discard: null,
@@ -125,12 +128,36 @@ function nextActive(game, seat) {
   return next;
 }
 
-// Play begins: a lone maker's partner sits out, and the lead is taken.
-function startPlay(game) {
-  if (game.alone && game.maker !== null) game.sitting_out = partnerOf(game.maker);
+// Play begins: the first lead, by the rules' loner lead, skipping every
+// seat that sits out (crates/engine/src/hand.rs, `begin_play`).
+function beginPlay(game) {
   game.phase = 'playing';
-  const leftOfLoner = game.rules.loner_lead === 'left_of_loner' && game.alone;
-  game.turn = leftOfLoner ? nextSeat(game.maker) : nextActive(game, game.dealer);
+  const leftOfLoner = game.rules.loner_lead === 'left_of_loner' && game.alone && game.maker !== null;
+  game.turn = nextActive(game, leftOfLoner ? game.maker : game.dealer);
+}
+
+// Trump is made and the dealer has discarded (if he picked up). Against a
+// loner: with call for best his partner passes him a card (`bestDone`: that
+// is over, the loner has discarded), then the partner sits out and, where
+// the rules let them, the defenders may answer alone; then play. The same
+// order as the engine's `after_trump`, so `turn` and `phase` match the
+// server's without a snapshot.
+function afterTrump(game, bestDone = false) {
+  if (game.alone && game.maker !== null) {
+    const partner = partnerOf(game.maker);
+    if (game.rules.call_for_best && !bestDone) {
+      game.phase = 'passing_best';
+      game.turn = partner;
+      return;
+    }
+    game.sitting_out = partner; // a `sits_out` event says so too
+    if (game.rules.defend_alone) {
+      game.phase = 'defending_alone';
+      game.turn = nextSeat(game.maker);
+      return;
+    }
+  }
+  beginPlay(game);
 }
 
 function tricksPlayed(game) {
@@ -169,6 +196,7 @@ export function applyGameEvent(game, event, yourSeat) {
         out: [],
         lone_defender: null,
         passed_card: null,
+        loner_discard: null,
       });
       const own = me === null ? null : event.hands[me];
       game.hand = own ? sortForDisplay(own, null) : me === null ? null : [];
@@ -176,7 +204,11 @@ export function applyGameEvent(game, event, yourSeat) {
     }
     case 'passed':
       game.bids.push([event.seat, { action: 'pass' }]);
-      if (event.seat !== game.dealer) game.turn = nextSeat(event.seat);
+      if (game.phase === 'defending_alone') {
+        // The loner's left answers first, then his right; then play.
+        if (event.seat === nextSeat(game.maker)) game.turn = partnerOf(event.seat);
+        else beginPlay(game);
+      } else if (event.seat !== game.dealer) game.turn = nextSeat(event.seat);
       else if (game.phase === 'calling') game.turn = null; // thrown in: hand_ended follows
       break;
     case 'up_card_turned_down':
@@ -192,8 +224,15 @@ export function applyGameEvent(game, event, yourSeat) {
       game.bids.push([event.seat, bid]);
       Object.assign(game, { trump: event.suit, maker: event.seat, alone: event.alone });
       resort(game);
-      // Play starts now unless the dealer picks up (`up_card_picked_up` follows).
-      startPlay(game);
+      // In round one the dealer picks up (`up_card_picked_up` follows) and
+      // discards, unless his partner went alone where the rules spare him.
+      const spared = event.alone && partnerOf(event.seat) === game.dealer && !game.rules.dealer_picks_up_for_partner_loner;
+      if (round1 && !spared) {
+        game.phase = 'dealer_discard';
+        game.turn = game.dealer;
+      } else {
+        afterTrump(game);
+      }
       break;
     }
     case 'up_card_picked_up':
@@ -206,24 +245,31 @@ export function applyGameEvent(game, event, yourSeat) {
         resort(game);
       }
       break;
-    case 'discarded':
+    case 'discarded': {
+      // The dealer's discard, or (call for best) the loner's: each is seen
+      // by the one who made it only.
+      const loner = game.phase === 'loner_discard';
       game.hand_sizes[event.seat] -= 1;
       if (event.card && event.seat === me) {
         removeFromHand(game, event.card);
-        game.discard = event.card;
+        if (loner) game.loner_discard = event.card;
+        else game.discard = event.card;
       }
-      startPlay(game);
+      afterTrump(game, loner);
       break;
+    }
     case 'sits_out':
-      game.out = [...(game.out ?? []), event.seat];
-      game.sitting_out ??= event.seat;
+      if (!(game.out ?? []).includes(event.seat)) game.out = [...(game.out ?? []), event.seat];
       if (game.turn === event.seat) game.turn = nextActive(game, event.seat);
       break;
     case 'defends_alone':
       game.lone_defender = event.seat;
+      game.bids.push([event.seat, { action: 'defend_alone' }]);
+      beginPlay(game);
       break;
     case 'card_passed':
-      // Call for best: the loner's partner passes him a card (seen by those two).
+      // Call for best: the loner's partner passes him a card, which only
+      // those two see (the others get `card: null`).
       game.hand_sizes[event.from] -= 1;
       game.hand_sizes[event.to] += 1;
       if (event.card && event.from === me) removeFromHand(game, event.card);
@@ -232,6 +278,7 @@ export function applyGameEvent(game, event, yourSeat) {
         resort(game);
       }
       if (event.card) game.passed_card = event.card;
+      game.phase = 'loner_discard';
       game.turn = event.to;
       break;
     case 'card_played': {
@@ -248,7 +295,12 @@ export function applyGameEvent(game, event, yourSeat) {
     }
     case 'trick_won': {
       const trick = game.tricks.at(-1);
-      if (trick) trick.winner = event.seat;
+      if (trick) {
+        trick.winner = event.seat;
+        // Kept past the next deal, so the view can hold the last trick of
+        // a hand on the table a moment too.
+        game.last_trick = { key: `${game.hand_number}-${event.number}`, hand: game.hand_number, number: event.number, trick };
+      }
       game.tricks_won[teamOf(event.seat)] += 1;
       game.turn = event.number < HAND_SIZE ? event.seat : null;
       break;

@@ -6,13 +6,16 @@ const STANDARD = {
   deck: 'nine_to_ace',
   points_to_win: 10,
   all_pass: 'redeal',
-  scoring: { made: 1, march: 2, lone_march: 4, euchre: 2, lone_euchre: 2 },
+  scoring: { made: 1, march: 2, lone_march: 4, euchre: 2, lone_euchre: 2, defender_alone_euchre: 4 },
   dealer_may_discard_up_card: true,
   dealer_picks_up_for_partner_loner: true,
   turned_down_suit: 'rejected',
   loner_lead: 'left_of_dealer',
   farmers_hand: false,
   first_dealer: 'first_jack',
+  canadian_loner: false,
+  defend_alone: false,
+  call_for_best: false,
 };
 
 export const PRESETS = {
@@ -55,6 +58,9 @@ export function describeRules(summary) {
   const parts = [PRESETS[summary.preset]?.title ?? summary.preset, `to ${r.points_to_win}`];
   if (r.all_pass === 'stick_the_dealer') parts.push('stick the dealer');
   if (r.farmers_hand) parts.push("farmer's hand");
+  if (r.canadian_loner) parts.push('Canadian loner');
+  if (r.defend_alone) parts.push('defend alone');
+  if (r.call_for_best) parts.push('call for best');
   if (r.deck === 'eight_to_ace') parts.push('28 cards');
   if (r.deck === 'seven_to_ace') parts.push('32 cards');
   if (r.scoring.lone_euchre !== 2) parts.push(`lone euchre ${r.scoring.lone_euchre}`);

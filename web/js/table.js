@@ -5,13 +5,15 @@
 
 import { h, replaceChildren } from './dom.js';
 import { cardBack, cardFace, cardName, cardShort, effectiveSuit, SUIT_SYMBOLS, suitName, suitOf } from './cards.js';
-import { cardChoices, previousTrick, sittingOut, teamOf, trickOnTable } from './model.js';
+import { cardChoices, partnerOf, previousTrick, sittingOut, teamOf, trickOnTable } from './model.js';
 import { PRESETS } from './rules.js';
 
 const POSITIONS = ['bottom', 'left', 'top', 'right'];
 // The prompt's actions shown as bid buttons.
 const BIDS = ['pass', 'order_up', 'call', 'farmers_hand', 'defend_alone'];
 const LOG_KEEP = 60;
+// How long a trick just won stays on the felt before the next lead clears it.
+export const TRICK_HOLD_MS = 1100;
 
 // Where `seat` sits on screen: the viewer at the bottom, play going left.
 function position(table, seat) {
@@ -43,11 +45,12 @@ function verb(table, seat, you, other) {
 function bidText(table, seat, action) {
   const alone = action.alone ? ' alone' : '';
   switch (action.action) {
-    case 'pass': return 'passed';
+    case 'pass': return table.game?.trump ? 'not alone' : 'passed';
     case 'order_up':
       return seat === table.game?.dealer ? `picked it up${alone}` : `ordered it up${alone}`;
     case 'call': return `called ${action.suit}${alone}`;
     case 'farmers_hand': return "threw in a farmer's hand";
+    case 'defend_alone': return 'defends alone';
     default: return action.action;
   }
 }
@@ -68,7 +71,9 @@ export function outcomeText(table, outcome) {
   const scorer = outcome.points[0] > 0 ? 0 : 1;
   const points = outcome.points[scorer];
   const what = made < 3 ? 'Euchred!' : made === 5 ? (outcome.alone ? 'Lone march!' : 'March!') : 'Made it.';
-  return `${what} ${who} called ${outcome.trump}${alone} and took ${made} trick${made === 1 ? '' : 's'}: ${teamName(table, scorer)} +${points}.`;
+  const defender = outcome.lone_defender ?? null;
+  const against = defender === null ? '' : ` against ${defender === table.yourSeat ? 'you' : seatName(table, defender)} defending alone`;
+  return `${what} ${who} called ${outcome.trump}${alone}${against} and took ${made} trick${made === 1 ? '' : 's'}: ${teamName(table, scorer)} +${points}.`;
 }
 
 // One line for the log (and the screen reader) about an event, if worth one.
@@ -78,7 +83,10 @@ export function describe(table, event) {
     case 'hand_dealt':
       return `Hand ${event.number + 1}: ${name(event.dealer)} ${verb(table, event.dealer, 'deal', 'deals')}. The up-card is the ${cardName(event.up_card)}.`;
     case 'passed':
-      return `${name(event.seat)} passed.`;
+      // After trump is made, a pass is a defender declining to play alone.
+      return table.game?.trump
+        ? `${name(event.seat)} ${verb(table, event.seat, 'do', 'does')} not defend alone.`
+        : `${name(event.seat)} passed.`;
     case 'up_card_turned_down':
       return `The ${cardName(event.card)} is turned down. Round two: name a suit.`;
     case 'trump_made': {
@@ -95,7 +103,7 @@ export function describe(table, event) {
     case 'defends_alone':
       return `${name(event.seat)} ${verb(table, event.seat, 'defend', 'defends')} alone.`;
     case 'card_passed':
-      return `${name(event.from)} passed ${event.to === table.yourSeat ? 'you' : name(event.to)} ${event.card ? `the ${cardName(event.card)}` : 'a card'}.`;
+      return `${name(event.from)} passed ${event.to === table.yourSeat ? 'you' : name(event.to)} ${event.card ? `the ${cardName(event.card)}` : 'a card, face down'}.`;
     case 'card_played':
       return `${name(event.seat)} played the ${cardName(event.card)}.`;
     case 'trick_won':
@@ -124,6 +132,33 @@ export function describe(table, event) {
       return event.connected
         ? `${name(event.seat)} is back.`
         : `${name(event.seat)} lost connection${event.grace_ms ? `; a bot plays for them after ${Math.round(event.grace_ms / 1000)} s` : ''}.`;
+    default:
+      return null;
+  }
+}
+
+// The bids worth a speech bubble now: the bidding's, or (against a loner)
+// the defenders' answers.
+function bidsNow(game) {
+  if (!game.trump) return game.bids;
+  if (game.phase !== 'defending_alone') return [];
+  const made = game.bids.findLastIndex(([, a]) => a.action === 'order_up' || a.action === 'call');
+  return game.bids.slice(made + 1);
+}
+
+// A line for the middle of the felt while a loner's hand gets ready.
+function phaseNote(table, game) {
+  const name = (seat) => seatName(table, seat);
+  const loner = game.maker;
+  if (loner === null || loner === undefined) return null;
+  switch (game.phase) {
+    case 'passing_best':
+      if (game.turn === table.yourSeat) return `${name(loner)} goes alone: pass your partner your best card, face down.`;
+      return `${name(loner)} ${verb(table, loner, 'go', 'goes')} alone: ${name(game.turn)} passes ${loner === table.yourSeat ? 'you' : name(loner)} a card, face down.`;
+    case 'loner_discard':
+      return `${name(loner)} ${verb(table, loner, 'discard', 'discards')} one of six cards.`;
+    case 'defending_alone':
+      return `${name(loner)} ${verb(table, loner, 'go', 'goes')} alone. ${name(game.turn)} may defend alone.`;
     default:
       return null;
   }
@@ -167,6 +202,47 @@ export class TableView {
     this.backlogShown = false;
     this.logShown = 0;
     this.chatShown = 0;
+    // The trick held on the felt (see `noticeTrick`), and the last one seen.
+    this.held = null;
+    this.heldTimer = null;
+    this.seenTrick = undefined;
+    this.felt.addEventListener('click', () => this.release());
+  }
+
+  // Every choice goes through here: acting ends a trick's hold at once.
+  act(action) {
+    this.release(false);
+    this.app.act(action);
+  }
+
+  // A trick just won stays on the felt for a moment, even when the next
+  // lead has come (bots are quick), so everyone sees who took it; the last
+  // trick of a hand shows the hand's result with it. A click on the felt,
+  // Enter on the trick, or the player's own next move skips the wait; so
+  // does the player's turn to follow a card already led.
+  noticeTrick(table) {
+    const last = table.game?.last_trick ?? null;
+    const key = last ? `${table.id}:${last.key}` : null;
+    const first = this.seenTrick === undefined;
+    if (key !== this.seenTrick) {
+      this.seenTrick = key;
+      // A table just opened has nothing to hold.
+      if (!first && last) {
+        this.held = last;
+        clearTimeout(this.heldTimer);
+        this.heldTimer = setTimeout(() => this.release(), TRICK_HOLD_MS);
+      }
+    }
+    // The player must follow a trick already led: show that one instead.
+    const led = trickOnTable(table.game)?.winner === null;
+    if (this.held && led && cardChoices(table.prompt).size > 0) this.release(false);
+  }
+
+  release(redraw = true) {
+    clearTimeout(this.heldTimer);
+    if (!this.held) return;
+    this.held = null;
+    if (redraw) this.update();
   }
 
   mount(container) {
@@ -178,6 +254,8 @@ export class TableView {
   unmount() {
     clearInterval(this.timer);
     this.timer = null;
+    clearTimeout(this.heldTimer);
+    this.held = null;
   }
 
   sendChat(event) {
@@ -206,6 +284,7 @@ export class TableView {
     }
     // The seq drawn, for tests that wait for the next change.
     this.root.dataset.seq = String(table.seq);
+    this.noticeTrick(table);
     document.title = `${table.summary.host}'s table · Euchre`;
     replaceChildren(this.bar, ...this.renderBar(table));
     replaceChildren(this.felt, ...this.renderFelt(table));
@@ -248,6 +327,10 @@ export class TableView {
       h('span', { class: 'muted table-id', title: 'Table id' }, table.id.slice(0, 8)),
       h('span', { class: 'tag' }, PRESETS[s.preset]?.title ?? s.preset),
       h('span', { class: 'tag' }, `to ${s.rules.points_to_win}`),
+      // The options around a loner, which change what players are asked.
+      s.rules.canadian_loner && h('span', { class: 'tag' }, 'Canadian loner'),
+      s.rules.defend_alone && h('span', { class: 'tag' }, 'defend alone'),
+      s.rules.call_for_best && h('span', { class: 'tag' }, 'call for best'),
       s.private && h('span', { class: 'tag' }, 'private'),
       s.turn_seconds && h('span', { class: 'tag' }, `${s.turn_seconds} s turns`),
       h('span', { class: 'status' }, status),
@@ -282,7 +365,7 @@ export class TableView {
       badges.push(h('span', { class: 'badge maker' }, `Maker ${SUIT_SYMBOLS[game.trump]}${game.alone ? ' alone' : ''}`));
     }
     const out = game && playing && sittingOut(game).has(seat);
-    if (out) badges.push(h('span', { class: 'badge out' }, 'Sits out'));
+    if (out) badges.push(h('span', { class: 'badge out', title: 'Sits this hand out' }, 'Sits out'));
     if (game?.lone_defender === seat && playing) badges.push(h('span', { class: 'badge maker' }, 'Defends alone'));
     if (occupant?.kind === 'player' && !occupant.connected) badges.push(h('span', { class: 'badge away' }, 'Away'));
     if (occupant?.kind === 'bot') badges.push(h('span', { class: 'badge bot' }, 'Bot'));
@@ -292,7 +375,7 @@ export class TableView {
     if (where !== 'bottom' && game && playing) {
       for (let i = 0; i < game.hand_sizes[seat]; i += 1) cards.push(cardBack());
     }
-    const lastBid = game && !game.trump && playing ? game.bids.filter(([s]) => s === seat).at(-1) : null;
+    const lastBid = game && playing ? bidsNow(game).filter(([s]) => s === seat).at(-1) : null;
     const label = `${seatName(table, seat)}, seat ${seat + 1}${turn ? ', to act' : ''}`;
     return h('div', { class: ['seat', `seat-${where}`, turn && 'turn', out && 'sitting-out'], 'aria-label': label, role: 'group' },
       h('div', { class: 'seat-name' }, seatName(table, seat)),
@@ -311,7 +394,8 @@ export class TableView {
         : 'Starting…')];
     }
     const parts = [];
-    const trick = trickOnTable(game);
+    const held = this.held;
+    const trick = held ? held.trick : trickOnTable(game);
     if (game.trump) {
       parts.push(h('div', { class: ['trump-chip', `suit-${game.trump}`] },
         h('span', { 'aria-hidden': 'true', class: 'big' }, SUIT_SYMBOLS[game.trump]),
@@ -319,19 +403,34 @@ export class TableView {
     }
     if (trick) {
       const done = trick.winner !== null;
-      parts.push(h('div', { class: ['trick', done && 'done'], 'aria-label': 'The trick' },
+      const hold = held ? {
+        role: 'button',
+        tabindex: '0',
+        'data-held': 'true',
+        'data-focus': 'held-trick',
+        'aria-label': `Trick ${held.number}, won by ${seatName(table, trick.winner)}. Continue`,
+        title: 'Click to go on',
+        onkeydown: (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); this.release(); } },
+      } : { 'aria-label': 'The trick' };
+      parts.push(h('div', { class: ['trick', done && 'done', held && 'held'], ...hold },
         trick.cards.map(([seat, card]) => cardFace(card, {
           class: ['played', `at-${position(table, seat)}`, done && seat === trick.winner && 'winner'].filter(Boolean).join(' '),
           trump: game.trump,
           label: `${cardName(card)}, played by ${seatName(table, seat)}${done && seat === trick.winner ? ', winning' : ''}`,
         }))));
       if (done) parts.push(h('p', { class: 'trick-winner' }, `${seatName(table, trick.winner)} ${verb(table, trick.winner, 'win', 'wins')} the trick`));
+      // The hand's last trick: its result with it.
+      const handOver = held && (held.hand !== game.hand_number || game.phase === 'finished');
+      if (handOver && game.last_outcome) parts.push(h('p', { class: 'result' }, outcomeText(table, game.last_outcome)));
+      if (held) return parts;
     } else if (game.up_card && (game.phase === 'ordering_up' || game.phase === 'calling' || game.phase === 'dealer_discard')) {
       const turnedDown = game.phase === 'calling';
       parts.push(h('div', { class: ['up-card', turnedDown && 'turned-down'] },
         cardFace(game.up_card, { label: `Up-card: ${cardName(game.up_card)}${turnedDown ? ', turned down' : ''}` }),
         h('span', { class: 'caption' }, turnedDown ? 'Turned down' : game.up_card_picked_up ? 'Picked up' : 'Up-card')));
     }
+    const note = phaseNote(table, game);
+    if (note) parts.push(h('p', { class: 'phase-note' }, note));
     if (isOver(game)) {
       const us = table.yourSeat !== null && teamOf(table.yourSeat) === game.winner;
       parts.push(h('div', { class: 'game-over', role: 'status' },
@@ -370,7 +469,15 @@ export class TableView {
       if (this.app.inFlight()) line = 'Sending…';
       else if (game && game.turn !== null) {
         const who = seatName(table, game.turn);
-        const doing = { ordering_up: 'to bid', calling: 'to name trump', dealer_discard: 'to discard', playing: 'to play' }[game.phase] ?? '';
+        const doing = {
+          ordering_up: 'to bid',
+          calling: 'to name trump',
+          dealer_discard: 'to discard',
+          passing_best: 'to pass a card to the loner',
+          loner_discard: 'to discard',
+          defending_alone: 'to decide whether to defend alone',
+          playing: 'to play',
+        }[game.phase] ?? '';
         line = `Waiting for ${who} ${doing}…`;
       }
       out.push(h('p', { class: 'status-line' }, line));
@@ -379,8 +486,9 @@ export class TableView {
     const timer = prompt.deadline ? h('span', { class: 'countdown', 'aria-label': 'Time left' }) : null;
     const kinds = new Set(prompt.actions.map((a) => a.action));
     let line = 'Your turn. ';
-    if (kinds.has('discard')) line = 'Your turn: choose a card to discard. ';
-    else if (kinds.has('pass_card')) line = 'Your turn: choose the card to pass to your partner. ';
+    if (kinds.has('discard') && game.phase === 'loner_discard') line = 'Your turn: you hold six cards. Choose one to discard (the passed card too, if you like). ';
+    else if (kinds.has('discard')) line = 'Your turn: choose a card to discard. ';
+    else if (kinds.has('pass_card')) line = 'Your turn: your partner goes alone. Choose the card to pass them, face down. ';
     else if (kinds.has('play')) line = 'Your turn: play a highlighted card. ';
     else if (kinds.has('defend_alone')) line = 'Your turn: defend alone against the loner, or pass. ';
     else if (game.phase === 'calling') line = 'Your turn: name trump or pass. ';
@@ -394,16 +502,16 @@ export class TableView {
     const others = prompt.actions.filter((a) => !known.has(a.action) && typeof a.card !== 'string');
     if (others.length > 0) {
       out.push(h('div', { class: 'bids', role: 'group', 'aria-label': 'Other choices' }, others.map((action) =>
-        h('button', { type: 'button', 'data-action': action.action, 'data-focus': `other-${JSON.stringify(action)}`, onclick: () => this.app.act(action) },
+        h('button', { type: 'button', 'data-action': action.action, 'data-focus': `other-${JSON.stringify(action)}`, onclick: () => this.act(action) },
           action.action.replaceAll('_', ' ')))));
     }
     const extras = [];
     if (kinds.has('claim')) {
-      extras.push(h('button', { type: 'button', 'data-action': 'claim', 'data-focus': 'claim', onclick: () => this.app.act({ action: 'claim' }) }, 'Claim the rest'));
+      extras.push(h('button', { type: 'button', 'data-action': 'claim', 'data-focus': 'claim', onclick: () => this.act({ action: 'claim' }) }, 'Claim the rest'));
     }
     if (kinds.has('concede') && kinds.has('play')) {
       extras.push(h('button', { type: 'button', class: 'secondary', 'data-focus': 'concede', onclick: () => {
-        if (confirm('Give every remaining trick of this hand to the other side?')) this.app.act({ action: 'concede' });
+        if (confirm('Give every remaining trick of this hand to the other side?')) this.act({ action: 'concede' });
       } }, 'Concede hand'));
     }
     if (extras.length > 0) out.push(h('div', { class: 'extras' }, extras));
@@ -415,9 +523,13 @@ export class TableView {
     const canAlone = bids.some((a) => a.alone === true);
     if (!canAlone) this.alone = false;
     const buttons = [];
-    const plain = bids.filter((a) => !a.alone);
+    // One button per bid, the "Go alone" box choosing the variant; a bid
+    // offered only alone (Canadian loner: the dealer's partner in round
+    // one) says so and goes alone whatever the box.
+    const plain = bids.filter((a) => !a.alone || !bids.some((b) => sameAction(b, { ...a, alone: false })));
     for (const action of plain) {
-      const wanted = 'alone' in action ? { ...action, alone: this.alone } : action;
+      const onlyAlone = action.alone === true;
+      const wanted = 'alone' in action ? { ...action, alone: onlyAlone || this.alone } : action;
       const allowed = bids.some((a) => sameAction(a, wanted));
       let text;
       let key;
@@ -434,14 +546,15 @@ export class TableView {
         case 'defend_alone': text = 'Defend alone'; key = 'defend_alone'; break;
         default: text = action.action; key = action.action;
       }
-      if (this.alone && (action.action === 'order_up' || action.action === 'call')) text += ' alone';
+      if (wanted.alone) text += ' alone';
       buttons.push(h('button', {
         type: 'button',
+        title: onlyAlone ? 'Canadian loner: the dealer’s partner may order it up only alone' : undefined,
         class: ['bid', action.action === 'call' && `suit-${action.suit}`, action.action !== 'pass' && 'primary'],
         'data-action': key,
         'data-focus': `bid-${key}`,
         disabled: !allowed,
-        onclick: () => this.app.act(wanted),
+        onclick: () => this.act(wanted),
       }, text));
     }
     const toggle = canAlone && h('label', { class: 'alone-toggle' },
@@ -468,22 +581,31 @@ export class TableView {
       // Only while cards are to be chosen does each say whether it may be.
       let state = '';
       if (choices.size > 0) state = choice ? choiceWord : ', not playable now';
+      // The card a partner passed the loner, marked in the loner's hand until he discards.
+      const passed = card === game.passed_card && game.maker === table.yourSeat && game.phase === 'loner_discard';
       return cardFace(card, {
         tag: 'button',
         trump: game.trump,
-        class: ['in-hand', choice ? 'legal' : 'idle'].join(' '),
-        label: `${cardName(card)}${game.trump && effectiveSuit(card, game.trump) === game.trump ? ', trump' : ''}${state}`,
+        class: ['in-hand', choice ? 'legal' : 'idle', passed && 'passed'].filter(Boolean).join(' '),
+        label: `${cardName(card)}${game.trump && effectiveSuit(card, game.trump) === game.trump ? ', trump' : ''}${passed ? ', passed to you' : ''}${state}`,
         'aria-disabled': choice ? 'false' : 'true',
         'data-card': card,
         'data-legal': choice ? 'true' : 'false',
         'data-focus': `card-${card}`,
         tabindex: index === focusIndex ? '0' : '-1',
-        onclick: () => { if (choice) this.app.act(choice); },
+        onclick: () => { if (choice) this.act(choice); },
         onkeydown: (e) => this.handKeys(e),
       });
     });
     const mine = `${seatName(table, table.yourSeat) === 'You' ? 'Your hand' : 'Hand'}`;
-    return [h('div', { class: 'hand', role: 'toolbar', 'aria-label': mine, 'data-focus-group': 'hand' }, buttons)];
+    const out = game.phase === 'playing' && sittingOut(game).has(table.yourSeat);
+    const why = game.lone_defender !== null && game.lone_defender !== undefined && partnerOf(game.lone_defender) === table.yourSeat
+      ? 'You sit this hand out: your partner defends alone.'
+      : 'You sit this hand out: your partner plays alone.';
+    return [
+      out && h('p', { class: 'sit-out-note' }, why),
+      h('div', { class: ['hand', out && 'sitting-out'], role: 'toolbar', 'aria-label': mine, 'data-focus-group': 'hand' }, buttons),
+    ];
   }
 
   handKeys(event) {
@@ -527,7 +649,17 @@ export class TableView {
       lines.push(h('p', {}, game.phase === 'calling' ? 'Round two of bidding' : 'Round one of bidding'));
     }
     lines.push(h('p', { class: 'tricks' }, `Tricks: ${teamName(table, mine)} ${game.tricks_won[mine]}, ${teamName(table, 1 - mine)} ${game.tricks_won[1 - mine]}`));
+    if (game.lone_defender !== null && game.lone_defender !== undefined) {
+      lines.push(h('p', {}, `Defended alone by ${seatName(table, game.lone_defender)}`));
+    }
     if (game.discard) lines.push(h('p', {}, `Your discard: ${cardShort(game.discard)}`));
+    // Call for best: the passed card, known to the loner and his partner only.
+    if (game.passed_card && game.maker !== null) {
+      const toMe = game.maker === table.yourSeat;
+      lines.push(h('p', { class: 'passed-card' }, toMe ? 'Your partner passed you: ' : 'You passed your partner: ',
+        h('span', { class: `suit-${suitOf(game.passed_card)}` }, cardShort(game.passed_card))));
+    }
+    if (game.loner_discard) lines.push(h('p', {}, `Your discard (from six): ${cardShort(game.loner_discard)}`));
     const last = previousTrick(game);
     if (last && last !== trickOnTable(game)) {
       lines.push(h('div', { class: 'last-trick' }, h('span', {}, 'Last trick: '),
