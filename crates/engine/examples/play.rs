@@ -139,6 +139,10 @@ fn print_event(game: &Game, event: Event) {
             let alone = if alone { ", alone" } else { "" };
             println!("  seat {} makes {suit} trump{alone}", seat.0);
         }
+        Event::NoTrumpCalled { seat, alone } => {
+            let alone = if alone { ", alone" } else { "" };
+            println!("  seat {} calls no trump{alone}", seat.0);
+        }
         Event::UpCardPickedUp { dealer, card } => println!("  seat {} picks up {card}", dealer.0),
         Event::Discarded { seat, .. } => println!("  seat {} discards", seat.0),
         Event::SitsOut { seat } => println!("  seat {} sits out", seat.0),

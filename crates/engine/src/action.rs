@@ -203,6 +203,11 @@ pub enum Action {
         #[serde(default)]
         alone: bool,
     },
+    /// Round two, where the rules allow it: play the hand without trumps.
+    CallNoTrump {
+        #[serde(default)]
+        alone: bool,
+    },
     /// The dealer, having picked up the up-card, puts one card away.
     Discard { card: Card },
     /// Play a card to the current trick.
@@ -231,6 +236,7 @@ impl Action {
             Action::Pass => "pass",
             Action::OrderUp { .. } => "order_up",
             Action::Call { .. } => "call",
+            Action::CallNoTrump { .. } => "call_no_trump",
             Action::Discard { .. } => "discard",
             Action::Play { .. } => "play",
             Action::FarmersHand => "farmers_hand",
@@ -280,7 +286,8 @@ pub struct PlayedHand {
     pub maker: Seat,
     /// The maker's team.
     pub makers: Team,
-    pub trump: Suit,
+    /// The trump suit; `None` when the hand was played at no trump.
+    pub trump: Option<Suit>,
     pub alone: bool,
     /// Tricks taken by each team.
     pub tricks: PerTeam<u8>,
@@ -343,6 +350,11 @@ pub enum Event {
     TrumpMade {
         seat: Seat,
         suit: Suit,
+        alone: bool,
+    },
+    /// Round two: the maker called no trump.
+    NoTrumpCalled {
+        seat: Seat,
         alone: bool,
     },
     /// The dealer took the up-card into his hand.

@@ -42,7 +42,8 @@
 //! | `farmers` | `farmers_hand` |
 //! | `canadian` | `canadian_loner` |
 //! | `defend_alone` (a deal's `aloneDefender` says who did) | `defend_alone`; the lone defender's euchre scores `scoring.defender_alone_euchre` (4) |
-//! | `num_players` other than 4, `num_deals`, `winning_score` 0, `joker`, `partners_best` (`cardExchanges`), `go_under`, `allow_no_trump` (the call `n`), `fast_break`, `four_trick_tokens` | unsupported unless false or default |
+//! | `allow_no_trump` (the call `n`) | `allow_no_trump` ([`Action::CallNoTrump`]) |
+//! | `num_players` other than 4, `num_deals`, `winning_score` 0, `joker`, `partners_best` (`cardExchanges`), `go_under`, `fast_break`, `four_trick_tokens` | unsupported unless false or default |
 //!
 //! Everything else takes the engine's defaults, which accept every record
 //! the EGN rules accept: the dealer may discard the card he picked up, and he
@@ -107,7 +108,7 @@ use crate::game::{Game, GameStart};
 use crate::hand::{Hand, Phase};
 use crate::record::{GameRecord, HandRecord, SeatAction};
 use crate::rules::{AllPass, Deck, LonerLead, Rules, Scoring, TurnedDownSuit};
-use crate::trump;
+use crate::trump::{self, Mode};
 
 /// The `fileType` every EGN file carries.
 pub const FILE_TYPE: &str = "Euchre Game Notation";
@@ -184,6 +185,8 @@ pub enum Call {
     Order,
     /// Round two: name a suit.
     Name(Suit),
+    /// Round two: no trump (`n`).
+    NoTrump,
 }
 
 // ---- Positions and errors ------------------------------------------------------
@@ -544,7 +547,6 @@ fn rules_of(raw: RawRuleset) -> Result<Rules, EgnError> {
         ("partners_best", raw.partners_best),
         ("go_under", raw.go_under),
         ("joker", raw.joker),
-        ("allow_no_trump", raw.allow_no_trump),
         ("fast_break", raw.fast_break),
         ("four_trick_tokens", raw.four_trick_tokens),
     ];
@@ -594,6 +596,7 @@ fn rules_of(raw: RawRuleset) -> Result<Rules, EgnError> {
     let all_pass = if raw.std.unwrap_or(true) { AllPass::StickTheDealer } else { AllPass::Redeal };
     Ok(Rules {
         deck,
+        allow_no_trump: raw.allow_no_trump.unwrap_or(false),
         points_to_win,
         all_pass,
         scoring,
@@ -702,7 +705,7 @@ fn deal_of(rules: &Rules, index: usize, value: Value) -> Result<EgnDeal, EgnErro
             deal.calls.push(match code.as_str() {
                 "Pass" => Call::Pass,
                 "Order" => Call::Order,
-                "n" => return Err(EgnError::unsupported(at, "the no-trump call \"n\"")),
+                "n" => Call::NoTrump,
                 "x" => return Err(EgnError::unsupported(at, "the call \"x\"")),
                 letter => letter
                     .parse::<char>()
@@ -953,6 +956,7 @@ fn bid(hand: &mut Hand, index: usize, deal: &EgnDeal) -> Result<Vec<SeatAction>,
             Call::Pass => Action::Pass,
             Call::Order => Action::OrderUp { alone },
             Call::Name(suit) => Action::Call { suit: *suit, alone },
+            Call::NoTrump => Action::CallNoTrump { alone },
         };
         step(hand, Location::new(index, Step::Call { index: call }), seat, action)?;
         applied.push(SeatAction { seat, action });
@@ -1021,7 +1025,7 @@ fn attribute(
     index: usize,
     deal: &EgnDeal,
     first_leader: Seat,
-    trump: Suit,
+    mode: Mode,
     out: [bool; 4],
 ) -> Result<Attribution, VerifyError> {
     let in_play = usize::from(PLAYERS) - out.iter().filter(|o| **o).count();
@@ -1041,7 +1045,7 @@ fn attribute(
             return Err(VerifyError::inconsistent(at(cards.len().min(in_play)), reason));
         }
         let Some(first) = cards.first() else { continue };
-        let led = trump::effective_suit(*first, trump);
+        let led = trump::effective_suit_in(*first, mode);
         let mut seat = leader;
         let mut seats = Vec::with_capacity(cards.len());
         for (position, card) in cards.iter().enumerate() {
@@ -1053,14 +1057,14 @@ fn attribute(
             }
             seen.insert(*card);
             found.played[seat.index()].insert(*card);
-            if trump::effective_suit(*card, trump) != led {
+            if trump::effective_suit_in(*card, mode) != led {
                 found.void[seat.index()][led.index()] = true;
             }
             seats.push(seat);
             seat = next_in_play(seat, out);
         }
         if cards.len() == in_play {
-            leader = seats[trump::trick_winner(cards, trump)];
+            leader = seats[trump::trick_winner_in(cards, mode)];
         }
         found.seats.push(seats);
     }
@@ -1110,15 +1114,16 @@ fn replay_deal(
             "a discard is recorded, but the dealer never picked up the up-card",
         ));
     }
-    let attribution = match (trial.phase(), trial.trump(), trial.turn()) {
-        (Phase::Playing, Some(trump), Some(leader)) => {
+    let mode = trial.maker().map(|_| Mode::of(trial.trump()));
+    let attribution = match (trial.phase(), mode, trial.turn()) {
+        (Phase::Playing, Some(mode), Some(leader)) => {
             if let Some(lead) = deal.initial_lead.filter(|lead| *lead != leader) {
                 let at = Location::new(index, Step::Card { trick: 0, card: 0 });
                 let reason = format!("initialLead is {lead}, but {leader} leads under these rules");
                 return Err(VerifyError::inconsistent(at, reason));
             }
             let out = [0, 1, 2, 3].map(|seat| trial.sits_out(Seat(seat)));
-            attribute(index, deal, leader, trump, out)?
+            attribute(index, deal, leader, mode, out)?
         }
         _ => {
             // No play began: any recorded card is the engine's to refuse.
@@ -1209,7 +1214,7 @@ fn replay_deal(
         hands[dealer.index()].insert(card);
         discard = Some(card);
     }
-    fill(&mut hands, unseen, &attribution.void, trial.trump())
+    fill(&mut hands, unseen, &attribution.void, mode)
         .map_err(|reason| VerifyError::inconsistent(setup, reason))?;
     let cards = Deal::from_hands(rules, dealer, hands, up)
         .map_err(|error| VerifyError::inconsistent(setup, error.to_string()))?;
@@ -1244,14 +1249,14 @@ fn fill(
     hands: &mut [CardSet; 4],
     mut unseen: CardSet,
     void: &[[bool; 4]; 4],
-    trump: Option<Suit>,
+    mode: Option<Mode>,
 ) -> Result<(), String> {
     let mut seats: Vec<usize> = (0..hands.len()).collect();
     seats.sort_by_key(|seat| std::cmp::Reverse(void[*seat].iter().filter(|v| **v).count()));
     for seat in seats {
         let missing = HAND_SIZE.saturating_sub(hands[seat].len() as usize);
         let fits = |card: &Card| {
-            trump.is_none_or(|trump| !void[seat][trump::effective_suit(*card, trump).index()])
+            mode.is_none_or(|mode| !void[seat][trump::effective_suit_in(*card, mode).index()])
         };
         let choice: Vec<Card> = unseen
             .iter()
@@ -1440,6 +1445,7 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
         // Written only when on, so records under the other rules read as before.
         canadian: rules.canadian_loner.then_some(true),
         defend_alone: rules.defend_alone.then_some(true),
+        allow_no_trump: rules.allow_no_trump.then_some(true),
         ..RawRuleset::default()
     };
     let mut deals = Vec::with_capacity(record.hands.len());
@@ -1497,6 +1503,11 @@ fn raw_deal(rules: &Rules, number: usize, hand: &HandRecord) -> Result<RawDeal, 
             }
             Action::Call { suit, alone: a } => {
                 calls.push(suit.letter().to_string());
+                alone = a;
+                made = true;
+            }
+            Action::CallNoTrump { alone: a } => {
+                calls.push("n".to_owned());
                 alone = a;
                 made = true;
             }

@@ -38,6 +38,8 @@ pub enum RuleError {
     NotFarmersHand,
     #[error("canadian loner: the dealer's partner may order up only alone")]
     MustGoAlone,
+    #[error("no trump may not be called under these rules")]
+    NoTrumpOff,
     #[error("nobody goes alone in this game: there is no partner or dummy to play without")]
     NoGoingAlone,
     #[error(
@@ -66,6 +68,7 @@ impl RuleError {
             RuleError::NotFarmersHand => "not_farmers_hand",
             RuleError::MustGoAlone => "must_go_alone",
             RuleError::NoGoingAlone => "no_going_alone",
+            RuleError::NoTrumpOff => "no_trump_off",
             RuleError::OnlyMakerConcedes => "only_maker_concedes",
         }
     }

@@ -15,7 +15,7 @@ use crate::card::{Card, CardSet, Suit};
 use crate::deal::Deal;
 use crate::error::RuleError;
 use crate::rules::{AllPass, LonerLead, Rules, TurnedDownSuit};
-use crate::trump;
+use crate::trump::{self, Mode};
 
 /// Where a hand stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -93,7 +93,8 @@ impl Trick {
 }
 
 /// A list of actions held inline, so the simulation path never allocates.
-/// Round two offers the most: a pass, three suits, each alone or not.
+/// Round two offers the most: a pass, three suits and no trump, each alone
+/// or not.
 #[derive(Clone, Copy, Debug)]
 pub struct ActionList {
     actions: [Action; 16],
@@ -361,6 +362,7 @@ impl Hand {
         match (self.phase, action) {
             (Phase::OrderingUp, Action::OrderUp { alone: true })
             | (Phase::Calling, Action::Call { alone: true, .. })
+            | (Phase::Calling, Action::CallNoTrump { alone: true })
                 if !self.rules.may_go_alone() =>
             {
                 Err(RuleError::NoGoingAlone)
@@ -398,6 +400,13 @@ impl Hand {
                     Err(RuleError::DealerMustCall)
                 } else {
                     Ok(())
+                }
+            }
+            (Phase::Calling, Action::CallNoTrump { .. }) => {
+                if self.rules.allow_no_trump {
+                    Ok(())
+                } else {
+                    Err(RuleError::NoTrumpOff)
                 }
             }
             (Phase::Calling, Action::Call { suit, .. }) => {
@@ -491,6 +500,11 @@ impl Hand {
                             }
                         }
                     }
+                    for alone in [false, true] {
+                        if self.check(seat, Action::CallNoTrump { alone }).is_ok() {
+                            list.push(Action::CallNoTrump { alone });
+                        }
+                    }
                 }
                 Phase::DefendingAlone => {
                     list.push(Action::Pass);
@@ -532,10 +546,21 @@ impl Hand {
             return CardSet::EMPTY;
         }
         let hand = self.holding[self.turn.index()];
-        match (self.led_suit(), self.trump) {
-            (Some(led), Some(trump)) => trump::follow_mask(hand, led, trump),
+        match (self.led_suit(), self.maker) {
+            (Some(led), Some(_)) => trump::follow_mask_in(hand, led, self.mode()),
             _ => hand,
         }
+    }
+
+    /// Whether the maker called no trump.
+    pub fn no_trump(&self) -> bool {
+        self.maker.is_some() && self.trump.is_none()
+    }
+
+    /// The order cards are played in: the trump suit's, or no trump's.
+    #[inline]
+    fn mode(&self) -> Mode {
+        Mode::of(self.trump)
     }
 
     /// The suit led to the current trick, if a card has been led.
@@ -589,6 +614,12 @@ impl Hand {
                     self.make_trump(seat, suit, alone, sink);
                     self.after_trump(sink);
                 }
+            }
+            Action::CallNoTrump { alone } => {
+                self.maker = Some(seat);
+                self.alone = alone;
+                sink.push(Event::NoTrumpCalled { seat, alone });
+                self.after_trump(sink);
             }
             Action::Discard { card } if self.phase == Phase::DummyDiscard => {
                 self.holding[seat.index()].remove(card);
@@ -733,7 +764,7 @@ impl Hand {
         self.holding[seat.index()].remove(card);
         self.played.insert(card);
         if self.trick.is_empty() {
-            self.trick.led = self.trump.map(|trump| trump::effective_suit(card, trump));
+            self.trick.led = Some(trump::effective_suit_in(card, self.mode()));
         }
         self.trick.cards[usize::from(self.trick.len)] = card;
         self.trick.seats[usize::from(self.trick.len)] = seat;
@@ -743,8 +774,7 @@ impl Hand {
             self.turn = self.next_active(seat);
             return;
         }
-        let trump = self.trump.unwrap_or(Suit::Spades);
-        let position = trump::trick_winner(self.trick.cards(), trump);
+        let position = trump::trick_winner_in(self.trick.cards(), self.mode());
         let winner = self.trick.seats[position];
         self.tricks_played += 1;
         self.tricks_won[self.rules.team_of(winner)] += 1;
@@ -773,9 +803,10 @@ impl Hand {
 
     /// Ends a played hand. The game reports the outcome with the running score.
     fn score(&mut self) {
-        let (Some(maker), Some(trump)) = (self.maker, self.trump) else {
+        let Some(maker) = self.maker else {
             return;
         };
+        let trump = self.trump;
         let scoring = &self.rules.scoring;
         let makers = self.rules.team_of(maker);
         let taken = self.tricks_won[makers];
@@ -822,10 +853,7 @@ impl Hand {
     /// holds plain cards, no trump is left outside his hand and each plain
     /// card outranks every unseen card of its suit.
     pub fn claim_is_certain(&self, seat: Seat) -> bool {
-        let Some(trump) = self.trump else {
-            return false;
-        };
-        if self.phase != Phase::Playing {
+        if self.phase != Phase::Playing || self.maker.is_none() {
             return false;
         }
         let mine = self.holding(seat);
@@ -849,20 +877,24 @@ impl Hand {
             }
         }
         let elsewhere = self.rules.pack().difference(known_out);
-        let trumps = trump::suit_cards(trump, trump);
-        let best_outside_trump =
-            elsewhere.intersection(trumps).iter().map(|c| trump::power(c, trump)).max();
-        let my_trumps = mine.intersection(trumps);
-        if let Some(best) = best_outside_trump {
-            if my_trumps.iter().any(|c| trump::power(c, trump) < best) {
-                return false;
-            }
-            if my_trumps != mine {
-                return false;
+        if let Some(trump) = self.trump {
+            let trumps = trump::suit_cards(trump, trump);
+            let best_outside_trump =
+                elsewhere.intersection(trumps).iter().map(|c| trump::power(c, trump)).max();
+            let my_trumps = mine.intersection(trumps);
+            if let Some(best) = best_outside_trump {
+                if my_trumps.iter().any(|c| trump::power(c, trump) < best) {
+                    return false;
+                }
+                if my_trumps != mine {
+                    return false;
+                }
             }
         }
-        Suit::ALL.into_iter().filter(|s| *s != trump).all(|suit| {
-            let cards = trump::suit_cards(suit, trump);
+        // Plain suits (every suit at no trump) by printed rank.
+        let mode = self.mode();
+        Suit::ALL.into_iter().filter(|s| Some(*s) != self.trump).all(|suit| {
+            let cards = trump::suit_cards_in(suit, mode);
             let best_outside = elsewhere.intersection(cards).iter().map(|c| c.rank()).max();
             match best_outside {
                 None => true,

@@ -22,6 +22,10 @@ pub struct Rules {
     pub dummy: bool,
     /// Which cards are in the pack.
     pub deck: Deck,
+    /// The sites' option (EGN `allow_no_trump`): in round two a player may
+    /// call no trump: no bowers, jacks rank between ten and queen, the
+    /// highest card of the suit led wins.
+    pub allow_no_trump: bool,
     /// Sheet 003: a joker is added as the highest trump. Turned up, the
     /// dealer first names the suit it stands for (see `Phase::NamingJokerSuit`).
     pub joker: bool,
@@ -180,6 +184,7 @@ impl Default for Rules {
             dummy: false,
             deck: Deck::NineToAce,
             joker: false,
+            allow_no_trump: false,
             points_to_win: 10,
             all_pass: AllPass::Redeal,
             scoring: Scoring::default(),
@@ -325,6 +330,8 @@ pub enum RulesError {
     NoTarget,
     #[error("{0} needs partners: only the four-handed game has them")]
     NeedsPartners(&'static str),
+    #[error("the joker is a trump: it cannot be played with no trump allowed")]
+    JokerWithNoTrump,
     #[error("the dummy belongs to the two- and three-handed games")]
     DummyNeedsFewerPlayers,
     #[error("the pack is too small: {players} hands, a dummy and an up-card need {needed} cards")]
@@ -352,6 +359,9 @@ impl Rules {
             if let Some((_, option)) = needs.into_iter().find(|(on, _)| *on) {
                 return Err(RulesError::NeedsPartners(option));
             }
+        }
+        if self.joker && self.allow_no_trump {
+            return Err(RulesError::JokerWithNoTrump);
         }
         if self.dummy && self.partnerships() {
             return Err(RulesError::DummyNeedsFewerPlayers);

@@ -115,7 +115,7 @@ fn nth_card(cards: CardSet, n: u32) -> Card {
 /// of line so that the card-play loop stays small.
 #[inline(never)]
 fn random_bid(hand: &Hand, seat: Seat, rng: &mut impl Rng) -> Action {
-    // At least one candidate in nine is legal in every phase, so running
+    // At least one candidate in eleven is legal in every phase, so running
     // out of attempts means the engine has lost its way.
     for _ in 0..1000 {
         let action = match hand.phase() {
@@ -126,8 +126,9 @@ fn random_bid(hand: &Hand, seat: Seat, rng: &mut impl Rng) -> Action {
                 0 => Action::Pass,
                 n => Action::OrderUp { alone: n == 2 },
             },
-            Phase::Calling => match rng.random_range(0..9u32) {
+            Phase::Calling => match rng.random_range(0..11u32) {
                 0 => Action::Pass,
+                n @ 9..=10 => Action::CallNoTrump { alone: n == 10 },
                 n => Action::Call { suit: Suit::from_index((n >> 1) as u8), alone: n & 1 == 1 },
             },
             Phase::DefendingAlone => {
@@ -418,7 +419,7 @@ mod tests {
                 panic!("an ordered-up hand is played");
             };
             assert_eq!(played.maker, Seat(1));
-            assert_eq!(played.trump, rules_up_suit(&before));
+            assert_eq!(played.trump, Some(rules_up_suit(&before)));
             check_played(&rules, &played);
         }
     }

@@ -11,9 +11,9 @@ pub const fn effective_suit(card: Card, trump: Suit) -> Suit {
     if is_left_bower(card, trump) || card.is_joker() { trump } else { card.suit() }
 }
 
-/// What a hand is played in: a trump suit, or no trump (issue 3's
-/// `allow_no_trump`, not yet offered by the rules). It is the row of the
-/// tables below, so a no-trump hand costs the simulation path nothing more:
+/// What a hand is played in: a trump suit, or no trump
+/// ([`crate::Rules::allow_no_trump`]). It is the row of the tables below, so
+/// a no-trump hand costs the simulation path nothing more:
 /// rows 0 to 3 are the trump suits, row 4 no trump (no trumps, no bowers,
 /// jacks between ten and queen; the highest card of the led suit wins).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -24,6 +24,14 @@ impl Mode {
 
     pub const fn trump(suit: Suit) -> Mode {
         Mode(suit as u8)
+    }
+
+    /// A trump suit's mode, or no trump's for `None`.
+    pub const fn of(trump: Option<Suit>) -> Mode {
+        match trump {
+            Some(suit) => Mode::trump(suit),
+            None => Mode::NO_TRUMP,
+        }
     }
 
     /// The trump suit, or `None` for no trump.
@@ -45,6 +53,11 @@ pub const fn effective_suit_in(card: Card, mode: Mode) -> Suit {
     } else {
         Suit::from_index(mode.0)
     }
+}
+
+/// [`suit_cards`] in `mode`.
+pub const fn suit_cards_in(suit: Suit, mode: Mode) -> CardSet {
+    CardSet(TRUMP_MASKS[mode.row()][suit as usize])
 }
 
 /// [`follow_mask`] in `mode`.

@@ -8,7 +8,7 @@ use crate::card::{Card, Suit};
 use crate::game::Game;
 use crate::hand::Phase;
 use crate::rules::Rules;
-use crate::trump;
+use crate::trump::{self, Mode};
 
 /// A trick as everybody saw it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,6 +40,8 @@ pub struct GameView {
     pub up_card_picked_up: bool,
     pub turned_down: Option<Suit>,
     pub trump: Option<Suit>,
+    /// The maker called no trump (`trump` is then `None`).
+    pub no_trump: bool,
     pub maker: Option<Seat>,
     pub alone: bool,
     pub sitting_out: Option<Seat>,
@@ -129,7 +131,13 @@ impl GameView {
                 .filter(|seat| hand.maker() == Some(*seat))
                 .and(hand.loner_discard()),
             bids,
-            tricks: tricks_of(current, hand.trump(), sitting_out_count(hand), game.rules().players),
+            no_trump: hand.no_trump(),
+            tricks: tricks_of(
+                current,
+                hand.maker().map(|_| Mode::of(hand.trump())),
+                sitting_out_count(hand),
+                game.rules().players,
+            ),
             tricks_won: hand.tricks_won(),
             dummy_taken: hand.dummy_taken(),
             dummy_discards: own_seat
@@ -163,11 +171,11 @@ fn sitting_out_count(hand: &crate::hand::Hand) -> usize {
 /// Rebuilds this hand's tricks from its played cards.
 fn tricks_of(
     actions: &[crate::record::SeatAction],
-    trump: Option<Suit>,
+    mode: Option<Mode>,
     sitting_out: usize,
     players: u8,
 ) -> Vec<TrickView> {
-    let Some(trump) = trump else {
+    let Some(mode) = mode else {
         return Vec::new();
     };
     let per_trick = usize::from(players) - sitting_out;
@@ -183,7 +191,7 @@ fn tricks_of(
         .map(|chunk| {
             let cards: Vec<Card> = chunk.iter().map(|(_, c)| *c).collect();
             let winner =
-                (chunk.len() == per_trick).then(|| chunk[trump::trick_winner(&cards, trump)].0);
+                (chunk.len() == per_trick).then(|| chunk[trump::trick_winner_in(&cards, mode)].0);
             TrickView { leader: chunk[0].0, cards: chunk.to_vec(), winner }
         })
         .collect()

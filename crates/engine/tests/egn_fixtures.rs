@@ -320,7 +320,7 @@ fn unsupported_features_are_named() {
         Err(EgnError::Unsupported { at, feature }) => (at, feature),
         other => panic!("expected unsupported, got {other:?}"),
     };
-    for field in ["joker", "partners_best", "allow_no_trump", "four_trick_tokens"] {
+    for field in ["joker", "partners_best", "four_trick_tokens"] {
         let mut value = json_of("Six_Points_in_Two_Hands");
         value["metadata"]["ruleset"][field] = json!(true);
         let (_, feature) = unsupported(value);
@@ -334,12 +334,14 @@ fn unsupported_features_are_named() {
     let mut value = json_of("Six_Points_in_Two_Hands");
     value["metadata"]["ruleset"]["num_players"] = json!(3);
     assert_eq!(unsupported(value).1, "ruleset.num_players 3");
-    // A no-trump call.
+    // A no-trump call reads; where the ruleset does not allow it, the
+    // replay refuses it at that call.
     let mut value = json_of("Six_Points_in_Two_Hands");
     value["deals"][0]["phases"][0]["calls"][5] = json!("n");
-    let (at_call, feature) = unsupported(value);
-    assert_eq!(at_call, at(0, Step::Call { index: 5 }));
-    assert!(feature.contains("no-trump"), "{feature}");
+    let game = egn::from_value(value).expect("readable");
+    assert_eq!(game.deals[0].calls[5], Call::NoTrump);
+    let error = egn::verify(&game).expect_err("no trump is off");
+    assert_eq!(error.code(), "no_trump_off", "{error}");
     // Cards written by role or unknown.
     let mut value = json_of("Six_Points_in_Two_Hands");
     value["deals"][0]["phases"][1]["tricks"][1][0] = json!("R");
@@ -413,6 +415,27 @@ fn games_round_trip_through_egn() {
 }
 
 #[test]
+fn no_trump_games_round_trip_through_egn() {
+    let rules = Rules { allow_no_trump: true, ..Rules::default() };
+    round_trips(rules, "no trump", 16);
+    let mut no_trump_hands = 0;
+    for seed in 0..16 {
+        let game = random_game(rules, seed);
+        let text = egn::write(game.record(), &names()).expect("expressible");
+        assert!(text.contains("\"allow_no_trump\": true"));
+        no_trump_hands += game
+            .record()
+            .hands
+            .iter()
+            .filter(
+                |hand| matches!(hand.outcome, Some(HandOutcome::Played(p)) if p.trump.is_none()),
+            )
+            .count();
+    }
+    assert!(no_trump_hands > 0, "some random hand was played at no trump");
+}
+
+#[test]
 fn canadian_loners_and_lone_defenders_round_trip_through_egn() {
     let rules = Rules { canadian_loner: true, defend_alone: true, ..Rules::default() };
     let defended = round_trips(rules, "defend alone", 16);
@@ -461,7 +484,7 @@ fn round_trips(rules: Rules, label: &str, seeds: u64) -> usize {
                 match recorded.outcome.expect("finished") {
                     HandOutcome::Played(played) => {
                         assert_eq!(replayed.maker, Some(played.maker));
-                        assert_eq!(replayed.trump, Some(played.trump));
+                        assert_eq!(replayed.trump, played.trump);
                         assert_eq!(replayed.alone, played.alone);
                         defended += usize::from(played.lone_defender.is_some());
                         assert_eq!(

@@ -20,7 +20,7 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
         any::<bool>(),
         any::<bool>(),
         (2u8..=4, 1u8..=5, 2u8..=6),
-        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
         proptest::sample::select(vec![
             Preset::Standard,
             Preset::ThreeHanded,
@@ -41,7 +41,7 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
                 farmers,
                 draw,
                 (lone_euchre, lone_march, defender_alone_euchre),
-                (canadian_loner, defend_alone, call_for_best, joker),
+                (canadian_loner, defend_alone, call_for_best, joker, no_trump),
                 form,
             )| {
                 // The game form (seats, dummy) from a preset; options that
@@ -53,6 +53,8 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
                     dummy: form.dummy,
                     deck,
                     joker,
+                    // The joker is a trump: the two do not go together.
+                    allow_no_trump: no_trump && !joker,
                     points_to_win: points,
                     all_pass: if stick { AllPass::StickTheDealer } else { AllPass::Redeal },
                     scoring: Scoring {
@@ -98,6 +100,7 @@ fn every_action() -> Vec<Action> {
     }
     for alone in [false, true] {
         all.push(Action::OrderUp { alone });
+        all.push(Action::CallNoTrump { alone });
         for suit in Suit::ALL {
             all.push(Action::Call { suit, alone });
         }

@@ -1083,3 +1083,37 @@ fn a_joker_turned_down_turns_its_named_suit_down() {
     // pack is with the players.
     assert!((0..4).all(|seat| !h.holding(Seat(seat)).contains(Card::JOKER)));
 }
+
+// ---- No trump -------------------------------------------------------------------
+
+#[test]
+fn no_trump_is_called_in_round_two_where_allowed() {
+    let mut h = hand(Rules::default());
+    run(&mut h, &[(0, PASS), (1, PASS), (2, PASS), (3, PASS)]);
+    rejects(&mut h, 0, Action::CallNoTrump { alone: false }, "no_trump_off");
+
+    let rules = Rules { allow_no_trump: true, ..Rules::default() };
+    let mut h = hand(rules);
+    rejects(&mut h, 0, Action::CallNoTrump { alone: false }, "not_now");
+    run(&mut h, &[(0, PASS), (1, PASS), (2, PASS), (3, PASS)]);
+    assert!(h.legal_actions(Seat(0)).as_slice().contains(&Action::CallNoTrump { alone: true }));
+    let events = run(&mut h, &[(0, Action::CallNoTrump { alone: false })]);
+    assert!(events.contains(&Event::NoTrumpCalled { seat: Seat(0), alone: false }));
+    assert_eq!((h.phase(), h.trump(), h.no_trump()), (Phase::Playing, None, true));
+    // The ace of clubs takes a trick nobody can follow: nothing trumps.
+    run(&mut h, &[(0, play("Ac")), (1, play("9s")), (2, play("9h")), (3, play("9d"))]);
+    assert_eq!(h.trick().leader, Seat(0));
+    // The jack of spades is a plain spade: seat 1 must follow and wins with the ace.
+    run(&mut h, &[(0, play("Js"))]);
+    rejects(&mut h, 1, play("9s"), "card_not_in_hand");
+    rejects(&mut h, 1, play("9h"), "card_not_in_hand");
+    run(&mut h, &[(1, play("As")), (2, play("Th")), (3, play("Td"))]);
+    assert_eq!(h.trick().leader, Seat(1));
+    assert_eq!(h.tricks_won(), [1, 1]);
+}
+
+#[test]
+fn the_joker_and_no_trump_do_not_go_together() {
+    let rules = Rules { allow_no_trump: true, joker: true, ..Rules::default() };
+    assert!(Game::new(rules, 1).is_err());
+}

@@ -183,7 +183,7 @@ fn summarize(game: &Game) -> Verification {
             Some(HandOutcome::Played(played)) => (
                 Ending::Played,
                 Some(played.maker),
-                Some(played.trump),
+                played.trump,
                 played.alone,
                 pair(played.tricks),
                 pair(played.points),
