@@ -171,6 +171,9 @@ fn print_event(game: &Game, event: Event) {
             println!("  score: {}", dashed(scores.as_slice()));
         }
         Event::HandDealt { .. } => print_deal(game),
+        Event::RubberWon { team, result } => {
+            println!("Team {} wins the rubber by {}.", team.0, result.margin);
+        }
         Event::GameWon { team, scores } => {
             println!();
             println!("Team {} wins, {}.", team.0, dashed(scores.as_slice()));

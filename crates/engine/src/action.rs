@@ -408,9 +408,16 @@ pub enum Event {
         outcome: HandOutcome,
         scores: PerTeam<u16>,
     },
+    /// A game was won. Playing rubbers, the next game of the rubber is
+    /// dealt next unless this game decided it (then [`Event::RubberWon`]).
     GameWon {
         team: Team,
         scores: PerTeam<u16>,
+    },
+    /// The rubber is decided: two games won.
+    RubberWon {
+        team: Team,
+        result: crate::game::RubberResult,
     },
 }
 

@@ -1354,6 +1354,7 @@ pub fn to_record(game: &EgnGame) -> Result<(GameRecord, Verification), RecordErr
         hands,
         scores: per_team([0, 0]),
         winner: None,
+        games: Vec::new(),
     };
     let replayed = Game::replay(&record).map_err(|error| RecordError::Replay(error.to_string()))?;
     let ended = (replayed.scores(), replayed.winner());
@@ -1413,6 +1414,9 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
     }
     if rules.joker {
         return Err(WriteError::Rules("the joker"));
+    }
+    if rules.rubber {
+        return Err(WriteError::Rules("a rubber (EGN records one game)"));
     }
     if !rules.partnerships() {
         return Err(WriteError::Rules("a game without partnerships (two- or three-handed)"));

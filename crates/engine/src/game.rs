@@ -26,7 +26,40 @@ pub struct GameStart {
     pub shown: Vec<(u8, Card)>,
 }
 
-/// One game of Euchre, advanced only by [`Game::apply`].
+/// A finished game of a rubber.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct GameResult {
+    pub winner: Team,
+    pub scores: PerTeam<u16>,
+    /// Sheet 003: 3 if the losers scored 0 (or fewer), 2 if 1 or 2, 1 if 3 or more.
+    pub rubber_points: u8,
+}
+
+/// How a rubber ended (sheet 003).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RubberResult {
+    /// Rubber points each team won, game by game.
+    pub rubber_points: PerTeam<u8>,
+    /// The winners' margin: a bonus of 2, plus their rubber points, less the losers'.
+    pub margin: u8,
+}
+
+impl GameResult {
+    fn new(winner: Team, scores: PerTeam<u16>) -> GameResult {
+        let losers = scores.teams().filter(|(team, _)| *team != winner).map(|(_, s)| *s);
+        let rubber_points = match losers.max().unwrap_or(0) {
+            0 => 3,
+            1 | 2 => 2,
+            _ => 1,
+        };
+        GameResult { winner, scores, rubber_points }
+    }
+}
+
+/// One game of Euchre, advanced only by [`Game::apply`]; with
+/// [`Rules::rubber`], a rubber of up to three games.
 #[derive(Clone, Debug)]
 pub struct Game {
     rules: Rules,
@@ -130,6 +163,7 @@ impl Game {
             hands: vec![HandRecord { deal, actions: Vec::new(), outcome: None }],
             scores: PerTeam::new(rules.teams()),
             winner: None,
+            games: Vec::new(),
         };
         Game {
             rules,
@@ -152,8 +186,13 @@ impl Game {
     pub fn scores(&self) -> PerTeam<u16> {
         self.scores
     }
+    /// Who won the match (the game, or with rubbers the rubber).
     pub fn winner(&self) -> Option<Team> {
         self.winner
+    }
+    /// Playing rubbers: the games finished so far.
+    pub fn games(&self) -> &[GameResult] {
+        &self.record.games
     }
     pub fn is_over(&self) -> bool {
         self.winner.is_some()
@@ -221,10 +260,22 @@ impl Game {
         self.record.scores = self.scores;
         sink.push(Event::HandEnded { outcome, scores: self.scores });
         if let Some(team) = self.leader_at_target() {
-            self.winner = Some(team);
-            self.record.winner = Some(team);
             sink.push(Event::GameWon { team, scores: self.scores });
-            return;
+            if !self.rules.rubber {
+                self.winner = Some(team);
+                self.record.winner = Some(team);
+                return;
+            }
+            self.record.games.push(GameResult::new(team, self.scores));
+            if let Some(result) = self.rubber_result(team) {
+                self.winner = Some(team);
+                self.record.winner = Some(team);
+                sink.push(Event::RubberWon { team, result });
+                return;
+            }
+            // The next game of the rubber: scores start again, the deal
+            // goes on passing left.
+            self.scores = PerTeam::new(self.rules.teams());
         }
         let dealer = match outcome {
             HandOutcome::ThrownIn(ThrowIn::FarmersHand { .. }) => self.hand.dealer(),
@@ -251,6 +302,21 @@ impl Game {
         let mut leaders = self.scores.teams().filter(|(_, score)| **score == best);
         let (leader, _) = leaders.next()?;
         (best >= target && leaders.next().is_none()).then_some(leader)
+    }
+
+    /// The rubber's result once `team` has won its second game.
+    fn rubber_result(&self, team: Team) -> Option<RubberResult> {
+        let games = &self.record.games;
+        if games.iter().filter(|game| game.winner == team).count() < 2 {
+            return None;
+        }
+        let mut rubber_points = PerTeam::<u8>::new(self.rules.teams());
+        for game in games {
+            rubber_points[game.winner] += game.rubber_points;
+        }
+        let theirs = rubber_points.teams().filter(|(t, _)| *t != team).map(|(_, p)| *p).sum::<u8>();
+        let margin = (2 + rubber_points[team]).saturating_sub(theirs);
+        Some(RubberResult { rubber_points, margin })
     }
 
     /// What `viewer` may know of the game.

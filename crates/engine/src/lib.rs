@@ -57,7 +57,7 @@ pub use action::{
 pub use card::{Card, CardSet, Rank, Suit};
 pub use deal::{Deal, DealError};
 pub use error::RuleError;
-pub use game::{Game, GameStart, ReplayError};
+pub use game::{Game, GameResult, GameStart, ReplayError, RubberResult};
 pub use hand::{ActionList, Hand, Phase};
 pub use record::{GameRecord, HandRecord, SeatAction};
 pub use rules::{AllPass, Deck, FirstDealer, LonerLead, Preset, Rules, Scoring, TurnedDownSuit};

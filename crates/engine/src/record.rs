@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, HandOutcome, PerTeam, Seat, Team};
 use crate::deal::Deal;
-use crate::game::GameStart;
+use crate::game::{GameResult, GameStart};
 use crate::rules::Rules;
 
 /// One action and who took it.
@@ -33,6 +33,11 @@ pub struct GameRecord {
     pub seed: u64,
     pub start: GameStart,
     pub hands: Vec<HandRecord>,
+    /// The current (or last) game's scores.
     pub scores: PerTeam<u16>,
+    /// Who won the match: the game's winner, or the rubber's.
     pub winner: Option<Team>,
+    /// Playing rubbers: each finished game of the rubber.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub games: Vec<GameResult>,
 }

@@ -31,6 +31,9 @@ pub struct Rules {
     pub joker: bool,
     /// The first side to reach this many points wins the game.
     pub points_to_win: u8,
+    /// Sheet 003's rubbers: the match is the best of three games, scored in
+    /// rubber points (see [`crate::game::RubberResult`]). Two teams only.
+    pub rubber: bool,
     /// What happens when everybody passes twice.
     pub all_pass: AllPass,
     /// Points for each way a hand can end.
@@ -186,6 +189,7 @@ impl Default for Rules {
             joker: false,
             allow_no_trump: false,
             points_to_win: 10,
+            rubber: false,
             all_pass: AllPass::Redeal,
             scoring: Scoring::default(),
             dealer_may_discard_up_card: true,
@@ -332,6 +336,8 @@ pub enum RulesError {
     NeedsPartners(&'static str),
     #[error("the joker is a trump: it cannot be played with no trump allowed")]
     JokerWithNoTrump,
+    #[error("a rubber is played between two sides")]
+    RubberNeedsTwoSides,
     #[error("the dummy belongs to the two- and three-handed games")]
     DummyNeedsFewerPlayers,
     #[error("the pack is too small: {players} hands, a dummy and an up-card need {needed} cards")]
@@ -359,6 +365,9 @@ impl Rules {
             if let Some((_, option)) = needs.into_iter().find(|(on, _)| *on) {
                 return Err(RulesError::NeedsPartners(option));
             }
+        }
+        if self.rubber && self.teams() != 2 {
+            return Err(RulesError::RubberNeedsTwoSides);
         }
         if self.joker && self.allow_no_trump {
             return Err(RulesError::JokerWithNoTrump);

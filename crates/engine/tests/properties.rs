@@ -20,7 +20,7 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
         any::<bool>(),
         any::<bool>(),
         (2u8..=4, 1u8..=5, 2u8..=6),
-        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
         proptest::sample::select(vec![
             Preset::Standard,
             Preset::ThreeHanded,
@@ -41,7 +41,7 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
                 farmers,
                 draw,
                 (lone_euchre, lone_march, defender_alone_euchre),
-                (canadian_loner, defend_alone, call_for_best, joker, no_trump),
+                (canadian_loner, defend_alone, call_for_best, joker, no_trump, rubber),
                 form,
             )| {
                 // The game form (seats, dummy) from a preset; options that
@@ -53,6 +53,7 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
                     dummy: form.dummy,
                     deck,
                     joker,
+                    rubber: rubber && form.teams() == 2,
                     // The joker is a trump: the two do not go together.
                     allow_no_trump: no_trump && !joker,
                     points_to_win: points,
@@ -163,7 +164,8 @@ proptest! {
         let game = random_game(rules, seed, 5_000);
         let record = game.record();
         let mut totals = PerTeam::<u16>::new(rules.teams());
-        for hand in &record.hands {
+        let mut games_won = 0;
+        for (number, hand) in record.hands.iter().enumerate() {
             let mut seen = CardSet::EMPTY;
             let mut plays = 0;
             // Call for best: the card the loner's partner passed him, and to whom.
@@ -205,6 +207,23 @@ proptest! {
                 for (team, points) in points.teams() {
                     totals[team] += u16::from(*points);
                 }
+            }
+            // Playing rubbers, a game won before the last hand starts the next
+            // one from zero; the record lists each game won.
+            let best = totals.iter().max().copied().unwrap_or(0);
+            let leaders = totals.iter().filter(|t| **t == best).count();
+            if rules.rubber && number + 1 < record.hands.len() && best >= rules.points_to_win.into() && leaders == 1 {
+                let result = record.games.get(games_won).copied();
+                prop_assert_eq!(result.map(|g| g.scores), Some(totals));
+                games_won += 1;
+                totals = PerTeam::new(rules.teams());
+            }
+        }
+        if rules.rubber {
+            let finished = usize::from(game.winner().is_some());
+            prop_assert_eq!(record.games.len(), games_won + finished);
+            if let Some(team) = game.winner() {
+                prop_assert_eq!(record.games.iter().filter(|g| g.winner == team).count(), 2);
             }
         }
         prop_assert_eq!(totals, game.scores());

@@ -1117,3 +1117,50 @@ fn the_joker_and_no_trump_do_not_go_together() {
     let rules = Rules { allow_no_trump: true, joker: true, ..Rules::default() };
     assert!(Game::new(rules, 1).is_err());
 }
+
+// ---- Rubbers --------------------------------------------------------------------
+
+#[test]
+fn a_rubber_is_two_games_won_scored_in_rubber_points() {
+    let rules = Rules { rubber: true, points_to_win: 5, ..Preset::Classic.rules() };
+    for seed in 0..20 {
+        let mut game = Game::new(rules, seed).expect("valid rules");
+        let mut events = Vec::new();
+        while let Some(seat) = game.turn() {
+            let actions = game.legal_actions(seat);
+            let action = actions.iter().find(|a| **a != PASS).copied().unwrap_or(actions[0]);
+            events.extend(game.apply(seat, action).expect("legal"));
+        }
+        let winner = game.winner().expect("the rubber is decided");
+        let games = game.games();
+        assert!((2..=3).contains(&games.len()), "seed {seed}: {} games", games.len());
+        assert_eq!(games.iter().filter(|g| g.winner == winner).count(), 2);
+        assert_eq!(games.last().map(|g| g.winner), Some(winner));
+        // Each game: 3 rubber points if the losers scored 0, 2 for 1 or 2, 1 for more.
+        let mut points = [0u8; 2];
+        for result in games {
+            let losers = result.scores[1 - result.winner.index()];
+            let expected = match losers {
+                0 => 3,
+                1 | 2 => 2,
+                _ => 1,
+            };
+            assert_eq!(result.rubber_points, expected, "{result:?}");
+            assert!(result.scores[result.winner.index()] >= 5);
+            points[result.winner.index()] += expected;
+        }
+        let margin = 2 + points[winner.index()] - points[1 - winner.index()];
+        let won: Vec<&Event> =
+            events.iter().filter(|e| matches!(e, Event::GameWon { .. })).collect();
+        assert_eq!(won.len(), games.len());
+        let Some(Event::RubberWon { team, result }) = events.last() else {
+            panic!("the last event is the rubber's");
+        };
+        assert_eq!((*team, result.margin), (winner, margin));
+        assert_eq!(result.rubber_points, points);
+        // The record replays to the same rubber.
+        assert_eq!(Game::replay(game.record()).expect("replays").games(), games);
+    }
+    let three = Rules { rubber: true, ..Preset::Cutthroat.rules() };
+    assert!(Game::new(three, 0).is_err());
+}

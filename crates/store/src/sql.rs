@@ -288,6 +288,8 @@ pub(crate) fn match_record(
         hands: Vec::with_capacity(hands.len()),
         scores: PerTeam::new(row.rules.0.teams()),
         winner: None,
+        // Rubbers are not offered at tables yet; a replay would derive them.
+        games: Vec::new(),
     };
     for (expected, hand) in hands.into_iter().enumerate() {
         if hand.number != expected as i64 {
