@@ -43,7 +43,13 @@
 //! | `canadian` | `canadian_loner` |
 //! | `defend_alone` (a deal's `aloneDefender` says who did) | `defend_alone`; the lone defender's euchre scores `scoring.defender_alone_euchre` (4) |
 //! | `allow_no_trump` (the call `n`) | `allow_no_trump` ([`Action::CallNoTrump`]) |
-//! | `num_players` other than 4, `num_deals`, `winning_score` 0, `joker`, `partners_best` (`cardExchanges`), `go_under`, `fast_break`, `four_trick_tokens` | unsupported unless false or default |
+//! | `joker` (the card `B`) | `joker`; a turned-up joker is unsupported (EGN does not record the suit the dealer names for it) |
+//! | `num_players` other than 4 | unsupported: EGN's scores are two partnerships' and it has no dummy, so the engine's two- and three-handed games are not EGN |
+//! | `partners_best` (`cardExchanges`) | unsupported: EGN does not say where the loner's discard is recorded |
+//! | `num_deals`, `winning_score` 0, `go_under`, `fast_break`, `four_trick_tokens` | unsupported unless false or default |
+//!
+//! Rubbers are a match of games in EGN's sister format (EMN); the writer
+//! refuses a rubber record.
 //!
 //! Everything else takes the engine's defaults, which accept every record
 //! the EGN rules accept: the dealer may discard the card he picked up, and he
@@ -546,7 +552,6 @@ fn rules_of(raw: RawRuleset) -> Result<Rules, EgnError> {
     let flags = [
         ("partners_best", raw.partners_best),
         ("go_under", raw.go_under),
-        ("joker", raw.joker),
         ("fast_break", raw.fast_break),
         ("four_trick_tokens", raw.four_trick_tokens),
     ];
@@ -594,8 +599,9 @@ fn rules_of(raw: RawRuleset) -> Result<Rules, EgnError> {
         ..defaults
     };
     let all_pass = if raw.std.unwrap_or(true) { AllPass::StickTheDealer } else { AllPass::Redeal };
-    Ok(Rules {
+    let rules = Rules {
         deck,
+        joker: raw.joker.unwrap_or(false),
         allow_no_trump: raw.allow_no_trump.unwrap_or(false),
         points_to_win,
         all_pass,
@@ -605,30 +611,38 @@ fn rules_of(raw: RawRuleset) -> Result<Rules, EgnError> {
         canadian_loner: raw.canadian.unwrap_or(false),
         defend_alone: raw.defend_alone.unwrap_or(false),
         ..Rules::default()
-    })
+    };
+    rules.validate().map_err(|error| EgnError::invalid(at, format!("ruleset: {error}")))?;
+    Ok(rules)
+}
+
+/// A card as EGN writes it: the joker is `B`.
+fn egn_code(card: Card) -> String {
+    if card.is_joker() { "B".to_owned() } else { card.to_string() }
 }
 
 /// Parses a card code, telling unknown codes from the EGN codes we do not play.
 fn card_of(rules: &Rules, code: &str, at: Location) -> Result<Card, EgnError> {
-    if let Ok(card) = code.parse::<Card>() {
+    let parsed = if code == "B" { Ok(Card::JOKER) } else { code.parse::<Card>() };
+    if let Ok(card) = parsed {
         return if rules.pack().contains(card) {
             Ok(card)
         } else {
             Err(EgnError::invalid(at, format!("{card} is not in this pack ({:?})", rules.deck)))
         };
     }
-    // EGN also writes bowers by role (R, L), the joker (B), unknown ranks or
-    // suits (X, x) and generic suits (t, n, g): nothing a replay can check.
+    // EGN also writes bowers by role (R, L), unknown ranks or suits (X, x)
+    // and generic suits (t, n, g): nothing a replay can check.
     let mut chars = code.chars();
     let special = match (chars.next(), chars.next(), chars.next()) {
-        (Some('R' | 'L' | 'B'), None, None) => true,
+        (Some('R' | 'L'), None, None) => true,
         (Some(rank), Some(suit), None) => {
             "78N9TJQKAX".contains(rank) && "SsHhCcDdxtngh".contains(suit)
         }
         _ => false,
     };
     if special {
-        Err(EgnError::unsupported(at, format!("card code {code:?} (role, joker or unknown card)")))
+        Err(EgnError::unsupported(at, format!("card code {code:?} (role or unknown card)")))
     } else {
         Err(EgnError::invalid(at, format!("{code:?} is not a card")))
     }
@@ -660,6 +674,12 @@ fn deal_of(rules: &Rules, index: usize, value: Value) -> Result<EgnDeal, EgnErro
             EgnError::invalid(setup, format!("dealer {} is not a seat", state.dealer))
         })?;
     let up_card = card_of(rules, &state.up_card, setup)?;
+    if up_card.is_joker() {
+        return Err(EgnError::unsupported(
+            setup,
+            "a turned-up joker (EGN does not record its suit)",
+        ));
+    }
     let mut dealt = [CardSet::EMPTY; 4];
     let lists = state.player_cards.or(state.player_cards_snake).unwrap_or_default();
     if lists.len() > usize::from(PLAYERS) {
@@ -1412,9 +1432,6 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
     {
         return Err(WriteError::Rules("made, march and euchre scores other than 1, 2 and 2"));
     }
-    if rules.joker {
-        return Err(WriteError::Rules("the joker"));
-    }
     if rules.rubber {
         return Err(WriteError::Rules("a rubber (EGN records one game)"));
     }
@@ -1450,6 +1467,7 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
         canadian: rules.canadian_loner.then_some(true),
         defend_alone: rules.defend_alone.then_some(true),
         allow_no_trump: rules.allow_no_trump.then_some(true),
+        joker: rules.joker.then_some(true),
         ..RawRuleset::default()
     };
     let mut deals = Vec::with_capacity(record.hands.len());
@@ -1515,8 +1533,8 @@ fn raw_deal(rules: &Rules, number: usize, hand: &HandRecord) -> Result<RawDeal, 
                 alone = a;
                 made = true;
             }
-            Action::Discard { card } => discard = Some(card.to_string()),
-            Action::Play { card } => plays.push(card.to_string()),
+            Action::Discard { card } => discard = Some(egn_code(card)),
+            Action::Play { card } => plays.push(egn_code(card)),
             Action::FarmersHand => {
                 return Err(WriteError::Inexpressible { hand: number, action: "farmer's hand" });
             }
@@ -1551,12 +1569,12 @@ fn raw_deal(rules: &Rules, number: usize, hand: &HandRecord) -> Result<RawDeal, 
             initial_lead: None,
         }));
     }
-    let codes = |cards: CardSet| cards.iter().map(|card| card.to_string()).collect();
+    let codes = |cards: CardSet| cards.iter().map(egn_code).collect();
     Ok(RawDeal {
         deal_number: Some(number as i64),
         initial_state: RawInitialState {
             dealer: i64::from(deal.dealer.0),
-            up_card: deal.up_card.to_string(),
+            up_card: egn_code(deal.up_card),
             player_cards: Some(deal.hands.iter().map(|hand| codes(*hand)).collect()),
             player_cards_snake: None,
             kitty: None,

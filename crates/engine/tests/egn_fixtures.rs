@@ -320,7 +320,7 @@ fn unsupported_features_are_named() {
         Err(EgnError::Unsupported { at, feature }) => (at, feature),
         other => panic!("expected unsupported, got {other:?}"),
     };
-    for field in ["joker", "partners_best", "four_trick_tokens"] {
+    for field in ["partners_best", "four_trick_tokens"] {
         let mut value = json_of("Six_Points_in_Two_Hands");
         value["metadata"]["ruleset"][field] = json!(true);
         let (_, feature) = unsupported(value);
@@ -433,6 +433,35 @@ fn no_trump_games_round_trip_through_egn() {
             .count();
     }
     assert!(no_trump_hands > 0, "some random hand was played at no trump");
+}
+
+#[test]
+fn joker_games_round_trip_through_egn_with_the_joker_as_b() {
+    let rules = Rules { joker: true, ..Rules::default() };
+    let (mut written, mut refused) = (0, 0);
+    for seed in 0..24 {
+        let game = random_game(rules, seed);
+        match egn::write(game.record(), &names()) {
+            Ok(text) => {
+                assert!(text.contains("\"B\"") && !text.contains("JK"), "seed {seed}");
+                let read = egn::read(&text).expect("readable");
+                let (record, _) = egn::to_record(&read).expect("sound");
+                assert_eq!(record.hands, game.record().hands, "seed {seed}");
+                written += 1;
+            }
+            // A turned-up joker's named suit has no EGN call.
+            Err(egn::WriteError::Inexpressible { action, .. }) => {
+                assert_eq!(action, "joker suit");
+                refused += 1;
+            }
+            Err(other) => panic!("seed {seed}: {other}"),
+        }
+    }
+    assert!(written > 0 && refused > 0, "{written} written, {refused} refused");
+    // Without the joker in the ruleset, B is not in the pack.
+    let mut value = json_of("Six_Points_in_Two_Hands");
+    value["deals"][1]["phases"][1]["tricks"][2][1] = json!("B");
+    assert_eq!(egn::from_value(value).expect_err("not in the pack").code(), "invalid_egn");
 }
 
 #[test]
