@@ -159,7 +159,7 @@ test("a joker turned up: the dealer names its suit, the others wait, round one i
       if (await page.locator('.bids button[data-action^="name-"]').count() > 0) return seat + 1;
     }
     return null;
-  }, { timeoutMs: 480000, what: 'a turned-up joker' }) - 1;
+  }, { timeoutMs: 600000, what: 'a turned-up joker' }) - 1;
   const dealer = pages[dealerSeat];
   const leftSeat = (dealerSeat + 1) % 4;
   const left = pages[leftSeat];
