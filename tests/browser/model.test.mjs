@@ -301,3 +301,95 @@ test('from a snapshot taken while the defenders answer, the events carry on', ()
   assert.equal(table.game.turn, 0, 'seats 1 and 2 sit out: after the dealer (3) comes the loner');
   assert.equal(table.prompt, null);
 });
+
+test('the joker: the highest trump, first in the hand before trump and after, named "Joker"', () => {
+  const hand = ['9h', 'Jd', 'JK', 'As', 'Jh', 'Qd'];
+  assert.deepEqual(cards.sortForDisplay(hand, 'hearts'), ['JK', 'Jh', 'Jd', '9h', 'As', 'Qd']);
+  assert.deepEqual(cards.sortForDisplay(hand, 'spades'), ['JK', 'As', 'Jh', '9h', 'Qd', 'Jd']);
+  assert.deepEqual(cards.sortForDisplay(hand, null), ['JK', 'As', 'Jh', '9h', 'Qd', 'Jd']);
+  assert.equal(cards.effectiveSuit('JK', 'clubs'), 'clubs', 'it follows trump');
+  assert.equal(cards.effectiveSuit('JK', null), null, 'before trump it has no suit');
+  assert.equal(cards.suitOf('JK'), null);
+  assert.equal(cards.cardName('JK'), 'Joker');
+  assert.equal(cards.cardShort('JK'), '★Joker');
+  assert.equal(cards.suitClass('JK'), 'joker');
+  assert.equal(cards.suitClass('Qd'), 'suit-diamonds');
+  assert.equal(cards.upSuit('JK', null), null);
+  assert.equal(cards.upSuit('JK', 'spades'), 'spades');
+  assert.equal(cards.upSuit('Td', null), 'diamonds');
+});
+
+const JOKER_UP = { event: 'hand_dealt', number: 0, dealer: 3, up_card: 'JK', hands: [null, null, null, ['9s', 'Ts', 'Jc', 'Qh', 'Ad']] };
+
+test('a joker turned up: the dealer names its suit, round one is about that suit, he picks the joker up', () => {
+  const options = { joker: true };
+  const events = [JOKER_UP];
+  let table = play(events, { yourSeat: 3, options });
+  assert.equal(table.game.phase, 'naming_joker_suit');
+  assert.equal(table.game.turn, 3, 'the dealer names it');
+  assert.equal(table.game.joker_suit, null);
+  events.push({ event: 'joker_suit_named', dealer: 3, suit: 'hearts' });
+  table = play(events, { yourSeat: 3, options });
+  assert.equal(table.game.phase, 'ordering_up');
+  assert.equal(table.game.joker_suit, 'hearts');
+  assert.equal(table.game.turn, 0, "then round one from the dealer's left");
+  assert.deepEqual(table.game.bids, [], 'naming is not a bid');
+  events.push({ event: 'passed', seat: 0 }, { event: 'trump_made', seat: 1, suit: 'hearts', alone: false });
+  table = play(events, { yourSeat: 3, options });
+  assert.equal(table.game.phase, 'dealer_discard');
+  assert.equal(table.game.turn, 3);
+  assert.deepEqual(table.game.bids.at(-1), [1, { action: 'order_up', alone: false }]);
+  events.push({ event: 'up_card_picked_up', dealer: 3, card: 'JK' });
+  table = play(events, { yourSeat: 3, options });
+  assert.deepEqual(table.game.hand, ['JK', 'Qh', 'Ts', '9s', 'Jc', 'Ad'], 'the joker tops the trumps');
+  assert.deepEqual(table.game.hand_sizes, [5, 5, 5, 6]);
+  events.push({ event: 'discarded', seat: 3, card: '9s' }, { event: 'card_played', seat: 0, card: 'Ah' });
+  table = play(events, { yourSeat: 3, options });
+  assert.equal(table.game.phase, 'playing');
+  assert.equal(table.game.turn, 1);
+  assert.equal(table.game.joker_suit, 'hearts', 'still known through the hand');
+  // The next deal forgets it.
+  events.push({ event: 'hand_dealt', number: 1, dealer: 0, up_card: '9c', hands: [null, null, null, ['9s', 'Ts', 'Jc', 'Qh', 'Ad']] });
+  table = play(events, { yourSeat: 3, options });
+  assert.equal(table.game.joker_suit, null);
+  assert.equal(table.game.phase, 'ordering_up');
+});
+
+test('a joker turned down: the named suit is the turned-down one', () => {
+  const events = [
+    JOKER_UP,
+    { event: 'joker_suit_named', dealer: 3, suit: 'clubs' },
+    { event: 'passed', seat: 0 }, { event: 'passed', seat: 1 }, { event: 'passed', seat: 2 }, { event: 'passed', seat: 3 },
+    { event: 'up_card_turned_down', card: 'JK' },
+  ];
+  const table = play(events, { yourSeat: 1, options: { joker: true } });
+  assert.equal(table.game.phase, 'calling');
+  assert.equal(table.game.turned_down, 'clubs');
+  assert.equal(table.game.turn, 0);
+  assert.equal(table.game.hand.length, 0, 'seat 1 was dealt nothing in this test');
+});
+
+test('from a snapshot taken while the dealer names the joker\'s suit, the events carry on', () => {
+  const snap = snapshot();
+  snap.seq = 5;
+  snap.state.your_seat = 2;
+  snap.state.summary.status = 'playing';
+  snap.state.summary.rules = { ...rules, joker: true };
+  snap.state.game = {
+    viewer: { seat: 2 }, rules: { ...rules, joker: true }, hand_number: 0, dealer: 2, phase: 'naming_joker_suit', turn: 2,
+    scores: [0, 0], winner: null, up_card: 'JK', joker_suit: null, up_card_picked_up: false, turned_down: null, trump: null, maker: null,
+    alone: false, sitting_out: null, lone_defender: null, hand: ['As', 'Ks', '9h', 'Th', 'Qc'], hand_sizes: [5, 5, 5, 5],
+    discard: null, passed_card: null, loner_discard: null, bids: [], tricks: [], tricks_won: [0, 0], last_outcome: null,
+  };
+  snap.state.actions = ['spades', 'hearts', 'clubs', 'diamonds'].map((suit) => ({ action: 'name_suit', suit }));
+  const table = model.fromSnapshot(snap);
+  assert.equal(table.prompt.actions.length, 4);
+  model.applyEvent(table, { type: 'event', table: 't1', seq: 6, event: { event: 'joker_suit_named', dealer: 2, suit: 'spades' } });
+  assert.equal(table.prompt, null);
+  assert.equal(table.game.joker_suit, 'spades');
+  assert.equal(table.game.phase, 'ordering_up');
+  assert.equal(table.game.turn, 3);
+  model.applyEvent(table, { type: 'event', table: 't1', seq: 7, event: { event: 'trump_made', seat: 3, suit: 'spades', alone: false } });
+  model.applyEvent(table, { type: 'event', table: 't1', seq: 8, event: { event: 'up_card_picked_up', dealer: 2, card: 'JK' } });
+  assert.deepEqual(table.game.hand, ['JK', 'As', 'Ks', 'Th', '9h', 'Qc']);
+});

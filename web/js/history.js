@@ -5,7 +5,7 @@
 // them, across hands too.
 
 import { h, replaceChildren } from './dom.js';
-import { cardFace, cardName, cardShort, sortForDisplay, SUIT_SYMBOLS, suitName } from './cards.js';
+import { cardFace, cardName, cardShort, isJoker, sortForDisplay, SUIT_SYMBOLS, suitName, upSuit } from './cards.js';
 import { teamOf } from './model.js';
 import { PRESETS } from './rules.js';
 
@@ -298,7 +298,14 @@ export class ReplayView {
 
     const center = [];
     if (step === 'deal' || step === 'bidding') {
-      center.push(h('div', { class: 'up-card' }, cardFace(hand.up_card, { label: `Up-card: ${cardName(hand.up_card)}` }), h('span', { class: 'caption' }, 'Up-card')));
+      // A joker turned up: the suit the dealer named for it, beside it.
+      const named = isJoker(hand.up_card) ? jokerSuitOf(hand) : null;
+      const label = `Up-card: ${cardName(hand.up_card)}${named ? `, standing for ${named}` : ''}`;
+      center.push(h('div', { class: 'up-card' },
+        h('div', { class: 'up-card-row' }, cardFace(hand.up_card, { label }),
+          named && h('span', { class: ['joker-suit', `suit-${named}`], 'data-suit': named },
+            h('span', { class: 'big', 'aria-hidden': 'true' }, SUIT_SYMBOLS[named]), ` ${suitName(named)}`)),
+        h('span', { class: 'caption' }, 'Up-card')));
       if (step === 'bidding') center.push(this.bids(hand, who, 'center-bids'));
     } else if (current) {
       const done = current.winner !== null && current.winner !== undefined;
@@ -334,7 +341,8 @@ export class ReplayView {
         h('dt', {}, who.teamName(myTeam)), h('dd', {}, String(score[myTeam])),
         h('dt', {}, who.teamName(1 - myTeam)), h('dd', {}, String(score[1 - myTeam]))),
       h('p', { class: 'caption' }, lastStep ? 'Score after this hand' : 'Score before this hand'),
-      h('p', {}, `Dealer: ${who.nameOf(hand.dealer)} · Up-card: ${cardShort(hand.up_card)}`),
+      h('p', {}, `Dealer: ${who.nameOf(hand.dealer)} · Up-card: ${cardShort(hand.up_card)}`,
+        isJoker(hand.up_card) && jokerSuitOf(hand) ? ` for ${SUIT_SYMBOLS[jokerSuitOf(hand)]} ${suitName(jokerSuitOf(hand))}` : ''),
       trump && step !== 'deal' ? h('p', {}, `Trump: ${SUIT_SYMBOLS[trump]} ${suitName(trump)}`) : null,
       h('h3', {}, 'Calls'),
       this.bids(hand, who),
@@ -346,13 +354,17 @@ export class ReplayView {
   }
 }
 
+// The suit the dealer named for a turned-up joker, if he did.
+function jokerSuitOf(hand) {
+  return hand.actions.find((a) => a.action === 'name_suit')?.suit ?? null;
+}
+
 // Trump from the calls when the hand has no outcome yet.
 function trumpOf(hand) {
   const call = hand.actions.find((a) => a.action === 'call' || a.action === 'order_up');
   if (!call) return null;
-  return call.action === 'call' ? call.suit : (SUIT_BY_LETTER[hand.up_card[1]] ?? null);
+  return call.action === 'call' ? call.suit : upSuit(hand.up_card, jokerSuitOf(hand));
 }
-const SUIT_BY_LETTER = { s: 'spades', h: 'hearts', c: 'clubs', d: 'diamonds' };
 
 function actionText(action, hand) {
   const alone = action.alone ? ' alone' : '';
@@ -364,6 +376,7 @@ function actionText(action, hand) {
     case 'farmers_hand': return "throws in a farmer's hand";
     case 'defend_alone': return 'defends alone';
     case 'pass_card': return action.card ? `passes ${cardShort(action.card)} to the loner` : 'passes a card to the loner';
+    case 'name_suit': return action.suit ? `names ${action.suit} for the Joker` : "names the Joker's suit";
     default: return action.action.replaceAll('_', ' ');
   }
 }

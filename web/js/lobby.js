@@ -114,6 +114,7 @@ export class LobbyView {
     const canadian = h('input', { type: 'checkbox', name: 'canadian_loner' });
     const defendAlone = h('input', { type: 'checkbox', name: 'defend_alone' });
     const callForBest = h('input', { type: 'checkbox', name: 'call_for_best' });
+    const joker = h('input', { type: 'checkbox', name: 'joker' });
     const firstDealer = h('select', { name: 'first_dealer' },
       h('option', { value: 'first_jack' }, 'first jack dealt'),
       h('option', { value: 'draw' }, 'a draw (sets partners too)'));
@@ -133,6 +134,7 @@ export class LobbyView {
       canadian.checked = rules.canadian_loner;
       defendAlone.checked = rules.defend_alone;
       callForBest.checked = rules.call_for_best;
+      joker.checked = rules.joker;
     };
     preset.addEventListener('change', fill);
     fill();
@@ -153,6 +155,7 @@ export class LobbyView {
         canadian_loner: canadian.checked,
         defend_alone: defendAlone.checked,
         call_for_best: callForBest.checked,
+        joker: joker.checked,
       };
       const overrides = ruleOverrides(preset.value, chosen);
       const settings = {
@@ -187,7 +190,8 @@ export class LobbyView {
         field('The pack', deck),
         h('label', { class: 'check' }, canadian, ' Canadian loner (in round one the dealer’s partner may order it up only alone)'),
         h('label', { class: 'check' }, defendAlone, ' Defend alone (against a loner, a defender may play alone too; euchring the loner then gives 4)'),
-        h('label', { class: 'check' }, callForBest, ' Call for best (the loner’s partner passes him a card, face down; the loner discards one)')),
+        h('label', { class: 'check' }, callForBest, ' Call for best (the loner’s partner passes him a card, face down; the loner discards one)'),
+        h('label', { class: 'check' }, joker, ' Joker (one card more, the highest trump whatever trump is; turned up, the dealer names the suit it stands for)')),
       h('p', { id: 'create-note', class: 'muted' }, 'Seats without a bot wait for people; the host can start at any time and bots fill the rest.'),
       h('button', { type: 'submit', class: 'primary', 'data-action': 'create' }, 'Create table'));
   }

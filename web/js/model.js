@@ -4,7 +4,7 @@
 // hand, the tricks, whose turn it is, the score. No DOM: `node --test` runs
 // it directly (tests/browser/model.test.mjs).
 
-import { sortForDisplay, suitOf } from './cards.js';
+import { isJoker, sortForDisplay, upSuit } from './cards.js';
 
 export const nextSeat = (seat) => (seat + 1) % 4;
 export const partnerOf = (seat) => (seat + 2) % 4;
@@ -82,6 +82,7 @@ function newGame(rules, yourSeat) {
     scores: [0, 0],
     winner: null,
     up_card: null,
+    joker_suit: null,
     up_card_picked_up: false,
     turned_down: null,
     trump: null,
@@ -175,12 +176,15 @@ export function applyGameEvent(game, event, yourSeat) {
   const me = ownSeat(game) ?? yourSeat;
   switch (event.event) {
     case 'hand_dealt': {
+      // A turned-up joker: the dealer first names the suit it stands for.
+      const jokerUp = isJoker(event.up_card);
       Object.assign(game, {
         hand_number: event.number,
         dealer: event.dealer,
-        phase: 'ordering_up',
-        turn: nextSeat(event.dealer),
+        phase: jokerUp ? 'naming_joker_suit' : 'ordering_up',
+        turn: jokerUp ? event.dealer : nextSeat(event.dealer),
         up_card: event.up_card,
+        joker_suit: null,
         up_card_picked_up: false,
         turned_down: null,
         trump: null,
@@ -202,6 +206,12 @@ export function applyGameEvent(game, event, yourSeat) {
       game.hand = own ? sortForDisplay(own, null) : me === null ? null : [];
       break;
     }
+    case 'joker_suit_named':
+      // Round one goes on for the named suit, from the dealer's left.
+      game.joker_suit = event.suit;
+      game.phase = 'ordering_up';
+      game.turn = nextSeat(event.dealer);
+      break;
     case 'passed':
       game.bids.push([event.seat, { action: 'pass' }]);
       if (game.phase === 'defending_alone') {
@@ -212,7 +222,8 @@ export function applyGameEvent(game, event, yourSeat) {
       else if (game.phase === 'calling') game.turn = null; // thrown in: hand_ended follows
       break;
     case 'up_card_turned_down':
-      game.turned_down = suitOf(event.card);
+      // A joker turned down: the suit named for it is the turned-down one.
+      game.turned_down = upSuit(event.card, game.joker_suit);
       game.phase = 'calling';
       game.turn = nextSeat(game.dealer);
       break;

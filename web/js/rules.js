@@ -16,6 +16,7 @@ const STANDARD = {
   canadian_loner: false,
   defend_alone: false,
   call_for_best: false,
+  joker: false,
 };
 
 export const PRESETS = {
@@ -61,6 +62,7 @@ export function describeRules(summary) {
   if (r.canadian_loner) parts.push('Canadian loner');
   if (r.defend_alone) parts.push('defend alone');
   if (r.call_for_best) parts.push('call for best');
+  if (r.joker) parts.push('joker');
   if (r.deck === 'eight_to_ace') parts.push('28 cards');
   if (r.deck === 'seven_to_ace') parts.push('32 cards');
   if (r.scoring.lone_euchre !== 2) parts.push(`lone euchre ${r.scoring.lone_euchre}`);

@@ -4,13 +4,13 @@
 // and the log are kept, so typing and screen readers are never interrupted.
 
 import { h, replaceChildren } from './dom.js';
-import { cardBack, cardFace, cardName, cardShort, effectiveSuit, SUIT_SYMBOLS, suitName, suitOf } from './cards.js';
+import { cardBack, cardFace, cardName, cardShort, effectiveSuit, isJoker, SUIT_SYMBOLS, suitClass, suitName, upSuit } from './cards.js';
 import { cardChoices, partnerOf, previousTrick, sittingOut, teamOf, trickOnTable } from './model.js';
 import { PRESETS } from './rules.js';
 
 const POSITIONS = ['bottom', 'left', 'top', 'right'];
 // The prompt's actions shown as bid buttons.
-const BIDS = ['pass', 'order_up', 'call', 'farmers_hand', 'defend_alone'];
+const BIDS = ['pass', 'order_up', 'call', 'farmers_hand', 'defend_alone', 'name_suit'];
 const LOG_KEEP = 60;
 // How long a trick just won stays on the felt before the next lead clears it.
 export const TRICK_HOLD_MS = 1100;
@@ -51,6 +51,7 @@ function bidText(table, seat, action) {
     case 'call': return `called ${action.suit}${alone}`;
     case 'farmers_hand': return "threw in a farmer's hand";
     case 'defend_alone': return 'defends alone';
+    case 'name_suit': return `named ${action.suit}`;
     default: return action.action;
   }
 }
@@ -80,15 +81,22 @@ export function outcomeText(table, outcome) {
 export function describe(table, event) {
   const name = (seat) => seatName(table, seat);
   switch (event.event) {
-    case 'hand_dealt':
-      return `Hand ${event.number + 1}: ${name(event.dealer)} ${verb(table, event.dealer, 'deal', 'deals')}. The up-card is the ${cardName(event.up_card)}.`;
+    case 'hand_dealt': {
+      const dealt = `Hand ${event.number + 1}: ${name(event.dealer)} ${verb(table, event.dealer, 'deal', 'deals')}. The up-card is the ${cardName(event.up_card)}.`;
+      if (!isJoker(event.up_card)) return dealt;
+      return `${dealt} ${name(event.dealer)} ${verb(table, event.dealer, 'name', 'names')} the suit it stands for.`;
+    }
+    case 'joker_suit_named':
+      return `${name(event.dealer)} named ${event.suit} for the Joker: round one is about ${event.suit}.`;
     case 'passed':
       // After trump is made, a pass is a defender declining to play alone.
       return table.game?.trump
         ? `${name(event.seat)} ${verb(table, event.seat, 'do', 'does')} not defend alone.`
         : `${name(event.seat)} passed.`;
-    case 'up_card_turned_down':
-      return `The ${cardName(event.card)} is turned down. Round two: name a suit.`;
+    case 'up_card_turned_down': {
+      const named = isJoker(event.card) && table.game?.joker_suit ? ` (standing for ${table.game.joker_suit})` : '';
+      return `The ${cardName(event.card)}${named} is turned down. Round two: name a suit.`;
+    }
     case 'trump_made': {
       const round1 = !table.game?.turned_down;
       const how = round1 ? (event.seat === table.game?.dealer ? 'picked up' : 'ordered up') : 'called';
@@ -149,6 +157,11 @@ function bidsNow(game) {
 // A line for the middle of the felt while a loner's hand gets ready.
 function phaseNote(table, game) {
   const name = (seat) => seatName(table, seat);
+  if (game.phase === 'naming_joker_suit') {
+    return game.dealer === table.yourSeat
+      ? 'The Joker is turned up: name the suit it stands for.'
+      : `The Joker is turned up: ${name(game.dealer)} names the suit it stands for.`;
+  }
   const loner = game.maker;
   if (loner === null || loner === undefined) return null;
   switch (game.phase) {
@@ -162,6 +175,24 @@ function phaseNote(table, game) {
     default:
       return null;
   }
+}
+
+// The up-card in the middle of the felt; a joker with the suit it stands
+// for beside it (or a note that the dealer has yet to name one).
+function upCard(game) {
+  const turnedDown = game.phase === 'calling';
+  const joker = isJoker(game.up_card);
+  const suit = upSuit(game.up_card, game.joker_suit);
+  let label = `Up-card: ${cardName(game.up_card)}`;
+  if (joker) label += suit ? `, standing for ${suit}` : ', its suit not named yet';
+  if (turnedDown) label += ', turned down';
+  const named = joker && (suit
+    ? h('span', { class: ['joker-suit', `suit-${suit}`], 'data-suit': suit },
+      h('span', { class: 'big', 'aria-hidden': 'true' }, SUIT_SYMBOLS[suit]), ` ${suitName(suit)}`)
+    : h('span', { class: 'joker-suit pending' }, 'Suit to be named'));
+  return h('div', { class: ['up-card', turnedDown && 'turned-down'] },
+    h('div', { class: 'up-card-row' }, cardFace(game.up_card, { label }), named),
+    h('span', { class: 'caption' }, turnedDown ? 'Turned down' : game.up_card_picked_up ? 'Picked up' : 'Up-card'));
 }
 
 function scoreText(table, scores) {
@@ -331,6 +362,7 @@ export class TableView {
       s.rules.canadian_loner && h('span', { class: 'tag' }, 'Canadian loner'),
       s.rules.defend_alone && h('span', { class: 'tag' }, 'defend alone'),
       s.rules.call_for_best && h('span', { class: 'tag' }, 'call for best'),
+      s.rules.joker && h('span', { class: 'tag' }, 'joker'),
       s.private && h('span', { class: 'tag' }, 'private'),
       s.turn_seconds && h('span', { class: 'tag' }, `${s.turn_seconds} s turns`),
       h('span', { class: 'status' }, status),
@@ -423,11 +455,8 @@ export class TableView {
       const handOver = held && (held.hand !== game.hand_number || game.phase === 'finished');
       if (handOver && game.last_outcome) parts.push(h('p', { class: 'result' }, outcomeText(table, game.last_outcome)));
       if (held) return parts;
-    } else if (game.up_card && (game.phase === 'ordering_up' || game.phase === 'calling' || game.phase === 'dealer_discard')) {
-      const turnedDown = game.phase === 'calling';
-      parts.push(h('div', { class: ['up-card', turnedDown && 'turned-down'] },
-        cardFace(game.up_card, { label: `Up-card: ${cardName(game.up_card)}${turnedDown ? ', turned down' : ''}` }),
-        h('span', { class: 'caption' }, turnedDown ? 'Turned down' : game.up_card_picked_up ? 'Picked up' : 'Up-card')));
+    } else if (game.up_card && ['naming_joker_suit', 'ordering_up', 'calling', 'dealer_discard'].includes(game.phase)) {
+      parts.push(upCard(game));
     }
     const note = phaseNote(table, game);
     if (note) parts.push(h('p', { class: 'phase-note' }, note));
@@ -470,6 +499,7 @@ export class TableView {
       else if (game && game.turn !== null) {
         const who = seatName(table, game.turn);
         const doing = {
+          naming_joker_suit: "to name the Joker's suit",
           ordering_up: 'to bid',
           calling: 'to name trump',
           dealer_discard: 'to discard',
@@ -491,6 +521,7 @@ export class TableView {
     else if (kinds.has('pass_card')) line = 'Your turn: your partner goes alone. Choose the card to pass them, face down. ';
     else if (kinds.has('play')) line = 'Your turn: play a highlighted card. ';
     else if (kinds.has('defend_alone')) line = 'Your turn: defend alone against the loner, or pass. ';
+    else if (kinds.has('name_suit')) line = 'Your turn: the Joker is turned up. Name the suit it stands for; round one is then about that suit. ';
     else if (game.phase === 'calling') line = 'Your turn: name trump or pass. ';
     else if (kinds.has('order_up')) line = 'Your turn: order it up or pass. ';
     out.push(h('p', { class: 'status-line your-turn' }, line, timer));
@@ -536,7 +567,7 @@ export class TableView {
       switch (action.action) {
         case 'pass': text = 'Pass'; key = 'pass'; break;
         case 'order_up': {
-          const suit = suitOf(game.up_card);
+          const suit = upSuit(game.up_card, game.joker_suit);
           text = `${game.dealer === table.yourSeat ? 'Pick up' : 'Order up'} ${SUIT_SYMBOLS[suit]} ${suitName(suit)}`;
           key = 'order_up';
           break;
@@ -544,13 +575,14 @@ export class TableView {
         case 'call': text = `${SUIT_SYMBOLS[action.suit]} ${suitName(action.suit)}`; key = `call-${action.suit}`; break;
         case 'farmers_hand': text = "Farmer's hand (throw in)"; key = 'farmers_hand'; break;
         case 'defend_alone': text = 'Defend alone'; key = 'defend_alone'; break;
+        case 'name_suit': text = `${SUIT_SYMBOLS[action.suit]} ${suitName(action.suit)}`; key = `name-${action.suit}`; break;
         default: text = action.action; key = action.action;
       }
       if (wanted.alone) text += ' alone';
       buttons.push(h('button', {
         type: 'button',
         title: onlyAlone ? 'Canadian loner: the dealer’s partner may order it up only alone' : undefined,
-        class: ['bid', action.action === 'call' && `suit-${action.suit}`, action.action !== 'pass' && 'primary'],
+        class: ['bid', action.suit && `suit-${action.suit}`, action.action !== 'pass' && 'primary'],
         'data-action': key,
         'data-focus': `bid-${key}`,
         disabled: !allowed,
@@ -560,7 +592,8 @@ export class TableView {
     const toggle = canAlone && h('label', { class: 'alone-toggle' },
       h('input', { type: 'checkbox', checked: this.alone, 'data-focus': 'alone', onchange: (e) => { this.alone = e.target.checked; this.update(); } }),
       ' Go alone');
-    return h('div', { class: 'bids', role: 'group', 'aria-label': 'Your bid' }, buttons, toggle);
+    const naming = bids.some((a) => a.action === 'name_suit');
+    return h('div', { class: 'bids', role: 'group', 'aria-label': naming ? "The Joker's suit" : 'Your bid' }, buttons, toggle);
   }
 
   renderHand(table) {
@@ -646,7 +679,12 @@ export class TableView {
       lines.push(h('p', {}, h('span', { class: `suit-${game.trump}` }, `${SUIT_SYMBOLS[game.trump]} ${suitName(game.trump)}`),
         ` made by ${seatName(table, game.maker)}${game.alone ? ' (alone)' : ''}`));
     } else if (game.phase !== 'finished') {
-      lines.push(h('p', {}, game.phase === 'calling' ? 'Round two of bidding' : 'Round one of bidding'));
+      const stage = { naming_joker_suit: "The dealer names the Joker's suit", calling: 'Round two of bidding' }[game.phase];
+      lines.push(h('p', {}, stage ?? 'Round one of bidding'));
+    }
+    if (isJoker(game.up_card ?? '') && game.joker_suit) {
+      lines.push(h('p', { class: 'joker-note' }, 'The Joker turned up stands for ',
+        h('span', { class: `suit-${game.joker_suit}` }, `${SUIT_SYMBOLS[game.joker_suit]} ${suitName(game.joker_suit)}`)));
     }
     lines.push(h('p', { class: 'tricks' }, `Tricks: ${teamName(table, mine)} ${game.tricks_won[mine]}, ${teamName(table, 1 - mine)} ${game.tricks_won[1 - mine]}`));
     if (game.lone_defender !== null && game.lone_defender !== undefined) {
@@ -657,13 +695,13 @@ export class TableView {
     if (game.passed_card && game.maker !== null) {
       const toMe = game.maker === table.yourSeat;
       lines.push(h('p', { class: 'passed-card' }, toMe ? 'Your partner passed you: ' : 'You passed your partner: ',
-        h('span', { class: `suit-${suitOf(game.passed_card)}` }, cardShort(game.passed_card))));
+        h('span', { class: suitClass(game.passed_card) }, cardShort(game.passed_card))));
     }
     if (game.loner_discard) lines.push(h('p', {}, `Your discard (from six): ${cardShort(game.loner_discard)}`));
     const last = previousTrick(game);
     if (last && last !== trickOnTable(game)) {
       lines.push(h('div', { class: 'last-trick' }, h('span', {}, 'Last trick: '),
-        last.cards.map(([seat, card]) => h('span', { class: [`suit-${suitOf(card)}`, seat === last.winner && 'winner'] }, cardShort(card), ' ')),
+        last.cards.map(([seat, card]) => h('span', { class: [suitClass(card), seat === last.winner && 'winner'] }, cardShort(card), ' ')),
         h('span', {}, `(${seatName(table, last.winner)})`)));
     }
     if (game.last_outcome && game.phase !== 'finished') {

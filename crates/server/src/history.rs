@@ -467,7 +467,8 @@ pub struct ActionView {
     /// For `order_up` and `call`: the maker goes alone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alone: Option<bool>,
-    /// For `call`: the suit named.
+    /// For `call`, and for `name_suit` (the suit a turned-up joker stands
+    /// for): the suit named.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>, example = "hearts")]
     pub suit: Option<Suit>,
@@ -490,6 +491,7 @@ impl ActionView {
         match action {
             Action::OrderUp { alone } => view.alone = Some(alone),
             Action::Call { suit, alone } => (view.suit, view.alone) = (Some(suit), Some(alone)),
+            Action::NameSuit { suit } => view.suit = Some(suit),
             Action::Play { card } => view.card = Some(card),
             Action::Discard { card } | Action::PassCard { card } if revealed => {
                 view.card = Some(card)
@@ -973,6 +975,15 @@ mod tests {
         assert_eq!(query, expected);
         let defaults = ListParams::default().to_query().expect("valid");
         assert_eq!((defaults.limit, defaults.finished, defaults.won), (DEFAULT_LIMIT, false, None));
+    }
+
+    #[test]
+    fn the_suit_named_for_a_turned_up_joker_is_shown() {
+        let named = ActionView::new(3, Action::NameSuit { suit: Suit::Hearts }, false);
+        assert_eq!(
+            (named.action.as_str(), named.suit, named.card),
+            ("name_suit", Some(Suit::Hearts), None)
+        );
     }
 
     #[test]
