@@ -254,10 +254,7 @@ impl TableSettings {
             // The engine plays it; the bots and the client do not yet.
             return Err("no trump is not offered at tables yet".to_owned());
         }
-        if rules.rubber {
-            // The engine plays them; a match's storage and screens are one game.
-            return Err("rubbers are not offered at tables yet".to_owned());
-        }
+
         Ok(rules)
     }
 }

@@ -345,8 +345,21 @@ pub struct MatchSummaryView {
     pub finished: bool,
     /// Team 0's and team 1's points so far (final once finished).
     pub scores: [u16; 2],
-    /// The winning team, 0 or 1.
+    /// The winning team, 0 or 1 (of the rubber, when the match is one).
     pub winner: Option<u8>,
+    /// A rubber's games once it has ended (sheet 003); empty for a single
+    /// game. While a rubber is in progress `scores` count across its games.
+    pub rubber: Vec<RubberGameView>,
+}
+
+/// One game of a rubber.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct RubberGameView {
+    pub winner: u8,
+    /// Team 0's and team 1's points in that game.
+    pub scores: [u16; 2],
+    /// 3 if the losers scored 0, 2 for 1 or 2, 1 for 3 or more.
+    pub rubber_points: u8,
 }
 
 /// Who sat in a seat.
@@ -385,6 +398,15 @@ impl From<&MatchSummary> for MatchSummaryView {
             finished: summary.ended_at.is_some(),
             scores: summary.scores,
             winner: summary.winner,
+            rubber: summary
+                .games
+                .iter()
+                .map(|game| RubberGameView {
+                    winner: game.winner.0,
+                    scores: euchre_store::partnership_scores(game.scores),
+                    rubber_points: game.rubber_points,
+                })
+                .collect(),
         }
     }
 }
@@ -532,12 +554,18 @@ pub fn match_view(detail: &MatchDetail) -> Result<MatchView, String> {
     let revealed = is_over(detail);
     let record = &detail.record;
     let mut scores = [0u16; 2];
-    let hands = record
-        .hands
-        .iter()
-        .enumerate()
-        .map(|(number, hand)| hand_view(&record.rules, number as u32, hand, revealed, &mut scores))
-        .collect::<Result<_, _>>()?;
+    // A rubber's games, in order: when the running score reaches a game's
+    // final score (it only grows within a game), the next game starts at 0.
+    let mut games = record.games.iter().map(|game| euchre_store::partnership_scores(game.scores));
+    let mut game_end = games.next();
+    let mut hands = Vec::with_capacity(record.hands.len());
+    for (number, hand) in record.hands.iter().enumerate() {
+        hands.push(hand_view(&record.rules, number as u32, hand, revealed, &mut scores)?);
+        if game_end == Some(scores) && number + 1 < record.hands.len() {
+            scores = [0, 0];
+            game_end = games.next();
+        }
+    }
     Ok(MatchView {
         summary: MatchSummaryView::from(&detail.summary),
         cards_revealed: revealed,
@@ -803,6 +831,7 @@ pub fn import_writes(id: &str, record: &GameRecord, names: &[String], at: Millis
         scores: euchre_store::partnership_scores(record.scores),
         winner: record.winner.map(|team| team.0),
         at,
+        games: record.games.clone(),
     });
     writes
 }
@@ -1049,6 +1078,7 @@ mod tests {
             ended_at: ended.then_some(2),
             scores: euchre_store::partnership_scores(record.scores),
             winner: record.winner.map(|team| team.0),
+            games: record.games.clone(),
         };
         MatchDetail { summary, record }
     }

@@ -712,6 +712,8 @@ impl Table {
         let index = game.record().hands.last().map_or(0, |h| h.actions.len()) as u32;
         let events = game.apply(seat, action)?;
         let next_deal = *game.hand().deal();
+        // The match ends with the game, or with a rubber's last game.
+        let (over, final_scores, games) = (game.is_over(), game.scores(), game.games().to_vec());
         self.last_change = Instant::now();
         for event in &events {
             self.publish(TableEvent::Game(*event));
@@ -741,11 +743,12 @@ impl Table {
                     number,
                     deal: next_deal,
                 }),
-                Event::GameWon { team, scores } => writes.push(Write::MatchEnded {
+                Event::GameWon { team, .. } if over => writes.push(Write::MatchEnded {
                     match_id: match_id.clone(),
-                    scores: euchre_store::partnership_scores(scores),
+                    scores: euchre_store::partnership_scores(final_scores),
                     winner: Some(team.0),
                     at,
+                    games: games.clone(),
                 }),
                 _ => {}
             }

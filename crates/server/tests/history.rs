@@ -13,10 +13,10 @@ use std::collections::HashSet;
 use std::future::Future;
 use std::time::Duration;
 
-use euchre_engine::{Action, CardSet, Game, GameRecord, Preset, egn};
-use euchre_protocol::{ClientMessage, ServerMessage, TableSettings};
+use euchre_engine::{Action, CardSet, Event, Game, GameRecord, Preset, egn};
+use euchre_protocol::{ClientMessage, ServerMessage, TableEvent, TableSettings};
 use serde_json::{Value, json};
-use support::{Client, PATIENCE, TestServer, play_to_the_end};
+use support::{Client, PATIENCE, TestServer, play_to_the_end, play_until};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/egn");
@@ -360,6 +360,81 @@ async fn played_and_imported_matches_are_listed_shown_replayed_and_exported() {
 }
 
 // ---- Errors -------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_rubber_is_played_to_its_end_and_stored_with_its_games() {
+    let server = TestServer::start().await;
+    let mut client = server.player("Rubber").await;
+    let rules = json!({"rubber": true, "points_to_win": 2});
+    let settings =
+        TableSettings { rules: Some(rules.as_object().cloned().expect("rules")), ..with_bots() };
+    let table = client.create_table(settings).await;
+    client.sit(&table, Some(0)).await;
+    let client =
+        play_until(client, table, 7, |event| matches!(event, Event::RubberWon { .. })).await;
+    // Every game of the rubber was announced before the rubber's end.
+    let games_won = client
+        .log
+        .iter()
+        .filter(|m| {
+            matches!(
+                m,
+                ServerMessage::Event { event: Some(TableEvent::Game(Event::GameWon { .. })), .. }
+            )
+        })
+        .count();
+    assert!((2..=3).contains(&games_won), "{games_won} games");
+    let listed = eventually("the rubber to be stored", || async {
+        let list = walk(&server, "", 10).await;
+        list.into_iter().find(|m| m["finished"] == json!(true))
+    })
+    .await;
+    let rubber = listed["rubber"].as_array().expect("the rubber's games").clone();
+    assert_eq!(rubber.len(), games_won);
+    let winner = listed["winner"].as_u64().expect("a winner");
+    let won = rubber.iter().filter(|game| game["winner"].as_u64() == Some(winner)).count();
+    assert_eq!(won, 2, "{listed}");
+    for game in &rubber {
+        let losers =
+            scores(&game["scores"])[1 - game["winner"].as_u64().expect("a winner") as usize];
+        let points = match losers {
+            0 => 3,
+            1 | 2 => 2,
+            _ => 1,
+        };
+        assert_eq!(game["rubber_points"], json!(points), "{game}");
+    }
+    // The match in full replays, and its last game's score is the match's.
+    let id = listed["id"].as_str().expect("an id");
+    let detail = get(&server, &format!("/api/matches/{id}")).await;
+    assert_eq!(detail.status, 200, "{}", detail.body);
+    let detail = detail.json();
+    assert_eq!(detail["rubber"], json!(rubber));
+    // Hand by hand the running score starts again with each game of the rubber.
+    let hands = detail["hands"].as_array().expect("hands");
+    let (mut running, mut game) = ([0u16; 2], 0);
+    for hand in hands {
+        if json!(running) == rubber[game]["scores"] {
+            (running, game) = ([0, 0], game + 1);
+        }
+        if let Some(points) = hand["outcome"]["points"].as_array() {
+            for (score, points) in running.iter_mut().zip(points) {
+                *score += points.as_u64().expect("points") as u16;
+            }
+        }
+        assert_eq!(json!(running), hand["scores"], "{hand}");
+    }
+    assert_eq!(game + 1, rubber.len(), "every game of the rubber was played");
+    let last = scores(&hands.last().expect("a hand")["scores"]);
+    assert_eq!(json!(last), listed["scores"]);
+    // The engine's record replays to the same rubber.
+    let record = get(&server, &format!("/api/matches/{id}/record")).await;
+    let record: GameRecord = serde_json::from_str(&record.body).expect("a record");
+    let replayed = Game::replay(&record).expect("the record replays");
+    assert_eq!(replayed.games().len(), rubber.len());
+    assert_eq!(replayed.winner().map(|team| u64::from(team.0)), Some(winner));
+    server.stop().await;
+}
 
 #[tokio::test]
 async fn bad_parameters_and_unknown_ids_are_clear_errors() {

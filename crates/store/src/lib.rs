@@ -15,7 +15,7 @@
 use std::fmt;
 
 use async_trait::async_trait;
-use euchre_engine::{Action, Deal, GameRecord, GameStart, HandOutcome, PerTeam, Rules};
+use euchre_engine::{Action, Deal, GameRecord, GameResult, GameStart, HandOutcome, PerTeam, Rules};
 use serde::{Deserialize, Serialize};
 
 /// A game's scores as the store keeps them: two partnerships (`score0`,
@@ -102,9 +102,13 @@ pub enum Write {
     },
     MatchEnded {
         match_id: String,
+        /// The (last) game's final scores.
         scores: [u16; 2],
         winner: Option<u8>,
         at: Millis,
+        /// A rubber's games; empty for a single game.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        games: Vec<GameResult>,
     },
 }
 
@@ -160,6 +164,9 @@ pub struct MatchSummary {
     pub ended_at: Option<Millis>,
     pub scores: [u16; 2],
     pub winner: Option<u8>,
+    /// A rubber's games, once it has ended; empty for a single game. (While
+    /// a rubber is in progress `scores` count its points across games.)
+    pub games: Vec<GameResult>,
 }
 
 /// A match in full: its summary and its record, every hand and action.

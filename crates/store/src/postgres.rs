@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use euchre_engine::{Action, Deal, HandOutcome};
+use euchre_engine::{Action, Deal, GameResult, HandOutcome};
 use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions};
 use sqlx::types::Json;
@@ -235,8 +235,8 @@ impl<'w> Bulk<'w> {
                 .await?;
         }
         for write in match_ends {
-            if let Write::MatchEnded { match_id, scores, winner, at } = write {
-                end_match(conn, match_id, *scores, *winner, *at).await?;
+            if let Write::MatchEnded { match_id, scores, winner, at, games } = write {
+                end_match(conn, match_id, *scores, *winner, *at, games).await?;
             }
         }
         Ok(())
@@ -249,6 +249,7 @@ async fn end_match(
     scores: [u16; 2],
     winner: Option<u8>,
     at: Millis,
+    games: &[GameResult],
 ) -> Result<(), StoreError> {
     sqlx::query(sql::END_MATCH)
         .bind(match_id)
@@ -256,6 +257,7 @@ async fn end_match(
         .bind(i64::from(scores[1]))
         .bind(winner.map(i64::from))
         .bind(at)
+        .bind((!games.is_empty()).then_some(Json(games)))
         .execute(conn)
         .await?;
     Ok(())
@@ -309,8 +311,8 @@ async fn apply_one(conn: &mut PgConnection, write: &Write) -> Result<(), StoreEr
                 .execute(conn)
                 .await?;
         }
-        Write::MatchEnded { match_id, scores, winner, at } => {
-            end_match(conn, match_id, *scores, *winner, *at).await?;
+        Write::MatchEnded { match_id, scores, winner, at, games } => {
+            end_match(conn, match_id, *scores, *winner, *at, games).await?;
         }
         // `apply` holds these back for `Bulk`; alone, each is a bulk of one.
         Write::HandDealt { .. } | Write::Action { .. } | Write::HandEnded { .. } => {

@@ -12,8 +12,8 @@
 use std::collections::HashMap;
 
 use euchre_engine::{
-    Action, Deal, Game, GameRecord, GameStart, HandOutcome, HandRecord, PerTeam, Rules, Seat,
-    SeatAction, Team,
+    Action, Deal, Game, GameRecord, GameResult, GameStart, HandOutcome, HandRecord, PerTeam, Rules,
+    Seat, SeatAction, Team,
 };
 use sqlx::types::Json;
 
@@ -62,7 +62,8 @@ pub(crate) const ADD_HAND_POINTS: &str =
     "UPDATE matches SET score0 = score0 + $2, score1 = score1 + $3 WHERE id = $1";
 
 pub(crate) const END_MATCH: &str = "\
-    UPDATE matches SET score0 = $2, score1 = $3, winner = $4, ended_at = $5 WHERE id = $1";
+    UPDATE matches SET score0 = $2, score1 = $3, winner = $4, ended_at = $5, rubber = $6 \
+    WHERE id = $1";
 
 // --- Reads. ---
 
@@ -71,7 +72,8 @@ pub(crate) const PLAYER_BY_TOKEN_HASH: &str = "SELECT id, name FROM players WHER
 pub(crate) const PLAYER_BY_ID: &str = "SELECT id, name FROM players WHERE id = $1";
 
 pub(crate) const MATCH_BY_ID: &str = "\
-    SELECT id, table_id, number, rules, seed, start, started_at, ended_at, score0, score1, winner \
+    SELECT id, table_id, number, rules, seed, start, started_at, ended_at, score0, score1, winner, \
+        rubber \
     FROM matches WHERE id = $1";
 
 pub(crate) const SEATS_OF_MATCH: &str =
@@ -101,7 +103,7 @@ pub(crate) const LIVE_TABLES: &str = "\
 pub(crate) const LIST_MATCHES: &str = "\
     WITH page AS ( \
         SELECT m.id, m.table_id, m.number, m.rules, m.seed, m.start, m.started_at, m.ended_at, \
-            m.score0, m.score1, m.winner \
+            m.score0, m.score1, m.winner, m.rubber \
         FROM matches m \
         WHERE ($1 IS NULL OR EXISTS ( \
                 SELECT 1 FROM match_seats s WHERE s.match_id = m.id AND s.player_id = $1 \
@@ -115,7 +117,7 @@ pub(crate) const LIST_MATCHES: &str = "\
         ORDER BY m.started_at DESC, m.id DESC \
         LIMIT $8) \
     SELECT page.id, page.table_id, page.number, page.rules, page.seed, page.start, \
-        page.started_at, page.ended_at, page.score0, page.score1, page.winner, \
+        page.started_at, page.ended_at, page.score0, page.score1, page.winner, page.rubber, \
         s.seat, s.player_id, s.bot, s.name \
     FROM page LEFT JOIN match_seats s ON s.match_id = page.id \
     ORDER BY page.started_at DESC, page.id DESC, s.seat";
@@ -149,6 +151,7 @@ pub(crate) struct MatchRow {
     pub score0: i64,
     pub score1: i64,
     pub winner: Option<i64>,
+    pub rubber: Option<Json<Vec<GameResult>>>,
 }
 
 #[derive(Debug, sqlx::FromRow)]
@@ -267,6 +270,7 @@ pub(crate) fn match_summary(
         ended_at: row.ended_at,
         scores: [narrow(row.score0, "score")?, narrow(row.score1, "score")?],
         winner: row.winner.map(|team| narrow(team, "winner")).transpose()?,
+        games: row.rubber.as_ref().map(|games| games.0.clone()).unwrap_or_default(),
     })
 }
 
@@ -288,8 +292,7 @@ pub(crate) fn match_record(
         hands: Vec::with_capacity(hands.len()),
         scores: PerTeam::new(row.rules.0.teams()),
         winner: None,
-        // Rubbers are not offered at tables yet; a replay would derive them.
-        games: Vec::new(),
+        games: row.rubber.as_ref().map(|games| games.0.clone()).unwrap_or_default(),
     };
     for (expected, hand) in hands.into_iter().enumerate() {
         if hand.number != expected as i64 {

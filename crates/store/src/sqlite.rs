@@ -221,13 +221,14 @@ async fn apply_one(conn: &mut SqliteConnection, write: &Write) -> Result<(), Sto
                     .await?;
             }
         }
-        Write::MatchEnded { match_id, scores, winner, at } => {
+        Write::MatchEnded { match_id, scores, winner, at, games } => {
             sqlx::query(sql::END_MATCH)
                 .bind(match_id)
                 .bind(i64::from(scores[0]))
                 .bind(i64::from(scores[1]))
                 .bind(winner.map(i64::from))
                 .bind(at)
+                .bind((!games.is_empty()).then_some(Json(games)))
                 .execute(conn)
                 .await?;
         }

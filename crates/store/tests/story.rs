@@ -287,11 +287,13 @@ impl Recorder {
         played.summary.ended_at = Some(at);
         played.summary.scores = partnership_scores(game.scores());
         played.summary.winner = winner;
+        played.summary.games = game.games().to_vec();
         self.writes.push(Write::MatchEnded {
             match_id: played.summary.id.clone(),
             scores: partnership_scores(game.scores()),
             winner,
             at,
+            games: game.games().to_vec(),
         });
     }
 }
@@ -377,7 +379,10 @@ fn history() -> (Vec<Write>, History) {
         let preset = PARTNERSHIP_PRESETS[index % PARTNERSHIP_PRESETS.len()];
         // Short games, except those left unfinished, which must not end early.
         let points_to_win = if index % 3 == 0 || ending != Ending::Won { 10 } else { 5 };
-        let rules = Rules { points_to_win, ..preset.rules() };
+        // Some matches played to the end are rubbers (their running score
+        // counts across games until the end, so none is left unfinished).
+        let rubber = ending == Ending::Won && index % 4 == 1;
+        let rules = Rules { points_to_win, rubber, ..preset.rules() };
         let seats = (0..4)
             .map(|seat| {
                 let player = (index + seat) % PLAYERS;
@@ -412,6 +417,7 @@ fn history() -> (Vec<Write>, History) {
             ended_at: None,
             scores: [0, 0],
             winner: None,
+            games: Vec::new(),
         };
         recorder.start(&summary, &game);
         let mut match_played = Played { summary, game, last_seq: None };
@@ -838,6 +844,7 @@ fn many_games(games: usize) -> Vec<Write> {
             ended_at: None,
             scores: [0, 0],
             winner: None,
+            games: Vec::new(),
         };
         recorder.start(&summary, &game);
         let mut played = Played { summary, game, last_seq: None };

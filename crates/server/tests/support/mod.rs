@@ -258,7 +258,18 @@ pub fn pending_turn(client: &Client) -> Option<(u64, Vec<Action>)> {
 /// Like a careful client, it keeps one action in flight at a time: it acts
 /// on a `your_turn` that is current (its seq is the last seen) and then
 /// waits for that action's answer; a prompt that arrives meanwhile is stale.
-pub async fn play_to_the_end(mut client: Client, table: String, seed: u64) -> Client {
+pub async fn play_to_the_end(client: Client, table: String, seed: u64) -> Client {
+    play_until(client, table, seed, |event| matches!(event, Event::GameWon { .. })).await
+}
+
+/// [`play_to_the_end`], stopping at the first event `done` accepts (a
+/// rubber's end, say).
+pub async fn play_until(
+    mut client: Client,
+    table: String,
+    seed: u64,
+    done: impl Fn(&Event) -> bool,
+) -> Client {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut last_seq = last_seq(&client);
     let mut in_flight = None;
@@ -273,7 +284,9 @@ pub async fn play_to_the_end(mut client: Client, table: String, seed: u64) -> Cl
         match message {
             ServerMessage::Event { seq, event, .. } => {
                 last_seq = Some(seq);
-                if let Some(TableEvent::Game(Event::GameWon { .. })) = event {
+                if let Some(TableEvent::Game(event)) = event
+                    && done(&event)
+                {
                     return client;
                 }
             }
