@@ -60,6 +60,11 @@ pub const fn suit_cards_in(suit: Suit, mode: Mode) -> CardSet {
     CardSet(TRUMP_MASKS[mode.row()][suit as usize])
 }
 
+/// [`power`] in `mode`: under no trump, a card's printed rank.
+pub const fn power_in(card: Card, mode: Mode) -> u8 {
+    POWER[mode.row()][card.index()]
+}
+
 /// [`follow_mask`] in `mode`.
 #[inline]
 pub fn follow_mask_in(hand: CardSet, led: Suit, mode: Mode) -> CardSet {

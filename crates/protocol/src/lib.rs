@@ -250,10 +250,6 @@ impl TableSettings {
             // are not ready for three teams yet.
             return Err("the two- and three-handed games are not offered at tables yet".to_owned());
         }
-        if rules.allow_no_trump {
-            // The engine plays it; the bots and the client do not yet.
-            return Err("no trump is not offered at tables yet".to_owned());
-        }
 
         Ok(rules)
     }

@@ -81,17 +81,19 @@ fn create_table_defaults_and_overrides() {
         ..TableSettings::default()
     };
     assert!(unknown.resolve_rules().expect_err("unknown option").contains("jokers"));
-    // The engine's games and options that tables do not offer yet are refused
-    // by name; the joker is offered.
+    // The engine's games that tables do not offer yet are refused by name;
+    // the joker, no trump and rubbers are offered.
     let three = TableSettings { preset: Preset::Cutthroat, ..TableSettings::default() };
     assert!(three.resolve_rules().expect_err("not offered").contains("three-handed"));
     let option = |rules: serde_json::Value| TableSettings {
         rules: Some(rules.as_object().cloned().expect("object")),
         ..TableSettings::default()
     };
-    let no_trump = option(json!({"allow_no_trump": true}));
-    assert!(no_trump.resolve_rules().expect_err("not offered").contains("no trump"));
+    assert!(
+        option(json!({"allow_no_trump": true})).resolve_rules().expect("offered").allow_no_trump
+    );
     assert!(option(json!({"joker": true})).resolve_rules().expect("offered").joker);
+    assert!(option(json!({"rubber": true})).resolve_rules().expect("offered").rubber);
 }
 
 #[test]

@@ -1301,19 +1301,24 @@ mod leak_audit {
     #[tokio::test(start_paused = true)]
     async fn no_frame_carries_a_card_its_receiver_may_not_know() {
         let mut games = 0;
-        // Tables offer the partnership games (see `resolve_rules`).
-        let offered = Preset::ALL.into_iter().filter(|preset| preset.rules().partnerships());
-        for preset in offered {
+        // Tables offer the partnership games (see `resolve_rules`), and the
+        // options that change what cards there are and how they are played.
+        let short = serde_json::json!({"points_to_win": 5});
+        let offered = Preset::ALL
+            .into_iter()
+            .filter(|preset| preset.rules().partnerships())
+            .map(|preset| (preset, short.clone()))
+            .chain([
+                (Preset::Standard, serde_json::json!({"points_to_win": 5, "joker": true})),
+                (Preset::Standard, serde_json::json!({"points_to_win": 5, "allow_no_trump": true})),
+                (Preset::Standard, serde_json::json!({"points_to_win": 3, "rubber": true})),
+            ]);
+        for (preset, overrides) in offered {
             for _ in 0..4 {
                 let settings = TableSettings {
                     preset,
                     turn_seconds: Some(5),
-                    rules: Some(
-                        serde_json::json!({"points_to_win": 5})
-                            .as_object()
-                            .cloned()
-                            .unwrap_or_default(),
-                    ),
+                    rules: Some(overrides.as_object().cloned().unwrap_or_default()),
                     ..Default::default()
                 };
                 let rules = settings.resolve_rules().expect("rules");
@@ -1372,7 +1377,7 @@ mod leak_audit {
                 games += 1;
             }
         }
-        assert_eq!(games, 4 * 7, "every partnership preset, four games each");
+        assert_eq!(games, 4 * 10, "every partnership preset and option, four games each");
     }
 }
 

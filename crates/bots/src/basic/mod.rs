@@ -1,6 +1,9 @@
 //! A bot that plays ordinary, sound Euchre by rules of thumb.
 
-use euchre_engine::trump::{effective_suit, is_trump, power, suit_cards, trick_power};
+use euchre_engine::trump::{
+    Mode, effective_suit_in, is_trump, power, power_in, suit_cards, suit_cards_in, trick_power_in,
+    trick_winner_in,
+};
 use euchre_engine::{Action, Card, CardSet, GameView, Phase, Rules, Seat, Suit, Viewer};
 
 use crate::{Bot, legal_or_first};
@@ -94,7 +97,8 @@ fn decide(view: &GameView, legal: &[Action]) -> Option<Action> {
 struct Seen {
     rules: Rules,
     me: Seat,
-    trump: Suit,
+    /// Trump's card order, or no trump's.
+    mode: Mode,
     maker: Option<Seat>,
     sitting_out: Option<Seat>,
     /// Cards that may still be in another hand (or the kitty, which nobody
@@ -111,7 +115,8 @@ struct Seen {
 
 impl Seen {
     fn new(view: &GameView, me: Seat, hand: CardSet) -> Option<Seen> {
-        let trump = view.trump?;
+        view.maker?;
+        let mode = Mode::of(view.trump);
         let mut unseen = view.rules.pack().difference(hand);
         // Turned down (or left in the kitty for a loner), the up-card is out
         // of play. Picked up, it is in the dealer's hand unless discarded.
@@ -124,10 +129,10 @@ impl Seen {
         let mut voids = [[false; 4]; 4];
         for trick in &view.tricks {
             let Some(&(_, first)) = trick.cards.first() else { continue };
-            let led = effective_suit(first, trump);
+            let led = effective_suit_in(first, mode);
             for &(seat, card) in &trick.cards {
                 unseen.remove(card);
-                if effective_suit(card, trump) != led {
+                if effective_suit_in(card, mode) != led {
                     voids[seat.index()][led.index()] = true;
                 }
             }
@@ -151,7 +156,7 @@ impl Seen {
         Some(Seen {
             rules: view.rules,
             me,
-            trump,
+            mode,
             maker: view.maker,
             sitting_out: view.sitting_out,
             unseen,
@@ -188,16 +193,15 @@ impl Seen {
     /// only if it has shown it cannot follow. (Players are assumed to hold the
     /// led suit until they show otherwise: the likely case.)
     fn could_play(&self, seat: Seat, card: Card, led: Suit) -> bool {
-        let suit = effective_suit(card, self.trump);
+        let suit = self.suit_of(card);
         !self.void(seat, suit) && (suit == led || self.void(seat, led))
     }
 
     /// Would `card` still win a trick led in `led` if it were the best card
     /// so far, whatever the opponents still to play hold?
     fn safe(&self, card: Card, led: Suit) -> bool {
-        let strength = trick_power(card, led, self.trump);
-        let mut threats =
-            self.unseen.iter().filter(|c| trick_power(*c, led, self.trump) > strength);
+        let strength = self.trick_power(card, led);
+        let mut threats = self.unseen.iter().filter(|c| self.trick_power(*c, led) > strength);
         let opponents: Vec<Seat> =
             self.after_me.iter().copied().filter(|s| self.is_opponent(*s)).collect();
         threats.all(|threat| !opponents.iter().any(|o| self.could_play(*o, threat, led)))
@@ -205,21 +209,54 @@ impl Seen {
 
     /// Is `card` the highest card left in its (effective) suit?
     fn is_boss(&self, card: Card) -> bool {
-        let suit = effective_suit(card, self.trump);
-        let strength = power(card, self.trump);
-        suit_cards(suit, self.trump)
+        let strength = self.power(card);
+        self.suit_cards(self.suit_of(card))
             .intersection(self.unseen)
             .iter()
-            .all(|other| power(other, self.trump) < strength)
+            .all(|other| self.power(other) < strength)
     }
 
     /// Trumps that an opponent might still hold.
     fn trumps_out(&self) -> CardSet {
-        suit_cards(self.trump, self.trump).intersection(self.unseen)
+        self.trumps().intersection(self.unseen)
     }
 
     fn is_trump(&self, card: Card) -> bool {
-        is_trump(card, self.trump)
+        self.trumps().contains(card)
+    }
+
+    /// The trump suit, or `None` at no trump.
+    fn trump(&self) -> Option<Suit> {
+        self.mode.suit()
+    }
+
+    /// Every trump (none at no trump).
+    fn trumps(&self) -> CardSet {
+        self.trump().map_or(CardSet::EMPTY, |trump| suit_cards(trump, trump))
+    }
+
+    /// The suit `card` follows as.
+    fn suit_of(&self, card: Card) -> Suit {
+        effective_suit_in(card, self.mode)
+    }
+
+    /// The cards that follow as `suit`.
+    fn suit_cards(&self, suit: Suit) -> CardSet {
+        suit_cards_in(suit, self.mode)
+    }
+
+    /// A card's strength within its suit.
+    fn power(&self, card: Card) -> u8 {
+        power_in(card, self.mode)
+    }
+
+    fn trick_power(&self, card: Card, led: Suit) -> u8 {
+        trick_power_in(card, led, self.mode)
+    }
+
+    /// The position of the card winning `cards`.
+    fn winner(&self, cards: &[Card]) -> usize {
+        trick_winner_in(cards, self.mode)
     }
 
     /// The opponents who play this hand (one may sit out for a partner's loner).

@@ -1,6 +1,5 @@
 //! Card play: what to lead, and how to follow.
 
-use euchre_engine::trump::{effective_suit, power, suit_cards, trick_power, trick_winner};
 use euchre_engine::{Card, CardSet};
 
 use super::Seen;
@@ -11,9 +10,8 @@ pub(super) fn choose_card(seen: &Seen, playable: CardSet) -> Option<Card> {
 }
 
 fn lead(seen: &Seen, playable: CardSet) -> Option<Card> {
-    let trump = seen.trump;
-    let trumps = playable.intersection(suit_cards(trump, trump));
-    let highest_trump = trumps.iter().max_by_key(|card| power(*card, trump));
+    let trumps = playable.intersection(seen.trumps());
+    let highest_trump = trumps.iter().max_by_key(|card| seen.power(*card));
     let trumps_out = !seen.trumps_out().is_empty();
     let our_call = seen.maker.is_some_and(|maker| !seen.is_opponent(maker));
 
@@ -29,7 +27,7 @@ fn lead(seen: &Seen, playable: CardSet) -> Option<Card> {
 
     // Lead trump to a partner who made it, to help draw the opponents'
     // trumps: the lowest, as any higher one was not sure to win.
-    let lowest_trump = trumps.iter().min_by_key(|card| power(*card, trump));
+    let lowest_trump = trumps.iter().min_by_key(|card| seen.power(*card));
     if seen.maker.is_some() && seen.maker == seen.partner() && trumps_out && lowest_trump.is_some()
     {
         return lowest_trump;
@@ -41,14 +39,15 @@ fn lead(seen: &Seen, playable: CardSet) -> Option<Card> {
     // opponents must follow.
     let ruffable = |card: Card| {
         trumps_out
-            && seen
-                .active_opponents()
-                .any(|opponent| seen.void(opponent, card.suit()) && !seen.void(opponent, trump))
+            && seen.active_opponents().any(|opponent| {
+                seen.void(opponent, card.suit())
+                    && seen.trump().is_some_and(|trump| !seen.void(opponent, trump))
+            })
     };
     let cash = playable
         .iter()
         .filter(|card| !seen.is_trump(*card) && seen.is_boss(*card) && !ruffable(*card))
-        .max_by_key(|card| suit_cards(card.suit(), trump).intersection(seen.unseen).len());
+        .max_by_key(|card| seen.suit_cards(card.suit()).intersection(seen.unseen).len());
     if cash.is_some() {
         return cash;
     }
@@ -63,21 +62,20 @@ fn lead(seen: &Seen, playable: CardSet) -> Option<Card> {
     let plain = playable.difference(trumps);
     plain
         .iter()
-        .min_by_key(|card| (power(*card, trump), suit_length(playable, *card, seen)))
+        .min_by_key(|card| (seen.power(*card), suit_length(playable, *card, seen)))
         .or(highest_trump)
 }
 
 fn follow(seen: &Seen, playable: CardSet) -> Option<Card> {
-    let trump = seen.trump;
     let &(_, first) = seen.trick.first()?;
-    let led = effective_suit(first, trump);
+    let led = seen.suit_of(first);
     let cards: Vec<Card> = seen.trick.iter().map(|(_, card)| *card).collect();
-    let &(winner, winning) = seen.trick.get(trick_winner(&cards, trump))?;
-    let to_beat = trick_power(winning, led, trump);
+    let &(winner, winning) = seen.trick.get(seen.winner(&cards))?;
+    let to_beat = seen.trick_power(winning, led);
     let beaters: Vec<Card> =
-        playable.iter().filter(|card| trick_power(*card, led, trump) > to_beat).collect();
+        playable.iter().filter(|card| seen.trick_power(*card, led) > to_beat).collect();
     let cheapest = |cards: &mut dyn Iterator<Item = Card>| {
-        cards.min_by_key(|card| trick_power(*card, led, trump))
+        cards.min_by_key(|card| seen.trick_power(*card, led))
     };
 
     if winner != seen.me && !seen.is_opponent(winner) {
@@ -111,7 +109,7 @@ fn throw_off(seen: &Seen, playable: CardSet) -> Option<Card> {
         (
             seen.is_trump(card),
             seen.is_boss(card),
-            power(card, seen.trump),
+            seen.power(card),
             suit_length(playable, card, seen),
         )
     })
@@ -119,6 +117,5 @@ fn throw_off(seen: &Seen, playable: CardSet) -> Option<Card> {
 
 /// How many of `cards` share `card`'s effective suit.
 fn suit_length(cards: CardSet, card: Card, seen: &Seen) -> u32 {
-    let suit = effective_suit(card, seen.trump);
-    cards.intersection(suit_cards(suit, seen.trump)).len()
+    cards.intersection(seen.suit_cards(seen.suit_of(card))).len()
 }

@@ -1,7 +1,7 @@
 //! Every bot, in every preset, always picks a legal action and games end.
 
 use euchre_bots::{Bot, BotKind};
-use euchre_engine::{Game, Preset};
+use euchre_engine::{Game, Preset, Rules};
 
 use crate::play_out;
 
@@ -18,12 +18,20 @@ fn bots_always_choose_legal_actions_and_games_end() {
         [BotKind::Basic; 4],
         [BotKind::Basic, BotKind::Random, BotKind::Basic, BotKind::Random],
     ];
-    for preset in Preset::ALL {
+    // Every preset, and the options that change how cards are played.
+    let standard = Preset::Standard.rules();
+    let options = [
+        ("joker", Rules { joker: true, ..standard }),
+        ("no trump", Rules { allow_no_trump: true, ..standard }),
+        ("rubber", Rules { rubber: true, points_to_win: 5, ..standard }),
+    ];
+    let rule_sets = Preset::ALL.map(|preset| (preset.name(), preset.rules())).into_iter();
+    for (name, rules) in rule_sets.chain(options) {
         for kinds in line_ups {
             for seed in 0..GAMES_PER_PRESET {
-                let mut game = Game::new(preset.rules(), seed).expect("presets are valid");
+                let mut game = Game::new(rules, seed).expect("the rules are valid");
                 play_out(&mut game, &mut table(kinds, seed));
-                assert!(game.winner().is_some(), "{} {kinds:?} seed {seed}", preset.name());
+                assert!(game.winner().is_some(), "{name} {kinds:?} seed {seed}");
             }
         }
     }
