@@ -380,25 +380,6 @@ fn choose_first_dealer(rules: &Rules, rng: &mut ChaCha8Rng) -> GameStart {
             }
             GameStart { dealer, seating: [0, 1, 2, 3], shown }
         }
-        FirstDealer::Draw if !rules.partnerships() => loop {
-            // Without partners the draw only picks the dealer: the lowest.
-            let deal = Deal::shuffled(rules, Seat(0), rng);
-            let draws: Vec<(u8, Card)> = (0..players)
-                .map(|p| (p, deal.hands[usize::from(p)].first().unwrap_or(deal.up_card)))
-                .collect();
-            let value = |card: Card| {
-                if card.rank() == Rank::Ace { 0 } else { card.rank() as u8 + 1 }
-            };
-            if draws.iter().any(|(_, card)| card.is_joker()) {
-                continue;
-            }
-            let lowest = draws.iter().map(|(_, card)| value(*card)).min().unwrap_or(0);
-            let mut at_lowest = draws.iter().filter(|(_, card)| value(*card) == lowest);
-            let (Some((dealer, _)), None) = (at_lowest.next(), at_lowest.next()) else {
-                continue;
-            };
-            break GameStart { dealer: Seat(*dealer), seating: [0, 1, 2, 3], shown: draws };
-        },
         FirstDealer::Draw => loop {
             // Each player draws one card; K high ... A low. Any tie: draw again.
             let deal = Deal::shuffled(rules, Seat(0), rng);
@@ -417,6 +398,11 @@ fn choose_first_dealer(rules: &Rules, rng: &mut ChaCha8Rng) -> GameStart {
             }
             let mut by_value = draws.clone();
             by_value.sort_by_key(|(_, card)| value(*card));
+            if !rules.partnerships() {
+                // Without partners the draw only picks the dealer: the lowest.
+                let dealer = Seat(by_value[0].0);
+                break GameStart { dealer, seating: [0, 1, 2, 3], shown: draws };
+            }
             // The two lowest sit across from each other; the lowest deals from seat 0.
             let seating = [by_value[0].0, by_value[2].0, by_value[1].0, by_value[3].0];
             break GameStart { dealer: Seat(0), seating, shown: draws };

@@ -187,15 +187,9 @@ where
 const PLAYERS: usize = 6;
 
 /// The store keeps partnership games, the only ones tables offer so far.
-const PARTNERSHIP_PRESETS: [Preset; 7] = [
-    Preset::Standard,
-    Preset::StickTheDealer,
-    Preset::Tournament,
-    Preset::Classic,
-    Preset::Farmers,
-    Preset::Online,
-    Preset::ClassicPiquet,
-];
+fn partnership_presets() -> Vec<Preset> {
+    Preset::ALL.into_iter().filter(|preset| preset.rules().partnerships()).collect()
+}
 
 fn player_id(index: usize) -> String {
     format!("p{index}")
@@ -376,7 +370,8 @@ fn history() -> (Vec<Write>, History) {
             (2, true) => Ending::Abandoned(40),
             _ => Ending::Won,
         };
-        let preset = PARTNERSHIP_PRESETS[index % PARTNERSHIP_PRESETS.len()];
+        let presets = partnership_presets();
+        let preset = presets[index % presets.len()];
         // Short games, except those left unfinished, which must not end early.
         let points_to_win = if index % 3 == 0 || ending != Ending::Won { 10 } else { 5 };
         // Some matches played to the end are rubbers (their running score
@@ -825,7 +820,8 @@ fn many_games(games: usize) -> Vec<Write> {
         at: 0,
     });
     for index in 0..games {
-        let rules = PARTNERSHIP_PRESETS[index % PARTNERSHIP_PRESETS.len()].rules();
+        let presets = partnership_presets();
+        let rules = presets[index % presets.len()].rules();
         let game = Game::new(rules, index as u64).expect("valid rules");
         let summary = MatchSummary {
             id: format!("bench-{index:06}"),
