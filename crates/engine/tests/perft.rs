@@ -25,7 +25,7 @@
 mod cases;
 
 use cases::Case;
-use euchre_engine::{Action, Card, Hand, LonerLead, Rank, Seat, Suit, sim};
+use euchre_engine::{Action, Card, Deck, Hand, LonerLead, Preset, Rank, Seat, Suit, sim};
 
 /// The default run re-counts committed counts up to these sizes, so that
 /// `cargo test` stays quick; `full_depth` does the rest.
@@ -245,6 +245,31 @@ fn the_scratch_model_starts_where_the_engine_does() {
             let held: euchre_engine::CardSet = held.iter().copied().collect();
             assert_eq!(hand.holding(Seat(seat)), held, "{id} seat {seat}");
         }
+    }
+}
+
+/// Each game form the engine plays has at least one committed deal.
+#[test]
+fn every_game_form_has_a_case() {
+    let cases = cases::load();
+    let has = |what: &str, test: &dyn Fn(&cases::Case) -> bool| {
+        assert!(cases.iter().any(test), "no perft case for {what}");
+    };
+    for preset in
+        [Preset::ThreeHanded, Preset::Cutthroat, Preset::TwoHanded, Preset::TwoHandedPlain]
+    {
+        has(preset.name(), &|case| case.rules == preset.rules());
+    }
+    has("three-handed alone", &|case| case.rules.dummy && case.hand().alone());
+    has("three-handed with the dummy taken", &|case| case.hand().dummy_taken());
+    has("the joker in a hand", &|case| {
+        case.rules.joker && case.hands.iter().any(|hand| hand.contains(&Card::JOKER))
+    });
+    has("the joker turned up", &|case| case.up_card == Card::JOKER);
+    has("no trump", &|case| case.hand().no_trump() && !case.hand().alone());
+    has("no trump alone", &|case| case.hand().no_trump() && case.hand().alone());
+    for deck in [Deck::TenToAce, Deck::NineToAce, Deck::EightToAce, Deck::SevenToAce] {
+        has(&format!("{deck:?}"), &|case| case.rules.deck == deck);
     }
 }
 
