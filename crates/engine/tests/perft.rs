@@ -7,8 +7,16 @@
 //!    early and are not part of the card-play tree);
 //! 2. with `sim::perft`, the simulation path's bulk counter;
 //! 3. with a counter written here from first principles, over plain
-//!    `Vec<Card>`s, with its own bidding outcome, follow-suit and trick-winner
-//!    logic (nothing from the engine's `trump` or `hand` modules).
+//!    `Vec<Card>`s, with its own bidding outcome (trump or no trump, the
+//!    up-card or the joker's named suit, the dummy, who sits out), player
+//!    count, follow-suit and trick-winner logic (the joker, the bowers, no
+//!    trump's plain order), and nothing from the engine's `trump` or `hand`
+//!    modules.
+//!
+//! Each game form has its cases: the four-handed game with the 24-, 28- and
+//! 32-card packs, the joker in a hand and turned up, no trump (alone or not),
+//! the three-handed game with and without the dummy, cutthroat, and both
+//! two-handed games.
 //!
 //! Depths whose count is above a node limit are left to the ignored test
 //! `full_depth` and to the benchmark, which asserts the deepest counts.
@@ -17,7 +25,7 @@
 mod cases;
 
 use cases::Case;
-use euchre_engine::{Action, Card, Hand, Rank, Seat, Suit, sim};
+use euchre_engine::{Action, Card, Deck, Hand, LonerLead, Preset, Rank, Seat, Suit, sim};
 
 /// The default run re-counts committed counts up to these sizes, so that
 /// `cargo test` stays quick; `full_depth` does the rest.
@@ -50,13 +58,17 @@ mod scratch {
         matches!(suit, Suit::Spades | Suit::Clubs)
     }
 
-    /// The suit a card follows as: the jack of trump's colour is a trump.
-    fn follows_as(card: Card, trump: Suit) -> Suit {
+    /// The suit a card follows as, with `trump` a suit or `None` for no
+    /// trump: with a trump suit, the jack of trump's colour and the joker
+    /// are trumps; under no trump every card keeps its printed suit.
+    fn follows_as(card: Card, trump: Option<Suit>) -> Suit {
+        let Some(trump) = trump else { return card.suit() };
         let left =
             card.rank() == Rank::Jack && card.suit() != trump && black(card.suit()) == black(trump);
-        if left { trump } else { card.suit() }
+        if left || card == Card::JOKER { trump } else { card.suit() }
     }
 
+    /// Ranks in their plain order: the jack between ten and queen.
     fn rank_value(rank: Rank) -> u32 {
         match rank {
             Rank::Seven => 7,
@@ -70,14 +82,20 @@ mod scratch {
         }
     }
 
-    /// Bigger wins; 0 cannot win (neither trump nor the led suit).
-    fn strength(card: Card, led: Suit, trump: Suit) -> u32 {
-        if card.rank() == Rank::Jack && card.suit() == trump {
+    /// Bigger wins; 0 cannot win (neither trump nor the led suit). Trumps
+    /// from the top: the joker, the right bower, the left bower, then by
+    /// rank. Under no trump only the led suit counts, by plain rank.
+    fn strength(card: Card, led: Suit, trump: Option<Suit>) -> u32 {
+        let plain = if card.suit() == led { rank_value(card.rank()) } else { 0 };
+        let Some(trump) = trump else { return plain };
+        if card == Card::JOKER {
+            101
+        } else if card.rank() == Rank::Jack && card.suit() == trump {
             100
-        } else if follows_as(card, trump) == trump {
+        } else if follows_as(card, Some(trump)) == trump {
             if card.rank() == Rank::Jack { 99 } else { 50 + rank_value(card.rank()) }
-        } else if card.suit() == led {
-            rank_value(card.rank())
+        } else if follows_as(card, Some(trump)) == led {
+            plain
         } else {
             0
         }
@@ -86,46 +104,81 @@ mod scratch {
     /// Card play after the bidding, as a table would see it.
     #[derive(Debug, PartialEq)]
     pub struct Table {
+        /// Seats 0 to `players - 1` are at the table.
+        pub players: usize,
         pub hands: [Vec<Card>; 4],
-        pub trump: Suit,
+        /// The trump suit, or `None` for no trump.
+        pub trump: Option<Suit>,
         pub sitting_out: Option<usize>,
         pub turn: usize,
         trick: Vec<(usize, Card)>,
     }
 
     impl Table {
-        /// Works out trump, the loner and the first leader from the case's
-        /// bidding, without the engine: whoever orders up or calls makes
-        /// trump; the dealer picks up the up-card when it is ordered and
-        /// discards; the player left of the dealer leads, or the next one if
-        /// that player sits out.
+        /// Works out trump, the holdings, the loner and the first leader
+        /// from the case's bidding, without the engine: the up-card stands
+        /// for its suit, or for the suit the dealer names if it is the
+        /// joker; whoever orders up or calls makes trump (or no trump); the
+        /// dealer picks up the up-card when it is ordered (unless the rules
+        /// spare him for his partner's loner); where there is a dummy the
+        /// maker takes it unless alone; each discard leaves the discarder's
+        /// hand. Only the four-handed game has partners: there a loner's
+        /// partner sits out, elsewhere going alone only means leaving the
+        /// dummy. The player left of the dealer leads (or left of the loner
+        /// if the rules say so), skipping a player who sits out.
         pub fn from_case(case: &Case) -> Table {
+            let rules = &case.rules;
+            let players = usize::from(rules.players);
             let mut hands = case.hands.clone();
             let dealer = case.dealer.index();
+            let mut up_suit = case.up_card.suit();
             let mut made = None;
             for (seat, action) in &case.bids {
-                match *action {
-                    Action::OrderUp { alone } => {
-                        made = Some((case.up_card.suit(), seat.index(), alone));
-                        hands[dealer].push(case.up_card);
+                let seat = seat.index();
+                let trump = match *action {
+                    Action::NameSuit { suit } => {
+                        assert_eq!(case.up_card, Card::JOKER, "only the joker is named");
+                        up_suit = suit;
+                        None
                     }
-                    Action::Call { suit, alone } => made = Some((suit, seat.index(), alone)),
-                    Action::Discard { card } => hands[dealer].retain(|c| *c != card),
-                    _ => {}
+                    Action::OrderUp { alone } => {
+                        let partner_alone = alone && players == 4 && (seat + 2) % 4 == dealer;
+                        if !partner_alone || rules.dealer_picks_up_for_partner_loner {
+                            hands[dealer].push(case.up_card);
+                        }
+                        Some((Some(up_suit), alone))
+                    }
+                    Action::Call { suit, alone } => Some((Some(suit), alone)),
+                    Action::CallNoTrump { alone } => Some((None, alone)),
+                    Action::Discard { card } => {
+                        let before = hands[seat].len();
+                        hands[seat].retain(|c| *c != card);
+                        assert_eq!(hands[seat].len() + 1, before, "{card} discarded from hand");
+                        None
+                    }
+                    _ => None,
+                };
+                if let Some((trump, alone)) = trump {
+                    made = Some((trump, seat, alone));
+                    if rules.dummy && !alone {
+                        hands[seat].extend(case.dummy.iter().copied());
+                    }
                 }
             }
             let (trump, maker, alone) = made.expect("somebody makes trump");
-            let sitting_out = alone.then_some((maker + 2) % 4);
-            let mut turn = (dealer + 1) % 4;
-            if sitting_out == Some(turn) {
-                turn = (turn + 1) % 4;
+            let sitting_out = (alone && players == 4).then_some((maker + 2) % 4);
+            let mut table =
+                Table { players, hands, trump, sitting_out, turn: dealer, trick: Vec::new() };
+            if alone && rules.loner_lead == LonerLead::LeftOfLoner {
+                table.turn = maker;
             }
-            Table { hands, trump, sitting_out, turn, trick: Vec::new() }
+            table.turn = table.next_seat(table.turn);
+            table
         }
 
         fn next_seat(&self, seat: usize) -> usize {
-            let next = (seat + 1) % 4;
-            if self.sitting_out == Some(next) { (next + 1) % 4 } else { next }
+            let next = (seat + 1) % self.players;
+            if self.sitting_out == Some(next) { (next + 1) % self.players } else { next }
         }
 
         fn legal(&self) -> Vec<Card> {
@@ -143,13 +196,13 @@ mod scratch {
             if depth == 0 || self.hands[self.turn].is_empty() {
                 return 1;
             }
-            let players = if self.sitting_out.is_some() { 3 } else { 4 };
+            let in_play = self.players - usize::from(self.sitting_out.is_some());
             let mut leaves = 0;
             for card in self.legal() {
                 let (turn, trick) = (self.turn, self.trick.clone());
                 self.hands[turn].retain(|c| *c != card);
                 self.trick.push((turn, card));
-                if self.trick.len() == players {
+                if self.trick.len() == in_play {
                     let led = follows_as(self.trick[0].1, self.trump);
                     let winner = self
                         .trick
@@ -178,14 +231,45 @@ fn the_scratch_model_starts_where_the_engine_does() {
     for case in cases::load() {
         let hand = case.hand();
         let table = scratch::Table::from_case(&case);
-        assert_eq!(hand.trump(), Some(table.trump), "{}", case.id);
-        assert_eq!(hand.turn(), Some(Seat(table.turn as u8)), "{}", case.id);
-        assert_eq!(hand.sitting_out().map(|s| s.index()), table.sitting_out, "{}", case.id);
+        let id = &case.id;
+        assert_eq!(usize::from(hand.rules().players), table.players, "{id}");
+        assert_eq!(hand.trump(), table.trump, "{id}");
+        assert_eq!(hand.no_trump(), table.trump.is_none(), "{id}");
+        assert_eq!(hand.turn(), Some(Seat(table.turn as u8)), "{id}");
+        assert_eq!(hand.sitting_out().map(|s| s.index()), table.sitting_out, "{id}");
         for seat in 0..4u8 {
-            let held: euchre_engine::CardSet =
-                table.hands[usize::from(seat)].iter().copied().collect();
-            assert_eq!(hand.holding(Seat(seat)), held, "{} seat {seat}", case.id);
+            let held = &table.hands[usize::from(seat)];
+            // Everybody at the table holds five, a loner's partner included.
+            let expected = if usize::from(seat) < table.players { 5 } else { 0 };
+            assert_eq!(held.len(), expected, "{id} seat {seat} holds five");
+            let held: euchre_engine::CardSet = held.iter().copied().collect();
+            assert_eq!(hand.holding(Seat(seat)), held, "{id} seat {seat}");
         }
+    }
+}
+
+/// Each game form the engine plays has at least one committed deal.
+#[test]
+fn every_game_form_has_a_case() {
+    let cases = cases::load();
+    let has = |what: &str, test: &dyn Fn(&cases::Case) -> bool| {
+        assert!(cases.iter().any(test), "no perft case for {what}");
+    };
+    for preset in
+        [Preset::ThreeHanded, Preset::Cutthroat, Preset::TwoHanded, Preset::TwoHandedPlain]
+    {
+        has(preset.name(), &|case| case.rules == preset.rules());
+    }
+    has("three-handed alone", &|case| case.rules.dummy && case.hand().alone());
+    has("three-handed with the dummy taken", &|case| case.hand().dummy_taken());
+    has("the joker in a hand", &|case| {
+        case.rules.joker && case.hands.iter().any(|hand| hand.contains(&Card::JOKER))
+    });
+    has("the joker turned up", &|case| case.up_card == Card::JOKER);
+    has("no trump", &|case| case.hand().no_trump() && !case.hand().alone());
+    has("no trump alone", &|case| case.hand().no_trump() && case.hand().alone());
+    for deck in [Deck::TenToAce, Deck::NineToAce, Deck::EightToAce, Deck::SevenToAce] {
+        has(&format!("{deck:?}"), &|case| case.rules.deck == deck);
     }
 }
 
@@ -194,7 +278,7 @@ fn the_scratch_model_starts_where_the_engine_does() {
 /// counter to `sim_limit`.
 fn check_counts(limit: u64, sim_limit: u64) {
     let cases = cases::load();
-    assert!(cases.len() >= 6, "the data file has its cases");
+    assert!(cases.len() >= 15, "the data file has its cases");
     for case in &cases {
         let hand = case.hand();
         let id = &case.id;
@@ -250,7 +334,9 @@ fn print_counts() {
     for case in cases::load() {
         let hand = case.hand();
         println!("id {}", case.id);
-        let plays = if hand.alone() { 15 } else { 20 };
+        // Five cards from each player in play.
+        let in_play = u32::from(hand.rules().players) - u32::from(hand.sitting_out().is_some());
+        let plays = 5 * in_play;
         for depth in 1..=plays {
             let fast = sim::perft(&hand, depth);
             if fast > PRINT_LIMIT {

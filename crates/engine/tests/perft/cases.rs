@@ -3,15 +3,20 @@
 //! path), so both read the same numbers.
 
 use euchre_engine::card::parse_cards;
-use euchre_engine::{Action, Card, Deal, Hand, Rules, Seat, Suit};
+use euchre_engine::{Action, Card, CardSet, Deal, Deck, Hand, Phase, Preset, Rules, Seat, Suit};
 
 /// One fixed deal, its bidding and its committed counts.
 #[derive(Clone, Debug)]
 pub struct Case {
     pub id: String,
+    /// The game form: a preset (`Rules::default()` unless the case names
+    /// one) with the case's options on top.
+    pub rules: Rules,
     pub dealer: Seat,
-    /// Seat `i`'s five cards as dealt.
+    /// Seat `i`'s five cards as dealt (empty for seats the game lacks).
     pub hands: [Vec<Card>; 4],
+    /// The dummy hand, where the game has one.
+    pub dummy: Vec<Card>,
     pub up_card: Card,
     /// The bidding (and discard) that leads to the first lead.
     pub bids: Vec<(Seat, Action)>,
@@ -19,7 +24,7 @@ pub struct Case {
     pub counts: Vec<(u32, u64)>,
 }
 
-/// Every case of the committed file. The rules are always `Rules::default()`.
+/// Every case of the committed file.
 pub fn load() -> Vec<Case> {
     parse(include_str!("../data/perft.txt"))
 }
@@ -40,8 +45,10 @@ pub fn parse(text: &str) -> Vec<Case> {
             cases.extend(current.take());
             current = Some(Case {
                 id: rest.join(" "),
+                rules: Rules::default(),
                 dealer: Seat(0),
                 hands: Default::default(),
+                dummy: Vec::new(),
                 up_card: Card::from_index(0),
                 bids: Vec::new(),
                 counts: Vec::new(),
@@ -61,13 +68,36 @@ pub fn parse(text: &str) -> Vec<Case> {
                 .and_then(Suit::from_letter)
                 .unwrap_or_else(|| fail("expected a suit letter"))
         };
+        let cards =
+            |words: &[&str]| parse_cards(&words.join(" ")).unwrap_or_else(|_| fail("bad cards"));
         match key {
+            "rules" => {
+                if case.rules != Rules::default() {
+                    fail("the rules line comes first, before any option");
+                }
+                let preset = rest.first().and_then(|name| Preset::from_name(name));
+                case.rules = preset.unwrap_or_else(|| fail("expected a preset name")).rules();
+            }
+            "option" => match rest[..] {
+                ["joker"] => case.rules.joker = true,
+                ["allow_no_trump"] => case.rules.allow_no_trump = true,
+                ["deck", deck] => {
+                    case.rules.deck = match deck {
+                        "ten_to_ace" => Deck::TenToAce,
+                        "nine_to_ace" => Deck::NineToAce,
+                        "eight_to_ace" => Deck::EightToAce,
+                        "seven_to_ace" => Deck::SevenToAce,
+                        _ => fail("unknown deck"),
+                    }
+                }
+                _ => fail("unknown option"),
+            },
             "dealer" => case.dealer = seat(rest.first()),
             "seat" => {
                 let index = seat(rest.first()).index();
-                case.hands[index] =
-                    parse_cards(&rest[1..].join(" ")).unwrap_or_else(|_| fail("bad cards"));
+                case.hands[index] = cards(&rest[1..]);
             }
+            "dummy" => case.dummy = cards(&rest),
             "up" => case.up_card = card(rest.first()),
             "bid" => {
                 let action = match rest.get(1).copied() {
@@ -77,6 +107,9 @@ pub fn parse(text: &str) -> Vec<Case> {
                     Some("call") => Action::Call { suit: suit(rest.get(2)), alone: false },
                     Some("call_alone") => Action::Call { suit: suit(rest.get(2)), alone: true },
                     Some("discard") => Action::Discard { card: card(rest.get(2)) },
+                    Some("name_suit") => Action::NameSuit { suit: suit(rest.get(2)) },
+                    Some("call_no_trump") => Action::CallNoTrump { alone: false },
+                    Some("call_no_trump_alone") => Action::CallNoTrump { alone: true },
                     _ => fail("unknown bid"),
                 };
                 case.bids.push((seat(rest.first()), action));
@@ -96,17 +129,20 @@ pub fn parse(text: &str) -> Vec<Case> {
 impl Case {
     pub fn deal(&self) -> Deal {
         let hands = self.hands.clone().map(|cards| cards.into_iter().collect());
-        Deal::from_hands(&Rules::default(), self.dealer, hands, self.up_card)
+        let dummy: CardSet = self.dummy.iter().copied().collect();
+        self.rules.validate().unwrap_or_else(|error| panic!("{}: {error}", self.id));
+        Deal::with_dummy(&self.rules, self.dealer, hands, dummy, self.up_card)
             .unwrap_or_else(|error| panic!("{}: {error}", self.id))
     }
 
     /// The hand at the first lead, its bidding applied through the full API.
     pub fn hand(&self) -> Hand {
-        let mut hand = Hand::new(Rules::default(), self.deal());
+        let mut hand = Hand::new(self.rules, self.deal());
         for (seat, action) in &self.bids {
             hand.apply(*seat, *action)
                 .unwrap_or_else(|error| panic!("{}: {action:?} by {seat}: {error}", self.id));
         }
+        assert_eq!(hand.phase(), Phase::Playing, "{}: the bidding leads to play", self.id);
         hand
     }
 
