@@ -18,7 +18,7 @@ use rand_chacha::ChaCha8Rng;
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_config};
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -110,7 +110,9 @@ impl Player {
         think: Duration,
         progress: Arc<Progress>,
     ) -> anyhow::Result<Player> {
-        let (socket, _) = tokio::time::timeout(PATIENCE, connect_async(url))
+        // Nagle off: a small frame must not wait for the ack of the one before.
+        let connecting = connect_async_with_config(url, None, true);
+        let (socket, _) = tokio::time::timeout(PATIENCE, connecting)
             .await
             .context("connecting took too long")?
             .with_context(|| {
