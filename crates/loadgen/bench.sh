@@ -50,5 +50,9 @@ for _ in $(seq 300); do
     sleep 0.1
 done
 echo "# $backend, data in $data ($(df --output=fstype "$data" | tail -1)), $(uptime | sed 's/.*load/load/')"
-"$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" "$@"
+# CPU time of each side: both share this machine's cores.
+TIMEFORMAT='# load generator: %R s wall, %U s user, %S s system'
+time "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" "$@"
+cpu=$(awk -v ticks="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / ticks }' "/proc/$server/stat")
+echo "# server: $cpu s of CPU since it started"
 echo "# after: $(uptime | sed 's/.*load/load/')"
