@@ -173,9 +173,7 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
         }
     }
     let hands_stored = count_stored(&http, &players).await?;
-    for player in players {
-        player.close().await;
-    }
+    futures_util::future::join_all(players.into_iter().map(Player::close)).await;
 
     let per_second =
         |count: u64, seconds: f64| if seconds > 0.0 { count as f64 / seconds } else { 0.0 };
@@ -210,7 +208,7 @@ async fn set_up_table(
     let mut players: Vec<Player> = Vec::with_capacity(usize::from(config.players));
     for seat in 0..config.players {
         let name = format!("lg{index}s{seat}");
-        // A seed per seat, so a run is the same whatever order tasks run in.
+        // A seed per seat: a seat's choices do not depend on the order tables are set up in.
         let seed =
             config.seed.wrapping_mul(1_000_003).wrapping_add((index * 4) as u64 + u64::from(seat));
         let mut player =
