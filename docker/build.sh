@@ -27,6 +27,7 @@ case "$stage" in
     # Binary and bench targets named in manifests need a file to exist.
     [ -e crates/server/src/main.rs ] || echo 'fn main() {}' > crates/server/src/main.rs
     [ -e crates/tools/src/main.rs ] || echo 'fn main() {}' > crates/tools/src/main.rs
+    [ -e crates/loadgen/src/main.rs ] || echo 'fn main() {}' > crates/loadgen/src/main.rs
     [ -e crates/engine/benches/engine.rs ] || { mkdir -p crates/engine/benches; echo 'fn main() {}' > crates/engine/benches/engine.rs; }
     cargo build --release --locked "${packages[@]}"
     ;;

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# One load-generator run against a fresh release server.
+#
+#   crates/loadgen/bench.sh sqlite|postgres DATA_DIR [euchre-loadgen flags...]
+#
+# DATA_DIR (emptied first) holds the server's journal, and for SQLite its
+# database too: put it on the real disk to measure durable logging, or under
+# /dev/shm (tmpfs, where fdatasync costs almost nothing) for the baseline.
+# PostgreSQL uses a fresh database euchre_loadgen on 127.0.0.1:5432 (trust
+# auth; PG_URL overrides). Build first: cargo build --release -p euchre-server -p euchre-loadgen
+set -euo pipefail
+
+backend=${1:?sqlite or postgres}
+data=${2:?a data folder}
+shift 2
+port=${PORT:-18080}
+bin=${BIN:-target/release}
+
+# Emptied only if it looks like an earlier run's: never a folder of other things.
+if [ -n "$(ls -A "$data" 2>/dev/null)" ] && [ ! -d "$data/journal" ]; then
+    echo "$data is not empty and holds no journal: choose a new folder" >&2
+    exit 2
+fi
+rm -rf "$data"
+mkdir -p "$data"
+case $backend in
+sqlite) database="sqlite://$data/euchre.db" ;;
+postgres)
+    database=${PG_URL:-postgres://postgres@127.0.0.1:5432/euchre_loadgen}
+    admin=${database%/*}/postgres
+    name=${database##*/}
+    psql "$admin" -q -c "DROP DATABASE IF EXISTS $name" -c "CREATE DATABASE $name"
+    ;;
+*) echo "backend: sqlite or postgres" >&2 && exit 2 ;;
+esac
+
+# Quick bots, and limits for one address with many connections acting flat out.
+RUST_LOG=${RUST_LOG:-warn} \
+    EUCHRE_TIMING__BOT_DELAY_MS=0 \
+    EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS=100000 \
+    EUCHRE_LIMITS__MESSAGES_PER_SECOND=100000 \
+    EUCHRE_LIMITS__MESSAGE_BURST=100000 \
+    EUCHRE_LIMITS__TABLES_PER_PLAYER=100000 \
+    "$bin/euchre-server" --bind "127.0.0.1:$port" --data-dir "$data" --database-url "$database" &
+server=$!
+trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
+
+for _ in $(seq 300); do
+    curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break
+    sleep 0.1
+done
+echo "# $backend, data in $data ($(df --output=fstype "$data" | tail -1)), $(uptime | sed 's/.*load/load/')"
+# CPU time of each side: both share this machine's cores.
+TIMEFORMAT='# load generator: %R s wall, %U s user, %S s system'
+time "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" "$@"
+cpu=$(awk -v ticks="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / ticks }' "/proc/$server/stat")
+echo "# server: $cpu s of CPU since it started"
+echo "# after: $(uptime | sed 's/.*load/load/')"

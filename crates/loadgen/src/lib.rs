@@ -1,0 +1,334 @@
+//! A load generator for the Euchre server: many WebSocket clients, each
+//! seated at a table it created or joined, playing a legal action as soon
+//! as it is its turn.
+//!
+//! It measures what a player feels and what the operator keeps:
+//!
+//! - the time from sending each action to reading its `ack` (the server
+//!   acknowledges an action only once its journal record is synced, so this
+//!   includes durable logging), as percentiles from an HDR histogram;
+//! - actions and hands per second while playing;
+//! - hands stored: once play stops, it waits until `/readyz` shows the
+//!   writer has caught up, then counts each table's finished hands through
+//!   the match history API and checks none is missing.
+//!
+//! [`run`] does it all and returns a [`Report`]; the `euchre-loadgen` binary
+//! wraps it with flags.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use euchre_protocol::TableSettings;
+use futures_util::{StreamExt, TryStreamExt, stream};
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+pub mod http;
+mod player;
+
+use http::Http;
+use player::{PATIENCE, Phase, Player, Progress};
+
+/// Tables set up at once: enough to be quick, few enough not to look like a flood.
+const SETUP_CONCURRENCY: usize = 16;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The server's WebSocket URL, `ws://host:port/ws`.
+    pub url: String,
+    /// Its HTTP base (`http://host:port`); by default from `url`.
+    pub http: Option<String>,
+    pub tables: usize,
+    /// Load-generator clients per table, 1 to 4; the server's bots take the other seats.
+    pub players: u8,
+    /// The bots' kind (`basic` or `random`).
+    pub bot: String,
+    pub stop: Stop,
+    /// Each client's pause before acting, as a person would take; zero plays flat out.
+    pub think: Duration,
+    pub seed: u64,
+    /// How long the database may take to catch up once play stops.
+    pub store_timeout: Duration,
+}
+
+/// When play stops.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Stop {
+    After(Duration),
+    /// Once this many hands have ended, over all tables.
+    Hands(u64),
+}
+
+/// What a run measured.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub tables: usize,
+    pub players_per_table: u8,
+    pub connections: usize,
+    pub think_ms: u64,
+    pub seed: u64,
+    /// From the start of play until every client had its last answer.
+    pub seconds: f64,
+    pub actions: u64,
+    pub actions_per_second: f64,
+    pub hands_ended: u64,
+    pub hands_per_second: f64,
+    pub games_won: u64,
+    /// Finished hands the history API shows for the run's tables.
+    pub hands_stored: u64,
+    /// From the start of play until the writer's backlog was empty.
+    pub stored_within_seconds: f64,
+    pub hands_stored_per_second: f64,
+    /// Send to `ack` of each action, in milliseconds.
+    pub latency_ms: Latency,
+    /// `error` messages received, by code.
+    pub errors: BTreeMap<String, u64>,
+}
+
+/// Percentiles of the action latency, in milliseconds.
+#[derive(Debug, Serialize)]
+pub struct Latency {
+    pub count: u64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+impl Latency {
+    fn from_micros(histogram: &Histogram<u64>) -> Latency {
+        let ms = |micros: u64| micros as f64 / 1000.0;
+        Latency {
+            count: histogram.len(),
+            mean: histogram.mean() / 1000.0,
+            p50: ms(histogram.value_at_quantile(0.50)),
+            p90: ms(histogram.value_at_quantile(0.90)),
+            p99: ms(histogram.value_at_quantile(0.99)),
+            p999: ms(histogram.value_at_quantile(0.999)),
+            max: ms(histogram.max()),
+        }
+    }
+}
+
+/// Sets up the tables, plays, stops, waits for the database and counts
+/// what it stored.
+pub async fn run(config: &Config) -> anyhow::Result<Report> {
+    if !(1..=4).contains(&config.players) {
+        bail!("players per table must be 1 to 4, not {}", config.players);
+    }
+    if config.tables == 0 {
+        bail!("no tables to play at");
+    }
+    let http = Http::from_url(config.http.as_deref().unwrap_or(&config.url))?;
+    let progress = Arc::new(Progress::default());
+
+    let tables: Vec<Vec<Player>> = stream::iter(0..config.tables)
+        .map(|index| set_up_table(config, index, progress.clone()))
+        .buffer_unordered(SETUP_CONCURRENCY)
+        .try_collect()
+        .await?;
+
+    let (phase, phase_rx) = watch::channel(Phase::Setup);
+    let mut playing = JoinSet::new();
+    for player in tables.into_iter().flatten() {
+        playing.spawn(player.play(phase_rx.clone()));
+    }
+    let connections = playing.len();
+    let start = Instant::now();
+    phase.send_replace(Phase::Run);
+    wait_for_stop(config.stop, start, &progress, &mut playing).await?;
+    phase.send_replace(Phase::Stop);
+
+    let mut players = Vec::with_capacity(connections);
+    while let Some(finished) = playing.join_next().await {
+        players.push(finished.context("a client task failed")??);
+    }
+    let end = players.iter().filter_map(|p| p.stats.idle_at).max().unwrap_or(start);
+    let seconds = (end - start).as_secs_f64();
+
+    if !http.wait_for_writer(config.store_timeout).await? {
+        bail!("the database had not caught up {:?} after play stopped", config.store_timeout);
+    }
+    let stored_within_seconds = start.elapsed().as_secs_f64();
+
+    let mut latency = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3)
+        .context("creating the latency histogram")?;
+    let mut errors = BTreeMap::new();
+    let (mut actions, mut hands_ended, mut games_won) = (0, 0, 0);
+    for player in &players {
+        latency.add(&player.stats.latency_us).context("merging latencies")?;
+        actions += player.stats.actions;
+        hands_ended += player.stats.hands;
+        games_won += player.stats.games;
+        for (code, count) in &player.stats.errors {
+            *errors.entry(code.clone()).or_default() += count;
+        }
+    }
+    let hands_stored = count_stored(&http, &players).await?;
+    futures_util::future::join_all(players.into_iter().map(Player::close)).await;
+
+    let per_second =
+        |count: u64, seconds: f64| if seconds > 0.0 { count as f64 / seconds } else { 0.0 };
+    Ok(Report {
+        tables: config.tables,
+        players_per_table: config.players,
+        connections,
+        think_ms: u64::try_from(config.think.as_millis()).unwrap_or(u64::MAX),
+        seed: config.seed,
+        seconds,
+        actions,
+        actions_per_second: per_second(actions, seconds),
+        hands_ended,
+        hands_per_second: per_second(hands_ended, seconds),
+        games_won,
+        hands_stored,
+        stored_within_seconds,
+        hands_stored_per_second: per_second(hands_stored, stored_within_seconds),
+        latency_ms: Latency::from_micros(&latency),
+        errors,
+    })
+}
+
+/// One table: its host creates it with bots in the seats no client takes,
+/// then every client sits. A full table starts by itself; nobody acts until
+/// the run begins.
+async fn set_up_table(
+    config: &Config,
+    index: usize,
+    progress: Arc<Progress>,
+) -> anyhow::Result<Vec<Player>> {
+    let mut players: Vec<Player> = Vec::with_capacity(usize::from(config.players));
+    for seat in 0..config.players {
+        let name = format!("lg{index}s{seat}");
+        // A seed per seat: a seat's choices do not depend on the order tables are set up in.
+        let seed =
+            config.seed.wrapping_mul(1_000_003).wrapping_add((index * 4) as u64 + u64::from(seat));
+        let mut player =
+            Player::connect(&config.url, &name, seed, config.think, progress.clone()).await?;
+        let table = match players.first() {
+            Some(host) => host.table.clone(),
+            None => {
+                let settings = TableSettings {
+                    bot_seats: (config.players..4).collect(),
+                    bot: config.bot.clone(),
+                    chat: false,
+                    ..TableSettings::default()
+                };
+                player.create_table(settings).await?
+            }
+        };
+        player.sit(&table, seat).await?;
+        players.push(player);
+    }
+    Ok(players)
+}
+
+/// Returns when the run should stop, or with the first client's error, or
+/// when nothing has been acknowledged for a long while.
+async fn wait_for_stop(
+    stop: Stop,
+    start: Instant,
+    progress: &Progress,
+    playing: &mut JoinSet<anyhow::Result<Player>>,
+) -> anyhow::Result<()> {
+    let mut last_actions = 0;
+    let mut last_change = Instant::now();
+    loop {
+        let done = match stop {
+            Stop::After(duration) => start.elapsed() >= duration,
+            Stop::Hands(hands) => progress.hands.load(Ordering::Relaxed) >= hands,
+        };
+        if done {
+            return Ok(());
+        }
+        // A client only finishes early on an error: report it now.
+        if let Some(finished) = playing.try_join_next() {
+            finished.context("a client task failed")??;
+            bail!("a client stopped playing before the end");
+        }
+        let actions = progress.actions.load(Ordering::Relaxed);
+        if actions != last_actions {
+            (last_actions, last_change) = (actions, Instant::now());
+        } else if last_change.elapsed() > PATIENCE {
+            bail!("no action acknowledged for {PATIENCE:?}: the tables are stuck");
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Finished hands in the history for every table, checked against the
+/// hands each table's host saw end.
+async fn count_stored(http: &Http, players: &[Player]) -> anyhow::Result<u64> {
+    let hosts: Vec<&Player> = players.iter().filter(|p| p.host).collect();
+    let counts: Vec<(u64, &Player)> = stream::iter(hosts)
+        .map(|host| async move {
+            let stored = http.stored_hands(&host.player_id, &host.table).await?;
+            anyhow::Ok((stored, host))
+        })
+        .buffer_unordered(8)
+        .try_collect()
+        .await?;
+    let mut total = 0;
+    for (stored, host) in counts {
+        // More is possible: bots may end a hand after the host stopped reading.
+        if stored < host.stats.hands {
+            bail!(
+                "table {}: {} hands ended but the history API has {stored}",
+                host.table,
+                host.stats.hands
+            );
+        }
+        total += stored;
+    }
+    Ok(total)
+}
+
+impl Report {
+    /// A short table for people.
+    pub fn to_text(&self) -> String {
+        let l = &self.latency_ms;
+        let errors = if self.errors.is_empty() {
+            "none".to_owned()
+        } else {
+            self.errors.iter().map(|(code, n)| format!("{code} {n}")).collect::<Vec<_>>().join(", ")
+        };
+        format!(
+            "{tables} tables x {players} clients ({bots} bot seats each), think {think} ms, seed {seed}\n\
+             played for      {seconds:.2} s\n\
+             actions acked   {actions} ({aps:.0}/s)\n\
+             hands ended     {hands} ({hps:.1}/s), games won {games}\n\
+             hands stored    {stored} (all in the database {within:.2} s after the start: {sps:.1}/s)\n\
+             ack latency ms  p50 {p50:.3}  p90 {p90:.3}  p99 {p99:.3}  p99.9 {p999:.3}  max {max:.3}  mean {mean:.3}  (n={n})\n\
+             errors          {errors}\n",
+            tables = self.tables,
+            players = self.players_per_table,
+            bots = 4 - self.players_per_table,
+            think = self.think_ms,
+            seed = self.seed,
+            seconds = self.seconds,
+            actions = self.actions,
+            aps = self.actions_per_second,
+            hands = self.hands_ended,
+            hps = self.hands_per_second,
+            games = self.games_won,
+            stored = self.hands_stored,
+            within = self.stored_within_seconds,
+            sps = self.hands_stored_per_second,
+            p50 = l.p50,
+            p90 = l.p90,
+            p99 = l.p99,
+            p999 = l.p999,
+            max = l.max,
+            mean = l.mean,
+            n = l.count,
+        )
+    }
+}

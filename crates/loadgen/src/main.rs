@@ -1,0 +1,89 @@
+//! `euchre-loadgen`: plays many tables against a running server and reports
+//! acknowledgement latency, throughput and hands stored.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Parser;
+use euchre_loadgen::{Config, Stop, run};
+
+/// Plays many tables against a running Euchre server, timing every action.
+///
+/// The server should run with limits fit for one address opening many
+/// connections that act flat out, and with bots that do not pause, e.g.
+/// EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS=100000 EUCHRE_LIMITS__MESSAGES_PER_SECOND=100000
+/// EUCHRE_LIMITS__MESSAGE_BURST=100000 EUCHRE_TIMING__BOT_DELAY_MS=0.
+#[derive(Debug, Parser)]
+#[command(name = "euchre-loadgen", version)]
+struct Flags {
+    /// The server's WebSocket URL.
+    #[arg(default_value = "ws://127.0.0.1:8080/ws")]
+    url: String,
+    /// The server's HTTP base, for /readyz and the history API (default: from the URL).
+    #[arg(long)]
+    http: Option<String>,
+    /// Tables to play at once.
+    #[arg(long, default_value_t = 10)]
+    tables: usize,
+    /// Clients per table (1 to 4, one connection each); bots take the other seats.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=4))]
+    players: u8,
+    /// The bots' kind: basic or random.
+    #[arg(long, default_value = "basic")]
+    bot: String,
+    /// Seconds to play.
+    #[arg(long, default_value_t = 10.0, conflicts_with = "hands")]
+    duration: f64,
+    /// Stop once this many hands have ended, instead of after a duration.
+    #[arg(long)]
+    hands: Option<u64>,
+    /// Milliseconds each client waits before acting (0: flat out).
+    #[arg(long, default_value_t = 0)]
+    think_ms: u64,
+    /// Seed for the clients' choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Seconds the database may take to catch up once play stops.
+    #[arg(long, default_value_t = 60.0)]
+    store_timeout: f64,
+    /// Also write the report as JSON to this file ("-" for standard output).
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let flags = Flags::parse();
+    let stop = match flags.hands {
+        Some(hands) => Stop::Hands(hands),
+        None => Stop::After(seconds(flags.duration, "--duration")?),
+    };
+    let config = Config {
+        url: flags.url,
+        http: flags.http,
+        tables: flags.tables,
+        players: flags.players,
+        bot: flags.bot,
+        stop,
+        think: Duration::from_millis(flags.think_ms),
+        seed: flags.seed,
+        store_timeout: seconds(flags.store_timeout, "--store-timeout")?,
+    };
+    let report = run(&config).await?;
+    print!("{}", report.to_text());
+    if let Some(path) = flags.json {
+        let json = serde_json::to_string_pretty(&report).context("serializing the report")?;
+        if path.as_os_str() == "-" {
+            println!("{json}");
+        } else {
+            std::fs::write(&path, json + "\n")
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn seconds(value: f64, flag: &str) -> anyhow::Result<Duration> {
+    Duration::try_from_secs_f64(value).with_context(|| format!("{flag} {value}: not a duration"))
+}

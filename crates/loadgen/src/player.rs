@@ -1,0 +1,389 @@
+//! One seat's client: a WebSocket connection that plays a legal action as
+//! soon as it is its turn, and times each action until its acknowledgement.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use euchre_engine::{Action, Event};
+use euchre_protocol::{
+    ClientMessage, PROTOCOL_VERSION, Reply, ServerMessage, TableEvent, TableSettings,
+};
+use futures_util::{SinkExt, StreamExt};
+use hdrhistogram::Histogram;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tokio::net::TcpStream;
+use tokio::sync::watch;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_config};
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// How long any one answer may take before the run counts as broken.
+pub const PATIENCE: Duration = Duration::from_secs(15);
+
+/// How long to wait before acting again after a `rate_limited` refusal.
+const RATE_LIMIT_BACKOFF: Duration = Duration::from_millis(100);
+
+/// Where the run is: players act only in [`Phase::Run`]; in [`Phase::Stop`]
+/// they finish the action in flight and hand themselves back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Setup,
+    Run,
+    Stop,
+}
+
+/// Counters shared by every player, which the run watches to stop at a
+/// number of hands and to notice a stall.
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub actions: AtomicU64,
+    pub hands: AtomicU64,
+}
+
+/// What one client measured.
+#[derive(Debug)]
+pub struct Stats {
+    /// Microseconds from sending each action to reading its `ack`.
+    pub latency_us: Histogram<u64>,
+    /// Actions acknowledged.
+    pub actions: u64,
+    /// Hands and games that ended at the table (counted by its host only,
+    /// so each is counted once).
+    pub hands: u64,
+    pub games: u64,
+    /// `error` messages received, by code.
+    pub errors: BTreeMap<String, u64>,
+    /// When this client had nothing left in flight after the stop.
+    pub idle_at: Option<Instant>,
+}
+
+impl Stats {
+    fn new() -> anyhow::Result<Stats> {
+        // 1 µs to 10 minutes at 3 significant digits: a few tens of KiB each.
+        let latency_us = Histogram::new_with_bounds(1, 600_000_000, 3)
+            .context("creating the latency histogram")?;
+        Ok(Stats {
+            latency_us,
+            actions: 0,
+            hands: 0,
+            games: 0,
+            errors: BTreeMap::new(),
+            idle_at: None,
+        })
+    }
+}
+
+/// One seated client.
+#[derive(Debug)]
+pub struct Player {
+    socket: Socket,
+    pub player_id: String,
+    pub table: String,
+    /// The table's creator, who counts its hands and asks for rematches.
+    pub host: bool,
+    next_id: u64,
+    rng: ChaCha8Rng,
+    think: Duration,
+    last_seq: Option<u64>,
+    /// The latest prompt: its seq and legal actions.
+    turn: Option<(u64, Vec<Action>)>,
+    /// Not before this instant (think time, or a back-off).
+    act_at: Instant,
+    /// The action awaiting its answer: command id, the seq it was chosen at, when sent.
+    in_flight: Option<(u64, u64, Instant)>,
+    rematch_wanted: bool,
+    pub stats: Stats,
+    progress: Arc<Progress>,
+}
+
+impl Player {
+    /// Connects and says hello as a new guest.
+    pub async fn connect(
+        url: &str,
+        name: &str,
+        seed: u64,
+        think: Duration,
+        progress: Arc<Progress>,
+    ) -> anyhow::Result<Player> {
+        // Nagle off: a small frame must not wait for the ack of the one before.
+        let connecting = connect_async_with_config(url, None, true);
+        let (socket, _) = tokio::time::timeout(PATIENCE, connecting)
+            .await
+            .context("connecting took too long")?
+            .with_context(|| {
+                format!(
+                    "connecting to {url} (over the server's per-address limit? \
+                     raise EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS)"
+                )
+            })?;
+        let mut player = Player {
+            socket,
+            player_id: String::new(),
+            table: String::new(),
+            host: false,
+            next_id: 0,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            think,
+            last_seq: None,
+            turn: None,
+            act_at: Instant::now(),
+            in_flight: None,
+            rematch_wanted: false,
+            stats: Stats::new()?,
+            progress,
+        };
+        let id = player.next_id();
+        let hello = ClientMessage::Hello {
+            id,
+            protocol_version: PROTOCOL_VERSION,
+            token: None,
+            name: Some(name.to_owned()),
+        };
+        match player.command(hello).await? {
+            ServerMessage::Welcome { player: info, .. } => player.player_id = info.id,
+            other => bail!("expected welcome, got {other:?}"),
+        }
+        Ok(player)
+    }
+
+    /// Creates a table and becomes its host.
+    pub async fn create_table(&mut self, settings: TableSettings) -> anyhow::Result<String> {
+        let id = self.next_id();
+        match self.command(ClientMessage::CreateTable { id, settings }).await? {
+            ServerMessage::Ack { reply: Reply::TableCreated { table, .. }, .. } => {
+                self.table = table.clone();
+                self.host = true;
+                Ok(table)
+            }
+            other => bail!("expected table_created, got {other:?}"),
+        }
+    }
+
+    pub async fn sit(&mut self, table: &str, seat: u8) -> anyhow::Result<()> {
+        let id = self.next_id();
+        let sit =
+            ClientMessage::Sit { id, table: table.to_owned(), seat: Some(seat), invite: None };
+        match self.command(sit).await? {
+            ServerMessage::Ack { reply: Reply::Seated { .. }, .. } => {
+                self.table = table.to_owned();
+                Ok(())
+            }
+            other => bail!("expected seated at {table} seat {seat}, got {other:?}"),
+        }
+    }
+
+    /// Plays until the phase is [`Phase::Stop`] and nothing is in flight,
+    /// then returns itself, still connected: a table whose players vanish
+    /// would soon be played on by bots, adding hands nobody counted.
+    pub async fn play(mut self, mut phase: watch::Receiver<Phase>) -> anyhow::Result<Player> {
+        loop {
+            let now = *phase.borrow_and_update();
+            if now == Phase::Stop && self.in_flight.is_none() {
+                self.stats.idle_at = Some(Instant::now());
+                return Ok(self);
+            }
+            if now == Phase::Run {
+                self.maybe_act().await?;
+            }
+            let wake = self.next_wake(now);
+            tokio::select! {
+                frame = self.socket.next() => {
+                    if let Some(message) = read(frame)? {
+                        self.observe(message, now)?;
+                    }
+                }
+                changed = phase.changed() => {
+                    changed.context("the run ended without saying stop")?;
+                }
+                () = tokio::time::sleep_until(wake.into()) => {
+                    if let Some((id, _, sent)) = self.in_flight
+                        && sent.elapsed() >= PATIENCE
+                    {
+                        bail!("no answer to action {id} at {} in {PATIENCE:?}", self.table);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Says goodbye; errors do not matter any more.
+    pub async fn close(mut self) {
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.socket.close(None)).await;
+    }
+
+    fn next_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    async fn send(&mut self, message: &ClientMessage) -> anyhow::Result<()> {
+        let text = serde_json::to_string(message).context("serializing a message")?;
+        self.socket.send(Message::Text(text.into())).await.context("sending to the server")
+    }
+
+    /// Sends a set-up command and reads (keeping track of the table) until its answer.
+    async fn command(&mut self, message: ClientMessage) -> anyhow::Result<ServerMessage> {
+        let id = message.id();
+        self.send(&message).await?;
+        loop {
+            let frame = tokio::time::timeout(PATIENCE, self.socket.next())
+                .await
+                .with_context(|| format!("no answer to command {id} in {PATIENCE:?}"))?;
+            let Some(message) = read(frame)? else { continue };
+            let answers = answer_id(&message) == Some(id);
+            if answers && let ServerMessage::Error { code, message, .. } = &message {
+                bail!("the server refused command {id}: {code}: {message}");
+            }
+            if answers {
+                return Ok(message);
+            }
+            self.observe(message, Phase::Setup)?;
+        }
+    }
+
+    /// The next instant the loop must wake without a message: an action's
+    /// answer overdue, or the end of a think time.
+    fn next_wake(&self, phase: Phase) -> Instant {
+        if let Some((_, _, sent)) = self.in_flight {
+            return sent + PATIENCE;
+        }
+        match &self.turn {
+            Some((seq, _)) if phase == Phase::Run && Some(*seq) == self.last_seq => self.act_at,
+            _ => Instant::now() + Duration::from_secs(3600),
+        }
+    }
+
+    /// Acts on the current prompt, if any, keeping one action in flight.
+    async fn maybe_act(&mut self) -> anyhow::Result<()> {
+        if self.in_flight.is_some() {
+            return Ok(());
+        }
+        if self.rematch_wanted {
+            self.rematch_wanted = false;
+            let id = self.next_id();
+            self.send(&ClientMessage::Rematch { id, table: self.table.clone() }).await?;
+        }
+        let Some((seq, actions)) = &self.turn else { return Ok(()) };
+        // A prompt older than the last event is stale: the table moved on.
+        if Some(*seq) != self.last_seq || Instant::now() < self.act_at {
+            return Ok(());
+        }
+        let seq = *seq;
+        let action = pick(actions, &mut self.rng);
+        let id = self.next_id();
+        let act = ClientMessage::Act { id, table: self.table.clone(), action };
+        let sent = Instant::now();
+        self.send(&act).await?;
+        self.in_flight = Some((id, seq, sent));
+        Ok(())
+    }
+
+    fn offer(&mut self, seq: u64, actions: Vec<Action>) {
+        self.turn = Some((seq, actions));
+        self.act_at = Instant::now() + self.think;
+    }
+
+    /// Keeps track of the table and of the answers to actions.
+    fn observe(&mut self, message: ServerMessage, phase: Phase) -> anyhow::Result<()> {
+        match message {
+            ServerMessage::Event { seq, event, .. } => {
+                self.last_seq = Some(seq);
+                match event {
+                    Some(TableEvent::Game(Event::HandEnded { .. })) if self.host => {
+                        self.stats.hands += 1;
+                        self.progress.hands.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Some(TableEvent::Game(Event::GameWon { .. })) if self.host => {
+                        self.stats.games += 1;
+                        self.rematch_wanted = phase != Phase::Stop;
+                    }
+                    _ => {}
+                }
+            }
+            ServerMessage::Snapshot { seq, state, .. } => {
+                self.last_seq = Some(seq);
+                if !state.actions.is_empty() {
+                    self.offer(seq, state.actions);
+                }
+            }
+            ServerMessage::YourTurn { seq, actions, .. } => self.offer(seq, actions),
+            ServerMessage::Ack { id, .. } => {
+                if let Some((sent_id, seq, sent)) = self.in_flight
+                    && sent_id == id
+                {
+                    let micros = u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX);
+                    self.stats.latency_us.saturating_record(micros.max(1));
+                    self.stats.actions += 1;
+                    self.progress.actions.fetch_add(1, Ordering::Relaxed);
+                    self.in_flight = None;
+                    if self.turn.as_ref().is_some_and(|(at, _)| *at == seq) {
+                        self.turn = None;
+                    }
+                }
+            }
+            ServerMessage::Error { id, code, message } => {
+                *self.stats.errors.entry(code.clone()).or_default() += 1;
+                if let Some((sent_id, seq, _)) = self.in_flight
+                    && Some(sent_id) == id
+                {
+                    self.in_flight = None;
+                    if code == "rate_limited" {
+                        // The action did not happen: try it again a little later.
+                        self.act_at = Instant::now() + RATE_LIMIT_BACKOFF;
+                    } else if self.turn.as_ref().is_some_and(|(at, _)| *at == seq) {
+                        // A legal action refused is a server bug; the run
+                        // reports it, and this seat waits for a new prompt.
+                        eprintln!("{}: action refused: {code}: {message}", self.table);
+                        self.turn = None;
+                    }
+                }
+            }
+            ServerMessage::Shutdown { .. } => bail!("the server is shutting down"),
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// A message from a frame: `None` for frames that carry none (pings).
+fn read(
+    frame: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>,
+) -> anyhow::Result<Option<ServerMessage>> {
+    match frame {
+        None => bail!("the server closed the connection"),
+        Some(Err(error)) => Err(error).context("reading from the server"),
+        Some(Ok(Message::Text(text))) => serde_json::from_str(text.as_str())
+            .map(Some)
+            .with_context(|| format!("an unreadable message: {}", text.as_str())),
+        Some(Ok(Message::Close(frame))) => bail!("the server closed the connection: {frame:?}"),
+        Some(Ok(_)) => Ok(None),
+    }
+}
+
+/// The command id a message answers, if it is an answer.
+fn answer_id(message: &ServerMessage) -> Option<u64> {
+    match message {
+        ServerMessage::Ack { id, .. } | ServerMessage::Welcome { id, .. } => Some(*id),
+        ServerMessage::Error { id, .. } => *id,
+        _ => None,
+    }
+}
+
+/// A random legal action that keeps the game moving: never a concession,
+/// and making trump twice as often as passing, so that few hands are
+/// thrown in.
+fn pick(actions: &[Action], rng: &mut ChaCha8Rng) -> Action {
+    let useful: Vec<Action> =
+        actions.iter().copied().filter(|a| !matches!(a, Action::Concede | Action::Pass)).collect();
+    let may_pass = actions.contains(&Action::Pass);
+    if !useful.is_empty() && (!may_pass || rng.random_range(0..3) > 0) {
+        useful[rng.random_range(0..useful.len())]
+    } else {
+        actions.first().copied().unwrap_or(Action::Pass)
+    }
+}
