@@ -10,7 +10,7 @@ use crate::action::{Action, Event, EventSink, HandOutcome, Seat, Team, ThrowIn, 
 use crate::card::{Card, CardSet, Rank};
 use crate::deal::Deal;
 use crate::error::RuleError;
-use crate::hand::Hand;
+use crate::hand::{ActionList, Hand};
 use crate::record::{GameRecord, HandRecord, SeatAction};
 use crate::rules::{FirstDealer, Rules, RulesError};
 use crate::view::GameView;
@@ -176,11 +176,12 @@ impl Game {
     }
 
     /// Every action `seat` may take now; exactly the ones [`Game::apply`] accepts.
-    pub fn legal_actions(&self, seat: Seat) -> Vec<Action> {
+    /// The list is held inline (no allocation) and derefs to a slice.
+    pub fn legal_actions(&self, seat: Seat) -> ActionList {
         if self.winner.is_some() {
-            return Vec::new();
+            return ActionList::default();
         }
-        self.hand.legal_actions(seat).as_slice().to_vec()
+        self.hand.legal_actions(seat)
     }
 
     /// Takes `action` for `seat` and returns what happened, or why not. An

@@ -6,6 +6,8 @@
 //! [`NoEvents`], [`Hand::legal_plays`]) run the same code, so they cannot
 //! disagree about the rules.
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, Event, EventSink, HandOutcome, NoEvents, PlayedHand, Seat, ThrowIn};
@@ -84,7 +86,8 @@ impl Trick {
 
 /// A list of actions held inline, so the simulation path never allocates.
 /// Round two offers the most: a pass, three suits, each alone or not.
-#[derive(Clone, Copy, Debug)]
+/// It derefs to a slice: index it, iterate it, or `to_vec()` it.
+#[derive(Clone, Copy)]
 pub struct ActionList {
     actions: [Action; 16],
     len: u8,
@@ -110,6 +113,49 @@ impl ActionList {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+impl Default for ActionList {
+    fn default() -> ActionList {
+        ActionList::new()
+    }
+}
+
+impl std::ops::Deref for ActionList {
+    type Target = [Action];
+    fn deref(&self) -> &[Action] {
+        self.as_slice()
+    }
+}
+
+impl PartialEq for ActionList {
+    fn eq(&self, other: &ActionList) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for ActionList {}
+
+impl fmt::Debug for ActionList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl<'a> IntoIterator for &'a ActionList {
+    type Item = &'a Action;
+    type IntoIter = std::slice::Iter<'a, Action>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl IntoIterator for ActionList {
+    type Item = Action;
+    type IntoIter = std::iter::Take<std::array::IntoIter<Action, 16>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.actions.into_iter().take(self.len())
     }
 }
 
