@@ -6,7 +6,9 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::action::{Action, Event, EventSink, HandOutcome, Seat, Team, ThrowIn, Viewer};
+use crate::action::{
+    Action, Event, EventList, EventSink, HandOutcome, Seat, Team, ThrowIn, Viewer,
+};
 use crate::card::{Card, CardSet, Rank};
 use crate::deal::Deal;
 use crate::error::RuleError;
@@ -186,8 +188,8 @@ impl Game {
 
     /// Takes `action` for `seat` and returns what happened, or why not. An
     /// error leaves the game exactly as it was.
-    pub fn apply(&mut self, seat: Seat, action: Action) -> Result<Vec<Event>, RuleError> {
-        let mut events = Vec::with_capacity(4);
+    pub fn apply(&mut self, seat: Seat, action: Action) -> Result<EventList, RuleError> {
+        let mut events = EventList::new();
         self.apply_with(seat, action, &mut events)?;
         Ok(events)
     }

@@ -51,7 +51,8 @@ pub mod trump;
 pub mod view;
 
 pub use action::{
-    Action, Event, EventSink, HandOutcome, NoEvents, PlayedHand, Seat, Team, ThrowIn, Viewer,
+    Action, Event, EventList, EventSink, HandOutcome, NoEvents, PlayedHand, Seat, Team, ThrowIn,
+    Viewer,
 };
 pub use card::{Card, CardSet, Rank, Suit};
 pub use deal::{Deal, DealError};
