@@ -28,6 +28,12 @@ pub struct GameStart {
     pub shown: Vec<(u8, Card)>,
 }
 
+/// Room reserved in the record for one hand's actions, so that it grows
+/// once a hand: up to eight bids, a discard or two, twenty cards.
+const HAND_ACTIONS: usize = 32;
+/// Room reserved in the record for hands: a game to 10 takes about a dozen.
+const RECORD_HANDS: usize = 16;
+
 /// One game of Euchre, advanced only by [`Game::apply`].
 #[derive(Clone, Debug)]
 pub struct Game {
@@ -125,14 +131,9 @@ impl Game {
     ) -> Game {
         let shuffled = Deal::shuffled(&rules, start.dealer, &mut rng);
         let deal = script.pop_front().unwrap_or(shuffled);
-        let record = GameRecord {
-            rules,
-            seed,
-            start,
-            hands: vec![HandRecord { deal, actions: Vec::new(), outcome: None }],
-            scores: [0, 0],
-            winner: None,
-        };
+        let mut hands = Vec::with_capacity(RECORD_HANDS);
+        hands.push(HandRecord { deal, actions: Vec::with_capacity(HAND_ACTIONS), outcome: None });
+        let record = GameRecord { rules, seed, start, hands, scores: [0, 0], winner: None };
         Game {
             rules,
             rng,
@@ -236,7 +237,8 @@ impl Game {
         let shuffled = Deal::shuffled(&self.rules, dealer, &mut self.rng);
         let deal = self.script.pop_front().unwrap_or(shuffled);
         self.hand = Hand::new(self.rules, deal);
-        self.record.hands.push(HandRecord { deal, actions: Vec::new(), outcome: None });
+        let actions = Vec::with_capacity(HAND_ACTIONS);
+        self.record.hands.push(HandRecord { deal, actions, outcome: None });
         sink.push(Event::HandDealt {
             number: self.hand_number(),
             dealer: deal.dealer,
