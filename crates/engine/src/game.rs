@@ -189,6 +189,7 @@ impl Game {
 
     /// Takes `action` for `seat` and returns what happened, or why not. An
     /// error leaves the game exactly as it was.
+    #[inline]
     pub fn apply(&mut self, seat: Seat, action: Action) -> Result<EventList, RuleError> {
         let mut events = EventList::new();
         self.apply_with(seat, action, &mut events)?;
