@@ -678,10 +678,6 @@ impl Hand {
         Seat(next)
     }
 
-    fn active_players(&self) -> u8 {
-        self.rules.players - self.out.count_ones() as u8
-    }
-
     fn play_card(&mut self, seat: Seat, card: Card, sink: &mut impl EventSink) {
         self.holding[seat.index()].remove(card);
         if self.trick.is_empty() {
@@ -691,8 +687,10 @@ impl Hand {
         self.trick.seats[usize::from(self.trick.len)] = seat;
         self.trick.len += 1;
         sink.push(Event::CardPlayed { seat, card });
-        if self.trick.len < self.active_players() {
-            self.turn = self.next_active(seat);
+        // The trick is complete when play would come back to its leader.
+        let next = self.next_active(seat);
+        if next != self.trick.leader {
+            self.turn = next;
             return;
         }
         let trump = self.trump.unwrap_or(Suit::Spades);
