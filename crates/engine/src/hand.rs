@@ -95,7 +95,9 @@ pub struct ActionList {
 
 impl ActionList {
     fn new() -> ActionList {
-        ActionList { actions: [Action::Pass; 16], len: 0 }
+        // A filler with every byte defined (a pass leaves one undefined),
+        // so the array is cleared in two wide stores, not sixteen narrow ones.
+        ActionList { actions: [Action::Play { card: Card::from_index(0) }; 16], len: 0 }
     }
 
     fn push(&mut self, action: Action) {
