@@ -680,6 +680,7 @@ impl Hand {
         Seat(next)
     }
 
+    #[inline(always)]
     fn play_card(&mut self, seat: Seat, card: Card, sink: &mut impl EventSink) {
         self.holding[seat.index()].remove(card);
         if self.trick.is_empty() {
