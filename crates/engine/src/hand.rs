@@ -793,6 +793,10 @@ impl Hand {
         }
         // A turned-down up-card is out of play and known to all: not elsewhere.
         let trumps = trump::suit_cards(trump, trump);
+        // The usual answer, found first: a trump is out and he holds a plain card.
+        if !elsewhere.intersection(trumps).is_empty() && !mine.difference(trumps).is_empty() {
+            return false;
+        }
         let best_outside_trump =
             elsewhere.intersection(trumps).iter().map(|c| trump::power(c, trump)).max();
         let my_trumps = mine.intersection(trumps);
