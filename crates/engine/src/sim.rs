@@ -90,8 +90,23 @@ pub fn random_play(hand: &Hand, rng: &mut impl Rng) -> Option<Card> {
     // Drawing even when one card is legal, and picking the card without a
     // loop, keeps the branches predictable: a mispredicted branch costs
     // more than a random number.
-    let pick = rng.random_range(0..plays.len());
+    let pick = below(plays.len(), rng);
     if plays.len() <= 5 { Some(nth_card(plays, pick)) } else { plays.nth(pick) }
+}
+
+/// A uniformly random number below `n` (`n > 0`) from a 64-bit draw:
+/// Lemire's multiply-and-reject, exactly uniform, the division that decides
+/// a rejection made about once in 2^61 draws of a small `n`.
+#[inline]
+fn below(n: u32, rng: &mut impl Rng) -> u32 {
+    let n = u64::from(n);
+    loop {
+        let wide = u128::from(rng.next_u64()) * u128::from(n);
+        let low = wide as u64;
+        if low >= n || low >= n.wrapping_neg() % n {
+            return (wide >> 64) as u32;
+        }
+    }
 }
 
 /// The `n`th card of a set of at most five (`n < len`) in index order, like
