@@ -285,21 +285,16 @@ fn choose_first_dealer(rules: &Rules, rng: &mut ChaCha8Rng) -> GameStart {
         FirstDealer::FirstJack => {
             // Deal face up around the table from seat 0 until a jack appears.
             let deal = Deal::shuffled(rules, Seat(0), rng);
-            let mut order: Vec<Card> = Vec::new();
-            let mut piles: Vec<Vec<Card>> = deal.hands.iter().map(|h| h.to_vec()).collect();
             // Interleave the hands so the face-up deal is one card per seat in turn.
-            for round in 0..rules.hand_size() as usize {
-                for pile in piles.iter_mut() {
-                    if let Some(card) = pile.get(round) {
-                        order.push(*card);
-                    }
-                }
-            }
-            order.push(deal.up_card);
-            order.extend(deal.kitty);
-            let mut shown = Vec::new();
+            let hands = deal.hands;
+            let order = (0..rules.hand_size())
+                .flat_map(|round| hands.into_iter().filter_map(move |hand| hand.nth(round)))
+                .chain([deal.up_card])
+                .chain(deal.kitty);
+            // The first jack comes on the fifth card on average.
+            let mut shown = Vec::with_capacity(8);
             let mut dealer = Seat(0);
-            for (index, card) in order.into_iter().enumerate() {
+            for (index, card) in order.enumerate() {
                 let player = (index % usize::from(players)) as u8;
                 shown.push((player, card));
                 if card.rank() == Rank::Jack {
