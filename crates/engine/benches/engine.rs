@@ -69,8 +69,8 @@ fn random_hands(c: &mut Criterion) {
     });
 
     // (b) The full API as a server uses it: whole games through
-    // Game::legal_actions and Game::apply, a Vec of actions and a Vec of
-    // events at every step, the game record growing. One element is a hand.
+    // Game::legal_actions (an inline ActionList) and Game::apply (an inline
+    // EventList) at every step, the game record growing. One element is a hand.
     let mut rng = SmallRng::seed_from_u64(2);
     let mut seed = 0;
     group.bench_function("game_api", |b| {
@@ -83,8 +83,8 @@ fn random_hands(c: &mut Criterion) {
         })
     });
 
-    // (b) again, without the two allocations per step: Game::apply_with into
-    // one reused Vec, and the hand's inline ActionList.
+    // (b) again with the events sent by Game::apply_with into one reused Vec
+    // instead of returned, and the hand's ActionList.
     let mut rng = SmallRng::seed_from_u64(3);
     let mut seed = 0;
     let mut events = Vec::with_capacity(16);
@@ -170,7 +170,7 @@ fn legal_moves(c: &mut Criterion) {
             total
         })
     });
-    // The same, copied into a Vec as Game::legal_actions returns it.
+    // The same, copied into a Vec, as a caller that keeps the list does.
     group.bench_function("hand_legal_actions_vec", |b| {
         b.iter(|| {
             let mut total = 0;

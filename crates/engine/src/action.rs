@@ -3,6 +3,7 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 
 use crate::card::{Card, CardSet, Suit};
 
@@ -483,6 +484,18 @@ impl EventSink for Vec<Event> {
     #[inline]
     fn push(&mut self, event: Event) {
         Vec::push(self, event);
+    }
+}
+
+/// The events of one action, as [`crate::Game::apply`] returns them: held
+/// inline up to four (the most one action makes: a card, the trick, the
+/// hand's end and the next deal), on the heap beyond. Derefs to a slice.
+pub type EventList = SmallVec<[Event; 4]>;
+
+impl EventSink for EventList {
+    #[inline]
+    fn push(&mut self, event: Event) {
+        SmallVec::push(self, event);
     }
 }
 

@@ -6,11 +6,13 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::action::{Action, Event, EventSink, HandOutcome, PerTeam, Seat, Team, ThrowIn, Viewer};
+use crate::action::{
+    Action, Event, EventList, EventSink, HandOutcome, PerTeam, Seat, Team, ThrowIn, Viewer,
+};
 use crate::card::{Card, CardSet, Rank};
 use crate::deal::Deal;
 use crate::error::RuleError;
-use crate::hand::Hand;
+use crate::hand::{ActionList, Hand};
 use crate::record::{GameRecord, HandRecord, SeatAction};
 use crate::rules::{FirstDealer, Rules, RulesError};
 use crate::view::GameView;
@@ -25,6 +27,12 @@ pub struct GameStart {
     /// The cards turned face up to decide, as (player, card), in order.
     pub shown: Vec<(u8, Card)>,
 }
+
+/// Room reserved in the record for one hand's actions, so that it grows
+/// once a hand: up to eight bids, a discard or two, twenty cards.
+const HAND_ACTIONS: usize = 32;
+/// Room reserved in the record for hands: a game to 10 takes about a dozen.
+const RECORD_HANDS: usize = 16;
 
 /// A finished game of a rubber.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,11 +164,13 @@ impl Game {
     ) -> Game {
         let shuffled = Deal::shuffled(&rules, start.dealer, &mut rng);
         let deal = script.pop_front().unwrap_or(shuffled);
+        let mut hands = Vec::with_capacity(RECORD_HANDS);
+        hands.push(HandRecord { deal, actions: Vec::with_capacity(HAND_ACTIONS), outcome: None });
         let record = GameRecord {
             rules,
             seed,
             start,
-            hands: vec![HandRecord { deal, actions: Vec::new(), outcome: None }],
+            hands,
             scores: PerTeam::new(rules.teams()),
             winner: None,
             games: Vec::new(),
@@ -215,17 +225,19 @@ impl Game {
     }
 
     /// Every action `seat` may take now; exactly the ones [`Game::apply`] accepts.
-    pub fn legal_actions(&self, seat: Seat) -> Vec<Action> {
+    /// The list is held inline (no allocation) and derefs to a slice.
+    pub fn legal_actions(&self, seat: Seat) -> ActionList {
         if self.winner.is_some() {
-            return Vec::new();
+            return ActionList::default();
         }
-        self.hand.legal_actions(seat).as_slice().to_vec()
+        self.hand.legal_actions(seat)
     }
 
     /// Takes `action` for `seat` and returns what happened, or why not. An
     /// error leaves the game exactly as it was.
-    pub fn apply(&mut self, seat: Seat, action: Action) -> Result<Vec<Event>, RuleError> {
-        let mut events = Vec::with_capacity(4);
+    #[inline]
+    pub fn apply(&mut self, seat: Seat, action: Action) -> Result<EventList, RuleError> {
+        let mut events = EventList::new();
         self.apply_with(seat, action, &mut events)?;
         Ok(events)
     }
@@ -284,7 +296,8 @@ impl Game {
         let shuffled = Deal::shuffled(&self.rules, dealer, &mut self.rng);
         let deal = self.script.pop_front().unwrap_or(shuffled);
         self.hand = Hand::new(self.rules, deal);
-        self.record.hands.push(HandRecord { deal, actions: Vec::new(), outcome: None });
+        let actions = Vec::with_capacity(HAND_ACTIONS);
+        self.record.hands.push(HandRecord { deal, actions, outcome: None });
         sink.push(Event::HandDealt {
             number: self.hand_number(),
             dealer: deal.dealer,
@@ -356,21 +369,16 @@ fn choose_first_dealer(rules: &Rules, rng: &mut ChaCha8Rng) -> GameStart {
         FirstDealer::FirstJack => {
             // Deal face up around the table from seat 0 until a jack appears.
             let deal = Deal::shuffled(rules, Seat(0), rng);
-            let mut order: Vec<Card> = Vec::new();
-            let mut piles: Vec<Vec<Card>> = deal.hands.iter().map(|h| h.to_vec()).collect();
             // Interleave the hands so the face-up deal is one card per seat in turn.
-            for round in 0..rules.hand_size() as usize {
-                for pile in piles.iter_mut() {
-                    if let Some(card) = pile.get(round) {
-                        order.push(*card);
-                    }
-                }
-            }
-            order.push(deal.up_card);
-            order.extend(deal.kitty);
-            let mut shown = Vec::new();
+            let hands = deal.hands;
+            let order = (0..rules.hand_size())
+                .flat_map(|round| hands.into_iter().filter_map(move |hand| hand.nth(round)))
+                .chain([deal.up_card])
+                .chain(deal.kitty);
+            // The first jack comes on the fifth card on average.
+            let mut shown = Vec::with_capacity(8);
             let mut dealer = Seat(0);
-            for (index, card) in order.into_iter().enumerate() {
+            for (index, card) in order.enumerate() {
                 let player = (index % usize::from(players)) as u8;
                 shown.push((player, card));
                 if card.rank() == Rank::Jack {

@@ -6,6 +6,8 @@
 //! [`NoEvents`], [`Hand::legal_plays`]) run the same code, so they cannot
 //! disagree about the rules.
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 
 use crate::action::{
@@ -94,8 +96,8 @@ impl Trick {
 
 /// A list of actions held inline, so the simulation path never allocates.
 /// Round two offers the most: a pass, three suits and no trump, each alone
-/// or not.
-#[derive(Clone, Copy, Debug)]
+/// or not. It derefs to a slice: index it, iterate it, or `to_vec()` it.
+#[derive(Clone, Copy)]
 pub struct ActionList {
     actions: [Action; 16],
     len: u8,
@@ -103,7 +105,9 @@ pub struct ActionList {
 
 impl ActionList {
     fn new() -> ActionList {
-        ActionList { actions: [Action::Pass; 16], len: 0 }
+        // A filler with every byte defined (a pass leaves one undefined),
+        // so the array is cleared in two wide stores, not sixteen narrow ones.
+        ActionList { actions: [Action::Play { card: Card::from_index(0) }; 16], len: 0 }
     }
 
     fn push(&mut self, action: Action) {
@@ -121,6 +125,49 @@ impl ActionList {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+impl Default for ActionList {
+    fn default() -> ActionList {
+        ActionList::new()
+    }
+}
+
+impl std::ops::Deref for ActionList {
+    type Target = [Action];
+    fn deref(&self) -> &[Action] {
+        self.as_slice()
+    }
+}
+
+impl PartialEq for ActionList {
+    fn eq(&self, other: &ActionList) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for ActionList {}
+
+impl fmt::Debug for ActionList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl<'a> IntoIterator for &'a ActionList {
+    type Item = &'a Action;
+    type IntoIter = std::slice::Iter<'a, Action>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl IntoIterator for ActionList {
+    type Item = Action;
+    type IntoIter = std::iter::Take<std::array::IntoIter<Action, 16>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.actions.into_iter().take(self.len())
     }
 }
 
@@ -756,10 +803,7 @@ impl Hand {
         Seat(next)
     }
 
-    fn active_players(&self) -> u8 {
-        self.rules.players - self.out.count_ones() as u8
-    }
-
+    #[inline(always)]
     fn play_card(&mut self, seat: Seat, card: Card, sink: &mut impl EventSink) {
         self.holding[seat.index()].remove(card);
         self.played.insert(card);
@@ -770,8 +814,10 @@ impl Hand {
         self.trick.seats[usize::from(self.trick.len)] = seat;
         self.trick.len += 1;
         sink.push(Event::CardPlayed { seat, card });
-        if self.trick.len < self.active_players() {
-            self.turn = self.next_active(seat);
+        // The trick is complete when play would come back to its leader.
+        let next = self.next_active(seat);
+        if next != self.trick.leader {
+            self.turn = next;
             return;
         }
         let position = trump::trick_winner_in(self.trick.cards(), self.mode());
@@ -879,6 +925,10 @@ impl Hand {
         let elsewhere = self.rules.pack().difference(known_out);
         if let Some(trump) = self.trump {
             let trumps = trump::suit_cards(trump, trump);
+            // The usual answer, found first: a trump is out and he holds a plain card.
+            if !elsewhere.intersection(trumps).is_empty() && !mine.difference(trumps).is_empty() {
+                return false;
+            }
             let best_outside_trump =
                 elsewhere.intersection(trumps).iter().map(|c| trump::power(c, trump)).max();
             let my_trumps = mine.intersection(trumps);

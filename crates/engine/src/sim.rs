@@ -50,8 +50,8 @@ pub fn playout(hand: &mut Hand, rng: &mut impl Rng) -> HandOutcome {
                 let Some(seat) = hand.turn() else {
                     unreachable!("a hand in progress has a seat to act");
                 };
-                let action = random_bid(hand, seat, rng);
-                hand.apply_with(seat, action, &mut NoEvents)
+                make_random_bid(hand, seat, rng);
+                Ok(())
             }
         };
         if let Err(error) = result {
@@ -90,8 +90,23 @@ pub fn random_play(hand: &Hand, rng: &mut impl Rng) -> Option<Card> {
     // Drawing even when one card is legal, and picking the card without a
     // loop, keeps the branches predictable: a mispredicted branch costs
     // more than a random number.
-    let pick = rng.random_range(0..plays.len());
+    let pick = below(plays.len(), rng);
     if plays.len() <= 5 { Some(nth_card(plays, pick)) } else { plays.nth(pick) }
+}
+
+/// A uniformly random number below `n` (`n > 0`) from a 64-bit draw:
+/// Lemire's multiply-and-reject, exactly uniform, the division that decides
+/// a rejection made about once in 2^61 draws of a small `n`.
+#[inline]
+fn below(n: u32, rng: &mut impl Rng) -> u32 {
+    let n = u64::from(n);
+    loop {
+        let wide = u128::from(rng.next_u64()) * u128::from(n);
+        let low = wide as u64;
+        if low >= n || low >= n.wrapping_neg() % n {
+            return (wide >> 64) as u32;
+        }
+    }
 }
 
 /// The `n`th card of a set of at most five (`n < len`) in index order, like
@@ -118,47 +133,65 @@ fn random_bid(hand: &Hand, seat: Seat, rng: &mut impl Rng) -> Action {
     // At least one candidate in eleven is legal in every phase, so running
     // out of attempts means the engine has lost its way.
     for _ in 0..1000 {
-        let action = match hand.phase() {
-            Phase::NamingJokerSuit => {
-                Action::NameSuit { suit: Suit::from_index(rng.random_range(0..4u32) as u8) }
-            }
-            Phase::OrderingUp => match rng.random_range(0..3u32) {
-                0 => Action::Pass,
-                n => Action::OrderUp { alone: n == 2 },
-            },
-            Phase::Calling => match rng.random_range(0..11u32) {
-                0 => Action::Pass,
-                n @ 9..=10 => Action::CallNoTrump { alone: n == 10 },
-                n => Action::Call { suit: Suit::from_index((n >> 1) as u8), alone: n & 1 == 1 },
-            },
-            Phase::DefendingAlone => {
-                if rng.random_range(0..2u32) == 0 {
-                    Action::Pass
-                } else {
-                    Action::DefendAlone
-                }
-            }
-            Phase::DealerDiscard
-            | Phase::LonerDiscard
-            | Phase::DummyDiscard
-            | Phase::PassingBest => {
-                let held = hand.holding(seat);
-                let Some(card) = held.nth(rng.random_range(0..held.len().max(1))) else {
-                    panic!("{seat} holds no card to discard or pass");
-                };
-                if hand.phase() == Phase::PassingBest {
-                    Action::PassCard { card }
-                } else {
-                    Action::Discard { card }
-                }
-            }
-            Phase::Playing | Phase::Finished => panic!("no bid to make in {:?}", hand.phase()),
-        };
+        let action = bid_candidate(hand, seat, rng);
         if hand.check(seat, action).is_ok() {
             return action;
         }
     }
     panic!("no legal bid found for {seat} in {:?}", hand.phase());
+}
+
+/// Makes the bid [`random_bid`] would choose: each candidate goes straight
+/// to [`Hand::apply_with`], which refuses an illegal one and changes
+/// nothing, so the rules are asked once per candidate instead of twice.
+#[inline(never)]
+fn make_random_bid(hand: &mut Hand, seat: Seat, rng: &mut impl Rng) {
+    for _ in 0..1000 {
+        let action = bid_candidate(hand, seat, rng);
+        if hand.apply_with(seat, action, &mut NoEvents).is_ok() {
+            return;
+        }
+    }
+    panic!("no legal bid found for {seat} in {:?}", hand.phase());
+}
+
+/// A random action of the kind the phase calls for, legal or not: a
+/// candidate for [`random_bid`].
+#[inline]
+fn bid_candidate(hand: &Hand, seat: Seat, rng: &mut impl Rng) -> Action {
+    match hand.phase() {
+        Phase::NamingJokerSuit => {
+            Action::NameSuit { suit: Suit::from_index(rng.random_range(0..4u32) as u8) }
+        }
+        Phase::OrderingUp => match rng.random_range(0..3u32) {
+            0 => Action::Pass,
+            n => Action::OrderUp { alone: n == 2 },
+        },
+        Phase::Calling => match rng.random_range(0..11u32) {
+            0 => Action::Pass,
+            n @ 9..=10 => Action::CallNoTrump { alone: n == 10 },
+            n => Action::Call { suit: Suit::from_index((n >> 1) as u8), alone: n & 1 == 1 },
+        },
+        Phase::DefendingAlone => {
+            if rng.random_range(0..2u32) == 0 {
+                Action::Pass
+            } else {
+                Action::DefendAlone
+            }
+        }
+        Phase::DealerDiscard | Phase::LonerDiscard | Phase::DummyDiscard | Phase::PassingBest => {
+            let held = hand.holding(seat);
+            let Some(card) = held.nth(rng.random_range(0..held.len().max(1))) else {
+                panic!("{seat} holds no card to discard or pass");
+            };
+            if hand.phase() == Phase::PassingBest {
+                Action::PassCard { card }
+            } else {
+                Action::Discard { card }
+            }
+        }
+        Phase::Playing | Phase::Finished => panic!("no bid to make in {:?}", hand.phase()),
+    }
 }
 
 /// The number of distinct sequences of `depth` card plays from `hand`: the

@@ -117,7 +117,7 @@ fn every_action() -> Vec<Action> {
 
 /// A random legal action, rarely conceding so most hands are played out.
 fn choose(game: &Game, seat: Seat, rng: &mut ChaCha8Rng) -> Action {
-    let mut actions = game.legal_actions(seat);
+    let mut actions = game.legal_actions(seat).to_vec();
     if actions.len() > 1 && rng.random_range(0..20) != 0 {
         actions.retain(|a| *a != Action::Concede);
     }

@@ -814,7 +814,7 @@ fn the_game_is_won_at_the_target_and_then_refuses_actions() {
             Phase::DealerDiscard => game.legal_actions(seat)[0],
             _ => Action::Claim,
         };
-        last = game.apply(seat, action).expect("legal");
+        last = game.apply(seat, action).expect("legal").to_vec();
     }
     // Lone marches: 4 for team 0, 4 for team 1, then team 0 reaches 8.
     assert_eq!(game.scores(), [8, 4]);

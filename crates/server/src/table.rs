@@ -866,7 +866,7 @@ impl Table {
         };
         let actions = match (viewer, &self.game) {
             (Viewer::Seat(seat), Some(game)) if game.turn() == Some(seat) => {
-                game.legal_actions(seat)
+                game.legal_actions(seat).to_vec()
             }
             _ => Vec::new(),
         };
@@ -898,7 +898,7 @@ impl Table {
                 let prompt = ServerMessage::YourTurn {
                     table: self.id.clone(),
                     seq: self.seq,
-                    actions: actions.clone(),
+                    actions: actions.to_vec(),
                     deadline_ms,
                 };
                 self.delivery.stage(conn, &outbox, prompt);

@@ -299,7 +299,7 @@ fn random_action(game: &Game, rng: &mut ChaCha8Rng) -> Action {
     let mut choices: Vec<Action> =
         legal.iter().copied().filter(|a| *a != Action::Concede).collect();
     if choices.is_empty() || rng.random_range(0..100u32) < 2 {
-        choices = legal;
+        choices = legal.to_vec();
     }
     choices[rng.random_range(0..choices.len())]
 }
