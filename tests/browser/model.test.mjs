@@ -16,6 +16,9 @@ cpSync(join(ROOT, 'web', 'js'), copy, { recursive: true });
 writeFileSync(join(copy, 'package.json'), '{"type":"module"}');
 const cards = await import(pathToFileURL(join(copy, 'cards.js')));
 const model = await import(pathToFileURL(join(copy, 'model.js')));
+// The views' words (no DOM needed to import them or for these functions).
+const tableView = await import(pathToFileURL(join(copy, 'table.js')));
+const historyView = await import(pathToFileURL(join(copy, 'history.js')));
 rmSync(copy, { recursive: true, force: true });
 
 test('a hand is shown trump first, bowers on top, as the server sorts it', () => {
@@ -495,4 +498,33 @@ test('a rubber seen again by a snapshot keeps its games; one first seen mid-rubb
   const fresh = model.fromSnapshot(snap);
   assert.equal(fresh.rubber.known, false);
   assert.deepEqual(model.gamesWon(fresh.rubber), [0, 0]);
+});
+
+test('the words for no trump and for a rubber\'s games, at the table and in history', () => {
+  const table = play([...madeHand(0, 3, [2, 0]), { event: 'game_won', team: 0, scores: [2, 0] }], { options: { rubber: true, points_to_win: 2, allow_no_trump: true } });
+  const outcome = { ending: 'played', maker: 0, makers: 0, trump: null, alone: true, tricks: [5, 0], points: [4, 0] };
+  assert.equal(tableView.outcomeText(table, outcome), 'Lone march! You called no trump alone and took 5 tricks: Us +4.');
+  assert.equal(tableView.describe(table, { event: 'no_trump_called', seat: 1, alone: false }), 'Left bot called no trump. No trump: no bowers, the led suit wins.');
+  assert.equal(tableView.gameBreakText(table), 'Game 1 to Us, 2–0; game 2 begins.');
+  assert.equal(tableView.describe(table, { event: 'game_won', team: 0, scores: [2, 0] }), 'Game 1 to Us, 2–0; game 2 begins.');
+  const who = { nameOf: (seat) => ['You', 'Left bot', 'Partner bot', 'Right bot'][seat], teamName: (team) => (team === 0 ? 'Us' : 'Them') };
+  assert.equal(historyView.outcomeLine({ ...outcome, alone: false, tricks: [3, 2], points: [1, 0] }, who), 'Made it. You called no trump and took 3 tricks: Us +1.');
+
+  // A rubber in the history API: games won, rubber points, the margin, and
+  // each hand's game (a game ends at the hand whose score is its final one).
+  const match = {
+    winner: 1, finished: true,
+    rubber: [
+      { winner: 1, scores: [0, 2], rubber_points: 3 },
+      { winner: 0, scores: [2, 1], rubber_points: 2 },
+      { winner: 1, scores: [1, 2], rubber_points: 2 },
+    ],
+    hands: [[0, 0], [0, 2], [1, 0], [1, 1], [2, 1], [1, 0], [1, 2]].map((scores) => ({ scores })),
+  };
+  const summary = historyView.rubberSummary(match);
+  assert.deepEqual(summary.won, [1, 2]);
+  assert.deepEqual(summary.points, [2, 5]);
+  assert.equal(summary.margin, 5);
+  assert.deepEqual(historyView.gameOfHands(match), [0, 0, 1, 1, 1, 2, 2]);
+  assert.equal(historyView.rubberSummary({ rubber: [], hands: [] }), null);
 });

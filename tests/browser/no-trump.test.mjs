@@ -7,7 +7,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTable, playOneStep, withServerAndBrowser } from './support.mjs';
+import { join } from 'node:path';
+import { SCREENSHOTS, createTable, playOneStep, withServerAndBrowser } from './support.mjs';
 
 const env = withServerAndBrowser();
 
@@ -98,6 +99,7 @@ test('a hand called at no trump: the buttons, the display, the hand played out',
   assert.match(await page.locator('.hand-info').textContent(), /No trump, called by You/);
   assert.match(await page.locator('.seat-bottom .badge.maker').textContent(), /^Maker no trump$/);
   await page.locator('.play-log li', { hasText: 'You called no trump. No trump: no bowers, the led suit wins.' }).waitFor();
+  await page.screenshot({ path: join(SCREENSHOTS, 'no-trump.png') });
 
   // The hand suit by suit, jacks in their own suits between ten and
   // queen, and no card marked trump.

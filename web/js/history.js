@@ -12,11 +12,14 @@ import { PRESETS } from './rules.js';
 const PAGE_SIZE = 20;
 const POSITIONS = ['bottom', 'left', 'top', 'right'];
 
-// The preset whose rules these are (whatever the points to win, shown
-// apart), or "Custom rules".
+// The options shown apart from the preset's title (see `rulesNote`).
+const SHOWN_APART = new Set(['points_to_win', 'rubber', 'allow_no_trump', 'joker']);
+
+// The preset whose rules these are (whatever the options shown apart), or
+// "Custom rules".
 export function presetTitle(rules) {
   const same = (client, server) => Object.entries(client).every(([key, value]) => (
-    key === 'points_to_win' || (value !== null && typeof value === 'object' ? same(value, server?.[key] ?? {}) : server?.[key] === value)));
+    SHOWN_APART.has(key) || (value !== null && typeof value === 'object' ? same(value, server?.[key] ?? {}) : server?.[key] === value)));
   const found = Object.values(PRESETS).find((preset) => same(preset.rules, rules ?? {}));
   return found ? found.title : 'Custom rules';
 }
@@ -471,7 +474,7 @@ function actionText(action, hand) {
   }
 }
 
-function outcomeLine(outcome, who) {
+export function outcomeLine(outcome, who) {
   if (outcome.ending === 'thrown_in') {
     return outcome.reason === 'farmers_hand' ? `${who.nameOf(outcome.seat)} threw in a farmer's hand.` : 'Everybody passed: thrown in.';
   }
