@@ -63,6 +63,14 @@ test('a whole rubber against bots: the banner between games, the result, the his
   await page.locator('.hand .card').first().waitFor();
   await page.evaluate(() => window.helperSocket?.close());
   await page.locator('.table-bar .tag.rubber-tally').waitFor();
+  // Every banner drawn, however briefly (bots here play without delay).
+  await page.evaluate(() => {
+    window.bannersSeen = new Set();
+    new MutationObserver(() => {
+      const banner = document.querySelector('.game-break');
+      if (banner) window.bannersSeen.add(banner.textContent);
+    }).observe(document.body, { subtree: true, childList: true });
+  });
 
   // Play to the end, noting every banner seen between games.
   const banners = new Set();
@@ -81,6 +89,7 @@ test('a whole rubber against bots: the banner between games, the result, the his
     return gameOver(page);
   }, { timeoutMs: 180000 });
 
+  for (const banner of await page.evaluate(() => [...window.bannersSeen])) banners.add(banner);
   const log = await page.locator('.play-log').textContent();
   for (const line of await page.locator('.play-log li').allTextContents()) if (/^Game \d/.test(line)) gameLines.add(line);
   const games = [...gameLines].map((line) => line.match(/^Game (\d) to (Us|Them), (\d+)–(\d+)(; game (\d) begins\.|: the rubber is decided\.)$/));
