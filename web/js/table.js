@@ -194,7 +194,8 @@ function bidsNow(game) {
   if (!contractMade(game)) return game.bids;
   if (game.phase !== 'defending_alone') return [];
   const made = game.bids.findLastIndex(([, a]) => ['order_up', 'call', 'call_no_trump'].includes(a.action));
-  return game.bids.slice(made + 1);
+  // (A snapshot's bids may lack the call: then none is shown rather than all.)
+  return made < 0 ? [] : game.bids.slice(made + 1);
 }
 
 // A line for the middle of the felt while a loner's hand gets ready.
