@@ -16,6 +16,9 @@ cpSync(join(ROOT, 'web', 'js'), copy, { recursive: true });
 writeFileSync(join(copy, 'package.json'), '{"type":"module"}');
 const cards = await import(pathToFileURL(join(copy, 'cards.js')));
 const model = await import(pathToFileURL(join(copy, 'model.js')));
+// The views' words (no DOM needed to import them or for these functions).
+const tableView = await import(pathToFileURL(join(copy, 'table.js')));
+const historyView = await import(pathToFileURL(join(copy, 'history.js')));
 rmSync(copy, { recursive: true, force: true });
 
 test('a hand is shown trump first, bowers on top, as the server sorts it', () => {
@@ -392,4 +395,136 @@ test('from a snapshot taken while the dealer names the joker\'s suit, the events
   model.applyEvent(table, { type: 'event', table: 't1', seq: 7, event: { event: 'trump_made', seat: 3, suit: 'spades', alone: false } });
   model.applyEvent(table, { type: 'event', table: 't1', seq: 8, event: { event: 'up_card_picked_up', dealer: 2, card: 'JK' } });
   assert.deepEqual(table.game.hand, ['JK', 'As', 'Ks', 'Th', '9h', 'Qc']);
+});
+
+test('no trump: called in round two, no trump suit, the hand keeps its suit-by-suit order', () => {
+  const options = { allow_no_trump: true };
+  const deal = { event: 'hand_dealt', number: 0, dealer: 3, up_card: 'Ad', hands: [['Jh', '9s', 'Qh', 'Js', 'Th'], null, null, null] };
+  const events = [
+    deal,
+    { event: 'passed', seat: 0 }, { event: 'passed', seat: 1 }, { event: 'passed', seat: 2 }, { event: 'passed', seat: 3 },
+    { event: 'up_card_turned_down', card: 'Ad' },
+    { event: 'no_trump_called', seat: 0, alone: false },
+  ];
+  let table = play(events, { options });
+  assert.equal(table.game.no_trump, true);
+  assert.equal(table.game.trump, null);
+  assert.equal(table.game.maker, 0);
+  assert.equal(model.contractMade(table.game), true);
+  assert.equal(table.game.phase, 'playing');
+  assert.equal(table.game.turn, 0, 'left of the dealer leads');
+  assert.deepEqual(table.game.bids.at(-1), [0, { action: 'call_no_trump', alone: false }]);
+  // Jacks stay in their suits, between ten and queen.
+  assert.deepEqual(table.game.hand, ['Js', '9s', 'Qh', 'Jh', 'Th']);
+  assert.deepEqual(cards.sortForDisplay(['Jh', '9s', 'Qh', 'Js', 'Th', 'Jd'], null), ['Js', '9s', 'Qh', 'Jh', 'Th', 'Jd']);
+  assert.equal(cards.effectiveSuit('Jd', null), 'diamonds', 'no left bower');
+  events.push(
+    { event: 'card_played', seat: 0, card: 'Qh' }, { event: 'card_played', seat: 1, card: 'Kh' },
+    { event: 'card_played', seat: 2, card: 'Jd' }, { event: 'card_played', seat: 3, card: '9h' },
+    { event: 'trick_won', seat: 1, number: 1 },
+    { event: 'conceded', seat: 0 },
+    { event: 'hand_ended', outcome: { ending: 'played', maker: 0, makers: 0, trump: null, alone: false, tricks: [0, 5], points: [0, 2] }, scores: [0, 2] },
+  );
+  table = play(events, { options });
+  assert.equal(table.game.phase, 'finished');
+  assert.equal(table.game.last_outcome.trump, null);
+  // A lone call: the partner sits out.
+  const alone = play([...events.slice(0, 6), { event: 'no_trump_called', seat: 1, alone: true }, { event: 'sits_out', seat: 3 }], { options });
+  assert.equal(alone.game.alone, true);
+  assert.deepEqual([...model.sittingOut(alone.game)], [3]);
+  // The next deal forgets it.
+  table = play([...events, { ...deal, number: 1, dealer: 0 }], { options });
+  assert.equal(table.game.no_trump, false);
+});
+
+// A hand made by seat 0's side, its events from `number`'s deal to its end.
+function madeHand(number, dealer, scores) {
+  return [
+    { event: 'hand_dealt', number, dealer, up_card: '9c', hands: [['Jc', 'Js', 'Ac', 'Kc', 'Qc'], null, null, null] },
+    { event: 'trump_made', seat: 0, suit: 'clubs', alone: false },
+    { event: 'up_card_picked_up', dealer, card: '9c' },
+    { event: 'discarded', seat: dealer, card: null },
+    { event: 'conceded', seat: 1 },
+    { event: 'hand_ended', outcome: { ending: 'played', maker: 0, makers: 0, trump: 'clubs', alone: false, tricks: [5, 0], points: [2, 0] }, scores },
+  ];
+}
+
+test('a rubber: a game won is not the end; the scores start again; rubber_won ends it', () => {
+  const options = { rubber: true, points_to_win: 2 };
+  const events = [
+    ...madeHand(0, 3, [2, 0]),
+    { event: 'game_won', team: 0, scores: [2, 0] },
+  ];
+  let table = play(events, { options });
+  assert.equal(table.summary.status, 'playing', 'one game of three');
+  assert.equal(table.game.winner, null);
+  assert.deepEqual(model.gamesWon(table.rubber), [1, 0]);
+  assert.equal(table.rubber.fresh, true);
+  assert.equal(table.rubber.known, true);
+  assert.deepEqual(table.game.scores, [2, 0], 'the game\'s final score until the next deal');
+  events.push(...madeHand(1, 0, [2, 0]).slice(0, 1));
+  table = play(events, { options });
+  assert.deepEqual(table.game.scores, [0, 0], 'the next game starts at 0');
+  assert.equal(table.rubber.fresh, true, 'the banner stays through the next game\'s first hand');
+  events.push(...madeHand(1, 0, [2, 0]).slice(1));
+  table = play(events, { options });
+  assert.equal(table.rubber.fresh, false);
+  events.push(
+    { event: 'game_won', team: 0, scores: [2, 0] },
+    { event: 'rubber_won', team: 0, result: { rubber_points: [6, 0], margin: 8 } },
+  );
+  table = play(events, { options });
+  assert.equal(table.summary.status, 'finished');
+  assert.equal(table.game.winner, 0);
+  assert.deepEqual(model.gamesWon(table.rubber), [2, 0]);
+  assert.deepEqual(table.rubber.result, { rubber_points: [6, 0], margin: 8 });
+  // Without rubbers the game's end is the match's end, as before.
+  const single = play([...madeHand(0, 3, [2, 0]), { event: 'game_won', team: 0, scores: [2, 0] }], { options: { points_to_win: 2 } });
+  assert.equal(single.summary.status, 'finished');
+  assert.equal(single.game.winner, 0);
+});
+
+test('a rubber seen again by a snapshot keeps its games; one first seen mid-rubber does not know them', () => {
+  const options = { rubber: true, points_to_win: 2 };
+  const before = play([...madeHand(0, 3, [2, 0]), { event: 'game_won', team: 0, scores: [2, 0] }, madeHand(1, 0, [0, 0])[0]], { options });
+  const snap = snapshot();
+  snap.seq = 40;
+  snap.state.summary.status = 'playing';
+  snap.state.summary.rules = { ...rules, ...options };
+  snap.state.game = { ...before.game, hand_number: 1 };
+  const again = model.fromSnapshot(snap, before);
+  assert.deepEqual(model.gamesWon(again.rubber), [1, 0]);
+  assert.equal(again.rubber.known, true);
+  const fresh = model.fromSnapshot(snap);
+  assert.equal(fresh.rubber.known, false);
+  assert.deepEqual(model.gamesWon(fresh.rubber), [0, 0]);
+});
+
+test('the words for no trump and for a rubber\'s games, at the table and in history', () => {
+  const table = play([...madeHand(0, 3, [2, 0]), { event: 'game_won', team: 0, scores: [2, 0] }], { options: { rubber: true, points_to_win: 2, allow_no_trump: true } });
+  const outcome = { ending: 'played', maker: 0, makers: 0, trump: null, alone: true, tricks: [5, 0], points: [4, 0] };
+  assert.equal(tableView.outcomeText(table, outcome), 'Lone march! You called no trump alone and took 5 tricks: Us +4.');
+  assert.equal(tableView.describe(table, { event: 'no_trump_called', seat: 1, alone: false }), 'Left bot called no trump. No trump: no bowers, the led suit wins.');
+  assert.equal(tableView.gameBreakText(table), 'Game 1 to Us, 2–0; game 2 begins.');
+  assert.equal(tableView.describe(table, { event: 'game_won', team: 0, scores: [2, 0] }), 'Game 1 to Us, 2–0; game 2 begins.');
+  const who = { nameOf: (seat) => ['You', 'Left bot', 'Partner bot', 'Right bot'][seat], teamName: (team) => (team === 0 ? 'Us' : 'Them') };
+  assert.equal(historyView.outcomeLine({ ...outcome, alone: false, tricks: [3, 2], points: [1, 0] }, who), 'Made it. You called no trump and took 3 tricks: Us +1.');
+
+  // A rubber in the history API: games won, rubber points, the margin, and
+  // each hand's game (a game ends at the hand whose score is its final one).
+  const match = {
+    winner: 1, finished: true,
+    rubber: [
+      { winner: 1, scores: [0, 2], rubber_points: 3 },
+      { winner: 0, scores: [2, 1], rubber_points: 2 },
+      { winner: 1, scores: [1, 2], rubber_points: 2 },
+    ],
+    hands: [[0, 0], [0, 2], [1, 0], [1, 1], [2, 1], [1, 0], [1, 2]].map((scores) => ({ scores })),
+  };
+  const summary = historyView.rubberSummary(match);
+  assert.deepEqual(summary.won, [1, 2]);
+  assert.deepEqual(summary.points, [2, 5]);
+  assert.equal(summary.margin, 5);
+  assert.deepEqual(historyView.gameOfHands(match), [0, 0, 1, 1, 1, 2, 2]);
+  assert.equal(historyView.rubberSummary({ rubber: [], hands: [] }), null);
 });

@@ -12,11 +12,14 @@ import { PRESETS } from './rules.js';
 const PAGE_SIZE = 20;
 const POSITIONS = ['bottom', 'left', 'top', 'right'];
 
-// The preset whose rules these are (whatever the points to win, shown
-// apart), or "Custom rules".
+// The options shown apart from the preset's title (see `rulesNote`).
+const SHOWN_APART = new Set(['points_to_win', 'rubber', 'allow_no_trump', 'joker']);
+
+// The preset whose rules these are (whatever the options shown apart), or
+// "Custom rules".
 export function presetTitle(rules) {
   const same = (client, server) => Object.entries(client).every(([key, value]) => (
-    key === 'points_to_win' || (value !== null && typeof value === 'object' ? same(value, server?.[key] ?? {}) : server?.[key] === value)));
+    SHOWN_APART.has(key) || (value !== null && typeof value === 'object' ? same(value, server?.[key] ?? {}) : server?.[key] === value)));
   const found = Object.values(PRESETS).find((preset) => same(preset.rules, rules ?? {}));
   return found ? found.title : 'Custom rules';
 }
@@ -47,6 +50,36 @@ function people(match, me) {
     return team === teamOf(mySeat) ? 'Us' : 'Them';
   };
   return { mySeat, nameOf, teamName, position };
+}
+
+// A rubber's games (`match.rubber`, once it has ended): games won and
+// rubber points per team, and the winners' margin (sheet 003: 2, plus
+// their rubber points, less the losers').
+export function rubberSummary(match) {
+  const games = match.rubber ?? [];
+  if (games.length === 0) return null;
+  const won = [0, 0];
+  const points = [0, 0];
+  for (const game of games) {
+    won[game.winner] += 1;
+    points[game.winner] += game.rubber_points;
+  }
+  const winner = match.winner ?? (won[0] > won[1] ? 0 : 1);
+  const margin = Math.max(0, 2 + points[winner] - points[1 - winner]);
+  return { games, won, points, winner, margin };
+}
+
+// The game of the rubber each hand belongs to (0, 1, 2), as the server
+// counts them: a game ends at the hand whose running score is its final one.
+export function gameOfHands(match) {
+  const games = match.rubber ?? [];
+  let game = 0;
+  return match.hands.map((hand, index) => {
+    const mine = game;
+    const end = games[game]?.scores;
+    if (end && hand.scores?.[0] === end[0] && hand.scores?.[1] === end[1] && index + 1 < match.hands.length) game += 1;
+    return mine;
+  });
 }
 
 function when(ms) {
@@ -108,16 +141,22 @@ export class HistoryView {
       const partner = mySeat === null ? null : nameOf((mySeat + 2) % 4);
       const opponents = [0, 1, 2, 3].filter((s) => teamOf(s) !== myTeam).map(nameOf);
       const result = !match.finished ? 'In progress' : match.winner === myTeam ? 'Won' : 'Lost';
-      const score = `${match.scores[myTeam]}–${match.scores[1 - myTeam]}`;
+      const rubber = rubberSummary(match);
+      // A rubber: the games won, and each game's score with its rubber points.
+      const score = rubber ? `${rubber.won[myTeam]}–${rubber.won[1 - myTeam]}` : `${match.scores[myTeam]}–${match.scores[1 - myTeam]}`;
+      const games = rubber && h('span', { class: 'match-games' },
+        rubber.games.map((game, i) => `Game ${i + 1}: ${game.scores[myTeam]}–${game.scores[1 - myTeam]}`).join(', '),
+        ` · rubber points ${rubber.points[myTeam]}–${rubber.points[1 - myTeam]}`);
       return h('li', { class: ['match-row', `result-${result.toLowerCase().replace(' ', '-')}`], dataset: { match: match.id } },
         h('span', { class: 'match-result' }, result),
-        h('span', { class: 'match-score', 'aria-label': `Score ${score}` }, score),
+        h('span', { class: 'match-score', 'aria-label': rubber ? `Games won ${score}` : `Score ${score}` }, score, rubber ? ' games' : ''),
         h('span', { class: 'match-people' },
           partner ? h('span', {}, `With ${partner}`) : null,
           h('span', {}, `against ${opponents.join(' and ')}`)),
         h('span', { class: 'match-meta' },
           h('time', { datetime: new Date(match.started_at).toISOString() }, when(match.started_at)),
-          ` · ${presetTitle(match.rules)}, to ${match.rules?.points_to_win ?? '?'}`),
+          ` · ${presetTitle(match.rules)}, to ${match.rules?.points_to_win ?? '?'}${rulesNote(match.rules)}`,
+          games),
         match.finished
           ? h('a', { class: 'button', href: `#/history/${encodeURIComponent(match.id)}`, 'aria-label': `Replay the game of ${when(match.started_at)}` }, 'Replay')
           : h('span', { class: 'match-meta' }, 'Replay once it is over'));
@@ -137,6 +176,15 @@ export class HistoryView {
 // ---- the replay ----
 
 // The steps of one hand: 'deal', 'bidding', then one per trick.
+// The options that change how a match reads, after its preset's title.
+function rulesNote(rules) {
+  const notes = [];
+  if (rules?.rubber) notes.push('a rubber');
+  if (rules?.allow_no_trump) notes.push('no trump');
+  if (rules?.joker) notes.push('joker');
+  return notes.length ? `, ${notes.join(', ')}` : '';
+}
+
 function stepsOf(hand) {
   return ['deal', 'bidding', ...hand.tricks.map((_, i) => i)];
 }
@@ -239,7 +287,7 @@ export class ReplayView {
     const nav = h('div', { class: 'replay-nav', role: 'group', 'aria-label': 'Replay controls' },
       h('button', { type: 'button', 'data-action': 'prev-hand', 'data-focus': 'prev-hand', disabled: this.hand === 0, onclick: () => this.jump(-1) }, '« Previous hand'),
       h('button', { type: 'button', 'data-action': 'prev', 'data-focus': 'prev', disabled: first, onclick: () => this.move(-1), 'aria-keyshortcuts': 'ArrowLeft' }, '◀ Previous'),
-      h('span', { class: 'replay-where', 'aria-live': 'polite' }, `Hand ${this.hand + 1} of ${match.hands.length} · ${stepName}`),
+      h('span', { class: 'replay-where', 'aria-live': 'polite' }, `${this.gameLabel(match)}Hand ${this.hand + 1} of ${match.hands.length} · ${stepName}`),
       h('button', { type: 'button', 'data-action': 'next', 'data-focus': 'next', disabled: last, onclick: () => this.move(1), 'aria-keyshortcuts': 'ArrowRight' }, 'Next ▶'),
       h('button', { type: 'button', 'data-action': 'next-hand', 'data-focus': 'next-hand', disabled: this.hand + 1 >= match.hands.length, onclick: () => this.jump(1) }, 'Next hand »'));
 
@@ -254,8 +302,19 @@ export class ReplayView {
         this.sidebar(match, hand, step, who))));
   }
 
+  // "Game 2 · " in a rubber's replay.
+  gameLabel(match) {
+    if (!match.rules?.rubber) return '';
+    return `Game ${gameOfHands(match)[this.hand] + 1} · `;
+  }
+
   summaryLine(match, who) {
     const myTeam = who.mySeat === null ? 0 : teamOf(who.mySeat);
+    const rubber = rubberSummary(match);
+    if (rubber) {
+      const result = who.mySeat === null ? `${who.teamName(rubber.winner)} won the rubber` : rubber.winner === myTeam ? 'You won the rubber' : 'You lost the rubber';
+      return `${result} ${rubber.won[rubber.winner]} games to ${rubber.won[1 - rubber.winner]}, rubber points ${rubber.points[rubber.winner]} to ${rubber.points[1 - rubber.winner]}, a margin of ${rubber.margin} · ${presetTitle(match.rules)}, games to ${match.rules?.points_to_win ?? '?'}`;
+    }
     const result = match.winner === null || match.winner === undefined ? 'Unfinished'
       : who.mySeat === null ? `${who.teamName(match.winner)} won` : match.winner === myTeam ? 'You won' : 'You lost';
     return `${result} ${match.scores[myTeam]}–${match.scores[1 - myTeam]} · ${presetTitle(match.rules)}, to ${match.rules?.points_to_win ?? '?'}`;
@@ -275,7 +334,7 @@ export class ReplayView {
     const out = new Set();
     if (hand.outcome?.alone) out.add((hand.outcome.maker + 2) % 4);
     if (hand.outcome?.lone_defender !== null && hand.outcome?.lone_defender !== undefined) out.add((hand.outcome.lone_defender + 2) % 4);
-    const trump = hand.outcome?.trump ?? trumpOf(hand);
+    const trump = hand.outcome ? hand.outcome.trump ?? null : trumpOf(hand);
     const knownTrump = step === 'deal' ? null : trump;
     const seats = [0, 1, 2, 3].map((seat) => {
       const dealt = hand.hands?.[seat];
@@ -319,6 +378,8 @@ export class ReplayView {
     }
     const lastStep = this.step === stepsOf(hand).length - 1;
     if (lastStep && hand.outcome) center.push(h('p', { class: 'result' }, outcomeLine(hand.outcome, who)));
+    const ended = lastStep && this.gameEnded(match, this.hand);
+    if (ended) center.push(h('p', { class: 'game-break' }, gameEndLine(ended, who)));
     return h('div', { class: 'felt replay-felt' }, seats, h('div', { class: 'center' }, center));
   }
 
@@ -330,13 +391,18 @@ export class ReplayView {
 
   sidebar(match, hand, step, who) {
     const myTeam = who.mySeat === null ? 0 : teamOf(who.mySeat);
-    const before = this.hand === 0 ? [0, 0] : match.hands[this.hand - 1].scores;
+    // A rubber's next game starts again at 0.
+    const games = gameOfHands(match);
+    const firstOfGame = this.hand === 0 || games[this.hand] !== games[this.hand - 1];
+    const before = firstOfGame ? [0, 0] : match.hands[this.hand - 1].scores;
     const lastStep = this.step === stepsOf(hand).length - 1;
     const score = lastStep ? hand.scores : before;
     const trickIndex = typeof step === 'number' ? step : -1;
-    const trump = hand.outcome?.trump ?? trumpOf(hand);
+    const trump = hand.outcome ? hand.outcome.trump ?? null : trumpOf(hand);
+    const noTrump = noTrumpOf(hand);
+    const ended = lastStep && this.gameEnded(match, this.hand);
     return h('aside', { class: 'replay-side card-panel' },
-      h('h2', {}, `Hand ${this.hand + 1}`),
+      h('h2', {}, `${this.gameLabel(match)}Hand ${this.hand + 1}`),
       h('dl', { class: 'scores' },
         h('dt', {}, who.teamName(myTeam)), h('dd', {}, String(score[myTeam])),
         h('dt', {}, who.teamName(1 - myTeam)), h('dd', {}, String(score[1 - myTeam]))),
@@ -344,14 +410,40 @@ export class ReplayView {
       h('p', {}, `Dealer: ${who.nameOf(hand.dealer)} · Up-card: ${cardShort(hand.up_card)}`,
         isJoker(hand.up_card) && jokerSuitOf(hand) ? ` for ${SUIT_SYMBOLS[jokerSuitOf(hand)]} ${suitName(jokerSuitOf(hand))}` : ''),
       trump && step !== 'deal' ? h('p', {}, `Trump: ${SUIT_SYMBOLS[trump]} ${suitName(trump)}`) : null,
+      noTrump && step !== 'deal' ? h('p', { class: 'no-trump-line' }, 'No trump: no bowers, the led suit wins') : null,
       h('h3', {}, 'Calls'),
       this.bids(hand, who),
       h('h3', {}, 'Tricks'),
       h('ol', { class: 'replay-tricks' }, hand.tricks.map((trick, i) => h('li', { class: i === trickIndex ? 'current' : undefined, 'aria-current': i === trickIndex ? 'step' : undefined },
         trick.plays.map((p) => cardShort(p.card)).join(' '),
         trick.winner !== null && trick.winner !== undefined ? ` → ${who.nameOf(trick.winner)}` : ''))),
-      lastStep && hand.outcome ? h('p', { class: 'outcome' }, outcomeLine(hand.outcome, who)) : null);
+      lastStep && hand.outcome ? h('p', { class: 'outcome' }, outcomeLine(hand.outcome, who)) : null,
+      ended ? h('p', { class: 'game-end' }, gameEndLine(ended, who)) : null);
   }
+
+  // The rubber's game that hand `index` ended, if it ended one:
+  // { number, game, last }.
+  gameEnded(match, index) {
+    const games = match.rubber ?? [];
+    if (!match.rules?.rubber || games.length === 0) return null;
+    const of = gameOfHands(match);
+    const number = of[index];
+    const last = index + 1 === match.hands.length;
+    if (!last && of[index + 1] === number) return null;
+    const game = games[number];
+    return game ? { number, game, last: last && match.finished } : null;
+  }
+}
+
+// "Game 1 to Us, 10–6", and what follows it.
+function gameEndLine({ number, game, last }, who) {
+  const text = `Game ${number + 1} to ${who.teamName(game.winner)}, ${game.scores[game.winner]}–${game.scores[1 - game.winner]} (${game.rubber_points} rubber point${game.rubber_points === 1 ? '' : 's'})`;
+  return last ? `${text}: the rubber is decided.` : `${text}; game ${number + 2} begins.`;
+}
+
+// Whether the hand was called at no trump.
+function noTrumpOf(hand) {
+  return hand.actions.some((a) => a.action === 'call_no_trump');
 }
 
 // The suit the dealer named for a turned-up joker, if he did.
@@ -372,6 +464,7 @@ function actionText(action, hand) {
     case 'pass': return 'pass';
     case 'order_up': return action.seat === hand.dealer ? `picks it up${alone}` : `orders it up${alone}`;
     case 'call': return `calls ${action.suit}${alone}`;
+    case 'call_no_trump': return `calls no trump${alone}`;
     case 'discard': return action.card ? `discards ${cardShort(action.card)}` : 'discards';
     case 'farmers_hand': return "throws in a farmer's hand";
     case 'defend_alone': return 'defends alone';
@@ -381,7 +474,7 @@ function actionText(action, hand) {
   }
 }
 
-function outcomeLine(outcome, who) {
+export function outcomeLine(outcome, who) {
   if (outcome.ending === 'thrown_in') {
     return outcome.reason === 'farmers_hand' ? `${who.nameOf(outcome.seat)} threw in a farmer's hand.` : 'Everybody passed: thrown in.';
   }
@@ -389,5 +482,5 @@ function outcomeLine(outcome, who) {
   const made = outcome.tricks[makers];
   const scorer = outcome.points[0] > 0 ? 0 : 1;
   const what = made < 3 ? 'Euchred!' : made === 5 ? (outcome.alone ? 'Lone march!' : 'March!') : 'Made it.';
-  return `${what} ${who.nameOf(outcome.maker)} called ${outcome.trump}${outcome.alone ? ' alone' : ''} and took ${made} trick${made === 1 ? '' : 's'}: ${who.teamName(scorer)} +${outcome.points[scorer]}.`;
+  return `${what} ${who.nameOf(outcome.maker)} called ${outcome.trump ?? 'no trump'}${outcome.alone ? ' alone' : ''} and took ${made} trick${made === 1 ? '' : 's'}: ${who.teamName(scorer)} +${outcome.points[scorer]}.`;
 }

@@ -114,7 +114,23 @@ export class LobbyView {
     const canadian = h('input', { type: 'checkbox', name: 'canadian_loner' });
     const defendAlone = h('input', { type: 'checkbox', name: 'defend_alone' });
     const callForBest = h('input', { type: 'checkbox', name: 'call_for_best' });
-    const joker = h('input', { type: 'checkbox', name: 'joker' });
+    // The joker and no trump cannot be played together (the server refuses
+    // it): choosing one turns the other off, and a note says why.
+    const joker = h('input', { type: 'checkbox', name: 'joker', 'aria-describedby': 'create-joker-no-trump' });
+    const noTrump = h('input', { type: 'checkbox', name: 'allow_no_trump', 'aria-describedby': 'create-joker-no-trump' });
+    const exclusive = h('small', { class: 'muted', id: 'create-joker-no-trump' }, 'The joker and no trump cannot be played together: choose one.');
+    const exclude = () => {
+      noTrump.disabled = joker.checked;
+      joker.disabled = noTrump.checked;
+      exclusive.textContent = joker.checked
+        ? 'No trump is off: it cannot be played with the joker (the joker is always a trump).'
+        : noTrump.checked
+          ? 'The joker is off: it cannot be played with no trump (the joker is always a trump).'
+          : 'The joker and no trump cannot be played together: choose one.';
+    };
+    joker.addEventListener('change', exclude);
+    noTrump.addEventListener('change', exclude);
+    const rubber = h('input', { type: 'checkbox', name: 'rubber' });
     const firstDealer = h('select', { name: 'first_dealer' },
       h('option', { value: 'first_jack' }, 'first jack dealt'),
       h('option', { value: 'draw' }, 'a draw (sets partners too)'));
@@ -135,6 +151,9 @@ export class LobbyView {
       defendAlone.checked = rules.defend_alone;
       callForBest.checked = rules.call_for_best;
       joker.checked = rules.joker;
+      noTrump.checked = rules.allow_no_trump;
+      rubber.checked = rules.rubber;
+      exclude();
     };
     preset.addEventListener('change', fill);
     fill();
@@ -156,6 +175,8 @@ export class LobbyView {
         defend_alone: defendAlone.checked,
         call_for_best: callForBest.checked,
         joker: joker.checked,
+        allow_no_trump: noTrump.checked,
+        rubber: rubber.checked,
       };
       const overrides = ruleOverrides(preset.value, chosen);
       const settings = {
@@ -191,7 +212,10 @@ export class LobbyView {
         h('label', { class: 'check' }, canadian, ' Canadian loner (in round one the dealer’s partner may order it up only alone)'),
         h('label', { class: 'check' }, defendAlone, ' Defend alone (against a loner, a defender may play alone too; euchring the loner then gives 4)'),
         h('label', { class: 'check' }, callForBest, ' Call for best (the loner’s partner passes him a card, face down; the loner discards one)'),
-        h('label', { class: 'check' }, joker, ' Joker (one card more, the highest trump whatever trump is; turned up, the dealer names the suit it stands for)')),
+        h('label', { class: 'check' }, joker, ' Joker (one card more, the highest trump whatever trump is; turned up, the dealer names the suit it stands for)'),
+        h('label', { class: 'check' }, noTrump, ' No trump (in round two a player may call no trump: no bowers, jacks between ten and queen, the led suit wins)'),
+        exclusive,
+        h('label', { class: 'check' }, rubber, ' Rubber (best of three games, scored in rubber points)')),
       h('p', { id: 'create-note', class: 'muted' }, 'Seats without a bot wait for people; the host can start at any time and bots fill the rest.'),
       h('button', { type: 'submit', class: 'primary', 'data-action': 'create' }, 'Create table'));
   }

@@ -27,8 +27,39 @@ export function fromSnapshot(message, previous = null) {
     prompt: state.actions.length > 0 ? { seq: message.seq, actions: state.actions, deadline: null } : null,
     chat: previous?.chat ?? [],
     log: previous?.log ?? [],
+    rubber: rubberFromSnapshot(state.game ?? null, previous),
   };
 }
+
+// Playing rubbers (rules `rubber`): the games finished so far, as the
+// events told them ({ winner, scores }), and the rubber's result once
+// `rubber_won` has come. A snapshot does not carry the games, so they are
+// kept from before when the snapshot is of the same match (its hands
+// numbered on from ours); a table first seen mid-rubber does not know them
+// (`known: false`).
+function newRubber(known = true) {
+  return { games: [], result: null, winner: null, known, fresh: false };
+}
+
+function rubberFromSnapshot(game, previous) {
+  const before = previous?.rubber;
+  const sameMatch = before && previous.game && game && game.hand_number >= previous.game.hand_number;
+  if (sameMatch) return before;
+  return newRubber(!game || game.hand_number === 0);
+}
+
+// Whether the rules make the match a rubber (best of three games).
+export const isRubber = (rules) => Boolean(rules?.rubber);
+
+// Games won so far by each team in the rubber.
+export function gamesWon(rubber) {
+  const won = [0, 0];
+  for (const game of rubber?.games ?? []) won[game.winner] += 1;
+  return won;
+}
+
+// Whether a contract is made this hand: a trump suit, or no trump.
+export const contractMade = (game) => Boolean(game?.trump || game?.no_trump);
 
 // Applies one `event` message (a placeholder has no `event`). Returns false
 // for a seq already seen (after a resume) so the caller can skip it.
@@ -56,6 +87,7 @@ export function applyEvent(table, message) {
       table.summary.status = 'playing';
       table.summary.rules = event.rules;
       table.game = newGame(event.rules, table.yourSeat);
+      table.rubber = newRubber();
       break;
     case 'chat':
       table.chat.push({ from: event.from, text: event.text });
@@ -64,10 +96,45 @@ export function applyEvent(table, message) {
       if (table.game) {
         applyGameEvent(table.game, event, table.yourSeat);
         table.prompt = null;
-        if (event.event === 'game_won') table.summary.status = 'finished';
+        applyRubberEvent(table, event);
       }
   }
   return true;
+}
+
+// Where the match ends: with the game, or (rubbers) only with `rubber_won`,
+// which comes right after the deciding `game_won`. Between the games of a
+// rubber the scores start again at the next deal.
+function applyRubberEvent(table, event) {
+  const rubber = table.rubber ?? (table.rubber = newRubber(false));
+  const playingRubber = isRubber(table.game.rules);
+  switch (event.event) {
+    case 'game_won':
+      if (!playingRubber) {
+        table.summary.status = 'finished';
+        break;
+      }
+      rubber.games.push({ winner: event.team, scores: [...event.scores], hand: table.game.hand_number });
+      // A banner says so until the next game's first hand is over.
+      rubber.fresh = true;
+      // Not over yet: `winner` waits for `rubber_won`.
+      table.game.winner = null;
+      table.game.game_ended = true;
+      break;
+    case 'rubber_won':
+      rubber.result = event.result;
+      rubber.winner = event.team;
+      rubber.fresh = false;
+      table.game.winner = event.team;
+      table.summary.status = 'finished';
+      break;
+    case 'hand_ended':
+      // The first hand of the next game is over: the banner goes.
+      if (rubber.fresh && rubber.games.at(-1)?.hand !== table.game.hand_number) rubber.fresh = false;
+      break;
+    default:
+      break;
+  }
 }
 
 // A game before its first deal (the `hand_dealt` that follows fills it in).
@@ -86,6 +153,7 @@ function newGame(rules, yourSeat) {
     up_card_picked_up: false,
     turned_down: null,
     trump: null,
+    no_trump: false,
     maker: null,
     alone: false,
     sitting_out: null,
@@ -188,6 +256,7 @@ export function applyGameEvent(game, event, yourSeat) {
         up_card_picked_up: false,
         turned_down: null,
         trump: null,
+        no_trump: false,
         maker: null,
         alone: false,
         sitting_out: null,
@@ -202,6 +271,11 @@ export function applyGameEvent(game, event, yourSeat) {
         passed_card: null,
         loner_discard: null,
       });
+      // A rubber's next game: the scores start again.
+      if (game.game_ended) {
+        game.scores = game.scores.map(() => 0);
+        game.game_ended = false;
+      }
       const own = me === null ? null : event.hands[me];
       game.hand = own ? sortForDisplay(own, null) : me === null ? null : [];
       break;
@@ -246,6 +320,14 @@ export function applyGameEvent(game, event, yourSeat) {
       }
       break;
     }
+    case 'no_trump_called':
+      // Round two (rules `allow_no_trump`): no trump suit, no bowers; the
+      // hand keeps its suit-by-suit order.
+      game.bids.push([event.seat, { action: 'call_no_trump', alone: event.alone }]);
+      Object.assign(game, { trump: null, no_trump: true, maker: event.seat, alone: event.alone });
+      resort(game);
+      afterTrump(game);
+      break;
     case 'up_card_picked_up':
       game.up_card_picked_up = true;
       game.phase = 'dealer_discard';

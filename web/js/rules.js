@@ -17,6 +17,8 @@ const STANDARD = {
   defend_alone: false,
   call_for_best: false,
   joker: false,
+  allow_no_trump: false,
+  rubber: false,
 };
 
 export const PRESETS = {
@@ -63,6 +65,8 @@ export function describeRules(summary) {
   if (r.defend_alone) parts.push('defend alone');
   if (r.call_for_best) parts.push('call for best');
   if (r.joker) parts.push('joker');
+  if (r.allow_no_trump) parts.push('no trump');
+  if (r.rubber) parts.push('rubber (best of three)');
   if (r.deck === 'eight_to_ace') parts.push('28 cards');
   if (r.deck === 'seven_to_ace') parts.push('32 cards');
   if (r.scoring.lone_euchre !== 2) parts.push(`lone euchre ${r.scoring.lone_euchre}`);

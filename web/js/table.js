@@ -5,12 +5,12 @@
 
 import { h, replaceChildren } from './dom.js';
 import { cardBack, cardFace, cardName, cardShort, effectiveSuit, isJoker, SUIT_SYMBOLS, suitClass, suitName, upSuit } from './cards.js';
-import { cardChoices, partnerOf, previousTrick, sittingOut, teamOf, trickOnTable } from './model.js';
+import { cardChoices, contractMade, gamesWon, isRubber, partnerOf, previousTrick, sittingOut, teamOf, trickOnTable } from './model.js';
 import { PRESETS } from './rules.js';
 
 const POSITIONS = ['bottom', 'left', 'top', 'right'];
 // The prompt's actions shown as bid buttons.
-const BIDS = ['pass', 'order_up', 'call', 'farmers_hand', 'defend_alone', 'name_suit'];
+const BIDS = ['pass', 'order_up', 'call', 'call_no_trump', 'farmers_hand', 'defend_alone', 'name_suit'];
 const LOG_KEEP = 60;
 // How long a trick just won stays on the felt before the next lead clears it.
 export const TRICK_HOLD_MS = 1100;
@@ -45,15 +45,50 @@ function verb(table, seat, you, other) {
 function bidText(table, seat, action) {
   const alone = action.alone ? ' alone' : '';
   switch (action.action) {
-    case 'pass': return table.game?.trump ? 'not alone' : 'passed';
+    case 'pass': return contractMade(table.game) ? 'not alone' : 'passed';
     case 'order_up':
       return seat === table.game?.dealer ? `picked it up${alone}` : `ordered it up${alone}`;
     case 'call': return `called ${action.suit}${alone}`;
+    case 'call_no_trump': return `called no trump${alone}`;
     case 'farmers_hand': return "threw in a farmer's hand";
     case 'defend_alone': return 'defends alone';
     case 'name_suit': return `named ${action.suit}`;
     default: return action.action;
   }
+}
+
+// A hand's trump in words: a suit, or no trump (`null` in an outcome).
+export function trumpWords(trump) {
+  return trump ?? 'no trump';
+}
+
+// "Game 1 to Us, 10–6; game 2 begins": a rubber's game just won.
+export function gameBreakText(table, rubber = table.rubber) {
+  const game = rubber?.games.at(-1);
+  if (!game) return '';
+  const number = rubber.known ? `Game ${rubber.games.length}` : 'A game';
+  const text = `${number} to ${teamName(table, game.winner)}, ${game.scores[game.winner]}–${game.scores[1 - game.winner]}`;
+  // The deciding game (its `rubber_won` follows at once): two games won.
+  if (rubber.result || (rubber.known && gamesWon(rubber)[game.winner] >= 2)) return `${text}: the rubber is decided.`;
+  return rubber.known ? `${text}; game ${rubber.games.length + 1} begins.` : `${text}.`;
+}
+
+// "Rubber: 1–0", the viewer's side first (North–South for a spectator).
+function rubberTally(table) {
+  const won = gamesWon(table.rubber);
+  const mine = table.yourSeat === null ? 0 : teamOf(table.yourSeat);
+  return { text: `${won[mine]}–${won[1 - mine]}`, label: `Rubber, games won: ${teamName(table, mine)} ${won[mine]}, ${teamName(table, 1 - mine)} ${won[1 - mine]}` };
+}
+
+// The rubber's end: games, rubber points and the winners' margin.
+function rubberResultText(table) {
+  const rubber = table.rubber;
+  const winner = rubber?.winner;
+  if (!rubber?.result || winner === null || winner === undefined) return '';
+  const won = gamesWon(rubber);
+  const points = rubber.result.rubber_points;
+  const games = rubber.known ? `${won[winner]} games to ${won[1 - winner]}` : 'two games';
+  return `${games}; rubber points ${points[winner]} to ${points[1 - winner]}, a margin of ${rubber.result.margin}.`;
 }
 
 // A hand's result, told from the viewer's side.
@@ -74,7 +109,7 @@ export function outcomeText(table, outcome) {
   const what = made < 3 ? 'Euchred!' : made === 5 ? (outcome.alone ? 'Lone march!' : 'March!') : 'Made it.';
   const defender = outcome.lone_defender ?? null;
   const against = defender === null ? '' : ` against ${defender === table.yourSeat ? 'you' : seatName(table, defender)} defending alone`;
-  return `${what} ${who} called ${outcome.trump}${alone}${against} and took ${made} trick${made === 1 ? '' : 's'}: ${teamName(table, scorer)} +${points}.`;
+  return `${what} ${who} called ${trumpWords(outcome.trump)}${alone}${against} and took ${made} trick${made === 1 ? '' : 's'}: ${teamName(table, scorer)} +${points}.`;
 }
 
 // One line for the log (and the screen reader) about an event, if worth one.
@@ -90,13 +125,15 @@ export function describe(table, event) {
       return `${name(event.dealer)} named ${event.suit} for the Joker: round one is about ${event.suit}.`;
     case 'passed':
       // After trump is made, a pass is a defender declining to play alone.
-      return table.game?.trump
+      return contractMade(table.game)
         ? `${name(event.seat)} ${verb(table, event.seat, 'do', 'does')} not defend alone.`
         : `${name(event.seat)} passed.`;
     case 'up_card_turned_down': {
       const named = isJoker(event.card) && table.game?.joker_suit ? ` (standing for ${table.game.joker_suit})` : '';
       return `The ${cardName(event.card)}${named} is turned down. Round two: name a suit.`;
     }
+    case 'no_trump_called':
+      return `${name(event.seat)} called no trump${event.alone ? ', going alone' : ''}. No trump: no bowers, the led suit wins.`;
     case 'trump_made': {
       const round1 = !table.game?.turned_down;
       const how = round1 ? (event.seat === table.game?.dealer ? 'picked up' : 'ordered up') : 'called';
@@ -123,13 +160,19 @@ export function describe(table, event) {
     case 'hand_ended':
       return `${outcomeText(table, event.outcome)} Score: ${scoreText(table, event.scores)}.`;
     case 'game_won': {
+      if (isRubber(table.game?.rules)) return gameBreakText(table);
       const score = `${event.scores[event.team]} to ${event.scores[1 - event.team]}`;
       if (table.yourSeat === null) return `Game over: ${teamName(table, event.team)} win ${score}.`;
       const [won, lost] = [event.scores[event.team], event.scores[1 - event.team]];
       return event.team === teamOf(table.yourSeat) ? `Game over: you win ${won} to ${lost}.` : `Game over: you lose ${lost} to ${won}.`;
     }
+    case 'rubber_won': {
+      const result = rubberResultText(table);
+      if (table.yourSeat === null) return `Rubber over: ${teamName(table, event.team)} win, ${result}`;
+      return `Rubber over: you ${event.team === teamOf(table.yourSeat) ? 'win' : 'lose'} the rubber, ${result}`;
+    }
     case 'game_started':
-      return 'The game begins.';
+      return isRubber(event.rules) ? 'The rubber begins: the best of three games.' : 'The game begins.';
     case 'seat_taken':
       return event.occupant.kind === 'player'
         ? `${event.occupant.player.name} sat down in seat ${event.seat + 1}.`
@@ -148,10 +191,11 @@ export function describe(table, event) {
 // The bids worth a speech bubble now: the bidding's, or (against a loner)
 // the defenders' answers.
 function bidsNow(game) {
-  if (!game.trump) return game.bids;
+  if (!contractMade(game)) return game.bids;
   if (game.phase !== 'defending_alone') return [];
-  const made = game.bids.findLastIndex(([, a]) => a.action === 'order_up' || a.action === 'call');
-  return game.bids.slice(made + 1);
+  const made = game.bids.findLastIndex(([, a]) => ['order_up', 'call', 'call_no_trump'].includes(a.action));
+  // (A snapshot's bids may lack the call: then none is shown rather than all.)
+  return made < 0 ? [] : game.bids.slice(made + 1);
 }
 
 // A line for the middle of the felt while a loner's hand gets ready.
@@ -351,7 +395,9 @@ export class TableView {
 
   renderBar(table) {
     const s = table.summary;
-    const status = { open: 'Waiting for players', playing: 'Playing', finished: 'Game over' }[s.status];
+    const rubber = isRubber(s.rules);
+    const status = { open: 'Waiting for players', playing: 'Playing', finished: rubber ? 'Rubber over' : 'Game over' }[s.status];
+    const tally = rubber && s.status !== 'open' && table.rubber?.known ? rubberTally(table) : null;
     const invite = this.app.inviteLink();
     return [
       h('h1', {}, `${s.host}'s table`),
@@ -363,6 +409,10 @@ export class TableView {
       s.rules.defend_alone && h('span', { class: 'tag' }, 'defend alone'),
       s.rules.call_for_best && h('span', { class: 'tag' }, 'call for best'),
       s.rules.joker && h('span', { class: 'tag' }, 'joker'),
+      s.rules.allow_no_trump && h('span', { class: 'tag' }, 'no trump'),
+      rubber && (tally
+        ? h('span', { class: 'tag rubber-tally', 'aria-label': tally.label, title: 'Games won in the rubber (best of three)' }, `Rubber: ${tally.text}`)
+        : h('span', { class: 'tag rubber-tally' }, 'Rubber (best of three)')),
       s.private && h('span', { class: 'tag' }, 'private'),
       s.turn_seconds && h('span', { class: 'tag' }, `${s.turn_seconds} s turns`),
       h('span', { class: 'status' }, status),
@@ -393,8 +443,9 @@ export class TableView {
     const playing = game && game.phase !== 'finished' && !isOver(game);
     const badges = [];
     if (game && game.dealer === seat && table.summary.status !== 'open') badges.push(h('span', { class: 'badge dealer', title: 'Dealer' }, 'Dealer'));
-    if (game?.maker === seat && game.trump) {
-      badges.push(h('span', { class: 'badge maker' }, `Maker ${SUIT_SYMBOLS[game.trump]}${game.alone ? ' alone' : ''}`));
+    if (game?.maker === seat && contractMade(game)) {
+      const what = game.trump ? SUIT_SYMBOLS[game.trump] : 'no trump';
+      badges.push(h('span', { class: 'badge maker' }, `Maker ${what}${game.alone ? ' alone' : ''}`));
     }
     const out = game && playing && sittingOut(game).has(seat);
     if (out) badges.push(h('span', { class: 'badge out', title: 'Sits this hand out' }, 'Sits out'));
@@ -432,6 +483,12 @@ export class TableView {
       parts.push(h('div', { class: ['trump-chip', `suit-${game.trump}`] },
         h('span', { 'aria-hidden': 'true', class: 'big' }, SUIT_SYMBOLS[game.trump]),
         ` Trump: ${suitName(game.trump)}`));
+    } else if (game.no_trump) {
+      parts.push(h('div', { class: ['trump-chip', 'no-trump'] }, 'No trump'));
+    }
+    // A rubber's game just won: said until the next game's first hand is over.
+    if (table.rubber?.fresh && !isOver(game)) {
+      parts.push(h('p', { class: 'game-break', role: 'status' }, gameBreakText(table)));
     }
     if (trick) {
       const done = trick.winner !== null;
@@ -462,9 +519,14 @@ export class TableView {
     if (note) parts.push(h('p', { class: 'phase-note' }, note));
     if (isOver(game)) {
       const us = table.yourSeat !== null && teamOf(table.yourSeat) === game.winner;
-      parts.push(h('div', { class: 'game-over', role: 'status' },
-        h('h2', {}, table.yourSeat === null ? `${teamName(table, game.winner)} win` : us ? 'You win!' : 'You lose'),
-        h('p', {}, `${game.scores[game.winner]} to ${game.scores[1 - game.winner]}`)));
+      const rubber = isRubber(game.rules) && table.rubber?.result;
+      const what = rubber ? ' the rubber' : '';
+      parts.push(h('div', { class: ['game-over', rubber && 'rubber-over'], role: 'status' },
+        h('h2', {}, table.yourSeat === null ? `${teamName(table, game.winner)} win${what}` : us ? `You win${what}!` : `You lose${what}`),
+        rubber
+          ? [h('p', { class: 'rubber-result' }, rubberResultText(table)),
+            h('p', {}, `The last game: ${game.scores[game.winner]} to ${game.scores[1 - game.winner]}`)]
+          : h('p', {}, `${game.scores[game.winner]} to ${game.scores[1 - game.winner]}`)));
     } else if (game.phase === 'finished' && game.last_outcome) {
       parts.push(h('p', { class: 'result' }, outcomeText(table, game.last_outcome)));
     }
@@ -522,6 +584,7 @@ export class TableView {
     else if (kinds.has('play')) line = 'Your turn: play a highlighted card. ';
     else if (kinds.has('defend_alone')) line = 'Your turn: defend alone against the loner, or pass. ';
     else if (kinds.has('name_suit')) line = 'Your turn: the Joker is turned up. Name the suit it stands for; round one is then about that suit. ';
+    else if (game.phase === 'calling' && kinds.has('call_no_trump')) line = 'Your turn: name trump, call no trump, or pass. ';
     else if (game.phase === 'calling') line = 'Your turn: name trump or pass. ';
     else if (kinds.has('order_up')) line = 'Your turn: order it up or pass. ';
     out.push(h('p', { class: 'status-line your-turn' }, line, timer));
@@ -573,6 +636,7 @@ export class TableView {
           break;
         }
         case 'call': text = `${SUIT_SYMBOLS[action.suit]} ${suitName(action.suit)}`; key = `call-${action.suit}`; break;
+        case 'call_no_trump': text = 'No trump'; key = 'call_no_trump'; break;
         case 'farmers_hand': text = "Farmer's hand (throw in)"; key = 'farmers_hand'; break;
         case 'defend_alone': text = 'Defend alone'; key = 'defend_alone'; break;
         case 'name_suit': text = `${SUIT_SYMBOLS[action.suit]} ${suitName(action.suit)}`; key = `name-${action.suit}`; break;
@@ -581,7 +645,8 @@ export class TableView {
       if (wanted.alone) text += ' alone';
       buttons.push(h('button', {
         type: 'button',
-        title: onlyAlone ? 'Canadian loner: the dealer’s partner may order it up only alone' : undefined,
+        title: onlyAlone ? 'Canadian loner: the dealer’s partner may order it up only alone'
+          : action.action === 'call_no_trump' ? 'No trump suit, no bowers: the highest card of the suit led wins' : undefined,
         class: ['bid', action.suit && `suit-${action.suit}`, action.action !== 'pass' && 'primary'],
         'data-action': key,
         'data-focus': `bid-${key}`,
@@ -661,8 +726,18 @@ export class TableView {
     const scores = game?.scores ?? [0, 0];
     const mine = table.yourSeat === null ? 0 : teamOf(table.yourSeat);
     const order = [mine, 1 - mine];
+    const rubber = isRubber(table.summary.rules) && game;
+    let which = null;
+    if (rubber && table.rubber?.known) {
+      const won = gamesWon(table.rubber);
+      const number = Math.min(3, table.rubber.games.length + (isOver(game) || game.game_ended ? 0 : 1));
+      which = h('p', { class: 'rubber-line' }, `Game ${number} of the rubber · games won: ${teamName(table, mine)} ${won[mine]}, ${teamName(table, 1 - mine)} ${won[1 - mine]}`);
+    } else if (rubber) {
+      which = h('p', { class: 'rubber-line' }, 'A rubber: the best of three games');
+    }
     return [
       h('h2', {}, `Score (to ${table.summary.rules.points_to_win})`),
+      which,
       h('dl', { class: 'scores' }, order.map((team) => [
         h('dt', {}, teamName(table, team)),
         h('dd', { 'data-team': team }, String(scores[team])),
@@ -678,6 +753,8 @@ export class TableView {
     if (game.trump) {
       lines.push(h('p', {}, h('span', { class: `suit-${game.trump}` }, `${SUIT_SYMBOLS[game.trump]} ${suitName(game.trump)}`),
         ` made by ${seatName(table, game.maker)}${game.alone ? ' (alone)' : ''}`));
+    } else if (game.no_trump) {
+      lines.push(h('p', { class: 'no-trump-line' }, `No trump, called by ${seatName(table, game.maker)}${game.alone ? ' (alone)' : ''}`));
     } else if (game.phase !== 'finished') {
       const stage = { naming_joker_suit: "The dealer names the Joker's suit", calling: 'Round two of bidding' }[game.phase];
       lines.push(h('p', {}, stage ?? 'Round one of bidding'));
