@@ -484,7 +484,7 @@ test('a rubber: a game won is not the end; the scores start again; rubber_won en
   assert.equal(single.game.winner, 0);
 });
 
-test('a rubber seen again by a snapshot keeps its games; one first seen mid-rubber does not know them', () => {
+test('a rubber seen again by a snapshot keeps its games; one first seen mid-rubber knows them from the view', () => {
   const options = { rubber: true, points_to_win: 2 };
   const before = play([...madeHand(0, 3, [2, 0]), { event: 'game_won', team: 0, scores: [2, 0] }, madeHand(1, 0, [0, 0])[0]], { options });
   const snap = snapshot();
@@ -498,6 +498,12 @@ test('a rubber seen again by a snapshot keeps its games; one first seen mid-rubb
   const fresh = model.fromSnapshot(snap);
   assert.equal(fresh.rubber.known, false);
   assert.deepEqual(model.gamesWon(fresh.rubber), [0, 0]);
+  // The server's game view lists the games finished: a page loaded
+  // mid-rubber knows them.
+  snap.state.game = { ...snap.state.game, games: [{ winner: 1, scores: [1, 2], rubber_points: 2 }] };
+  const reloaded = model.fromSnapshot(snap);
+  assert.equal(reloaded.rubber.known, true);
+  assert.deepEqual(model.gamesWon(reloaded.rubber), [0, 1]);
 });
 
 test('the words for no trump and for a rubber\'s games, at the table and in history', () => {

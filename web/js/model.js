@@ -33,10 +33,8 @@ export function fromSnapshot(message, previous = null) {
 
 // Playing rubbers (rules `rubber`): the games finished so far, as the
 // events told them ({ winner, scores }), and the rubber's result once
-// `rubber_won` has come. A snapshot does not carry the games, so they are
-// kept from before when the snapshot is of the same match (its hands
-// numbered on from ours); a table first seen mid-rubber does not know them
-// (`known: false`).
+// `rubber_won` has come. A snapshot's game view lists the games finished
+// (`games`), so a table first seen mid-rubber knows them too.
 function newRubber(known = true) {
   return { games: [], result: null, winner: null, known, fresh: false };
 }
@@ -44,6 +42,17 @@ function newRubber(known = true) {
 function rubberFromSnapshot(game, previous) {
   const before = previous?.rubber;
   const sameMatch = before && previous.game && game && game.hand_number >= previous.game.hand_number;
+  if (Array.isArray(game?.games)) {
+    const rubber = sameMatch ? before : newRubber();
+    rubber.known = true;
+    // The view's games, keeping the hand each ended on where we saw it.
+    rubber.games = game.games.map((result, index) => ({
+      winner: result.winner,
+      scores: [...result.scores],
+      hand: rubber.games[index]?.hand ?? null,
+    }));
+    return rubber;
+  }
   if (sameMatch) return before;
   return newRubber(!game || game.hand_number === 0);
 }

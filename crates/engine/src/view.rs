@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, HandOutcome, PerTeam, Seat, Team, Viewer};
 use crate::card::{Card, Suit};
-use crate::game::Game;
+use crate::game::{Game, GameResult};
 use crate::hand::Phase;
 use crate::rules::Rules;
 use crate::trump::{self, Mode};
@@ -33,6 +33,8 @@ pub struct GameView {
     pub turn: Option<Seat>,
     pub scores: PerTeam<u16>,
     pub winner: Option<Team>,
+    /// Playing rubbers: the games finished so far.
+    pub games: Vec<GameResult>,
     pub up_card: Card,
     /// The suit a turned-up joker stands for, once the dealer has named it.
     pub joker_suit: Option<Suit>,
@@ -85,8 +87,10 @@ impl GameView {
                 matches!(
                     step.action,
                     Action::Pass
+                        | Action::NameSuit { .. }
                         | Action::OrderUp { .. }
                         | Action::Call { .. }
+                        | Action::CallNoTrump { .. }
                         | Action::FarmersHand
                         | Action::DefendAlone
                 )
@@ -107,6 +111,7 @@ impl GameView {
             turn: game.turn(),
             scores: game.scores(),
             winner: game.winner(),
+            games: game.games().to_vec(),
             up_card: hand.up_card(),
             joker_suit: hand.up_suit().filter(|_| hand.up_card().is_joker()),
             up_card_picked_up: hand.up_card_picked_up(),
