@@ -239,10 +239,17 @@ pub enum Preset {
     TwoHandedPlain,
     /// Sheet 003 with the 32-card pack (seven to ace).
     ClassicPiquet,
+    /// Sheet 003 with the joker added as the highest trump.
+    ClassicJoker,
+    /// Sheet 003 scored in rubbers: best of three games, rubber points.
+    ClassicRubber,
+    /// Sheet 004's house rules with the eights added (28 cards; a farmer's
+    /// hand is then of nines and eights).
+    FarmersEights,
 }
 
 impl Preset {
-    pub const ALL: [Preset; 11] = [
+    pub const ALL: [Preset; 14] = [
         Preset::Standard,
         Preset::StickTheDealer,
         Preset::Tournament,
@@ -254,6 +261,9 @@ impl Preset {
         Preset::TwoHanded,
         Preset::TwoHandedPlain,
         Preset::ClassicPiquet,
+        Preset::ClassicJoker,
+        Preset::ClassicRubber,
+        Preset::FarmersEights,
     ];
 
     pub fn name(self) -> &'static str {
@@ -269,6 +279,9 @@ impl Preset {
             Preset::TwoHanded => "two_handed",
             Preset::TwoHandedPlain => "two_handed_plain",
             Preset::ClassicPiquet => "classic_piquet",
+            Preset::ClassicJoker => "classic_joker",
+            Preset::ClassicRubber => "classic_rubber",
+            Preset::FarmersEights => "farmers_eights",
         }
     }
 
@@ -321,6 +334,9 @@ impl Preset {
             },
             Preset::TwoHandedPlain => Rules { players: 2, ..standard },
             Preset::ClassicPiquet => Rules { deck: Deck::SevenToAce, ..Preset::Classic.rules() },
+            Preset::ClassicJoker => Rules { joker: true, ..Preset::Classic.rules() },
+            Preset::ClassicRubber => Rules { rubber: true, ..Preset::Classic.rules() },
+            Preset::FarmersEights => Rules { deck: Deck::EightToAce, ..Preset::Farmers.rules() },
         }
     }
 }
