@@ -580,7 +580,8 @@ impl Hand {
                 Phase::Finished => {}
             }
         }
-        if playing && self.check(seat, Action::Concede).is_ok() {
+        // What `check` asks of a concession, without the rest of it.
+        if playing && (self.rules.teams() <= 2 || self.is_maker_team(seat)) {
             list.push(Action::Concede);
         }
         list
