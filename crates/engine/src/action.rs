@@ -334,7 +334,7 @@ pub enum Event {
         number: u32,
         dealer: Seat,
         up_card: Card,
-        hands: [Option<CardSet>; 4],
+        hands: DealtHands,
     },
     /// The joker was turned up and the dealer named the suit it stands for.
     JokerSuitNamed {
@@ -428,13 +428,11 @@ impl Event {
         let may_see = |seat: Seat| viewer == Viewer::Seat(seat);
         match self {
             Event::HandDealt { number, dealer, up_card, hands } => {
-                let mut visible = [None; 4];
-                for (index, hand) in hands.iter().enumerate() {
-                    if may_see(Seat(index as u8)) {
-                        visible[index] = *hand;
-                    }
-                }
-                Event::HandDealt { number, dealer, up_card, hands: visible }
+                let seat = match viewer {
+                    Viewer::Seat(seat) => Some(seat),
+                    Viewer::Spectator => None,
+                };
+                Event::HandDealt { number, dealer, up_card, hands: hands.only(seat) }
             }
             Event::Discarded { seat, card } => {
                 Event::Discarded { seat, card: card.filter(|_| may_see(seat)) }
@@ -455,7 +453,7 @@ impl Event {
         match *self {
             Event::HandDealt { up_card, hands, .. } => {
                 shown.insert(up_card);
-                for hand in hands.into_iter().flatten() {
+                for hand in hands.iter().flatten() {
                     shown = shown.union(hand);
                 }
             }
@@ -470,6 +468,90 @@ impl Event {
             _ => {}
         }
         shown
+    }
+}
+
+/// Each seat's dealt hand, or nothing where the viewer may not see it. On
+/// the wire an array of four, `null` for a hidden (or absent) hand. Held as
+/// four card sets and a mask rather than four `Option`s (16 bytes each), so
+/// that an [`Event`], which `Game::apply` returns by value, stays small.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct DealtHands {
+    cards: [CardSet; 4],
+    /// Bit `i`: seat `i`'s hand is shown.
+    shown: u8,
+}
+
+impl DealtHands {
+    /// Every seat's hand, shown.
+    pub fn all(cards: [CardSet; 4]) -> DealtHands {
+        DealtHands { cards, shown: 0b1111 }
+    }
+
+    /// Seat `index`'s hand, if shown.
+    pub fn get(&self, index: usize) -> Option<CardSet> {
+        (index < 4 && self.shown & (1 << index) != 0).then(|| self.cards[index])
+    }
+
+    /// Only `seat`'s hand (none for `None`); the others' cards are dropped.
+    pub fn only(self, seat: Option<Seat>) -> DealtHands {
+        let mut kept = DealtHands::default();
+        if let Some(index) = seat.map(Seat::index).filter(|index| *index < 4)
+            && let Some(cards) = self.get(index)
+        {
+            kept.cards[index] = cards;
+            kept.shown = 1 << index;
+        }
+        kept
+    }
+
+    /// The four seats' hands in order, `None` where hidden.
+    pub fn iter(&self) -> impl Iterator<Item = Option<CardSet>> + '_ {
+        (0..4).map(|index| self.get(index))
+    }
+}
+
+impl fmt::Debug for DealtHands {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for DealtHands {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for DealtHands {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let hands = Vec::<Option<CardSet>>::deserialize(deserializer)?;
+        if hands.len() > 4 {
+            return Err(serde::de::Error::invalid_length(hands.len(), &"four hands at most"));
+        }
+        let mut dealt = DealtHands::default();
+        for (index, hand) in hands.into_iter().enumerate() {
+            if let Some(cards) = hand {
+                dealt.cards[index] = cards;
+                dealt.shown |= 1 << index;
+            }
+        }
+        Ok(dealt)
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for DealtHands {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        <[Option<CardSet>; 4]>::schema_name()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <[Option<CardSet>; 4]>::json_schema(generator)
     }
 }
 

@@ -7,7 +7,8 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::action::{
-    Action, Event, EventList, EventSink, HandOutcome, PerTeam, Seat, Team, ThrowIn, Viewer,
+    Action, DealtHands, Event, EventList, EventSink, HandOutcome, PerTeam, Seat, Team, ThrowIn,
+    Viewer,
 };
 use crate::card::{Card, CardSet, Rank};
 use crate::deal::Deal;
@@ -302,7 +303,7 @@ impl Game {
             number: self.hand_number(),
             dealer: deal.dealer,
             up_card: deal.up_card,
-            hands: deal.hands.map(Some),
+            hands: DealtHands::all(deal.hands),
         });
     }
 
@@ -344,7 +345,7 @@ impl Game {
             number: self.hand_number(),
             dealer: deal.dealer,
             up_card: deal.up_card,
-            hands: deal.hands.map(Some),
+            hands: DealtHands::all(deal.hands),
         }
     }
 }

@@ -51,8 +51,8 @@ pub mod trump;
 pub mod view;
 
 pub use action::{
-    Action, Event, EventList, EventSink, HandOutcome, MAX_TEAMS, NoEvents, PerTeam, PlayedHand,
-    Seat, Team, ThrowIn, Viewer,
+    Action, DealtHands, Event, EventList, EventSink, HandOutcome, MAX_TEAMS, NoEvents, PerTeam,
+    PlayedHand, Seat, Team, ThrowIn, Viewer,
 };
 pub use card::{Card, CardSet, Rank, Suit};
 pub use deal::{Deal, DealError};

@@ -115,7 +115,7 @@ fn audit_leaks(client: &Client, seat: Option<u8>) {
                 Event::HandDealt { up_card, hands, .. } => {
                     known = CardSet::single(up_card);
                     if let Some(seat) = seat {
-                        learns = hands[usize::from(seat)].unwrap_or_default();
+                        learns = hands.get(usize::from(seat)).unwrap_or_default();
                     }
                     for (index, hand) in hands.iter().enumerate() {
                         if Some(index as u8) != seat {
