@@ -104,6 +104,15 @@ impl<T> PerTeam<T> {
         self.as_slice().iter()
     }
 
+    /// The first two teams' values: the shape of a partnership game's
+    /// numbers where a pair is kept (EGN, the store's columns).
+    pub fn pair(&self) -> [T; 2]
+    where
+        T: Copy,
+    {
+        [self.values[0], self.values[1]]
+    }
+
     /// The teams with their values.
     pub fn teams(&self) -> impl Iterator<Item = (Team, &T)> {
         self.as_slice().iter().enumerate().map(|(index, value)| (Team(index as u8), value))

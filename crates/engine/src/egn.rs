@@ -124,15 +124,6 @@ pub const VERSION: &str = "1.4";
 const PLAYERS: u8 = 4;
 const HAND_SIZE: usize = 5;
 
-/// A partnership game's per-team values as EGN's pairs.
-fn pair<T: Copy + Default>(values: PerTeam<T>) -> [T; 2] {
-    let mut pair = [T::default(); 2];
-    for (slot, value) in pair.iter_mut().zip(values.iter()) {
-        *slot = *value;
-    }
-    pair
-}
-
 fn per_team(pair: [u16; 2]) -> PerTeam<u16> {
     let mut values = PerTeam::new(2);
     values[Team(0)] = pair[0];
@@ -912,7 +903,7 @@ fn replay_game(game: &EgnGame) -> Result<(Verification, Vec<HandRecord>), Verify
                 "the record stops before the hand is over, yet more deals follow",
             ));
         }
-        let points = outcome.and_then(|o| o.points()).map(pair).unwrap_or([0, 0]);
+        let points = outcome.and_then(|o| o.points()).map(|points| points.pair()).unwrap_or([0, 0]);
         for (total, points) in score.iter_mut().zip(points) {
             *total = total.saturating_add(u16::from(points));
         }
@@ -927,7 +918,7 @@ fn replay_game(game: &EgnGame) -> Result<(Verification, Vec<HandRecord>), Verify
             maker: hand.maker(),
             trump: hand.trump(),
             alone: hand.alone(),
-            tricks: pair(hand.tricks_won()),
+            tricks: hand.tricks_won().pair(),
             points,
             score,
             cards,

@@ -403,7 +403,7 @@ impl From<&MatchSummary> for MatchSummaryView {
                 .iter()
                 .map(|game| RubberGameView {
                     winner: game.winner.0,
-                    scores: euchre_store::partnership_scores(game.scores),
+                    scores: game.scores.pair(),
                     rubber_points: game.rubber_points,
                 })
                 .collect(),
@@ -556,7 +556,7 @@ pub fn match_view(detail: &MatchDetail) -> Result<MatchView, String> {
     let mut scores = [0u16; 2];
     // A rubber's games, in order: when the running score reaches a game's
     // final score (it only grows within a game), the next game starts at 0.
-    let mut games = record.games.iter().map(|game| euchre_store::partnership_scores(game.scores));
+    let mut games = record.games.iter().map(|game| game.scores.pair());
     let mut game_end = games.next();
     let mut hands = Vec::with_capacity(record.hands.len());
     for (number, hand) in record.hands.iter().enumerate() {
@@ -828,7 +828,7 @@ pub fn import_writes(id: &str, record: &GameRecord, names: &[String], at: Millis
     }
     writes.push(Write::MatchEnded {
         match_id: id.to_owned(),
-        scores: euchre_store::partnership_scores(record.scores),
+        scores: record.scores.pair(),
         winner: record.winner.map(|team| team.0),
         at,
         games: record.games.clone(),
@@ -1076,7 +1076,7 @@ mod tests {
             seats,
             started_at: 1,
             ended_at: ended.then_some(2),
-            scores: euchre_store::partnership_scores(record.scores),
+            scores: record.scores.pair(),
             winner: record.winner.map(|team| team.0),
             games: record.games.clone(),
         };

@@ -745,7 +745,7 @@ impl Table {
                 }),
                 Event::GameWon { team, .. } if over => writes.push(Write::MatchEnded {
                     match_id: match_id.clone(),
-                    scores: euchre_store::partnership_scores(final_scores),
+                    scores: final_scores.pair(),
                     winner: Some(team.0),
                     at,
                     games: games.clone(),

@@ -15,19 +15,8 @@
 use std::fmt;
 
 use async_trait::async_trait;
-use euchre_engine::{Action, Deal, GameRecord, GameResult, GameStart, HandOutcome, PerTeam, Rules};
+use euchre_engine::{Action, Deal, GameRecord, GameResult, GameStart, HandOutcome, Rules};
 use serde::{Deserialize, Serialize};
-
-/// A game's scores as the store keeps them: two partnerships (`score0`,
-/// `score1`). Tables offer only partnership games so far
-/// (`TableSettings::resolve_rules`); a third team would need a column.
-pub fn partnership_scores(scores: PerTeam<u16>) -> [u16; 2] {
-    let mut pair = [0; 2];
-    for (slot, score) in pair.iter_mut().zip(scores.iter()) {
-        *slot = *score;
-    }
-    pair
-}
 
 pub mod journal;
 pub mod postgres;
@@ -102,7 +91,10 @@ pub enum Write {
     },
     MatchEnded {
         match_id: String,
-        /// The (last) game's final scores.
+        /// The (last) game's final scores, the two partnerships' (`score0`,
+        /// `score1`; `PerTeam::pair`): tables offer only partnership games
+        /// so far (`TableSettings::resolve_rules`), a third team would need a
+        /// column.
         scores: [u16; 2],
         winner: Option<u8>,
         at: Millis,

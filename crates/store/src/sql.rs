@@ -431,7 +431,7 @@ fn partnership_team(seat: Seat) -> Team {
 
 /// A hand's points as the two partnerships' columns (none when thrown in).
 pub(crate) fn partnership_points(outcome: &HandOutcome) -> [u8; 2] {
-    outcome.points().map_or([0, 0], |points| [points[0], points[1]])
+    outcome.points().map_or([0, 0], |points| points.pair())
 }
 
 pub(crate) fn live_table(

@@ -22,7 +22,7 @@ use euchre_store::postgres::PgStore;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{
     Cursor, LiveTable, MatchDetail, MatchQuery, MatchSeat, MatchSummary, Millis, PlayerRow,
-    PlayerStats, Store, StoreError, Write, partnership_scores,
+    PlayerStats, Store, StoreError, Write,
 };
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -279,12 +279,12 @@ impl Recorder {
         let game = &played.game;
         let winner = game.winner().map(|team| team.0);
         played.summary.ended_at = Some(at);
-        played.summary.scores = partnership_scores(game.scores());
+        played.summary.scores = game.scores().pair();
         played.summary.winner = winner;
         played.summary.games = game.games().to_vec();
         self.writes.push(Write::MatchEnded {
             match_id: played.summary.id.clone(),
-            scores: partnership_scores(game.scores()),
+            scores: game.scores().pair(),
             winner,
             at,
             games: game.games().to_vec(),
@@ -440,7 +440,7 @@ fn history() -> (Vec<Write>, History) {
         if let Ending::Abandoned(_) = ending {
             recorder.end(&mut match_played, at + 1);
         }
-        match_played.summary.scores = partnership_scores(match_played.game.scores());
+        match_played.summary.scores = match_played.game.scores().pair();
         played.push(match_played);
     }
     recorder.writes.push(Write::TableClosed { id: table_id(3), at: 900_000 });

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use euchre_engine::egn::{self, DealResult, Ending, Problem, Verification};
-use euchre_engine::{Game, GameRecord, HandOutcome, PerTeam, ReplayError};
+use euchre_engine::{Game, GameRecord, HandOutcome, ReplayError};
 use serde_json::{Value, json};
 
 /// What kind of file was read.
@@ -139,7 +139,7 @@ fn check_record(value: Value) -> Result<Verification, Failure> {
     }
     let mut verification = summarize(&game);
     if record.scores != game.scores() {
-        let (recorded, derived) = (pair(record.scores), pair(game.scores()));
+        let (recorded, derived) = (record.scores.pair(), game.scores().pair());
         verification.problems.push(Problem::FinalScoreDiffers { recorded, derived });
     }
     Ok(verification)
@@ -164,14 +164,6 @@ fn replay_failure(error: &ReplayError) -> Failure {
     }
 }
 
-/// A partnership game's per-team values as a pair.
-fn pair<T: Copy + Default>(values: PerTeam<T>) -> [T; 2] {
-    [
-        values.iter().next().copied().unwrap_or_default(),
-        values.iter().nth(1).copied().unwrap_or_default(),
-    ]
-}
-
 /// The same summary [`egn::verify`] gives, from a replayed game.
 fn summarize(game: &Game) -> Verification {
     let hands = &game.record().hands;
@@ -185,8 +177,8 @@ fn summarize(game: &Game) -> Verification {
                 Some(played.maker),
                 played.trump,
                 played.alone,
-                pair(played.tricks),
-                pair(played.points),
+                played.tricks.pair(),
+                played.points.pair(),
             ),
             Some(HandOutcome::ThrownIn(_)) => (Ending::ThrownIn, None, None, false, [0, 0], [0, 0]),
             // Only the last hand can be in progress: it is the game's current hand.
@@ -195,7 +187,7 @@ fn summarize(game: &Game) -> Verification {
                 current.maker(),
                 current.trump(),
                 current.alone(),
-                pair(current.tricks_won()),
+                current.tricks_won().pair(),
                 [0, 0],
             ),
         };
