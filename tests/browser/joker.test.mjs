@@ -9,21 +9,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { SCREENSHOTS, createTable, gameOver, playOneStep, playUntil, takeSeat, withServerAndBrowser } from './support.mjs';
+import { SCREENSHOTS, createTable, gameOver, playOneStep, playUntil, rematchStep, takeSeat, withServerAndBrowser } from './support.mjs';
 
 const env = withServerAndBrowser();
-
-// The host's rematch, when a game ended before what the test waits for.
-async function rematchStep(page) {
-  const rematch = page.getByRole('button', { name: 'Rematch' });
-  if (await rematch.count() === 0) return null;
-  try {
-    await rematch.click({ timeout: 2000 });
-    return 'rematch';
-  } catch {
-    return null;
-  }
-}
 
 // Steps every page until `found()` gives something (checked between
 // steps), with rematches if a game ends first.

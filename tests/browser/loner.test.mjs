@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { SCREENSHOTS, createTable, playOneStep, takeSeat, withServerAndBrowser } from './support.mjs';
+import { SCREENSHOTS, createTable, playOneStep, rematchStep, takeSeat, withServerAndBrowser } from './support.mjs';
 
 const env = withServerAndBrowser();
 
@@ -54,18 +54,6 @@ function passingStep(loner = null, { keepPassCard = false } = {}) {
     }
     return playOneStep(page);
   };
-}
-
-// The host's rematch, when a game ended before the phase came.
-async function rematchStep(page) {
-  const rematch = page.getByRole('button', { name: 'Rematch' });
-  if (await rematch.count() === 0) return null;
-  try {
-    await rematch.click({ timeout: 2000 });
-    return 'rematch';
-  } catch {
-    return null;
-  }
 }
 
 // Steps every page until `found()` gives something (checked between

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { SCREENSHOTS, createTable, playOneStep, withServerAndBrowser } from './support.mjs';
+import { SCREENSHOTS, createTable, playOneStep, rematchStep, withServerAndBrowser } from './support.mjs';
 
 const env = withServerAndBrowser();
 
@@ -29,17 +29,6 @@ async function waitForNoTrumpStep(page) {
     }
   }
   return null;
-}
-
-async function rematchStep(page) {
-  const rematch = page.getByRole('button', { name: 'Rematch' });
-  if (await rematch.count() === 0) return null;
-  try {
-    await rematch.click({ timeout: 2000 });
-    return 'rematch';
-  } catch {
-    return null;
-  }
 }
 
 test('the form offers no trump, never together with the joker', async () => {

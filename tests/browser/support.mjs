@@ -141,6 +141,19 @@ export async function playUntil(pages, done, { timeoutMs = 90000, onStep } = {})
   throw new Error(`play did not finish within ${timeoutMs} ms (${steps} steps)`);
 }
 
+// The host's rematch, when a game ended before what a test waits for:
+// 'rematch' if it was clicked, else null.
+export async function rematchStep(page) {
+  const rematch = page.getByRole('button', { name: 'Rematch' });
+  if (await rematch.count() === 0) return null;
+  try {
+    await rematch.click({ timeout: 2000 });
+    return 'rematch';
+  } catch {
+    return null;
+  }
+}
+
 export async function gameOver(page) {
   return (await page.locator('.game-over').count()) > 0;
 }
