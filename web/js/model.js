@@ -147,17 +147,10 @@ function applyRubberEvent(table, event) {
 }
 
 // A game before its first deal (the `hand_dealt` that follows fills it in).
-function newGame(rules, yourSeat) {
+// What every hand starts with, as does a new game: nothing named, bid,
+// made, passed, discarded or played yet.
+function freshHand() {
   return {
-    viewer: yourSeat === null ? 'spectator' : { seat: yourSeat },
-    rules,
-    hand_number: 0,
-    dealer: 0,
-    phase: 'ordering_up',
-    turn: null,
-    scores: [0, 0],
-    winner: null,
-    up_card: null,
     joker_suit: null,
     up_card_picked_up: false,
     turned_down: null,
@@ -169,12 +162,27 @@ function newGame(rules, yourSeat) {
     lone_defender: null,
     passed_card: null,
     loner_discard: null,
-    hand: yourSeat === null ? null : [],
-    hand_sizes: [0, 0, 0, 0],
     discard: null,
     bids: [],
     tricks: [],
     tricks_won: [0, 0],
+  };
+}
+
+function newGame(rules, yourSeat) {
+  return {
+    viewer: yourSeat === null ? 'spectator' : { seat: yourSeat },
+    rules,
+    hand_number: 0,
+    dealer: 0,
+    phase: 'ordering_up',
+    turn: null,
+    scores: [0, 0],
+    winner: null,
+    up_card: null,
+    ...freshHand(),
+    hand: yourSeat === null ? null : [],
+    hand_sizes: [0, 0, 0, 0],
     last_outcome: null,
   };
 }
@@ -261,24 +269,10 @@ export function applyGameEvent(game, event, yourSeat) {
         phase: jokerUp ? 'naming_joker_suit' : 'ordering_up',
         turn: jokerUp ? event.dealer : nextSeat(event.dealer),
         up_card: event.up_card,
-        joker_suit: null,
-        up_card_picked_up: false,
-        turned_down: null,
-        trump: null,
-        no_trump: false,
-        maker: null,
-        alone: false,
-        sitting_out: null,
+        ...freshHand(),
         hand_sizes: [HAND_SIZE, HAND_SIZE, HAND_SIZE, HAND_SIZE],
-        discard: null,
-        bids: [],
-        tricks: [],
-        tricks_won: [0, 0],
         claim: null,
         out: [],
-        lone_defender: null,
-        passed_card: null,
-        loner_discard: null,
       });
       // A rubber's next game: the scores start again.
       if (game.game_ended) {
