@@ -794,7 +794,7 @@ impl Hand {
     /// (Counted without `Seat::next`'s remainder: a division on every card
     /// played is a measurable part of a simulated hand.)
     #[inline]
-    fn next_active(&self, seat: Seat) -> Seat {
+    pub(crate) fn next_active(&self, seat: Seat) -> Seat {
         let players = self.rules.players;
         let step = |seat: u8| if seat + 1 < players { seat + 1 } else { 0 };
         let mut next = step(seat.0);
@@ -832,6 +832,24 @@ impl Hand {
             self.turn = winner;
             self.trick = Trick::new(winner);
         }
+    }
+
+    /// Ends card play with the tricks a [`crate::sim::CardPlay`] of this
+    /// hand won playing it out: the cards in hand are played and the hand
+    /// is scored. (The last trick's cards are not kept.)
+    pub(crate) fn finish_play(&mut self, tricks_won: PerTeam<u8>) {
+        debug_assert_eq!(self.phase, Phase::Playing);
+        for seat in Seat::all(self.rules.players) {
+            // Whoever sits out keeps his cards.
+            if !self.sits_out(seat) {
+                self.played = self.played.union(self.holding[seat.index()]);
+                self.holding[seat.index()] = CardSet::EMPTY;
+            }
+        }
+        self.tricks_won = tricks_won;
+        self.tricks_played = self.rules.hand_size() as u8;
+        self.trick = Trick::new(self.turn);
+        self.score();
     }
 
     /// Gives every trick not yet won (the current one included) to `team`.

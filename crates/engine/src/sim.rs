@@ -21,6 +21,10 @@
 //! }
 //! ```
 
+mod card_play;
+
+pub use card_play::CardPlay;
+
 use rand::{Rng, RngExt};
 
 use crate::action::{Action, HandOutcome, NoEvents, Seat};
@@ -37,26 +41,26 @@ pub fn random_hand(rules: &Rules, dealer: Seat, rng: &mut impl Rng) -> HandOutco
 }
 
 /// Finishes `hand` with random legal actions (see [`random_action`]) and
-/// returns how it ended: the playout of a Monte-Carlo search.
+/// returns how it ended: the playout of a Monte-Carlo search. Bids and
+/// discards go through [`Hand`]; the cards are played by [`CardPlay`], and
+/// the hand scores the tricks.
 pub fn playout(hand: &mut Hand, rng: &mut impl Rng) -> HandOutcome {
     loop {
-        // Card play first: it is nearly every step.
-        let result = match random_play(hand, rng) {
-            Some(card) => hand.play_with(card, &mut NoEvents),
-            None => {
-                if let Some(outcome) = hand.outcome() {
-                    return outcome;
-                }
-                let Some(seat) = hand.turn() else {
-                    unreachable!("a hand in progress has a seat to act");
+        match (hand.phase(), hand.turn()) {
+            (Phase::Playing, _) => {
+                let Some(mut play) = CardPlay::new(hand) else {
+                    unreachable!("cards are being played");
                 };
-                make_random_bid(hand, seat, rng);
-                Ok(())
+                let tricks = play.random_playout(rng);
+                hand.finish_play(tricks);
             }
-        };
-        if let Err(error) = result {
-            // Only legal actions are chosen, and the engine accepts those.
-            unreachable!("the engine refused its own legal action: {error}");
+            (_, Some(seat)) => make_random_bid(hand, seat, rng),
+            (_, None) => {
+                let Some(outcome) = hand.outcome() else {
+                    unreachable!("a finished hand has an outcome");
+                };
+                return outcome;
+            }
         }
     }
 }
@@ -199,24 +203,13 @@ fn bid_candidate(hand: &Hand, seat: Seat, rng: &mut impl Rng) -> Action {
 /// "perft". Every line of a hand has the same length, so a depth beyond the
 /// end of the hand counts the complete lines. Only [`Action::Play`] makes the
 /// tree: claims and concessions end a hand early and are not counted. A hand
-/// still in bidding has no plays and counts 0 at any positive depth.
+/// still in bidding has no plays and counts 0 at any positive depth. The
+/// tree is walked on [`CardPlay`].
 pub fn perft(hand: &Hand, depth: u32) -> u64 {
     if depth == 0 || hand.is_finished() {
         return 1;
     }
-    let plays = hand.legal_plays();
-    // Bulk counting: the last ply's leaves are just the legal cards.
-    if depth == 1 {
-        return u64::from(plays.len());
-    }
-    let mut leaves = 0;
-    for card in plays {
-        let mut next = *hand;
-        if next.play_with(card, &mut NoEvents).is_ok() {
-            leaves += perft(&next, depth - 1);
-        }
-    }
-    leaves
+    CardPlay::new(hand).map_or(0, |play| play.perft(depth))
 }
 
 #[cfg(test)]

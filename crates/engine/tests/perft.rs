@@ -5,7 +5,8 @@
 //! 1. through the full API, recursing over `Hand::legal_actions` and
 //!    `Hand::apply` (only `Action::Play`: claims and concessions end a hand
 //!    early and are not part of the card-play tree);
-//! 2. with `sim::perft`, the simulation path's bulk counter;
+//! 2. with `sim::perft`, the simulation path's bulk counter, which walks
+//!    `sim::CardPlay` (trump-relative bit sets, none of `Hand`'s play code);
 //! 3. with a counter written here from first principles, over plain
 //!    `Vec<Card>`s, with its own bidding outcome (trump or no trump, the
 //!    up-card or the joker's named suit, the dummy, who sits out), player

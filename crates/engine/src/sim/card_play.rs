@@ -1,0 +1,523 @@
+//! The card play of one hand on trump-relative bit sets: the inner loop of
+//! the simulation path.
+//!
+//! Once trump is known, how strong a card is depends only on the suit led,
+//! so each card gets a new number: four lanes of 16 bits, one per suit as
+//! it is followed (the left bower and the joker in trump's), lane 3 for
+//! trump, and within a lane the stronger card on the higher bit. Following
+//! suit is then one AND with the led card's lane, and a card takes the lead
+//! in a trick when its bit is above the best card's and it is in the led
+//! lane or in trump's (which, being the top lane, is above every other).
+//!
+//! [`CardPlay`] only plays cards: bidding, discards and scoring stay with
+//! [`Hand`], so the rules that differ between the games (who sits out, who
+//! leads, what a trick is worth) are decided there once and arrive here as
+//! the seats in play and the leader. The tests below check it against
+//! [`Hand`] card by card in every game form, and `tests/perft.rs` counts
+//! its trees against the full API and a model written from scratch.
+
+use rand::Rng;
+
+use crate::action::{PerTeam, Seat, Team};
+use crate::card::{Card, CardSet, Rank, Suit};
+use crate::error::RuleError;
+use crate::hand::{Hand, Phase};
+
+/// The card play of a hand, from the first lead (or any later point) to the
+/// last trick. It is `Copy` and 72 bytes: a search copies it for each line
+/// it tries.
+///
+/// ```
+/// use euchre_engine::{Action, Deal, Hand, Rules, Seat, sim::CardPlay};
+/// use rand::SeedableRng;
+/// use rand::rngs::SmallRng;
+///
+/// let mut rng = SmallRng::seed_from_u64(3);
+/// let rules = Rules::default();
+/// let mut hand = Hand::new(rules, Deal::shuffled(&rules, Seat(3), &mut rng));
+/// assert!(CardPlay::new(&hand).is_none(), "no cards are played in bidding");
+/// hand.apply(Seat(0), Action::OrderUp { alone: false }).unwrap();
+/// let discard = hand.holding(Seat(3)).first().unwrap();
+/// hand.apply(Seat(3), Action::Discard { card: discard }).unwrap();
+///
+/// let mut play = CardPlay::new(&hand).unwrap();
+/// assert_eq!(play.turn(), Some(Seat(0)));
+/// let lead = play.legal_plays().first().unwrap();
+/// play.play(lead).unwrap();
+/// let tricks = play.random_playout(&mut rng);
+/// assert_eq!(tricks[0] + tricks[1], 5);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CardPlay {
+    /// What each seat holds, renumbered.
+    hands: [u64; 4],
+    /// The lane of the card led to this trick: the cards that follow it.
+    /// Empty before the lead, when any card may be played.
+    led: u64,
+    /// Trump's lane; empty in a no-trump hand.
+    trump: u64,
+    /// The strongest card in this trick so far (0 before the lead).
+    best: u64,
+    /// This hand's trump: a suit, or 4 for no trump ([`relative`]).
+    row: u8,
+    turn: u8,
+    leader: u8,
+    /// Who played `best` (the leader before the lead).
+    winner: u8,
+    /// The seat after each seat in play, skipping those that sit out.
+    next: [u8; 4],
+    team_of: [u8; 4],
+    /// Tricks won by each team.
+    won: [u8; 4],
+    teams: u8,
+    tricks_left: u8,
+}
+
+impl CardPlay {
+    /// The card play of `hand` from where it stands, or `None` if cards
+    /// are not being played (bidding, discarding, or the hand is over).
+    pub fn new(hand: &Hand) -> Option<CardPlay> {
+        if hand.phase() != Phase::Playing {
+            return None;
+        }
+        let rules = hand.rules();
+        let row = hand.trump().map_or(NO_TRUMP_ROW, |suit| suit as u8);
+        let mut play = CardPlay {
+            hands: [0; 4],
+            led: 0,
+            trump: if row == NO_TRUMP_ROW { 0 } else { TRUMP_LANE },
+            best: 0,
+            row,
+            turn: hand.trick().leader.0,
+            leader: hand.trick().leader.0,
+            winner: hand.trick().leader.0,
+            next: [0; 4],
+            team_of: [0; 4],
+            won: [0; 4],
+            teams: rules.teams(),
+            tricks_left: (rules.hand_size() as u8).saturating_sub(hand.tricks_played()),
+        };
+        for seat in Seat::all(rules.players) {
+            if !hand.sits_out(seat) {
+                play.hands[seat.index()] = relative(hand.holding(seat).0, row);
+                play.next[seat.index()] = hand.next_active(seat).0;
+                play.team_of[seat.index()] = rules.team_of(seat).0;
+            }
+        }
+        let won = hand.tricks_won();
+        play.won[..won.len()].copy_from_slice(won.as_slice());
+        // The cards already played to this trick, in order from the leader.
+        for card in hand.trick().cards() {
+            play.contest(play.bit(*card));
+        }
+        debug_assert_eq!(hand.turn().map(|seat| seat.0), Some(play.turn));
+        Some(play)
+    }
+
+    /// The seat to play, or `None` once every trick is played.
+    pub fn turn(&self) -> Option<Seat> {
+        (self.tricks_left > 0).then_some(Seat(self.turn))
+    }
+
+    /// Whether every trick has been played.
+    pub fn is_finished(&self) -> bool {
+        self.tricks_left == 0
+    }
+
+    /// The cards the seat to play may play (none once finished): exactly
+    /// [`Hand::legal_plays`] in the same position.
+    pub fn legal_plays(&self) -> CardSet {
+        self.cards(self.legal_bits())
+    }
+
+    /// Plays `card` for the seat to play. A card that [`CardPlay::legal_plays`]
+    /// does not hold is refused with the error [`Hand`] gives, and changes
+    /// nothing.
+    pub fn play(&mut self, card: Card) -> Result<(), RuleError> {
+        let bit = self.bit(card);
+        if self.legal_bits() & bit != 0 {
+            self.take(bit);
+            return Ok(());
+        }
+        if self.is_finished() {
+            Err(RuleError::NotNow { action: "play", phase: "the hand is over" })
+        } else if self.hands[usize::from(self.turn)] & bit == 0 {
+            Err(RuleError::CardNotInHand { card })
+        } else {
+            Err(RuleError::MustFollowSuit { led: self.led_suit() })
+        }
+    }
+
+    /// Tricks won by each team so far (all of them once finished).
+    pub fn tricks_won(&self) -> PerTeam<u8> {
+        let mut won = PerTeam::new(self.teams);
+        for team in 0..self.teams {
+            won[Team(team)] = self.won[usize::from(team)];
+        }
+        won
+    }
+
+    /// Plays the hand out, each card chosen uniformly at random among the
+    /// legal ones, and returns the tricks won by each team.
+    ///
+    /// All the choices come from one 64-bit random number, read as digits
+    /// in the mixed radix of the choices' sizes ("Batched ranged random
+    /// integer generation", Brackett-Rozinsky and Lemire, 2024): the product
+    /// of the sizes along any line of play is at most 5!^4 < 2^28, so each
+    /// line's probability is within a factor 1 ± 2^-36 of the product of
+    /// uniform choices, and no draw is ever rejected.
+    pub fn random_playout(&mut self, rng: &mut impl Rng) -> PerTeam<u8> {
+        let mut random = rng.next_u64();
+        // On a local copy the compiler keeps the trick's state in registers.
+        let mut play = *self;
+        while play.tricks_left > 0 {
+            play.random_step(&mut random);
+        }
+        *self = play;
+        self.tricks_won()
+    }
+
+    /// Plays a uniformly random legal card, taking the choice off `random`
+    /// as its next mixed-radix digit; returns the card's bit.
+    #[inline(always)]
+    fn random_step(&mut self, random: &mut u64) -> u64 {
+        let legal = self.legal_bits();
+        // The legal cards with the lowest 0, 1, 2, 3 and 4 removed (a hand
+        // holds at most five): straight-line code, with no loop to
+        // mispredict on the random choice, and the count comes with it.
+        let mut rests = [0; 8];
+        rests[0] = legal;
+        for i in 1..5 {
+            rests[i] = rests[i - 1] & rests[i - 1].wrapping_sub(1);
+        }
+        let count = 1 + rests[1..5].iter().map(|rest| u64::from(*rest != 0)).sum::<u64>();
+        let wide = u128::from(*random) * u128::from(count);
+        *random = wide as u64;
+        let rest = rests[(wide >> 64) as usize & 7];
+        let bit = rest & rest.wrapping_neg();
+        self.take(bit);
+        bit
+    }
+
+    /// The number of distinct sequences of `depth` plays from here (see
+    /// [`crate::sim::perft`]).
+    pub fn perft(&self, depth: u32) -> u64 {
+        if depth == 0 || self.tricks_left == 0 {
+            return 1;
+        }
+        let mut legal = self.legal_bits();
+        // Bulk counting: the last ply's leaves are the legal cards.
+        if depth == 1 {
+            return u64::from(legal.count_ones());
+        }
+        let mut leaves = 0;
+        while legal != 0 {
+            let bit = legal & legal.wrapping_neg();
+            legal ^= bit;
+            let mut next = *self;
+            next.take(bit);
+            leaves += next.perft(depth - 1);
+        }
+        leaves
+    }
+
+    #[inline(always)]
+    fn legal_bits(&self) -> u64 {
+        let hand = self.hands[usize::from(self.turn)];
+        let following = hand & self.led;
+        if following == 0 { hand } else { following }
+    }
+
+    /// Plays the card on `bit` (a legal one) for the seat to play.
+    #[inline(always)]
+    fn take(&mut self, bit: u64) {
+        self.hands[usize::from(self.turn)] &= !bit;
+        self.contest(bit);
+    }
+
+    /// Adds the card on `bit`, played by the seat to play, to the trick.
+    #[inline(always)]
+    fn contest(&mut self, bit: u64) {
+        let seat = self.turn;
+        // The lead sets the lane to follow, and with nothing to beat it
+        // takes the lead in the trick.
+        let lane = LANE << (bit.trailing_zeros() & 48);
+        let led = if self.led == 0 { lane } else { self.led };
+        if bit > self.best && bit & (led | self.trump) != 0 {
+            self.best = bit;
+            self.winner = seat;
+        }
+        self.led = led;
+        let next = self.next[usize::from(seat)];
+        if next != self.leader {
+            self.turn = next;
+            return;
+        }
+        // Play came back to the leader: the trick is complete.
+        let winner = self.winner;
+        self.won[usize::from(self.team_of[usize::from(winner)])] += 1;
+        self.tricks_left -= 1;
+        self.leader = winner;
+        self.turn = winner;
+        self.led = 0;
+        self.best = 0;
+    }
+
+    fn bit(&self, card: Card) -> u64 {
+        relative(card.bit(), self.row)
+    }
+
+    fn cards(&self, mut bits: u64) -> CardSet {
+        let mut cards = CardSet::EMPTY;
+        while bits != 0 {
+            let index = bits.trailing_zeros() as usize;
+            cards.insert(Card::from_index(CARD_AT[usize::from(self.row)][index]));
+            bits &= bits - 1;
+        }
+        cards
+    }
+
+    /// The suit led to this trick (meaningful once a card is led).
+    fn led_suit(&self) -> Suit {
+        let lane = (self.led.trailing_zeros() / 16) as u8;
+        if self.row == NO_TRUMP_ROW {
+            Suit::from_index(lane)
+        } else {
+            // The inverse of `lane_of`.
+            Suit::from_index((lane + self.row + 1) & 3)
+        }
+    }
+}
+
+/// One lane's bits.
+const LANE: u64 = 0xffff;
+const TRUMP_LANE: u64 = LANE << 48;
+const NO_TRUMP_ROW: u8 = 4;
+
+/// The lane of a plain suit under `trump`: trump's is 3, the others 0 to 2.
+const fn lane_of(suit: u8, trump: u8) -> u8 {
+    (suit + 3 - trump) & 3
+}
+
+/// Renumbers a set of cards (a [`CardSet`]'s bits) for the trump of `row`
+/// (rows 0 to 3 the trump suits, row 4 no trump). Each suit's byte goes to
+/// the low half of its lane, ranks in order (the jack between ten and
+/// queen); a rotation puts trump's in lane 3; then the two bowers and the
+/// joker move to the top of trump's lane. Under no trump each suit is its
+/// own lane, and the joker (never played without trumps) sits above the
+/// ace of lane 3 so that every card has a place.
+const fn relative(cards: u64, row: u8) -> u64 {
+    let spread = (cards & 0xff)
+        | (cards & 0xff00) << 8
+        | (cards & 0xff_0000) << 16
+        | (cards & 0xff00_0000) << 24;
+    let joker = (cards >> 32) & 1;
+    if row == NO_TRUMP_ROW {
+        return spread | joker << JOKER_BIT;
+    }
+    let bits = spread.rotate_left(16 * lane_of(0, row) as u32);
+    let jack = Rank::Jack as u32;
+    let right = 48 + jack;
+    let left = 16 * lane_of(Suit::from_index(row).same_colour() as u8, row) as u32 + jack;
+    let jacks = 1 << right | 1 << left;
+    (bits & !jacks)
+        | ((bits >> right) & 1) << RIGHT_BOWER_BIT
+        | ((bits >> left) & 1) << LEFT_BOWER_BIT
+        | joker << JOKER_BIT
+}
+
+/// Where the bowers and the joker go: above the ace in trump's lane.
+const LEFT_BOWER_BIT: u32 = 48 + 8;
+const RIGHT_BOWER_BIT: u32 = 48 + 9;
+const JOKER_BIT: u32 = 48 + 10;
+
+/// `CARD_AT[row][bit]`: the card on that bit under the trump of `row`
+/// ([`relative`] inverted; 32, the joker, where no card is).
+const CARD_AT: [[u8; 64]; 5] = {
+    let mut table = [[32; 64]; 5];
+    let mut row = 0;
+    while row < 5 {
+        let mut card = 0;
+        while card < 33 {
+            let bit = relative(Card::from_index(card).bit(), row);
+            table[row as usize][bit.trailing_zeros() as usize] = card;
+            card += 1;
+        }
+        row += 1;
+    }
+    table
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::action::{Action, NoEvents};
+    use crate::deal::Deal;
+    use crate::rules::{Preset, Rules};
+    use crate::sim;
+    use crate::trump::{self, Mode};
+    use rand::SeedableRng;
+    use rand::rngs::SmallRng;
+
+    #[test]
+    fn renumbering_keeps_the_order_of_play() {
+        for row in 0..5u8 {
+            let mode = if row == NO_TRUMP_ROW {
+                Mode::NO_TRUMP
+            } else {
+                Mode::trump(Suit::from_index(row))
+            };
+            let cards = (0..32).map(Card::from_index).chain(
+                // The joker is played only with a trump.
+                (row != NO_TRUMP_ROW).then_some(Card::JOKER),
+            );
+            let cards: Vec<Card> = cards.collect();
+            for a in &cards {
+                let bit = relative(a.bit(), row).trailing_zeros() as u8;
+                assert_eq!(CARD_AT[usize::from(row)][usize::from(bit)], a.index() as u8);
+                // The lane is the suit it follows as.
+                let suit = trump::effective_suit_in(*a, mode);
+                let lane = if row == NO_TRUMP_ROW { suit as u8 } else { lane_of(suit as u8, row) };
+                assert_eq!(bit / 16, lane, "{a} in row {row}");
+                // Within a suit, the higher bit is the stronger card.
+                for b in &cards {
+                    if trump::effective_suit_in(*b, mode) == suit {
+                        let other = relative(b.bit(), row).trailing_zeros() as u8;
+                        assert_eq!(
+                            bit > other,
+                            trump::power_in(*a, mode) > trump::power_in(*b, mode),
+                            "{a} {b} in row {row}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Random hands in every preset and with the joker or no trump: at each
+    /// step of play the legal cards agree with `Hand`'s, every card is
+    /// accepted or refused with the same error, and the tricks agree.
+    #[test]
+    fn plays_every_card_as_the_hand_does() {
+        let mut rng = SmallRng::seed_from_u64(21);
+        let mut rule_sets: Vec<Rules> = Preset::ALL.iter().map(|p| p.rules()).collect();
+        rule_sets.push(Rules { joker: true, ..Rules::default() });
+        rule_sets.push(Rules { allow_no_trump: true, ..Rules::default() });
+        rule_sets.push(Rules { defend_alone: true, ..Rules::default() });
+        let mut no_trump_hands = 0;
+        for rules in rule_sets {
+            for n in 0..150u32 {
+                let dealer = Seat((n % u32::from(rules.players)) as u8);
+                let mut hand = Hand::new(rules, Deal::shuffled(&rules, dealer, &mut rng));
+                while hand.phase() != Phase::Playing && !hand.is_finished() {
+                    let seat = hand.turn().expect("bidding");
+                    let action = match sim::random_action(&hand, &mut rng) {
+                        // No trump is called in round two only: get there.
+                        Action::OrderUp { .. } if rules.allow_no_trump => Action::Pass,
+                        Action::Call { alone, .. } if rules.allow_no_trump => {
+                            Action::CallNoTrump { alone }
+                        }
+                        action => action,
+                    };
+                    hand.apply(seat, action).expect("legal");
+                }
+                let Some(mut play) = CardPlay::new(&hand) else { continue };
+                no_trump_hands += usize::from(hand.no_trump());
+                while let Some(seat) = hand.turn() {
+                    assert_eq!(play, CardPlay::new(&hand).expect("in play"), "rebuilt mid-hand");
+                    assert_eq!(play.turn(), Some(seat));
+                    assert_eq!(play.legal_plays(), hand.legal_plays());
+                    for card in rules.pack() {
+                        let mut copy = play;
+                        let fast = copy.play(card);
+                        let full = hand.check(seat, Action::Play { card });
+                        assert_eq!(fast, full, "{card}");
+                        if fast.is_err() {
+                            assert_eq!(copy, play, "a refused card changes nothing");
+                        }
+                    }
+                    let card = sim::random_play(&hand, &mut rng).expect("a legal card");
+                    play.play(card).expect("legal");
+                    hand.apply(seat, Action::Play { card }).expect("legal");
+                    assert_eq!(play.tricks_won(), hand.tricks_won());
+                }
+                assert!(play.is_finished());
+                assert_eq!(play.turn(), None);
+                assert_eq!(play.legal_plays(), CardSet::EMPTY);
+            }
+        }
+        assert!(no_trump_hands > 20, "{no_trump_hands} no-trump hands");
+    }
+
+    #[test]
+    fn perft_agrees_with_the_hand() {
+        // The engine's own tree walk through Hand::play_with, against the
+        // renumbered one, from positions part-way through random hands.
+        fn hand_perft(hand: &Hand, depth: u32) -> u64 {
+            if depth == 0 || hand.is_finished() {
+                return 1;
+            }
+            let mut leaves = 0;
+            for card in hand.legal_plays() {
+                let mut next = *hand;
+                next.play_with(card, &mut NoEvents).expect("legal");
+                leaves += hand_perft(&next, depth - 1);
+            }
+            leaves
+        }
+        let mut rng = SmallRng::seed_from_u64(22);
+        for preset in Preset::ALL {
+            let rules = preset.rules();
+            let mut hand = Hand::new(rules, Deal::shuffled(&rules, Seat(0), &mut rng));
+            while hand.phase() != Phase::Playing && !hand.is_finished() {
+                let seat = hand.turn().expect("bidding");
+                hand.apply(seat, sim::random_action(&hand, &mut rng)).expect("legal");
+            }
+            // Two random cards in, so the trick is already under way.
+            for _ in 0..2 {
+                if let Some(card) = sim::random_play(&hand, &mut rng) {
+                    hand.play_with(card, &mut NoEvents).expect("legal");
+                }
+            }
+            let Some(play) = CardPlay::new(&hand) else { continue };
+            for depth in [1, 2, 5, 9] {
+                assert_eq!(play.perft(depth), hand_perft(&hand, depth), "{preset:?} depth {depth}");
+            }
+        }
+    }
+
+    #[test]
+    fn random_lines_are_uniform_at_each_step() {
+        // From a position with three tricks to go, every line of play turns
+        // up about as often as choosing uniformly at each step predicts.
+        let mut rng = SmallRng::seed_from_u64(23);
+        let rules = Rules::default();
+        let mut hand = Hand::new(rules, Deal::shuffled(&rules, Seat(3), &mut rng));
+        hand.apply(Seat(0), Action::OrderUp { alone: false }).expect("order up");
+        let discard = hand.holding(Seat(3)).first().expect("a card");
+        hand.apply(Seat(3), Action::Discard { card: discard }).expect("discard");
+        for _ in 0..8 {
+            let card = sim::random_play(&hand, &mut rng).expect("a card");
+            hand.play_with(card, &mut NoEvents).expect("legal");
+        }
+        let start = CardPlay::new(&hand).expect("in play");
+        let mut seen: std::collections::HashMap<Vec<u64>, (u32, f64)> = Default::default();
+        let playouts = 40_000;
+        for _ in 0..playouts {
+            let (mut play, mut line, mut p) = (start, Vec::new(), 1.0);
+            let mut random = rng.next_u64();
+            while !play.is_finished() {
+                p /= f64::from(play.legal_bits().count_ones());
+                line.push(play.random_step(&mut random));
+            }
+            seen.entry(line).or_insert((0, p)).0 += 1;
+        }
+        let total: f64 = seen.values().map(|(_, p)| p).sum();
+        assert!((total - 1.0).abs() < 1e-9, "every line was reached: {total}");
+        for (line, (count, p)) in &seen {
+            let mean = f64::from(playouts) * p;
+            let sigma = (mean * (1.0 - p)).sqrt();
+            assert!((f64::from(*count) - mean).abs() < 5.0 * sigma, "{line:?}: {count} vs {mean}");
+        }
+    }
+}
