@@ -16,6 +16,8 @@
 //! [`Hand`] card by card in every game form, and `tests/perft.rs` counts
 //! its trees against the full API and a model written from scratch.
 
+use std::hint::select_unpredictable;
+
 use rand::Rng;
 
 use crate::action::{PerTeam, Seat, Team};
@@ -70,6 +72,8 @@ pub struct CardPlay {
     /// Tricks won by each team.
     won: [u8; 4],
     teams: u8,
+    /// How many seats play to each trick.
+    players_in_play: u8,
     tricks_left: u8,
 }
 
@@ -95,6 +99,7 @@ impl CardPlay {
             team_of: [0; 4],
             won: [0; 4],
             teams: rules.teams(),
+            players_in_play: 0,
             tricks_left: (rules.hand_size() as u8).saturating_sub(hand.tricks_played()),
         };
         for seat in Seat::all(rules.players) {
@@ -102,6 +107,7 @@ impl CardPlay {
                 play.hands[seat.index()] = relative(hand.holding(seat).0, row);
                 play.next[seat.index()] = hand.next_active(seat).0;
                 play.team_of[seat.index()] = rules.team_of(seat).0;
+                play.players_in_play += 1;
             }
         }
         let won = hand.tricks_won();
@@ -160,41 +166,79 @@ impl CardPlay {
     /// Plays the hand out, each card chosen uniformly at random among the
     /// legal ones, and returns the tricks won by each team.
     ///
-    /// All the choices come from one 64-bit random number, read as digits
-    /// in the mixed radix of the choices' sizes ("Batched ranged random
-    /// integer generation", Brackett-Rozinsky and Lemire, 2024): the product
-    /// of the sizes along any line of play is at most 5!^4 < 2^28, so each
-    /// line's probability is within a factor 1 ± 2^-36 of the product of
-    /// uniform choices, and no draw is ever rejected.
+    /// Each trick takes one 64-bit random number and reads its choices off
+    /// it as base-60 digits (Lemire's multiply-shift, one digit per
+    /// multiplication). Four digits are uniform to within 60^4 / 2^64 <
+    /// 2^-40, and a choice among `n` cards gives each card 60 / `n` of the
+    /// digits (`n` is at most five, so it divides 60): every line of play is
+    /// as likely as uniform choices make it, to within a factor 1 ± 2^-37,
+    /// and no draw is rejected. Unlike digits in the radix of the choices
+    /// themselves, the digits do not wait for the cards: the processor
+    /// works out the three followers' choices side by side.
     pub fn random_playout(&mut self, rng: &mut impl Rng) -> PerTeam<u8> {
-        let mut random = rng.next_u64();
         // On a local copy the compiler keeps the trick's state in registers.
         let mut play = *self;
         while play.tricks_left > 0 {
-            play.random_step(&mut random);
+            play.random_trick(rng.next_u64(), |_| ());
         }
         *self = play;
         self.tricks_won()
     }
 
-    /// Plays a uniformly random legal card, taking the choice off `random`
-    /// as its next mixed-radix digit; returns the card's bit.
+    /// Plays the rest of the trick at random, the choices the base-60
+    /// digits of `random`, and tells `played` each card's bit in order.
     #[inline(always)]
-    fn random_step(&mut self, random: &mut u64) -> u64 {
-        let legal = self.legal_bits();
-        // The legal cards with the lowest 0, 1, 2, 3 and 4 removed (a hand
-        // holds at most five): straight-line code, with no loop to
-        // mispredict on the random choice, and the count comes with it.
-        let mut rests = [0; 8];
-        rests[0] = legal;
-        for i in 1..5 {
-            rests[i] = rests[i - 1] & rests[i - 1].wrapping_sub(1);
+    fn random_trick(&mut self, mut random: u64, mut played: impl FnMut(u64)) {
+        if self.led != 0 {
+            // A trick under way (a playout from the middle of one): card
+            // by card to its end.
+            let trick = self.tricks_left;
+            while self.tricks_left == trick {
+                played(self.random_step(next_digit(&mut random)));
+            }
+            return;
         }
-        let count = 1 + rests[1..5].iter().map(|rest| u64::from(*rest != 0)).sum::<u64>();
-        let wide = u128::from(*random) * u128::from(count);
-        *random = wide as u64;
-        let rest = rests[(wide >> 64) as usize & 7];
-        let bit = rest & rest.wrapping_neg();
+        // A whole trick, without a branch: the lead, then every other
+        // seat's card at once (each depends on the lead and its own hand
+        // only, so the processor works them out side by side; a seat that
+        // sits out holds nothing and plays nothing), then the winner, the
+        // highest card in the led lane or trump's. Each seat's choice is
+        // its own digit.
+        let digits = [(); 4].map(|()| next_digit(&mut random));
+        let leader = usize::from(self.leader);
+        let lead = pick(self.hands[leader], digits[leader]);
+        let led = LANE << (lead.trailing_zeros() & 48);
+        let mut cards = [0; 4];
+        for (seat, card) in cards.iter_mut().enumerate() {
+            let hand = self.hands[seat];
+            let following = hand & led;
+            let follow = pick(if following == 0 { hand } else { following }, digits[seat]);
+            *card = select_unpredictable(seat == leader, lead, follow);
+            self.hands[seat] = hand ^ *card;
+        }
+        let contenders = (cards[0] | cards[1] | cards[2] | cards[3]) & (led | self.trump);
+        let top = 1 << (63 - contenders.leading_zeros());
+        let winner = u8::from(cards[1] == top)
+            + 2 * u8::from(cards[2] == top)
+            + 3 * u8::from(cards[3] == top);
+        // In order of play, for the tests.
+        let mut seat = self.leader;
+        for _ in 0..self.players_in_play {
+            played(cards[usize::from(seat)]);
+            seat = self.next[usize::from(seat)];
+        }
+        self.won[usize::from(self.team_of[usize::from(winner)])] += 1;
+        self.tricks_left -= 1;
+        self.leader = winner;
+        self.turn = winner;
+        self.winner = winner;
+    }
+
+    /// Plays the legal card that `digit`, uniform below 60, picks; returns
+    /// the card's bit.
+    #[inline(always)]
+    fn random_step(&mut self, digit: u64) -> u64 {
+        let bit = pick(self.legal_bits(), digit);
         self.take(bit);
         bit
     }
@@ -239,15 +283,16 @@ impl CardPlay {
     #[inline(always)]
     fn contest(&mut self, bit: u64) {
         let seat = self.turn;
-        // The lead sets the lane to follow, and with nothing to beat it
-        // takes the lead in the trick.
-        let lane = LANE << (bit.trailing_zeros() & 48);
-        let led = if self.led == 0 { lane } else { self.led };
-        if bit > self.best && bit & (led | self.trump) != 0 {
-            self.best = bit;
-            self.winner = seat;
+        // The lead sets the lane to follow (and, with nothing to beat, leads
+        // the trick). A branch, not a select: the followers' cards then do
+        // not wait for each other's.
+        if self.led == 0 {
+            self.led = LANE << (bit.trailing_zeros() & 48);
         }
-        self.led = led;
+        // Who is winning changes unpredictably: select without a branch.
+        let takes = (bit > self.best) & (bit & (self.led | self.trump) != 0);
+        self.best = select_unpredictable(takes, bit, self.best);
+        self.winner = select_unpredictable(takes, seat, self.winner);
         let next = self.next[usize::from(seat)];
         if next != self.leader {
             self.turn = next;
@@ -287,6 +332,38 @@ impl CardPlay {
             Suit::from_index((lane + self.row + 1) & 3)
         }
     }
+}
+
+/// The next base-60 digit of `random` (Lemire's multiply-shift).
+#[inline(always)]
+fn next_digit(random: &mut u64) -> u64 {
+    let wide = u128::from(*random) * 60;
+    *random = wide as u64;
+    (wide >> 64) as u64
+}
+
+/// The card of `cards` (one to five) that `digit`, uniform below 60,
+/// picks: each card takes 60 / n of the digits, as n divides 60.
+#[inline(always)]
+fn pick(cards: u64, digit: u64) -> u64 {
+    // The cards without the lowest one, two, three and four: straight-line
+    // code, with no loop to mispredict on the random choice, and the count
+    // comes with it.
+    let less1 = cards & cards.wrapping_sub(1);
+    let less2 = less1 & less1.wrapping_sub(1);
+    let less3 = less2 & less2.wrapping_sub(1);
+    let less4 = less3 & less3.wrapping_sub(1);
+    let count = 1
+        + u64::from(less1 != 0)
+        + u64::from(less2 != 0)
+        + u64::from(less3 != 0)
+        + u64::from(less4 != 0);
+    let chosen = digit * count / 60;
+    let mut rest = cards;
+    for (k, less) in [less1, less2, less3, less4].into_iter().enumerate() {
+        rest = select_unpredictable(chosen > k as u64, less, rest);
+    }
+    rest & rest.wrapping_neg()
 }
 
 /// One lane's bits.
@@ -487,6 +564,22 @@ mod tests {
     }
 
     #[test]
+    fn each_legal_card_takes_an_equal_share_of_the_digits() {
+        // Every legal set of one to five cards (the low bits of a lane),
+        // every digit: each card is picked by 60 / n digits.
+        for legal in 1u64..32 {
+            let mut picks = std::collections::HashMap::new();
+            for digit in 0..60 {
+                *picks.entry(pick(legal, digit)).or_insert(0) += 1;
+            }
+            let n = legal.count_ones();
+            assert_eq!(picks.len(), n as usize);
+            assert!(picks.keys().all(|bit| legal & bit == *bit));
+            assert!(picks.values().all(|count| *count == 60 / n), "{legal:b}: {picks:?}");
+        }
+    }
+
+    #[test]
     fn random_lines_are_uniform_at_each_step() {
         // From a position with three tricks to go, every line of play turns
         // up about as often as choosing uniformly at each step predicts.
@@ -504,11 +597,15 @@ mod tests {
         let mut seen: std::collections::HashMap<Vec<u64>, (u32, f64)> = Default::default();
         let playouts = 40_000;
         for _ in 0..playouts {
+            // As random_playout plays, with the line and its probability.
             let (mut play, mut line, mut p) = (start, Vec::new(), 1.0);
-            let mut random = rng.next_u64();
             while !play.is_finished() {
-                p /= f64::from(play.legal_bits().count_ones());
-                line.push(play.random_step(&mut random));
+                play.random_trick(rng.next_u64(), |bit| line.push(bit));
+            }
+            let mut replay = start;
+            for bit in &line {
+                p /= f64::from(replay.legal_bits().count_ones());
+                replay.take(*bit);
             }
             seen.entry(line).or_insert((0, p)).0 += 1;
         }
