@@ -282,6 +282,10 @@ impl Hand {
     pub fn sits_out(&self, seat: Seat) -> bool {
         seat.0 < 8 && self.out & (1 << seat.0) != 0
     }
+    /// The seats that sit out, as bits (bit `i` for seat `i`).
+    pub(crate) fn sitting_out_seats(&self) -> u8 {
+        self.out
+    }
     /// The dealer's discard: the dealer's secret.
     pub fn discard(&self) -> Option<Card> {
         self.discard

@@ -80,6 +80,7 @@ pub struct CardPlay {
 impl CardPlay {
     /// The card play of `hand` from where it stands, or `None` if cards
     /// are not being played (bidding, discarding, or the hand is over).
+    #[inline]
     pub fn new(hand: &Hand) -> Option<CardPlay> {
         if hand.phase() != Phase::Playing {
             return None;
@@ -102,14 +103,21 @@ impl CardPlay {
             players_in_play: 0,
             tricks_left: (rules.hand_size() as u8).saturating_sub(hand.tricks_played()),
         };
-        for seat in Seat::all(rules.players) {
-            if !hand.sits_out(seat) {
-                play.hands[seat.index()] = relative(hand.holding(seat).0, row);
-                play.next[seat.index()] = hand.next_active(seat).0;
-                play.team_of[seat.index()] = rules.team_of(seat).0;
-                play.players_in_play += 1;
+        // Straight-line code for the four places at the table: an empty
+        // place, or a seat that sits out, holds and plays nothing.
+        let seats = (1u8 << rules.players) - 1;
+        let in_play = seats & !hand.sitting_out_seats();
+        for s in 0..4u8 {
+            if in_play & (1 << s) != 0 {
+                play.hands[usize::from(s)] = relative(hand.holding(Seat(s)).0, row);
             }
+            // The next seat in play: the first above this one, or else the first.
+            let above = in_play & !((2 << s) - 1);
+            let next = if above != 0 { above } else { in_play };
+            play.next[usize::from(s)] = next.trailing_zeros() as u8;
+            play.team_of[usize::from(s)] = rules.team_of(Seat(s)).0;
         }
+        play.players_in_play = in_play.count_ones() as u8;
         let won = hand.tricks_won();
         play.won[..won.len()].copy_from_slice(won.as_slice());
         // The cards already played to this trick, in order from the leader.
@@ -176,12 +184,9 @@ impl CardPlay {
     /// themselves, the digits do not wait for the cards: the processor
     /// works out the three followers' choices side by side.
     pub fn random_playout(&mut self, rng: &mut impl Rng) -> PerTeam<u8> {
-        // On a local copy the compiler keeps the trick's state in registers.
-        let mut play = *self;
-        while play.tricks_left > 0 {
-            play.random_trick(rng.next_u64(), |_| ());
+        while self.tricks_left > 0 {
+            self.random_trick(rng.next_u64(), |_| ());
         }
-        *self = play;
         self.tricks_won()
     }
 
@@ -198,33 +203,47 @@ impl CardPlay {
             }
             return;
         }
-        // A whole trick, without a branch: the lead, then every other
-        // seat's card at once (each depends on the lead and its own hand
-        // only, so the processor works them out side by side; a seat that
-        // sits out holds nothing and plays nothing), then the winner, the
-        // highest card in the led lane or trump's. Each seat's choice is
-        // its own digit.
-        let digits = [(); 4].map(|()| next_digit(&mut random));
-        let leader = usize::from(self.leader);
-        let lead = pick(self.hands[leader], digits[leader]);
-        let led = LANE << (lead.trailing_zeros() & 48);
-        let mut cards = [0; 4];
-        for (seat, card) in cards.iter_mut().enumerate() {
-            let hand = self.hands[seat];
-            let following = hand & led;
-            let follow = pick(if following == 0 { hand } else { following }, digits[seat]);
-            *card = select_unpredictable(seat == leader, lead, follow);
-            self.hands[seat] = hand ^ *card;
+        if self.tricks_left == 1 {
+            // Everyone holds one card: no choice to make.
+            self.whole_trick(|hand| hand, |legal| legal, played);
+        } else {
+            // Every seat in play holds a card for each trick left.
+            let (count, digit) = (u64::from(self.tricks_left), next_digit(&mut random));
+            let lead = |hand| pick_among(hand, count, digit);
+            self.whole_trick(lead, |legal| pick(legal, next_digit(&mut random)), played);
         }
-        let contenders = (cards[0] | cards[1] | cards[2] | cards[3]) & (led | self.trump);
-        let top = 1 << (63 - contenders.leading_zeros());
-        let winner = u8::from(cards[1] == top)
-            + 2 * u8::from(cards[2] == top)
-            + 3 * u8::from(cards[3] == top);
-        // In order of play, for the tests.
-        let mut seat = self.leader;
-        for _ in 0..self.players_in_play {
-            played(cards[usize::from(seat)]);
+    }
+
+    /// Plays a whole trick from its lead: the card `lead` chooses from the
+    /// leader's hand, then the card each follower's `follow` chooses from
+    /// his legal ones. The followers' cards depend on the lead and their
+    /// own hands only, so the processor works them out side by side, in a
+    /// loop that runs as many times in every trick of the hand. Who is
+    /// winning is tracked without branches: it changes unpredictably.
+    #[inline(always)]
+    fn whole_trick(
+        &mut self,
+        lead: impl FnOnce(u64) -> u64,
+        mut follow: impl FnMut(u64) -> u64,
+        mut played: impl FnMut(u64),
+    ) {
+        let leader = self.leader;
+        let lead = lead(self.hands[usize::from(leader)]);
+        self.hands[usize::from(leader)] ^= lead;
+        played(lead);
+        let led = LANE << (lead.trailing_zeros() & 48);
+        let contention = led | self.trump;
+        let (mut best, mut winner) = (lead, leader);
+        let mut seat = self.next[usize::from(leader)];
+        for _ in 1..self.players_in_play {
+            let hand = self.hands[usize::from(seat)];
+            let following = hand & led;
+            let bit = follow(if following == 0 { hand } else { following });
+            self.hands[usize::from(seat)] = hand ^ bit;
+            played(bit);
+            let takes = (bit > best) & (bit & contention != 0);
+            best = select_unpredictable(takes, bit, best);
+            winner = select_unpredictable(takes, seat, winner);
             seat = self.next[usize::from(seat)];
         }
         self.won[usize::from(self.team_of[usize::from(winner)])] += 1;
@@ -346,9 +365,7 @@ fn next_digit(random: &mut u64) -> u64 {
 /// picks: each card takes 60 / n of the digits, as n divides 60.
 #[inline(always)]
 fn pick(cards: u64, digit: u64) -> u64 {
-    // The cards without the lowest one, two, three and four: straight-line
-    // code, with no loop to mispredict on the random choice, and the count
-    // comes with it.
+    // Counted as `pick_among` finds the cards (the compiler shares the work).
     let less1 = cards & cards.wrapping_sub(1);
     let less2 = less1 & less1.wrapping_sub(1);
     let less3 = less2 & less2.wrapping_sub(1);
@@ -358,7 +375,19 @@ fn pick(cards: u64, digit: u64) -> u64 {
         + u64::from(less2 != 0)
         + u64::from(less3 != 0)
         + u64::from(less4 != 0);
+    pick_among(cards, count, digit)
+}
+
+/// [`pick`] where the number of cards, `count`, is known.
+#[inline(always)]
+fn pick_among(cards: u64, count: u64, digit: u64) -> u64 {
     let chosen = digit * count / 60;
+    // The cards without the lowest one, two, three and four: straight-line
+    // code, with no loop to mispredict on the random choice.
+    let less1 = cards & cards.wrapping_sub(1);
+    let less2 = less1 & less1.wrapping_sub(1);
+    let less3 = less2 & less2.wrapping_sub(1);
+    let less4 = less3 & less3.wrapping_sub(1);
     let mut rest = cards;
     for (k, less) in [less1, less2, less3, less4].into_iter().enumerate() {
         rest = select_unpredictable(chosen > k as u64, less, rest);
