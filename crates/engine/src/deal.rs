@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::Seat;
 use crate::card::{Card, CardSet};
-use crate::rules::Rules;
+use crate::rules::{Deck, Rules};
 
 /// One deal: who dealt, what each seat holds, and the kitty.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,15 +50,36 @@ pub enum DealError {
 /// decides it made.
 const PER_DRAW: usize = 11;
 
+/// Each pack's cards in index order, `PACKS[deck][joker]`: listed at
+/// compile time, so that a deal starts from a copy.
+const PACKS: [[[Card; 33]; 2]; 4] = {
+    let decks = [Deck::TenToAce, Deck::NineToAce, Deck::EightToAce, Deck::SevenToAce];
+    let mut packs = [[[Card::JOKER; 33]; 2]; 4];
+    let mut deck = 0;
+    while deck < 4 {
+        let cards = decks[deck].cards().0;
+        let mut len = 0;
+        let mut index = 0;
+        while index < 32 {
+            if cards & (1 << index) != 0 {
+                packs[deck][0][len] = Card::from_index(index);
+                packs[deck][1][len] = Card::from_index(index);
+                len += 1;
+            }
+            index += 1;
+        }
+        // The joker follows the suited cards (the second row's next place
+        // already holds it).
+        deck += 1;
+    }
+    packs
+};
+
 impl Deal {
     /// Shuffles the pack with `rng` and deals it.
     pub fn shuffled(rules: &Rules, dealer: Seat, rng: &mut impl Rng) -> Deal {
-        let mut pack = [Card::from_index(0); 33];
-        let mut len = 0;
-        for card in rules.pack() {
-            pack[len] = card;
-            len += 1;
-        }
+        let mut pack = PACKS[rules.deck as usize][usize::from(rules.joker)];
+        let len = rules.pack().len() as usize;
         // Fisher-Yates over the part of the pack that is dealt: the hands,
         // the dummy and the up-card. The rest is the kitty, whatever its order.
         let in_hands = (rules.hand_size() * u32::from(rules.players)) as usize;
@@ -177,6 +198,17 @@ mod tests {
     use crate::rules::Deck;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn the_listed_packs_are_the_rules_packs() {
+        for deck in [Deck::TenToAce, Deck::NineToAce, Deck::EightToAce, Deck::SevenToAce] {
+            for joker in [false, true] {
+                let pack = Rules { deck, joker, ..Rules::default() }.pack();
+                let listed = &PACKS[deck as usize][usize::from(joker)][..pack.len() as usize];
+                assert_eq!(listed.to_vec(), pack.to_vec(), "{deck:?} joker {joker}");
+            }
+        }
+    }
 
     #[test]
     fn shuffled_deals_use_the_whole_pack() {
