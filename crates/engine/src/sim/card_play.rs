@@ -103,20 +103,17 @@ impl CardPlay {
             players_in_play: 0,
             tricks_left: (rules.hand_size() as u8).saturating_sub(hand.tricks_played()),
         };
-        // Straight-line code for the four places at the table: an empty
-        // place, or a seat that sits out, holds and plays nothing.
+        // The four places at the table: an empty place, or a seat that sits
+        // out, holds and plays nothing.
         let seats = (1u8 << rules.players) - 1;
         let in_play = seats & !hand.sitting_out_seats();
+        let renumbering = Renumbering::of(row);
         for s in 0..4u8 {
-            if in_play & (1 << s) != 0 {
-                play.hands[usize::from(s)] = relative(hand.holding(Seat(s)).0, row);
-            }
-            // The next seat in play: the first above this one, or else the first.
-            let above = in_play & !((2 << s) - 1);
-            let next = if above != 0 { above } else { in_play };
-            play.next[usize::from(s)] = next.trailing_zeros() as u8;
+            let held = if in_play & (1 << s) != 0 { hand.holding(Seat(s)).0 } else { 0 };
+            play.hands[usize::from(s)] = renumbering.apply(held);
             play.team_of[usize::from(s)] = rules.team_of(Seat(s)).0;
         }
+        play.next = NEXT_IN_PLAY[usize::from(in_play)];
         play.players_in_play = in_play.count_ones() as u8;
         let won = hand.tricks_won();
         play.won[..won.len()].copy_from_slice(won.as_slice());
@@ -406,31 +403,76 @@ const fn lane_of(suit: u8, trump: u8) -> u8 {
 }
 
 /// Renumbers a set of cards (a [`CardSet`]'s bits) for the trump of `row`
-/// (rows 0 to 3 the trump suits, row 4 no trump). Each suit's byte goes to
-/// the low half of its lane, ranks in order (the jack between ten and
-/// queen); a rotation puts trump's in lane 3; then the two bowers and the
-/// joker move to the top of trump's lane. Under no trump each suit is its
-/// own lane, and the joker (never played without trumps) sits above the
-/// ace of lane 3 so that every card has a place.
+/// (rows 0 to 3 the trump suits, row 4 no trump).
 const fn relative(cards: u64, row: u8) -> u64 {
-    let spread = (cards & 0xff)
-        | (cards & 0xff00) << 8
-        | (cards & 0xff_0000) << 16
-        | (cards & 0xff00_0000) << 24;
-    let joker = (cards >> 32) & 1;
-    if row == NO_TRUMP_ROW {
-        return spread | joker << JOKER_BIT;
-    }
-    let bits = spread.rotate_left(16 * lane_of(0, row) as u32);
-    let jack = Rank::Jack as u32;
-    let right = 48 + jack;
-    let left = 16 * lane_of(Suit::from_index(row).same_colour() as u8, row) as u32 + jack;
-    let jacks = 1 << right | 1 << left;
-    (bits & !jacks)
-        | ((bits >> right) & 1) << RIGHT_BOWER_BIT
-        | ((bits >> left) & 1) << LEFT_BOWER_BIT
-        | joker << JOKER_BIT
+    Renumbering::of(row).apply(cards)
 }
+
+/// How cards are renumbered under one trump: each suit's byte goes to the
+/// low half of its lane, ranks in order (the jack between ten and queen); a
+/// rotation puts trump's in lane 3; then the two bowers and the joker move
+/// to the top of trump's lane. Under no trump each suit is its own lane,
+/// and the joker (never played without trumps) sits above the ace of lane
+/// 3 so that every card has a place.
+#[derive(Clone, Copy)]
+struct Renumbering {
+    rotation: u32,
+    /// Where the left bower is after the rotation (0 under no trump).
+    left: u32,
+    /// Where the right bower is after the rotation (0 under no trump).
+    right: u32,
+}
+
+impl Renumbering {
+    const fn of(row: u8) -> Renumbering {
+        if row == NO_TRUMP_ROW {
+            return Renumbering { rotation: 0, left: 0, right: 0 };
+        }
+        let jack = Rank::Jack as u32;
+        let left_lane = lane_of(Suit::from_index(row).same_colour() as u8, row) as u32;
+        Renumbering {
+            rotation: 16 * lane_of(0, row) as u32,
+            left: 16 * left_lane + jack,
+            right: 48 + jack,
+        }
+    }
+
+    #[inline(always)]
+    const fn apply(self, cards: u64) -> u64 {
+        // The four suit bytes, each to the low half of a 16-bit lane.
+        let suited = cards & 0xffff_ffff;
+        let spread = (suited | suited << 16) & 0x0000_ffff_0000_ffff;
+        let spread = (spread | spread << 8) & 0x00ff_00ff_00ff_00ff;
+        let bits = spread.rotate_left(self.rotation) | ((cards >> 32) & 1) << JOKER_BIT;
+        if self.right == 0 {
+            return bits;
+        }
+        let (left, right) = (1 << self.left, 1 << self.right);
+        (bits & !(left | right))
+            | (bits & left) << (LEFT_BOWER_BIT - self.left)
+            | (bits & right) << (RIGHT_BOWER_BIT - self.right)
+    }
+}
+
+/// `NEXT_IN_PLAY[seats]`: for each seat, the next one clockwise among
+/// `seats` (bit `i` for seat `i`), skipping the others.
+const NEXT_IN_PLAY: [[u8; 4]; 16] = {
+    let mut table = [[0; 4]; 16];
+    let mut seats = 1;
+    while seats < 16 {
+        let mut seat = 0;
+        while seat < 4 {
+            let mut next = (seat + 1) % 4;
+            while seats & (1 << next) == 0 {
+                next = (next + 1) % 4;
+            }
+            table[seats][seat] = next as u8;
+            seat += 1;
+        }
+        seats += 1;
+    }
+    table
+};
 
 /// Where the bowers and the joker go: above the ace in trump's lane.
 const LEFT_BOWER_BIT: u32 = 48 + 8;
