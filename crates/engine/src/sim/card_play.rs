@@ -362,17 +362,7 @@ fn next_digit(random: &mut u64) -> u64 {
 /// picks: each card takes 60 / n of the digits, as n divides 60.
 #[inline(always)]
 fn pick(cards: u64, digit: u64) -> u64 {
-    // Counted as `pick_among` finds the cards (the compiler shares the work).
-    let less1 = cards & cards.wrapping_sub(1);
-    let less2 = less1 & less1.wrapping_sub(1);
-    let less3 = less2 & less2.wrapping_sub(1);
-    let less4 = less3 & less3.wrapping_sub(1);
-    let count = 1
-        + u64::from(less1 != 0)
-        + u64::from(less2 != 0)
-        + u64::from(less3 != 0)
-        + u64::from(less4 != 0);
-    pick_among(cards, count, digit)
+    pick_among(cards, u64::from(cards.count_ones()), digit)
 }
 
 /// [`pick`] where the number of cards, `count`, is known.
