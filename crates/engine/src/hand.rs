@@ -843,11 +843,11 @@ impl Hand {
     /// is scored. (The last trick's cards are not kept.)
     pub(crate) fn finish_play(&mut self, tricks_won: PerTeam<u8>) {
         debug_assert_eq!(self.phase, Phase::Playing);
-        for seat in Seat::all(self.rules.players) {
+        for (seat, held) in self.holding.iter_mut().enumerate() {
             // Whoever sits out keeps his cards.
-            if !self.sits_out(seat) {
-                self.played = self.played.union(self.holding[seat.index()]);
-                self.holding[seat.index()] = CardSet::EMPTY;
+            if self.out & (1 << seat) == 0 {
+                self.played = self.played.union(*held);
+                *held = CardSet::EMPTY;
             }
         }
         self.tricks_won = tricks_won;

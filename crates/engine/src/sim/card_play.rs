@@ -70,8 +70,7 @@ pub struct CardPlay {
     next: [u8; 4],
     team_of: [u8; 4],
     /// Tricks won by each team.
-    won: [u8; 4],
-    teams: u8,
+    won: PerTeam<u8>,
     /// How many seats play to each trick.
     players_in_play: u8,
     tricks_left: u8,
@@ -98,8 +97,7 @@ impl CardPlay {
             winner: hand.trick().leader.0,
             next: [0; 4],
             team_of: [0; 4],
-            won: [0; 4],
-            teams: rules.teams(),
+            won: hand.tricks_won(),
             players_in_play: 0,
             tricks_left: (rules.hand_size() as u8).saturating_sub(hand.tricks_played()),
         };
@@ -115,8 +113,6 @@ impl CardPlay {
         }
         play.next = NEXT_IN_PLAY[usize::from(in_play)];
         play.players_in_play = in_play.count_ones() as u8;
-        let won = hand.tricks_won();
-        play.won[..won.len()].copy_from_slice(won.as_slice());
         // The cards already played to this trick, in order from the leader.
         for card in hand.trick().cards() {
             play.contest(play.bit(*card));
@@ -161,11 +157,7 @@ impl CardPlay {
 
     /// Tricks won by each team so far (all of them once finished).
     pub fn tricks_won(&self) -> PerTeam<u8> {
-        let mut won = PerTeam::new(self.teams);
-        for team in 0..self.teams {
-            won[Team(team)] = self.won[usize::from(team)];
-        }
-        won
+        self.won
     }
 
     /// Plays the hand out, each card chosen uniformly at random among the
@@ -243,7 +235,7 @@ impl CardPlay {
             winner = select_unpredictable(takes, seat, winner);
             seat = self.next[usize::from(seat)];
         }
-        self.won[usize::from(self.team_of[usize::from(winner)])] += 1;
+        self.won[Team(self.team_of[usize::from(winner)])] += 1;
         self.tricks_left -= 1;
         self.leader = winner;
         self.turn = winner;
@@ -316,7 +308,7 @@ impl CardPlay {
         }
         // Play came back to the leader: the trick is complete.
         let winner = self.winner;
-        self.won[usize::from(self.team_of[usize::from(winner)])] += 1;
+        self.won[Team(self.team_of[usize::from(winner)])] += 1;
         self.tricks_left -= 1;
         self.leader = winner;
         self.turn = winner;
