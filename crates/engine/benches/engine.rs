@@ -10,7 +10,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use euchre_engine::{Action, Deal, Game, Hand, NoEvents, Phase, Rules, Seat, sim};
+use euchre_engine::sim::{self, CardPlay};
+use euchre_engine::{Action, Deal, Game, Hand, NoEvents, Phase, Rules, Seat};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
@@ -118,14 +119,15 @@ fn random_hands(c: &mut Criterion) {
     group.finish();
 }
 
-/// Mid-hand positions: random hands stopped after a random number of plays.
-fn positions(count: usize) -> Vec<Hand> {
+/// Mid-hand positions: random hands stopped after a random number of plays
+/// below `most_plays`.
+fn positions(count: usize, most_plays: u32) -> Vec<Hand> {
     let rules = Rules::default();
     let mut rng = SmallRng::seed_from_u64(5);
     let mut found = Vec::with_capacity(count);
     while found.len() < count {
         let mut hand = Hand::new(rules, Deal::shuffled(&rules, Seat(0), &mut rng));
-        let stop = rng.random_range(0..20);
+        let stop = rng.random_range(0..most_plays);
         let mut plays = 0;
         while let Some(seat) = hand.turn() {
             if hand.phase() == Phase::Playing {
@@ -142,8 +144,31 @@ fn positions(count: usize) -> Vec<Hand> {
     found
 }
 
+/// Playouts as a search bot runs them: from the first lead of random hands
+/// (trump made, discards done), `CardPlay::random_playout` on a copy of a
+/// position renumbered once beforehand.
+fn playouts(c: &mut Criterion) {
+    let plays: Vec<CardPlay> =
+        positions(1000, 1).iter().map(|hand| CardPlay::new(hand).expect("in play")).collect();
+    let mut rng = SmallRng::seed_from_u64(6);
+    let mut group = c.benchmark_group("playout");
+    // One element is one playout to the end of the hand.
+    group.throughput(Throughput::Elements(plays.len() as u64));
+    group.bench_function("card_play", |b| {
+        b.iter(|| {
+            let mut total = 0;
+            for play in black_box(&plays) {
+                let mut copy = *play;
+                total += copy.random_playout(&mut rng)[0];
+            }
+            total
+        })
+    });
+    group.finish();
+}
+
 fn legal_moves(c: &mut Criterion) {
-    let positions = positions(1000);
+    let positions = positions(1000, 20);
     let mut group = c.benchmark_group("legal_moves");
     // One element is one position's legal moves.
     group.throughput(Throughput::Elements(positions.len() as u64));
@@ -153,6 +178,19 @@ fn legal_moves(c: &mut Criterion) {
             let mut total = 0;
             for hand in black_box(&positions) {
                 total += hand.legal_plays().len();
+            }
+            total
+        })
+    });
+    // The same on the renumbered bit sets a playout uses, turned back into
+    // a `CardSet` of cards.
+    let plays: Vec<CardPlay> =
+        positions.iter().map(|hand| CardPlay::new(hand).expect("in play")).collect();
+    group.bench_function("card_play_legal_plays", |b| {
+        b.iter(|| {
+            let mut total = 0;
+            for play in black_box(&plays) {
+                total += play.legal_plays().len();
             }
             total
         })
@@ -221,6 +259,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = random_hands, legal_moves, perft
+    targets = random_hands, playouts, legal_moves, perft
 }
 criterion_main!(benches);
