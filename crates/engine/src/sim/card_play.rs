@@ -26,7 +26,7 @@ use crate::error::RuleError;
 use crate::hand::{Hand, Phase};
 
 /// The card play of a hand, from the first lead (or any later point) to the
-/// last trick. It is `Copy` and 72 bytes: a search copies it for each line
+/// last trick. It is `Copy` and 80 bytes: a search copies it for each line
 /// it tries.
 ///
 /// ```
