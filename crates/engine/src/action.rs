@@ -22,7 +22,9 @@ impl Seat {
 
     /// The seat to the left (clockwise) in a game of `players`.
     pub const fn next(self, players: u8) -> Seat {
-        Seat((self.0 + 1) % players)
+        // A comparison, not a remainder: a division is slow, and bidding
+        // moves the turn at every pass.
+        if self.0 + 1 < players { Seat(self.0 + 1) } else { Seat(0) }
     }
 
     /// The seat across the table: the partner in the four-handed game (the
