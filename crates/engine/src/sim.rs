@@ -95,7 +95,7 @@ pub fn random_play(hand: &Hand, rng: &mut impl Rng) -> Option<Card> {
     // loop, keeps the branches predictable: a mispredicted branch costs
     // more than a random number.
     let pick = below(plays.len(), rng);
-    if plays.len() <= 5 { Some(nth_card(plays, pick)) } else { plays.nth(pick) }
+    if plays.len() <= 8 { Some(nth_card(plays, pick)) } else { plays.nth(pick) }
 }
 
 /// A uniformly random number below `n` (`n > 0`) from a 64-bit draw:
@@ -113,14 +113,15 @@ fn below(n: u32, rng: &mut impl Rng) -> u32 {
     }
 }
 
-/// The `n`th card of a set of at most five (`n < len`) in index order, like
-/// [`CardSet::nth`] but in straight-line code: list the cards, then index.
+/// The `n`th card of a set of at most eight (`n < len`) in index order,
+/// like [`CardSet::nth`] but in straight-line code: list the cards, then
+/// index.
 #[inline]
 fn nth_card(cards: CardSet, n: u32) -> Card {
-    debug_assert!(n < cards.len() && cards.len() <= 5);
+    debug_assert!(n < cards.len() && cards.len() <= 8);
     let mut list = [0u8; 8];
     let mut bits = cards.0;
-    for slot in list.iter_mut().take(5) {
+    for slot in &mut list {
         *slot = bits.trailing_zeros() as u8;
         bits &= bits.wrapping_sub(1);
     }
@@ -185,7 +186,10 @@ fn bid_candidate(hand: &Hand, seat: Seat, rng: &mut impl Rng) -> Action {
         }
         Phase::DealerDiscard | Phase::LonerDiscard | Phase::DummyDiscard | Phase::PassingBest => {
             let held = hand.holding(seat);
-            let Some(card) = held.nth(rng.random_range(0..held.len().max(1))) else {
+            let n = rng.random_range(0..held.len().max(1));
+            // The dealer's six cards: no loop to mispredict on the choice.
+            let Some(card) = (if held.len() <= 8 { Some(nth_card(held, n)) } else { held.nth(n) })
+            else {
                 panic!("{seat} holds no card to discard or pass");
             };
             if hand.phase() == Phase::PassingBest {
@@ -419,12 +423,12 @@ mod tests {
     fn nth_card_agrees_with_nth() {
         let mut rng = SmallRng::seed_from_u64(4);
         for _ in 0..200 {
-            let hand = Deal::shuffled(&Rules::default(), Seat(0), &mut rng).hands[0];
-            let cards = hand.to_vec();
-            // Every non-empty subset of a five-card hand.
-            for subset in 1..32u32 {
+            let deal = Deal::shuffled(&Rules::default(), Seat(0), &mut rng);
+            let cards = deal.hands[0].union(deal.hands[1]).to_vec();
+            // Every non-empty subset of eight cards.
+            for subset in 1..256u32 {
                 let set: CardSet =
-                    (0..5).filter(|i| subset & (1 << i) != 0).map(|i| cards[i]).collect();
+                    (0..8).filter(|i| subset & (1 << i) != 0).map(|i| cards[i]).collect();
                 for n in 0..set.len() {
                     assert_eq!(Some(nth_card(set, n)), set.nth(n));
                 }
