@@ -359,9 +359,27 @@ impl Hand {
         action: Action,
         sink: &mut impl EventSink,
     ) -> Result<(), RuleError> {
+        if let Some(card) = self.legal_play(seat, action) {
+            self.play_card(seat, card, sink);
+            return Ok(());
+        }
         self.check(seat, action)?;
         self.perform(seat, action, sink);
         Ok(())
+    }
+
+    /// The card of `action` if it is a legal play by `seat`: the common
+    /// case, decided by the [`Hand::legal_plays`] mask alone (the seat to
+    /// play is a real seat that does not sit out). `None` says nothing:
+    /// [`Hand::check`] asks the full question, and finds the error.
+    #[inline]
+    fn legal_play(&self, seat: Seat, action: Action) -> Option<Card> {
+        match action {
+            Action::Play { card } if seat == self.turn && self.legal_plays().contains(card) => {
+                Some(card)
+            }
+            _ => None,
+        }
     }
 
     /// Plays `card` for the seat to play: exactly
@@ -393,10 +411,10 @@ impl Hand {
             return Err(RuleError::SittingOut);
         }
         // Conceding is the one action a player may take out of turn.
-        if action == Action::Concede {
+        if matches!(action, Action::Concede) {
             return if self.phase != Phase::Playing {
                 Err(self.not_now(action))
-            } else if self.rules.teams() > 2 && !self.is_maker_team(seat) {
+            } else if !self.may_concede(seat) {
                 // A defender would be giving away his fellow defender's tricks.
                 Err(RuleError::OnlyMakerConcedes)
             } else {
@@ -475,15 +493,16 @@ impl Hand {
                 }
             }
             (Phase::Playing, Action::Play { card }) => {
-                let hand = self.holding(seat);
-                if !hand.contains(card) {
-                    return Err(RuleError::CardNotInHand { card });
-                }
-                if !self.legal_plays().contains(card) {
+                // The seat is the one to play, so the mask (a subset of his
+                // hand) decides; a refusal then finds its reason.
+                if self.legal_plays().contains(card) {
+                    Ok(())
+                } else if !self.holding(seat).contains(card) {
+                    Err(RuleError::CardNotInHand { card })
+                } else {
                     let led = self.led_suit().unwrap_or(card.suit());
-                    return Err(RuleError::MustFollowSuit { led });
+                    Err(RuleError::MustFollowSuit { led })
                 }
-                Ok(())
             }
             (Phase::Playing, Action::Claim) => {
                 if !self.trick.is_empty() {
@@ -512,6 +531,10 @@ impl Hand {
 
     /// Every action `seat` may take now: exactly what [`Hand::apply`] accepts.
     pub fn legal_actions(&self, seat: Seat) -> ActionList {
+        // Most calls are for the seat to play a card: answered on their own.
+        if self.phase == Phase::Playing && seat == self.turn {
+            return self.actions_to_play(seat);
+        }
         let mut list = ActionList::new();
         if seat.0 >= self.rules.players || self.phase == Phase::Finished {
             return list;
@@ -569,22 +592,35 @@ impl Hand {
                         }
                     }
                 }
-                Phase::Playing => {
-                    for card in self.legal_plays() {
-                        list.push(Action::Play { card });
-                    }
-                    if self.trick.is_empty() && self.claim_is_certain(seat) {
-                        list.push(Action::Claim);
-                    }
-                }
-                Phase::Finished => {}
+                // Answered by `actions_to_play` above.
+                Phase::Playing | Phase::Finished => {}
             }
         }
-        // What `check` asks of a concession, without the rest of it.
-        if playing && (self.rules.teams() <= 2 || self.is_maker_team(seat)) {
+        if playing && self.may_concede(seat) {
             list.push(Action::Concede);
         }
         list
+    }
+
+    /// [`Hand::legal_actions`] for the seat to play a card: the legal cards
+    /// straight from the mask, a claim on lead, a concession.
+    fn actions_to_play(&self, seat: Seat) -> ActionList {
+        let mut list = ActionList::new();
+        for card in self.legal_plays() {
+            list.push(Action::Play { card });
+        }
+        if self.trick.is_empty() && self.claim_is_certain(seat) {
+            list.push(Action::Claim);
+        }
+        if self.may_concede(seat) {
+            list.push(Action::Concede);
+        }
+        list
+    }
+
+    /// What `check` asks of a concession during play, without the rest of it.
+    fn may_concede(&self, seat: Seat) -> bool {
+        self.rules.teams() <= 2 || self.is_maker_team(seat)
     }
 
     /// The cards the seat to play may play now (empty outside play).
