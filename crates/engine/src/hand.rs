@@ -530,11 +530,20 @@ impl Hand {
     }
 
     /// Every action `seat` may take now: exactly what [`Hand::apply`] accepts.
+    #[inline]
     pub fn legal_actions(&self, seat: Seat) -> ActionList {
-        // Most calls are for the seat to play a card: answered on their own.
+        // Most calls are for the seat to play a card: answered here, inline,
+        // and everything else out of line.
         if self.phase == Phase::Playing && seat == self.turn {
-            return self.actions_to_play(seat);
+            self.actions_to_play(seat)
+        } else {
+            self.other_actions(seat)
         }
+    }
+
+    /// [`Hand::legal_actions`] but for the seat to play a card.
+    #[inline(never)]
+    fn other_actions(&self, seat: Seat) -> ActionList {
         let mut list = ActionList::new();
         if seat.0 >= self.rules.players || self.phase == Phase::Finished {
             return list;
@@ -592,7 +601,7 @@ impl Hand {
                         }
                     }
                 }
-                // Answered by `actions_to_play` above.
+                // Answered by `actions_to_play`.
                 Phase::Playing | Phase::Finished => {}
             }
         }
@@ -604,6 +613,7 @@ impl Hand {
 
     /// [`Hand::legal_actions`] for the seat to play a card: the legal cards
     /// straight from the mask, a claim on lead, a concession.
+    #[inline]
     fn actions_to_play(&self, seat: Seat) -> ActionList {
         let mut list = ActionList::new();
         for card in self.legal_plays() {
