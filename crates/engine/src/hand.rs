@@ -424,6 +424,13 @@ impl Hand {
         if seat != self.turn {
             return Err(RuleError::NotYourTurn { turn: self.turn });
         }
+        self.check_in_turn(seat, action)
+    }
+
+    /// The rest of [`Hand::check`] once `seat` is known to be the seat to
+    /// act, a real one, in a hand not over, and the action not a concession:
+    /// what the action itself must satisfy in this phase.
+    fn check_in_turn(&self, seat: Seat, action: Action) -> Result<(), RuleError> {
         match (self.phase, action) {
             (Phase::OrderingUp, Action::OrderUp { alone: true })
             | (Phase::Calling, Action::Call { alone: true, .. })
@@ -559,11 +566,11 @@ impl Hand {
                 Phase::OrderingUp => {
                     list.push(Action::Pass);
                     for alone in [false, true] {
-                        if self.check(seat, Action::OrderUp { alone }).is_ok() {
+                        if self.check_in_turn(seat, Action::OrderUp { alone }).is_ok() {
                             list.push(Action::OrderUp { alone });
                         }
                     }
-                    if self.check(seat, Action::FarmersHand).is_ok() {
+                    if self.check_in_turn(seat, Action::FarmersHand).is_ok() {
                         list.push(Action::FarmersHand);
                     }
                 }
@@ -574,13 +581,13 @@ impl Hand {
                     for suit in Suit::ALL {
                         for alone in [false, true] {
                             let call = Action::Call { suit, alone };
-                            if self.check(seat, call).is_ok() {
+                            if self.check_in_turn(seat, call).is_ok() {
                                 list.push(call);
                             }
                         }
                     }
                     for alone in [false, true] {
-                        if self.check(seat, Action::CallNoTrump { alone }).is_ok() {
+                        if self.check_in_turn(seat, Action::CallNoTrump { alone }).is_ok() {
                             list.push(Action::CallNoTrump { alone });
                         }
                     }
@@ -595,10 +602,15 @@ impl Hand {
                     }
                 }
                 Phase::DealerDiscard | Phase::LonerDiscard | Phase::DummyDiscard => {
-                    for card in self.holding(seat) {
-                        if self.check(seat, Action::Discard { card }).is_ok() {
-                            list.push(Action::Discard { card });
-                        }
+                    // Any card held, but the up-card where `check` refuses
+                    // the dealer that.
+                    let mut cards = self.holding(seat);
+                    if self.phase == Phase::DealerDiscard && !self.rules.dealer_may_discard_up_card
+                    {
+                        cards.remove(self.deal.up_card);
+                    }
+                    for card in cards {
+                        list.push(Action::Discard { card });
                     }
                 }
                 // Answered by `actions_to_play`.
