@@ -627,17 +627,22 @@ impl Hand {
     /// straight from the mask, a claim on lead, a concession.
     #[inline]
     fn actions_to_play(&self, seat: Seat) -> ActionList {
-        let mut list = ActionList::new();
+        // Filled through locals, so the length stays in a register.
+        let mut actions = ActionList::new().actions;
+        let mut len = 0;
         for card in self.legal_plays() {
-            list.push(Action::Play { card });
+            actions[len] = Action::Play { card };
+            len += 1;
         }
         if self.trick.is_empty() && self.claim_is_certain(seat) {
-            list.push(Action::Claim);
+            actions[len] = Action::Claim;
+            len += 1;
         }
         if self.may_concede(seat) {
-            list.push(Action::Concede);
+            actions[len] = Action::Concede;
+            len += 1;
         }
-        list
+        ActionList { actions, len: len as u8 }
     }
 
     /// What `check` asks of a concession during play, without the rest of it.
