@@ -429,7 +429,10 @@ impl Hand {
 
     /// The rest of [`Hand::check`] once `seat` is known to be the seat to
     /// act, a real one, in a hand not over, and the action not a concession:
-    /// what the action itself must satisfy in this phase.
+    /// what the action itself must satisfy in this phase. Inlined, so that
+    /// each of `legal_actions`' questions, its action known, folds down to
+    /// the lines that concern it.
+    #[inline(always)]
     fn check_in_turn(&self, seat: Seat, action: Action) -> Result<(), RuleError> {
         match (self.phase, action) {
             (Phase::OrderingUp, Action::OrderUp { alone: true })
