@@ -551,7 +551,8 @@ impl Hand {
         }
     }
 
-    /// [`Hand::legal_actions`] but for the seat to play a card.
+    /// [`Hand::legal_actions`] for all but the seat to play a card: bids,
+    /// discards, and the others' concessions during play.
     #[inline(never)]
     fn other_actions(&self, seat: Seat) -> ActionList {
         let mut list = ActionList::new();
