@@ -227,6 +227,7 @@ impl Game {
 
     /// Every action `seat` may take now; exactly the ones [`Game::apply`] accepts.
     /// The list is held inline (no allocation) and derefs to a slice.
+    #[inline]
     pub fn legal_actions(&self, seat: Seat) -> ActionList {
         if self.winner.is_some() {
             return ActionList::default();

@@ -363,9 +363,27 @@ impl Hand {
         action: Action,
         sink: &mut impl EventSink,
     ) -> Result<(), RuleError> {
+        if let Some(card) = self.legal_play(seat, action) {
+            self.play_card(seat, card, sink);
+            return Ok(());
+        }
         self.check(seat, action)?;
         self.perform(seat, action, sink);
         Ok(())
+    }
+
+    /// The card of `action` if it is a legal play by `seat`: the common
+    /// case, decided by the [`Hand::legal_plays`] mask alone (the seat to
+    /// play is a real seat that does not sit out). `None` says nothing:
+    /// [`Hand::check`] asks the full question, and finds the error.
+    #[inline]
+    fn legal_play(&self, seat: Seat, action: Action) -> Option<Card> {
+        match action {
+            Action::Play { card } if seat == self.turn && self.legal_plays().contains(card) => {
+                Some(card)
+            }
+            _ => None,
+        }
     }
 
     /// Plays `card` for the seat to play: exactly
@@ -397,10 +415,10 @@ impl Hand {
             return Err(RuleError::SittingOut);
         }
         // Conceding is the one action a player may take out of turn.
-        if action == Action::Concede {
+        if matches!(action, Action::Concede) {
             return if self.phase != Phase::Playing {
                 Err(self.not_now(action))
-            } else if self.rules.teams() > 2 && !self.is_maker_team(seat) {
+            } else if !self.may_concede(seat) {
                 // A defender would be giving away his fellow defender's tricks.
                 Err(RuleError::OnlyMakerConcedes)
             } else {
@@ -410,6 +428,16 @@ impl Hand {
         if seat != self.turn {
             return Err(RuleError::NotYourTurn { turn: self.turn });
         }
+        self.check_in_turn(seat, action)
+    }
+
+    /// The rest of [`Hand::check`] once `seat` is known to be the seat to
+    /// act, a real one, in a hand not over, and the action not a concession:
+    /// what the action itself must satisfy in this phase. Inlined, so that
+    /// each of `legal_actions`' questions, its action known, folds down to
+    /// the lines that concern it.
+    #[inline(always)]
+    fn check_in_turn(&self, seat: Seat, action: Action) -> Result<(), RuleError> {
         match (self.phase, action) {
             (Phase::OrderingUp, Action::OrderUp { alone: true })
             | (Phase::Calling, Action::Call { alone: true, .. })
@@ -479,15 +507,16 @@ impl Hand {
                 }
             }
             (Phase::Playing, Action::Play { card }) => {
-                let hand = self.holding(seat);
-                if !hand.contains(card) {
-                    return Err(RuleError::CardNotInHand { card });
-                }
-                if !self.legal_plays().contains(card) {
+                // The seat is the one to play, so the mask (a subset of his
+                // hand) decides; a refusal then finds its reason.
+                if self.legal_plays().contains(card) {
+                    Ok(())
+                } else if !self.holding(seat).contains(card) {
+                    Err(RuleError::CardNotInHand { card })
+                } else {
                     let led = self.led_suit().unwrap_or(card.suit());
-                    return Err(RuleError::MustFollowSuit { led });
+                    Err(RuleError::MustFollowSuit { led })
                 }
-                Ok(())
             }
             (Phase::Playing, Action::Claim) => {
                 if !self.trick.is_empty() {
@@ -515,7 +544,21 @@ impl Hand {
     }
 
     /// Every action `seat` may take now: exactly what [`Hand::apply`] accepts.
+    #[inline]
     pub fn legal_actions(&self, seat: Seat) -> ActionList {
+        // Most calls are for the seat to play a card: answered here, inline,
+        // and everything else out of line.
+        if self.phase == Phase::Playing && seat == self.turn {
+            self.actions_to_play(seat)
+        } else {
+            self.other_actions(seat)
+        }
+    }
+
+    /// [`Hand::legal_actions`] for all but the seat to play a card: bids,
+    /// discards, and the others' concessions during play.
+    #[inline(never)]
+    fn other_actions(&self, seat: Seat) -> ActionList {
         let mut list = ActionList::new();
         if seat.0 >= self.rules.players || self.phase == Phase::Finished {
             return list;
@@ -531,11 +574,11 @@ impl Hand {
                 Phase::OrderingUp => {
                     list.push(Action::Pass);
                     for alone in [false, true] {
-                        if self.check(seat, Action::OrderUp { alone }).is_ok() {
+                        if self.check_in_turn(seat, Action::OrderUp { alone }).is_ok() {
                             list.push(Action::OrderUp { alone });
                         }
                     }
-                    if self.check(seat, Action::FarmersHand).is_ok() {
+                    if self.check_in_turn(seat, Action::FarmersHand).is_ok() {
                         list.push(Action::FarmersHand);
                     }
                 }
@@ -546,13 +589,13 @@ impl Hand {
                     for suit in Suit::ALL {
                         for alone in [false, true] {
                             let call = Action::Call { suit, alone };
-                            if self.check(seat, call).is_ok() {
+                            if self.check_in_turn(seat, call).is_ok() {
                                 list.push(call);
                             }
                         }
                     }
                     for alone in [false, true] {
-                        if self.check(seat, Action::CallNoTrump { alone }).is_ok() {
+                        if self.check_in_turn(seat, Action::CallNoTrump { alone }).is_ok() {
                             list.push(Action::CallNoTrump { alone });
                         }
                     }
@@ -567,28 +610,52 @@ impl Hand {
                     }
                 }
                 Phase::DealerDiscard | Phase::LonerDiscard | Phase::DummyDiscard => {
-                    for card in self.holding(seat) {
-                        if self.check(seat, Action::Discard { card }).is_ok() {
-                            list.push(Action::Discard { card });
-                        }
+                    // Any card held, but the up-card where `check` refuses
+                    // the dealer that.
+                    let mut cards = self.holding(seat);
+                    if self.phase == Phase::DealerDiscard && !self.rules.dealer_may_discard_up_card
+                    {
+                        cards.remove(self.deal.up_card);
+                    }
+                    for card in cards {
+                        list.push(Action::Discard { card });
                     }
                 }
-                Phase::Playing => {
-                    for card in self.legal_plays() {
-                        list.push(Action::Play { card });
-                    }
-                    if self.trick.is_empty() && self.claim_is_certain(seat) {
-                        list.push(Action::Claim);
-                    }
-                }
-                Phase::Finished => {}
+                // Answered by `actions_to_play`.
+                Phase::Playing | Phase::Finished => {}
             }
         }
-        // What `check` asks of a concession, without the rest of it.
-        if playing && (self.rules.teams() <= 2 || self.is_maker_team(seat)) {
+        if playing && self.may_concede(seat) {
             list.push(Action::Concede);
         }
         list
+    }
+
+    /// [`Hand::legal_actions`] for the seat to play a card: the legal cards
+    /// straight from the mask, a claim on lead, a concession.
+    #[inline]
+    fn actions_to_play(&self, seat: Seat) -> ActionList {
+        // Filled through locals, so the length stays in a register.
+        let mut actions = ActionList::new().actions;
+        let mut len = 0;
+        for card in self.legal_plays() {
+            actions[len] = Action::Play { card };
+            len += 1;
+        }
+        if self.trick.is_empty() && self.claim_is_certain(seat) {
+            actions[len] = Action::Claim;
+            len += 1;
+        }
+        if self.may_concede(seat) {
+            actions[len] = Action::Concede;
+            len += 1;
+        }
+        ActionList { actions, len: len as u8 }
+    }
+
+    /// What `check` asks of a concession during play, without the rest of it.
+    fn may_concede(&self, seat: Seat) -> bool {
+        self.rules.teams() <= 2 || self.is_maker_team(seat)
     }
 
     /// The cards the seat to play may play now (empty outside play).
