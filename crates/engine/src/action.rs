@@ -483,25 +483,39 @@ impl Event {
 }
 
 /// Each seat's dealt hand, or nothing where the viewer may not see it. On
-/// the wire an array of four, `null` for a hidden (or absent) hand. Held as
-/// four card sets and a mask rather than four `Option`s (16 bytes each), so
-/// that an [`Event`], which `Game::apply` returns by value, stays small.
+/// the wire an array of four, `null` for a hidden (or absent) hand. Held
+/// as each hand's 32 suited cards and one byte of masks (shown, and who
+/// holds the joker, the 33rd card), 17 bytes where four `Option<CardSet>`
+/// take 64: so that an [`Event`] is 24 bytes and the [`EventList`] that
+/// `Game::apply` returns by value moves in registers, not by a call to
+/// `memcpy`.
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub struct DealtHands {
-    cards: [CardSet; 4],
-    /// Bit `i`: seat `i`'s hand is shown.
-    shown: u8,
+    /// Each hand's suited cards: a [`CardSet`]'s low 32 bits, as bytes
+    /// (alignment 1, so that the event's other fields pack around them).
+    suited: [[u8; 4]; 4],
+    /// Bit `i`: seat `i`'s hand is shown; bit `4 + i`: it holds the joker.
+    shown_and_joker: u8,
 }
 
 impl DealtHands {
     /// Every seat's hand, shown.
     pub fn all(cards: [CardSet; 4]) -> DealtHands {
-        DealtHands { cards, shown: 0b1111 }
+        let mut dealt = DealtHands::default();
+        for (index, hand) in cards.into_iter().enumerate() {
+            dealt.show(index, hand);
+        }
+        dealt
     }
 
     /// Seat `index`'s hand, if shown.
     pub fn get(&self, index: usize) -> Option<CardSet> {
-        (index < 4 && self.shown & (1 << index) != 0).then(|| self.cards[index])
+        (index < 4 && self.shown_and_joker & (1 << index) != 0).then(|| {
+            let joker = u64::from(self.shown_and_joker >> (4 + index) & 1);
+            CardSet(
+                u64::from(u32::from_le_bytes(self.suited[index])) | joker << Card::JOKER.index(),
+            )
+        })
     }
 
     /// Only `seat`'s hand (none for `None`); the others' cards are dropped.
@@ -510,8 +524,7 @@ impl DealtHands {
         if let Some(index) = seat.map(Seat::index).filter(|index| *index < 4)
             && let Some(cards) = self.get(index)
         {
-            kept.cards[index] = cards;
-            kept.shown = 1 << index;
+            kept.show(index, cards);
         }
         kept
     }
@@ -519,6 +532,13 @@ impl DealtHands {
     /// The four seats' hands in order, `None` where hidden.
     pub fn iter(&self) -> impl Iterator<Item = Option<CardSet>> + '_ {
         (0..4).map(|index| self.get(index))
+    }
+
+    /// Shows `cards` as seat `index`'s hand (`index < 4`).
+    fn show(&mut self, index: usize, cards: CardSet) {
+        self.suited[index] = (cards.0 as u32).to_le_bytes();
+        let joker = u8::from(cards.contains(Card::JOKER));
+        self.shown_and_joker |= (1 | joker << 4) << index;
     }
 }
 
@@ -543,8 +563,7 @@ impl<'de> Deserialize<'de> for DealtHands {
         let mut dealt = DealtHands::default();
         for (index, hand) in hands.into_iter().enumerate() {
             if let Some(cards) = hand {
-                dealt.cards[index] = cards;
-                dealt.shown |= 1 << index;
+                dealt.show(index, cards);
             }
         }
         Ok(dealt)
@@ -599,4 +618,35 @@ pub struct NoEvents;
 impl EventSink for NoEvents {
     #[inline(always)]
     fn push(&mut self, _event: Event) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::card::parse_cards;
+
+    fn set(text: &str) -> CardSet {
+        parse_cards(text).expect("cards").into_iter().collect()
+    }
+
+    #[test]
+    fn dealt_hands_keep_every_card_the_joker_included() {
+        let hands = [set("9c Tc Jc Qc Kc"), set("JK Ad 9s 7h 8h"), CardSet::EMPTY, set("As Ah")];
+        let dealt = DealtHands::all(hands);
+        assert_eq!(dealt.iter().collect::<Vec<_>>(), hands.map(Some).to_vec());
+        let mine = dealt.only(Some(Seat(1)));
+        assert_eq!(mine.iter().collect::<Vec<_>>(), vec![None, Some(hands[1]), None, None]);
+        assert_eq!(dealt.only(None), DealtHands::default());
+        let json = serde_json::to_string(&mine).expect("json");
+        assert_eq!(json, r#"[null,["9s","7h","8h","Ad","JK"],null,null]"#);
+        assert_eq!(serde_json::from_str::<DealtHands>(&json).expect("parses"), mine);
+    }
+
+    #[test]
+    fn events_stay_small_enough_to_move_without_memcpy() {
+        // A guard, not a timing: Game::apply returns an EventList by value,
+        // and past 128 bytes the compiler moves it with a call to memcpy.
+        assert!(std::mem::size_of::<Event>() <= 24, "{}", std::mem::size_of::<Event>());
+        assert!(std::mem::size_of::<EventList>() <= 128);
+    }
 }
