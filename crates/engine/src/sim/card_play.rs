@@ -574,6 +574,9 @@ mod tests {
                 assert!(play.is_finished());
                 assert_eq!(play.turn(), None);
                 assert_eq!(play.legal_plays(), CardSet::EMPTY);
+                for card in rules.pack() {
+                    assert_eq!(play.play(card), hand.check(Seat(0), Action::Play { card }));
+                }
             }
         }
         assert!(no_trump_hands > 20, "{no_trump_hands} no-trump hands");
