@@ -620,6 +620,35 @@ mod tests {
     }
 
     #[test]
+    fn playouts_from_the_middle_of_a_trick_finish_the_hand() {
+        // Stopped after any number of cards, in every game form: the playout
+        // plays every card left, and the tricks add up to the hand.
+        let mut rng = SmallRng::seed_from_u64(25);
+        for preset in Preset::ALL {
+            let rules = preset.rules();
+            for stop in 0..20 {
+                let dealer = Seat(stop % rules.players);
+                let mut hand = Hand::new(rules, Deal::shuffled(&rules, dealer, &mut rng));
+                let mut played = 0;
+                while !hand.is_finished() && (hand.phase() != Phase::Playing || played < stop) {
+                    let seat = hand.turn().expect("in progress");
+                    let action = sim::random_action(&hand, &mut rng);
+                    played += u8::from(matches!(action, Action::Play { .. }));
+                    hand.apply(seat, action).expect("legal");
+                }
+                let Some(mut play) = CardPlay::new(&hand) else { continue };
+                let tricks = play.random_playout(&mut rng);
+                assert!(play.is_finished());
+                assert!(play.hands.iter().all(|held| *held == 0), "{preset:?} after {stop}");
+                assert_eq!(tricks.iter().sum::<u8>(), 5, "{preset:?} after {stop}");
+                for (team, won) in hand.tricks_won().teams() {
+                    assert!(tricks[team] >= *won, "tricks already won stay won");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn each_legal_card_takes_an_equal_share_of_the_digits() {
         // Every legal set of one to five cards (the low bits of a lane),
         // every digit: each card is picked by 60 / n digits.
