@@ -386,21 +386,12 @@ impl Hand {
         }
     }
 
-    /// Plays `card` for the seat to play: exactly
-    /// `apply_with(turn, Action::Play { card }, sink)`, faster. A card in
-    /// [`Hand::legal_plays`] is one [`Hand::check`] accepts (that mask is how
-    /// it decides), so only that question is asked; any other card goes
-    /// through `apply_with` for its error. The simulation path's inner loop.
+    /// Plays `card` for the seat to play: `apply_with(turn, Action::Play {
+    /// card }, sink)`, whose first question (the legal-card mask) decides a
+    /// legal card.
     #[inline]
     pub fn play_with(&mut self, card: Card, sink: &mut impl EventSink) -> Result<(), RuleError> {
-        let seat = self.turn;
-        if self.legal_plays().contains(card) {
-            debug_assert_eq!(self.check(seat, Action::Play { card }), Ok(()));
-            self.play_card(seat, card, sink);
-            Ok(())
-        } else {
-            self.apply_with(seat, Action::Play { card }, sink)
-        }
+        self.apply_with(self.turn, Action::Play { card }, sink)
     }
 
     /// Whether `seat` may take `action` now, and if not, why.
