@@ -282,9 +282,14 @@ impl Hand {
     pub fn sits_out(&self, seat: Seat) -> bool {
         seat.0 < 8 && self.out & (1 << seat.0) != 0
     }
-    /// The seats that sit out, as bits (bit `i` for seat `i`).
-    pub(crate) fn sitting_out_seats(&self) -> u8 {
-        self.out
+    /// The seats that take part in play, as bits (bit `i` for seat `i`):
+    /// the table's seats less those that sit out.
+    pub(crate) fn seats_in_play(&self) -> u8 {
+        ((1 << self.rules.players) - 1) & !self.out
+    }
+    /// For each seat, the next one clockwise that takes part in play.
+    pub(crate) fn next_in_play(&self) -> [u8; 4] {
+        NEXT_IN_PLAY[usize::from(self.seats_in_play())]
     }
     /// The dealer's discard: the dealer's secret.
     pub fn discard(&self) -> Option<Card> {
@@ -852,18 +857,11 @@ impl Hand {
         self.trick = Trick::new(leader);
     }
 
-    /// The next seat clockwise that takes part in play.
-    /// (Counted without `Seat::next`'s remainder: a division on every card
-    /// played is a measurable part of a simulated hand.)
+    /// The next seat clockwise that takes part in play: a table lookup, as
+    /// it is asked at every card played.
     #[inline]
-    pub(crate) fn next_active(&self, seat: Seat) -> Seat {
-        let players = self.rules.players;
-        let step = |seat: u8| if seat + 1 < players { seat + 1 } else { 0 };
-        let mut next = step(seat.0);
-        while self.out & (1 << next) != 0 {
-            next = step(next);
-        }
-        Seat(next)
+    fn next_active(&self, seat: Seat) -> Seat {
+        Seat(self.next_in_play()[seat.index() & 3])
     }
 
     #[inline(always)]
@@ -1047,3 +1045,23 @@ impl Hand {
         }
     }
 }
+
+/// `NEXT_IN_PLAY[seats]`: for each seat, the next one clockwise among
+/// `seats` (bit `i` for seat `i`), skipping the others.
+const NEXT_IN_PLAY: [[u8; 4]; 16] = {
+    let mut table = [[0; 4]; 16];
+    let mut seats = 1;
+    while seats < 16 {
+        let mut seat = 0;
+        while seat < 4 {
+            let mut next = (seat + 1) % 4;
+            while seats & (1 << next) == 0 {
+                next = (next + 1) % 4;
+            }
+            table[seats][seat] = next as u8;
+            seat += 1;
+        }
+        seats += 1;
+    }
+    table
+};

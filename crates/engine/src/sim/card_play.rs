@@ -103,15 +103,14 @@ impl CardPlay {
         };
         // The four places at the table: an empty place, or a seat that sits
         // out, holds and plays nothing.
-        let seats = (1u8 << rules.players) - 1;
-        let in_play = seats & !hand.sitting_out_seats();
+        let in_play = hand.seats_in_play();
         let renumbering = Renumbering::of(row);
         for s in 0..4u8 {
             let held = if in_play & (1 << s) != 0 { hand.holding(Seat(s)).0 } else { 0 };
             play.hands[usize::from(s)] = renumbering.apply(held);
             play.team_of[usize::from(s)] = rules.team_of(Seat(s)).0;
         }
-        play.next = NEXT_IN_PLAY[usize::from(in_play)];
+        play.next = hand.next_in_play();
         play.players_in_play = in_play.count_ones() as u8;
         // The cards already played to this trick, in order from the leader.
         for card in hand.trick().cards() {
@@ -435,26 +434,6 @@ impl Renumbering {
             | (bits & right) << (RIGHT_BOWER_BIT - self.right)
     }
 }
-
-/// `NEXT_IN_PLAY[seats]`: for each seat, the next one clockwise among
-/// `seats` (bit `i` for seat `i`), skipping the others.
-const NEXT_IN_PLAY: [[u8; 4]; 16] = {
-    let mut table = [[0; 4]; 16];
-    let mut seats = 1;
-    while seats < 16 {
-        let mut seat = 0;
-        while seat < 4 {
-            let mut next = (seat + 1) % 4;
-            while seats & (1 << next) == 0 {
-                next = (next + 1) % 4;
-            }
-            table[seats][seat] = next as u8;
-            seat += 1;
-        }
-        seats += 1;
-    }
-    table
-};
 
 /// Where the bowers and the joker go: above the ace in trump's lane.
 const LEFT_BOWER_BIT: u32 = 48 + 8;
