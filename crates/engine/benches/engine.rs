@@ -59,7 +59,8 @@ fn random_hands(c: &mut Criterion) {
     group.throughput(Throughput::Elements(1));
 
     // (a) The simulation path: sim::random_hand (Deal::shuffled with a
-    // SmallRng, then Hand::play_with / Hand::apply_with into NoEvents).
+    // SmallRng, bids through Hand::apply_with into NoEvents, the cards on
+    // sim::CardPlay).
     let mut rng = SmallRng::seed_from_u64(1);
     let mut dealer = 0u8;
     group.bench_function("sim", |b| {

@@ -1,12 +1,12 @@
 //! The lean simulation path: random hands and playouts for search bots, and
 //! perft-style exhaustive counts of the card-play tree.
 //!
-//! Everything here drives a [`Hand`] through [`Hand::play_with`] and
-//! [`Hand::apply_with`] with [`NoEvents`]: the rule code that
-//! [`Hand::apply`] and [`crate::Game::apply`] run, so a simulation cannot
-//! play by rules the server does not. What the simulation path saves is the
-//! rest: events, vectors of actions, the game record, and the questions the
-//! legal-card mask has already answered.
+//! Bids and discards go through [`Hand::apply_with`] with [`NoEvents`]: the
+//! rule code that [`Hand::apply`] and [`crate::Game::apply`] run. Cards are
+//! played by [`CardPlay`], which renumbers them once trump is known and is
+//! checked card by card against [`Hand`] in every game form, so a
+//! simulation cannot play by rules the server does not. What the simulation
+//! path saves is the rest: events, vectors of actions, the game record.
 //!
 //! ```
 //! use euchre_engine::{HandOutcome, Rules, Seat, sim};
@@ -95,7 +95,7 @@ pub fn random_play(hand: &Hand, rng: &mut impl Rng) -> Option<Card> {
     // loop, keeps the branches predictable: a mispredicted branch costs
     // more than a random number.
     let pick = below(plays.len(), rng);
-    if plays.len() <= 8 { Some(nth_card(plays, pick)) } else { plays.nth(pick) }
+    nth_card(plays, pick)
 }
 
 /// A uniformly random number below `n` (`n > 0`) from a 64-bit draw:
@@ -113,19 +113,21 @@ fn below(n: u32, rng: &mut impl Rng) -> u32 {
     }
 }
 
-/// The `n`th card of a set of at most eight (`n < len`) in index order,
-/// like [`CardSet::nth`] but in straight-line code: list the cards, then
-/// index.
+/// The `n`th card of a set in index order, as [`CardSet::nth`], but for a
+/// set of at most eight (a hand, the dealer's six) in straight-line code:
+/// list the cards, then index, with no loop to mispredict on `n`.
 #[inline]
-fn nth_card(cards: CardSet, n: u32) -> Card {
-    debug_assert!(n < cards.len() && cards.len() <= 8);
+fn nth_card(cards: CardSet, n: u32) -> Option<Card> {
+    if cards.len() > 8 || n >= cards.len() {
+        return cards.nth(n);
+    }
     let mut list = [0u8; 8];
     let mut bits = cards.0;
     for slot in &mut list {
         *slot = bits.trailing_zeros() as u8;
         bits &= bits.wrapping_sub(1);
     }
-    Card::from_index(list[n as usize & 7])
+    Some(Card::from_index(list[n as usize & 7]))
 }
 
 /// A uniformly random legal action outside card play (a bid or the
@@ -187,9 +189,7 @@ fn bid_candidate(hand: &Hand, seat: Seat, rng: &mut impl Rng) -> Action {
         Phase::DealerDiscard | Phase::LonerDiscard | Phase::DummyDiscard | Phase::PassingBest => {
             let held = hand.holding(seat);
             let n = rng.random_range(0..held.len().max(1));
-            // The dealer's six cards: no loop to mispredict on the choice.
-            let Some(card) = (if held.len() <= 8 { Some(nth_card(held, n)) } else { held.nth(n) })
-            else {
+            let Some(card) = nth_card(held, n) else {
                 panic!("{seat} holds no card to discard or pass");
             };
             if hand.phase() == Phase::PassingBest {
@@ -429,9 +429,14 @@ mod tests {
             for subset in 1..256u32 {
                 let set: CardSet =
                     (0..8).filter(|i| subset & (1 << i) != 0).map(|i| cards[i]).collect();
-                for n in 0..set.len() {
-                    assert_eq!(Some(nth_card(set, n)), set.nth(n));
+                for n in 0..=set.len() {
+                    assert_eq!(nth_card(set, n), set.nth(n));
                 }
+            }
+            // Past eight cards (the three-handed maker with the dummy).
+            let ten = deal.hands[0].union(deal.hands[1]);
+            for n in 0..=ten.len() {
+                assert_eq!(nth_card(ten, n), ten.nth(n));
             }
         }
     }
