@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { SCREENSHOTS, gameOver, playQuickGames, playUntil, withServerAndBrowser } from './support.mjs';
+import { SCREENSHOTS, gameOver, playQuickGames, playUntil, withServerAndBrowser, firstStoredMatch } from './support.mjs';
 
 const env = withServerAndBrowser();
 
@@ -29,13 +29,7 @@ test('a finished game is listed in History and replays hand by hand', async () =
   const won = score.Us > score.Them;
 
   // The match is in the list a moment after it ends: look until it is.
-  await page.getByRole('link', { name: 'History', exact: true }).click();
-  const row = page.locator('.match-row').first();
-  for (let i = 0; i < 50 && !/Won|Lost/.test((await row.textContent({ timeout: 10000 }).catch(() => '')) ?? ''); i += 1) {
-    await page.waitForTimeout(200);
-    await page.getByRole('link', { name: 'Lobby', exact: true }).click();
-    await page.getByRole('link', { name: 'History', exact: true }).click();
-  }
+  const row = await firstStoredMatch(page);
   await row.waitFor();
   assert.equal(await page.locator('.match-row').count(), 1);
   const text = await row.textContent();

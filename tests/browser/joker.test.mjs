@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { SCREENSHOTS, createTable, gameOver, playOneStep, playUntil, rematchStep, takeSeat, withServerAndBrowser } from './support.mjs';
+import { SCREENSHOTS, createTable, gameOver, playOneStep, playUntil, rematchStep, takeSeat, withServerAndBrowser, firstStoredMatch } from './support.mjs';
 
 const env = withServerAndBrowser();
 
@@ -79,13 +79,7 @@ test('a table with the joker: held first among trumps, played on the table, and 
 
   // That game to its end, then its replay.
   await playUntil([page], () => gameOver(page), { timeoutMs: 300000 });
-  await page.getByRole('link', { name: 'History', exact: true }).click();
-  const first = page.locator('.match-row').first();
-  for (let i = 0; i < 50 && !/Won|Lost/.test((await first.textContent({ timeout: 10000 }).catch(() => '')) ?? ''); i += 1) {
-    await page.waitForTimeout(200);
-    await page.getByRole('link', { name: 'Lobby', exact: true }).click();
-    await page.getByRole('link', { name: 'History', exact: true }).click();
-  }
+  const first = await firstStoredMatch(page);
   assert.match(await first.textContent(), /Won|Lost/);
 
   // Newest first: the joker was played in the last game, or (seen on a

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { SCREENSHOTS, createTable, gameOver, playUntil, withServerAndBrowser } from './support.mjs';
+import { SCREENSHOTS, createTable, gameOver, playUntil, withServerAndBrowser, firstStoredMatch } from './support.mjs';
 
 const env = withServerAndBrowser();
 
@@ -116,13 +116,7 @@ test('a whole rubber against bots: the banner between games, the result, the his
   await page.screenshot({ path: join(SCREENSHOTS, 'rubber-over.png') });
 
   // History: the rubber listed with its games, once stored.
-  await page.getByRole('link', { name: 'History', exact: true }).click();
-  const row = page.locator('.match-row').first();
-  for (let i = 0; i < 50 && !/Won|Lost/.test((await row.textContent({ timeout: 10000 }).catch(() => '')) ?? ''); i += 1) {
-    await page.waitForTimeout(200);
-    await page.getByRole('link', { name: 'Lobby', exact: true }).click();
-    await page.getByRole('link', { name: 'History', exact: true }).click();
-  }
+  const row = await firstStoredMatch(page);
   const text = await row.textContent();
   assert.match(text, usWon === 2 ? /Won/ : /Lost/);
   assert.equal(await row.locator('.match-score').textContent(), `${usWon}–${themWon} games`);

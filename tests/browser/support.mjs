@@ -213,6 +213,20 @@ export async function takeSeat(page, link, seat) {
   await page.locator('.seat-bottom .seat-name', { hasText: 'You' }).waitFor();
 }
 
+// Opens History and returns its first row once it shows a finished match:
+// a match is stored a moment after it ends, so the list is opened again
+// (through the lobby) until it does.
+export async function firstStoredMatch(page) {
+  await page.getByRole('link', { name: 'History', exact: true }).click();
+  const row = page.locator('.match-row').first();
+  for (let i = 0; i < 50 && !/Won|Lost/.test((await row.textContent({ timeout: 10000 }).catch(() => '')) ?? ''); i += 1) {
+    await page.waitForTimeout(200);
+    await page.getByRole('link', { name: 'Lobby', exact: true }).click();
+    await page.getByRole('link', { name: 'History', exact: true }).click();
+  }
+  return row;
+}
+
 // Plays `count` whole games for the page's own guest, straight over the
 // protocol from inside the page (its saved token, so they are this
 // player's matches): one private table with three bots, games to 1 point,
