@@ -234,11 +234,7 @@ impl CardPlay {
             winner = select_unpredictable(takes, seat, winner);
             seat = self.next[usize::from(seat)];
         }
-        self.won[Team(self.team_of[usize::from(winner)])] += 1;
-        self.tricks_left -= 1;
-        self.leader = winner;
-        self.turn = winner;
-        self.winner = winner;
+        self.end_trick(winner);
     }
 
     /// Plays the legal card that `digit`, uniform below 60, picks; returns
@@ -306,11 +302,17 @@ impl CardPlay {
             return;
         }
         // Play came back to the leader: the trick is complete.
-        let winner = self.winner;
+        self.end_trick(self.winner);
+    }
+
+    /// Scores the trick for `winner`, who leads the next.
+    #[inline(always)]
+    fn end_trick(&mut self, winner: u8) {
         self.won[Team(self.team_of[usize::from(winner)])] += 1;
         self.tricks_left -= 1;
         self.leader = winner;
         self.turn = winner;
+        self.winner = winner;
         self.led = 0;
         self.best = 0;
     }
