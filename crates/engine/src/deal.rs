@@ -53,11 +53,10 @@ const PER_DRAW: usize = 11;
 /// Each pack's cards in index order, `PACKS[deck][joker]`: listed at
 /// compile time, so that a deal starts from a copy.
 const PACKS: [[[Card; 33]; 2]; 4] = {
-    let decks = [Deck::TenToAce, Deck::NineToAce, Deck::EightToAce, Deck::SevenToAce];
     let mut packs = [[[Card::JOKER; 33]; 2]; 4];
     let mut deck = 0;
     while deck < 4 {
-        let cards = decks[deck].cards().0;
+        let cards = Deck::ALL[deck].cards().0;
         let mut len = 0;
         let mut index = 0;
         while index < 32 {
@@ -201,7 +200,7 @@ mod tests {
 
     #[test]
     fn the_listed_packs_are_the_rules_packs() {
-        for deck in [Deck::TenToAce, Deck::NineToAce, Deck::EightToAce, Deck::SevenToAce] {
+        for deck in Deck::ALL {
             for joker in [false, true] {
                 let pack = Rules { deck, joker, ..Rules::default() }.pack();
                 let listed = &PACKS[deck as usize][usize::from(joker)][..pack.len() as usize];

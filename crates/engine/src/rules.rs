@@ -80,6 +80,10 @@ pub enum Deck {
 }
 
 impl Deck {
+    /// Every deck, in declaration order (`deck as usize` is its place).
+    pub const ALL: [Deck; 4] =
+        [Deck::TenToAce, Deck::NineToAce, Deck::EightToAce, Deck::SevenToAce];
+
     pub const fn lowest_rank(self) -> Rank {
         match self {
             Deck::TenToAce => Rank::Ten,

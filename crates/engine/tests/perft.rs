@@ -269,7 +269,7 @@ fn every_game_form_has_a_case() {
     has("the joker turned up", &|case| case.up_card == Card::JOKER);
     has("no trump", &|case| case.hand().no_trump() && !case.hand().alone());
     has("no trump alone", &|case| case.hand().no_trump() && case.hand().alone());
-    for deck in [Deck::TenToAce, Deck::NineToAce, Deck::EightToAce, Deck::SevenToAce] {
+    for deck in Deck::ALL {
         has(&format!("{deck:?}"), &|case| case.rules.deck == deck);
     }
 }
