@@ -99,7 +99,7 @@ impl Deck {
 
     /// How many cards the pack holds.
     pub const fn size(self) -> u32 {
-        self.cards().len()
+        4 * (Rank::Ace as u32 + 1 - self.lowest_rank() as u32)
     }
 
     /// The two lowest ranks: a hand of only these is a farmer's hand.
@@ -367,6 +367,9 @@ pub enum RulesError {
 /// Cards in the dummy hand, where there is one.
 pub const DUMMY_SIZE: u32 = 3;
 
+/// Cards each player holds after the deal, in every game form.
+pub const HAND_SIZE: u32 = 5;
+
 impl Rules {
     /// Checks that these rules describe a game the engine can play.
     pub fn validate(&self) -> Result<(), RulesError> {
@@ -404,7 +407,7 @@ impl Rules {
 
     /// Cards each player holds after the deal.
     pub const fn hand_size(&self) -> u32 {
-        5
+        HAND_SIZE
     }
 
     /// Every card in play: the deck's, and the joker where it is added.
