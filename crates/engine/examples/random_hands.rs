@@ -3,11 +3,12 @@
 //!
 //! `cargo build --profile bench -p euchre-engine --example random_hands`, then
 //! `valgrind --tool=callgrind target/release/examples/random_hands sim 100000`
-//! (or `game_api` for the full API).
+//! (or `game_api` for the full API; `deal` and `bid` stop the simulation's
+//! work after the deal, or after the bidding and discards).
 
 use std::hint::black_box;
 
-use euchre_engine::{Action, Game, Rules, Seat, sim};
+use euchre_engine::{Action, Deal, Game, Hand, NoEvents, Phase, Rules, Seat, sim};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
@@ -34,6 +35,26 @@ fn main() {
                 black_box(sim::random_hand(&rules, Seat((n & 3) as u8), &mut rng));
             }
         }
+        // The sim's parts, to see where its time goes: the deal alone, and
+        // the deal with the hand made and bid (no card play).
+        "deal" => {
+            for n in 0..hands {
+                black_box(Deal::shuffled(&rules, Seat((n & 3) as u8), &mut rng));
+            }
+        }
+        "bid" => {
+            for n in 0..hands {
+                let mut hand =
+                    Hand::new(rules, Deal::shuffled(&rules, Seat((n & 3) as u8), &mut rng));
+                while hand.phase() != Phase::Playing
+                    && let Some(seat) = hand.turn()
+                {
+                    let action = sim::random_action(&hand, &mut rng);
+                    hand.apply_with(seat, action, &mut NoEvents).expect("a legal action");
+                }
+                black_box(hand);
+            }
+        }
         "game_api" => {
             let mut seed = 0;
             let mut game = Game::new(rules, seed).expect("valid rules");
@@ -54,7 +75,7 @@ fn main() {
             }
         }
         _ => {
-            eprintln!("usage: random_hands [sim|game_api] [HANDS]");
+            eprintln!("usage: random_hands [sim|deal|bid|game_api] [HANDS]");
             std::process::exit(2);
         }
     }
