@@ -5,6 +5,8 @@
 #   docker/build.sh deps     build every dependency from the manifests alone
 #                            (in the image this is its own cached layer; any
 #                            crate source not yet copied in gets a stub)
+#   docker/build.sh stubs    only make those stubs (CI checks with them that
+#                            the manifests alone make a workspace)
 #   docker/build.sh release  build the server and the tools, and put the
 #                            binaries in target/dist/
 set -euo pipefail
@@ -13,22 +15,53 @@ cd "$(dirname "$0")/.."
 stage="${1:-release}"
 packages=(-p euchre-server -p euchre-tools)
 
-case "$stage" in
-  deps)
-    # Stubs only where a source is missing: a no-op on a full checkout.
-    for manifest in crates/*/Cargo.toml; do
-      dir="$(dirname "$manifest")"
-      [ -e "$dir/src/lib.rs" ] || [ -e "$dir/src/main.rs" ] || {
-        mkdir -p "$dir/src"
-        echo "stub: $dir/src/lib.rs"
-        : > "$dir/src/lib.rs"
-      }
+# Gives every crate of a manifests-only checkout (the image's first layer)
+# the source files its manifest needs: a library, and each target the
+# manifest declares (benches, tests, examples, binaries), where missing.
+# A no-op on a full checkout.
+stub_sources() {
+  for manifest in crates/*/Cargo.toml; do
+    dir="$(dirname "$manifest")"
+    [ -e "$dir/src/lib.rs" ] || [ -e "$dir/src/main.rs" ] || stub "$dir/src/lib.rs" ''
+    [ -e "$dir/src/main.rs" ] || [ "$dir" != crates/server ] || stub "$dir/src/main.rs"
+    declared_targets "$manifest" | while read -r path; do
+      [ -e "$dir/$path" ] || stub "$dir/$path"
     done
-    # Binary and bench targets named in manifests need a file to exist.
-    [ -e crates/server/src/main.rs ] || echo 'fn main() {}' > crates/server/src/main.rs
-    [ -e crates/tools/src/main.rs ] || echo 'fn main() {}' > crates/tools/src/main.rs
-    [ -e crates/loadgen/src/main.rs ] || echo 'fn main() {}' > crates/loadgen/src/main.rs
-    [ -e crates/engine/benches/engine.rs ] || { mkdir -p crates/engine/benches; echo 'fn main() {}' > crates/engine/benches/engine.rs; }
+  done
+}
+
+# The path of each [[bench]], [[test]], [[example]] and [[bin]] in a
+# manifest: its `path`, or where Cargo looks for one of that name.
+declared_targets() {
+  awk '
+    function flush() {
+      if (kind == "bench") where = "benches/" name ".rs"
+      else if (kind == "test") where = "tests/" name ".rs"
+      else if (kind == "example") where = "examples/" name ".rs"
+      else where = "src/bin/" name ".rs"
+      if (kind != "") print (path != "" ? path : where)
+      kind = name = path = ""
+    }
+    /^\[\[(bench|test|example|bin)\]\]/ { flush(); kind = $0; gsub(/[][]/, "", kind); next }
+    /^\[/ { flush(); next }
+    kind != "" && /^name *=/ { name = $0; sub(/^[^"]*"/, "", name); sub(/".*/, "", name) }
+    kind != "" && /^path *=/ { path = $0; sub(/^[^"]*"/, "", path); sub(/".*/, "", path) }
+    END { flush() }
+  ' "$1"
+}
+
+stub() {
+  mkdir -p "$(dirname "$1")"
+  echo "${2-fn main() {\}}" > "$1"
+  echo "stub: $1"
+}
+
+case "$stage" in
+  stubs)
+    stub_sources
+    ;;
+  deps)
+    stub_sources
     cargo build --release --locked "${packages[@]}"
     ;;
   release)
@@ -38,7 +71,7 @@ case "$stage" in
     echo "built: $(ls target/dist | tr '\n' ' ')"
     ;;
   *)
-    echo "usage: docker/build.sh deps|release" >&2
+    echo "usage: docker/build.sh deps|stubs|release" >&2
     exit 2
     ;;
 esac
