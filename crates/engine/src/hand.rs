@@ -896,8 +896,9 @@ impl Hand {
 
     /// Ends card play with the tricks a [`crate::sim::CardPlay`] of this
     /// hand won playing it out: the cards in hand are played and the hand
-    /// is scored. (The last trick's cards are not kept.)
-    pub(crate) fn finish_play(&mut self, tricks_won: PerTeam<u8>) {
+    /// is scored. (The last trick's cards are not kept.) Returns the
+    /// outcome, as [`Hand::outcome`] now would.
+    pub(crate) fn finish_play(&mut self, tricks_won: PerTeam<u8>) -> HandOutcome {
         debug_assert_eq!(self.phase, Phase::Playing);
         for (seat, held) in self.holding.iter_mut().enumerate() {
             // Whoever sits out keeps his cards.
@@ -909,7 +910,7 @@ impl Hand {
         self.tricks_won = tricks_won;
         self.tricks_played = self.rules.hand_size() as u8;
         self.trick = Trick::new(self.turn);
-        self.score();
+        self.score()
     }
 
     /// Gives every trick not yet won (the current one included) to `team`.
@@ -926,10 +927,11 @@ impl Hand {
         self.outcome = Some(HandOutcome::ThrownIn(reason));
     }
 
-    /// Ends a played hand. The game reports the outcome with the running score.
-    fn score(&mut self) {
+    /// Ends a played hand and returns its outcome (the game reports it with
+    /// the running score).
+    fn score(&mut self) -> HandOutcome {
         let Some(maker) = self.maker else {
-            return;
+            unreachable!("a hand is played only once trump is made");
         };
         let trump = self.trump;
         let scoring = &self.rules.scoring;
@@ -967,6 +969,7 @@ impl Hand {
             lone_defender: self.lone_defender,
         });
         self.outcome = Some(outcome);
+        outcome
     }
 
     /// Whether `seat`, on lead, wins every remaining trick whatever the other

@@ -48,11 +48,8 @@ pub fn playout(hand: &mut Hand, rng: &mut impl Rng) -> HandOutcome {
     loop {
         match (hand.phase(), hand.turn()) {
             (Phase::Playing, _) => {
-                let Some(mut play) = CardPlay::new(hand) else {
-                    unreachable!("cards are being played");
-                };
-                let tricks = play.random_playout(rng);
-                hand.finish_play(tricks);
+                let tricks = CardPlay::in_play(hand).random_playout(rng);
+                return hand.finish_play(tricks);
             }
             (_, Some(seat)) => make_random_bid(hand, seat, rng),
             (_, None) => {

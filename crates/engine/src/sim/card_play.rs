@@ -81,9 +81,14 @@ impl CardPlay {
     /// are not being played (bidding, discarding, or the hand is over).
     #[inline]
     pub fn new(hand: &Hand) -> Option<CardPlay> {
-        if hand.phase() != Phase::Playing {
-            return None;
-        }
+        (hand.phase() == Phase::Playing).then(|| CardPlay::in_play(hand))
+    }
+
+    /// [`CardPlay::new`] for a hand known to be in play. Not wrapped in an
+    /// `Option`, which the simulation's caller would copy it out of.
+    #[inline]
+    pub(crate) fn in_play(hand: &Hand) -> CardPlay {
+        debug_assert_eq!(hand.phase(), Phase::Playing);
         let rules = hand.rules();
         let row = hand.trump().map_or(NO_TRUMP_ROW, |suit| suit as u8);
         let mut play = CardPlay {
@@ -117,7 +122,7 @@ impl CardPlay {
             play.contest(play.bit(*card));
         }
         debug_assert_eq!(hand.turn().map(|seat| seat.0), Some(play.turn));
-        Some(play)
+        play
     }
 
     /// The seat to play, or `None` once every trick is played.
@@ -172,50 +177,63 @@ impl CardPlay {
     /// themselves, the digits do not wait for the cards: the processor
     /// works out the three followers' choices side by side.
     pub fn random_playout(&mut self, rng: &mut impl Rng) -> PerTeam<u8> {
-        while self.tricks_left > 0 {
-            self.random_trick(rng.next_u64(), |_| ());
-        }
+        self.random_tricks(rng, |_| ());
         self.tricks_won()
     }
 
-    /// Plays the rest of the trick at random, the choices the base-60
-    /// digits of `random`, and tells `played` each card's bit in order.
+    /// Plays the rest of the hand at random and tells `played` each card's
+    /// bit in order: [`CardPlay::random_playout`].
     #[inline(always)]
-    fn random_trick(&mut self, mut random: u64, mut played: impl FnMut(u64)) {
-        if self.led != 0 {
+    fn random_tricks(&mut self, rng: &mut impl Rng, mut played: impl FnMut(u64)) {
+        if self.led != 0 && self.tricks_left > 0 {
             // A trick under way (a playout from the middle of one): card
             // by card to its end.
-            let trick = self.tricks_left;
+            let (mut random, trick) = (rng.next_u64(), self.tricks_left);
             while self.tricks_left == trick {
                 played(self.random_step(next_digit(&mut random)));
             }
-            return;
         }
-        if self.tricks_left == 1 {
-            // Everyone holds one card: no choice to make.
-            self.whole_trick(|hand| hand, |legal| legal, played);
-        } else {
-            // Every seat in play holds a card for each trick left.
-            let (count, digit) = (u64::from(self.tricks_left), next_digit(&mut random));
+        // Whole tricks, the leader and the tricks won kept in registers
+        // (a byte per team) rather than in `self` from trick to trick.
+        let (mut leader, mut won) = (self.leader, 0u32);
+        for held in (2..=self.tricks_left).rev() {
+            // Every seat in play holds `held` cards.
+            let mut random = rng.next_u64();
+            let (count, digit) = (u64::from(held), next_digit(&mut random));
             let lead = |hand| pick_among(hand, count, digit);
-            self.whole_trick(lead, |legal| pick(legal, next_digit(&mut random)), played);
+            let follow = |legal| pick(legal, next_digit(&mut random));
+            let winner = self.whole_trick(leader, lead, follow, &mut played);
+            won += 1 << (8 * self.team_of[usize::from(winner)]);
+            leader = winner;
         }
+        if self.tricks_left > 0 {
+            // Everyone holds one card: no choice to make.
+            let winner = self.whole_trick(leader, |hand| hand, |legal| legal, &mut played);
+            won += 1 << (8 * self.team_of[usize::from(winner)]);
+            leader = winner;
+        }
+        for team in 0..self.won.len() {
+            self.won[Team(team as u8)] += (won >> (8 * team)) as u8;
+        }
+        self.tricks_left = 0;
+        self.start_trick(leader);
     }
 
-    /// Plays a whole trick from its lead: the card `lead` chooses from the
-    /// leader's hand, then the card each follower's `follow` chooses from
-    /// his legal ones. The followers' cards depend on the lead and their
-    /// own hands only, so the processor works them out side by side, in a
-    /// loop that runs as many times in every trick of the hand. Who is
-    /// winning is tracked without branches: it changes unpredictably.
+    /// Plays a whole trick led by `leader` and returns its winner: the card
+    /// `lead` chooses from the leader's hand, then the card each follower's
+    /// `follow` chooses from his legal ones. The followers' cards depend on
+    /// the lead and their own hands only, so the processor works them out
+    /// side by side, in a loop that runs as many times in every trick of
+    /// the hand. Who is winning is tracked without branches: it changes
+    /// unpredictably. Only the hands change: the caller scores the trick.
     #[inline(always)]
     fn whole_trick(
         &mut self,
+        leader: u8,
         lead: impl FnOnce(u64) -> u64,
         mut follow: impl FnMut(u64) -> u64,
         mut played: impl FnMut(u64),
-    ) {
-        let leader = self.leader;
+    ) -> u8 {
         let lead = lead(self.hands[usize::from(leader)]);
         self.hands[usize::from(leader)] ^= lead;
         played(lead);
@@ -234,7 +252,7 @@ impl CardPlay {
             winner = select_unpredictable(takes, seat, winner);
             seat = self.next[usize::from(seat)];
         }
-        self.end_trick(winner);
+        winner
     }
 
     /// Plays the legal card that `digit`, uniform below 60, picks; returns
@@ -310,9 +328,15 @@ impl CardPlay {
     fn end_trick(&mut self, winner: u8) {
         self.won[Team(self.team_of[usize::from(winner)])] += 1;
         self.tricks_left -= 1;
-        self.leader = winner;
-        self.turn = winner;
-        self.winner = winner;
+        self.start_trick(winner);
+    }
+
+    /// Readies the next trick, led by `leader`.
+    #[inline(always)]
+    fn start_trick(&mut self, leader: u8) {
+        self.leader = leader;
+        self.turn = leader;
+        self.winner = leader;
         self.led = 0;
         self.best = 0;
     }
@@ -665,9 +689,7 @@ mod tests {
         for _ in 0..playouts {
             // As random_playout plays, with the line and its probability.
             let (mut play, mut line, mut p) = (start, Vec::new(), 1.0);
-            while !play.is_finished() {
-                play.random_trick(rng.next_u64(), |bit| line.push(bit));
-            }
+            play.random_tricks(&mut rng, |bit| line.push(bit));
             let mut replay = start;
             for bit in &line {
                 p /= f64::from(replay.legal_bits().count_ones());
