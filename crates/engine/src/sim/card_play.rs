@@ -199,16 +199,16 @@ impl CardPlay {
         for held in (2..=self.tricks_left).rev() {
             // Every seat in play holds `held` cards.
             let mut random = rng.next_u64();
-            let (count, digit) = (u64::from(held), next_digit(&mut random));
-            let lead = |hand| pick_among(hand, count, digit);
-            let follow = |legal| pick(legal, next_digit(&mut random));
-            let winner = self.whole_trick(leader, lead, follow, &mut played);
+            let digit = next_digit(&mut random);
+            let lead = |hand, count| pick_among(hand, count, digit);
+            let follow = |legal, count| pick_among(legal, count, next_digit(&mut random));
+            let winner = self.whole_trick(leader, u64::from(held), lead, follow, &mut played);
             won += 1 << (8 * self.team_of[usize::from(winner)]);
             leader = winner;
         }
         if self.tricks_left > 0 {
             // Everyone holds one card: no choice to make.
-            let winner = self.whole_trick(leader, |hand| hand, |legal| legal, &mut played);
+            let winner = self.whole_trick(leader, 1, |hand, _| hand, |legal, _| legal, &mut played);
             won += 1 << (8 * self.team_of[usize::from(winner)]);
             leader = winner;
         }
@@ -219,32 +219,41 @@ impl CardPlay {
         self.start_trick(leader);
     }
 
-    /// Plays a whole trick led by `leader` and returns its winner: the card
-    /// `lead` chooses from the leader's hand, then the card each follower's
-    /// `follow` chooses from his legal ones. The followers' cards depend on
-    /// the lead and their own hands only, so the processor works them out
-    /// side by side, in a loop that runs as many times in every trick of
-    /// the hand. Who is winning is tracked without branches: it changes
-    /// unpredictably. Only the hands change: the caller scores the trick.
+    /// Plays a whole trick led by `leader`, every seat in play holding
+    /// `held` cards, and returns its winner: the card `lead` chooses from
+    /// the leader's hand, then the card each follower's `follow` chooses
+    /// from his legal ones (each given with their count). The followers'
+    /// cards depend on the lead and their own hands only, so the processor
+    /// works them out side by side, in a loop that runs as many times in
+    /// every trick of the hand. Who is winning is tracked without branches:
+    /// it changes unpredictably. Only the hands change: the caller scores
+    /// the trick.
     #[inline(always)]
     fn whole_trick(
         &mut self,
         leader: u8,
-        lead: impl FnOnce(u64) -> u64,
-        mut follow: impl FnMut(u64) -> u64,
+        held: u64,
+        lead: impl FnOnce(u64, u64) -> u64,
+        mut follow: impl FnMut(u64, u64) -> u64,
         mut played: impl FnMut(u64),
     ) -> u8 {
-        let lead = lead(self.hands[usize::from(leader)]);
+        let lead = lead(self.hands[usize::from(leader)], held);
         self.hands[usize::from(leader)] ^= lead;
         played(lead);
-        let led = LANE << (lead.trailing_zeros() & 48);
+        let lane = lead.trailing_zeros() & 48;
+        let led = LANE << lane;
         let contention = led | self.trump;
         let (mut best, mut winner) = (lead, leader);
         let mut seat = self.next[usize::from(leader)];
         for _ in 1..self.players_in_play {
             let hand = self.hands[usize::from(seat)];
             let following = hand & led;
-            let bit = follow(if following == 0 { hand } else { following });
+            // Counted by table: without popcnt (baseline x86-64), counting
+            // bits takes a dozen instructions on the way to the trick's winner.
+            let in_lane = u64::from(LANE_COUNT[((following >> lane) & 0x7ff) as usize]);
+            let none = following == 0;
+            let legal = select_unpredictable(none, hand, following);
+            let bit = follow(legal, select_unpredictable(none, held, in_lane));
             self.hands[usize::from(seat)] = hand ^ bit;
             played(bit);
             let takes = (bit > best) & (bit & contention != 0);
@@ -401,6 +410,17 @@ fn pick_among(cards: u64, count: u64, digit: u64) -> u64 {
 
 /// One lane's bits.
 const LANE: u64 = 0xffff;
+
+/// `LANE_COUNT[bits]`: how many of a lane's eleven used bits are set.
+const LANE_COUNT: [u8; 1 << 11] = {
+    let mut table = [0; 1 << 11];
+    let mut bits = 0;
+    while bits < table.len() {
+        table[bits] = (bits as u32).count_ones() as u8;
+        bits += 1;
+    }
+    table
+};
 const TRUMP_LANE: u64 = LANE << 48;
 const NO_TRUMP_ROW: u8 = 4;
 
