@@ -377,6 +377,21 @@ impl Hand {
         Ok(())
     }
 
+    /// [`Hand::apply_with`] for the seat to act, outside card play, without
+    /// events: the simulation's bids and discards. Of [`Hand::check`] only
+    /// the part about the action itself is asked; the rest (a real seat, in
+    /// turn, a hand not over, no concession) holds by the caller's word.
+    #[inline]
+    pub(crate) fn bid(&mut self, action: Action) -> Result<(), RuleError> {
+        let seat = self.turn;
+        debug_assert!(self.phase != Phase::Playing && self.phase != Phase::Finished);
+        debug_assert!(!matches!(action, Action::Concede | Action::Play { .. }));
+        debug_assert_eq!(self.check_in_turn(seat, action), self.check(seat, action));
+        self.check_in_turn(seat, action)?;
+        self.perform(seat, action, &mut NoEvents);
+        Ok(())
+    }
+
     /// The card of `action` if it is a legal play by `seat`: the common
     /// case, decided by the [`Hand::legal_plays`] mask alone (the seat to
     /// play is a real seat that does not sit out). `None` says nothing:

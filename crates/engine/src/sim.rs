@@ -1,7 +1,7 @@
 //! The lean simulation path: random hands and playouts for search bots, and
 //! perft-style exhaustive counts of the card-play tree.
 //!
-//! Bids and discards go through [`Hand::apply_with`] with [`NoEvents`]: the
+//! Bids and discards are checked and made by [`Hand`] without events: the
 //! rule code that [`Hand::apply`] and [`crate::Game::apply`] run. Cards are
 //! played by [`CardPlay`], which renumbers them once trump is known and is
 //! checked card by card against [`Hand`] in every game form, so a
@@ -27,7 +27,7 @@ pub use card_play::CardPlay;
 
 use rand::{Rng, RngExt};
 
-use crate::action::{Action, HandOutcome, NoEvents, Seat};
+use crate::action::{Action, HandOutcome, Seat};
 use crate::card::{Card, CardSet, Suit};
 use crate::deal::Deal;
 use crate::hand::{Hand, Phase};
@@ -146,13 +146,14 @@ fn random_bid(hand: &Hand, seat: Seat, rng: &mut impl Rng) -> Action {
 }
 
 /// Makes the bid [`random_bid`] would choose: each candidate goes straight
-/// to [`Hand::apply_with`], which refuses an illegal one and changes
+/// to the hand (`Hand::bid`, [`Hand::apply_with`] less the questions whose
+/// answers the caller knows), which refuses an illegal one and changes
 /// nothing, so the rules are asked once per candidate instead of twice.
 #[inline(never)]
 fn make_random_bid(hand: &mut Hand, seat: Seat, rng: &mut impl Rng) {
     for _ in 0..1000 {
         let action = bid_candidate(hand, seat, rng);
-        if hand.apply_with(seat, action, &mut NoEvents).is_ok() {
+        if hand.bid(action).is_ok() {
             return;
         }
     }
