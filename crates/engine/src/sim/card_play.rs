@@ -410,6 +410,8 @@ fn pick_among(cards: u64, count: u64, digit: u64) -> u64 {
 
 /// One lane's bits.
 const LANE: u64 = 0xffff;
+const TRUMP_LANE: u64 = LANE << 48;
+const NO_TRUMP_ROW: u8 = 4;
 
 /// `LANE_COUNT[bits]`: how many of a lane's eleven used bits are set.
 const LANE_COUNT: [u8; 1 << 11] = {
@@ -421,8 +423,6 @@ const LANE_COUNT: [u8; 1 << 11] = {
     }
     table
 };
-const TRUMP_LANE: u64 = LANE << 48;
-const NO_TRUMP_ROW: u8 = 4;
 
 /// The lane of a plain suit under `trump`: trump's is 3, the others 0 to 2.
 const fn lane_of(suit: u8, trump: u8) -> u8 {
