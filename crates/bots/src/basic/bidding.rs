@@ -7,7 +7,9 @@
 //! The numbers were tuned by playing variants of the bot against each other
 //! over thousands of seeded games: each is near the best of its neighbours.
 
-use euchre_engine::trump::{effective_suit, is_left_bower, is_trump, power, suit_cards};
+use euchre_engine::trump::{
+    Mode, effective_suit_in, is_left_bower, is_trump, power_in, suit_cards, suit_cards_in,
+};
 use euchre_engine::{Action, Card, CardSet, GameView, Phase, Rank, Seat, Suit};
 
 /// The score at which a hand makes trump: roughly "three tricks between me
@@ -18,6 +20,11 @@ const CALL: i32 = 62;
 
 /// What a void in a plain suit adds, once there are trumps to ruff with.
 const VOID: i32 = 12;
+
+/// Sure tricks (see [`sure_tricks_at_no_trump`]) at which a hand calls no
+/// trump where the rules allow it, and at which it goes alone.
+const NO_TRUMP_CALL: usize = 3;
+const NO_TRUMP_ALONE: usize = 5;
 
 /// Extra for naming "next" (the turned-down suit's colour mate) from the seat
 /// left of the dealer: the dealer's side passed that colour, and the left
@@ -117,7 +124,7 @@ fn round_one(view: &GameView, me: Seat, hand: CardSet) -> Action {
             hand
         };
         let mut after = hand.union(CardSet::single(up));
-        if let Some(card) = discard(after, trump, allowed) {
+        if let Some(card) = discard(after, Mode::trump(trump), allowed) {
             after.remove(card);
         }
         after
@@ -135,9 +142,25 @@ fn round_one(view: &GameView, me: Seat, hand: CardSet) -> Action {
     if score >= CALL { Action::OrderUp { alone: alone(playing, trump) } } else { Action::Pass }
 }
 
-/// Round two: name the best suit if it is good enough, or when the dealer is
+/// Tricks `hand` takes by itself at no trump, wherever the lead is: in each
+/// suit, its cards from the ace down that nothing left can beat (the ace;
+/// the ace and king; ...).
+fn sure_tricks_at_no_trump(hand: CardSet) -> usize {
+    let sure_in = |suit: Suit| {
+        Rank::ALL.iter().rev().take_while(|rank| hand.contains(Card::new(**rank, suit))).count()
+    };
+    Suit::ALL.into_iter().map(sure_in).sum()
+}
+
+/// Round two: call no trump with enough sure tricks where the rules allow
+/// it; else name the best suit if it is good enough, or when the dealer is
 /// stuck and must name one.
 fn round_two(view: &GameView, me: Seat, hand: CardSet, legal: &[Action]) -> Option<Action> {
+    let sure = sure_tricks_at_no_trump(hand);
+    let no_trump = Action::CallNoTrump { alone: sure >= NO_TRUMP_ALONE };
+    if sure >= NO_TRUMP_CALL && legal.contains(&no_trump) {
+        return Some(no_trump);
+    }
     let turned_down = view.turned_down.unwrap_or(view.up_card.suit());
     let left_of_dealer = me == view.dealer.next(view.rules.players);
     let score = |suit: Suit| {
@@ -160,20 +183,22 @@ fn round_two(view: &GameView, me: Seat, hand: CardSet, legal: &[Action]) -> Opti
     }
 }
 
-/// The dealer's discard from `hand` (which holds the up-card) among `allowed`.
+/// The discard from `hand` (the dealer's, which holds the up-card, or a
+/// loner's or dummy-taker's) among `allowed`, with the trump of `mode` (or
+/// none).
 ///
 /// Never a trump while there is anything else. Otherwise make a void if a
 /// single card short of an ace would do it, else throw the lowest off-suit
 /// card, from the shortest suit on a tie. Aces are kept: they win tricks.
-pub(super) fn discard(hand: CardSet, trump: Suit, allowed: CardSet) -> Option<Card> {
+pub(super) fn discard(hand: CardSet, mode: Mode, allowed: CardSet) -> Option<Card> {
     let suit_length = |card: Card| {
-        let suit = effective_suit(card, trump);
-        hand.intersection(suit_cards(suit, trump)).len()
+        let suit = effective_suit_in(card, mode);
+        hand.intersection(suit_cards_in(suit, mode)).len()
     };
     allowed.iter().min_by_key(|card| {
-        let trump_card = is_trump(*card, trump);
+        let trump_card = mode.suit().is_some_and(|trump| is_trump(*card, trump));
         let ace = !trump_card && card.rank() == Rank::Ace;
         let makes_void = !trump_card && suit_length(*card) == 1;
-        (trump_card, ace, !makes_void, power(*card, trump), suit_length(*card))
+        (trump_card, ace, !makes_void, power_in(*card, mode), suit_length(*card))
     })
 }

@@ -1,7 +1,7 @@
 //! A bot that plays ordinary, sound Euchre by rules of thumb.
 
 use euchre_engine::trump::{
-    Mode, effective_suit_in, is_trump, power, power_in, suit_cards, suit_cards_in, trick_power_in,
+    Mode, effective_suit_in, is_trump, power_in, suit_cards, suit_cards_in, trick_power_in,
     trick_winner_in,
 };
 use euchre_engine::{Action, Card, CardSet, GameView, Phase, Rules, Seat, Suit, Viewer};
@@ -47,19 +47,22 @@ fn decide(view: &GameView, legal: &[Action]) -> Option<Action> {
         Phase::NamingJokerSuit => Some(bidding::joker_suit(hand)),
         Phase::OrderingUp | Phase::Calling => bidding::bid(view, me, hand, legal),
         Phase::PassingBest => {
-            // Call for best: pass the loner the strongest card.
-            let trump = view.trump?;
+            // Call for best: pass the loner the strongest card (at no trump,
+            // the highest).
+            let mode = Mode::of(view.trump);
+            let is_trump = |card: Card| view.trump.is_some_and(|trump| is_trump(card, trump));
             legal
                 .iter()
                 .filter_map(|action| match action {
                     Action::PassCard { card } => Some(*card),
                     _ => None,
                 })
-                .max_by_key(|card| (is_trump(*card, trump), power(*card, trump)))
+                .max_by_key(|card| (is_trump(*card), power_in(*card, mode)))
                 .map(|card| Action::PassCard { card })
         }
         Phase::DealerDiscard | Phase::LonerDiscard | Phase::DummyDiscard => {
-            let trump = view.trump?;
+            view.maker?;
+            let mode = Mode::of(view.trump);
             let allowed: CardSet = legal
                 .iter()
                 .filter_map(|action| match action {
@@ -67,7 +70,7 @@ fn decide(view: &GameView, legal: &[Action]) -> Option<Action> {
                     _ => None,
                 })
                 .collect();
-            let card = bidding::discard(hand, trump, allowed)?;
+            let card = bidding::discard(hand, mode, allowed)?;
             Some(Action::Discard { card })
         }
         Phase::Playing => {

@@ -30,6 +30,12 @@ impl Case {
     fn rules(self, preset: Preset) -> Case {
         Case { rules: preset.rules(), ..self }
     }
+    fn no_trump(self) -> Case {
+        Case { rules: Rules { allow_no_trump: true, ..self.rules }, ..self }
+    }
+    fn call_for_best(self) -> Case {
+        Case { rules: Rules { call_for_best: true, ..self.rules }, ..self }
+    }
     fn after(self, script: &'static str) -> Case {
         Case { script, ..self }
     }
@@ -75,7 +81,10 @@ fn action(token: &str) -> Action {
         "alone" => Action::OrderUp { alone: true },
         "call" => Action::Call { suit: suit(), alone: false },
         "call_alone" => Action::Call { suit: suit(), alone: true },
+        "no_trump" => Action::CallNoTrump { alone: false },
+        "no_trump_alone" => Action::CallNoTrump { alone: true },
         "discard" => Action::Discard { card: card(arg) },
+        "pass_card" => Action::PassCard { card: card(arg) },
         "play" => Action::Play { card: card(arg) },
         "farmers" => Action::FarmersHand,
         "claim" => Action::Claim,
@@ -156,6 +165,38 @@ fn bidding() {
         .rules(Preset::StickTheDealer)
         .after("pass pass pass pass pass pass pass")
         .expect("call:c"),
+        Case::new(
+            "in round two, calls no trump with four sure tricks where it is allowed",
+            ["9s Ts Qs 9c Tc", "As Ks Ac Ad Th", "Js Jh Qh Kh Ah", "Jc Qc Kc 9d Td"],
+            "9h",
+        )
+        .no_trump()
+        .after("pass pass pass pass")
+        .expect("no_trump"),
+        Case::new(
+            "passes the same hand where no trump is not allowed (no suit is strong enough)",
+            ["9s Ts Qs 9c Tc", "As Ks Ac Ad Th", "Js Jh Qh Kh Ah", "Jc Qc Kc 9d Td"],
+            "9h",
+        )
+        .after("pass pass pass pass")
+        .expect("pass"),
+        Case::new(
+            "calls no trump alone with five sure tricks",
+            ["9s Ts Qs 9c Tc", "As Ks Ac Ad Ah", "Js Jh Qh Kh Th", "Jc Qc Kc 9d Td"],
+            "9h",
+        )
+        .no_trump()
+        .after("pass pass pass pass")
+        .expect("no_trump_alone"),
+        Case::new(
+            "calling for best at no trump, the partner passes his highest card",
+            ["9s Ts Qs 9c Tc", "As Ks Ac Ad Ah", "Js Jh Qh Kh Th", "Jc Qc Kc 9d Td"],
+            "9h",
+        )
+        .no_trump()
+        .call_for_best()
+        .after("pass pass pass pass no_trump_alone")
+        .expect("pass_card:Kc"),
         Case::new(
             "throws in a farmer's hand",
             ["Qs Ks As Qc Kc", "9s Ts 9c Tc 9d", "Js Jc Ac Td Qd", "Th Qh Kh Jh Ad"],

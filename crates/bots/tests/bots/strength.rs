@@ -5,7 +5,7 @@
 //! `cargo test -p euchre-bots --test bots strength -- --nocapture`.
 
 use euchre_bots::{BasicBot, Bot, BotKind};
-use euchre_engine::{Game, Preset, Team};
+use euchre_engine::{Action, Game, GameView, Preset, Rules, Team};
 
 use crate::naive::NaiveBot;
 use crate::play_out;
@@ -20,6 +20,16 @@ fn win_rate(
     ours: impl Fn(u64) -> Box<dyn Bot>,
     theirs: impl Fn(u64) -> Box<dyn Bot>,
 ) -> f64 {
+    win_rate_in(Preset::Standard.rules(), games, ours, theirs)
+}
+
+/// [`win_rate`] under `rules`.
+fn win_rate_in(
+    rules: Rules,
+    games: u64,
+    ours: impl Fn(u64) -> Box<dyn Bot>,
+    theirs: impl Fn(u64) -> Box<dyn Bot>,
+) -> f64 {
     let mut won = 0;
     for seed in 0..games / 2 {
         for our_team in [Team(0), Team(1)] {
@@ -27,7 +37,7 @@ fn win_rate(
                 let bot_seed = seed * 4 + u64::from(seat);
                 if seat % 2 == our_team.0 { ours(bot_seed) } else { theirs(bot_seed) }
             });
-            let mut game = Game::new(Preset::Standard.rules(), seed).expect("valid rules");
+            let mut game = Game::new(rules, seed).expect("valid rules");
             play_out(&mut game, &mut bots);
             if game.winner() == Some(our_team) {
                 won += 1;
@@ -75,4 +85,33 @@ fn basic_against_basic_is_even() {
     println!("basic vs basic: seats 0 and 2 won {:.1}% of {GAMES} games", rate * 100.0);
     // Measured: 48.7%.
     assert!((0.42..=0.58).contains(&rate), "seats 0 and 2 won {rate}");
+}
+
+/// The basic bot as it was before it called no trump: the same bot, never
+/// offered the call.
+#[derive(Debug)]
+struct NeverNoTrump(BasicBot);
+
+impl Bot for NeverNoTrump {
+    fn choose(&mut self, view: &GameView, legal: &[Action]) -> Option<Action> {
+        let legal: Vec<Action> =
+            legal.iter().copied().filter(|a| !matches!(a, Action::CallNoTrump { .. })).collect();
+        self.0.choose(view, &legal)
+    }
+}
+
+#[test]
+fn calling_no_trump_costs_nothing_where_it_is_allowed() {
+    let rules = Rules { allow_no_trump: true, ..Preset::Standard.rules() };
+    let never = |_| Box::new(NeverNoTrump(BasicBot::new())) as Box<dyn Bot>;
+    let rate = win_rate_in(rules, GAMES, basic, never);
+    println!(
+        "basic vs basic never calling no trump: basic won {:.1}% of {GAMES} games",
+        rate * 100.0
+    );
+    // Measured: 50.7% over 4,000 games, where the bot called no trump in
+    // 2.6% of hands and made 93% of those calls (a third sure trick more or
+    // less moved the rate by under a point, within the noise). The call is
+    // rare, so the bar only says that it does not cost games.
+    assert!(rate > 0.42, "basic won only {rate}");
 }
