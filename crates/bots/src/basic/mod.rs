@@ -11,7 +11,8 @@ use crate::{Bot, legal_or_first};
 mod bidding;
 mod play;
 
-/// Bids on the strength of its hand and position, shapes its hand when it
+/// Bids on the strength of its hand and position (no trump, where the rules
+/// allow it, with three tricks sure in its own hand), shapes its hand when it
 /// picks up, and plays each card by the usual rules of thumb: lead the right
 /// bower as maker, cash aces, win as cheaply as possible, trump in when the
 /// opponents are winning, and leave a partner's winning card alone.
