@@ -327,7 +327,8 @@ test('a trick just won stays on the felt a moment, and a click goes on at once',
     }, null, { polling: 100, timeout: 90000 }).then((h) => h.jsonValue());
     for (const hold of full) {
       assert.match(hold.key, /^Trick \d, won by Seat \d bot\. Continue$/);
-      assert.equal(hold.cards, 4, 'the whole trick is shown');
+      // Four cards, or three when a bot plays alone (the deals are random).
+      assert.ok(hold.cards === 4 || hold.cards === 3, `the whole trick is shown: ${hold.cards} cards`);
       assert.equal(hold.winners, 1, 'its winner marked');
     }
     assert.ok(full.some((h) => h.lastSeq > h.firstSeq), 'play went on while the trick was held');
