@@ -122,7 +122,7 @@ pub const FILE_TYPE: &str = "Euchre Game Notation";
 pub const VERSION: &str = "1.4";
 
 const PLAYERS: u8 = 4;
-const HAND_SIZE: usize = 5;
+const HAND_SIZE: usize = crate::rules::HAND_SIZE as usize;
 
 fn per_team(pair: [u16; 2]) -> PerTeam<u16> {
     let mut values = PerTeam::new(2);
