@@ -104,6 +104,14 @@ pub const fn is_trump(card: Card, trump: Suit) -> bool {
     TRUMP_MASKS[trump as usize][trump as usize] & card.bit() != 0
 }
 
+/// [`is_trump`] in `mode`: under no trump, no card is.
+pub const fn is_trump_in(card: Card, mode: Mode) -> bool {
+    match mode.suit() {
+        Some(trump) => is_trump(card, trump),
+        None => false,
+    }
+}
+
 /// The cards of `suit` for following purposes when `trump` is trump.
 pub const fn suit_cards(suit: Suit, trump: Suit) -> CardSet {
     CardSet(TRUMP_MASKS[trump as usize][suit as usize])
@@ -224,6 +232,17 @@ mod tests {
 
     fn cards(text: &str) -> Vec<Card> {
         parse_cards(text).expect("valid cards")
+    }
+
+    #[test]
+    fn is_trump_in_agrees_with_is_trump_and_no_trump_has_none() {
+        let pack = crate::rules::Rules { joker: true, ..Default::default() }.pack();
+        for card in pack {
+            for suit in Suit::ALL {
+                assert_eq!(is_trump_in(card, Mode::trump(suit)), is_trump(card, suit));
+            }
+            assert!(!is_trump_in(card, Mode::NO_TRUMP), "{card}");
+        }
     }
 
     #[test]

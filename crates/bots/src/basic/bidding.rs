@@ -8,7 +8,8 @@
 //! over thousands of seeded games: each is near the best of its neighbours.
 
 use euchre_engine::trump::{
-    Mode, effective_suit_in, is_left_bower, is_trump, power_in, suit_cards, suit_cards_in,
+    Mode, effective_suit_in, is_left_bower, is_trump, is_trump_in, power_in, suit_cards,
+    suit_cards_in,
 };
 use euchre_engine::{Action, Card, CardSet, GameView, Phase, Rank, Seat, Suit};
 
@@ -196,7 +197,7 @@ pub(super) fn discard(hand: CardSet, mode: Mode, allowed: CardSet) -> Option<Car
         hand.intersection(suit_cards_in(suit, mode)).len()
     };
     allowed.iter().min_by_key(|card| {
-        let trump_card = mode.suit().is_some_and(|trump| is_trump(*card, trump));
+        let trump_card = is_trump_in(*card, mode);
         let ace = !trump_card && card.rank() == Rank::Ace;
         let makes_void = !trump_card && suit_length(*card) == 1;
         (trump_card, ace, !makes_void, power_in(*card, mode), suit_length(*card))

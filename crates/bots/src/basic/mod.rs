@@ -1,7 +1,7 @@
 //! A bot that plays ordinary, sound Euchre by rules of thumb.
 
 use euchre_engine::trump::{
-    Mode, effective_suit_in, is_trump, power_in, suit_cards, suit_cards_in, trick_power_in,
+    Mode, effective_suit_in, is_trump_in, power_in, suit_cards, suit_cards_in, trick_power_in,
     trick_winner_in,
 };
 use euchre_engine::{Action, Card, CardSet, GameView, Phase, Rules, Seat, Suit, Viewer};
@@ -51,14 +51,13 @@ fn decide(view: &GameView, legal: &[Action]) -> Option<Action> {
             // Call for best: pass the loner the strongest card (at no trump,
             // the highest).
             let mode = Mode::of(view.trump);
-            let is_trump = |card: Card| view.trump.is_some_and(|trump| is_trump(card, trump));
             legal
                 .iter()
                 .filter_map(|action| match action {
                     Action::PassCard { card } => Some(*card),
                     _ => None,
                 })
-                .max_by_key(|card| (is_trump(*card), power_in(*card, mode)))
+                .max_by_key(|card| (is_trump_in(*card, mode), power_in(*card, mode)))
                 .map(|card| Action::PassCard { card })
         }
         Phase::DealerDiscard | Phase::LonerDiscard | Phase::DummyDiscard => {
@@ -226,7 +225,7 @@ impl Seen {
     }
 
     fn is_trump(&self, card: Card) -> bool {
-        self.trumps().contains(card)
+        is_trump_in(card, self.mode)
     }
 
     /// The trump suit, or `None` at no trump.
