@@ -245,12 +245,6 @@ impl TableSettings {
         }
         let rules: Rules = serde_json::from_value(value).map_err(|e| e.to_string())?;
         rules.validate().map_err(|e| e.to_string())?;
-        if !rules.partnerships() {
-            // The engine plays them; seats, lobby, storage and the client
-            // are not ready for three teams yet.
-            return Err("the two- and three-handed games are not offered at tables yet".to_owned());
-        }
-
         Ok(rules)
     }
 }

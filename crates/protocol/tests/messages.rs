@@ -81,10 +81,18 @@ fn create_table_defaults_and_overrides() {
         ..TableSettings::default()
     };
     assert!(unknown.resolve_rules().expect_err("unknown option").contains("jokers"));
-    // The engine's games that tables do not offer yet are refused by name;
-    // the joker, no trump and rubbers are offered.
-    let three = TableSettings { preset: Preset::Cutthroat, ..TableSettings::default() };
-    assert!(three.resolve_rules().expect_err("not offered").contains("three-handed"));
+    // Every preset is offered, with the options the engine can play in it;
+    // an option that needs partners is refused by name in the others.
+    for preset in Preset::ALL {
+        let settings = TableSettings { preset, ..TableSettings::default() };
+        assert_eq!(settings.resolve_rules(), Ok(preset.rules()));
+    }
+    let lone_defence = TableSettings {
+        preset: Preset::Cutthroat,
+        rules: Some(json!({"defend_alone": true}).as_object().cloned().expect("object")),
+        ..TableSettings::default()
+    };
+    assert!(lone_defence.resolve_rules().expect_err("needs partners").contains("defend alone"));
     let option = |rules: serde_json::Value| TableSettings {
         rules: Some(rules.as_object().cloned().expect("object")),
         ..TableSettings::default()

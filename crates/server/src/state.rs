@@ -95,11 +95,14 @@ impl AppState {
         let bot_kind = BotKind::from_name(&settings.bot).ok_or_else(|| {
             bad(format!("unknown bot {:?}; choose random or basic", settings.bot))
         })?;
-        let mut seen = [false; 4];
+        let mut seen = vec![false; usize::from(rules.players)];
         for seat in &settings.bot_seats {
             match seen.get_mut(usize::from(*seat)) {
                 Some(taken) if !*taken => *taken = true,
-                _ => return Err(bad(format!("bot seat {seat} is not a free seat 0 to 3"))),
+                _ => {
+                    let last = rules.players - 1;
+                    return Err(bad(format!("bot seat {seat} is not a free seat 0 to {last}")));
+                }
             }
         }
         if let Some(seconds) = settings.turn_seconds

@@ -154,7 +154,8 @@ pub struct Table {
     invite: Option<String>,
     config: TableConfig,
     registry: Registry,
-    seats: [SeatState; 4],
+    /// One per seat the rules have: 2, 3 or 4.
+    seats: Vec<SeatState>,
     game: Option<Game>,
     games_started: u32,
     seq: u64,
@@ -274,7 +275,7 @@ impl Table {
             invite,
             config,
             registry,
-            seats: Default::default(),
+            seats: (0..rules.players).map(|_| SeatState::default()).collect(),
             game: None,
             games_started: 0,
             seq: 0,
@@ -1267,6 +1268,13 @@ mod leak_audit {
                     | Event::UpCardPickedUp { card, .. }
                     | Event::UpCardTurnedDown { card } => self.known.insert(card),
                     Event::Claimed { cards, .. } => self.known = self.known.union(cards),
+                    Event::DummyTaken { seat, cards } => {
+                        if Some(seat.0) == self.seat {
+                            self.known = self.known.union(cards.unwrap_or_default());
+                        } else {
+                            assert_eq!(cards, None, "the dummy shown to {:?}", self.seat);
+                        }
+                    }
                     Event::Discarded { seat, card } => {
                         if Some(seat.0) == self.seat {
                             self.known = self.known.union(card.into_iter().collect());
@@ -1290,6 +1298,8 @@ mod leak_audit {
                 if self.seat.is_some() {
                     self.known = self.known.union(game.hand.iter().flatten().copied().collect());
                     self.known = self.known.union(game.discard.into_iter().collect());
+                    let dummy_discards = game.dummy_discards.iter().flatten().copied();
+                    self.known = self.known.union(dummy_discards.collect());
                 }
             }
             for card in cards_in(message) {
@@ -1300,19 +1310,15 @@ mod leak_audit {
 
     #[tokio::test(start_paused = true)]
     async fn no_frame_carries_a_card_its_receiver_may_not_know() {
-        let mut games = 0;
-        // Tables offer the partnership games (see `resolve_rules`), and the
-        // options that change what cards there are and how they are played.
+        let (mut games, mut dummies_taken) = (0, 0);
+        // Every preset (the four-handed, three-handed and two-handed forms),
+        // and the options that change what cards there are and how they are played.
         let short = serde_json::json!({"points_to_win": 5});
-        let offered = Preset::ALL
-            .into_iter()
-            .filter(|preset| preset.rules().partnerships())
-            .map(|preset| (preset, short.clone()))
-            .chain([
-                (Preset::Standard, serde_json::json!({"points_to_win": 5, "joker": true})),
-                (Preset::Standard, serde_json::json!({"points_to_win": 5, "allow_no_trump": true})),
-                (Preset::Standard, serde_json::json!({"points_to_win": 3, "rubber": true})),
-            ]);
+        let offered = Preset::ALL.into_iter().map(|preset| (preset, short.clone())).chain([
+            (Preset::Standard, serde_json::json!({"points_to_win": 5, "joker": true})),
+            (Preset::Standard, serde_json::json!({"points_to_win": 5, "allow_no_trump": true})),
+            (Preset::Standard, serde_json::json!({"points_to_win": 3, "rubber": true})),
+        ]);
         for (preset, overrides) in offered {
             for _ in 0..4 {
                 let settings = TableSettings {
@@ -1342,11 +1348,13 @@ mod leak_audit {
                     None,
                 );
                 let mut receivers = Vec::new();
-                for conn in 0..5u64 {
+                // Every seat the form has, and a spectator.
+                let players = u64::from(rules.players);
+                for conn in 0..=players {
                     let (tx, rx) = mpsc::channel(100_000);
                     let outbox = Outbox::new(tx, CancellationToken::new());
                     let who = PlayerInfo { id: format!("p{conn}"), name: format!("p{conn}") };
-                    let (request, seat) = if conn < 4 {
+                    let (request, seat) = if conn < players {
                         (Request::Sit { seat: Some(conn as u8), invite: None }, Some(conn as u8))
                     } else {
                         (Request::Watch { invite: None }, None)
@@ -1370,6 +1378,13 @@ mod leak_audit {
                     for (rx, auditor) in &mut receivers {
                         while let Ok(message) = rx.try_recv() {
                             auditor.check(&message);
+                            if let ServerMessage::Event {
+                                event: Some(TableEvent::Game(Event::DummyTaken { .. })),
+                                ..
+                            } = message
+                            {
+                                dummies_taken += 1;
+                            }
                         }
                     }
                 }
@@ -1377,8 +1392,8 @@ mod leak_audit {
                 games += 1;
             }
         }
-        let partnership_presets = Preset::ALL.iter().filter(|p| p.rules().partnerships()).count();
-        assert_eq!(games, 4 * (partnership_presets + 3), "every preset and option, four each");
+        assert_eq!(games, 4 * (Preset::ALL.len() + 3), "every preset and option, four each");
+        assert!(dummies_taken > 0, "the games with a dummy took it");
     }
 }
 

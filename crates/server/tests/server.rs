@@ -92,6 +92,116 @@ async fn four_players_play_whole_games_under_several_presets() {
     server.stop().await;
 }
 
+/// The two- and three-handed forms: each seat a person, with a spectator,
+/// and one person against bots; seats come from the rules.
+const SMALL_FORMS: [Preset; 4] =
+    [Preset::ThreeHanded, Preset::Cutthroat, Preset::TwoHanded, Preset::TwoHandedPlain];
+
+#[tokio::test]
+async fn every_small_form_plays_to_the_end_with_people_in_every_seat() {
+    let server = TestServer::start().await;
+    for (round, preset) in SMALL_FORMS.into_iter().enumerate() {
+        let players = preset.rules().players;
+        let mut host = server.player("Host").await;
+        let table = host.create_table(settings(preset, vec![])).await;
+        let mut spectator = server.player("Watcher").await;
+        let id = spectator.next_id();
+        let watch = ClientMessage::Watch { id, table: table.clone(), invite: None };
+        assert!(matches!(spectator.command(watch).await, ServerMessage::Ack { .. }));
+        let mut people = vec![host];
+        for name in ["B", "C"].into_iter().take(usize::from(players) - 1) {
+            people.push(server.player(name).await);
+        }
+        for (seat, player) in people.iter_mut().enumerate() {
+            assert_eq!(player.sit(&table, None).await, seat as u8);
+        }
+        // The table is full with as many seats as the rules have.
+        let mut late = server.player("Late").await;
+        let id = late.next_id();
+        let sit = ClientMessage::Sit { id, table: table.clone(), seat: None, invite: None };
+        assert_eq!(error_code(&late.command(sit).await), Some("table_full"), "{preset:?}");
+        let tasks: Vec<_> = people
+            .into_iter()
+            .enumerate()
+            .map(|(seat, p)| {
+                tokio::spawn(play_to_the_end(p, table.clone(), (round * 4 + seat) as u64))
+            })
+            .collect();
+        let spectator = tokio::spawn(watch_to_the_end(spectator));
+        for (seat, task) in tasks.into_iter().enumerate() {
+            let client = task.await.expect("the player finished");
+            assert_gapless(&client);
+            audit_leaks(&client, Some(seat as u8));
+            assert_scores_per_side(&client, preset);
+        }
+        let spectator = spectator.await.expect("the spectator finished");
+        assert_gapless(&spectator);
+        audit_leaks(&spectator, None);
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn every_small_form_plays_to_the_end_against_bots() {
+    let server = TestServer::start().await;
+    for (round, preset) in SMALL_FORMS.into_iter().enumerate() {
+        let mut ann = server.player("Ann").await;
+        let bots = (1..preset.rules().players).collect();
+        let table = ann.create_table(settings(preset, bots)).await;
+        assert_eq!(ann.sit(&table, None).await, 0);
+        let ann = play_to_the_end(ann, table, 100 + round as u64).await;
+        assert_gapless(&ann);
+        audit_leaks(&ann, Some(0));
+        assert_scores_per_side(&ann, preset);
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn seats_beyond_the_form_are_refused() {
+    let server = TestServer::start().await;
+    let mut ann = server.player("Ann").await;
+    let id = ann.next_id();
+    let bad_bots =
+        ClientMessage::CreateTable { id, settings: settings(Preset::Cutthroat, vec![3]) };
+    let answer = ann.command(bad_bots).await;
+    assert_eq!(error_code(&answer), Some("bad_settings"));
+    let table = ann.create_table(settings(Preset::TwoHandedPlain, vec![])).await;
+    let id = ann.next_id();
+    let sit = ClientMessage::Sit { id, table: table.clone(), seat: Some(2), invite: None };
+    assert_eq!(error_code(&ann.command(sit).await), Some("no_such_seat"));
+    // Options that need partners are refused by name.
+    let mut partnerless = settings(Preset::Cutthroat, vec![]);
+    partnerless.rules = serde_json::json!({"defend_alone": true}).as_object().cloned();
+    let id = ann.next_id();
+    let answer = ann.command(ClientMessage::CreateTable { id, settings: partnerless }).await;
+    assert_eq!(error_code(&answer), Some("bad_settings"));
+    server.stop().await;
+}
+
+/// Every score a client was sent has one entry per side: two partnerships
+/// in the four-handed game, one per player otherwise; the game's winner
+/// reached the target.
+fn assert_scores_per_side(client: &Client, preset: Preset) {
+    let rules = preset.rules();
+    let sides = usize::from(rules.teams());
+    let mut won = false;
+    for message in &client.log {
+        if let ServerMessage::Event { event: Some(TableEvent::Game(event)), .. } = message {
+            match event {
+                Event::HandEnded { scores, .. } => assert_eq!(scores.len(), sides),
+                Event::GameWon { team, scores } => {
+                    assert_eq!(scores.len(), sides);
+                    assert!(scores[*team] >= u16::from(rules.points_to_win), "{scores:?}");
+                    won = true;
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(won, "{preset:?}: the game was won");
+}
+
 async fn watch_to_the_end(mut client: Client) -> Client {
     loop {
         if let ServerMessage::Event {
@@ -127,6 +237,12 @@ fn audit_leaks(client: &Client, seat: Option<u8>) {
                 | Event::UpCardPickedUp { card, .. }
                 | Event::UpCardTurnedDown { card } => learns.insert(card),
                 Event::Claimed { cards, .. } => learns = cards,
+                Event::DummyTaken { seat: by, cards } => {
+                    if Some(by.0) != seat {
+                        assert!(cards.is_none(), "the dummy was shown to {seat:?}");
+                    }
+                    learns = cards.unwrap_or_default();
+                }
                 Event::Discarded { seat: by, card } => {
                     if Some(by.0) != seat {
                         assert!(card.is_none(), "a discard was shown to {seat:?}");
