@@ -534,3 +534,176 @@ test('the words for no trump and for a rubber\'s games, at the table and in hist
   assert.deepEqual(historyView.gameOfHands(match), [0, 0, 1, 1, 1, 2, 2]);
   assert.equal(historyView.rubberSummary({ rubber: [], hands: [] }), null);
 });
+
+// ---- the two- and three-handed games ----
+
+// Every option, as the server sends a table's rules.
+const FOUR = {
+  ...rules, dummy: false, scoring: { ...rules.scoring, defender_alone_euchre: 4 },
+  canadian_loner: false, defend_alone: false, call_for_best: false, joker: false, allow_no_trump: false, rubber: false,
+};
+const THREE_HANDED = {
+  ...FOUR, players: 3, dummy: true, all_pass: 'stick_the_dealer', scoring: { ...FOUR.scoring, lone_euchre: 4 },
+};
+const CUTTHROAT = { ...FOUR, players: 3, scoring: { ...FOUR.scoring, march: 3 } };
+const TWO_HANDED_PLAIN = { ...FOUR, players: 2 };
+
+// A fresh table of `form` (its seats: you and bots) seen from `yourSeat`,
+// with `events` applied from seq 2.
+function playForm(form, events, { yourSeat = 0, preset = 'three_handed' } = {}) {
+  const seats = Array.from({ length: form.players }, (_, seat) => (seat === 0
+    ? { kind: 'player', player: { id: 'p1', name: 'Ann' }, connected: true }
+    : { kind: 'bot', bot: 'basic' }));
+  const table = model.fromSnapshot({
+    type: 'snapshot', table: 't3', seq: 1,
+    state: {
+      summary: { table: 't3', host: 'Ann', preset, rules: form, private: false, seated: form.players, status: 'open', chat: true },
+      seats, your_seat: yourSeat, actions: [],
+    },
+  });
+  [{ event: 'game_started', game: 1, rules: form }, ...events]
+    .forEach((event, i) => model.applyEvent(table, { type: 'event', table: 't3', seq: i + 2, event }));
+  return table;
+}
+
+test('three-handed: the maker takes the dummy and discards three, seen by him alone; play goes round three seats', () => {
+  const deal = { event: 'hand_dealt', number: 0, dealer: 2, up_card: 'Ad', hands: [['9s', 'Ts', 'Js', 'Qs', 'Ks'], null, null, null] };
+  const events = [
+    deal,
+    { event: 'passed', seat: 0 },
+    { event: 'passed', seat: 1 },
+    { event: 'passed', seat: 2 },
+    { event: 'up_card_turned_down', card: 'Ad' },
+    { event: 'trump_made', seat: 0, suit: 'spades', alone: false },
+    { event: 'dummy_taken', seat: 0, cards: ['As', '9h', 'Tc'] },
+    { event: 'discarded', seat: 0, card: '9h' },
+    { event: 'discarded', seat: 0, card: 'Tc' },
+  ];
+  const mine = playForm(THREE_HANDED, events);
+  assert.equal(mine.game.phase, 'dummy_discard');
+  assert.equal(mine.game.turn, 0);
+  assert.deepEqual(mine.game.hand, ['Js', 'As', 'Ks', 'Qs', 'Ts', '9s']);
+  assert.deepEqual(mine.game.hand_sizes, [6, 5, 5, 0]);
+  assert.deepEqual(mine.game.dummy_discards, ['9h', 'Tc']);
+  model.applyEvent(mine, { type: 'event', table: 't3', seq: 12, event: { event: 'discarded', seat: 0, card: '9s' } });
+  assert.equal(mine.game.phase, 'playing');
+  assert.equal(mine.game.turn, 0, 'left of the dealer (seat 2) is seat 0');
+  assert.deepEqual(mine.game.hand_sizes, [5, 5, 5, 0]);
+
+  // The same hand at seat 1: the dummy and the discards stay hidden.
+  const hidden = events.map((event) => ({
+    ...event,
+    ...(event.event === 'hand_dealt' ? { hands: [null, ['9c', 'Qc', 'Kc', 'Ac', 'Jh'], null, null] } : {}),
+    ...(event.event === 'dummy_taken' ? { cards: null } : {}),
+    ...(event.event === 'discarded' ? { card: null } : {}),
+  }));
+  const theirs = playForm(THREE_HANDED, [...hidden, { event: 'discarded', seat: 0, card: null }], { yourSeat: 1 });
+  assert.equal(theirs.game.dummy_taken, true);
+  assert.equal(theirs.game.dummy_discards, null);
+  assert.equal(theirs.game.phase, 'playing');
+  for (const [seq, event] of [
+    { event: 'card_played', seat: 0, card: 'Js' },
+    { event: 'card_played', seat: 1, card: '9c' },
+    { event: 'card_played', seat: 2, card: 'Qd' },
+    { event: 'trick_won', seat: 0, number: 1 },
+  ].entries()) model.applyEvent(theirs, { type: 'event', table: 't3', seq: 13 + seq, event });
+  assert.equal(theirs.game.tricks[0].cards.length, 3, 'three cards to a trick');
+  assert.deepEqual(theirs.game.tricks_won, [1, 0, 0], 'one count per player');
+  assert.equal(tableView.seatName(theirs, 0), 'Ann');
+  assert.equal(tableView.seatName(theirs, 2), 'Left bot');
+  assert.equal(tableView.describe(theirs, hidden[6]), 'Ann took the dummy and discards three.');
+});
+
+test('three-handed: going alone means without the dummy; nobody sits out', () => {
+  const table = playForm(THREE_HANDED, [
+    { event: 'hand_dealt', number: 0, dealer: 2, up_card: 'Ad', hands: [['9s', 'Ts', 'Js', 'Qs', 'Ks'], null, null, null] },
+    { event: 'passed', seat: 0 },
+    { event: 'trump_made', seat: 1, suit: 'diamonds', alone: true },
+    { event: 'up_card_picked_up', dealer: 2, card: 'Ad' },
+    { event: 'discarded', seat: 2, card: null },
+  ]);
+  assert.equal(table.game.phase, 'playing');
+  assert.equal(table.game.dummy_taken, false);
+  assert.deepEqual([...model.sittingOut(table.game)], []);
+  assert.equal(table.game.turn, 0);
+  assert.equal(tableView.describe(table, { event: 'trump_made', seat: 1, suit: 'diamonds', alone: true }),
+    'Left bot ordered up diamonds, going without the dummy. Trump is diamonds.');
+});
+
+test('cutthroat: one score per player, a euchre scores for both defenders, the winner named', () => {
+  const table = playForm(CUTTHROAT, [
+    { event: 'hand_dealt', number: 0, dealer: 0, up_card: 'Ad', hands: [['9s', 'Ts', 'Js', 'Qs', 'Ks'], null, null, null] },
+  ], { preset: 'cutthroat' });
+  assert.deepEqual(table.game.scores, [0, 0, 0]);
+  assert.deepEqual(table.game.tricks_won, [0, 0, 0]);
+  assert.equal(table.game.turn, 1);
+  assert.deepEqual(tableView.sideOrder(table), [0, 1, 2]);
+  assert.equal(tableView.teamName(table, 0), 'You');
+  assert.equal(tableView.teamName(table, 2), 'Right bot');
+  const outcome = { ending: 'played', maker: 0, makers: 0, trump: 'spades', alone: false, tricks: [2, 2, 1], points: [0, 2, 2] };
+  assert.equal(tableView.outcomeText(table, outcome), 'Euchred! You called spades and took 2 tricks: Left bot +2, Right bot +2.');
+  model.applyEvent(table, { type: 'event', table: 't3', seq: 4, event: { event: 'hand_ended', outcome, scores: [8, 10, 4] } });
+  model.applyEvent(table, { type: 'event', table: 't3', seq: 5, event: { event: 'game_won', team: 1, scores: [8, 10, 4] } });
+  assert.equal(table.game.winner, 1);
+  assert.equal(table.summary.status, 'finished');
+  assert.equal(tableView.describe(table, { event: 'game_won', team: 1, scores: [8, 10, 4] }),
+    'Game over: Left bot wins. You 8, Left bot 10, Right bot 4.');
+  // A concession by the maker goes to the next seat.
+  const conceded = playForm(CUTTHROAT, [
+    { event: 'hand_dealt', number: 0, dealer: 0, up_card: 'Ad', hands: [['9s', 'Ts', 'Js', 'Qs', 'Ks'], null, null, null] },
+    { event: 'trump_made', seat: 1, suit: 'diamonds', alone: false },
+    { event: 'up_card_picked_up', dealer: 0, card: 'Ad' },
+    { event: 'discarded', seat: 0, card: '9s' },
+    { event: 'conceded', seat: 1 },
+  ], { preset: 'cutthroat' });
+  assert.deepEqual(conceded.game.tricks_won, [0, 0, 5]);
+});
+
+test('two-handed: two seats, you and one opposite, two cards to a trick', () => {
+  const table = playForm(TWO_HANDED_PLAIN, [
+    { event: 'hand_dealt', number: 0, dealer: 1, up_card: 'Ad', hands: [['9s', 'Ts', 'Js', 'Qs', 'Ks'], null, null, null] },
+    { event: 'trump_made', seat: 0, suit: 'diamonds', alone: false },
+    { event: 'up_card_picked_up', dealer: 1, card: 'Ad' },
+    { event: 'discarded', seat: 1, card: null },
+    { event: 'card_played', seat: 0, card: 'Js' },
+    { event: 'card_played', seat: 1, card: 'Ad' },
+    { event: 'trick_won', seat: 1, number: 1 },
+  ], { preset: 'two_handed_plain' });
+  assert.deepEqual(table.game.hand_sizes, [4, 4, 0, 0]);
+  assert.equal(table.game.tricks[0].cards.length, 2);
+  assert.deepEqual(table.game.tricks_won, [0, 1]);
+  assert.equal(table.game.turn, 1);
+  assert.equal(tableView.seatName(table, 1), 'Opponent bot');
+  assert.deepEqual(tableView.sideOrder(table), [0, 1]);
+});
+
+test('history: per-player scores and the winning seats in the two- and three-handed games', () => {
+  const seats = [
+    { seat: 0, player_id: 'p1', name: 'Ann', bot: null },
+    { seat: 1, player_id: null, name: 'basic', bot: 'basic' },
+    { seat: 2, player_id: null, name: 'basic', bot: 'basic' },
+  ];
+  const three = { rules: THREE_HANDED, seats, scores: [10, 4, 7], winner: 0, winners: [0], finished: true };
+  const who = historyView.people(three, 'p1');
+  assert.deepEqual(who.sides, [0, 1, 2]);
+  assert.equal(who.scoreLine(three.scores, ', '), 'You 10, Left bot 4, Right bot 7');
+  assert.equal(historyView.wonBy(three, who), true);
+  assert.equal(historyView.matchEndLine(three, who), 'You win the game: You 10, Left bot 4, Right bot 7.');
+  const outcome = { ending: 'played', maker: 1, makers: 1, trump: 'hearts', alone: true, tricks: [1, 2, 2], points: [4, 0, 4] };
+  assert.equal(historyView.outcomeLine(outcome, who), 'Euchred! Left bot called hearts without the dummy and took 2 tricks: You +4, Right bot +4.');
+  assert.equal(historyView.presetTitle(THREE_HANDED), 'Three-handed, with a dummy');
+  assert.equal(historyView.presetTitle(CUTTHROAT), 'Cutthroat');
+  assert.equal(historyView.presetTitle(TWO_HANDED_PLAIN), 'Two-handed');
+  assert.equal(historyView.presetTitle(FOUR), 'Standard');
+
+  const two = { rules: TWO_HANDED_PLAIN, seats: seats.slice(0, 2), scores: [6, 10], winner: 1, winners: [1], finished: true };
+  const them = historyView.people(two, 'p1');
+  assert.equal(them.nameOf(1), 'Opponent bot');
+  assert.equal(historyView.wonBy(two, them), false);
+  assert.equal(historyView.matchEndLine(two, them), 'Opponent bot wins the game: You 6, Opponent bot 10.');
+  // The four-handed game: the winning seats, as the API lists them.
+  const four = { rules: FOUR, seats: [...seats, { seat: 3, player_id: null, name: 'basic', bot: 'basic' }], scores: [10, 7], winner: 0, winners: [0, 2], finished: true };
+  const us = historyView.people(four, 'p1');
+  assert.equal(historyView.wonBy(four, us), true);
+  assert.equal(historyView.matchEndLine(four, us), 'You and Partner bot win the game: 10–7.');
+});

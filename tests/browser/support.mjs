@@ -98,13 +98,14 @@ export async function openPlayer(browser, url, name, { viewport = { width: 1280,
 // One step of play, clicked as a person would (Playwright's real mouse
 // click, which also checks the control is visible, enabled and not covered):
 // the first legal card, else the first bid that makes trump (a game ends
-// sooner), else pass. Returns what it did, or null when nothing was to do.
-export async function playOneStep(page) {
+// sooner), else pass; with `pass`, a pass where one is allowed. Returns
+// what it did, or null when nothing was to do.
+export async function playOneStep(page, { pass: preferPass = false } = {}) {
   const card = page.locator('.hand .card[data-legal="true"]').first();
   const makeTrump = page.locator('.bids button:not([disabled]):not([data-action="pass"])').first();
   const pass = page.locator('.bids button[data-action="pass"]:not([disabled])');
   let target = null;
-  for (const candidate of [card, makeTrump, pass]) {
+  for (const candidate of preferPass ? [card, pass, makeTrump] : [card, makeTrump, pass]) {
     if (await candidate.count() > 0) {
       target = candidate;
       break;
@@ -187,13 +188,16 @@ export function withServerAndBrowser(serverOptions = {}) {
   return env;
 }
 
-// Fills in and submits the lobby's "New table" form: `bots` the seats
-// (1 to 3) bots take, the others wait for people; `more` the "More rules"
-// boxes to tick, by the start of their label. Resolves once the table shows.
-export async function createTable(page, { bots = [1, 2, 3], points = null, more = [], isPrivate = false } = {}) {
-  const labels = { 1: 'Left opponent (seat 2)', 2: 'Partner (seat 3)', 3: 'Right opponent (seat 4)' };
-  for (const [seat, label] of Object.entries(labels)) {
-    await page.getByLabel(label).setChecked(bots.includes(Number(seat)));
+// Fills in and submits the lobby's "New table" form: `preset` the rules
+// (a value of its list: 'standard', 'cutthroat', 'two_handed', …); `bots`
+// the seats (1 to 3, as many as the form has) bots take, the others wait
+// for people; `more` the "More rules" boxes to tick, by the start of their
+// label. Resolves once the table shows.
+export async function createTable(page, { preset = null, bots = [1, 2, 3], points = null, more = [], isPrivate = false } = {}) {
+  if (preset) await page.getByLabel('Rules', { exact: true }).selectOption(preset);
+  // The form offers a box for each seat but the player's own.
+  for (const box of await page.locator('.bot-seats input[type="checkbox"]').all()) {
+    await box.setChecked(bots.includes(Number(await box.getAttribute('value'))));
   }
   if (points) await page.getByLabel('Points to win').selectOption(String(points));
   if (isPrivate) await page.getByLabel('Table', { exact: true }).selectOption('private');

@@ -6,11 +6,13 @@
 
 import { h, replaceChildren } from './dom.js';
 import { cardFace, cardName, cardShort, isJoker, sortForDisplay, SUIT_SYMBOLS, suitName, upSuit } from './cards.js';
-import { teamOf } from './model.js';
+import { hasPartners, playersOf, seatsOfSide, teamOf } from './model.js';
 import { PRESETS } from './rules.js';
 
 const PAGE_SIZE = 20;
-const POSITIONS = ['bottom', 'left', 'top', 'right'];
+// Where each seat sits, from the viewer's clockwise, by the number of
+// players (as at the table, js/table.js).
+const LAYOUTS = { 4: ['bottom', 'left', 'top', 'right'], 3: ['bottom', 'left', 'right'], 2: ['bottom', 'top'] };
 
 // The options shown apart from the preset's title (see `rulesNote`).
 const SHOWN_APART = new Set(['points_to_win', 'rubber', 'allow_no_trump', 'joker']);
@@ -31,25 +33,48 @@ async function getJson(url) {
   return body;
 }
 
-// Who is who in a match, from the viewer's side (their seat at the bottom).
-function people(match, me) {
+// Who is who in a match, from the viewer's side (their seat at the bottom):
+// names, sides (a partnership, or one player where there are no partners)
+// and where each seat is drawn. `sides` lists the sides the viewer's first.
+export function people(match, me) {
+  const rules = match.rules ?? {};
+  const players = playersOf(rules);
+  const partners = hasPartners(rules);
   const mine = match.seats.find((s) => me && s.player_id === me);
   const mySeat = mine ? mine.seat : null;
-  const position = (seat) => POSITIONS[(seat - (mySeat ?? 0) + 4) % 4];
+  const seats = Array.from({ length: players }, (_, seat) => seat);
+  const position = (seat) => LAYOUTS[players][(seat - (mySeat ?? 0) + players) % players];
+  const sideOf = (seat) => teamOf(seat, rules);
+  const myTeam = mySeat === null ? 0 : sideOf(mySeat);
   const nameOf = (seat) => {
     if (seat === mySeat) return 'You';
     const occupant = match.seats.find((s) => s.seat === seat);
     if (!occupant) return `Seat ${seat + 1}`;
     if (!occupant.bot) return occupant.name;
     // Bots as the table names them: by where they sit.
-    const where = mySeat === null ? `Seat ${seat + 1}` : { left: 'Left', top: 'Partner', right: 'Right' }[position(seat)];
+    const across = partners ? 'Partner' : 'Opponent';
+    const where = mySeat === null ? `Seat ${seat + 1}` : { left: 'Left', top: across, right: 'Right' }[position(seat)];
     return `${where} bot`;
   };
   const teamName = (team) => {
+    if (!partners) return nameOf(team);
     if (mySeat === null) return team === 0 ? 'North–South' : 'East–West';
-    return team === teamOf(mySeat) ? 'Us' : 'Them';
+    return team === myTeam ? 'Us' : 'Them';
   };
-  return { mySeat, nameOf, teamName, position };
+  const sides = partners ? [myTeam, 1 - myTeam] : seats.map((i) => ((mySeat ?? 0) + i) % players);
+  // "7–10" from the viewer's side; "You 6 · Left bot 10 · Right bot 4" without partners.
+  const scoreLine = (scores, joiner = ' · ') => (partners
+    ? `${scores?.[myTeam] ?? 0}–${scores?.[1 - myTeam] ?? 0}`
+    : sides.map((side) => `${teamName(side)} ${scores?.[side] ?? 0}`).join(joiner));
+  return { mySeat, myTeam, nameOf, teamName, position, seats, sides, partners, players, sideOf, scoreLine, dummy: Boolean(rules.dummy) };
+}
+
+// Whether the viewer won a finished match: by the winning seats where the
+// API lists them, else by the winning side.
+export function wonBy(match, who) {
+  if (who.mySeat === null || match.winner === null || match.winner === undefined) return null;
+  if (Array.isArray(match.winners)) return match.winners.includes(who.mySeat);
+  return match.winner === who.myTeam;
 }
 
 // A rubber's games (`match.rubber`, once it has ended): games won and
@@ -136,26 +161,27 @@ export class HistoryView {
     if (!this.container) return;
     const me = this.app.me();
     const rows = this.matches.map((match) => {
-      const { mySeat, nameOf } = people(match, me);
-      const myTeam = mySeat === null ? 0 : teamOf(mySeat);
-      const partner = mySeat === null ? null : nameOf((mySeat + 2) % 4);
-      const opponents = [0, 1, 2, 3].filter((s) => teamOf(s) !== myTeam).map(nameOf);
-      const result = !match.finished ? 'In progress' : match.winner === myTeam ? 'Won' : 'Lost';
+      const who = people(match, me);
+      const { mySeat, myTeam, nameOf } = who;
+      const partner = mySeat === null || !who.partners ? null : nameOf((mySeat + 2) % 4);
+      const opponents = who.seats.filter((s) => who.sideOf(s) !== myTeam).map(nameOf);
+      const won = wonBy(match, who);
+      const result = !match.finished ? 'In progress' : won ? 'Won' : 'Lost';
       const rubber = rubberSummary(match);
       // A rubber: the games won, and each game's score with its rubber points.
-      const score = rubber ? `${rubber.won[myTeam]}–${rubber.won[1 - myTeam]}` : `${match.scores[myTeam]}–${match.scores[1 - myTeam]}`;
+      const score = rubber ? `${rubber.won[myTeam]}–${rubber.won[1 - myTeam]}` : who.scoreLine(match.scores, ', ');
       const games = rubber && h('span', { class: 'match-games' },
         rubber.games.map((game, i) => `Game ${i + 1}: ${game.scores[myTeam]}–${game.scores[1 - myTeam]}`).join(', '),
         ` · rubber points ${rubber.points[myTeam]}–${rubber.points[1 - myTeam]}`);
       return h('li', { class: ['match-row', `result-${result.toLowerCase().replace(' ', '-')}`], dataset: { match: match.id } },
         h('span', { class: 'match-result' }, result),
-        h('span', { class: 'match-score', 'aria-label': rubber ? `Games won ${score}` : `Score ${score}` }, score, rubber ? ' games' : ''),
+        h('span', { class: ['match-score', !who.partners && 'per-player'], 'aria-label': rubber ? `Games won ${score}` : `Score ${score}` }, score, rubber ? ' games' : ''),
         h('span', { class: 'match-people' },
           partner ? h('span', {}, `With ${partner}`) : null,
           h('span', {}, `against ${opponents.join(' and ')}`)),
         h('span', { class: 'match-meta' },
           h('time', { datetime: new Date(match.started_at).toISOString() }, when(match.started_at)),
-          ` · ${presetTitle(match.rules)}, to ${match.rules?.points_to_win ?? '?'}${rulesNote(match.rules)}`,
+          ` · ${presetTitle(match.rules)}${who.partners ? '' : `, ${who.players} players`}, to ${match.rules?.points_to_win ?? '?'}${rulesNote(match.rules)}`,
           games),
         match.finished
           ? h('a', { class: 'button', href: `#/history/${encodeURIComponent(match.id)}`, 'aria-label': `Replay the game of ${when(match.started_at)}` }, 'Replay')
@@ -309,15 +335,24 @@ export class ReplayView {
   }
 
   summaryLine(match, who) {
-    const myTeam = who.mySeat === null ? 0 : teamOf(who.mySeat);
+    const { myTeam } = who;
     const rubber = rubberSummary(match);
     if (rubber) {
       const result = who.mySeat === null ? `${who.teamName(rubber.winner)} won the rubber` : rubber.winner === myTeam ? 'You won the rubber' : 'You lost the rubber';
       return `${result} ${rubber.won[rubber.winner]} games to ${rubber.won[1 - rubber.winner]}, rubber points ${rubber.points[rubber.winner]} to ${rubber.points[1 - rubber.winner]}, a margin of ${rubber.margin} · ${presetTitle(match.rules)}, games to ${match.rules?.points_to_win ?? '?'}`;
     }
-    const result = match.winner === null || match.winner === undefined ? 'Unfinished'
-      : who.mySeat === null ? `${who.teamName(match.winner)} won` : match.winner === myTeam ? 'You won' : 'You lost';
-    return `${result} ${match.scores[myTeam]}–${match.scores[1 - myTeam]} · ${presetTitle(match.rules)}, to ${match.rules?.points_to_win ?? '?'}`;
+    const over = match.winner !== null && match.winner !== undefined;
+    const title = `${presetTitle(match.rules)}${who.partners ? '' : `, ${who.players} players`}, to ${match.rules?.points_to_win ?? '?'}`;
+    if (!who.partners) {
+      // Each player's score; the winner named.
+      const winner = over ? (match.winners?.[0] ?? match.winner) : null;
+      const result = !over ? 'Unfinished' : winner === who.mySeat ? 'You won' : `${who.nameOf(winner)} won`;
+      return `${result} · ${who.scoreLine(match.scores, ', ')} · ${title}`;
+    }
+    const won = wonBy(match, who);
+    const result = !over ? 'Unfinished'
+      : who.mySeat === null ? `${who.teamName(match.winner)} won` : won ? 'You won' : 'You lost';
+    return `${result} ${match.scores[myTeam]}–${match.scores[1 - myTeam]} · ${title}`;
   }
 
   felt(match, hand, step, who) {
@@ -331,15 +366,17 @@ export class ReplayView {
     if (trickIndex >= 0) {
       for (const a of hand.actions) if ((a.action === 'discard' || a.action === 'pass_card') && a.card) gone.add(a.card);
     }
+    // Only partners sit out (a loner's, a lone defender's).
     const out = new Set();
-    if (hand.outcome?.alone) out.add((hand.outcome.maker + 2) % 4);
-    if (hand.outcome?.lone_defender !== null && hand.outcome?.lone_defender !== undefined) out.add((hand.outcome.lone_defender + 2) % 4);
+    if (who.partners && hand.outcome?.alone) out.add((hand.outcome.maker + 2) % 4);
+    if (who.partners && hand.outcome?.lone_defender !== null && hand.outcome?.lone_defender !== undefined) out.add((hand.outcome.lone_defender + 2) % 4);
     const trump = hand.outcome ? hand.outcome.trump ?? null : trumpOf(hand);
     const knownTrump = step === 'deal' ? null : trump;
-    const seats = [0, 1, 2, 3].map((seat) => {
+    const seats = who.seats.map((seat) => {
       const dealt = hand.hands?.[seat];
       const badges = [seat === hand.dealer && h('span', { class: 'badge dealer' }, 'Dealer'),
-        step !== 'deal' && hand.outcome?.maker === seat && h('span', { class: 'badge maker' }, hand.outcome.alone ? 'Maker, alone' : 'Maker'),
+        step !== 'deal' && hand.outcome?.maker === seat && h('span', { class: 'badge maker' },
+          hand.outcome.alone ? (match.rules?.dummy ? 'Maker, without the dummy' : 'Maker, alone') : 'Maker'),
         step !== 'deal' && hand.outcome?.lone_defender === seat && h('span', { class: 'badge maker' }, 'Defends alone'),
         step !== 'deal' && out.has(seat) && h('span', { class: 'badge out' }, 'Sits out')];
       return h('div', { class: ['seat', `seat-${who.position(seat)}`], dataset: { seat: String(seat) } },
@@ -380,7 +417,7 @@ export class ReplayView {
     if (lastStep && hand.outcome) center.push(h('p', { class: 'result' }, outcomeLine(hand.outcome, who)));
     const ended = lastStep && this.gameEnded(match, this.hand);
     if (ended) center.push(h('p', { class: 'game-break' }, gameEndLine(ended, who)));
-    return h('div', { class: 'felt replay-felt' }, seats, h('div', { class: 'center' }, center));
+    return h('div', { class: 'felt replay-felt', dataset: { players: String(who.players) } }, seats, h('div', { class: 'center' }, center));
   }
 
   bids(hand, who, extra) {
@@ -390,11 +427,10 @@ export class ReplayView {
   }
 
   sidebar(match, hand, step, who) {
-    const myTeam = who.mySeat === null ? 0 : teamOf(who.mySeat);
     // A rubber's next game starts again at 0.
     const games = gameOfHands(match);
     const firstOfGame = this.hand === 0 || games[this.hand] !== games[this.hand - 1];
-    const before = firstOfGame ? [0, 0] : match.hands[this.hand - 1].scores;
+    const before = firstOfGame ? [] : match.hands[this.hand - 1].scores;
     const lastStep = this.step === stepsOf(hand).length - 1;
     const score = lastStep ? hand.scores : before;
     const trickIndex = typeof step === 'number' ? step : -1;
@@ -403,9 +439,8 @@ export class ReplayView {
     const ended = lastStep && this.gameEnded(match, this.hand);
     return h('aside', { class: 'replay-side card-panel' },
       h('h2', {}, `${this.gameLabel(match)}Hand ${this.hand + 1}`),
-      h('dl', { class: 'scores' },
-        h('dt', {}, who.teamName(myTeam)), h('dd', {}, String(score[myTeam])),
-        h('dt', {}, who.teamName(1 - myTeam)), h('dd', {}, String(score[1 - myTeam]))),
+      h('dl', { class: 'scores', 'data-sides': who.sides.length }, who.sides.map((side) => [
+        h('dt', {}, who.teamName(side)), h('dd', { 'data-team': side }, String(score?.[side] ?? 0))])),
       h('p', { class: 'caption' }, lastStep ? 'Score after this hand' : 'Score before this hand'),
       h('p', {}, `Dealer: ${who.nameOf(hand.dealer)} · Up-card: ${cardShort(hand.up_card)}`,
         isJoker(hand.up_card) && jokerSuitOf(hand) ? ` for ${SUIT_SYMBOLS[jokerSuitOf(hand)]} ${suitName(jokerSuitOf(hand))}` : ''),
@@ -418,7 +453,8 @@ export class ReplayView {
         trick.plays.map((p) => cardShort(p.card)).join(' '),
         trick.winner !== null && trick.winner !== undefined ? ` → ${who.nameOf(trick.winner)}` : ''))),
       lastStep && hand.outcome ? h('p', { class: 'outcome' }, outcomeLine(hand.outcome, who)) : null,
-      ended ? h('p', { class: 'game-end' }, gameEndLine(ended, who)) : null);
+      ended ? h('p', { class: 'game-end' }, gameEndLine(ended, who)) : null,
+      lastStep && this.hand === match.hands.length - 1 && match.finished ? h('p', { class: 'match-end' }, matchEndLine(match, who)) : null);
   }
 
   // The rubber's game that hand `index` ended, if it ended one:
@@ -478,9 +514,21 @@ export function outcomeLine(outcome, who) {
   if (outcome.ending === 'thrown_in') {
     return outcome.reason === 'farmers_hand' ? `${who.nameOf(outcome.seat)} threw in a farmer's hand.` : 'Everybody passed: thrown in.';
   }
-  const makers = teamOf(outcome.maker);
+  const makers = outcome.makers ?? (who.sideOf ? who.sideOf(outcome.maker) : teamOf(outcome.maker));
   const made = outcome.tricks[makers];
-  const scorer = outcome.points[0] > 0 ? 0 : 1;
+  // Who scored: one side, or (a euchre without partners) every defender.
+  const sides = who.sides ?? outcome.points.map((_, side) => side);
+  const points = sides.filter((side) => outcome.points[side] > 0).map((side) => `${who.teamName(side)} +${outcome.points[side]}`).join(', ');
   const what = made < 3 ? 'Euchred!' : made === 5 ? (outcome.alone ? 'Lone march!' : 'March!') : 'Made it.';
-  return `${what} ${who.nameOf(outcome.maker)} called ${outcome.trump ?? 'no trump'}${outcome.alone ? ' alone' : ''} and took ${made} trick${made === 1 ? '' : 's'}: ${who.teamName(scorer)} +${outcome.points[scorer]}.`;
+  const alone = outcome.alone ? (who.dummy ? ' without the dummy' : ' alone') : '';
+  return `${what} ${who.nameOf(outcome.maker)} called ${outcome.trump ?? 'no trump'}${alone} and took ${made} trick${made === 1 ? '' : 's'}: ${points}.`;
+}
+
+// The match's end in the replay: the winner(s) and the final score.
+export function matchEndLine(match, who) {
+  if (match.winner === null || match.winner === undefined) return '';
+  const winners = (Array.isArray(match.winners) ? match.winners : seatsOfSide(match.winner, match.rules)).map(who.nameOf);
+  const verb = winners.length === 1 && winners[0] !== 'You' ? 'wins' : 'win';
+  const score = who.partners ? `${match.scores[match.winner]}–${match.scores[1 - match.winner]}` : who.scoreLine(match.scores, ', ');
+  return `${winners.join(' and ')} ${verb} the game: ${score}.`;
 }

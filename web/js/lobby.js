@@ -3,7 +3,21 @@
 // the preset (js/rules.js).
 
 import { h, replaceChildren } from './dom.js';
-import { PRESETS, describeRules, ruleOverrides } from './rules.js';
+import { PRESETS, describeRules, playersIn, ruleOverrides, unavailable } from './rules.js';
+
+// The bot seats the form offers, by the number of players (you sit in seat 1).
+const BOT_SEATS = {
+  4: [[1, 'Left opponent (seat 2)'], [2, 'Partner (seat 3)'], [3, 'Right opponent (seat 4)']],
+  3: [[1, 'Left opponent (seat 2)'], [2, 'Right opponent (seat 3)']],
+  2: [[1, 'Opponent (seat 2)']],
+};
+
+// The presets grouped by the number of players, for the form's list.
+const FORMS = [
+  [4, 'Four players, two partnerships'],
+  [3, 'Three players, each for himself'],
+  [2, 'Two players'],
+];
 
 export class LobbyView {
   // `app` gives: tables(), myTables(), createTable(settings), join(id),
@@ -17,7 +31,7 @@ export class LobbyView {
       h('div', { class: 'lobby-main' },
         h('div', { class: 'quick' },
           h('h1', {}, 'Play Euchre'),
-          h('p', {}, 'Four players, two partnerships, first side to the target wins. Bots fill any empty seat.'),
+          h('p', {}, 'Four players in two partnerships, first side to the target wins; or three or two, each for himself (New table). Bots fill any empty seat.'),
           h('button', { type: 'button', class: 'primary big', 'data-action': 'quick-game', onclick: () => this.app.quickGame() }, 'Play now with three bots')),
         this.mine,
         h('section', { class: 'open-tables', 'aria-labelledby': 'tables-heading' },
@@ -58,13 +72,14 @@ export class LobbyView {
     const order = { open: 0, playing: 1, finished: 2 };
     const sorted = [...tables].sort((a, b) => order[a.status] - order[b.status] || a.table.localeCompare(b.table));
     replaceChildren(this.list, h('ul', { class: 'tables' }, sorted.map((t) => {
-      const free = 4 - t.seated;
+      const players = playersIn(t.rules);
+      const free = players - t.seated;
       const status = t.status === 'open' ? `${free} seat${free === 1 ? '' : 's'} free` : t.status === 'playing' ? 'playing' : 'game over';
       return h('li', { class: 'table-row', 'data-table': t.table },
         h('div', { class: 'who' }, h('strong', {}, `${t.host}'s table`), ' ', h('span', { class: 'muted table-id' }, t.table.slice(0, 8))),
         h('div', { class: 'what muted' }, describeRules(t)),
-        h('div', { class: 'seats', 'aria-label': `${t.seated} of 4 seats taken` },
-          [0, 1, 2, 3].map((i) => h('span', { class: ['pip-seat', i < t.seated && 'taken'], 'aria-hidden': 'true' })), ` ${status}`),
+        h('div', { class: 'seats', 'data-players': players, 'aria-label': `${t.seated} of ${players} seats taken` },
+          Array.from({ length: players }, (_, i) => i).map((i) => h('span', { class: ['pip-seat', i < t.seated && 'taken'], 'aria-hidden': 'true' })), ` ${status}`),
         h('div', { class: 'row-actions' },
           t.status === 'open' && free > 0 && h('button', { type: 'button', class: 'primary', 'data-focus': `join-${t.table}`, onclick: () => this.app.join(t.table) }, 'Join'),
           h('button', { type: 'button', class: 'secondary', 'data-focus': `watch-${t.table}`, onclick: () => this.app.watch(t.table) }, 'Watch')));
@@ -81,7 +96,9 @@ export class LobbyView {
         hint && h('small', { class: 'muted', id: hintId }, hint));
     };
     const preset = h('select', { name: 'preset' },
-      Object.entries(PRESETS).map(([key, p]) => h('option', { value: key }, p.title)));
+      FORMS.map(([players, label]) => h('optgroup', { label },
+        Object.entries(PRESETS).filter(([, p]) => playersIn(p.rules) === players)
+          .map(([key, p]) => h('option', { value: key }, p.title)))));
     const about = h('p', { class: 'muted preset-about' });
     const stick = h('input', { type: 'checkbox', name: 'stick' });
     const loneEuchre = h('select', { name: 'lone_euchre' }, h('option', { value: '2' }, '2 points'), h('option', { value: '4' }, '4 points'));
@@ -95,11 +112,15 @@ export class LobbyView {
       h('option', { value: 'private' }, 'Private: only with the invite link'));
     const chat = h('input', { type: 'checkbox', name: 'chat', checked: true });
     const botKind = h('select', { name: 'bot' }, h('option', { value: 'basic' }, 'Basic'), h('option', { value: 'random' }, 'Random (easy)'));
-    const botSeats = [
-      ['1', 'Left opponent (seat 2)'],
-      ['2', 'Partner (seat 3)'],
-      ['3', 'Right opponent (seat 4)'],
-    ].map(([seat, text]) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: `bot${seat}`, value: seat, checked: true }), ` ${text}`));
+    // The seats bots may take: as many as the form has (redrawn with it).
+    const botSeatBox = h('div', { class: 'bot-seats' });
+    let botSeats = [];
+    const drawBotSeats = (players) => {
+      botSeats = BOT_SEATS[players].map(([seat, text]) =>
+        h('label', { class: 'check' }, h('input', { type: 'checkbox', name: `bot${seat}`, value: String(seat), checked: true }), ` ${text}`));
+      replaceChildren(botSeatBox, ...botSeats);
+    };
+    const botLegend = h('legend', {});
     const discardUp = h('input', { type: 'checkbox', name: 'discard_up' });
     const turnedDown = h('select', { name: 'turned_down' },
       h('option', { value: 'rejected' }, 'may not be named'),
@@ -108,6 +129,7 @@ export class LobbyView {
       h('option', { value: 'left_of_dealer' }, 'left of the dealer'),
       h('option', { value: 'left_of_loner' }, 'left of the loner'));
     const deck = h('select', { name: 'deck' },
+      h('option', { value: 'ten_to_ace' }, '20 cards: ten to ace (2 or 3 players)'),
       h('option', { value: 'nine_to_ace' }, '24 cards: nine to ace'),
       h('option', { value: 'eight_to_ace' }, '28 cards: eight to ace'),
       h('option', { value: 'seven_to_ace' }, '32 cards: seven to ace'));
@@ -135,9 +157,23 @@ export class LobbyView {
       h('option', { value: 'first_jack' }, 'first jack dealt'),
       h('option', { value: 'draw' }, 'a draw (sets partners too)'));
 
+    // Options a form cannot have (partners' options without partners, a
+    // rubber among three, the loner's without a way to go alone): off, with
+    // the reason beside them.
+    const offNotes = new Map();
+    const offNote = (name) => {
+      const note = h('small', { class: 'muted why-off', id: `create-${name}-off` });
+      offNotes.set(name, note);
+      return note;
+    };
+    const optional = { canadian_loner: canadian, defend_alone: defendAlone, call_for_best: callForBest, rubber, lone_euchre: loneEuchre, loner_lead: lonerLead };
+
     const fill = () => {
       const rules = PRESETS[preset.value].rules;
+      const players = playersIn(rules);
       about.textContent = PRESETS[preset.value].about;
+      drawBotSeats(players);
+      botLegend.textContent = players === 2 ? 'A bot takes this seat (you sit in seat 1)' : 'Bots take these seats (you sit in seat 1)';
       stick.checked = rules.all_pass === 'stick_the_dealer';
       loneEuchre.value = String(rules.scoring.lone_euchre);
       points.value = String(rules.points_to_win);
@@ -153,10 +189,22 @@ export class LobbyView {
       joker.checked = rules.joker;
       noTrump.checked = rules.allow_no_trump;
       rubber.checked = rules.rubber;
+      // Four hands and an up-card need more than 20 cards.
+      deck.querySelector('option[value="ten_to_ace"]').disabled = players === 4;
+      const off = unavailable(rules);
+      for (const [name, control] of Object.entries(optional)) {
+        const why = off[name] ?? '';
+        control.disabled = Boolean(why);
+        if (why && control.type === 'checkbox') control.checked = false;
+        const note = offNotes.get(name);
+        note.textContent = why;
+        note.hidden = !why;
+        if (why) control.setAttribute('aria-describedby', note.id);
+        else control.removeAttribute('aria-describedby');
+      }
       exclude();
     };
     preset.addEventListener('change', fill);
-    fill();
 
     const submit = (event) => {
       event.preventDefault();
@@ -191,32 +239,34 @@ export class LobbyView {
       this.app.createTable(settings);
     };
 
-    return h('form', { class: 'create-form', onsubmit: submit, 'aria-describedby': 'create-note' },
+    const form = h('form', { class: 'create-form', onsubmit: submit, 'aria-describedby': 'create-note' },
       field('Rules', preset), about,
       h('fieldset', {}, h('legend', {}, 'Options'),
         h('label', { class: 'check' }, stick, ' Stick the dealer (the dealer must call in round two)'),
-        field('Lone euchre gives the defenders', loneEuchre),
+        field('Lone euchre gives the defenders', loneEuchre), offNote('lone_euchre'),
         field('Points to win', points),
         h('label', { class: 'check' }, farmers, " Farmer's hand (nines and tens may be thrown in)"),
         field('Turn timer', timer, 'A bot plays for a player who runs out of time.'),
         field('Table', visibility),
         h('label', { class: 'check' }, chat, ' Chat at the table')),
-      h('fieldset', {}, h('legend', {}, 'Bots take these seats (you sit in seat 1)'),
-        botSeats, field('Bot', botKind)),
+      h('fieldset', {}, botLegend,
+        botSeatBox, field('Bot', botKind)),
       h('details', {}, h('summary', {}, 'More rules'),
         h('label', { class: 'check' }, discardUp, ' The dealer may discard the card just picked up'),
         field('Naming the turned-down suit', turnedDown),
-        field('Against a loner, the lead is', lonerLead),
+        field('Against a loner, the lead is', lonerLead), offNote('loner_lead'),
         field('The first dealer is chosen by', firstDealer),
         field('The pack', deck),
-        h('label', { class: 'check' }, canadian, ' Canadian loner (in round one the dealer’s partner may order it up only alone)'),
-        h('label', { class: 'check' }, defendAlone, ' Defend alone (against a loner, a defender may play alone too; euchring the loner then gives 4)'),
-        h('label', { class: 'check' }, callForBest, ' Call for best (the loner’s partner passes him a card, face down; the loner discards one)'),
+        h('label', { class: 'check' }, canadian, ' Canadian loner (in round one the dealer’s partner may order it up only alone)'), offNote('canadian_loner'),
+        h('label', { class: 'check' }, defendAlone, ' Defend alone (against a loner, a defender may play alone too; euchring the loner then gives 4)'), offNote('defend_alone'),
+        h('label', { class: 'check' }, callForBest, ' Call for best (the loner’s partner passes him a card, face down; the loner discards one)'), offNote('call_for_best'),
         h('label', { class: 'check' }, joker, ' Joker (one card more, the highest trump whatever trump is; turned up, the dealer names the suit it stands for)'),
         h('label', { class: 'check' }, noTrump, ' No trump (in round two a player may call no trump: no bowers, jacks between ten and queen, the led suit wins)'),
         exclusive,
-        h('label', { class: 'check' }, rubber, ' Rubber (best of three games, scored in rubber points)')),
+        h('label', { class: 'check' }, rubber, ' Rubber (best of three games, scored in rubber points)'), offNote('rubber')),
       h('p', { id: 'create-note', class: 'muted' }, 'Seats without a bot wait for people; the host can start at any time and bots fill the rest.'),
       h('button', { type: 'submit', class: 'primary', 'data-action': 'create' }, 'Create table'));
+    fill();
+    return form;
   }
 }

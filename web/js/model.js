@@ -6,11 +6,25 @@
 
 import { isJoker, sortForDisplay, upSuit } from './cards.js';
 
-export const nextSeat = (seat) => (seat + 1) % 4;
+// The game's forms (crates/engine/src/rules.rs): four players in two
+// partnerships (seats 0 & 2 against 1 & 3), or two or three each playing
+// for himself, where side `i` is seat `i`. Rules from before the forms
+// (no `players`) are the four-handed game.
+export const playersOf = (rules) => rules?.players ?? 4;
+export const hasPartners = (rules) => playersOf(rules) === 4;
+// How many sides score: the two partnerships, or one per player.
+export const sidesOf = (rules) => (hasPartners(rules) ? 2 : playersOf(rules));
+export const nextSeat = (seat, players = 4) => (seat + 1) % players;
 export const partnerOf = (seat) => (seat + 2) % 4;
-export const teamOf = (seat) => seat % 2;
+// The side `seat` scores for.
+export const teamOf = (seat, rules = null) => (hasPartners(rules) ? seat % 2 : seat);
+// The seats of a side: a partnership's two, or one player.
+export const seatsOfSide = (side, rules = null) => (hasPartners(rules) ? [side, side + 2] : [side]);
+// The dummy's cards, in the games that deal one.
+export const DUMMY_SIZE = 3;
 
 const HAND_SIZE = 5;
+const zeros = (n) => Array.from({ length: n }, () => 0);
 
 // A fresh table from a `snapshot` message. What only this client keeps
 // (the chat and the log of plays) is carried over from `previous`.
@@ -22,13 +36,25 @@ export function fromSnapshot(message, previous = null) {
     summary: state.summary,
     seats: state.seats,
     yourSeat: state.your_seat ?? null,
-    game: state.game ?? null,
+    game: fromView(state.game ?? null),
     // The legal actions, while it is this client's turn.
     prompt: state.actions.length > 0 ? { seq: message.seq, actions: state.actions, deadline: null } : null,
     chat: previous?.chat ?? [],
     log: previous?.log ?? [],
     rubber: rubberFromSnapshot(state.game ?? null, previous),
   };
+}
+
+// A snapshot's game view, with what the events keep that a view does not
+// say outright: how many of his three the maker has put back after taking
+// the dummy (his hand holds five more than that, and three more).
+function fromView(game) {
+  if (!game) return null;
+  if (game.dummy_discarded === undefined) {
+    const held = game.maker === null || game.maker === undefined ? HAND_SIZE : game.hand_sizes?.[game.maker] ?? HAND_SIZE;
+    game.dummy_discarded = game.phase === 'dummy_discard' ? Math.max(0, HAND_SIZE + DUMMY_SIZE - held) : game.dummy_taken ? DUMMY_SIZE : 0;
+  }
+  return game;
 }
 
 // Playing rubbers (rules `rubber`): the games finished so far, as the
@@ -60,7 +86,8 @@ function rubberFromSnapshot(game, previous) {
 // Whether the rules make the match a rubber (best of three games).
 export const isRubber = (rules) => Boolean(rules?.rubber);
 
-// Games won so far by each team in the rubber.
+// Games won so far by each team in the rubber (two sides: a rubber is
+// played between two).
 export function gamesWon(rubber) {
   const won = [0, 0];
   for (const game of rubber?.games ?? []) won[game.winner] += 1;
@@ -149,7 +176,7 @@ function applyRubberEvent(table, event) {
 // A game before its first deal (the `hand_dealt` that follows fills it in).
 // What every hand starts with, as does a new game: nothing named, bid,
 // made, passed, discarded or played yet.
-function freshHand() {
+function freshHand(rules) {
   return {
     joker_suit: null,
     up_card_picked_up: false,
@@ -165,7 +192,10 @@ function freshHand() {
     discard: null,
     bids: [],
     tricks: [],
-    tricks_won: [0, 0],
+    tricks_won: zeros(sidesOf(rules)),
+    dummy_taken: false,
+    dummy_discards: null,
+    dummy_discarded: 0,
   };
 }
 
@@ -177,10 +207,10 @@ function newGame(rules, yourSeat) {
     dealer: 0,
     phase: 'ordering_up',
     turn: null,
-    scores: [0, 0],
+    scores: zeros(sidesOf(rules)),
     winner: null,
     up_card: null,
-    ...freshHand(),
+    ...freshHand(rules),
     hand: yourSeat === null ? null : [],
     hand_sizes: [0, 0, 0, 0],
     last_outcome: null,
@@ -206,11 +236,14 @@ export function sittingOut(game) {
   return out;
 }
 
+// The next seat clockwise (at this game's table).
+const after = (game, seat) => nextSeat(seat, playersOf(game.rules));
+
 // The next seat clockwise that takes part in play.
 function nextActive(game, seat) {
   const out = sittingOut(game);
-  let next = nextSeat(seat);
-  for (let i = 0; i < 3 && out.has(next); i += 1) next = nextSeat(next);
+  let next = after(game, seat);
+  for (let i = 0; i < 3 && out.has(next); i += 1) next = after(game, next);
   return next;
 }
 
@@ -229,7 +262,14 @@ function beginPlay(game) {
 // order as the engine's `after_trump`, so `turn` and `phase` match the
 // server's without a snapshot.
 function afterTrump(game, bestDone = false) {
-  if (game.alone && game.maker !== null) {
+  // With a dummy the maker takes it (`dummy_taken` follows) and discards
+  // three, unless he goes alone: then he plays without it.
+  if (game.rules.dummy && !game.alone && game.maker !== null) {
+    game.phase = 'dummy_discard';
+    game.turn = game.maker;
+    return;
+  }
+  if (game.alone && game.maker !== null && hasPartners(game.rules)) {
     const partner = partnerOf(game.maker);
     if (game.rules.call_for_best && !bestDone) {
       game.phase = 'passing_best';
@@ -239,7 +279,7 @@ function afterTrump(game, bestDone = false) {
     game.sitting_out = partner; // a `sits_out` event says so too
     if (game.rules.defend_alone) {
       game.phase = 'defending_alone';
-      game.turn = nextSeat(game.maker);
+      game.turn = after(game, game.maker);
       return;
     }
   }
@@ -250,7 +290,7 @@ function tricksPlayed(game) {
   return game.tricks.filter((trick) => trick.winner !== null).length;
 }
 
-// The rest of the hand goes to `team` (a claim or a concession).
+// The rest of the hand goes to side `team` (a claim or a concession).
 function awardRest(game, team) {
   game.tricks_won[team] += HAND_SIZE - tricksPlayed(game);
   game.phase = 'finished';
@@ -267,10 +307,11 @@ export function applyGameEvent(game, event, yourSeat) {
         hand_number: event.number,
         dealer: event.dealer,
         phase: jokerUp ? 'naming_joker_suit' : 'ordering_up',
-        turn: jokerUp ? event.dealer : nextSeat(event.dealer),
+        turn: jokerUp ? event.dealer : nextSeat(event.dealer, playersOf(game.rules)),
         up_card: event.up_card,
-        ...freshHand(),
-        hand_sizes: [HAND_SIZE, HAND_SIZE, HAND_SIZE, HAND_SIZE],
+        ...freshHand(game.rules),
+        // Four entries whatever the form, an empty seat holding none.
+        hand_sizes: [0, 1, 2, 3].map((seat) => (seat < playersOf(game.rules) ? HAND_SIZE : 0)),
         claim: null,
         out: [],
       });
@@ -287,22 +328,22 @@ export function applyGameEvent(game, event, yourSeat) {
       // Round one goes on for the named suit, from the dealer's left.
       game.joker_suit = event.suit;
       game.phase = 'ordering_up';
-      game.turn = nextSeat(event.dealer);
+      game.turn = after(game, event.dealer);
       break;
     case 'passed':
       game.bids.push([event.seat, { action: 'pass' }]);
       if (game.phase === 'defending_alone') {
         // The loner's left answers first, then his right; then play.
-        if (event.seat === nextSeat(game.maker)) game.turn = partnerOf(event.seat);
+        if (event.seat === after(game, game.maker)) game.turn = partnerOf(event.seat);
         else beginPlay(game);
-      } else if (event.seat !== game.dealer) game.turn = nextSeat(event.seat);
+      } else if (event.seat !== game.dealer) game.turn = after(game, event.seat);
       else if (game.phase === 'calling') game.turn = null; // thrown in: hand_ended follows
       break;
     case 'up_card_turned_down':
       // A joker turned down: the suit named for it is the turned-down one.
       game.turned_down = upSuit(event.card, game.joker_suit);
       game.phase = 'calling';
-      game.turn = nextSeat(game.dealer);
+      game.turn = after(game, game.dealer);
       break;
     case 'trump_made': {
       const round1 = game.phase === 'ordering_up';
@@ -314,7 +355,8 @@ export function applyGameEvent(game, event, yourSeat) {
       resort(game);
       // In round one the dealer picks up (`up_card_picked_up` follows) and
       // discards, unless his partner went alone where the rules spare him.
-      const spared = event.alone && partnerOf(event.seat) === game.dealer && !game.rules.dealer_picks_up_for_partner_loner;
+      const spared = event.alone && hasPartners(game.rules) && partnerOf(event.seat) === game.dealer
+        && !game.rules.dealer_picks_up_for_partner_loner;
       if (round1 && !spared) {
         game.phase = 'dealer_discard';
         game.turn = game.dealer;
@@ -342,10 +384,20 @@ export function applyGameEvent(game, event, yourSeat) {
       }
       break;
     case 'discarded': {
-      // The dealer's discard, or (call for best) the loner's: each is seen
-      // by the one who made it only.
-      const loner = game.phase === 'loner_discard';
+      // The dealer's discard, or (call for best) the loner's, or one of the
+      // maker's three after taking the dummy: each is seen by the one who
+      // made it only.
       game.hand_sizes[event.seat] -= 1;
+      if (game.phase === 'dummy_discard') {
+        game.dummy_discarded += 1;
+        if (event.card && event.seat === me) {
+          removeFromHand(game, event.card);
+          game.dummy_discards = [...(game.dummy_discards ?? []), event.card];
+        }
+        if (game.dummy_discarded >= DUMMY_SIZE) beginPlay(game);
+        break;
+      }
+      const loner = game.phase === 'loner_discard';
       if (event.card && event.seat === me) {
         removeFromHand(game, event.card);
         if (loner) game.loner_discard = event.card;
@@ -377,6 +429,19 @@ export function applyGameEvent(game, event, yourSeat) {
       game.phase = 'loner_discard';
       game.turn = event.to;
       break;
+    case 'dummy_taken':
+      // The maker takes the dummy into his hand (its cards are his secret)
+      // and discards as many, one at a time.
+      game.dummy_taken = true;
+      game.dummy_discarded = 0;
+      game.hand_sizes[event.seat] += DUMMY_SIZE;
+      if (event.cards && event.seat === me && game.hand) {
+        game.hand.push(...event.cards);
+        resort(game);
+      }
+      game.phase = 'dummy_discard';
+      game.turn = event.seat;
+      break;
     case 'card_played': {
       let trick = game.tricks.at(-1);
       if (!trick || trick.winner !== null) {
@@ -397,18 +462,24 @@ export function applyGameEvent(game, event, yourSeat) {
         // a hand on the table a moment too.
         game.last_trick = { key: `${game.hand_number}-${event.number}`, hand: game.hand_number, number: event.number, trick };
       }
-      game.tricks_won[teamOf(event.seat)] += 1;
+      game.tricks_won[teamOf(event.seat, game.rules)] += 1;
       game.turn = event.number < HAND_SIZE ? event.seat : null;
       break;
     }
     case 'claimed':
       game.claim = { seat: event.seat, cards: event.cards };
-      awardRest(game, teamOf(event.seat));
+      awardRest(game, teamOf(event.seat, game.rules));
       break;
-    case 'conceded':
+    case 'conceded': {
+      // To the other side; with three (only the maker may concede), to
+      // the next seat, as only the makers' count decides the score.
       game.conceded = event.seat;
-      awardRest(game, 1 - teamOf(event.seat));
+      const mine = teamOf(event.seat, game.rules);
+      let taker = after(game, event.seat);
+      while (teamOf(taker, game.rules) === mine) taker = after(game, taker);
+      awardRest(game, teamOf(taker, game.rules));
       break;
+    }
     case 'hand_ended':
       game.scores = event.scores;
       game.last_outcome = event.outcome;

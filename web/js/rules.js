@@ -3,6 +3,8 @@
 // and short descriptions of a table's rules.
 
 const STANDARD = {
+  players: 4,
+  dummy: false,
   deck: 'nine_to_ace',
   points_to_win: 10,
   all_pass: 'redeal',
@@ -19,6 +21,15 @@ const STANDARD = {
   joker: false,
   allow_no_trump: false,
   rubber: false,
+};
+
+// Sheet 000's three-handed game, which its two-handed game builds on.
+const THREE_HANDED = {
+  ...STANDARD,
+  players: 3,
+  dummy: true,
+  all_pass: 'stick_the_dealer',
+  scoring: { ...STANDARD.scoring, lone_euchre: 4 },
 };
 
 export const PRESETS = {
@@ -44,7 +55,52 @@ export const PRESETS = {
     about: 'Stick the dealer; the player left of a loner leads.',
     rules: { ...STANDARD, all_pass: 'stick_the_dealer', loner_lead: 'left_of_loner' },
   },
+  // The two- and three-handed games: every player for himself.
+  three_handed: {
+    title: 'Three-handed, with a dummy',
+    about: 'Three players, each for himself. The maker takes a three-card dummy and discards three, or goes alone without it. Stick the dealer; a euchred loner gives 4.',
+    rules: THREE_HANDED,
+  },
+  cutthroat: {
+    title: 'Cutthroat',
+    about: 'Three players, each for himself: the maker always plays alone against the other two. A march scores 3; a euchre gives each defender 2.',
+    rules: { ...STANDARD, players: 3, scoring: { ...STANDARD.scoring, march: 3 } },
+  },
+  two_handed: {
+    title: 'Two-handed, with a dummy',
+    about: 'Two players, 20 cards (the nines out). The maker takes a three-card dummy and discards three, or goes alone without it.',
+    rules: { ...THREE_HANDED, players: 2, deck: 'ten_to_ace' },
+  },
+  two_handed_plain: {
+    title: 'Two-handed',
+    about: 'Two players, 24 cards, five each: two cards to a trick.',
+    rules: { ...STANDARD, players: 2 },
+  },
 };
+
+// How many play under a preset (or a table's rules).
+export const playersIn = (rules) => rules?.players ?? 4;
+
+// The options that only mean something with partners, and why they are off
+// without them (the server refuses them at a two- or three-seat table).
+export function unavailable(rules) {
+  const players = playersIn(rules);
+  const off = {};
+  if (players !== 4) {
+    const why = 'Only the four-handed game has partners.';
+    off.canadian_loner = why;
+    off.defend_alone = why;
+    off.call_for_best = why;
+    off.rubber = 'Rubbers are played between partnerships, at four-seat tables.';
+  }
+  // Going alone: without a partner, or without the dummy. Cutthroat's maker
+  // is always alone and the plain two-handed game has nobody to leave out.
+  if (players !== 4 && !rules.dummy) {
+    off.lone_euchre = 'Nobody goes alone in this game.';
+    off.loner_lead = 'Nobody goes alone in this game.';
+  }
+  return off;
+}
 
 // The rule options that differ from the preset's.
 export function ruleOverrides(preset, chosen) {
@@ -58,7 +114,8 @@ export function ruleOverrides(preset, chosen) {
 
 export function describeRules(summary) {
   const r = summary.rules;
-  const parts = [PRESETS[summary.preset]?.title ?? summary.preset, `to ${r.points_to_win}`];
+  const players = playersIn(r);
+  const parts = [PRESETS[summary.preset]?.title ?? summary.preset, `${players} players`, `to ${r.points_to_win}`];
   if (r.all_pass === 'stick_the_dealer') parts.push('stick the dealer');
   if (r.farmers_hand) parts.push("farmer's hand");
   if (r.canadian_loner) parts.push('Canadian loner');
@@ -67,6 +124,7 @@ export function describeRules(summary) {
   if (r.joker) parts.push('joker');
   if (r.allow_no_trump) parts.push('no trump');
   if (r.rubber) parts.push('rubber (best of three)');
+  if (r.deck === 'ten_to_ace') parts.push('20 cards');
   if (r.deck === 'eight_to_ace') parts.push('28 cards');
   if (r.deck === 'seven_to_ace') parts.push('32 cards');
   if (r.scoring.lone_euchre !== 2) parts.push(`lone euchre ${r.scoring.lone_euchre}`);

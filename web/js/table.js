@@ -5,34 +5,68 @@
 
 import { h, replaceChildren } from './dom.js';
 import { cardBack, cardFace, cardName, cardShort, effectiveSuit, isJoker, SUIT_SYMBOLS, suitClass, suitName, upSuit } from './cards.js';
-import { cardChoices, contractMade, gamesWon, isRubber, partnerOf, previousTrick, sittingOut, teamOf, trickOnTable } from './model.js';
+import {
+  DUMMY_SIZE, cardChoices, contractMade, gamesWon, hasPartners, isRubber, partnerOf, playersOf, previousTrick, seatsOfSide,
+  sidesOf, sittingOut, teamOf, trickOnTable,
+} from './model.js';
 import { PRESETS } from './rules.js';
 
-const POSITIONS = ['bottom', 'left', 'top', 'right'];
+// Where each seat sits on screen, from the viewer's clockwise, by the
+// number of players: never an empty place at a two- or three-seat table.
+const LAYOUTS = { 4: ['bottom', 'left', 'top', 'right'], 3: ['bottom', 'left', 'right'], 2: ['bottom', 'top'] };
 // The prompt's actions shown as bid buttons.
 const BIDS = ['pass', 'order_up', 'call', 'call_no_trump', 'farmers_hand', 'defend_alone', 'name_suit'];
 const LOG_KEEP = 60;
 // How long a trick just won stays on the felt before the next lead clears it.
 export const TRICK_HOLD_MS = 1100;
 
+const rulesOf = (table) => table.game?.rules ?? table.summary.rules;
+const seatCount = (table) => playersOf(rulesOf(table));
+// The seats at this table: 0 to 3, 0 to 2, or 0 and 1.
+const seatsAt = (table) => Array.from({ length: seatCount(table) }, (_, seat) => seat);
+// The side `seat` scores for at this table.
+const sideOf = (table, seat) => teamOf(seat, rulesOf(table));
+
 // Where `seat` sits on screen: the viewer at the bottom, play going left.
 function position(table, seat) {
+  const players = seatCount(table);
   const bottom = table.yourSeat ?? 0;
-  return POSITIONS[(seat - bottom + 4) % 4];
+  return LAYOUTS[players][(seat - bottom + players) % players];
 }
 
 export function seatName(table, seat) {
   if (seat === table.yourSeat) return 'You';
   const occupant = table.seats[seat];
   if (occupant?.kind === 'player') return occupant.player.name;
-  const where = table.yourSeat === null ? `Seat ${seat + 1}` : { left: 'Left', top: 'Partner', right: 'Right' }[position(table, seat)];
+  const across = seatCount(table) === 4 ? 'Partner' : 'Opponent';
+  const where = table.yourSeat === null ? `Seat ${seat + 1}` : { left: 'Left', top: across, right: 'Right' }[position(table, seat)];
   return occupant?.kind === 'bot' ? `${where} bot` : `${where} (empty)`;
 }
 
 // "Us" and "Them" for a seated player; compass pairs for a spectator.
+// Without partners a side is one player, named as his seat is.
 export function teamName(table, team) {
+  if (!hasPartners(rulesOf(table))) return seatName(table, team);
   if (table.yourSeat === null) return team === 0 ? 'North–South' : 'East–West';
-  return team === teamOf(table.yourSeat) ? 'Us' : 'Them';
+  return team === sideOf(table, table.yourSeat) ? 'Us' : 'Them';
+}
+
+// The sides in the order the score board lists them: the viewer's first,
+// then (without partners) the others clockwise from the viewer's left.
+export function sideOrder(table) {
+  const rules = rulesOf(table);
+  const me = table.yourSeat ?? 0;
+  if (hasPartners(rules)) {
+    const mine = teamOf(me, rules);
+    return [mine, 1 - mine];
+  }
+  const players = playersOf(rules);
+  return Array.from({ length: players }, (_, i) => (me + i) % players);
+}
+
+// "alone", or in the games with a dummy "without the dummy".
+function aloneWords(table) {
+  return rulesOf(table)?.dummy ? 'without the dummy' : 'alone';
 }
 
 const isOver = (game) => game?.winner !== null && game?.winner !== undefined;
@@ -76,7 +110,7 @@ export function gameBreakText(table, rubber = table.rubber) {
 // "Rubber: 1–0", the viewer's side first (North–South for a spectator).
 function rubberTally(table) {
   const won = gamesWon(table.rubber);
-  const mine = table.yourSeat === null ? 0 : teamOf(table.yourSeat);
+  const mine = table.yourSeat === null ? 0 : sideOf(table, table.yourSeat);
   return { text: `${won[mine]}–${won[1 - mine]}`, label: `Rubber, games won: ${teamName(table, mine)} ${won[mine]}, ${teamName(table, 1 - mine)} ${won[1 - mine]}` };
 }
 
@@ -100,16 +134,17 @@ export function outcomeText(table, outcome) {
     }
     return 'Everybody passed: the hand is thrown in and the deal moves on.';
   }
-  const makers = teamOf(outcome.maker);
+  const makers = outcome.makers ?? sideOf(table, outcome.maker);
   const made = outcome.tricks[makers];
   const who = seatName(table, outcome.maker);
-  const alone = outcome.alone ? ' alone' : '';
-  const scorer = outcome.points[0] > 0 ? 0 : 1;
-  const points = outcome.points[scorer];
+  const alone = outcome.alone ? ` ${aloneWords(table)}` : '';
+  // Who scored: one side, or (a euchre without partners) every defender.
+  const scorers = sideOrder(table).filter((side) => outcome.points[side] > 0);
+  const points = scorers.map((side) => `${teamName(table, side)} +${outcome.points[side]}`).join(', ');
   const what = made < 3 ? 'Euchred!' : made === 5 ? (outcome.alone ? 'Lone march!' : 'March!') : 'Made it.';
   const defender = outcome.lone_defender ?? null;
   const against = defender === null ? '' : ` against ${defender === table.yourSeat ? 'you' : seatName(table, defender)} defending alone`;
-  return `${what} ${who} called ${trumpWords(outcome.trump)}${alone}${against} and took ${made} trick${made === 1 ? '' : 's'}: ${teamName(table, scorer)} +${points}.`;
+  return `${what} ${who} called ${trumpWords(outcome.trump)}${alone}${against} and took ${made} trick${made === 1 ? '' : 's'}: ${points}.`;
 }
 
 // One line for the log (and the screen reader) about an event, if worth one.
@@ -137,8 +172,12 @@ export function describe(table, event) {
     case 'trump_made': {
       const round1 = !table.game?.turned_down;
       const how = round1 ? (event.seat === table.game?.dealer ? 'picked up' : 'ordered up') : 'called';
-      return `${name(event.seat)} ${how} ${event.suit}${event.alone ? ', going alone' : ''}. Trump is ${event.suit}.`;
+      return `${name(event.seat)} ${how} ${event.suit}${event.alone ? `, going ${aloneWords(table)}` : ''}. Trump is ${event.suit}.`;
     }
+    case 'dummy_taken':
+      return event.cards
+        ? `You took the dummy: ${event.cards.map(cardName).join(', ')}. Discard three.`
+        : `${name(event.seat)} took the dummy and discards three.`;
     case 'up_card_picked_up':
       return `${name(event.dealer)} picked up the ${cardName(event.card)}.`;
     case 'discarded':
@@ -161,15 +200,19 @@ export function describe(table, event) {
       return `${outcomeText(table, event.outcome)} Score: ${scoreText(table, event.scores)}.`;
     case 'game_won': {
       if (isRubber(table.game?.rules)) return gameBreakText(table);
+      if (!hasPartners(rulesOf(table))) {
+        const winner = event.team === table.yourSeat ? 'you win' : `${name(event.team)} wins`;
+        return `Game over: ${winner}. ${scoreText(table, event.scores)}.`;
+      }
       const score = `${event.scores[event.team]} to ${event.scores[1 - event.team]}`;
       if (table.yourSeat === null) return `Game over: ${teamName(table, event.team)} win ${score}.`;
       const [won, lost] = [event.scores[event.team], event.scores[1 - event.team]];
-      return event.team === teamOf(table.yourSeat) ? `Game over: you win ${won} to ${lost}.` : `Game over: you lose ${lost} to ${won}.`;
+      return event.team === sideOf(table, table.yourSeat) ? `Game over: you win ${won} to ${lost}.` : `Game over: you lose ${lost} to ${won}.`;
     }
     case 'rubber_won': {
       const result = rubberResultText(table);
       if (table.yourSeat === null) return `Rubber over: ${teamName(table, event.team)} win, ${result}`;
-      return `Rubber over: you ${event.team === teamOf(table.yourSeat) ? 'win' : 'lose'} the rubber, ${result}`;
+      return `Rubber over: you ${event.team === sideOf(table, table.yourSeat) ? 'win' : 'lose'} the rubber, ${result}`;
     }
     case 'game_started':
       return isRubber(event.rules) ? 'The rubber begins: the best of three games.' : 'The game begins.';
@@ -216,6 +259,9 @@ function phaseNote(table, game) {
       return `${name(loner)} ${verb(table, loner, 'discard', 'discards')} one of six cards.`;
     case 'defending_alone':
       return `${name(loner)} ${verb(table, loner, 'go', 'goes')} alone. ${name(game.turn)} may defend alone.`;
+    case 'dummy_discard':
+      if (loner === table.yourSeat) return null;
+      return `${name(loner)} took the dummy and discards three (${Math.max(0, DUMMY_SIZE - (game.dummy_discarded ?? 0))} to go).`;
     default:
       return null;
   }
@@ -240,7 +286,24 @@ function upCard(game) {
 }
 
 function scoreText(table, scores) {
+  if (!hasPartners(rulesOf(table))) return sideOrder(table).map((side) => `${teamName(table, side)} ${scores[side]}`).join(', ');
   return `${teamName(table, 0)} ${scores[0]}, ${teamName(table, 1)} ${scores[1]}`;
+}
+
+// The dummy (the games with one): three cards face down until the maker
+// takes them; a maker going alone plays without it. Drawn where no seat
+// is, at the top of a three-seat table and on the left of a two-seat one.
+function dummyPile(table) {
+  const game = table.game;
+  if (!rulesOf(table)?.dummy || !game || game.dummy_taken || isOver(game) || game.phase === 'finished') return null;
+  const without = contractMade(game) && game.alone;
+  const caption = without
+    ? `${seatName(table, game.maker)} ${verb(table, game.maker, 'play', 'plays')} without the dummy`
+    : 'The dummy';
+  const backs = Array.from({ length: DUMMY_SIZE }, () => cardBack());
+  return h('div', { class: ['dummy-pile', `dummy-at-${seatCount(table) === 3 ? 'top' : 'left'}`, without && 'unused'], role: 'group', 'aria-label': `${caption}: three cards, face down` },
+    h('div', { class: 'backs', 'aria-hidden': 'true' }, backs),
+    h('span', { class: 'caption' }, caption));
 }
 
 function sameAction(a, b) {
@@ -432,8 +495,9 @@ export class TableView {
 
   renderFelt(table) {
     const game = table.game;
-    const seats = [0, 1, 2, 3].map((seat) => this.renderSeat(table, seat));
-    return [...seats, h('div', { class: 'center' }, ...this.renderCenter(table, game))];
+    const seats = seatsAt(table).map((seat) => this.renderSeat(table, seat));
+    this.felt.dataset.players = String(seatCount(table));
+    return [...seats, dummyPile(table), h('div', { class: 'center' }, ...this.renderCenter(table, game))];
   }
 
   renderSeat(table, seat) {
@@ -445,7 +509,7 @@ export class TableView {
     if (game && game.dealer === seat && table.summary.status !== 'open') badges.push(h('span', { class: 'badge dealer', title: 'Dealer' }, 'Dealer'));
     if (game?.maker === seat && contractMade(game)) {
       const what = game.trump ? SUIT_SYMBOLS[game.trump] : 'no trump';
-      badges.push(h('span', { class: 'badge maker' }, `Maker ${what}${game.alone ? ' alone' : ''}`));
+      badges.push(h('span', { class: 'badge maker' }, `Maker ${what}${game.alone ? ` ${aloneWords(table)}` : ''}`));
     }
     const out = game && playing && sittingOut(game).has(seat);
     if (out) badges.push(h('span', { class: 'badge out', title: 'Sits this hand out' }, 'Sits out'));
@@ -471,7 +535,7 @@ export class TableView {
 
   renderCenter(table, game) {
     if (!game) {
-      const waiting = 4 - table.seats.filter(Boolean).length;
+      const waiting = seatCount(table) - table.seats.slice(0, seatCount(table)).filter(Boolean).length;
       return [h('p', { class: 'waiting' }, waiting > 0
         ? `Waiting for ${waiting} more player${waiting === 1 ? '' : 's'}.`
         : 'Starting…')];
@@ -518,15 +582,25 @@ export class TableView {
     const note = phaseNote(table, game);
     if (note) parts.push(h('p', { class: 'phase-note' }, note));
     if (isOver(game)) {
-      const us = table.yourSeat !== null && teamOf(table.yourSeat) === game.winner;
+      const us = table.yourSeat !== null && sideOf(table, table.yourSeat) === game.winner;
       const rubber = isRubber(game.rules) && table.rubber?.result;
       const what = rubber ? ' the rubber' : '';
+      const partners = hasPartners(game.rules);
+      // The winners by name: a partnership's two, or the one player.
+      const winners = seatsOfSide(game.winner, game.rules).map((seat) => seatName(table, seat));
+      const heading = table.yourSeat === null
+        ? `${teamName(table, game.winner)} win${partners ? '' : 's'}${what}`
+        : us ? `You win${what}!` : partners ? `You lose${what}` : `${winners[0]} wins${what}`;
+      const last = partners
+        ? `${game.scores[game.winner]} to ${game.scores[1 - game.winner]}`
+        : scoreText(table, game.scores);
       parts.push(h('div', { class: ['game-over', rubber && 'rubber-over'], role: 'status' },
-        h('h2', {}, table.yourSeat === null ? `${teamName(table, game.winner)} win${what}` : us ? `You win${what}!` : `You lose${what}`),
+        h('h2', {}, heading),
+        partners && h('p', { class: 'winners' }, `Won by ${winners.join(' and ')}`),
         rubber
           ? [h('p', { class: 'rubber-result' }, rubberResultText(table)),
-            h('p', {}, `The last game: ${game.scores[game.winner]} to ${game.scores[1 - game.winner]}`)]
-          : h('p', {}, `${game.scores[game.winner]} to ${game.scores[1 - game.winner]}`)));
+            h('p', {}, `The last game: ${last}`)]
+          : h('p', { class: 'final-score' }, last)));
     } else if (game.phase === 'finished' && game.last_outcome) {
       parts.push(h('p', { class: 'result' }, outcomeText(table, game.last_outcome)));
     }
@@ -540,7 +614,7 @@ export class TableView {
     if (table.summary.status === 'open') {
       const host = this.app.isHost();
       out.push(h('p', { class: 'status-line' }, host
-        ? 'Start when you are ready: empty seats get bots. The game also starts once all four seats are taken.'
+        ? `Start when you are ready: empty seats get bots. The game also starts once all ${['', '', 'two', 'three', 'four'][seatCount(table)]} seats are taken.`
         : table.yourSeat === null ? 'Pick a free seat to play, or watch.' : 'Waiting for the host to start the game.'));
       if (host) out.push(h('button', { type: 'button', class: 'primary', 'data-action': 'start', 'data-focus': 'start', onclick: () => this.app.start() }, 'Start game'));
       return out;
@@ -565,6 +639,7 @@ export class TableView {
           ordering_up: 'to bid',
           calling: 'to name trump',
           dealer_discard: 'to discard',
+          dummy_discard: 'to discard three for the dummy',
           passing_best: 'to pass a card to the loner',
           loner_discard: 'to discard',
           defending_alone: 'to decide whether to defend alone',
@@ -578,7 +653,10 @@ export class TableView {
     const timer = prompt.deadline ? h('span', { class: 'countdown', 'aria-label': 'Time left' }) : null;
     const kinds = new Set(prompt.actions.map((a) => a.action));
     let line = 'Your turn. ';
-    if (kinds.has('discard') && game.phase === 'loner_discard') line = 'Your turn: you hold six cards. Choose one to discard (the passed card too, if you like). ';
+    if (kinds.has('discard') && game.phase === 'dummy_discard') {
+      const left = Math.max(1, DUMMY_SIZE - (game.dummy_discarded ?? 0));
+      line = `Your turn: you took the dummy. Discard ${left === DUMMY_SIZE ? 'three cards' : left === 1 ? 'one more card' : `${left} more cards`}. `;
+    } else if (kinds.has('discard') && game.phase === 'loner_discard') line = 'Your turn: you hold six cards. Choose one to discard (the passed card too, if you like). ';
     else if (kinds.has('discard')) line = 'Your turn: choose a card to discard. ';
     else if (kinds.has('pass_card')) line = 'Your turn: your partner goes alone. Choose the card to pass them, face down. ';
     else if (kinds.has('play')) line = 'Your turn: play a highlighted card. ';
@@ -656,7 +734,7 @@ export class TableView {
     }
     const toggle = canAlone && h('label', { class: 'alone-toggle' },
       h('input', { type: 'checkbox', checked: this.alone, 'data-focus': 'alone', onchange: (e) => { this.alone = e.target.checked; this.update(); } }),
-      ' Go alone');
+      rulesOf(table).dummy ? ' Go alone (without the dummy)' : ' Go alone');
     const naming = bids.some((a) => a.action === 'name_suit');
     return h('div', { class: 'bids', role: 'group', 'aria-label': naming ? "The Joker's suit" : 'Your bid' }, buttons, toggle);
   }
@@ -723,9 +801,9 @@ export class TableView {
 
   renderScore(table) {
     const game = table.game;
-    const scores = game?.scores ?? [0, 0];
-    const mine = table.yourSeat === null ? 0 : teamOf(table.yourSeat);
-    const order = [mine, 1 - mine];
+    const scores = game?.scores ?? Array.from({ length: sidesOf(rulesOf(table)) }, () => 0);
+    const mine = table.yourSeat === null ? 0 : sideOf(table, table.yourSeat);
+    const order = sideOrder(table);
     const rubber = isRubber(table.summary.rules) && game;
     let which = null;
     if (rubber && table.rubber?.known) {
@@ -738,9 +816,9 @@ export class TableView {
     return [
       h('h2', {}, `Score (to ${table.summary.rules.points_to_win})`),
       which,
-      h('dl', { class: 'scores' }, order.map((team) => [
+      h('dl', { class: 'scores', 'data-sides': order.length }, order.map((team) => [
         h('dt', {}, teamName(table, team)),
-        h('dd', { 'data-team': team }, String(scores[team])),
+        h('dd', { 'data-team': team }, String(scores[team] ?? 0)),
       ])),
     ];
   }
@@ -748,13 +826,13 @@ export class TableView {
   renderInfo(table) {
     const game = table.game;
     if (!game) return [];
-    const mine = table.yourSeat === null ? 0 : teamOf(table.yourSeat);
     const lines = [];
+    const alone = game.alone ? ` (${aloneWords(table)})` : '';
     if (game.trump) {
       lines.push(h('p', {}, h('span', { class: `suit-${game.trump}` }, `${SUIT_SYMBOLS[game.trump]} ${suitName(game.trump)}`),
-        ` made by ${seatName(table, game.maker)}${game.alone ? ' (alone)' : ''}`));
+        ` made by ${seatName(table, game.maker)}${alone}`));
     } else if (game.no_trump) {
-      lines.push(h('p', { class: 'no-trump-line' }, `No trump, called by ${seatName(table, game.maker)}${game.alone ? ' (alone)' : ''}`));
+      lines.push(h('p', { class: 'no-trump-line' }, `No trump, called by ${seatName(table, game.maker)}${alone}`));
     } else if (game.phase !== 'finished') {
       const stage = { naming_joker_suit: "The dealer names the Joker's suit", calling: 'Round two of bidding' }[game.phase];
       lines.push(h('p', {}, stage ?? 'Round one of bidding'));
@@ -763,11 +841,18 @@ export class TableView {
       lines.push(h('p', { class: 'joker-note' }, 'The Joker turned up stands for ',
         h('span', { class: `suit-${game.joker_suit}` }, `${SUIT_SYMBOLS[game.joker_suit]} ${suitName(game.joker_suit)}`)));
     }
-    lines.push(h('p', { class: 'tricks' }, `Tricks: ${teamName(table, mine)} ${game.tricks_won[mine]}, ${teamName(table, 1 - mine)} ${game.tricks_won[1 - mine]}`));
+    lines.push(h('p', { class: 'tricks' }, `Tricks: ${sideOrder(table).map((side) => `${teamName(table, side)} ${game.tricks_won[side] ?? 0}`).join(', ')}`));
     if (game.lone_defender !== null && game.lone_defender !== undefined) {
       lines.push(h('p', {}, `Defended alone by ${seatName(table, game.lone_defender)}`));
     }
     if (game.discard) lines.push(h('p', {}, `Your discard: ${cardShort(game.discard)}`));
+    // The dummy: the maker's three put back, known to him alone.
+    if (game.dummy_discards?.length) {
+      lines.push(h('p', { class: 'dummy-discards' }, 'You took the dummy and put back: ',
+        game.dummy_discards.map((card) => h('span', { class: suitClass(card) }, cardShort(card), ' '))));
+    } else if (rulesOf(table).dummy && game.dummy_taken && game.maker !== table.yourSeat) {
+      lines.push(h('p', { class: 'dummy-note' }, `${seatName(table, game.maker)} took the dummy.`));
+    }
     // Call for best: the passed card, known to the loner and his partner only.
     if (game.passed_card && game.maker !== null) {
       const toMe = game.maker === table.yourSeat;
