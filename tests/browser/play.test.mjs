@@ -158,6 +158,8 @@ test('a page reloaded mid-hand, and a dropped connection, both carry on to the e
   await page.goto(env.server.url);
   await page.getByLabel('Display name').fill('Gus');
   await page.getByRole('button', { name: 'Continue' }).click();
+  // Online first: a table asked for while still connecting is never made.
+  await page.locator('#connection[data-status="online"]').waitFor();
   await page.getByLabel('Points to win').selectOption('5');
   await page.getByLabel('Chat at the table').uncheck();
   await page.getByRole('button', { name: 'Create table' }).click();
