@@ -100,7 +100,7 @@ async function assertHistory(t, page, { players, title, board, won }) {
   await row.getByRole('link', { name: /Replay/ }).click();
   await page.locator('.replay[data-hand="0"][data-step="0"]').waitFor();
   assert.equal(await page.locator('.replay-felt .seat').count(), players);
-  assert.equal(await page.locator('.replay-hand').count(), players, 'every hand shown once the match is over');
+  assert.equal(await page.locator('.replay-felt .seat .replay-hand').count(), players, 'every hand shown once the match is over');
   assert.deepEqual(await page.locator('.replay-side .scores dt').allTextContents(), board.map(([name]) => name));
   // On to the last step: the last hand's last trick.
   for (let i = 0; i < 40 && !await page.getByRole('button', { name: 'Next hand »' }).isDisabled(); i += 1) {
@@ -231,6 +231,83 @@ test('two-handed with a dummy: two seats, 20 cards, two cards to a trick', async
 
 test('two-handed plain: 24 cards, five each, no dummy', async (t) => {
   await playForm(t, { name: 'Flo', preset: 'two_handed_plain', players: 2, dummy: false, title: 'Two-handed' });
+});
+
+// A three-handed match as the history API gives it (a score per side, the
+// winning seats, the dummy once the match is over), served to the page in
+// place of the server's answers: the list and the replay read that shape.
+function syntheticMatch(me) {
+  const rules = {
+    players: 3, dummy: true, deck: 'nine_to_ace', points_to_win: 5, all_pass: 'stick_the_dealer',
+    scoring: { made: 1, march: 2, lone_march: 4, euchre: 2, lone_euchre: 4, defender_alone_euchre: 4 },
+    dealer_may_discard_up_card: true, dealer_picks_up_for_partner_loner: true, turned_down_suit: 'rejected',
+    loner_lead: 'left_of_dealer', farmers_hand: false, first_dealer: 'first_jack', canadian_loner: false,
+    defend_alone: false, call_for_best: false, joker: false, allow_no_trump: false, rubber: false,
+  };
+  const summary = {
+    id: 'three-1', table_id: 't', number: 1, imported: false, rules,
+    seats: [
+      { seat: 0, player_id: me, bot: null, name: 'Hy' },
+      { seat: 1, player_id: null, bot: 'basic', name: 'basic' },
+      { seat: 2, player_id: null, bot: 'basic', name: 'basic' },
+    ],
+    started_at: Date.UTC(2026, 10, 25, 12), ended_at: Date.UTC(2026, 10, 25, 12, 20), finished: true,
+    scores: [3, 5, 2], winner: 1, winners: [1], rubber: [],
+  };
+  const trick = (winner, ...plays) => ({ plays: plays.map(([seat, card]) => ({ seat, card })), winner });
+  const hand = {
+    number: 0, dealer: 2, up_card: 'Ad',
+    hands: [['As', 'Ks', 'Qs', 'Js', '9h'], ['Ah', 'Kh', 'Qh', 'Jh', 'Th'], ['Ac', 'Kc', 'Qc', 'Jc', 'Tc']],
+    dummy: ['Kd', 'Qd', 'Jd'], kitty: ['9s', 'Ts', '9c', '9d', 'Td', '9h'],
+    actions: [
+      { seat: 0, action: 'pass' }, { seat: 1, action: 'order_up', alone: false }, { seat: 2, action: 'discard', card: 'Tc' },
+      { seat: 1, action: 'discard', card: 'Th' }, { seat: 1, action: 'discard', card: 'Qh' }, { seat: 1, action: 'discard', card: 'Kh' },
+    ],
+    tricks: [
+      trick(1, [0, 'As'], [1, 'Jd'], [2, 'Ac']), trick(1, [1, 'Jh'], [2, 'Ad'], [0, '9h']), trick(1, [1, 'Kd'], [2, 'Kc'], [0, 'Ks']),
+      trick(1, [1, 'Qd'], [2, 'Qc'], [0, 'Qs']), trick(1, [1, 'Ah'], [2, 'Jc'], [0, 'Js']),
+    ],
+    outcome: { ending: 'played', maker: 1, makers: 1, trump: 'diamonds', alone: false, tricks: [0, 5, 0], points: [0, 2, 0] },
+    scores: [3, 5, 2],
+  };
+  return { summary, match: { ...summary, cards_revealed: true, first_dealer: 2, hands: [hand] } };
+}
+
+test("History in the API's per-side shape: a three-handed match, its scores, winner and dummy", async () => {
+  const page = await env.player('Hy');
+  const me = await page.evaluate(() => JSON.parse(localStorage.getItem('euchre.identity')).id);
+  const { summary, match } = syntheticMatch(me);
+  await page.route((url) => url.pathname === '/api/matches', (route) => route.fulfill({ json: { matches: [summary], next_cursor: null } }));
+  await page.route((url) => url.pathname === '/api/matches/three-1', (route) => route.fulfill({ json: match }));
+
+  await page.getByRole('link', { name: 'History', exact: true }).click();
+  const row = page.locator('.match-row').first();
+  await row.waitFor();
+  assert.equal(await row.locator('.match-result').textContent(), 'Lost');
+  assert.equal(await row.locator('.match-score').textContent(), 'You 3, Left bot 5, Right bot 2');
+  assert.match(await row.textContent(), /against Left bot and Right bot/);
+  assert.match(await row.textContent(), /Three-handed, with a dummy, 3 players, to 5/);
+
+  await row.getByRole('link', { name: /Replay/ }).click();
+  await page.locator('.replay[data-hand="0"][data-step="0"]').waitFor();
+  assert.equal(await page.locator('.replay-summary').textContent(), 'Left bot won · You 3, Left bot 5, Right bot 2 · Three-handed, with a dummy, 3 players, to 5');
+  assert.equal(await page.locator('.replay-felt .seat').count(), 3);
+  assert.deepEqual(await scoreBoard(page, '.replay-side'), [['You', 0], ['Left bot', 0], ['Right bot', 0]]);
+  const dummy = page.locator('.replay-felt .dummy-pile');
+  assert.equal(await dummy.locator('.card').count(), 3, 'the dummy, face up once the match is over');
+  assert.equal(await dummy.locator('.caption').textContent(), 'The dummy');
+  await page.keyboard.press('ArrowRight');
+  await page.locator('.replay[data-step="1"]').waitFor();
+  assert.equal(await dummy.locator('.caption').textContent(), 'The dummy, taken by Left bot');
+  for (let i = 0; i < 5; i += 1) await page.keyboard.press('ArrowRight');
+  await page.locator('.replay[data-last="true"]').waitFor();
+  assert.equal(await page.locator('.replay-felt .trick .card').count(), 3);
+  assert.equal(await dummy.locator('.card.spent').count(), 3, 'every dummy card played by the end');
+  assert.deepEqual(await scoreBoard(page, '.replay-side'), [['You', 3], ['Left bot', 5], ['Right bot', 2]]);
+  assert.equal(await page.locator('.replay-side .outcome').textContent(), 'March! Left bot called diamonds and took 5 tricks: Left bot +2.');
+  assert.equal(await page.locator('.match-end').textContent(), 'Left bot wins the game: You 3, Left bot 5, Right bot 2.');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
 });
 
 test('a three-seat table on a phone: every seat, the dummy and the hand fit the screen', async () => {

@@ -417,7 +417,23 @@ export class ReplayView {
     if (lastStep && hand.outcome) center.push(h('p', { class: 'result' }, outcomeLine(hand.outcome, who)));
     const ended = lastStep && this.gameEnded(match, this.hand);
     if (ended) center.push(h('p', { class: 'game-break' }, gameEndLine(ended, who)));
-    return h('div', { class: 'felt replay-felt', dataset: { players: String(who.players) } }, seats, h('div', { class: 'center' }, center));
+    return h('div', { class: 'felt replay-felt', dataset: { players: String(who.players) } },
+      seats, this.dummy(hand, step, who, gone, knownTrump), h('div', { class: 'center' }, center));
+  }
+
+  // The dummy of the two- and three-handed games that deal one (the API's
+  // `dummy`, once the match is over): face up where no seat is, with who
+  // took it, or that the maker went without it. Its cards played are faded.
+  dummy(hand, step, who, gone, trump) {
+    if (!hand.dummy?.length) return null;
+    const played = hand.outcome?.ending === 'played' && step !== 'deal';
+    const maker = played ? who.nameOf(hand.outcome.maker) : null;
+    const caption = !played ? 'The dummy'
+      : hand.outcome.alone ? `The dummy: ${maker} ${maker === 'You' ? 'play' : 'plays'} without it` : `The dummy, taken by ${maker}`;
+    return h('div', { class: ['dummy-pile', `dummy-at-${who.players === 3 ? 'top' : 'left'}`, played && hand.outcome.alone && 'unused'], role: 'group', 'aria-label': caption },
+      h('div', { class: 'replay-hand', role: 'list' }, sortForDisplay(hand.dummy, trump).map((card) => h('div', { role: 'listitem' },
+        cardFace(card, { trump, class: gone.has(card) ? 'spent' : undefined, label: `${cardName(card)}${gone.has(card) ? ', played or put back' : ''}` })))),
+      h('span', { class: 'caption' }, caption));
   }
 
   bids(hand, who, extra) {
