@@ -73,7 +73,7 @@ export function people(match, me) {
 // API lists them, else by the winning side.
 export function wonBy(match, who) {
   if (who.mySeat === null || match.winner === null || match.winner === undefined) return null;
-  if (Array.isArray(match.winners)) return match.winners.includes(who.mySeat);
+  if (match.winners?.length) return match.winners.includes(who.mySeat);
   return match.winner === who.myTeam;
 }
 
@@ -543,7 +543,7 @@ export function outcomeLine(outcome, who) {
 // The match's end in the replay: the winner(s) and the final score.
 export function matchEndLine(match, who) {
   if (match.winner === null || match.winner === undefined) return '';
-  const winners = (Array.isArray(match.winners) ? match.winners : seatsOfSide(match.winner, match.rules)).map(who.nameOf);
+  const winners = (match.winners?.length ? match.winners : seatsOfSide(match.winner, match.rules)).map(who.nameOf);
   const verb = winners.length === 1 && winners[0] !== 'You' ? 'wins' : 'win';
   const score = who.partners ? `${match.scores[match.winner]}–${match.scores[1 - match.winner]}` : who.scoreLine(match.scores, ', ');
   return `${winners.join(' and ')} ${verb} the game: ${score}.`;
