@@ -248,3 +248,87 @@ async fn refusals_come_back_as_typed_errors_and_change_nothing() {
     assert_eq!(refused.code(), Some("bad_token"));
     server.stop().await;
 }
+
+/// A scripted server: it welcomes the client, then answers its frames with
+/// `script`, one list of server messages per client message received.
+async fn scripted_server(
+    script: Vec<Vec<euchre_protocol::ServerMessage>>,
+) -> (String, JoinHandle<Vec<euchre_protocol::ClientMessage>>) {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("ws://{}/ws", listener.local_addr().expect("address"));
+    let task = tokio::spawn(async move {
+        let (stream, _) = listener.accept().await.expect("a client");
+        let mut socket = tokio_tungstenite::accept_async(stream).await.expect("a websocket");
+        let mut received = Vec::new();
+        let mut script = script.into_iter();
+        while let Some(Ok(Message::Text(text))) = socket.next().await {
+            let message: euchre_protocol::ClientMessage =
+                serde_json::from_str(&text).expect("a client message");
+            received.push(message);
+            let Some(answers) = script.next() else { break };
+            for answer in answers {
+                let text = serde_json::to_string(&answer).expect("json");
+                socket.send(Message::Text(text.into())).await.expect("sent");
+            }
+        }
+        received
+    });
+    (url, task)
+}
+
+#[tokio::test]
+async fn a_gap_in_a_tables_events_is_refilled_by_a_resume_and_repeats_are_dropped() {
+    use euchre_protocol::{PlayerInfo, ServerMessage, TableNotice};
+    let player = PlayerInfo { id: "p1".into(), name: "Ann".into() };
+    let chat = |seq: u64| ServerMessage::Event {
+        table: "t".into(),
+        seq,
+        event: Some(TableEvent::Table(TableNotice::Chat {
+            from: "Bob".into(),
+            text: seq.to_string(),
+        })),
+    };
+    let ack = |id, reply| ServerMessage::Ack { id, reply };
+    let script = vec![
+        // hello
+        vec![ServerMessage::Welcome {
+            id: 0,
+            protocol_version: euchre_protocol::PROTOCOL_VERSION,
+            player,
+            token: "secret".into(),
+        }],
+        // watch (id 1): events 1 and 2, then 4 (3 went missing), and the ack.
+        vec![
+            chat(1),
+            chat(2),
+            chat(4),
+            ack(1, euchre_protocol::Reply::Watching { table: "t".into() }),
+        ],
+        // resume (id 2) from 2: 3 and 4 again, the ack, then 4 repeated and 5.
+        vec![
+            chat(3),
+            chat(4),
+            ack(2, euchre_protocol::Reply::Resumed { table: "t".into(), snapshot: false }),
+            chat(4),
+            chat(5),
+        ],
+    ];
+    let (url, server) = scripted_server(script).await;
+    let (client, mut updates) = Client::connect(config(&url, "Ann")).await.expect("connect");
+    client.watch("t", None).await.expect("watching");
+    let mut seqs = Vec::new();
+    while seqs.len() < 5 {
+        if let Update::Event { seq, .. } = next(&mut updates).await {
+            seqs.push(seq);
+        }
+    }
+    assert_eq!(seqs, [1, 2, 3, 4, 5], "in order, each once");
+    client.close().await;
+    let received = tokio::time::timeout(PATIENCE, server).await.expect("done").expect("ran");
+    assert!(
+        matches!(received.get(2), Some(euchre_protocol::ClientMessage::Resume { last_seq: 2, .. })),
+        "the client asked for the events after 2: {received:?}"
+    );
+}
