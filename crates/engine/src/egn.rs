@@ -86,10 +86,23 @@
 //! # Writing
 //!
 //! [`write()`] turns the engine's [`GameRecord`] into EGN with full
-//! `playerCards`, the calls, the discard and the tricks. What EGN cannot say
-//! is an error ([`WriteError`]): claims, concessions and farmer's hands (EGN
-//! has no such actions), and scoring other than 1, 2 and 2 for a made hand, a
-//! march and a euchre. A hand still in progress at the end of the record is
+//! `playerCards`, the calls, the discard and the tricks.
+//!
+//! EGN has no notation for a claim or a concession, so the rest of such a
+//! hand is written out as legal plays in which the side that got the
+//! remaining tricks wins every one of them ([`playout::play_out`]): a
+//! claimant leads his winners from the highest down while the others play
+//! their lowest legal card. The replay gives the same tricks, outcome and
+//! points. The deal's `playAnnotations` say so at the first written-out card
+//! (keyed by its index among the deal's cards, as EGN keys them), and the
+//! file's `description` says that the record holds such hands. A claim can
+//! always be written out (the engine accepts only a certain claim); a
+//! concession can be unless it gave away a trick its side wins however the
+//! cards are played (a player may concede holding the right bower).
+//!
+//! What EGN cannot say is an error ([`WriteError`]): such a concession,
+//! farmer's hands (EGN has no such action), and scoring other than 1, 2 and 2
+//! for a made hand, a march and a euchre. A hand still in progress at the end of the record is
 //! left out. Rule options EGN does not name (the dealer discarding the card he
 //! picked up, naming the turned-down suit counting as a pass, the first
 //! dealer) are dropped: a record legal under them replays legally, with the
@@ -112,6 +125,7 @@ use crate::deal::Deal;
 use crate::error::RuleError;
 use crate::game::{Game, GameStart};
 use crate::hand::{Hand, Phase};
+use crate::playout::{self, PlayOutError, PlayedOut};
 use crate::record::{GameRecord, HandRecord, SeatAction};
 use crate::rules::{AllPass, Deck, LonerLead, Rules, Scoring, TurnedDownSuit};
 use crate::trump::{self, Mode};
@@ -473,6 +487,9 @@ struct RawPlay {
     is_alone: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     initial_lead: Option<i64>,
+    /// Comments by card index; read as anything, as files use them freely.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    play_annotations: Option<Value>,
 }
 
 // ---- Reading -----------------------------------------------------------------------
@@ -1395,6 +1412,10 @@ pub enum WriteError {
     Unfinished { hand: usize },
     #[error("the seating names player {0}, who is not in the list")]
     Seating(u8),
+    /// A claim or concession could not be written out as plays: the record
+    /// does not replay, which means a corrupt record or a bug.
+    #[error("hand {hand}: the claim or concession cannot be written out: {reason}")]
+    PlayOut { hand: usize, reason: String },
 }
 
 /// Writes `record` as EGN. `players` are the names in joining order; the
@@ -1462,6 +1483,7 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
         ..RawRuleset::default()
     };
     let mut deals = Vec::with_capacity(record.hands.len());
+    let mut written_out = false;
     for (number, hand) in record.hands.iter().enumerate() {
         if hand.outcome.is_none() {
             if number + 1 == record.hands.len() {
@@ -1469,7 +1491,15 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
             }
             return Err(WriteError::Unfinished { hand: number });
         }
-        let deal = raw_deal(rules, number, hand)?;
+        let played_out = playout::play_out(rules, hand).map_err(|error| match error {
+            PlayOutError::NoPlayOut { .. } => WriteError::Inexpressible {
+                hand: number,
+                action: "concession of tricks its side wins however the cards are played",
+            },
+            error => WriteError::PlayOut { hand: number, reason: error.to_string() },
+        })?;
+        written_out |= played_out.is_some();
+        let deal = raw_deal(rules, number, hand, played_out.as_ref())?;
         deals.push(serde_json::to_value(deal).map_err(|_| WriteError::Rules("unserializable"))?);
     }
     let file = RawFile {
@@ -1477,7 +1507,11 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
         version: VERSION.to_owned(),
         metadata: RawMetadata {
             title: None,
-            description: None,
+            description: written_out.then(|| {
+                "Claims and concessions are written out as card play, as EGN has no notation \
+                 for them; playAnnotations say where each one was."
+                    .to_owned()
+            }),
             players: names,
             initial_score: vec![0, 0],
             final_score: record
@@ -1490,15 +1524,37 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
     serde_json::to_string_pretty(&file).map_err(|_| WriteError::Rules("unserializable"))
 }
 
-fn raw_deal(rules: &Rules, number: usize, hand: &HandRecord) -> Result<RawDeal, WriteError> {
+/// A claim or concession in words, for the annotation at its first written-out card.
+fn played_out_note(played_out: &PlayedOut) -> String {
+    match played_out.ending {
+        playout::Ending::Claim { seat } => format!(
+            "{seat} claimed the remaining tricks here. EGN has no claim, so the rest of the hand \
+             is written out as legal plays that give the same tricks: the claiming side plays its \
+             highest card, the other side its lowest."
+        ),
+        playout::Ending::Concession { seat } => format!(
+            "{seat} conceded the remaining tricks here. EGN has no concession, so the rest of the \
+             hand is written out as legal plays in which the conceding side takes no trick."
+        ),
+    }
+}
+
+fn raw_deal(
+    rules: &Rules,
+    number: usize,
+    hand: &HandRecord,
+    played_out: Option<&PlayedOut>,
+) -> Result<RawDeal, WriteError> {
     let deal = &hand.deal;
+    // A claim or concession is written as the plays that stand for it.
+    let actions = played_out.map_or(&hand.actions[..], |p| &p.actions[..]);
     let mut calls = Vec::new();
     let mut alone = false;
     let mut made = false;
     let mut alone_defender = None;
     let mut discard = None;
     let mut plays = Vec::new();
-    for taken in &hand.actions {
+    for taken in actions {
         match taken.action {
             // After trump is made, a pass is a defender's answer to a loner.
             Action::Pass if made => {}
@@ -1558,6 +1614,8 @@ fn raw_deal(rules: &Rules, number: usize, hand: &HandRecord) -> Result<RawDeal, 
             tricks: plays.chunks(per_trick).map(<[String]>::to_vec).collect(),
             is_alone: false,
             initial_lead: None,
+            play_annotations: played_out
+                .map(|p| serde_json::json!({ p.first_written.to_string(): [played_out_note(p)] })),
         }));
     }
     let codes = |cards: CardSet| cards.iter().map(egn_code).collect();
@@ -1580,7 +1638,7 @@ mod tests {
     use crate::rules::Rules;
 
     /// A whole game by the engine, making trump when it can and never claiming
-    /// or conceding (EGN has no words for those).
+    /// or conceding, so the record and EGN hold the same steps.
     fn played_game(seed: u64) -> Game {
         let mut game = Game::new(Rules::default(), seed).expect("default rules");
         while let Some(seat) = game.turn() {
@@ -1614,6 +1672,90 @@ mod tests {
             let replayed = Game::replay(&record).expect("the record replays");
             assert_eq!(replayed.scores(), original.scores);
         }
+    }
+
+    /// A game where every claim the engine allows is made and, in hand 2
+    /// if `concede_at` says so, the first seat to play in that trick concedes.
+    fn claiming_game(rules: Rules, seed: u64, concede_at: Option<u8>) -> Game {
+        let mut game = Game::new(rules, seed).expect("valid rules");
+        while let Some(seat) = game.turn() {
+            let actions = game.legal_actions(seat);
+            let concede =
+                game.record().hands.len() == 3 && Some(game.hand().tricks_played()) == concede_at;
+            let action = if actions.contains(&Action::Claim) {
+                Action::Claim
+            } else if concede && actions.contains(&Action::Concede) {
+                Action::Concede
+            } else {
+                let making = actions.iter().find(|a| !matches!(a, Action::Pass | Action::Concede));
+                *making.unwrap_or(&actions[0])
+            };
+            game.apply(seat, action).expect("a legal action");
+        }
+        game
+    }
+
+    /// `original` written as EGN and read back: the same deals, outcomes and
+    /// scores, and a note at each hand that was cut short.
+    fn round_trip(original: &GameRecord, text: &str) {
+        let file: Value = serde_json::from_str(text).expect("JSON");
+        let (record, verification) =
+            to_record(&read(text).expect("readable")).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(verification.final_score, original.scores);
+        assert_eq!((record.scores, record.winner), (original.scores, original.winner));
+        let mut cut_short = false;
+        for (index, (again, hand)) in record.hands.iter().zip(&original.hands).enumerate() {
+            assert_eq!(again.deal, hand.deal);
+            assert_eq!(again.outcome, hand.outcome, "hand {index}");
+            let cut =
+                hand.actions.iter().any(|a| matches!(a.action, Action::Claim | Action::Concede));
+            let notes = &file["deals"][index]["phases"][1]["playAnnotations"];
+            assert_eq!(notes.is_object(), cut, "hand {index}: {notes}");
+            cut_short |= cut;
+        }
+        let described = file["metadata"]["description"].as_str().unwrap_or("");
+        assert_eq!(described.contains("written out"), cut_short);
+    }
+
+    #[test]
+    fn claims_are_written_out_as_plays_with_the_same_scores() {
+        let mut claims = 0;
+        for rules in [Rules::default(), crate::rules::Preset::Online.rules()] {
+            for seed in 0..30 {
+                let game = claiming_game(rules, seed, None);
+                let text = write(game.record(), &names()).expect("claims are expressible");
+                round_trip(game.record(), &text);
+                let steps = game.record().hands.iter().flat_map(|h| &h.actions);
+                claims += steps.filter(|a| a.action == Action::Claim).count();
+            }
+        }
+        assert!(claims > 50, "{claims} claims");
+    }
+
+    #[test]
+    fn concessions_are_written_out_unless_play_cannot_give_the_tricks() {
+        let (mut written, mut refused) = (0, 0);
+        for seed in 0..40 {
+            for trick in 0..5 {
+                let game = claiming_game(Rules::default(), seed, Some(trick));
+                let conceded = game.record().hands.get(2).and_then(|h| h.actions.last());
+                if conceded.map(|a| a.action) != Some(Action::Concede) {
+                    continue; // claimed, or the game was over
+                }
+                match write(game.record(), &names()) {
+                    Ok(text) => {
+                        round_trip(game.record(), &text);
+                        written += 1;
+                    }
+                    Err(WriteError::Inexpressible { hand: 2, action }) => {
+                        assert!(action.starts_with("concession"), "{action}");
+                        refused += 1;
+                    }
+                    Err(error) => panic!("seed {seed}: {error}"),
+                }
+            }
+        }
+        assert!(written > 10 && refused > 0, "{written} written out, {refused} refused");
     }
 
     #[test]

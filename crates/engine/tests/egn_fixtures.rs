@@ -587,8 +587,30 @@ fn what_egn_cannot_say_is_an_error() {
         game.apply(seat, action).expect("legal");
     }
     assert!(claimed, "pick a seed whose game has a claim");
-    let error = egn::write(game.record(), &names()).expect_err("claims are not EGN");
-    assert!(matches!(error, egn::WriteError::Inexpressible { action: "claim", .. }), "{error}");
+    // A claim is written out as plays that win the same tricks.
+    let text = egn::write(game.record(), &names()).expect("a claim is written out");
+    let result = egn::verify(&egn::read(&text).expect("readable")).expect("legal");
+    assert_eq!(result.final_score, game.scores());
+    // A concession at the first lead of a hand whose conceding side must
+    // win a trick however it plays cannot be.
+    let refused = (0..50).find_map(|seed| {
+        let mut game = Game::new(rules, seed).expect("valid rules");
+        while let Some(seat) = game.turn() {
+            let actions = game.legal_actions(seat);
+            let action = if actions.contains(&Action::Concede) {
+                Action::Concede
+            } else {
+                *actions.iter().find(|a| **a != Action::Pass).unwrap_or(&actions[0])
+            };
+            game.apply(seat, action).expect("legal");
+        }
+        egn::write(game.record(), &names()).err()
+    });
+    let error = refused.expect("a concession of tricks no play gives away");
+    assert!(
+        matches!(error, egn::WriteError::Inexpressible { action, .. } if action.starts_with("concession")),
+        "{error}"
+    );
     // Three names, and scoring EGN cannot state.
     let game = random_game(rules, 1);
     assert_eq!(egn::write(game.record(), &names()[..3]), Err(egn::WriteError::Players(3)));

@@ -694,9 +694,12 @@ async fn get_record(
     path = "/api/matches/{id}/egn",
     tag = "matches",
     summary = "A finished match as an EGN file",
-    description = "Euchre Game Notation, as an attachment. EGN has no words for claims, \
-        concessions or farmer's hands, nor for scoring other than 1, 2 and 2 for a made hand, a \
-        march and a euchre: such a match is refused with 422 (`egn_inexpressible`).",
+    description = "Euchre Game Notation, as an attachment. EGN has no notation for claims \
+        and concessions, so the rest of such a hand is written out as legal plays that give the \
+        same tricks (the deal's `playAnnotations` say so). EGN cannot express a concession of \
+        tricks no play could give away, farmer's hands, or scoring other than 1, 2 and 2 for a \
+        made hand, a march and a euchre: such a match is refused with 422 \
+        (`egn_inexpressible`).",
     params(("id" = String, Path, description = "The match id")),
     responses(
         (status = 200, description = "The EGN file", body = serde_json::Value,
@@ -1202,7 +1205,27 @@ mod tests {
             .flat_map(|h| &h.actions)
             .any(|a| a.action == Action::Claim);
         assert!(claimed, "the scenario has a claim");
-        let refused = egn_file(&detail(&with_claim, true)).expect_err("a claim");
+        // A claim is written out as plays, and the file imports to the same score.
+        let (_, text) = egn_file(&detail(&with_claim, true)).expect("a claim is expressible");
+        let (record, _) = parse_import(&text).expect("importable");
+        assert_eq!((record.scores, record.winner), (with_claim.scores(), with_claim.winner()));
+
+        // A farmer's hand is not.
+        let rules = Rules { farmers_hand: true, ..Rules::default() };
+        let farmers = (0..200)
+            .find_map(|seed| {
+                let mut game = Game::new(rules, seed).expect("valid rules");
+                while let Some(seat) = game.turn() {
+                    let legal = game.legal_actions(seat);
+                    let farmers = legal.iter().find(|a| **a == Action::FarmersHand);
+                    let other = legal.iter().find(|a| !matches!(a, Action::Concede | Action::Pass));
+                    game.apply(seat, *farmers.or(other).unwrap_or(&Action::Pass)).expect("legal");
+                }
+                let steps = game.record().hands.iter().flat_map(|h| &h.actions);
+                steps.clone().any(|a| a.action == Action::FarmersHand).then_some(game)
+            })
+            .expect("a farmer's hand within 200 games");
+        let refused = egn_file(&detail(&farmers, true)).expect_err("a farmer's hand");
         assert_eq!(
             (refused.status, refused.body.code.as_str()),
             (StatusCode::UNPROCESSABLE_ENTITY, "egn_inexpressible")
