@@ -74,6 +74,32 @@
 //! The last deal of a file may stop early (EGN allows partial games); any
 //! other deal must be played out.
 //!
+//! # Reading on after a fault
+//!
+//! [`verify`] stops at the first fault. [`check`] reads the whole record as
+//! a referee does and reports every [`Finding`], each with its code, its
+//! message and its [`Location`]:
+//!
+//! - a renege ([`VerifyError::Renege`], the engine's `must_follow_suit`),
+//!   with the card and the cards of the suit led the seat held, each with how
+//!   it is known: played later in the deal, listed in `playerCards`, or the
+//!   up-card the dealer picked up. The renege is then played as it fell, so
+//!   the deal goes on, and is scored as played (no penalty is applied);
+//! - any other step the engine refuses, or a record that contradicts itself
+//!   (a misplaced up-card, a card played twice, a trick short of cards): the
+//!   deal cannot be replayed, scores nothing ([`Ending::Damaged`]), and the
+//!   check resynchronises at the next deal. The damaged deal's cards after
+//!   the fault are still read for reneges the holdings prove, as far as the
+//!   bidding gives trump and a leader;
+//! - a deal that stops before its hand is over while more follow
+//!   (`incomplete_deal`): it scores nothing;
+//! - a deal dealt by the wrong seat, deals after the game was won (one
+//!   finding each), a deal repeated word for word (left out of the score and
+//!   of the rotation), and a `finalScore` the deals do not add up to: the
+//!   [`Problem`]s.
+//!
+//! The scores are those of the deals that could be scored.
+//!
 //! # Into an engine record
 //!
 //! [`to_record`] turns a game into the engine's own [`GameRecord`]: the
@@ -313,6 +339,14 @@ pub enum VerifyError {
     /// replay derives both from the same rules, so this means a bug.
     #[error("{at}: the record has {record} play, the engine expects {engine}")]
     TurnMismatch { at: Location, record: Seat, engine: Seat },
+    /// A card that does not follow suit from a seat that held the suit led.
+    /// `held` are its cards of that suit then; `proof` says how each is known
+    /// (played later in the deal, listed in `playerCards`, the up-card).
+    #[error("{at}: play {card} by {seat} is a renege: {led} were led and it held {proof}")]
+    Renege { at: Location, seat: Seat, card: Card, led: Suit, held: CardSet, proof: String },
+    /// A deal stops before its hand is over, yet more deals follow.
+    #[error("{at}: the deal stops before the hand is over, yet more deals follow")]
+    IncompleteDeal { at: Location },
 }
 
 impl VerifyError {
@@ -322,6 +356,9 @@ impl VerifyError {
             VerifyError::Illegal { error, .. } => error.code(),
             VerifyError::Inconsistent { .. } => "inconsistent_record",
             VerifyError::TurnMismatch { .. } => "turn_mismatch",
+            // The engine's code for the same play.
+            VerifyError::Renege { .. } => "must_follow_suit",
+            VerifyError::IncompleteDeal { .. } => "incomplete_deal",
         }
     }
 
@@ -329,7 +366,9 @@ impl VerifyError {
         match self {
             VerifyError::Illegal { at, .. }
             | VerifyError::Inconsistent { at, .. }
-            | VerifyError::TurnMismatch { at, .. } => *at,
+            | VerifyError::TurnMismatch { at, .. }
+            | VerifyError::Renege { at, .. }
+            | VerifyError::IncompleteDeal { at } => *at,
         }
     }
 
@@ -790,6 +829,11 @@ pub enum Ending {
     ThrownIn,
     /// The record stops before the end of the hand.
     Unfinished,
+    /// The record is faulty before the hand could be scored (see the
+    /// findings): the deal scores nothing.
+    Damaged,
+    /// The deal repeats an earlier one word for word: it is left out.
+    Repeated,
 }
 
 /// One deal, replayed.
@@ -808,9 +852,10 @@ pub struct DealResult {
     pub points: [u8; 2],
     /// The running score after this deal.
     pub score: [u16; 2],
-    /// The deal as replayed: given or reconstructed hands, and the kitty.
+    /// The deal as replayed: given or reconstructed hands, and the kitty
+    /// (`None` for a deal that could not be replayed).
     #[serde(skip)]
-    pub cards: Deal,
+    pub cards: Option<Deal>,
 }
 
 /// Something wrong with a record whose every step was legal.
@@ -823,6 +868,9 @@ pub enum Problem {
     FinalScoreDiffers { recorded: [u16; 2], derived: [u16; 2] },
     /// The deal did not pass to the left.
     DealerOutOfTurn { deal: usize, expected: Seat, recorded: Seat },
+    /// The deal is word for word an earlier one (`of`): it is left out of
+    /// the score and of the dealers' rotation.
+    RepeatedDeal { deal: usize, of: usize },
 }
 
 impl Problem {
@@ -832,15 +880,16 @@ impl Problem {
             Problem::PlayedAfterGameOver { .. } => "played_after_game_over",
             Problem::FinalScoreDiffers { .. } => "final_score_differs",
             Problem::DealerOutOfTurn { .. } => "dealer_out_of_turn",
+            Problem::RepeatedDeal { .. } => "repeated_deal",
         }
     }
 
     /// The deal it concerns, or the header.
     pub fn location(&self) -> Option<Location> {
         match self {
-            Problem::PlayedAfterGameOver { deal } | Problem::DealerOutOfTurn { deal, .. } => {
-                Some(Location::new(*deal, Step::Setup))
-            }
+            Problem::PlayedAfterGameOver { deal }
+            | Problem::DealerOutOfTurn { deal, .. }
+            | Problem::RepeatedDeal { deal, .. } => Some(Location::new(*deal, Step::Setup)),
             Problem::FinalScoreDiffers { .. } => Some(Location::HEADER),
         }
     }
@@ -857,6 +906,12 @@ impl fmt::Display for Problem {
             }
             Problem::DealerOutOfTurn { deal, expected, recorded } => {
                 write!(f, "deal {deal} is dealt by {recorded}, expected {expected}")
+            }
+            Problem::RepeatedDeal { deal, of } => {
+                write!(
+                    f,
+                    "deal {deal} repeats deal {of} word for word; it is left out of the score"
+                )
             }
         }
     }
@@ -877,48 +932,162 @@ pub struct Verification {
     pub problems: Vec<Problem>,
 }
 
-/// Replays every deal of `game`: the first illegal or impossible step is an
-/// error; otherwise the result of each deal and of the game.
-pub fn verify(game: &EgnGame) -> Result<Verification, VerifyError> {
-    replay_game(game).map(|(verification, _)| verification)
+/// Something wrong with a record: a step the engine refuses, a record that
+/// contradicts itself, or a [`Problem`] with a record whose steps are legal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Finding {
+    Fault(VerifyError),
+    Problem(Problem),
 }
 
-/// [`verify`], also returning each deal as the engine replayed it: the cards
-/// dealt, every step by seat, and the outcome.
-fn replay_game(game: &EgnGame) -> Result<(Verification, Vec<HandRecord>), VerifyError> {
+impl Finding {
+    /// A stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Finding::Fault(error) => error.code(),
+            Finding::Problem(problem) => problem.code(),
+        }
+    }
+
+    /// Where in the file; `None` for none in particular.
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            Finding::Fault(error) => Some(error.location()),
+            Finding::Problem(problem) => problem.location(),
+        }
+    }
+
+    /// Whether it is a fault (an illegal or impossible step) rather than a problem.
+    pub fn is_fault(&self) -> bool {
+        matches!(self, Finding::Fault(_))
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Finding::Fault(error) => error.fmt(f),
+            Finding::Problem(problem) => problem.fmt(f),
+        }
+    }
+}
+
+impl Serialize for Finding {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = serializer.serialize_struct("Finding", 3)?;
+        out.serialize_field("code", self.code())?;
+        out.serialize_field("message", &self.to_string())?;
+        out.serialize_field("location", &self.location())?;
+        out.end()
+    }
+}
+
+/// A whole record read as a referee reads it: every finding, and the
+/// scores of the deals that could be scored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    /// The replay: damaged and repeated deals score nothing, a deal with a
+    /// renege is scored as it was played (no renege penalty is applied).
+    /// Its `problems` are the [`Finding::Problem`]s.
+    pub verification: Verification,
+    /// Every finding, in the file's order (a wrong `finalScore` last).
+    pub findings: Vec<Finding>,
+}
+
+impl Checked {
+    /// The first fault, if any: what [`verify`] returns as its error.
+    pub fn first_fault(&self) -> Option<&VerifyError> {
+        self.findings.iter().find_map(|finding| match finding {
+            Finding::Fault(error) => Some(error),
+            Finding::Problem(_) => None,
+        })
+    }
+}
+
+/// Replays every deal of `game`: the first illegal or impossible step is an
+/// error; otherwise the result of each deal and of the game. [`check`] reads
+/// on past the first fault.
+pub fn verify(game: &EgnGame) -> Result<Verification, VerifyError> {
+    let checked = check(game);
+    match checked.first_fault() {
+        Some(error) => Err(error.clone()),
+        None => Ok(checked.verification),
+    }
+}
+
+/// Replays every deal of `game` and reports every finding, not only the
+/// first. After a fault the check resynchronises at the next deal; the rest
+/// of a damaged deal is still read for reneges its holdings prove (see the
+/// module docs, "Reading on after a fault").
+pub fn check(game: &EgnGame) -> Checked {
+    let (checked, _) = replay_game(game);
+    checked
+}
+
+/// [`check`], also returning each deal as the engine replayed it (only
+/// those that replayed: all of them when there is no fault).
+fn replay_game(game: &EgnGame) -> (Checked, Vec<HandRecord>) {
     let target = u16::from(game.rules.points_to_win);
     let reached = |score: [u16; 2]| score.iter().any(|points| *points >= target);
     let mut score = game.initial_score;
     let mut over = reached(score);
     let mut won_at_deal = None;
-    let mut problems = Vec::new();
+    let mut findings = Vec::new();
     let mut deals: Vec<DealResult> = Vec::with_capacity(game.deals.len());
     let mut replayed = Vec::with_capacity(game.deals.len());
+    let mut previous_dealer: Option<Seat> = None;
     for (index, deal) in game.deals.iter().enumerate() {
-        if over && !problems.iter().any(|p| matches!(p, Problem::PlayedAfterGameOver { .. })) {
-            problems.push(Problem::PlayedAfterGameOver { deal: index });
+        let unscored = |ending| DealResult {
+            deal: index,
+            dealer: deal.dealer,
+            ending,
+            maker: None,
+            trump: None,
+            alone: false,
+            tricks: [0, 0],
+            points: [0, 0],
+            score,
+            cards: None,
+        };
+        let same = |earlier: &EgnDeal| EgnDeal { number: deal.number, ..earlier.clone() } == *deal;
+        if let Some(of) = game.deals[..index].iter().position(same) {
+            findings.push(Finding::Problem(Problem::RepeatedDeal { deal: index, of }));
+            deals.push(unscored(Ending::Repeated));
+            continue;
         }
-        if let Some(previous) = deals.last() {
-            let expected = previous.dealer.next(PLAYERS);
-            if deal.dealer != expected {
-                let recorded = deal.dealer;
-                problems.push(Problem::DealerOutOfTurn { deal: index, expected, recorded });
-            }
+        if over {
+            findings.push(Finding::Problem(Problem::PlayedAfterGameOver { deal: index }));
         }
-        let (hand, cards, actions) = replay_deal(&game.rules, index, deal)?;
+        if let Some(expected) = previous_dealer.map(|dealer| dealer.next(PLAYERS))
+            && deal.dealer != expected
+        {
+            let recorded = deal.dealer;
+            findings.push(Finding::Problem(Problem::DealerOutOfTurn {
+                deal: index,
+                expected,
+                recorded,
+            }));
+        }
+        previous_dealer = Some(deal.dealer);
+        let mut faults = Vec::new();
+        let played = replay_deal(&game.rules, index, deal, &mut faults);
+        findings.extend(faults.into_iter().map(Finding::Fault));
+        let Some((hand, cards, actions)) = played else {
+            deals.push(unscored(Ending::Damaged));
+            continue;
+        };
         let outcome = hand.outcome();
         replayed.push(HandRecord { deal: cards, actions, outcome });
-        let ending = match outcome {
+        let mut ending = match outcome {
             Some(HandOutcome::Played(_)) => Ending::Played,
             Some(HandOutcome::ThrownIn(_)) => Ending::ThrownIn,
             None => Ending::Unfinished,
         };
         if ending == Ending::Unfinished && index + 1 < game.deals.len() {
             let at = Location::new(index, Step::End);
-            return Err(VerifyError::inconsistent(
-                at,
-                "the record stops before the hand is over, yet more deals follow",
-            ));
+            findings.push(Finding::Fault(VerifyError::IncompleteDeal { at }));
+            ending = Ending::Damaged;
         }
         let points = outcome.and_then(|o| o.points()).map(|points| points.pair()).unwrap_or([0, 0]);
         for (total, points) in score.iter_mut().zip(points) {
@@ -938,17 +1107,24 @@ fn replay_game(game: &EgnGame) -> Result<(Verification, Vec<HandRecord>), Verify
             tricks: hand.tricks_won().pair(),
             points,
             score,
-            cards,
+            cards: Some(cards),
         });
     }
     if let Some(recorded) = game.final_score.filter(|recorded| *recorded != score) {
-        problems.push(Problem::FinalScoreDiffers { recorded, derived: score });
+        findings.push(Finding::Problem(Problem::FinalScoreDiffers { recorded, derived: score }));
     }
     let winner = if reached(score) {
         Some(if score[0] >= score[1] { Team(0) } else { Team(1) })
     } else {
         None
     };
+    let problems = findings
+        .iter()
+        .filter_map(|finding| match finding {
+            Finding::Problem(problem) => Some(problem.clone()),
+            Finding::Fault(_) => None,
+        })
+        .collect();
     let verification = Verification {
         players: game.players.clone(),
         initial_score: game.initial_score,
@@ -958,7 +1134,7 @@ fn replay_game(game: &EgnGame) -> Result<(Verification, Vec<HandRecord>), Verify
         won_at_deal,
         problems,
     };
-    Ok((verification, replayed))
+    (Checked { verification, findings }, replayed)
 }
 
 /// Applies one step, naming it in the error.
@@ -1049,13 +1225,14 @@ struct Attribution {
 }
 
 /// Gives every card its player: each trick is led by the last one's winner.
+/// On a contradiction, also the attribution of the tricks before it.
 fn attribute(
     index: usize,
     deal: &EgnDeal,
     first_leader: Seat,
     mode: Mode,
     out: [bool; 4],
-) -> Result<Attribution, VerifyError> {
+) -> (Attribution, Option<VerifyError>) {
     let in_play = usize::from(PLAYERS) - out.iter().filter(|o| **o).count();
     let mut found =
         Attribution { seats: Vec::new(), played: [CardSet::EMPTY; 4], void: [[false; 4]; 4] };
@@ -1065,12 +1242,13 @@ fn attribute(
     for (trick, cards) in deal.tricks.iter().enumerate() {
         let at = |card| Location::new(index, Step::Card { trick, card });
         if trick >= HAND_SIZE {
-            return Err(VerifyError::inconsistent(at(0), "a hand has only five tricks"));
+            return (found, Some(VerifyError::inconsistent(at(0), "a hand has only five tricks")));
         }
         if cards.len() > in_play || (cards.len() < in_play && trick + 1 < count) {
             let reason =
                 format!("{} cards in a trick, with {in_play} players in play", cards.len());
-            return Err(VerifyError::inconsistent(at(cards.len().min(in_play)), reason));
+            let error = VerifyError::inconsistent(at(cards.len().min(in_play)), reason);
+            return (found, Some(error));
         }
         let Some(first) = cards.first() else { continue };
         let led = trump::effective_suit_in(*first, mode);
@@ -1078,10 +1256,9 @@ fn attribute(
         let mut seats = Vec::with_capacity(cards.len());
         for (position, card) in cards.iter().enumerate() {
             if seen.contains(*card) {
-                return Err(VerifyError::inconsistent(
-                    at(position),
-                    format!("{card} was already played"),
-                ));
+                let error =
+                    VerifyError::inconsistent(at(position), format!("{card} was already played"));
+                return (found, Some(error));
             }
             seen.insert(*card);
             found.played[seat.index()].insert(*card);
@@ -1096,7 +1273,7 @@ fn attribute(
         }
         found.seats.push(seats);
     }
-    Ok(found)
+    (found, None)
 }
 
 /// A deal with the right dealer and up-card and arbitrary hands: enough to
@@ -1114,26 +1291,58 @@ fn provisional_deal(rules: &Rules, index: usize, deal: &EgnDeal) -> Result<Deal,
     })
 }
 
-/// Rebuilds one deal from its record and replays it through the engine.
-/// Returns the hand as it ended, the cards as dealt, and every step taken.
+/// Replays one deal, reporting its faults in `faults`: the hand as it ended,
+/// the cards as dealt and every step, or `None` when a fault stopped the
+/// replay. The rest of such a deal is still read for reneges (see
+/// [`scan_reneges`]); a renege the engine refuses is reported and played
+/// anyway, so the deal goes on and is scored.
 fn replay_deal(
     rules: &Rules,
     index: usize,
     deal: &EgnDeal,
+    faults: &mut Vec<VerifyError>,
+) -> Option<(Hand, Deal, Vec<SeatAction>)> {
+    match replay_deal_strictly(rules, index, deal, faults) {
+        Ok(replayed) => Some(replayed),
+        Err(error) => {
+            let at = error.location();
+            faults.push(error);
+            scan_reneges(rules, index, deal, at.step, faults);
+            None
+        }
+    }
+}
+
+/// The bidding (with the discard and the defenders' answers to a loner) on
+/// any cards: it does not depend on them, and gives trump, the maker, who
+/// sits out and who leads.
+fn bidding_trial(rules: &Rules, index: usize, deal: &EgnDeal) -> Result<Hand, VerifyError> {
+    let mut trial = Hand::new(*rules, provisional_deal(rules, index, deal)?);
+    bid(&mut trial, index, deal)?;
+    if trial.phase() == Phase::DealerDiscard
+        && let Some(discard) = trial.legal_actions(deal.dealer).as_slice().first()
+    {
+        step(&mut trial, Location::new(index, Step::Discard), deal.dealer, *discard)?;
+    }
+    answer_loner(&mut trial, index, deal, &mut Vec::new())?;
+    Ok(trial)
+}
+
+/// Rebuilds one deal from its record and replays it through the engine.
+/// Returns the hand as it ended, the cards as dealt, and every step taken;
+/// reneges go to `faults` and are played on, any other fault is the error.
+fn replay_deal_strictly(
+    rules: &Rules,
+    index: usize,
+    deal: &EgnDeal,
+    faults: &mut Vec<VerifyError>,
 ) -> Result<(Hand, Deal, Vec<SeatAction>), VerifyError> {
     let setup = Location::new(index, Step::Setup);
     let dealer = deal.dealer;
     let up = deal.up_card;
 
     // The bidding, on any cards: trump, maker, who sits out, who leads.
-    let mut trial = Hand::new(*rules, provisional_deal(rules, index, deal)?);
-    bid(&mut trial, index, deal)?;
-    if trial.phase() == Phase::DealerDiscard
-        && let Some(discard) = trial.legal_actions(dealer).as_slice().first()
-    {
-        step(&mut trial, Location::new(index, Step::Discard), dealer, *discard)?;
-    }
-    answer_loner(&mut trial, index, deal, &mut Vec::new())?;
+    let mut trial = bidding_trial(rules, index, deal)?;
     let picked_up = trial.up_card_picked_up();
     if deal.discard.is_some() && !picked_up {
         let at = Location::new(index, Step::Discard);
@@ -1151,7 +1360,10 @@ fn replay_deal(
                 return Err(VerifyError::inconsistent(at, reason));
             }
             let out = [0, 1, 2, 3].map(|seat| trial.sits_out(Seat(seat)));
-            attribute(index, deal, leader, mode, out)?
+            match attribute(index, deal, leader, mode, out) {
+                (attribution, None) => attribution,
+                (_, Some(error)) => return Err(error),
+            }
         }
         _ => {
             // No play began: any recorded card is the engine's to refuse.
@@ -1263,11 +1475,139 @@ fn replay_deal(
                 return Err(VerifyError::TurnMismatch { at, record: *seat, engine });
             }
             let action = Action::Play { card: *card };
-            step(&mut hand, at, *seat, action)?;
+            match hand.apply_with(*seat, action, &mut NoEvents) {
+                Ok(()) => {}
+                Err(RuleError::MustFollowSuit { led }) => {
+                    let suit = trump::suit_cards_in(led, Mode::of(hand.trump()));
+                    let held = hand.holding(*seat).intersection(suit);
+                    let proof = proof(held, *seat, trick, deal, &attribution, picked_up);
+                    faults.push(VerifyError::Renege {
+                        at,
+                        seat: *seat,
+                        card: *card,
+                        led,
+                        held,
+                        proof,
+                    });
+                    // Read on as the cards fell: the trick goes to whoever took it.
+                    hand.play_renege(*seat, *card).map_err(|error| VerifyError::Illegal {
+                        at,
+                        seat: *seat,
+                        action,
+                        error,
+                    })?;
+                }
+                Err(error) => return Err(VerifyError::Illegal { at, seat: *seat, action, error }),
+            }
             actions.push(SeatAction { seat: *seat, action });
         }
     }
     Ok((hand, cards, actions))
+}
+
+/// How each card of `held` is known to be in `seat`'s hand at `trick`: it
+/// plays it later, `playerCards` lists it, or it is the up-card he picked up.
+fn proof(
+    held: CardSet,
+    seat: Seat,
+    trick: usize,
+    deal: &EgnDeal,
+    attribution: &Attribution,
+    picked_up: bool,
+) -> String {
+    let played_in = |card: Card| {
+        (trick + 1..deal.tricks.len()).find(|later| {
+            let seats = attribution.seats.get(*later).map_or(&[][..], Vec::as_slice);
+            deal.tricks[*later].iter().zip(seats).any(|(c, s)| *c == card && *s == seat)
+        })
+    };
+    let known: Vec<String> = held
+        .iter()
+        .map(|card| match played_in(card) {
+            Some(later) => format!("{card} (played in trick {later})"),
+            None if deal.dealt[seat.index()].contains(card) => {
+                format!("{card} (dealt to it in playerCards)")
+            }
+            None if picked_up && seat == deal.dealer && card == deal.up_card => {
+                format!("{card} (the up-card it picked up)")
+            }
+            None => card.to_string(),
+        })
+        .collect();
+    known.join(", ")
+}
+
+/// Reads the plays of a deal whose replay stopped at `stopped` for reneges
+/// the holdings prove: a seat that does not follow suit while holding a card
+/// of the suit led, known because it plays that card later in the deal or
+/// because `playerCards` lists it. Only cards after `stopped` are read (the
+/// replay judged those before it). Needs the bidding to have gone through:
+/// without trump and a leader no card has a known player.
+fn scan_reneges(
+    rules: &Rules,
+    index: usize,
+    deal: &EgnDeal,
+    stopped: Step,
+    faults: &mut Vec<VerifyError>,
+) {
+    let after = match stopped {
+        Step::Header | Step::Setup | Step::Call { .. } | Step::Discard => None,
+        Step::Card { trick, card } => Some((trick, card)),
+        Step::End => return,
+    };
+    let Ok(trial) = bidding_trial(rules, index, deal) else { return };
+    let (Phase::Playing, Some(leader)) = (trial.phase(), trial.turn()) else { return };
+    let mode = Mode::of(trial.trump());
+    let out = [0, 1, 2, 3].map(|seat| trial.sits_out(Seat(seat)));
+    let (attribution, _) = attribute(index, deal, leader, mode, out);
+    let picked_up = trial.up_card_picked_up();
+    for (trick, seats) in attribution.seats.iter().enumerate() {
+        let cards = &deal.tricks[trick];
+        let Some(first) = cards.first() else { continue };
+        let led = trump::effective_suit_in(*first, mode);
+        let suit = trump::suit_cards_in(led, mode);
+        for (position, (card, seat)) in cards.iter().zip(seats).enumerate() {
+            if after.is_some_and(|after| (trick, position) <= after)
+                || trump::effective_suit_in(*card, mode) == led
+            {
+                continue;
+            }
+            // What the seat is known to hold now: cards it plays later, and
+            // the cards it was dealt that it has not played (the dealer's
+            // only when his discard is known, as it may be one of them).
+            let mut known = CardSet::EMPTY;
+            for (later, later_seats) in attribution.seats.iter().enumerate().skip(trick + 1) {
+                for (c, s) in deal.tricks[later].iter().zip(later_seats) {
+                    if s == seat {
+                        known.insert(*c);
+                    }
+                }
+            }
+            let dealt_known = !(picked_up && *seat == deal.dealer) || deal.discard.is_some();
+            if dealt_known {
+                let mut dealt = deal.dealt[seat.index()];
+                if let Some(discard) = deal.discard.filter(|_| *seat == deal.dealer) {
+                    dealt.remove(discard);
+                }
+                for (earlier, earlier_seats) in attribution.seats.iter().enumerate().take(trick + 1)
+                {
+                    for (c, s) in deal.tricks[earlier].iter().zip(earlier_seats) {
+                        if s == seat {
+                            dealt.remove(*c);
+                        }
+                    }
+                }
+                known = known.union(dealt);
+            }
+            let held = known.intersection(suit);
+            if held.is_empty() {
+                continue;
+            }
+            let at = Location::new(index, Step::Card { trick, card: position });
+            let proof = proof(held, *seat, trick, deal, &attribution, picked_up);
+            faults.push(VerifyError::Renege { at, seat: *seat, card: *card, led, held, proof });
+        }
+    }
 }
 
 /// Completes hands short of five cards from `unseen`, in card order, giving
@@ -1364,7 +1704,11 @@ impl RecordError {
 /// [`Problem::FinalScoreDiffers`] (the file's claim is wrong, the record is
 /// not), which the caller may refuse.
 pub fn to_record(game: &EgnGame) -> Result<(GameRecord, Verification), RecordError> {
-    let (verification, hands) = replay_game(game)?;
+    let (checked, hands) = replay_game(game);
+    if let Some(error) = checked.first_fault() {
+        return Err(RecordError::Verify(error.clone()));
+    }
+    let verification = checked.verification;
     if game.initial_score != [0, 0] {
         return Err(RecordError::StartsMidGame { initial_score: game.initial_score });
     }
@@ -1768,10 +2112,16 @@ mod tests {
         assert_eq!(error.code(), "starts_mid_game");
         assert_eq!(error.location(), Some(Location::HEADER));
 
-        let twice = vec![game.deals[1].clone(), game.deals[1].clone()];
-        let out_of_turn = EgnGame { deals: twice, ..game.clone() };
-        let error = to_record(&out_of_turn).expect_err("the same dealer twice");
+        let skipped = vec![game.deals[0].clone(), game.deals[2].clone()];
+        let out_of_turn = EgnGame { deals: skipped, ..game.clone() };
+        let error = to_record(&out_of_turn).expect_err("a dealer skipped");
         assert_eq!(error.code(), "dealer_out_of_turn");
+        assert_eq!(error.location(), Some(Location::new(1, Step::Setup)));
+
+        let twice = vec![game.deals[0].clone(), game.deals[0].clone()];
+        let repeated = EgnGame { deals: twice, ..game.clone() };
+        let error = to_record(&repeated).expect_err("a deal twice");
+        assert_eq!(error.code(), "repeated_deal");
         assert_eq!(error.location(), Some(Location::new(1, Step::Setup)));
 
         let empty = EgnGame { deals: Vec::new(), ..game.clone() };

@@ -204,7 +204,7 @@ fn summarize(game: &Game) -> Verification {
             tricks,
             points,
             score,
-            cards: hand.deal,
+            cards: Some(hand.deal),
         });
     }
     Verification {
