@@ -529,6 +529,35 @@ async fn imports_the_engine_refuses_are_explained() {
     assert_eq!(answer.error(400), "not_now");
     assert_eq!(answer.json()["location"], json!({ "deal": 0, "step": "call", "index": 0 }));
 
+    // A faulty record: every finding, not only the first, each with its location.
+    let faulty = |name: &str| {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/tests/data/faulty");
+        std::fs::read_to_string(format!("{dir}/{name}.egn")).expect("a faulty record")
+    };
+    let answer = import(&server, &faulty("misplaced_up_card")).await;
+    assert_eq!(answer.error(400), "inconsistent_record");
+    let body = answer.json();
+    assert_eq!(body["location"], json!({ "deal": 0, "step": "setup" }));
+    let findings = body["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 8, "{body:#}");
+    assert_eq!(findings[0]["code"], body["code"]);
+    assert_eq!(findings[0]["message"], body["message"]);
+    let reneges: Vec<&Value> = findings[1..].iter().map(|f| &f["location"]).collect();
+    assert!(findings[1..].iter().all(|f| f["code"] == json!("must_follow_suit")), "{body:#}");
+    assert_eq!(reneges[0], &json!({ "deal": 0, "step": "card", "trick": 1, "card": 2 }));
+    assert_eq!(reneges[6], &json!({ "deal": 2, "step": "card", "trick": 1, "card": 3 }));
+    let message = findings[1]["message"].as_str().expect("a message");
+    assert!(message.ends_with("it held Kc (played in trick 3)"), "{message}");
+    let answer = import(&server, &faulty("incomplete_first_deal")).await;
+    assert_eq!(answer.error(400), "incomplete_deal");
+    let codes: Vec<Value> = answer.json()["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["code"].clone())
+        .collect();
+    assert_eq!(codes, [json!("incomplete_deal"), json!("must_follow_suit")]);
+
     let huge = format!("{{\"padding\": \"{}\"}}", "x".repeat(1024 * 1024));
     assert_eq!(import(&server, &huge).await.error(413), "too_large");
     assert_eq!(walk(&server, "", 10).await.len(), 0, "nothing refused was stored");
