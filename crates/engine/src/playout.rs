@@ -365,7 +365,7 @@ mod tests {
         let (mut written_out, mut refused) = (vec![0usize; 20], 0);
         for rules in presets() {
             for seed in 0..60 {
-                let game = random_game(rules, seed, 12);
+                let game = random_game(rules, seed, 6);
                 for hand in &game.record().hands {
                     let Some(conceded) = hand.actions.iter().find(|a| a.action == Action::Concede)
                     else {
@@ -386,8 +386,8 @@ mod tests {
                 }
             }
         }
-        let points = written_out.iter().filter(|n| **n > 0).count();
-        assert!(points >= 12, "concessions written out at {points} points: {written_out:?}");
+        // Written out at every card of a hand: before each trick and within it.
+        assert!(written_out.iter().all(|n| *n > 0), "concessions by card: {written_out:?}");
         assert!(refused > 0, "some concessions give away tricks no play loses");
     }
 

@@ -23,7 +23,8 @@ use clap::Parser;
 /// Prints one JSON document per file: `ok`, `result` (each deal's result and
 /// the scores of the deals that could be scored) and `findings` (each with
 /// `deal`, `step`, `code` and `message`); each finding also goes to stderr,
-/// one line each. Exits non-zero if any file has a finding.
+/// one line each, then a line with their number and the score of the deals
+/// that could be scored. Exits non-zero if any file has a finding.
 #[derive(Debug, Parser)]
 #[command(name = "euchre-verify", version)]
 struct Args {
@@ -49,6 +50,14 @@ fn main() -> ExitCode {
         println!("{}", serde_json::to_string_pretty(&document).unwrap_or_default());
         for complaint in report.complaints() {
             eprintln!("euchre-verify: {name}: {complaint}");
+        }
+        if let (false, Some(verification)) = (report.is_clean(), &report.verification) {
+            let [ours, theirs] = verification.final_score.pair();
+            eprintln!(
+                "euchre-verify: {name}: {} finding(s); the deals that could be scored make \
+                 {ours} to {theirs}",
+                report.findings.len()
+            );
         }
         clean &= report.is_clean();
     }

@@ -136,9 +136,13 @@ fn a_faulty_record_is_read_to_the_end() {
         findings(&docs[1]),
         [at("incomplete_deal", 0, "end"), at("must_follow_suit", 1, "trick 1, card 1")]
     );
-    // Every finding on stderr too, one line each.
+    // Every finding on stderr too, one line each, and a summary per file.
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(stderr.lines().count(), 10, "{stderr}");
+    assert_eq!(stderr.lines().count(), 8 + 1 + 2 + 1, "{stderr}");
+    let score = &docs[0]["result"]["final_score"];
+    let summary =
+        format!("8 finding(s); the deals that could be scored make {} to {}", score[0], score[1]);
+    assert!(stderr.contains(&summary), "{stderr}");
     assert!(stderr.contains("seat 1 played the up-card Th, which it never held"), "{stderr}");
     assert!(stderr.contains("it held Js (played in trick 2)"), "{stderr}");
 }
