@@ -138,3 +138,48 @@ fn findings_serialize_with_code_message_and_location() {
     );
     assert!(json[1]["message"].as_str().is_some_and(|m| m.contains("renege")));
 }
+
+#[test]
+fn a_renege_in_a_partial_last_deal_is_proven_by_the_hands_the_file_gives() {
+    use euchre_engine::{Action, Game, Rules};
+    let mut game = Game::new(Rules::default(), 5).expect("valid rules");
+    while let Some(seat) = game.turn() {
+        let actions = game.legal_actions(seat);
+        let plain = actions.iter().filter(|a| !matches!(a, Action::Claim | Action::Concede));
+        let choices: Vec<Action> = plain.copied().collect();
+        game.apply(seat, *choices.iter().find(|a| **a != Action::Pass).unwrap_or(&choices[0]))
+            .expect("legal");
+    }
+    let names = ["Ann", "Bob", "Cid", "Dee"].map(String::from);
+    let text = egn::write(game.record(), &names).expect("expressible");
+    let mut file: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    file["metadata"].as_object_mut().expect("metadata").remove("finalScore");
+    let last = file["deals"].as_array().expect("deals").len() - 1;
+    // A seat throws, in trick `a`, the card it played in a later trick `b`,
+    // and the record stops after trick `a`: only playerCards shows what it held.
+    let mut proven = None;
+    'search: for a in 0..4 {
+        for position in 1..4 {
+            for b in a + 1..5 {
+                for other in 0..4 {
+                    let mut doctored = file.clone();
+                    let tricks = &mut doctored["deals"][last]["phases"][1]["tricks"];
+                    let moved = tricks[b][other].clone();
+                    tricks[b][other] = tricks[a][position].clone();
+                    tricks[a][position] = moved;
+                    tricks.as_array_mut().expect("tricks").truncate(a + 1);
+                    let checked = egn::check(&egn::from_value(doctored).expect("readable"));
+                    if let [Finding::Fault(VerifyError::Renege { at, proof, .. })] =
+                        &checked.findings[..]
+                        && Some(*at) == card(last, a, position)
+                    {
+                        proven = Some(proof.clone());
+                        break 'search;
+                    }
+                }
+            }
+        }
+    }
+    let proof = proven.expect("a renege the given hands prove");
+    assert!(proof.ends_with("(dealt to it in playerCards)"), "{proof}");
+}
