@@ -107,7 +107,7 @@
 //! each outcome, then checks that [`Game::replay`] ends it where [`verify`]
 //! does. What a record cannot say is an error ([`RecordError`]): a game
 //! starting mid-way (`initialScore` other than 0 to 0), a deal out of turn,
-//! deals after the game was won.
+//! a repeated deal, deals after the game was won.
 //!
 //! # Writing
 //!

@@ -784,8 +784,12 @@ fn egn_file(detail: &MatchDetail) -> Result<(String, String), ApiError> {
     }
     let names = names_in_joining_order(&detail.record.start, &detail.summary.seats)
         .map_err(ApiError::corrupt)?;
-    let text = egn::write(&detail.record, &names).map_err(|error| {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "egn_inexpressible", error.to_string())
+    let text = egn::write(&detail.record, &names).map_err(|error| match error {
+        // A claim or concession that does not replay: the stored record is at fault.
+        egn::WriteError::PlayOut { .. } => ApiError::corrupt(error.to_string()),
+        error => {
+            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "egn_inexpressible", error.to_string())
+        }
     })?;
     // The id is a stored one, but a header is no place to trust that.
     let safe: String = id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
