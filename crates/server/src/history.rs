@@ -59,7 +59,7 @@ const MAX_LIMIT: u32 = 100;
         title = "Euchre server: match history",
         description = "Finished and running matches, their records and EGN, EGN imports, and \
             players' records. Errors are JSON `{code, message}`; an EGN import refused by the \
-            engine adds `location`. Times are milliseconds since the Unix epoch. Seats are \
+            engine adds `location`, and `findings`: every finding in the file. Times are milliseconds since the Unix epoch. Seats are \
             numbered 0 to 3 clockwise; team 0 is seats 0 and 2, team 1 seats 1 and 3.",
         version = "1"
     ),
@@ -123,12 +123,62 @@ pub struct ErrorBody {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub location: Option<Location>,
+    /// For an EGN import the engine refused: every finding in the file, in
+    /// its order (the first is also `code`, `message` and `location`). The
+    /// engine reads the whole file, as a referee would, so one answer names
+    /// every renege, damaged deal, wrong dealer and so on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub findings: Option<Vec<FindingBody>>,
+}
+
+/// One finding in a refused EGN import.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct FindingBody {
+    /// `must_follow_suit`, `inconsistent_record`, `incomplete_deal`,
+    /// `dealer_out_of_turn`, `repeated_deal`, `played_after_game_over`,
+    /// `final_score_differs`, or another of the engine's codes.
+    pub code: String,
+    /// What is wrong, for people: a renege names the card and the holding
+    /// that proves it.
+    pub message: String,
+    /// Where in the file, as `ErrorBody.location`.
+    #[schema(value_type = Option<Object>)]
+    pub location: Option<Location>,
+}
+
+impl From<&egn::Finding> for FindingBody {
+    fn from(finding: &egn::Finding) -> FindingBody {
+        FindingBody {
+            code: finding.code().to_owned(),
+            message: finding.to_string(),
+            location: finding.location(),
+        }
+    }
 }
 
 impl ApiError {
     fn new(status: StatusCode, code: &str, message: impl Into<String>) -> ApiError {
-        let body = ErrorBody { code: code.to_owned(), message: message.into(), location: None };
+        let body = ErrorBody {
+            code: code.to_owned(),
+            message: message.into(),
+            location: None,
+            findings: None,
+        };
         ApiError { status, body }
+    }
+
+    /// An EGN import refused for its findings: the first in the usual
+    /// fields, all of them in `findings`.
+    fn findings(findings: &[egn::Finding]) -> ApiError {
+        let findings: Vec<FindingBody> = findings.iter().map(FindingBody::from).collect();
+        let first = findings.first().cloned().unwrap_or_else(|| FindingBody {
+            code: "invalid_egn".to_owned(),
+            message: "the record was refused".to_owned(),
+            location: None,
+        });
+        let mut error = ApiError::bad_request(&first.code, first.message).at(first.location);
+        error.body.findings = Some(findings);
+        error
     }
 
     fn bad_request(code: &str, message: impl Into<String>) -> ApiError {
@@ -694,9 +744,12 @@ async fn get_record(
     path = "/api/matches/{id}/egn",
     tag = "matches",
     summary = "A finished match as an EGN file",
-    description = "Euchre Game Notation, as an attachment. EGN has no words for claims, \
-        concessions or farmer's hands, nor for scoring other than 1, 2 and 2 for a made hand, a \
-        march and a euchre: such a match is refused with 422 (`egn_inexpressible`).",
+    description = "Euchre Game Notation, as an attachment. EGN has no notation for claims \
+        and concessions, so the rest of such a hand is written out as legal plays that give the \
+        same tricks (the deal's `playAnnotations` say so). EGN cannot express a concession of \
+        tricks no play could give away, farmer's hands, or scoring other than 1, 2 and 2 for a \
+        made hand, a march and a euchre: such a match is refused with 422 \
+        (`egn_inexpressible`).",
     params(("id" = String, Path, description = "The match id")),
     responses(
         (status = 200, description = "The EGN file", body = serde_json::Value,
@@ -731,8 +784,12 @@ fn egn_file(detail: &MatchDetail) -> Result<(String, String), ApiError> {
     }
     let names = names_in_joining_order(&detail.record.start, &detail.summary.seats)
         .map_err(ApiError::corrupt)?;
-    let text = egn::write(&detail.record, &names).map_err(|error| {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "egn_inexpressible", error.to_string())
+    let text = egn::write(&detail.record, &names).map_err(|error| match error {
+        // A claim or concession that does not replay: the stored record is at fault.
+        egn::WriteError::PlayOut { .. } => ApiError::corrupt(error.to_string()),
+        error => {
+            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "egn_inexpressible", error.to_string())
+        }
     })?;
     // The id is a stored one, but a header is no place to trust that.
     let safe: String = id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
@@ -761,18 +818,21 @@ pub struct Imported {
 }
 
 /// Reads, verifies and converts an EGN file into an engine record, with the
-/// players' names by seat. Refused: anything the engine rejects (its code and
-/// position), a game that starts mid-way (the engine's record has no place
-/// for a starting score), a game nobody has won yet (only finished matches
-/// are imported), and a file whose `finalScore` differs from its deals.
+/// players' names by seat. Refused: a file that is not EGN; a record with
+/// findings (every step the engine rejects, every contradiction, a wrong
+/// dealer, a repeated deal, deals after the game was won, a `finalScore` the
+/// deals do not add up to: all of them, in `findings`); a game that starts
+/// mid-way (the engine's record has no place for a starting score); and a
+/// game nobody has won yet (only finished matches are imported).
 pub fn parse_import(text: &str) -> Result<(GameRecord, Vec<String>), ApiError> {
     let refused = |code: &str, message: String, at| ApiError::bad_request(code, message).at(at);
     let game = egn::read(text).map_err(|e| refused(e.code(), e.to_string(), e.location()))?;
-    let (record, verification) =
-        egn::to_record(&game).map_err(|e| refused(e.code(), e.to_string(), e.location()))?;
-    if let Some(problem) = verification.problems.first() {
-        return Err(refused(problem.code(), problem.to_string(), problem.location()));
+    let checked = egn::check(&game);
+    if !checked.findings.is_empty() {
+        return Err(ApiError::findings(&checked.findings));
     }
+    let (record, _) =
+        egn::to_record(&game).map_err(|e| refused(e.code(), e.to_string(), e.location()))?;
     if record.winner.is_none() {
         let message = format!(
             "the game stops at {:?}, before a side reaches {}: only finished games are imported",
@@ -841,8 +901,12 @@ pub fn import_writes(id: &str, record: &GameRecord, names: &[String], at: Millis
     path = "/api/matches/import",
     tag = "matches",
     summary = "Import a finished game from EGN",
-    description = "The body is an EGN file (at most 1 MiB). The engine replays every deal; an \
-        illegal or inconsistent record is refused with its code and `location`. Refused too: \
+    description = "The body is an EGN file (at most 1 MiB). The engine replays every deal and \
+        reads the whole file, as a referee would: a record with findings (reneges, with the \
+        holding that proves them; deals that cannot be replayed; an incomplete deal; a wrong \
+        dealer; a repeated deal; deals after the game was won) is refused with every finding in \
+        `findings`, each with its code, message and `location`, the first also as the answer's \
+        `code`, `message` and `location`. Refused too: \
         games that start mid-way (`starts_mid_game`: the engine's record always starts at 0 to \
         0), unfinished games (`unfinished_game`) and a `finalScore` the deals do not add up to \
         (`final_score_differs`). Seats take the file's player names, as guests (no player id). \
@@ -852,7 +916,7 @@ pub fn import_writes(id: &str, record: &GameRecord, names: &[String], at: Millis
     responses(
         (status = 201, description = "Imported", body = Imported,
             headers(("Location" = String, description = "/api/matches/{id}"))),
-        (status = 400, description = "Not EGN, not legal, or not importable; `location` says where", body = ErrorBody),
+        (status = 400, description = "Not EGN, not legal, or not importable; `location` says where, `findings` lists every finding", body = ErrorBody),
         (status = 413, description = "Larger than 1 MiB (`too_large`)", body = ErrorBody),
         (status = 503, description = "The journal did not take it (`unavailable`)", body = ErrorBody),
     )
@@ -1202,7 +1266,27 @@ mod tests {
             .flat_map(|h| &h.actions)
             .any(|a| a.action == Action::Claim);
         assert!(claimed, "the scenario has a claim");
-        let refused = egn_file(&detail(&with_claim, true)).expect_err("a claim");
+        // A claim is written out as plays, and the file imports to the same score.
+        let (_, text) = egn_file(&detail(&with_claim, true)).expect("a claim is expressible");
+        let (record, _) = parse_import(&text).expect("importable");
+        assert_eq!((record.scores, record.winner), (with_claim.scores(), with_claim.winner()));
+
+        // A farmer's hand is not.
+        let rules = Rules { farmers_hand: true, ..Rules::default() };
+        let farmers = (0..200)
+            .find_map(|seed| {
+                let mut game = Game::new(rules, seed).expect("valid rules");
+                while let Some(seat) = game.turn() {
+                    let legal = game.legal_actions(seat);
+                    let farmers = legal.iter().find(|a| **a == Action::FarmersHand);
+                    let other = legal.iter().find(|a| !matches!(a, Action::Concede | Action::Pass));
+                    game.apply(seat, *farmers.or(other).unwrap_or(&Action::Pass)).expect("legal");
+                }
+                let steps = game.record().hands.iter().flat_map(|h| &h.actions);
+                steps.clone().any(|a| a.action == Action::FarmersHand).then_some(game)
+            })
+            .expect("a farmer's hand within 200 games");
+        let refused = egn_file(&detail(&farmers, true)).expect_err("a farmer's hand");
         assert_eq!(
             (refused.status, refused.body.code.as_str()),
             (StatusCode::UNPROCESSABLE_ENTITY, "egn_inexpressible")
@@ -1253,5 +1337,22 @@ mod tests {
         assert_eq!(refusal(&fixture("Custom_Scenario")).code, "unfinished_game");
         assert_eq!(refusal("{").code, "not_json");
         assert_eq!(refusal("{\"fileType\": \"PGN\"}").code, "not_egn");
+        assert_eq!(refusal("{").findings, None);
+
+        // A record with several findings: all of them, the first also on top.
+        let mut file: serde_json::Value =
+            serde_json::from_str(&fixture("MotE_W5_G1")).expect("JSON");
+        let deals = file["deals"].as_array_mut().expect("deals");
+        let repeated = deals[2].clone();
+        deals.insert(3, repeated);
+        file["metadata"]["finalScore"] = serde_json::json!([10, 4]);
+        let refused = refusal(&file.to_string());
+        let findings = refused.findings.expect("findings");
+        let codes: Vec<&str> = findings.iter().map(|f| f.code.as_str()).collect();
+        assert_eq!(codes, ["repeated_deal", "final_score_differs"]);
+        assert_eq!(
+            (refused.code.as_str(), refused.location),
+            ("repeated_deal", findings[0].location)
+        );
     }
 }

@@ -286,17 +286,8 @@ async fn played_and_imported_matches_are_listed_shown_replayed_and_exported() {
         }
         assert_eq!(game.scores(), scores(&hands.last().expect("a hand")["scores"]));
 
-        // As EGN, when EGN can say it: claims and concessions it cannot.
+        // As EGN: nobody conceded, and claims are written out as plays.
         let answer = get(&server, &format!("/api/matches/{id}/egn")).await;
-        let inexpressible = record
-            .hands
-            .iter()
-            .flat_map(|h| &h.actions)
-            .any(|a| matches!(a.action, Action::Claim | Action::Concede));
-        if inexpressible {
-            assert_eq!(answer.error(422), "egn_inexpressible");
-            continue;
-        }
         assert_eq!(answer.status, 200, "{}", answer.body);
         let disposition = answer.header("content-disposition").expect("an attachment");
         assert!(disposition.starts_with("attachment;"), "{disposition}");
@@ -356,6 +347,55 @@ async fn played_and_imported_matches_are_listed_shown_replayed_and_exported() {
         "match_in_progress"
     );
 
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn bot_games_with_claims_export_as_egn_and_import_to_the_same_scores() {
+    let server = TestServer::start().await;
+    let mut exported = Vec::new();
+    // Most games against the bots have a claim (they claim whenever the
+    // engine allows); a few games are enough to meet one.
+    for seed in 10..20 {
+        let name = format!("Eve{seed}");
+        let player = finished_games(&server, &name, &[seed]).await;
+        let filter = format!("&player={player}&finished=true");
+        let listed = eventually("the game to be stored", || async {
+            let list = walk(&server, &filter, 10).await;
+            (list.len() == 1).then_some(list)
+        })
+        .await;
+        let id = listed[0]["id"].as_str().expect("an id").to_owned();
+        let answer = get(&server, &format!("/api/matches/{id}/record")).await;
+        let record: GameRecord = serde_json::from_str(&answer.body).expect("an engine record");
+        let claims = record.hands.iter().flat_map(|h| &h.actions);
+        if !claims.clone().any(|a| a.action == Action::Claim) {
+            continue;
+        }
+        let answer = get(&server, &format!("/api/matches/{id}/egn")).await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        let file = egn::read(&answer.body).expect("EGN");
+        assert_eq!(egn::verify(&file).expect("legal").final_score, record.scores);
+        let noted = answer.body.contains("claimed the remaining tricks here");
+        assert!(noted, "the file says where a claim was written out");
+
+        // Imported again: a new match with the same score and winner.
+        let imported = import(&server, &answer.body).await;
+        assert_eq!(imported.status, 201, "{}", imported.body);
+        let new_id = imported.json()["id"].as_str().expect("the new id").to_owned();
+        let again = eventually("the import to be stored", || async {
+            let answer = get(&server, &format!("/api/matches/{new_id}")).await;
+            (answer.status == 200).then(|| answer.json())
+        })
+        .await;
+        assert_eq!(scores(&again["scores"]), record.scores.pair(), "{again}");
+        assert_eq!(again["winner"], json!(record.winner.map(|t| t.0)));
+        exported.push(id);
+        if exported.len() == 2 {
+            break;
+        }
+    }
+    assert_eq!(exported.len(), 2, "two of ten bot games had a claim");
     server.stop().await;
 }
 
@@ -488,6 +528,35 @@ async fn imports_the_engine_refuses_are_explained() {
     let answer = import(&server, &file.to_string()).await;
     assert_eq!(answer.error(400), "not_now");
     assert_eq!(answer.json()["location"], json!({ "deal": 0, "step": "call", "index": 0 }));
+
+    // A faulty record: every finding, not only the first, each with its location.
+    let faulty = |name: &str| {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/tests/data/faulty");
+        std::fs::read_to_string(format!("{dir}/{name}.egn")).expect("a faulty record")
+    };
+    let answer = import(&server, &faulty("misplaced_up_card")).await;
+    assert_eq!(answer.error(400), "inconsistent_record");
+    let body = answer.json();
+    assert_eq!(body["location"], json!({ "deal": 0, "step": "setup" }));
+    let findings = body["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 8, "{body:#}");
+    assert_eq!(findings[0]["code"], body["code"]);
+    assert_eq!(findings[0]["message"], body["message"]);
+    let reneges: Vec<&Value> = findings[1..].iter().map(|f| &f["location"]).collect();
+    assert!(findings[1..].iter().all(|f| f["code"] == json!("must_follow_suit")), "{body:#}");
+    assert_eq!(reneges[0], &json!({ "deal": 0, "step": "card", "trick": 1, "card": 2 }));
+    assert_eq!(reneges[6], &json!({ "deal": 2, "step": "card", "trick": 1, "card": 3 }));
+    let message = findings[1]["message"].as_str().expect("a message");
+    assert!(message.ends_with("it held Kc (played in trick 3)"), "{message}");
+    let answer = import(&server, &faulty("incomplete_first_deal")).await;
+    assert_eq!(answer.error(400), "incomplete_deal");
+    let codes: Vec<Value> = answer.json()["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["code"].clone())
+        .collect();
+    assert_eq!(codes, [json!("incomplete_deal"), json!("must_follow_suit")]);
 
     let huge = format!("{{\"padding\": \"{}\"}}", "x".repeat(1024 * 1024));
     assert_eq!(import(&server, &huge).await.error(413), "too_large");
