@@ -18,11 +18,13 @@ use async_trait::async_trait;
 use euchre_engine::{Action, Deal, GameRecord, GameResult, GameStart, HandOutcome, Rules};
 use serde::{Deserialize, Serialize};
 
+mod conn;
 pub mod journal;
 pub mod postgres;
 mod read;
 mod sql;
 pub mod sqlite;
+mod write;
 pub mod writer;
 
 /// Milliseconds since the Unix epoch: every timestamp in storage.

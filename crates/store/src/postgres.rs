@@ -10,17 +10,17 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use euchre_engine::{Action, Deal, GameResult, HandOutcome, MAX_TEAMS, Seat};
+use euchre_engine::{Action, Deal, HandOutcome, MAX_TEAMS, Seat};
 use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions};
 use sqlx::types::Json;
 
-use crate::read;
 use crate::sql::{self, to_db_u64};
 use crate::{
-    LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, Millis, PlayerRow, PlayerStats,
-    Store, StoreError, Write,
+    LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, PlayerRow, PlayerStats, Store,
+    StoreError, Write,
 };
+use crate::{read, write};
 
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/postgres");
 
@@ -206,99 +206,31 @@ impl<'w> Bulk<'w> {
                 .await?;
         }
         for write in match_ends {
-            if let Write::MatchEnded { match_id, scores, winner, at, games } = write {
-                end_match(conn, match_id, scores, *winner, *at, games).await?;
-            }
+            write::apply_shared(&mut *conn, write).await?;
         }
         Ok(())
     }
 }
 
-async fn end_match(
-    conn: &mut PgConnection,
-    match_id: &str,
-    scores: &[u16],
-    winner: Option<u8>,
-    at: Millis,
-    games: &[GameResult],
-) -> Result<(), StoreError> {
-    sqlx::query(sql::END_MATCH)
-        .bind(match_id)
-        .bind(at)
-        .bind((!games.is_empty()).then_some(Json(games)))
-        .execute(&mut *conn)
-        .await?;
-    let [score0, score1, score2] = sql::final_scores(scores);
-    sqlx::query(sql::END_MATCH_SEATS)
-        .bind(match_id)
-        .bind(score0)
-        .bind(score1)
-        .bind(score2)
-        .bind(winner.map(i64::from))
-        .execute(conn)
-        .await?;
-    Ok(())
-}
-
 /// Applies one write, in journal order.
 async fn apply_one(conn: &mut PgConnection, write: &Write) -> Result<(), StoreError> {
-    match write {
-        Write::Player { id, name, token_hash, at } => {
-            sqlx::query(sql::UPSERT_PLAYER)
-                .bind(id)
-                .bind(name)
-                .bind(token_hash)
-                .bind(at)
-                .execute(conn)
-                .await?;
-        }
-        Write::TableOpened { id, host_id, settings, invite, at } => {
-            sqlx::query(sql::INSERT_TABLE)
-                .bind(id)
-                .bind(host_id)
-                .bind(Json(settings))
-                .bind(invite)
-                .bind(at)
-                .execute(conn)
-                .await?;
-        }
-        Write::TableSeats { id, seats } => {
-            sqlx::query(sql::UPDATE_TABLE_SEATS).bind(id).bind(Json(seats)).execute(conn).await?;
-        }
-        Write::TableClosed { id, at } => {
-            sqlx::query(sql::CLOSE_TABLE).bind(id).bind(at).execute(conn).await?;
-        }
-        Write::MatchStarted { id, table_id, number, rules, seed, start, seats, at } => {
-            sqlx::query(sql::INSERT_MATCH)
-                .bind(id)
-                .bind(table_id)
-                .bind(i64::from(*number))
-                .bind(Json(rules))
-                .bind(to_db_u64(*seed))
-                .bind(Json(start))
-                .bind(at)
-                .execute(&mut *conn)
-                .await?;
-            let side = |seat: &MatchSeat| i64::from(rules.team_of(Seat(seat.seat)).0);
-            sqlx::query(INSERT_SEATS)
-                .bind(id)
-                .bind(seats.iter().map(|seat| i64::from(seat.seat)).collect::<Vec<_>>())
-                .bind(seats.iter().map(side).collect::<Vec<_>>())
-                .bind(seats.iter().map(|seat| seat.player_id.clone()).collect::<Vec<_>>())
-                .bind(seats.iter().map(|seat| seat.bot.clone()).collect::<Vec<_>>())
-                .bind(seats.iter().map(|seat| seat.name.clone()).collect::<Vec<_>>())
-                .execute(conn)
-                .await?;
-        }
-        Write::MatchEnded { match_id, scores, winner, at, games } => {
-            end_match(conn, match_id, scores, *winner, *at, games).await?;
-        }
+    if !write::apply_shared(&mut *conn, write).await? {
         // `apply` holds these back for `Bulk`; alone, each is a bulk of one.
-        Write::HandDealt { .. } | Write::Action { .. } | Write::HandEnded { .. } => {
-            let mut bulk = Bulk::default();
-            bulk.hold(write);
-            bulk.flush(conn).await?;
-        }
+        let mut bulk = Bulk::default();
+        bulk.hold(write);
+        return bulk.flush(conn).await;
+    }
+    if let Write::MatchStarted { id, rules, seats, .. } = write {
+        let side = |seat: &MatchSeat| i64::from(rules.team_of(Seat(seat.seat)).0);
+        sqlx::query(INSERT_SEATS)
+            .bind(id)
+            .bind(seats.iter().map(|seat| i64::from(seat.seat)).collect::<Vec<_>>())
+            .bind(seats.iter().map(side).collect::<Vec<_>>())
+            .bind(seats.iter().map(|seat| seat.player_id.clone()).collect::<Vec<_>>())
+            .bind(seats.iter().map(|seat| seat.bot.clone()).collect::<Vec<_>>())
+            .bind(seats.iter().map(|seat| seat.name.clone()).collect::<Vec<_>>())
+            .execute(conn)
+            .await?;
     }
     Ok(())
 }

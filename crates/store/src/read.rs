@@ -1,109 +1,15 @@
-//! The store's reads, written once for both backends.
-//!
-//! Each read is a function over [`Reader`], a connection that runs one of
-//! [`crate::sql`]'s statements with bound [`Param`]s and hands back rows that
-//! decode into [`crate::sql`]'s row types. One blanket impl gives every sqlx
-//! connection whose database can do that the trait, so sqlx's bounds are
-//! spelt out once, there, and a read says only `C: Reader`. Each backend
-//! opens the transaction (their isolation levels differ) and calls these.
+//! The store's reads, written once for both backends over [`Conn`]. Each
+//! backend opens the transaction (their isolation levels differ) and calls
+//! these.
 
-use std::future::Future;
-use std::pin::Pin;
-
-use sqlx::{Connection, Database, Encode, Executor, FromRow, IntoArguments, Type};
-
-use crate::sql::{
-    self, ActionRow, HandRow, MatchRow, PageRow, SeatRow, StatsHandRow, StatsSeatRow, TableRow,
-    read_error,
-};
+use crate::conn::{Conn, Decodes, Param};
+use crate::sql::{self, MatchRow, TableRow};
 use crate::{
     LiveMatch, LiveTable, MatchDetail, MatchPage, MatchQuery, PlayerRow, PlayerStats, StoreError,
 };
 
-type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// A value bound to a statement's placeholder: the few kinds the reads bind.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Param<'a> {
-    Text(Option<&'a str>),
-    Int(Option<i64>),
-    Bool(Option<bool>),
-}
-
-/// A row that decodes into `T`: `T: FromRow` turned around, so that a bound
-/// on the row type (see [`Reader::Row`]) can name every row type at once.
-pub(crate) trait Decodes<T> {
-    fn decode(&self) -> Result<T, StoreError>;
-}
-
-impl<R: sqlx::Row, T: for<'r> FromRow<'r, R>> Decodes<T> for R {
-    fn decode(&self) -> Result<T, StoreError> {
-        T::from_row(self).map_err(read_error)
-    }
-}
-
-/// A connection the reads run on: PostgreSQL's or SQLite's.
-pub(crate) trait Reader: Send {
-    /// A row as fetched, which decodes into any of the reads' row types.
-    type Row: Send
-        + Decodes<MatchRow>
-        + Decodes<SeatRow>
-        + Decodes<HandRow>
-        + Decodes<ActionRow>
-        + Decodes<TableRow>
-        + Decodes<PageRow>
-        + Decodes<StatsSeatRow>
-        + Decodes<StatsHandRow>
-        + Decodes<(String, String)>;
-
-    fn fetch_all<'e>(
-        &'e mut self,
-        statement: &'static str,
-        params: &'e [Param<'e>],
-    ) -> BoxFuture<'e, Result<Vec<Self::Row>, StoreError>>;
-}
-
-impl<C, DB> Reader for C
-where
-    C: Connection<Database = DB>,
-    DB: Database,
-    for<'c> &'c mut C: Executor<'c, Database = DB>,
-    DB::Arguments: IntoArguments<DB>,
-    for<'t> Option<&'t str>: Encode<'t, DB> + Type<DB>,
-    for<'t> Option<i64>: Encode<'t, DB> + Type<DB>,
-    for<'t> Option<bool>: Encode<'t, DB> + Type<DB>,
-    DB::Row: Decodes<MatchRow>
-        + Decodes<SeatRow>
-        + Decodes<HandRow>
-        + Decodes<ActionRow>
-        + Decodes<TableRow>
-        + Decodes<PageRow>
-        + Decodes<StatsSeatRow>
-        + Decodes<StatsHandRow>
-        + Decodes<(String, String)>,
-{
-    type Row = DB::Row;
-
-    fn fetch_all<'e>(
-        &'e mut self,
-        statement: &'static str,
-        params: &'e [Param<'e>],
-    ) -> BoxFuture<'e, Result<Vec<DB::Row>, StoreError>> {
-        let mut query = sqlx::query::<DB>(statement);
-        for param in params {
-            query = match *param {
-                Param::Text(value) => query.bind(value),
-                Param::Int(value) => query.bind(value),
-                Param::Bool(value) => query.bind(value),
-            };
-        }
-        let rows = query.fetch_all(self);
-        Box::pin(async move { rows.await.map_err(read_error) })
-    }
-}
-
 /// Runs `statement` and decodes every row as `T`.
-async fn fetch<C: Reader, T>(
+async fn fetch<C: Conn, T>(
     conn: &mut C,
     statement: &'static str,
     params: &[Param<'_>],
@@ -114,7 +20,7 @@ where
     conn.fetch_all(statement, params).await?.iter().map(Decodes::decode).collect()
 }
 
-pub(crate) async fn player_by_token_hash<C: Reader>(
+pub(crate) async fn player_by_token_hash<C: Conn>(
     conn: &mut C,
     token_hash: &str,
 ) -> Result<Option<PlayerRow>, StoreError> {
@@ -124,7 +30,7 @@ pub(crate) async fn player_by_token_hash<C: Reader>(
 }
 
 /// A match in full, and the largest event seq among its actions.
-pub(crate) async fn load_match<C: Reader>(
+pub(crate) async fn load_match<C: Conn>(
     conn: &mut C,
     id: &str,
 ) -> Result<Option<(MatchDetail, u64)>, StoreError> {
@@ -142,7 +48,7 @@ pub(crate) async fn load_match<C: Reader>(
 }
 
 /// Open tables, with their games in progress replayed to where they stopped.
-pub(crate) async fn live_tables<C: Reader>(conn: &mut C) -> Result<Vec<LiveTable>, StoreError> {
+pub(crate) async fn live_tables<C: Conn>(conn: &mut C) -> Result<Vec<LiveTable>, StoreError> {
     let tables: Vec<TableRow> = fetch(conn, sql::LIVE_TABLES, &[]).await?;
     let mut live = Vec::with_capacity(tables.len());
     for table in tables {
@@ -165,7 +71,7 @@ pub(crate) async fn live_tables<C: Reader>(conn: &mut C) -> Result<Vec<LiveTable
     Ok(live)
 }
 
-pub(crate) async fn list_matches<C: Reader>(
+pub(crate) async fn list_matches<C: Conn>(
     conn: &mut C,
     query: &MatchQuery,
 ) -> Result<MatchPage, StoreError> {
@@ -185,7 +91,7 @@ pub(crate) async fn list_matches<C: Reader>(
     sql::match_page(rows, limit)
 }
 
-pub(crate) async fn player_stats<C: Reader>(
+pub(crate) async fn player_stats<C: Conn>(
     conn: &mut C,
     player_id: &str,
 ) -> Result<PlayerStats, StoreError> {

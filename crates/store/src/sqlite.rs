@@ -19,12 +19,12 @@ use sqlx::sqlite::{
 };
 use sqlx::types::Json;
 
-use crate::read;
 use crate::sql::{self, to_db_u64};
 use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, PlayerRow, PlayerStats, Store,
     StoreError, Write,
 };
+use crate::{read, write};
 
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/sqlite");
 
@@ -108,43 +108,8 @@ async fn insert_actions(
 
 /// Applies one write, in journal order.
 async fn apply_one(conn: &mut SqliteConnection, write: &Write) -> Result<(), StoreError> {
-    match write {
-        Write::Player { id, name, token_hash, at } => {
-            sqlx::query(sql::UPSERT_PLAYER)
-                .bind(id)
-                .bind(name)
-                .bind(token_hash)
-                .bind(at)
-                .execute(conn)
-                .await?;
-        }
-        Write::TableOpened { id, host_id, settings, invite, at } => {
-            sqlx::query(sql::INSERT_TABLE)
-                .bind(id)
-                .bind(host_id)
-                .bind(Json(settings))
-                .bind(invite)
-                .bind(at)
-                .execute(conn)
-                .await?;
-        }
-        Write::TableSeats { id, seats } => {
-            sqlx::query(sql::UPDATE_TABLE_SEATS).bind(id).bind(Json(seats)).execute(conn).await?;
-        }
-        Write::TableClosed { id, at } => {
-            sqlx::query(sql::CLOSE_TABLE).bind(id).bind(at).execute(conn).await?;
-        }
-        Write::MatchStarted { id, table_id, number, rules, seed, start, seats, at } => {
-            sqlx::query(sql::INSERT_MATCH)
-                .bind(id)
-                .bind(table_id)
-                .bind(i64::from(*number))
-                .bind(Json(rules))
-                .bind(to_db_u64(*seed))
-                .bind(Json(start))
-                .bind(at)
-                .execute(&mut *conn)
-                .await?;
+    if write::apply_shared(&mut *conn, write).await? {
+        if let Write::MatchStarted { id, rules, seats, .. } = write {
             for seat in seats {
                 sqlx::query(sql::INSERT_SEAT)
                     .bind(id)
@@ -157,6 +122,9 @@ async fn apply_one(conn: &mut SqliteConnection, write: &Write) -> Result<(), Sto
                     .await?;
             }
         }
+        return Ok(());
+    }
+    match write {
         Write::HandDealt { match_id, number, deal } => {
             sqlx::query(sql::INSERT_HAND)
                 .bind(match_id)
@@ -189,23 +157,8 @@ async fn apply_one(conn: &mut SqliteConnection, write: &Write) -> Result<(), Sto
                     .await?;
             }
         }
-        Write::MatchEnded { match_id, scores, winner, at, games } => {
-            sqlx::query(sql::END_MATCH)
-                .bind(match_id)
-                .bind(at)
-                .bind((!games.is_empty()).then_some(Json(games)))
-                .execute(&mut *conn)
-                .await?;
-            let [score0, score1, score2] = sql::final_scores(scores);
-            sqlx::query(sql::END_MATCH_SEATS)
-                .bind(match_id)
-                .bind(score0)
-                .bind(score1)
-                .bind(score2)
-                .bind(winner.map(i64::from))
-                .execute(conn)
-                .await?;
-        }
+        // Shared, above.
+        _ => {}
     }
     Ok(())
 }
