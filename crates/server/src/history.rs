@@ -59,8 +59,11 @@ const MAX_LIMIT: u32 = 100;
         title = "Euchre server: match history",
         description = "Finished and running matches, their records and EGN, EGN imports, and \
             players' records. Errors are JSON `{code, message}`; an EGN import refused by the \
-            engine adds `location`, and `findings`: every finding in the file. Times are milliseconds since the Unix epoch. Seats are \
-            numbered 0 to 3 clockwise; team 0 is seats 0 and 2, team 1 seats 1 and 3.",
+            engine adds `location`, and `findings`: every finding in the file. Times are \
+            milliseconds since the Unix epoch. Seats are numbered clockwise from 0: 0 to 3, or \
+            to 2 or 1 in the three- and two-handed games. Scores come one per side: in the \
+            four-handed game two partnerships (side 0 is seats 0 and 2, side 1 seats 1 and 3), \
+            otherwise one per player (side i is seat i).",
         version = "1"
     ),
     tags(
@@ -257,8 +260,8 @@ pub struct ListParams {
     /// Only matches started before this time (ms since the Unix epoch).
     #[param(value_type = Option<i64>)]
     pub until: Option<String>,
-    /// Only matches the `player`'s team won, or lost (needs `player`; a
-    /// match in progress is neither).
+    /// Only matches the `player`'s side won, or lost (needs `player`; a
+    /// match in progress or abandoned is neither).
     #[param(value_type = Option<MatchResult>, inline)]
     pub result: Option<String>,
     /// `true`: only finished matches; `false` or absent: all.
@@ -393,10 +396,16 @@ pub struct MatchSummaryView {
     pub started_at: i64,
     pub ended_at: Option<i64>,
     pub finished: bool,
-    /// Team 0's and team 1's points so far (final once finished).
-    pub scores: [u16; 2],
-    /// The winning team, 0 or 1 (of the rubber, when the match is one).
+    /// Points so far (final once finished), one per side: four-handed,
+    /// `[seats 0 and 2, seats 1 and 3]`; otherwise one per player, the
+    /// index being the seat.
+    pub scores: Vec<u16>,
+    /// The winning side, an index into `scores` (of the rubber, when the
+    /// match is one); `null` until the match is won.
     pub winner: Option<u8>,
+    /// The seats that won: both partners, or the one player; empty until
+    /// the match is won.
+    pub winners: Vec<u8>,
     /// A rubber's games once it has ended (sheet 003); empty for a single
     /// game. While a rubber is in progress `scores` count across its games.
     pub rubber: Vec<RubberGameView>,
@@ -405,9 +414,10 @@ pub struct MatchSummaryView {
 /// One game of a rubber.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct RubberGameView {
+    /// The side that won that game.
     pub winner: u8,
-    /// Team 0's and team 1's points in that game.
-    pub scores: [u16; 2],
+    /// Each side's points in that game, as `scores` in the summary.
+    pub scores: Vec<u16>,
     /// 3 if the losers scored 0, 2 for 1 or 2, 1 for 3 or more.
     pub rubber_points: u8,
 }
@@ -446,14 +456,15 @@ impl From<&MatchSummary> for MatchSummaryView {
             started_at: summary.started_at,
             ended_at: summary.ended_at,
             finished: summary.ended_at.is_some(),
-            scores: summary.scores,
+            scores: summary.scores.clone(),
             winner: summary.winner,
+            winners: summary.winners.clone(),
             rubber: summary
                 .games
                 .iter()
                 .map(|game| RubberGameView {
                     winner: game.winner.0,
-                    scores: game.scores.pair(),
+                    scores: game.scores.as_slice().to_vec(),
                     rubber_points: game.rubber_points,
                 })
                 .collect(),
@@ -512,9 +523,15 @@ pub struct HandView {
     pub dealer: u8,
     #[schema(value_type = String, example = "Jh")]
     pub up_card: Card,
-    /// Each seat's five cards as dealt; `null` while the match is in progress.
+    /// Each seat's five cards as dealt, one hand per seat (four, three or
+    /// two); `null` while the match is in progress.
     #[schema(value_type = Option<Vec<Vec<String>>>)]
-    pub hands: Option<[CardSet; 4]>,
+    pub hands: Option<Vec<CardSet>>,
+    /// The three-card dummy of the two- and three-handed games that have
+    /// one, as dealt; `null` while the match is in progress, and in the
+    /// games without a dummy.
+    #[schema(value_type = Option<Vec<String>>)]
+    pub dummy: Option<CardSet>,
     /// The face-down rest of the kitty; `null` while the match is in progress.
     #[schema(value_type = Option<Vec<String>>)]
     pub kitty: Option<CardSet>,
@@ -525,8 +542,9 @@ pub struct HandView {
     /// How the hand ended (the engine's `HandOutcome`); `null` while it is played.
     #[schema(value_type = Option<Object>)]
     pub outcome: Option<HandOutcome>,
-    /// The match score after this hand.
-    pub scores: [u16; 2],
+    /// The match score after this hand, one per side as in the summary
+    /// (in a rubber, the score of the game this hand belongs to).
+    pub scores: Vec<u16>,
 }
 
 /// One action, as the engine names it.
@@ -603,16 +621,16 @@ fn is_over(detail: &MatchDetail) -> bool {
 pub fn match_view(detail: &MatchDetail) -> Result<MatchView, String> {
     let revealed = is_over(detail);
     let record = &detail.record;
-    let mut scores = [0u16; 2];
+    let mut scores = vec![0u16; usize::from(record.rules.teams())];
     // A rubber's games, in order: when the running score reaches a game's
     // final score (it only grows within a game), the next game starts at 0.
-    let mut games = record.games.iter().map(|game| game.scores.pair());
+    let mut games = record.games.iter().map(|game| game.scores.as_slice());
     let mut game_end = games.next();
     let mut hands = Vec::with_capacity(record.hands.len());
     for (number, hand) in record.hands.iter().enumerate() {
         hands.push(hand_view(&record.rules, number as u32, hand, revealed, &mut scores)?);
-        if game_end == Some(scores) && number + 1 < record.hands.len() {
-            scores = [0, 0];
+        if game_end == Some(&scores[..]) && number + 1 < record.hands.len() {
+            scores.fill(0);
             game_end = games.next();
         }
     }
@@ -630,7 +648,7 @@ fn hand_view(
     number: u32,
     hand: &HandRecord,
     revealed: bool,
-    scores: &mut [u16; 2],
+    scores: &mut [u16],
 ) -> Result<HandView, String> {
     let deal = &hand.deal;
     let mut replay = Hand::new(*rules, *deal);
@@ -670,12 +688,14 @@ fn hand_view(
         number,
         dealer: deal.dealer.0,
         up_card: deal.up_card,
-        hands: revealed.then_some(deal.hands),
+        hands: revealed
+            .then(|| deal.hands.iter().take(usize::from(rules.players)).copied().collect()),
+        dummy: (revealed && rules.dummy).then_some(deal.dummy),
         kitty: revealed.then_some(deal.kitty),
         actions,
         tricks,
         outcome: hand.outcome,
-        scores: *scores,
+        scores: scores.to_vec(),
     })
 }
 
@@ -888,7 +908,7 @@ pub fn import_writes(id: &str, record: &GameRecord, names: &[String], at: Millis
     }
     writes.push(Write::MatchEnded {
         match_id: id.to_owned(),
-        scores: record.scores.pair(),
+        scores: record.scores.as_slice().to_vec(),
         winner: record.winner.map(|team| team.0),
         at,
         games: record.games.clone(),
@@ -955,15 +975,18 @@ async fn import_match(
 pub struct PlayerView {
     pub id: String,
     pub name: String,
-    /// Finished matches played, and won by the player's team.
+    /// Finished matches played, and won by the player's side.
     pub played: u32,
     pub won: u32,
-    /// Points of the player's team and of the other, over those matches.
+    /// Final points of the player's side, over those matches.
     pub points_for: u32,
+    /// Final points of every other side, summed: in the three-handed games
+    /// both opponents' points count.
     pub points_against: u32,
-    /// Hands where the player's team euchred the makers.
+    /// Hands where the player's side euchred the makers (in the two- and
+    /// three-handed games, each defender's).
     pub euchres_made: u32,
-    /// Hands where the player's team made trump and was euchred.
+    /// Hands where the player's side made trump and was euchred.
     pub euchres_suffered: u32,
     /// Lone hands the player made, and those that took all five tricks.
     pub loners_tried: u32,
@@ -1140,8 +1163,12 @@ mod tests {
             seats,
             started_at: 1,
             ended_at: ended.then_some(2),
-            scores: record.scores.pair(),
+            scores: record.scores.as_slice().to_vec(),
             winner: record.winner.map(|team| team.0),
+            winners: record
+                .winner
+                .map(|team| (0..4).filter(|seat| seat % 2 == team.0).collect())
+                .unwrap_or_default(),
             games: record.games.clone(),
         };
         MatchDetail { summary, record }
@@ -1172,7 +1199,7 @@ mod tests {
         let view = match_view(&detail(&game, false)).expect("replays");
         assert!(!view.cards_revealed);
         let hand = &view.hands[0];
-        assert_eq!((hand.hands, hand.kitty), (None, None));
+        assert_eq!((&hand.hands, hand.dummy, hand.kitty), (&None, None, None));
         let discard = hand.actions.iter().find(|a| a.action == "discard").expect("a discard");
         assert_eq!(discard.card, None);
         // What anybody at the table saw: the up-card and the cards played.
@@ -1204,7 +1231,8 @@ mod tests {
         let record = game.record();
         assert_eq!(view.hands.len(), record.hands.len());
         for (shown, hand) in view.hands.iter().zip(&record.hands) {
-            assert_eq!(shown.hands, Some(hand.deal.hands));
+            assert_eq!(shown.hands, Some(hand.deal.hands.to_vec()));
+            assert_eq!(shown.dummy, None, "no dummy in the four-handed game");
             assert_eq!(shown.kitty, Some(hand.deal.kitty));
             let discard = hand.actions.iter().find_map(|a| match a.action {
                 Action::Discard { card } => Some(card),
@@ -1223,7 +1251,7 @@ mod tests {
             }
         }
         let last = view.hands.last().expect("hands");
-        assert_eq!(record.scores, last.scores);
+        assert_eq!(record.scores.as_slice(), last.scores);
     }
 
     #[test]
@@ -1322,7 +1350,7 @@ mod tests {
             if table_id == IMPORT_TABLE && seats.iter().all(|s| s.player_id.is_none() && s.bot.is_none())));
         assert!(matches!(
             writes.last(),
-            Some(Write::MatchEnded { scores: [10, 3], winner: Some(0), .. })
+            Some(Write::MatchEnded { scores, winner: Some(0), .. }) if scores == &[10, 3]
         ));
         let actions = writes.iter().filter(|w| matches!(w, Write::Action { .. })).count();
         let expected: usize = record.hands.iter().map(|h| h.actions.len()).sum();

@@ -13,8 +13,12 @@ use std::collections::HashSet;
 use std::future::Future;
 use std::time::Duration;
 
-use euchre_engine::{Action, CardSet, Event, Game, GameRecord, Preset, egn};
+use euchre_bots::BotKind;
+use euchre_engine::{Action, CardSet, Event, Game, GameRecord, Preset, Viewer, egn};
 use euchre_protocol::{ClientMessage, ServerMessage, TableEvent, TableSettings};
+use euchre_server::history::import_writes;
+use euchre_store::sqlite::SqliteStore;
+use euchre_store::{Store, Write};
 use serde_json::{Value, json};
 use support::{Client, PATIENCE, TestServer, play_to_the_end, play_until};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -473,6 +477,129 @@ async fn a_rubber_is_played_to_its_end_and_stored_with_its_games() {
     let replayed = Game::replay(&record).expect("the record replays");
     assert_eq!(replayed.games().len(), rubber.len());
     assert_eq!(replayed.winner().map(|team| u64::from(team.0)), Some(winner));
+    server.stop().await;
+}
+
+/// A whole game of `preset` between basic bots, stored as the finished match
+/// `id` at a table, with the player `player` in the seat `seat` picks.
+fn bot_game(
+    preset: Preset,
+    seed: u64,
+    id: &str,
+    player: &str,
+    seat: impl Fn(&Game) -> u8,
+) -> (Game, Vec<Write>) {
+    let rules = preset.rules();
+    let mut game = Game::new(rules, seed).expect("valid rules");
+    let mut bots: Vec<_> =
+        (0..rules.players).map(|seat| BotKind::Basic.create(seed ^ u64::from(seat))).collect();
+    while let Some(seat) = game.turn() {
+        let legal = game.legal_actions(seat);
+        let view = game.view(Viewer::Seat(seat));
+        let action = bots[usize::from(seat.0)].choose(&view, &legal).expect("a move");
+        game.apply(seat, action).expect("a legal move");
+    }
+    assert!(game.winner().is_some(), "{preset:?} is played to the end");
+    let names: Vec<String> = (0..rules.players).map(|seat| format!("Seat {seat}")).collect();
+    let mut writes = import_writes(id, game.record(), &names, 1_000 + seed as i64);
+    // As a table stores it: at a table, the player in one seat, bots elsewhere.
+    let theirs = seat(&game);
+    if let Some(Write::MatchStarted { table_id, seats, .. }) = writes.first_mut() {
+        *table_id = "t-forms".into();
+        for seat in seats.iter_mut() {
+            if seat.seat == theirs {
+                seat.player_id = Some(player.into());
+            } else {
+                seat.bot = Some("basic".into());
+            }
+        }
+    }
+    (game, writes)
+}
+
+/// The two- and three-handed games as the API shows them: one score per
+/// player, the winner's seat, one hand per seat, the dummy once the match
+/// is over, the `result` filter from the player's own seat, and the
+/// player's record. (Stored behind the server's back, in its own database,
+/// as tables do not offer these games yet.)
+#[tokio::test]
+async fn matches_of_two_and_three_players_show_a_score_per_player() {
+    let server = TestServer::start().await;
+    // The server answers once its database is migrated.
+    assert_eq!(get(&server, "/api/matches").await.status, 200);
+    let url = format!("sqlite://{}/euchre.db", server.data.path().display());
+    let store = SqliteStore::connect(&url).await.expect("the server's database");
+    let player = "p-forms";
+    let mut writes = vec![Write::Player {
+        id: player.into(),
+        name: "Forms".into(),
+        token_hash: "hash-forms".into(),
+        at: 0,
+    }];
+    let mut games = Vec::new();
+    let forms = [Preset::Cutthroat, Preset::ThreeHanded, Preset::TwoHanded, Preset::TwoHandedPlain];
+    for (index, preset) in forms.into_iter().enumerate() {
+        let id = format!("forms-{index}");
+        // The player wins the first two and loses the others.
+        let seat = |game: &Game| {
+            let winner = game.winner().map_or(0, |team| team.0);
+            if index < 2 { winner } else { (winner + 1) % game.rules().players }
+        };
+        let (game, stored) = bot_game(preset, index as u64 + 1, &id, player, seat);
+        let seat = seat(&game);
+        writes.extend(stored);
+        games.push((id, preset, game, seat));
+    }
+    store.apply(&writes).await.expect("stored");
+
+    let listed = walk(&server, &format!("&player={player}"), 10).await;
+    assert_eq!(listed.len(), forms.len());
+    let (mut points_for, mut points_against, mut won) = (0, 0, 0);
+    for (id, preset, game, seat) in &games {
+        let rules = preset.rules();
+        let summary = listed.iter().find(|m| m["id"] == json!(id)).expect("listed");
+        let winner = game.winner().expect("won").0;
+        assert_eq!(summary["scores"], json!(game.scores().as_slice()), "{summary}");
+        assert_eq!(summary["scores"].as_array().map(Vec::len), Some(usize::from(rules.players)));
+        assert_eq!(summary["winner"], json!(winner));
+        assert_eq!(summary["winners"], json!([winner]), "one player wins alone");
+        for (side, score) in game.scores().teams() {
+            if side.0 == *seat {
+                points_for += u64::from(*score);
+            } else {
+                points_against += u64::from(*score);
+            }
+        }
+        won += u32::from(winner == *seat);
+
+        let detail = get(&server, &format!("/api/matches/{id}")).await;
+        assert_eq!(detail.status, 200, "{}", detail.body);
+        let detail = detail.json();
+        assert_eq!(detail["cards_revealed"], json!(true));
+        let hands = detail["hands"].as_array().expect("hands");
+        assert_eq!(hands.len(), game.record().hands.len());
+        for (shown, hand) in hands.iter().zip(&game.record().hands) {
+            let dealt = &hand.deal.hands[..usize::from(rules.players)];
+            assert_eq!(shown["hands"], json!(dealt), "one hand per seat");
+            let dummy = if rules.dummy { json!(hand.deal.dummy) } else { Value::Null };
+            assert_eq!(shown["dummy"], dummy);
+            assert_eq!(shown["kitty"], json!(hand.deal.kitty));
+            assert_eq!(shown["scores"].as_array().map(Vec::len), Some(usize::from(rules.players)));
+        }
+        let last = hands.last().expect("a hand");
+        assert_eq!(last["scores"], json!(game.scores().as_slice()), "{id}");
+    }
+    assert_eq!(won, 2);
+    let wins = walk(&server, &format!("&player={player}&result=won"), 10).await;
+    let losses = walk(&server, &format!("&player={player}&result=lost"), 10).await;
+    assert_eq!(ids(&wins), ["forms-1", "forms-0"], "newest first");
+    assert_eq!(ids(&losses), ["forms-3", "forms-2"]);
+
+    let record = get(&server, &format!("/api/players/{player}")).await.json();
+    assert_eq!(record["played"], json!(forms.len()));
+    assert_eq!(record["won"], json!(won));
+    assert_eq!(record["points_for"], json!(points_for));
+    assert_eq!(record["points_against"], json!(points_against), "both opponents' points count");
     server.stop().await;
 }
 
