@@ -603,6 +603,59 @@ async fn matches_of_two_and_three_players_show_a_score_per_player() {
     server.stop().await;
 }
 
+/// Each two- and three-handed form played at a table over WebSockets (one
+/// person, bots in the other seats), then read back through the public
+/// interfaces: listed finished with the scores and winner the players were
+/// told, and its stored record replayed by the engine to the same scores.
+#[tokio::test]
+async fn every_small_form_played_at_a_table_is_stored_and_replays_to_its_scores() {
+    let server = TestServer::start().await;
+    let forms = [Preset::ThreeHanded, Preset::Cutthroat, Preset::TwoHanded, Preset::TwoHandedPlain];
+    for (round, preset) in forms.into_iter().enumerate() {
+        let mut client = server.player("Solo").await;
+        let bot_seats = (1..preset.rules().players).collect();
+        let table = client
+            .create_table(TableSettings { preset, bot_seats, ..TableSettings::default() })
+            .await;
+        client.sit(&table, Some(0)).await;
+        let client = play_to_the_end(client, table, 40 + round as u64).await;
+        let (team, told) = client
+            .log
+            .iter()
+            .find_map(|message| match message {
+                ServerMessage::Event {
+                    event: Some(TableEvent::Game(Event::GameWon { team, scores })),
+                    ..
+                } => Some((team.0, scores.as_slice().to_vec())),
+                _ => None,
+            })
+            .expect("the game was won");
+        let player = client.player_id.clone().expect("a player id");
+        let summary = eventually("the finished match", || {
+            let path = format!("/api/matches?player={player}&finished=true");
+            let server = &server;
+            async move {
+                let page = get(server, &path).await.json();
+                page["matches"].as_array().and_then(|m| m.first().cloned())
+            }
+        })
+        .await;
+        assert_eq!(summary["rules"], json!(preset.rules()), "{summary}");
+        assert_eq!(summary["seats"].as_array().map(Vec::len), Some(told.len()));
+        assert_eq!(summary["scores"], json!(told), "the stored scores are the ones told");
+        assert_eq!(summary["winner"], json!(team));
+        assert_eq!(summary["winners"], json!([team]), "one player wins alone");
+        let id = summary["id"].as_str().expect("an id");
+        let record: GameRecord =
+            serde_json::from_str(&get(&server, &format!("/api/matches/{id}/record")).await.body)
+                .expect("a record");
+        let replayed = Game::replay(&record).expect("the stored record replays");
+        assert_eq!(replayed.scores().as_slice(), told.as_slice(), "{preset:?}");
+        assert_eq!(replayed.winner().map(|t| t.0), Some(team));
+    }
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn bad_parameters_and_unknown_ids_are_clear_errors() {
     let server = TestServer::start().await;
