@@ -107,7 +107,7 @@ impl<T> PerTeam<T> {
     }
 
     /// The first two teams' values: the shape of a partnership game's
-    /// numbers where a pair is kept (EGN, the store's columns).
+    /// numbers where a pair is kept (EGN, euchre-verify's report).
     pub fn pair(&self) -> [T; 2]
     where
         T: Copy,

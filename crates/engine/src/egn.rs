@@ -74,6 +74,32 @@
 //! The last deal of a file may stop early (EGN allows partial games); any
 //! other deal must be played out.
 //!
+//! # Reading on after a fault
+//!
+//! [`verify`] stops at the first fault. [`check`] reads the whole record as
+//! a referee does and reports every [`Finding`], each with its code, its
+//! message and its [`Location`]:
+//!
+//! - a renege ([`VerifyError::Renege`], the engine's `must_follow_suit`),
+//!   with the card and the cards of the suit led the seat held, each with how
+//!   it is known: played later in the deal, listed in `playerCards`, or the
+//!   up-card the dealer picked up. The renege is then played as it fell, so
+//!   the deal goes on, and is scored as played (no penalty is applied);
+//! - any other step the engine refuses, or a record that contradicts itself
+//!   (a misplaced up-card, a card played twice, a trick short of cards): the
+//!   deal cannot be replayed, scores nothing ([`Ending::Damaged`]), and the
+//!   check resynchronises at the next deal. The damaged deal's cards after
+//!   the fault are still read for reneges the holdings prove, as far as the
+//!   bidding gives trump and a leader;
+//! - a deal that stops before its hand is over while more follow
+//!   (`incomplete_deal`): it scores nothing;
+//! - a deal dealt by the wrong seat, deals after the game was won (one
+//!   finding each), a deal repeated word for word (left out of the score and
+//!   of the rotation), and a `finalScore` the deals do not add up to: the
+//!   [`Problem`]s.
+//!
+//! The scores are those of the deals that could be scored.
+//!
 //! # Into an engine record
 //!
 //! [`to_record`] turns a game into the engine's own [`GameRecord`]: the
@@ -81,15 +107,28 @@
 //! each outcome, then checks that [`Game::replay`] ends it where [`verify`]
 //! does. What a record cannot say is an error ([`RecordError`]): a game
 //! starting mid-way (`initialScore` other than 0 to 0), a deal out of turn,
-//! deals after the game was won.
+//! a repeated deal, deals after the game was won.
 //!
 //! # Writing
 //!
 //! [`write()`] turns the engine's [`GameRecord`] into EGN with full
-//! `playerCards`, the calls, the discard and the tricks. What EGN cannot say
-//! is an error ([`WriteError`]): claims, concessions and farmer's hands (EGN
-//! has no such actions), and scoring other than 1, 2 and 2 for a made hand, a
-//! march and a euchre. A hand still in progress at the end of the record is
+//! `playerCards`, the calls, the discard and the tricks.
+//!
+//! EGN has no notation for a claim or a concession, so the rest of such a
+//! hand is written out as legal plays in which the side that got the
+//! remaining tricks wins every one of them ([`playout::play_out`]): a
+//! claimant leads his winners from the highest down while the others play
+//! their lowest legal card. The replay gives the same tricks, outcome and
+//! points. The deal's `playAnnotations` say so at the first written-out card
+//! (keyed by its index among the deal's cards, as EGN keys them), and the
+//! file's `description` says that the record holds such hands. A claim can
+//! always be written out (the engine accepts only a certain claim); a
+//! concession can be unless it gave away a trick its side wins however the
+//! cards are played (a player may concede holding the right bower).
+//!
+//! What EGN cannot say is an error ([`WriteError`]): such a concession,
+//! farmer's hands (EGN has no such action), and scoring other than 1, 2 and 2
+//! for a made hand, a march and a euchre. A hand still in progress at the end of the record is
 //! left out. Rule options EGN does not name (the dealer discarding the card he
 //! picked up, naming the turned-down suit counting as a pass, the first
 //! dealer) are dropped: a record legal under them replays legally, with the
@@ -112,6 +151,7 @@ use crate::deal::Deal;
 use crate::error::RuleError;
 use crate::game::{Game, GameStart};
 use crate::hand::{Hand, Phase};
+use crate::playout::{self, PlayOutError, PlayedOut};
 use crate::record::{GameRecord, HandRecord, SeatAction};
 use crate::rules::{AllPass, Deck, LonerLead, Rules, Scoring, TurnedDownSuit};
 use crate::trump::{self, Mode};
@@ -299,6 +339,14 @@ pub enum VerifyError {
     /// replay derives both from the same rules, so this means a bug.
     #[error("{at}: the record has {record} play, the engine expects {engine}")]
     TurnMismatch { at: Location, record: Seat, engine: Seat },
+    /// A card that does not follow suit from a seat that held the suit led.
+    /// `held` are its cards of that suit then; `proof` says how each is known
+    /// (played later in the deal, listed in `playerCards`, the up-card).
+    #[error("{at}: play {card} by {seat} is a renege: {led} were led and it held {proof}")]
+    Renege { at: Location, seat: Seat, card: Card, led: Suit, held: CardSet, proof: String },
+    /// A deal stops before its hand is over, yet more deals follow.
+    #[error("{at}: the deal stops before the hand is over, yet more deals follow")]
+    IncompleteDeal { at: Location },
 }
 
 impl VerifyError {
@@ -308,6 +356,9 @@ impl VerifyError {
             VerifyError::Illegal { error, .. } => error.code(),
             VerifyError::Inconsistent { .. } => "inconsistent_record",
             VerifyError::TurnMismatch { .. } => "turn_mismatch",
+            // The engine's code for the same play.
+            VerifyError::Renege { .. } => "must_follow_suit",
+            VerifyError::IncompleteDeal { .. } => "incomplete_deal",
         }
     }
 
@@ -315,7 +366,9 @@ impl VerifyError {
         match self {
             VerifyError::Illegal { at, .. }
             | VerifyError::Inconsistent { at, .. }
-            | VerifyError::TurnMismatch { at, .. } => *at,
+            | VerifyError::TurnMismatch { at, .. }
+            | VerifyError::Renege { at, .. }
+            | VerifyError::IncompleteDeal { at } => *at,
         }
     }
 
@@ -473,6 +526,9 @@ struct RawPlay {
     is_alone: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     initial_lead: Option<i64>,
+    /// Comments by card index; read as anything, as files use them freely.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    play_annotations: Option<Value>,
 }
 
 // ---- Reading -----------------------------------------------------------------------
@@ -773,6 +829,11 @@ pub enum Ending {
     ThrownIn,
     /// The record stops before the end of the hand.
     Unfinished,
+    /// The record is faulty before the hand could be scored (see the
+    /// findings): the deal scores nothing.
+    Damaged,
+    /// The deal repeats an earlier one word for word: it is left out.
+    Repeated,
 }
 
 /// One deal, replayed.
@@ -791,9 +852,10 @@ pub struct DealResult {
     pub points: [u8; 2],
     /// The running score after this deal.
     pub score: [u16; 2],
-    /// The deal as replayed: given or reconstructed hands, and the kitty.
+    /// The deal as replayed: given or reconstructed hands, and the kitty
+    /// (`None` for a deal that could not be replayed).
     #[serde(skip)]
-    pub cards: Deal,
+    pub cards: Option<Deal>,
 }
 
 /// Something wrong with a record whose every step was legal.
@@ -806,6 +868,9 @@ pub enum Problem {
     FinalScoreDiffers { recorded: [u16; 2], derived: [u16; 2] },
     /// The deal did not pass to the left.
     DealerOutOfTurn { deal: usize, expected: Seat, recorded: Seat },
+    /// The deal is word for word an earlier one (`of`): it is left out of
+    /// the score and of the dealers' rotation.
+    RepeatedDeal { deal: usize, of: usize },
 }
 
 impl Problem {
@@ -815,15 +880,16 @@ impl Problem {
             Problem::PlayedAfterGameOver { .. } => "played_after_game_over",
             Problem::FinalScoreDiffers { .. } => "final_score_differs",
             Problem::DealerOutOfTurn { .. } => "dealer_out_of_turn",
+            Problem::RepeatedDeal { .. } => "repeated_deal",
         }
     }
 
     /// The deal it concerns, or the header.
     pub fn location(&self) -> Option<Location> {
         match self {
-            Problem::PlayedAfterGameOver { deal } | Problem::DealerOutOfTurn { deal, .. } => {
-                Some(Location::new(*deal, Step::Setup))
-            }
+            Problem::PlayedAfterGameOver { deal }
+            | Problem::DealerOutOfTurn { deal, .. }
+            | Problem::RepeatedDeal { deal, .. } => Some(Location::new(*deal, Step::Setup)),
             Problem::FinalScoreDiffers { .. } => Some(Location::HEADER),
         }
     }
@@ -840,6 +906,12 @@ impl fmt::Display for Problem {
             }
             Problem::DealerOutOfTurn { deal, expected, recorded } => {
                 write!(f, "deal {deal} is dealt by {recorded}, expected {expected}")
+            }
+            Problem::RepeatedDeal { deal, of } => {
+                write!(
+                    f,
+                    "deal {deal} repeats deal {of} word for word; it is left out of the score"
+                )
             }
         }
     }
@@ -860,48 +932,162 @@ pub struct Verification {
     pub problems: Vec<Problem>,
 }
 
-/// Replays every deal of `game`: the first illegal or impossible step is an
-/// error; otherwise the result of each deal and of the game.
-pub fn verify(game: &EgnGame) -> Result<Verification, VerifyError> {
-    replay_game(game).map(|(verification, _)| verification)
+/// Something wrong with a record: a step the engine refuses, a record that
+/// contradicts itself, or a [`Problem`] with a record whose steps are legal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Finding {
+    Fault(VerifyError),
+    Problem(Problem),
 }
 
-/// [`verify`], also returning each deal as the engine replayed it: the cards
-/// dealt, every step by seat, and the outcome.
-fn replay_game(game: &EgnGame) -> Result<(Verification, Vec<HandRecord>), VerifyError> {
+impl Finding {
+    /// A stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Finding::Fault(error) => error.code(),
+            Finding::Problem(problem) => problem.code(),
+        }
+    }
+
+    /// Where in the file; `None` for none in particular.
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            Finding::Fault(error) => Some(error.location()),
+            Finding::Problem(problem) => problem.location(),
+        }
+    }
+
+    /// Whether it is a fault (an illegal or impossible step) rather than a problem.
+    pub fn is_fault(&self) -> bool {
+        matches!(self, Finding::Fault(_))
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Finding::Fault(error) => error.fmt(f),
+            Finding::Problem(problem) => problem.fmt(f),
+        }
+    }
+}
+
+impl Serialize for Finding {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = serializer.serialize_struct("Finding", 3)?;
+        out.serialize_field("code", self.code())?;
+        out.serialize_field("message", &self.to_string())?;
+        out.serialize_field("location", &self.location())?;
+        out.end()
+    }
+}
+
+/// A whole record read as a referee reads it: every finding, and the
+/// scores of the deals that could be scored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    /// The replay: damaged and repeated deals score nothing, a deal with a
+    /// renege is scored as it was played (no renege penalty is applied).
+    /// Its `problems` are the [`Finding::Problem`]s.
+    pub verification: Verification,
+    /// Every finding, in the file's order (a wrong `finalScore` last).
+    pub findings: Vec<Finding>,
+}
+
+impl Checked {
+    /// The first fault, if any: what [`verify`] returns as its error.
+    pub fn first_fault(&self) -> Option<&VerifyError> {
+        self.findings.iter().find_map(|finding| match finding {
+            Finding::Fault(error) => Some(error),
+            Finding::Problem(_) => None,
+        })
+    }
+}
+
+/// Replays every deal of `game`: the first illegal or impossible step is an
+/// error; otherwise the result of each deal and of the game. [`check`] reads
+/// on past the first fault.
+pub fn verify(game: &EgnGame) -> Result<Verification, VerifyError> {
+    let checked = check(game);
+    match checked.first_fault() {
+        Some(error) => Err(error.clone()),
+        None => Ok(checked.verification),
+    }
+}
+
+/// Replays every deal of `game` and reports every finding, not only the
+/// first. After a fault the check resynchronises at the next deal; the rest
+/// of a damaged deal is still read for reneges its holdings prove (see the
+/// module docs, "Reading on after a fault").
+pub fn check(game: &EgnGame) -> Checked {
+    let (checked, _) = replay_game(game);
+    checked
+}
+
+/// [`check`], also returning each deal as the engine replayed it (only
+/// those that replayed: all of them when there is no fault).
+fn replay_game(game: &EgnGame) -> (Checked, Vec<HandRecord>) {
     let target = u16::from(game.rules.points_to_win);
     let reached = |score: [u16; 2]| score.iter().any(|points| *points >= target);
     let mut score = game.initial_score;
     let mut over = reached(score);
     let mut won_at_deal = None;
-    let mut problems = Vec::new();
+    let mut findings = Vec::new();
     let mut deals: Vec<DealResult> = Vec::with_capacity(game.deals.len());
     let mut replayed = Vec::with_capacity(game.deals.len());
+    let mut previous_dealer: Option<Seat> = None;
     for (index, deal) in game.deals.iter().enumerate() {
-        if over && !problems.iter().any(|p| matches!(p, Problem::PlayedAfterGameOver { .. })) {
-            problems.push(Problem::PlayedAfterGameOver { deal: index });
+        let unscored = |ending| DealResult {
+            deal: index,
+            dealer: deal.dealer,
+            ending,
+            maker: None,
+            trump: None,
+            alone: false,
+            tricks: [0, 0],
+            points: [0, 0],
+            score,
+            cards: None,
+        };
+        let same = |earlier: &EgnDeal| EgnDeal { number: deal.number, ..earlier.clone() } == *deal;
+        if let Some(of) = game.deals[..index].iter().position(same) {
+            findings.push(Finding::Problem(Problem::RepeatedDeal { deal: index, of }));
+            deals.push(unscored(Ending::Repeated));
+            continue;
         }
-        if let Some(previous) = deals.last() {
-            let expected = previous.dealer.next(PLAYERS);
-            if deal.dealer != expected {
-                let recorded = deal.dealer;
-                problems.push(Problem::DealerOutOfTurn { deal: index, expected, recorded });
-            }
+        if over {
+            findings.push(Finding::Problem(Problem::PlayedAfterGameOver { deal: index }));
         }
-        let (hand, cards, actions) = replay_deal(&game.rules, index, deal)?;
+        if let Some(expected) = previous_dealer.map(|dealer| dealer.next(PLAYERS))
+            && deal.dealer != expected
+        {
+            let recorded = deal.dealer;
+            findings.push(Finding::Problem(Problem::DealerOutOfTurn {
+                deal: index,
+                expected,
+                recorded,
+            }));
+        }
+        previous_dealer = Some(deal.dealer);
+        let mut faults = Vec::new();
+        let played = replay_deal(&game.rules, index, deal, &mut faults);
+        findings.extend(faults.into_iter().map(Finding::Fault));
+        let Some((hand, cards, actions)) = played else {
+            deals.push(unscored(Ending::Damaged));
+            continue;
+        };
         let outcome = hand.outcome();
         replayed.push(HandRecord { deal: cards, actions, outcome });
-        let ending = match outcome {
+        let mut ending = match outcome {
             Some(HandOutcome::Played(_)) => Ending::Played,
             Some(HandOutcome::ThrownIn(_)) => Ending::ThrownIn,
             None => Ending::Unfinished,
         };
         if ending == Ending::Unfinished && index + 1 < game.deals.len() {
             let at = Location::new(index, Step::End);
-            return Err(VerifyError::inconsistent(
-                at,
-                "the record stops before the hand is over, yet more deals follow",
-            ));
+            findings.push(Finding::Fault(VerifyError::IncompleteDeal { at }));
+            ending = Ending::Damaged;
         }
         let points = outcome.and_then(|o| o.points()).map(|points| points.pair()).unwrap_or([0, 0]);
         for (total, points) in score.iter_mut().zip(points) {
@@ -921,17 +1107,24 @@ fn replay_game(game: &EgnGame) -> Result<(Verification, Vec<HandRecord>), Verify
             tricks: hand.tricks_won().pair(),
             points,
             score,
-            cards,
+            cards: Some(cards),
         });
     }
     if let Some(recorded) = game.final_score.filter(|recorded| *recorded != score) {
-        problems.push(Problem::FinalScoreDiffers { recorded, derived: score });
+        findings.push(Finding::Problem(Problem::FinalScoreDiffers { recorded, derived: score }));
     }
     let winner = if reached(score) {
         Some(if score[0] >= score[1] { Team(0) } else { Team(1) })
     } else {
         None
     };
+    let problems = findings
+        .iter()
+        .filter_map(|finding| match finding {
+            Finding::Problem(problem) => Some(problem.clone()),
+            Finding::Fault(_) => None,
+        })
+        .collect();
     let verification = Verification {
         players: game.players.clone(),
         initial_score: game.initial_score,
@@ -941,7 +1134,7 @@ fn replay_game(game: &EgnGame) -> Result<(Verification, Vec<HandRecord>), Verify
         won_at_deal,
         problems,
     };
-    Ok((verification, replayed))
+    (Checked { verification, findings }, replayed)
 }
 
 /// Applies one step, naming it in the error.
@@ -1032,13 +1225,14 @@ struct Attribution {
 }
 
 /// Gives every card its player: each trick is led by the last one's winner.
+/// On a contradiction, also the attribution of the tricks before it.
 fn attribute(
     index: usize,
     deal: &EgnDeal,
     first_leader: Seat,
     mode: Mode,
     out: [bool; 4],
-) -> Result<Attribution, VerifyError> {
+) -> (Attribution, Option<VerifyError>) {
     let in_play = usize::from(PLAYERS) - out.iter().filter(|o| **o).count();
     let mut found =
         Attribution { seats: Vec::new(), played: [CardSet::EMPTY; 4], void: [[false; 4]; 4] };
@@ -1048,12 +1242,13 @@ fn attribute(
     for (trick, cards) in deal.tricks.iter().enumerate() {
         let at = |card| Location::new(index, Step::Card { trick, card });
         if trick >= HAND_SIZE {
-            return Err(VerifyError::inconsistent(at(0), "a hand has only five tricks"));
+            return (found, Some(VerifyError::inconsistent(at(0), "a hand has only five tricks")));
         }
         if cards.len() > in_play || (cards.len() < in_play && trick + 1 < count) {
             let reason =
                 format!("{} cards in a trick, with {in_play} players in play", cards.len());
-            return Err(VerifyError::inconsistent(at(cards.len().min(in_play)), reason));
+            let error = VerifyError::inconsistent(at(cards.len().min(in_play)), reason);
+            return (found, Some(error));
         }
         let Some(first) = cards.first() else { continue };
         let led = trump::effective_suit_in(*first, mode);
@@ -1061,10 +1256,9 @@ fn attribute(
         let mut seats = Vec::with_capacity(cards.len());
         for (position, card) in cards.iter().enumerate() {
             if seen.contains(*card) {
-                return Err(VerifyError::inconsistent(
-                    at(position),
-                    format!("{card} was already played"),
-                ));
+                let error =
+                    VerifyError::inconsistent(at(position), format!("{card} was already played"));
+                return (found, Some(error));
             }
             seen.insert(*card);
             found.played[seat.index()].insert(*card);
@@ -1079,7 +1273,7 @@ fn attribute(
         }
         found.seats.push(seats);
     }
-    Ok(found)
+    (found, None)
 }
 
 /// A deal with the right dealer and up-card and arbitrary hands: enough to
@@ -1097,26 +1291,58 @@ fn provisional_deal(rules: &Rules, index: usize, deal: &EgnDeal) -> Result<Deal,
     })
 }
 
-/// Rebuilds one deal from its record and replays it through the engine.
-/// Returns the hand as it ended, the cards as dealt, and every step taken.
+/// Replays one deal, reporting its faults in `faults`: the hand as it ended,
+/// the cards as dealt and every step, or `None` when a fault stopped the
+/// replay. The rest of such a deal is still read for reneges (see
+/// [`scan_reneges`]); a renege the engine refuses is reported and played
+/// anyway, so the deal goes on and is scored.
 fn replay_deal(
     rules: &Rules,
     index: usize,
     deal: &EgnDeal,
+    faults: &mut Vec<VerifyError>,
+) -> Option<(Hand, Deal, Vec<SeatAction>)> {
+    match replay_deal_strictly(rules, index, deal, faults) {
+        Ok(replayed) => Some(replayed),
+        Err(error) => {
+            let at = error.location();
+            faults.push(error);
+            scan_reneges(rules, index, deal, at.step, faults);
+            None
+        }
+    }
+}
+
+/// The bidding (with the discard and the defenders' answers to a loner) on
+/// any cards: it does not depend on them, and gives trump, the maker, who
+/// sits out and who leads.
+fn bidding_trial(rules: &Rules, index: usize, deal: &EgnDeal) -> Result<Hand, VerifyError> {
+    let mut trial = Hand::new(*rules, provisional_deal(rules, index, deal)?);
+    bid(&mut trial, index, deal)?;
+    if trial.phase() == Phase::DealerDiscard
+        && let Some(discard) = trial.legal_actions(deal.dealer).as_slice().first()
+    {
+        step(&mut trial, Location::new(index, Step::Discard), deal.dealer, *discard)?;
+    }
+    answer_loner(&mut trial, index, deal, &mut Vec::new())?;
+    Ok(trial)
+}
+
+/// Rebuilds one deal from its record and replays it through the engine.
+/// Returns the hand as it ended, the cards as dealt, and every step taken;
+/// reneges go to `faults` and are played on, any other fault is the error.
+fn replay_deal_strictly(
+    rules: &Rules,
+    index: usize,
+    deal: &EgnDeal,
+    faults: &mut Vec<VerifyError>,
 ) -> Result<(Hand, Deal, Vec<SeatAction>), VerifyError> {
     let setup = Location::new(index, Step::Setup);
     let dealer = deal.dealer;
     let up = deal.up_card;
 
     // The bidding, on any cards: trump, maker, who sits out, who leads.
-    let mut trial = Hand::new(*rules, provisional_deal(rules, index, deal)?);
-    bid(&mut trial, index, deal)?;
-    if trial.phase() == Phase::DealerDiscard
-        && let Some(discard) = trial.legal_actions(dealer).as_slice().first()
-    {
-        step(&mut trial, Location::new(index, Step::Discard), dealer, *discard)?;
-    }
-    answer_loner(&mut trial, index, deal, &mut Vec::new())?;
+    let mut trial = bidding_trial(rules, index, deal)?;
     let picked_up = trial.up_card_picked_up();
     if deal.discard.is_some() && !picked_up {
         let at = Location::new(index, Step::Discard);
@@ -1134,7 +1360,10 @@ fn replay_deal(
                 return Err(VerifyError::inconsistent(at, reason));
             }
             let out = [0, 1, 2, 3].map(|seat| trial.sits_out(Seat(seat)));
-            attribute(index, deal, leader, mode, out)?
+            match attribute(index, deal, leader, mode, out) {
+                (attribution, None) => attribution,
+                (_, Some(error)) => return Err(error),
+            }
         }
         _ => {
             // No play began: any recorded card is the engine's to refuse.
@@ -1246,11 +1475,139 @@ fn replay_deal(
                 return Err(VerifyError::TurnMismatch { at, record: *seat, engine });
             }
             let action = Action::Play { card: *card };
-            step(&mut hand, at, *seat, action)?;
+            match hand.apply_with(*seat, action, &mut NoEvents) {
+                Ok(()) => {}
+                Err(RuleError::MustFollowSuit { led }) => {
+                    let suit = trump::suit_cards_in(led, Mode::of(hand.trump()));
+                    let held = hand.holding(*seat).intersection(suit);
+                    let proof = proof(held, *seat, trick, deal, &attribution, picked_up);
+                    faults.push(VerifyError::Renege {
+                        at,
+                        seat: *seat,
+                        card: *card,
+                        led,
+                        held,
+                        proof,
+                    });
+                    // Read on as the cards fell: the trick goes to whoever took it.
+                    hand.play_renege(*seat, *card).map_err(|error| VerifyError::Illegal {
+                        at,
+                        seat: *seat,
+                        action,
+                        error,
+                    })?;
+                }
+                Err(error) => return Err(VerifyError::Illegal { at, seat: *seat, action, error }),
+            }
             actions.push(SeatAction { seat: *seat, action });
         }
     }
     Ok((hand, cards, actions))
+}
+
+/// How each card of `held` is known to be in `seat`'s hand at `trick`: it
+/// plays it later, `playerCards` lists it, or it is the up-card he picked up.
+fn proof(
+    held: CardSet,
+    seat: Seat,
+    trick: usize,
+    deal: &EgnDeal,
+    attribution: &Attribution,
+    picked_up: bool,
+) -> String {
+    let played_in = |card: Card| {
+        (trick + 1..deal.tricks.len()).find(|later| {
+            let seats = attribution.seats.get(*later).map_or(&[][..], Vec::as_slice);
+            deal.tricks[*later].iter().zip(seats).any(|(c, s)| *c == card && *s == seat)
+        })
+    };
+    let known: Vec<String> = held
+        .iter()
+        .map(|card| match played_in(card) {
+            Some(later) => format!("{card} (played in trick {later})"),
+            None if deal.dealt[seat.index()].contains(card) => {
+                format!("{card} (dealt to it in playerCards)")
+            }
+            None if picked_up && seat == deal.dealer && card == deal.up_card => {
+                format!("{card} (the up-card it picked up)")
+            }
+            None => card.to_string(),
+        })
+        .collect();
+    known.join(", ")
+}
+
+/// Reads the plays of a deal whose replay stopped at `stopped` for reneges
+/// the holdings prove: a seat that does not follow suit while holding a card
+/// of the suit led, known because it plays that card later in the deal or
+/// because `playerCards` lists it. Only cards after `stopped` are read (the
+/// replay judged those before it). Needs the bidding to have gone through:
+/// without trump and a leader no card has a known player.
+fn scan_reneges(
+    rules: &Rules,
+    index: usize,
+    deal: &EgnDeal,
+    stopped: Step,
+    faults: &mut Vec<VerifyError>,
+) {
+    let after = match stopped {
+        Step::Header | Step::Setup | Step::Call { .. } | Step::Discard => None,
+        Step::Card { trick, card } => Some((trick, card)),
+        Step::End => return,
+    };
+    let Ok(trial) = bidding_trial(rules, index, deal) else { return };
+    let (Phase::Playing, Some(leader)) = (trial.phase(), trial.turn()) else { return };
+    let mode = Mode::of(trial.trump());
+    let out = [0, 1, 2, 3].map(|seat| trial.sits_out(Seat(seat)));
+    let (attribution, _) = attribute(index, deal, leader, mode, out);
+    let picked_up = trial.up_card_picked_up();
+    for (trick, seats) in attribution.seats.iter().enumerate() {
+        let cards = &deal.tricks[trick];
+        let Some(first) = cards.first() else { continue };
+        let led = trump::effective_suit_in(*first, mode);
+        let suit = trump::suit_cards_in(led, mode);
+        for (position, (card, seat)) in cards.iter().zip(seats).enumerate() {
+            if after.is_some_and(|after| (trick, position) <= after)
+                || trump::effective_suit_in(*card, mode) == led
+            {
+                continue;
+            }
+            // What the seat is known to hold now: cards it plays later, and
+            // the cards it was dealt that it has not played (the dealer's
+            // only when his discard is known, as it may be one of them).
+            let mut known = CardSet::EMPTY;
+            for (later, later_seats) in attribution.seats.iter().enumerate().skip(trick + 1) {
+                for (c, s) in deal.tricks[later].iter().zip(later_seats) {
+                    if s == seat {
+                        known.insert(*c);
+                    }
+                }
+            }
+            let dealt_known = !(picked_up && *seat == deal.dealer) || deal.discard.is_some();
+            if dealt_known {
+                let mut dealt = deal.dealt[seat.index()];
+                if let Some(discard) = deal.discard.filter(|_| *seat == deal.dealer) {
+                    dealt.remove(discard);
+                }
+                for (earlier, earlier_seats) in attribution.seats.iter().enumerate().take(trick + 1)
+                {
+                    for (c, s) in deal.tricks[earlier].iter().zip(earlier_seats) {
+                        if s == seat {
+                            dealt.remove(*c);
+                        }
+                    }
+                }
+                known = known.union(dealt);
+            }
+            let held = known.intersection(suit);
+            if held.is_empty() {
+                continue;
+            }
+            let at = Location::new(index, Step::Card { trick, card: position });
+            let proof = proof(held, *seat, trick, deal, &attribution, picked_up);
+            faults.push(VerifyError::Renege { at, seat: *seat, card: *card, led, held, proof });
+        }
+    }
 }
 
 /// Completes hands short of five cards from `unseen`, in card order, giving
@@ -1347,7 +1704,11 @@ impl RecordError {
 /// [`Problem::FinalScoreDiffers`] (the file's claim is wrong, the record is
 /// not), which the caller may refuse.
 pub fn to_record(game: &EgnGame) -> Result<(GameRecord, Verification), RecordError> {
-    let (verification, hands) = replay_game(game)?;
+    let (checked, hands) = replay_game(game);
+    if let Some(error) = checked.first_fault() {
+        return Err(RecordError::Verify(error.clone()));
+    }
+    let verification = checked.verification;
     if game.initial_score != [0, 0] {
         return Err(RecordError::StartsMidGame { initial_score: game.initial_score });
     }
@@ -1395,6 +1756,10 @@ pub enum WriteError {
     Unfinished { hand: usize },
     #[error("the seating names player {0}, who is not in the list")]
     Seating(u8),
+    /// A claim or concession could not be written out as plays: the record
+    /// does not replay, which means a corrupt record or a bug.
+    #[error("hand {hand}: the claim or concession cannot be written out: {reason}")]
+    PlayOut { hand: usize, reason: String },
 }
 
 /// Writes `record` as EGN. `players` are the names in joining order; the
@@ -1462,6 +1827,7 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
         ..RawRuleset::default()
     };
     let mut deals = Vec::with_capacity(record.hands.len());
+    let mut written_out = false;
     for (number, hand) in record.hands.iter().enumerate() {
         if hand.outcome.is_none() {
             if number + 1 == record.hands.len() {
@@ -1469,7 +1835,15 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
             }
             return Err(WriteError::Unfinished { hand: number });
         }
-        let deal = raw_deal(rules, number, hand)?;
+        let played_out = playout::play_out(rules, hand).map_err(|error| match error {
+            PlayOutError::NoPlayOut { .. } => WriteError::Inexpressible {
+                hand: number,
+                action: "concession of tricks its side wins however the cards are played",
+            },
+            error => WriteError::PlayOut { hand: number, reason: error.to_string() },
+        })?;
+        written_out |= played_out.is_some();
+        let deal = raw_deal(rules, number, hand, played_out.as_ref())?;
         deals.push(serde_json::to_value(deal).map_err(|_| WriteError::Rules("unserializable"))?);
     }
     let file = RawFile {
@@ -1477,7 +1851,11 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
         version: VERSION.to_owned(),
         metadata: RawMetadata {
             title: None,
-            description: None,
+            description: written_out.then(|| {
+                "Claims and concessions are written out as card play, as EGN has no notation \
+                 for them; playAnnotations say where each one was."
+                    .to_owned()
+            }),
             players: names,
             initial_score: vec![0, 0],
             final_score: record
@@ -1490,15 +1868,37 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
     serde_json::to_string_pretty(&file).map_err(|_| WriteError::Rules("unserializable"))
 }
 
-fn raw_deal(rules: &Rules, number: usize, hand: &HandRecord) -> Result<RawDeal, WriteError> {
+/// A claim or concession in words, for the annotation at its first written-out card.
+fn played_out_note(played_out: &PlayedOut) -> String {
+    match played_out.ending {
+        playout::Ending::Claim { seat } => format!(
+            "{seat} claimed the remaining tricks here. EGN has no claim, so the rest of the hand \
+             is written out as legal plays that give the same tricks: the claiming side plays its \
+             highest card, the other side its lowest."
+        ),
+        playout::Ending::Concession { seat } => format!(
+            "{seat} conceded the remaining tricks here. EGN has no concession, so the rest of the \
+             hand is written out as legal plays in which the conceding side takes no trick."
+        ),
+    }
+}
+
+fn raw_deal(
+    rules: &Rules,
+    number: usize,
+    hand: &HandRecord,
+    played_out: Option<&PlayedOut>,
+) -> Result<RawDeal, WriteError> {
     let deal = &hand.deal;
+    // A claim or concession is written as the plays that stand for it.
+    let actions = played_out.map_or(&hand.actions[..], |p| &p.actions[..]);
     let mut calls = Vec::new();
     let mut alone = false;
     let mut made = false;
     let mut alone_defender = None;
     let mut discard = None;
     let mut plays = Vec::new();
-    for taken in &hand.actions {
+    for taken in actions {
         match taken.action {
             // After trump is made, a pass is a defender's answer to a loner.
             Action::Pass if made => {}
@@ -1558,6 +1958,8 @@ fn raw_deal(rules: &Rules, number: usize, hand: &HandRecord) -> Result<RawDeal, 
             tricks: plays.chunks(per_trick).map(<[String]>::to_vec).collect(),
             is_alone: false,
             initial_lead: None,
+            play_annotations: played_out
+                .map(|p| serde_json::json!({ p.first_written.to_string(): [played_out_note(p)] })),
         }));
     }
     let codes = |cards: CardSet| cards.iter().map(egn_code).collect();
@@ -1580,7 +1982,7 @@ mod tests {
     use crate::rules::Rules;
 
     /// A whole game by the engine, making trump when it can and never claiming
-    /// or conceding (EGN has no words for those).
+    /// or conceding, so the record and EGN hold the same steps.
     fn played_game(seed: u64) -> Game {
         let mut game = Game::new(Rules::default(), seed).expect("default rules");
         while let Some(seat) = game.turn() {
@@ -1616,6 +2018,90 @@ mod tests {
         }
     }
 
+    /// A game where every claim the engine allows is made and, in hand 2
+    /// if `concede_at` says so, the first seat to play in that trick concedes.
+    fn claiming_game(rules: Rules, seed: u64, concede_at: Option<u8>) -> Game {
+        let mut game = Game::new(rules, seed).expect("valid rules");
+        while let Some(seat) = game.turn() {
+            let actions = game.legal_actions(seat);
+            let concede =
+                game.record().hands.len() == 3 && Some(game.hand().tricks_played()) == concede_at;
+            let action = if actions.contains(&Action::Claim) {
+                Action::Claim
+            } else if concede && actions.contains(&Action::Concede) {
+                Action::Concede
+            } else {
+                let making = actions.iter().find(|a| !matches!(a, Action::Pass | Action::Concede));
+                *making.unwrap_or(&actions[0])
+            };
+            game.apply(seat, action).expect("a legal action");
+        }
+        game
+    }
+
+    /// `original` written as EGN and read back: the same deals, outcomes and
+    /// scores, and a note at each hand that was cut short.
+    fn round_trip(original: &GameRecord, text: &str) {
+        let file: Value = serde_json::from_str(text).expect("JSON");
+        let (record, verification) =
+            to_record(&read(text).expect("readable")).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(verification.final_score, original.scores);
+        assert_eq!((record.scores, record.winner), (original.scores, original.winner));
+        let mut cut_short = false;
+        for (index, (again, hand)) in record.hands.iter().zip(&original.hands).enumerate() {
+            assert_eq!(again.deal, hand.deal);
+            assert_eq!(again.outcome, hand.outcome, "hand {index}");
+            let cut =
+                hand.actions.iter().any(|a| matches!(a.action, Action::Claim | Action::Concede));
+            let notes = &file["deals"][index]["phases"][1]["playAnnotations"];
+            assert_eq!(notes.is_object(), cut, "hand {index}: {notes}");
+            cut_short |= cut;
+        }
+        let described = file["metadata"]["description"].as_str().unwrap_or("");
+        assert_eq!(described.contains("written out"), cut_short);
+    }
+
+    #[test]
+    fn claims_are_written_out_as_plays_with_the_same_scores() {
+        let mut claims = 0;
+        for rules in [Rules::default(), crate::rules::Preset::Online.rules()] {
+            for seed in 0..30 {
+                let game = claiming_game(rules, seed, None);
+                let text = write(game.record(), &names()).expect("claims are expressible");
+                round_trip(game.record(), &text);
+                let steps = game.record().hands.iter().flat_map(|h| &h.actions);
+                claims += steps.filter(|a| a.action == Action::Claim).count();
+            }
+        }
+        assert!(claims > 50, "{claims} claims");
+    }
+
+    #[test]
+    fn concessions_are_written_out_unless_play_cannot_give_the_tricks() {
+        let (mut written, mut refused) = (0, 0);
+        for seed in 0..40 {
+            for trick in 0..5 {
+                let game = claiming_game(Rules::default(), seed, Some(trick));
+                let conceded = game.record().hands.get(2).and_then(|h| h.actions.last());
+                if conceded.map(|a| a.action) != Some(Action::Concede) {
+                    continue; // claimed, or the game was over
+                }
+                match write(game.record(), &names()) {
+                    Ok(text) => {
+                        round_trip(game.record(), &text);
+                        written += 1;
+                    }
+                    Err(WriteError::Inexpressible { hand: 2, action }) => {
+                        assert!(action.starts_with("concession"), "{action}");
+                        refused += 1;
+                    }
+                    Err(error) => panic!("seed {seed}: {error}"),
+                }
+            }
+        }
+        assert!(written > 10 && refused > 0, "{written} written out, {refused} refused");
+    }
+
     #[test]
     fn what_a_record_cannot_say_is_refused() {
         let text = write(played_game(1).record(), &names()).expect("expressible in EGN");
@@ -1626,10 +2112,16 @@ mod tests {
         assert_eq!(error.code(), "starts_mid_game");
         assert_eq!(error.location(), Some(Location::HEADER));
 
-        let twice = vec![game.deals[1].clone(), game.deals[1].clone()];
-        let out_of_turn = EgnGame { deals: twice, ..game.clone() };
-        let error = to_record(&out_of_turn).expect_err("the same dealer twice");
+        let skipped = vec![game.deals[0].clone(), game.deals[2].clone()];
+        let out_of_turn = EgnGame { deals: skipped, ..game.clone() };
+        let error = to_record(&out_of_turn).expect_err("a dealer skipped");
         assert_eq!(error.code(), "dealer_out_of_turn");
+        assert_eq!(error.location(), Some(Location::new(1, Step::Setup)));
+
+        let twice = vec![game.deals[0].clone(), game.deals[0].clone()];
+        let repeated = EgnGame { deals: twice, ..game.clone() };
+        let error = to_record(&repeated).expect_err("a deal twice");
+        assert_eq!(error.code(), "repeated_deal");
         assert_eq!(error.location(), Some(Location::new(1, Step::Setup)));
 
         let empty = EgnGame { deals: Vec::new(), ..game.clone() };

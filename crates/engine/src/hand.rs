@@ -414,6 +414,21 @@ impl Hand {
         self.apply_with(self.turn, Action::Play { card }, sink)
     }
 
+    /// Plays `card` for the seat to play although it does not follow suit:
+    /// for a referee replaying a record, who reports the renege and reads on.
+    /// Anything else wrong with the play (not his turn, not his card, not
+    /// card play) is still refused. Live play never calls this.
+    pub(crate) fn play_renege(&mut self, seat: Seat, card: Card) -> Result<(), RuleError> {
+        if self.phase != Phase::Playing || seat != self.turn || self.sits_out(seat) {
+            return self.check(seat, Action::Play { card });
+        }
+        if !self.holding(seat).contains(card) {
+            return Err(RuleError::CardNotInHand { card });
+        }
+        self.play_card(seat, card, &mut NoEvents);
+        Ok(())
+    }
+
     /// Whether `seat` may take `action` now, and if not, why.
     pub fn check(&self, seat: Seat, action: Action) -> Result<(), RuleError> {
         if seat.0 >= self.rules.players {

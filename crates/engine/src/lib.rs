@@ -44,6 +44,7 @@ pub mod egn;
 pub mod error;
 pub mod game;
 pub mod hand;
+pub mod playout;
 pub mod record;
 pub mod rules;
 pub mod sim;

@@ -116,7 +116,7 @@ fn six_points_in_two_hands_checked_by_hand() {
     assert_eq!(first.trump, Some(Suit::Hearts));
     assert!(first.alone);
     assert_eq!((first.tricks, first.points, first.score), ([5, 0], [4, 0], [8, 9]));
-    assert_eq!(first.cards.hands[2], cards("As Jh Jd Th Qs"));
+    assert_eq!(first.cards.as_ref().expect("replayed").hands[2], cards("As Jh Jd Th Qs"));
     // Deal 1: seat 2 orders the dealer (seat 1) up in diamonds and his side
     // marches: 2 points and the game, 10 to 9.
     let second = &result.deals[1];
@@ -124,7 +124,7 @@ fn six_points_in_two_hands_checked_by_hand() {
     assert_eq!((second.trump, second.alone), (Some(Suit::Diamonds), false));
     assert_eq!((second.tricks, second.points, second.score), ([5, 0], [2, 0], [10, 9]));
     // The dealer played the up-card, so it was not in the hand he was dealt.
-    assert!(!second.cards.hands[1].contains(card("Qd")));
+    assert!(!second.cards.as_ref().expect("replayed").hands[1].contains(card("Qd")));
     assert_eq!(
         (result.final_score.as_slice(), result.winner, result.won_at_deal),
         (&[10, 9][..], Some(Team(0)), Some(1))
@@ -136,8 +136,8 @@ fn given_hands_are_used_as_dealt() {
     // All four hands given: the deal is exactly the file's.
     let result = verified("Custom_Scenario");
     let deal = &result.deals[0];
-    assert_eq!(deal.cards.hands[0], cards("Kh As Jd Th Ah"));
-    assert_eq!(deal.cards.hands[3], cards("Qs 9d Js 9s Td"));
+    assert_eq!(deal.cards.as_ref().expect("replayed").hands[0], cards("Kh As Jd Th Ah"));
+    assert_eq!(deal.cards.as_ref().expect("replayed").hands[3], cards("Qs 9d Js 9s Td"));
     // Round one passes, seat 1 names spades; its side takes 3 tricks.
     assert_eq!((deal.maker, deal.trump), (Some(Seat(1)), Some(Suit::Spades)));
     assert_eq!((deal.tricks, deal.points), ([2, 3], [0, 1]));
@@ -146,12 +146,12 @@ fn given_hands_are_used_as_dealt() {
     let mote = verified("MotE_W5_G1");
     let lone = &mote.deals[8];
     assert_eq!((lone.maker, lone.alone), (Some(Seat(0)), true));
-    assert_eq!(lone.cards.hands[2], cards("Kh As Js Ts 9c"));
+    assert_eq!(lone.cards.as_ref().expect("replayed").hands[2], cards("Kh As Js Ts 9c"));
     // A recorded discard is in the dealer's dealt hand; the up-card is not.
     let picked = &mote.deals[2];
     assert_eq!(picked.dealer, Seat(2));
-    assert!(picked.cards.hands[2].contains(card("Qs")));
-    assert!(!picked.cards.hands[2].contains(card("Qc")));
+    assert!(picked.cards.as_ref().expect("replayed").hands[2].contains(card("Qs")));
+    assert!(!picked.cards.as_ref().expect("replayed").hands[2].contains(card("Qc")));
 }
 
 #[test]
@@ -179,15 +179,21 @@ fn a_renege_is_illegal_at_its_card() {
     assert_eq!(error.code(), "must_follow_suit");
     assert_eq!(
         error,
-        VerifyError::Illegal {
+        VerifyError::Renege {
             at: at(1, Step::Card { trick: 3, card: 2 }),
             seat: Seat(0),
-            action: Action::Play { card: card("Qc") },
-            error: RuleError::MustFollowSuit { led: Suit::Spades },
+            card: card("Qc"),
+            led: Suit::Spades,
+            held: cards("Ks"),
+            proof: "Ks (played in trick 4)".to_owned(),
         }
     );
     let message = error.to_string();
-    assert!(message.starts_with("deal 1, trick 3, card 2: play Qc by seat 0"), "{message}");
+    assert_eq!(
+        message,
+        "deal 1, trick 3, card 2: play Qc by seat 0 is a renege: spades were led and it held \
+         Ks (played in trick 4)"
+    );
 }
 
 #[test]
@@ -260,7 +266,8 @@ fn records_that_contradict_themselves_are_inconsistent() {
     // An unfinished deal followed by another.
     let mut value = json_of("Six_Points_in_Two_Hands");
     value["deals"][0]["phases"][1]["tricks"].as_array_mut().expect("tricks").truncate(3);
-    assert_eq!(inconsistent(value).location(), at(0, Step::End));
+    let error = verify_value(value).expect_err("incomplete");
+    assert_eq!((error.code(), error.location()), ("incomplete_deal", at(0, Step::End)));
 }
 
 #[test]
@@ -277,12 +284,25 @@ fn a_partial_last_deal_is_reported_unfinished() {
 fn score_problems_are_reported() {
     let mut value = json_of("Six_Points_in_Two_Hands");
     value["metadata"]["finalScore"] = json!([10, 8]);
-    // A third deal after the game was won: deal 1 again, so seat 1 deals twice.
+    // A third deal: deal 1 again, word for word. It is left out.
     let mut extra = value["deals"][1].clone();
     extra["dealNumber"] = json!(2);
-    value["deals"].as_array_mut().expect("deals").push(extra);
-    let result = verify_value(value).expect("every step is legal");
+    value["deals"].as_array_mut().expect("deals").push(extra.clone());
+    let result = verify_value(value.clone()).expect("every step is legal");
     assert_eq!(result.won_at_deal, Some(1));
+    assert_eq!(
+        result.problems,
+        vec![
+            Problem::RepeatedDeal { deal: 2, of: 1 },
+            Problem::FinalScoreDiffers { recorded: [10, 8], derived: [10, 9] },
+        ]
+    );
+    assert_eq!(result.deals[2].ending, Ending::Repeated);
+    // Dealt by seat 1 again but not the same deal (a pass more): played
+    // after the game was won, by the wrong dealer, and scored.
+    extra["phases"][0]["calls"] = json!(["Pass", "Order"]);
+    value["deals"][2] = extra;
+    let result = verify_value(value).expect("every step is legal");
     assert_eq!(
         result.problems,
         vec![
@@ -518,7 +538,7 @@ fn round_trips(rules: Rules, label: &str, seeds: u64) -> usize {
             let result = egn::verify(&read).unwrap_or_else(|e| panic!("{preset:?} {seed}: {e}"));
             assert_eq!(result.deals.len(), record.hands.len());
             for (replayed, recorded) in result.deals.iter().zip(&record.hands) {
-                assert_eq!(replayed.cards, recorded.deal, "{preset:?} {seed}");
+                assert_eq!(replayed.cards, Some(recorded.deal), "{preset:?} {seed}");
                 match recorded.outcome.expect("finished") {
                     HandOutcome::Played(played) => {
                         assert_eq!(replayed.maker, Some(played.maker));
@@ -587,8 +607,30 @@ fn what_egn_cannot_say_is_an_error() {
         game.apply(seat, action).expect("legal");
     }
     assert!(claimed, "pick a seed whose game has a claim");
-    let error = egn::write(game.record(), &names()).expect_err("claims are not EGN");
-    assert!(matches!(error, egn::WriteError::Inexpressible { action: "claim", .. }), "{error}");
+    // A claim is written out as plays that win the same tricks.
+    let text = egn::write(game.record(), &names()).expect("a claim is written out");
+    let result = egn::verify(&egn::read(&text).expect("readable")).expect("legal");
+    assert_eq!(result.final_score, game.scores());
+    // A concession at the first lead of a hand whose conceding side must
+    // win a trick however it plays cannot be.
+    let refused = (0..50).find_map(|seed| {
+        let mut game = Game::new(rules, seed).expect("valid rules");
+        while let Some(seat) = game.turn() {
+            let actions = game.legal_actions(seat);
+            let action = if actions.contains(&Action::Concede) {
+                Action::Concede
+            } else {
+                *actions.iter().find(|a| **a != Action::Pass).unwrap_or(&actions[0])
+            };
+            game.apply(seat, action).expect("legal");
+        }
+        egn::write(game.record(), &names()).err()
+    });
+    let error = refused.expect("a concession of tricks no play gives away");
+    assert!(
+        matches!(error, egn::WriteError::Inexpressible { action, .. } if action.starts_with("concession")),
+        "{error}"
+    );
     // Three names, and scoring EGN cannot state.
     let game = random_game(rules, 1);
     assert_eq!(egn::write(game.record(), &names()[..3]), Err(egn::WriteError::Players(3)));

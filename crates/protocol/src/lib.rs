@@ -118,6 +118,24 @@ impl ClientMessage {
             | ClientMessage::Chat { id, .. } => *id,
         }
     }
+
+    /// Gives the command another id (a client numbering its commands).
+    pub fn set_id(&mut self, new: CommandId) {
+        match self {
+            ClientMessage::Hello { id, .. }
+            | ClientMessage::Ping { id }
+            | ClientMessage::ListTables { id }
+            | ClientMessage::CreateTable { id, .. }
+            | ClientMessage::Sit { id, .. }
+            | ClientMessage::Leave { id, .. }
+            | ClientMessage::Watch { id, .. }
+            | ClientMessage::Resume { id, .. }
+            | ClientMessage::Start { id, .. }
+            | ClientMessage::Rematch { id, .. }
+            | ClientMessage::Act { id, .. }
+            | ClientMessage::Chat { id, .. } => *id = new,
+        }
+    }
 }
 
 /// The `type` of every client message.

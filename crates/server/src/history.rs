@@ -59,8 +59,11 @@ const MAX_LIMIT: u32 = 100;
         title = "Euchre server: match history",
         description = "Finished and running matches, their records and EGN, EGN imports, and \
             players' records. Errors are JSON `{code, message}`; an EGN import refused by the \
-            engine adds `location`. Times are milliseconds since the Unix epoch. Seats are \
-            numbered 0 to 3 clockwise; team 0 is seats 0 and 2, team 1 seats 1 and 3.",
+            engine adds `location`, and `findings`: every finding in the file. Times are \
+            milliseconds since the Unix epoch. Seats are numbered clockwise from 0: 0 to 3, or \
+            to 2 or 1 in the three- and two-handed games. Scores come one per side: in the \
+            four-handed game two partnerships (side 0 is seats 0 and 2, side 1 seats 1 and 3), \
+            otherwise one per player (side i is seat i).",
         version = "1"
     ),
     tags(
@@ -123,12 +126,62 @@ pub struct ErrorBody {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub location: Option<Location>,
+    /// For an EGN import the engine refused: every finding in the file, in
+    /// its order (the first is also `code`, `message` and `location`). The
+    /// engine reads the whole file, as a referee would, so one answer names
+    /// every renege, damaged deal, wrong dealer and so on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub findings: Option<Vec<FindingBody>>,
+}
+
+/// One finding in a refused EGN import.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct FindingBody {
+    /// `must_follow_suit`, `inconsistent_record`, `incomplete_deal`,
+    /// `dealer_out_of_turn`, `repeated_deal`, `played_after_game_over`,
+    /// `final_score_differs`, or another of the engine's codes.
+    pub code: String,
+    /// What is wrong, for people: a renege names the card and the holding
+    /// that proves it.
+    pub message: String,
+    /// Where in the file, as `ErrorBody.location`.
+    #[schema(value_type = Option<Object>)]
+    pub location: Option<Location>,
+}
+
+impl From<&egn::Finding> for FindingBody {
+    fn from(finding: &egn::Finding) -> FindingBody {
+        FindingBody {
+            code: finding.code().to_owned(),
+            message: finding.to_string(),
+            location: finding.location(),
+        }
+    }
 }
 
 impl ApiError {
     fn new(status: StatusCode, code: &str, message: impl Into<String>) -> ApiError {
-        let body = ErrorBody { code: code.to_owned(), message: message.into(), location: None };
+        let body = ErrorBody {
+            code: code.to_owned(),
+            message: message.into(),
+            location: None,
+            findings: None,
+        };
         ApiError { status, body }
+    }
+
+    /// An EGN import refused for its findings: the first in the usual
+    /// fields, all of them in `findings`.
+    fn findings(findings: &[egn::Finding]) -> ApiError {
+        let findings: Vec<FindingBody> = findings.iter().map(FindingBody::from).collect();
+        let first = findings.first().cloned().unwrap_or_else(|| FindingBody {
+            code: "invalid_egn".to_owned(),
+            message: "the record was refused".to_owned(),
+            location: None,
+        });
+        let mut error = ApiError::bad_request(&first.code, first.message).at(first.location);
+        error.body.findings = Some(findings);
+        error
     }
 
     fn bad_request(code: &str, message: impl Into<String>) -> ApiError {
@@ -207,8 +260,8 @@ pub struct ListParams {
     /// Only matches started before this time (ms since the Unix epoch).
     #[param(value_type = Option<i64>)]
     pub until: Option<String>,
-    /// Only matches the `player`'s team won, or lost (needs `player`; a
-    /// match in progress is neither).
+    /// Only matches the `player`'s side won, or lost (needs `player`; a
+    /// match in progress or abandoned is neither).
     #[param(value_type = Option<MatchResult>, inline)]
     pub result: Option<String>,
     /// `true`: only finished matches; `false` or absent: all.
@@ -343,10 +396,16 @@ pub struct MatchSummaryView {
     pub started_at: i64,
     pub ended_at: Option<i64>,
     pub finished: bool,
-    /// Team 0's and team 1's points so far (final once finished).
-    pub scores: [u16; 2],
-    /// The winning team, 0 or 1 (of the rubber, when the match is one).
+    /// Points so far (final once finished), one per side: four-handed,
+    /// `[seats 0 and 2, seats 1 and 3]`; otherwise one per player, the
+    /// index being the seat.
+    pub scores: Vec<u16>,
+    /// The winning side, an index into `scores` (of the rubber, when the
+    /// match is one); `null` until the match is won.
     pub winner: Option<u8>,
+    /// The seats that won: both partners, or the one player; empty until
+    /// the match is won.
+    pub winners: Vec<u8>,
     /// A rubber's games once it has ended (sheet 003); empty for a single
     /// game. While a rubber is in progress `scores` count across its games.
     pub rubber: Vec<RubberGameView>,
@@ -355,9 +414,10 @@ pub struct MatchSummaryView {
 /// One game of a rubber.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct RubberGameView {
+    /// The side that won that game.
     pub winner: u8,
-    /// Team 0's and team 1's points in that game.
-    pub scores: [u16; 2],
+    /// Each side's points in that game, as `scores` in the summary.
+    pub scores: Vec<u16>,
     /// 3 if the losers scored 0, 2 for 1 or 2, 1 for 3 or more.
     pub rubber_points: u8,
 }
@@ -396,14 +456,15 @@ impl From<&MatchSummary> for MatchSummaryView {
             started_at: summary.started_at,
             ended_at: summary.ended_at,
             finished: summary.ended_at.is_some(),
-            scores: summary.scores,
+            scores: summary.scores.clone(),
             winner: summary.winner,
+            winners: summary.winners.clone(),
             rubber: summary
                 .games
                 .iter()
                 .map(|game| RubberGameView {
                     winner: game.winner.0,
-                    scores: game.scores.pair(),
+                    scores: game.scores.as_slice().to_vec(),
                     rubber_points: game.rubber_points,
                 })
                 .collect(),
@@ -462,9 +523,15 @@ pub struct HandView {
     pub dealer: u8,
     #[schema(value_type = String, example = "Jh")]
     pub up_card: Card,
-    /// Each seat's five cards as dealt; `null` while the match is in progress.
+    /// Each seat's five cards as dealt, one hand per seat (four, three or
+    /// two); `null` while the match is in progress.
     #[schema(value_type = Option<Vec<Vec<String>>>)]
-    pub hands: Option<[CardSet; 4]>,
+    pub hands: Option<Vec<CardSet>>,
+    /// The three-card dummy of the two- and three-handed games that have
+    /// one, as dealt; `null` while the match is in progress, and in the
+    /// games without a dummy.
+    #[schema(value_type = Option<Vec<String>>)]
+    pub dummy: Option<CardSet>,
     /// The face-down rest of the kitty; `null` while the match is in progress.
     #[schema(value_type = Option<Vec<String>>)]
     pub kitty: Option<CardSet>,
@@ -475,8 +542,9 @@ pub struct HandView {
     /// How the hand ended (the engine's `HandOutcome`); `null` while it is played.
     #[schema(value_type = Option<Object>)]
     pub outcome: Option<HandOutcome>,
-    /// The match score after this hand.
-    pub scores: [u16; 2],
+    /// The match score after this hand, one per side as in the summary
+    /// (in a rubber, the score of the game this hand belongs to).
+    pub scores: Vec<u16>,
 }
 
 /// One action, as the engine names it.
@@ -553,16 +621,16 @@ fn is_over(detail: &MatchDetail) -> bool {
 pub fn match_view(detail: &MatchDetail) -> Result<MatchView, String> {
     let revealed = is_over(detail);
     let record = &detail.record;
-    let mut scores = [0u16; 2];
+    let mut scores = vec![0u16; usize::from(record.rules.teams())];
     // A rubber's games, in order: when the running score reaches a game's
     // final score (it only grows within a game), the next game starts at 0.
-    let mut games = record.games.iter().map(|game| game.scores.pair());
+    let mut games = record.games.iter().map(|game| game.scores.as_slice());
     let mut game_end = games.next();
     let mut hands = Vec::with_capacity(record.hands.len());
     for (number, hand) in record.hands.iter().enumerate() {
         hands.push(hand_view(&record.rules, number as u32, hand, revealed, &mut scores)?);
-        if game_end == Some(scores) && number + 1 < record.hands.len() {
-            scores = [0, 0];
+        if game_end == Some(&scores[..]) && number + 1 < record.hands.len() {
+            scores.fill(0);
             game_end = games.next();
         }
     }
@@ -580,7 +648,7 @@ fn hand_view(
     number: u32,
     hand: &HandRecord,
     revealed: bool,
-    scores: &mut [u16; 2],
+    scores: &mut [u16],
 ) -> Result<HandView, String> {
     let deal = &hand.deal;
     let mut replay = Hand::new(*rules, *deal);
@@ -620,12 +688,14 @@ fn hand_view(
         number,
         dealer: deal.dealer.0,
         up_card: deal.up_card,
-        hands: revealed.then_some(deal.hands),
+        hands: revealed
+            .then(|| deal.hands.iter().take(usize::from(rules.players)).copied().collect()),
+        dummy: (revealed && rules.dummy).then_some(deal.dummy),
         kitty: revealed.then_some(deal.kitty),
         actions,
         tricks,
         outcome: hand.outcome,
-        scores: *scores,
+        scores: scores.to_vec(),
     })
 }
 
@@ -694,9 +764,12 @@ async fn get_record(
     path = "/api/matches/{id}/egn",
     tag = "matches",
     summary = "A finished match as an EGN file",
-    description = "Euchre Game Notation, as an attachment. EGN has no words for claims, \
-        concessions or farmer's hands, nor for scoring other than 1, 2 and 2 for a made hand, a \
-        march and a euchre: such a match is refused with 422 (`egn_inexpressible`).",
+    description = "Euchre Game Notation, as an attachment. EGN has no notation for claims \
+        and concessions, so the rest of such a hand is written out as legal plays that give the \
+        same tricks (the deal's `playAnnotations` say so). EGN cannot express a concession of \
+        tricks no play could give away, farmer's hands, or scoring other than 1, 2 and 2 for a \
+        made hand, a march and a euchre: such a match is refused with 422 \
+        (`egn_inexpressible`).",
     params(("id" = String, Path, description = "The match id")),
     responses(
         (status = 200, description = "The EGN file", body = serde_json::Value,
@@ -731,8 +804,12 @@ fn egn_file(detail: &MatchDetail) -> Result<(String, String), ApiError> {
     }
     let names = names_in_joining_order(&detail.record.start, &detail.summary.seats)
         .map_err(ApiError::corrupt)?;
-    let text = egn::write(&detail.record, &names).map_err(|error| {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "egn_inexpressible", error.to_string())
+    let text = egn::write(&detail.record, &names).map_err(|error| match error {
+        // A claim or concession that does not replay: the stored record is at fault.
+        egn::WriteError::PlayOut { .. } => ApiError::corrupt(error.to_string()),
+        error => {
+            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "egn_inexpressible", error.to_string())
+        }
     })?;
     // The id is a stored one, but a header is no place to trust that.
     let safe: String = id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
@@ -761,18 +838,21 @@ pub struct Imported {
 }
 
 /// Reads, verifies and converts an EGN file into an engine record, with the
-/// players' names by seat. Refused: anything the engine rejects (its code and
-/// position), a game that starts mid-way (the engine's record has no place
-/// for a starting score), a game nobody has won yet (only finished matches
-/// are imported), and a file whose `finalScore` differs from its deals.
+/// players' names by seat. Refused: a file that is not EGN; a record with
+/// findings (every step the engine rejects, every contradiction, a wrong
+/// dealer, a repeated deal, deals after the game was won, a `finalScore` the
+/// deals do not add up to: all of them, in `findings`); a game that starts
+/// mid-way (the engine's record has no place for a starting score); and a
+/// game nobody has won yet (only finished matches are imported).
 pub fn parse_import(text: &str) -> Result<(GameRecord, Vec<String>), ApiError> {
     let refused = |code: &str, message: String, at| ApiError::bad_request(code, message).at(at);
     let game = egn::read(text).map_err(|e| refused(e.code(), e.to_string(), e.location()))?;
-    let (record, verification) =
-        egn::to_record(&game).map_err(|e| refused(e.code(), e.to_string(), e.location()))?;
-    if let Some(problem) = verification.problems.first() {
-        return Err(refused(problem.code(), problem.to_string(), problem.location()));
+    let checked = egn::check(&game);
+    if !checked.findings.is_empty() {
+        return Err(ApiError::findings(&checked.findings));
     }
+    let (record, _) =
+        egn::to_record(&game).map_err(|e| refused(e.code(), e.to_string(), e.location()))?;
     if record.winner.is_none() {
         let message = format!(
             "the game stops at {:?}, before a side reaches {}: only finished games are imported",
@@ -828,7 +908,7 @@ pub fn import_writes(id: &str, record: &GameRecord, names: &[String], at: Millis
     }
     writes.push(Write::MatchEnded {
         match_id: id.to_owned(),
-        scores: record.scores.pair(),
+        scores: record.scores.as_slice().to_vec(),
         winner: record.winner.map(|team| team.0),
         at,
         games: record.games.clone(),
@@ -841,8 +921,12 @@ pub fn import_writes(id: &str, record: &GameRecord, names: &[String], at: Millis
     path = "/api/matches/import",
     tag = "matches",
     summary = "Import a finished game from EGN",
-    description = "The body is an EGN file (at most 1 MiB). The engine replays every deal; an \
-        illegal or inconsistent record is refused with its code and `location`. Refused too: \
+    description = "The body is an EGN file (at most 1 MiB). The engine replays every deal and \
+        reads the whole file, as a referee would: a record with findings (reneges, with the \
+        holding that proves them; deals that cannot be replayed; an incomplete deal; a wrong \
+        dealer; a repeated deal; deals after the game was won) is refused with every finding in \
+        `findings`, each with its code, message and `location`, the first also as the answer's \
+        `code`, `message` and `location`. Refused too: \
         games that start mid-way (`starts_mid_game`: the engine's record always starts at 0 to \
         0), unfinished games (`unfinished_game`) and a `finalScore` the deals do not add up to \
         (`final_score_differs`). Seats take the file's player names, as guests (no player id). \
@@ -852,7 +936,7 @@ pub fn import_writes(id: &str, record: &GameRecord, names: &[String], at: Millis
     responses(
         (status = 201, description = "Imported", body = Imported,
             headers(("Location" = String, description = "/api/matches/{id}"))),
-        (status = 400, description = "Not EGN, not legal, or not importable; `location` says where", body = ErrorBody),
+        (status = 400, description = "Not EGN, not legal, or not importable; `location` says where, `findings` lists every finding", body = ErrorBody),
         (status = 413, description = "Larger than 1 MiB (`too_large`)", body = ErrorBody),
         (status = 503, description = "The journal did not take it (`unavailable`)", body = ErrorBody),
     )
@@ -891,15 +975,18 @@ async fn import_match(
 pub struct PlayerView {
     pub id: String,
     pub name: String,
-    /// Finished matches played, and won by the player's team.
+    /// Finished matches played, and won by the player's side.
     pub played: u32,
     pub won: u32,
-    /// Points of the player's team and of the other, over those matches.
+    /// Final points of the player's side, over those matches.
     pub points_for: u32,
+    /// Final points of every other side, summed: in the three-handed games
+    /// both opponents' points count.
     pub points_against: u32,
-    /// Hands where the player's team euchred the makers.
+    /// Hands where the player's side euchred the makers (in the two- and
+    /// three-handed games, each defender's).
     pub euchres_made: u32,
-    /// Hands where the player's team made trump and was euchred.
+    /// Hands where the player's side made trump and was euchred.
     pub euchres_suffered: u32,
     /// Lone hands the player made, and those that took all five tricks.
     pub loners_tried: u32,
@@ -1076,8 +1163,12 @@ mod tests {
             seats,
             started_at: 1,
             ended_at: ended.then_some(2),
-            scores: record.scores.pair(),
+            scores: record.scores.as_slice().to_vec(),
             winner: record.winner.map(|team| team.0),
+            winners: record
+                .winner
+                .map(|team| (0..4).filter(|seat| seat % 2 == team.0).collect())
+                .unwrap_or_default(),
             games: record.games.clone(),
         };
         MatchDetail { summary, record }
@@ -1108,7 +1199,7 @@ mod tests {
         let view = match_view(&detail(&game, false)).expect("replays");
         assert!(!view.cards_revealed);
         let hand = &view.hands[0];
-        assert_eq!((hand.hands, hand.kitty), (None, None));
+        assert_eq!((&hand.hands, hand.dummy, hand.kitty), (&None, None, None));
         let discard = hand.actions.iter().find(|a| a.action == "discard").expect("a discard");
         assert_eq!(discard.card, None);
         // What anybody at the table saw: the up-card and the cards played.
@@ -1140,7 +1231,8 @@ mod tests {
         let record = game.record();
         assert_eq!(view.hands.len(), record.hands.len());
         for (shown, hand) in view.hands.iter().zip(&record.hands) {
-            assert_eq!(shown.hands, Some(hand.deal.hands));
+            assert_eq!(shown.hands, Some(hand.deal.hands.to_vec()));
+            assert_eq!(shown.dummy, None, "no dummy in the four-handed game");
             assert_eq!(shown.kitty, Some(hand.deal.kitty));
             let discard = hand.actions.iter().find_map(|a| match a.action {
                 Action::Discard { card } => Some(card),
@@ -1159,7 +1251,7 @@ mod tests {
             }
         }
         let last = view.hands.last().expect("hands");
-        assert_eq!(record.scores, last.scores);
+        assert_eq!(record.scores.as_slice(), last.scores);
     }
 
     #[test]
@@ -1202,7 +1294,27 @@ mod tests {
             .flat_map(|h| &h.actions)
             .any(|a| a.action == Action::Claim);
         assert!(claimed, "the scenario has a claim");
-        let refused = egn_file(&detail(&with_claim, true)).expect_err("a claim");
+        // A claim is written out as plays, and the file imports to the same score.
+        let (_, text) = egn_file(&detail(&with_claim, true)).expect("a claim is expressible");
+        let (record, _) = parse_import(&text).expect("importable");
+        assert_eq!((record.scores, record.winner), (with_claim.scores(), with_claim.winner()));
+
+        // A farmer's hand is not.
+        let rules = Rules { farmers_hand: true, ..Rules::default() };
+        let farmers = (0..200)
+            .find_map(|seed| {
+                let mut game = Game::new(rules, seed).expect("valid rules");
+                while let Some(seat) = game.turn() {
+                    let legal = game.legal_actions(seat);
+                    let farmers = legal.iter().find(|a| **a == Action::FarmersHand);
+                    let other = legal.iter().find(|a| !matches!(a, Action::Concede | Action::Pass));
+                    game.apply(seat, *farmers.or(other).unwrap_or(&Action::Pass)).expect("legal");
+                }
+                let steps = game.record().hands.iter().flat_map(|h| &h.actions);
+                steps.clone().any(|a| a.action == Action::FarmersHand).then_some(game)
+            })
+            .expect("a farmer's hand within 200 games");
+        let refused = egn_file(&detail(&farmers, true)).expect_err("a farmer's hand");
         assert_eq!(
             (refused.status, refused.body.code.as_str()),
             (StatusCode::UNPROCESSABLE_ENTITY, "egn_inexpressible")
@@ -1238,7 +1350,7 @@ mod tests {
             if table_id == IMPORT_TABLE && seats.iter().all(|s| s.player_id.is_none() && s.bot.is_none())));
         assert!(matches!(
             writes.last(),
-            Some(Write::MatchEnded { scores: [10, 3], winner: Some(0), .. })
+            Some(Write::MatchEnded { scores, winner: Some(0), .. }) if scores == &[10, 3]
         ));
         let actions = writes.iter().filter(|w| matches!(w, Write::Action { .. })).count();
         let expected: usize = record.hands.iter().map(|h| h.actions.len()).sum();
@@ -1253,5 +1365,22 @@ mod tests {
         assert_eq!(refusal(&fixture("Custom_Scenario")).code, "unfinished_game");
         assert_eq!(refusal("{").code, "not_json");
         assert_eq!(refusal("{\"fileType\": \"PGN\"}").code, "not_egn");
+        assert_eq!(refusal("{").findings, None);
+
+        // A record with several findings: all of them, the first also on top.
+        let mut file: serde_json::Value =
+            serde_json::from_str(&fixture("MotE_W5_G1")).expect("JSON");
+        let deals = file["deals"].as_array_mut().expect("deals");
+        let repeated = deals[2].clone();
+        deals.insert(3, repeated);
+        file["metadata"]["finalScore"] = serde_json::json!([10, 4]);
+        let refused = refusal(&file.to_string());
+        let findings = refused.findings.expect("findings");
+        let codes: Vec<&str> = findings.iter().map(|f| f.code.as_str()).collect();
+        assert_eq!(codes, ["repeated_deal", "final_score_differs"]);
+        assert_eq!(
+            (refused.code.as_str(), refused.location),
+            ("repeated_deal", findings[0].location)
+        );
     }
 }

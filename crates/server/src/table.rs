@@ -746,7 +746,7 @@ impl Table {
                 }),
                 Event::GameWon { team, .. } if over => writes.push(Write::MatchEnded {
                     match_id: match_id.clone(),
-                    scores: final_scores.pair(),
+                    scores: final_scores.as_slice().to_vec(),
                     winner: Some(team.0),
                     at,
                     games: games.clone(),

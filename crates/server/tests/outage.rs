@@ -177,15 +177,19 @@ async fn the_table_plays_on_while_the_database_is_away_and_nothing_is_lost() {
     let mut db = sqlx::PgConnection::connect(&format!("postgres://postgres@{POSTGRES}/{database}"))
         .await
         .expect("connect to the test database");
-    let (score0, score1, winner): (i64, i64, Option<i64>) = sqlx::query_as(
-        "SELECT score0::BIGINT, score1::BIGINT, winner::BIGINT FROM matches WHERE table_id = $1 AND ended_at IS NOT NULL",
+    // Each seat holds its side's score and result: seats 0 and 1 tell both.
+    let seats: Vec<(i64, i64, Option<bool>)> = sqlx::query_as(
+        "SELECT s.side, s.score, s.won FROM match_seats s JOIN matches m ON m.id = s.match_id \
+         WHERE m.table_id = $1 AND m.ended_at IS NOT NULL ORDER BY s.seat",
     )
     .bind(&table)
-    .fetch_one(&mut db)
+    .fetch_all(&mut db)
     .await
     .expect("the finished match is stored");
-    assert_eq!(winner_scores, [score0 as u16, score1 as u16]);
-    assert!(winner.is_some());
+    let stored: Vec<(i64, u16)> =
+        seats.iter().map(|(side, score, _)| (*side, *score as u16)).collect();
+    assert_eq!(stored[..2], [(0, winner_scores[0]), (1, winner_scores[1])]);
+    assert_eq!(seats.iter().filter(|(_, _, won)| *won == Some(true)).count(), 2, "{seats:?}");
     let (stored,): (i64,) = sqlx::query_as(
         "SELECT COUNT(*) FROM actions a JOIN matches m ON m.id = a.match_id WHERE m.table_id = $1",
     )

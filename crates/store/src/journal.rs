@@ -424,6 +424,32 @@ mod tests {
         assert_eq!(journal.append(vec![closed(4)]).await.expect("appends"), 4);
     }
 
+    /// A journal written before every game form was stored holds a match's
+    /// end with a pair of scores: it still reads, as a list of two.
+    #[test]
+    fn a_match_end_from_before_every_form_still_reads() {
+        let old = br#"{"write":"match_ended","match_id":"m","scores":[10,7],"winner":0,"at":5}"#;
+        let write: Write = serde_json::from_slice(old).expect("an old record reads");
+        let expected = Write::MatchEnded {
+            match_id: "m".into(),
+            scores: vec![10, 7],
+            winner: Some(0),
+            at: 5,
+            games: Vec::new(),
+        };
+        assert_eq!(write, expected);
+        // And a three-sided one round-trips.
+        let three = Write::MatchEnded {
+            match_id: "m".into(),
+            scores: vec![10, 4, 6],
+            winner: Some(2),
+            at: 5,
+            games: Vec::new(),
+        };
+        let text = serde_json::to_vec(&three).expect("encodes");
+        assert_eq!(serde_json::from_slice::<Write>(&text).expect("reads"), three);
+    }
+
     #[tokio::test]
     async fn a_checkpoint_hides_what_the_database_has() {
         let dir = tempfile::tempdir().expect("a temporary folder");

@@ -18,10 +18,13 @@ use async_trait::async_trait;
 use euchre_engine::{Action, Deal, GameRecord, GameResult, GameStart, HandOutcome, Rules};
 use serde::{Deserialize, Serialize};
 
+mod conn;
 pub mod journal;
 pub mod postgres;
+mod read;
 mod sql;
 pub mod sqlite;
+mod write;
 pub mod writer;
 
 /// Milliseconds since the Unix epoch: every timestamp in storage.
@@ -91,11 +94,12 @@ pub enum Write {
     },
     MatchEnded {
         match_id: String,
-        /// The (last) game's final scores, the two partnerships' (`score0`,
-        /// `score1`; `PerTeam::pair`): tables offer only partnership games
-        /// so far (`TableSettings::resolve_rules`), a third team would need a
-        /// column.
-        scores: [u16; 2],
+        /// The (last) game's final scores, one per side in team order
+        /// (`PerTeam::as_slice`): two partnerships, or one per player in the
+        /// two- and three-handed games. (Journal records from before every
+        /// form was stored hold two, which read the same.)
+        scores: Vec<u16>,
+        /// The winning side (`Team`); `None` for a match abandoned unwon.
         winner: Option<u8>,
         at: Millis,
         /// A rubber's games; empty for a single game.
@@ -154,8 +158,14 @@ pub struct MatchSummary {
     pub seats: Vec<MatchSeat>,
     pub started_at: Millis,
     pub ended_at: Option<Millis>,
-    pub scores: [u16; 2],
+    /// One per side, in team order: the four-handed game's two partnerships
+    /// (seats 0 and 2, seats 1 and 3), otherwise one per player (index = seat).
+    pub scores: Vec<u16>,
+    /// The winning side, when the match has been won.
     pub winner: Option<u8>,
+    /// The seats of the winning side, in order (both partners, or the one
+    /// player); empty until the match is won.
+    pub winners: Vec<u8>,
     /// A rubber's games, once it has ended; empty for a single game. (While
     /// a rubber is in progress `scores` count its points across games.)
     pub games: Vec<GameResult>,
@@ -176,7 +186,8 @@ pub struct MatchQuery {
     /// Only matches started at or after / before this time.
     pub since: Option<Millis>,
     pub until: Option<Millis>,
-    /// With `player`: only matches that player's team won (true) or lost (false).
+    /// With `player`: only matches that player's side won (true) or lost
+    /// (false); unfinished and abandoned matches are neither.
     pub won: Option<bool>,
     /// Only finished matches.
     pub finished: bool,
@@ -205,11 +216,15 @@ pub struct PlayerStats {
     pub player: Option<PlayerRow>,
     pub played: u32,
     pub won: u32,
+    /// The player's side's final scores, summed over those matches.
     pub points_for: u32,
+    /// Every other side's final scores, summed: with three sides, both
+    /// opponents' points count against the player.
     pub points_against: u32,
-    /// Hands where the player's team euchred the makers.
+    /// Hands where the player's side euchred the makers (in the two- and
+    /// three-handed games, every defender's side of a euchre).
     pub euchres_made: u32,
-    /// Hands where the player's team made trump and was euchred.
+    /// Hands where the player's side made trump and was euchred.
     pub euchres_suffered: u32,
     pub loners_tried: u32,
     /// Lone hands the player made and took all five tricks.

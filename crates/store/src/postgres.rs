@@ -10,16 +10,17 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use euchre_engine::{Action, Deal, GameResult, HandOutcome};
+use euchre_engine::{Action, Deal, HandOutcome, MAX_TEAMS, Seat};
 use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions};
 use sqlx::types::Json;
 
-use crate::sql::{self, read_error, to_db_u64};
+use crate::sql::{self, to_db_u64};
 use crate::{
-    LiveMatch, LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, PlayerRow, PlayerStats,
-    Store, StoreError, Write,
+    LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, PlayerRow, PlayerStats, Store,
+    StoreError, Write,
 };
+use crate::{read, write};
 
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/postgres");
 
@@ -28,8 +29,8 @@ static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/postgres");
 const BEGIN_READ: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
 
 const INSERT_SEATS: &str = "\
-    INSERT INTO match_seats (match_id, seat, player_id, bot, name) \
-    SELECT $1, * FROM UNNEST($2::bigint[], $3::text[], $4::text[], $5::text[]) \
+    INSERT INTO match_seats (match_id, seat, side, player_id, bot, name) \
+    SELECT $1, * FROM UNNEST($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[]) \
     ON CONFLICT (match_id, seat) DO NOTHING";
 
 const INSERT_HANDS: &str = "\
@@ -44,19 +45,22 @@ const INSERT_ACTIONS: &str = "\
     ON CONFLICT (match_id, hand, idx) DO NOTHING";
 
 /// [`sql::END_HAND`] and [`sql::ADD_HAND_POINTS`] for many hands at once: a
-/// hand's points go to its match only if this statement ended the hand, so
-/// a repeated `HandEnded` never counts twice.
+/// hand's points go to its match's seats only if this statement ended the
+/// hand, so a repeated `HandEnded` never counts twice.
 const END_HANDS: &str = "\
     WITH ended AS ( \
         UPDATE hands h SET outcome = e.outcome, ended_at = e.at \
         FROM UNNEST($1::text[], $2::bigint[], $3::jsonb[], $4::bigint[], $5::bigint[], \
-            $6::bigint[]) AS e (match_id, number, outcome, at, points0, points1) \
+            $6::bigint[], $7::bigint[]) AS e (match_id, number, outcome, at, points0, points1, \
+            points2) \
         WHERE h.match_id = e.match_id AND h.number = e.number AND h.outcome IS NULL \
-        RETURNING h.match_id, e.points0, e.points1) \
-    UPDATE matches m SET score0 = m.score0 + t.points0, score1 = m.score1 + t.points1 \
-    FROM (SELECT match_id, SUM(points0)::bigint AS points0, SUM(points1)::bigint AS points1 \
+        RETURNING h.match_id, e.points0, e.points1, e.points2) \
+    UPDATE match_seats s SET score = s.score + CASE s.side WHEN 0 THEN t.points0 \
+        WHEN 1 THEN t.points1 WHEN 2 THEN t.points2 ELSE 0 END \
+    FROM (SELECT match_id, SUM(points0)::bigint AS points0, SUM(points1)::bigint AS points1, \
+            SUM(points2)::bigint AS points2 \
         FROM ended GROUP BY match_id) t \
-    WHERE m.id = t.match_id";
+    WHERE s.match_id = t.match_id";
 
 /// A [`Store`] in PostgreSQL.
 #[derive(Clone, Debug)]
@@ -80,41 +84,6 @@ impl PgStore {
     /// The pool, for callers that need the database directly (tests, tools).
     pub fn pool(&self) -> &PgPool {
         &self.pool
-    }
-
-    async fn load_match(
-        conn: &mut PgConnection,
-        id: &str,
-    ) -> Result<Option<(MatchDetail, u64)>, StoreError> {
-        let Some(row) = sqlx::query_as::<_, sql::MatchRow>(sql::MATCH_BY_ID)
-            .bind(id)
-            .fetch_optional(&mut *conn)
-            .await
-            .map_err(read_error)?
-        else {
-            return Ok(None);
-        };
-        let seats = sqlx::query_as::<_, sql::SeatRow>(sql::SEATS_OF_MATCH)
-            .bind(id)
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(read_error)?
-            .into_iter()
-            .map(sql::match_seat)
-            .collect::<Result<Vec<_>, _>>()?;
-        let hands = sqlx::query_as::<_, sql::HandRow>(sql::HANDS_OF_MATCH)
-            .bind(id)
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(read_error)?;
-        let actions = sqlx::query_as::<_, sql::ActionRow>(sql::ACTIONS_OF_MATCH)
-            .bind(id)
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(read_error)?;
-        let summary = sql::match_summary(&row, seats)?;
-        let (record, last_seq) = sql::match_record(&row, hands, actions)?;
-        Ok(Some((MatchDetail { summary, record }, last_seq)))
     }
 }
 
@@ -153,8 +122,8 @@ struct EndColumns {
     numbers: Vec<i64>,
     outcomes: Vec<Json<HandOutcome>>,
     ats: Vec<i64>,
-    points0: Vec<i64>,
-    points1: Vec<i64>,
+    /// Each side's points, by side.
+    points: [Vec<i64>; MAX_TEAMS],
 }
 
 impl<'w> Bulk<'w> {
@@ -179,14 +148,14 @@ impl<'w> Bulk<'w> {
                 actions.ats.push(*at);
             }
             Write::HandEnded { match_id, number, outcome, at } => {
-                let [points0, points1] = sql::partnership_points(outcome);
                 let ends = &mut self.ends;
                 ends.match_ids.push(match_id.clone());
                 ends.numbers.push(i64::from(*number));
                 ends.outcomes.push(Json(*outcome));
                 ends.ats.push(*at);
-                ends.points0.push(i64::from(points0));
-                ends.points1.push(i64::from(points1));
+                for (side, points) in ends.points.iter_mut().zip(sql::hand_points(outcome)) {
+                    side.push(points);
+                }
             }
             Write::MatchEnded { .. } => self.match_ends.push(write),
             _ => return false,
@@ -224,102 +193,44 @@ impl<'w> Bulk<'w> {
                 .await?;
         }
         if !ends.match_ids.is_empty() {
+            let [points0, points1, points2] = ends.points;
             sqlx::query(END_HANDS)
                 .bind(ends.match_ids)
                 .bind(ends.numbers)
                 .bind(ends.outcomes)
                 .bind(ends.ats)
-                .bind(ends.points0)
-                .bind(ends.points1)
+                .bind(points0)
+                .bind(points1)
+                .bind(points2)
                 .execute(&mut *conn)
                 .await?;
         }
         for write in match_ends {
-            if let Write::MatchEnded { match_id, scores, winner, at, games } = write {
-                end_match(conn, match_id, *scores, *winner, *at, games).await?;
-            }
+            write::apply_shared(&mut *conn, write).await?;
         }
         Ok(())
     }
 }
 
-async fn end_match(
-    conn: &mut PgConnection,
-    match_id: &str,
-    scores: [u16; 2],
-    winner: Option<u8>,
-    at: Millis,
-    games: &[GameResult],
-) -> Result<(), StoreError> {
-    sqlx::query(sql::END_MATCH)
-        .bind(match_id)
-        .bind(i64::from(scores[0]))
-        .bind(i64::from(scores[1]))
-        .bind(winner.map(i64::from))
-        .bind(at)
-        .bind((!games.is_empty()).then_some(Json(games)))
-        .execute(conn)
-        .await?;
-    Ok(())
-}
-
 /// Applies one write, in journal order.
 async fn apply_one(conn: &mut PgConnection, write: &Write) -> Result<(), StoreError> {
-    match write {
-        Write::Player { id, name, token_hash, at } => {
-            sqlx::query(sql::UPSERT_PLAYER)
-                .bind(id)
-                .bind(name)
-                .bind(token_hash)
-                .bind(at)
-                .execute(conn)
-                .await?;
-        }
-        Write::TableOpened { id, host_id, settings, invite, at } => {
-            sqlx::query(sql::INSERT_TABLE)
-                .bind(id)
-                .bind(host_id)
-                .bind(Json(settings))
-                .bind(invite)
-                .bind(at)
-                .execute(conn)
-                .await?;
-        }
-        Write::TableSeats { id, seats } => {
-            sqlx::query(sql::UPDATE_TABLE_SEATS).bind(id).bind(Json(seats)).execute(conn).await?;
-        }
-        Write::TableClosed { id, at } => {
-            sqlx::query(sql::CLOSE_TABLE).bind(id).bind(at).execute(conn).await?;
-        }
-        Write::MatchStarted { id, table_id, number, rules, seed, start, seats, at } => {
-            sqlx::query(sql::INSERT_MATCH)
-                .bind(id)
-                .bind(table_id)
-                .bind(i64::from(*number))
-                .bind(Json(rules))
-                .bind(to_db_u64(*seed))
-                .bind(Json(start))
-                .bind(at)
-                .execute(&mut *conn)
-                .await?;
-            sqlx::query(INSERT_SEATS)
-                .bind(id)
-                .bind(seats.iter().map(|seat| i64::from(seat.seat)).collect::<Vec<_>>())
-                .bind(seats.iter().map(|seat| seat.player_id.clone()).collect::<Vec<_>>())
-                .bind(seats.iter().map(|seat| seat.bot.clone()).collect::<Vec<_>>())
-                .bind(seats.iter().map(|seat| seat.name.clone()).collect::<Vec<_>>())
-                .execute(conn)
-                .await?;
-        }
-        Write::MatchEnded { match_id, scores, winner, at, games } => {
-            end_match(conn, match_id, *scores, *winner, *at, games).await?;
-        }
+    if !write::apply_shared(&mut *conn, write).await? {
         // `apply` holds these back for `Bulk`; alone, each is a bulk of one.
-        Write::HandDealt { .. } | Write::Action { .. } | Write::HandEnded { .. } => {
-            let mut bulk = Bulk::default();
-            bulk.hold(write);
-            bulk.flush(conn).await?;
-        }
+        let mut bulk = Bulk::default();
+        bulk.hold(write);
+        return bulk.flush(conn).await;
+    }
+    if let Write::MatchStarted { id, rules, seats, .. } = write {
+        let side = |seat: &MatchSeat| i64::from(rules.team_of(Seat(seat.seat)).0);
+        sqlx::query(INSERT_SEATS)
+            .bind(id)
+            .bind(seats.iter().map(|seat| i64::from(seat.seat)).collect::<Vec<_>>())
+            .bind(seats.iter().map(side).collect::<Vec<_>>())
+            .bind(seats.iter().map(|seat| seat.player_id.clone()).collect::<Vec<_>>())
+            .bind(seats.iter().map(|seat| seat.bot.clone()).collect::<Vec<_>>())
+            .bind(seats.iter().map(|seat| seat.name.clone()).collect::<Vec<_>>())
+            .execute(conn)
+            .await?;
     }
     Ok(())
 }
@@ -353,85 +264,31 @@ impl Store for PgStore {
         &self,
         token_hash: &str,
     ) -> Result<Option<PlayerRow>, StoreError> {
-        let row = sqlx::query_as::<_, (String, String)>(sql::PLAYER_BY_TOKEN_HASH)
-            .bind(token_hash)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(read_error)?;
-        Ok(row.map(sql::player_row))
+        read::player_by_token_hash(&mut *self.pool.acquire().await?, token_hash).await
     }
 
     async fn live_tables(&self) -> Result<Vec<LiveTable>, StoreError> {
         let mut tx = self.pool.begin_with(BEGIN_READ).await?;
-        let tables = sqlx::query_as::<_, sql::TableRow>(sql::LIVE_TABLES)
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(read_error)?;
-        let mut live = Vec::with_capacity(tables.len());
-        for table in tables {
-            let game = match &table.live_match {
-                None => None,
-                Some(id) => {
-                    let (detail, last_seq) = PgStore::load_match(&mut tx, id)
-                        .await?
-                        .ok_or_else(|| StoreError::Corrupt(format!("live match {id} vanished")))?;
-                    Some(LiveMatch {
-                        id: detail.summary.id,
-                        number: detail.summary.number,
-                        record: detail.record,
-                        last_seq,
-                    })
-                }
-            };
-            live.push(sql::live_table(table, game)?);
-        }
+        let live = read::live_tables(&mut *tx).await?;
         tx.commit().await?;
         Ok(live)
     }
 
     async fn list_matches(&self, query: &MatchQuery) -> Result<MatchPage, StoreError> {
-        let limit = sql::page_limit(query);
-        let rows = sqlx::query_as::<_, sql::PageRow>(sql::LIST_MATCHES)
-            .bind(&query.player)
-            .bind(query.won)
-            .bind(query.since)
-            .bind(query.until)
-            .bind(query.finished)
-            .bind(query.after.as_ref().map(|cursor| cursor.started_at))
-            .bind(query.after.as_ref().map(|cursor| cursor.id.as_str()))
-            // One more than asked, to know whether another page follows.
-            .bind(limit as i64 + 1)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(read_error)?;
-        sql::match_page(rows, limit)
+        read::list_matches(&mut *self.pool.acquire().await?, query).await
     }
 
     async fn get_match(&self, id: &str) -> Result<Option<MatchDetail>, StoreError> {
         let mut tx = self.pool.begin_with(BEGIN_READ).await?;
-        let detail = PgStore::load_match(&mut tx, id).await?;
+        let detail = read::load_match(&mut *tx, id).await?;
         tx.commit().await?;
         Ok(detail.map(|(detail, _)| detail))
     }
 
     async fn player_stats(&self, player_id: &str) -> Result<PlayerStats, StoreError> {
         let mut tx = self.pool.begin_with(BEGIN_READ).await?;
-        let player = sqlx::query_as::<_, (String, String)>(sql::PLAYER_BY_ID)
-            .bind(player_id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(read_error)?;
-        let matches = sqlx::query_as::<_, sql::StatsMatchRow>(sql::STATS_MATCHES)
-            .bind(player_id)
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(read_error)?;
-        let hands = sqlx::query_as::<_, sql::StatsHandRow>(sql::STATS_HANDS)
-            .bind(player_id)
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(read_error)?;
+        let stats = read::player_stats(&mut *tx, player_id).await?;
         tx.commit().await?;
-        sql::player_stats(player.map(sql::player_row), matches, hands)
+        Ok(stats)
     }
 }

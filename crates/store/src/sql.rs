@@ -12,8 +12,8 @@
 use std::collections::HashMap;
 
 use euchre_engine::{
-    Action, Deal, Game, GameRecord, GameResult, GameStart, HandOutcome, HandRecord, PerTeam, Rules,
-    Seat, SeatAction, Team,
+    Action, Deal, Game, GameRecord, GameResult, GameStart, HandOutcome, HandRecord, MAX_TEAMS,
+    PerTeam, Rules, Seat, SeatAction, Team,
 };
 use sqlx::types::Json;
 
@@ -42,8 +42,10 @@ pub(crate) const INSERT_MATCH: &str = "\
     INSERT INTO matches (id, table_id, number, rules, seed, start, started_at) \
     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING";
 
+/// A seat and the side it scores for (`Rules::team_of`).
 pub(crate) const INSERT_SEAT: &str = "\
-    INSERT INTO match_seats (match_id, seat, player_id, bot, name) VALUES ($1, $2, $3, $4, $5) \
+    INSERT INTO match_seats (match_id, seat, side, player_id, bot, name) \
+    VALUES ($1, $2, $3, $4, $5, $6) \
     ON CONFLICT (match_id, seat) DO NOTHING";
 
 pub(crate) const INSERT_HAND: &str = "\
@@ -57,13 +59,24 @@ pub(crate) const END_HAND: &str = "\
     UPDATE hands SET outcome = $3, ended_at = $4 \
     WHERE match_id = $1 AND number = $2 AND outcome IS NULL";
 
-/// Keeps a match's running score current, for listings of matches in progress.
-pub(crate) const ADD_HAND_POINTS: &str =
-    "UPDATE matches SET score0 = score0 + $2, score1 = score1 + $3 WHERE id = $1";
+/// Keeps a match's running score current, for listings of matches in
+/// progress: each seat gains its side's points ($2, $3, $4: sides 0, 1, 2;
+/// see [`side_values`]).
+pub(crate) const ADD_HAND_POINTS: &str = "\
+    UPDATE match_seats SET score = score + CASE side WHEN 0 THEN $2 WHEN 1 THEN $3 WHEN 2 THEN $4 \
+        ELSE 0 END \
+    WHERE match_id = $1";
 
-pub(crate) const END_MATCH: &str = "\
-    UPDATE matches SET score0 = $2, score1 = $3, winner = $4, ended_at = $5, rubber = $6 \
-    WHERE id = $1";
+pub(crate) const END_MATCH: &str = "UPDATE matches SET ended_at = $2, rubber = $3 WHERE id = $1";
+
+/// The final scores ($2, $3, $4: sides 0, 1, 2; a side the write has no
+/// score for keeps its running one) and the winning side ($5; NULL for a
+/// match abandoned unwon, which leaves every seat's `won` NULL).
+pub(crate) const END_MATCH_SEATS: &str = "\
+    UPDATE match_seats SET \
+        score = COALESCE(CASE side WHEN 0 THEN $2 WHEN 1 THEN $3 WHEN 2 THEN $4 END, score), \
+        won = CASE WHEN $5 IS NULL THEN NULL ELSE side = $5 END \
+    WHERE match_id = $1";
 
 // --- Reads. ---
 
@@ -72,12 +85,12 @@ pub(crate) const PLAYER_BY_TOKEN_HASH: &str = "SELECT id, name FROM players WHER
 pub(crate) const PLAYER_BY_ID: &str = "SELECT id, name FROM players WHERE id = $1";
 
 pub(crate) const MATCH_BY_ID: &str = "\
-    SELECT id, table_id, number, rules, seed, start, started_at, ended_at, score0, score1, winner, \
-        rubber \
+    SELECT id, table_id, number, rules, seed, start, started_at, ended_at, rubber \
     FROM matches WHERE id = $1";
 
-pub(crate) const SEATS_OF_MATCH: &str =
-    "SELECT seat, player_id, bot, name FROM match_seats WHERE match_id = $1 ORDER BY seat";
+pub(crate) const SEATS_OF_MATCH: &str = "\
+    SELECT seat, player_id, bot, name, side, score, won FROM match_seats WHERE match_id = $1 \
+    ORDER BY seat";
 
 pub(crate) const HANDS_OF_MATCH: &str =
     "SELECT number, deal, outcome FROM hands WHERE match_id = $1 ORDER BY number";
@@ -97,19 +110,17 @@ pub(crate) const LIVE_TABLES: &str = "\
     ORDER BY t.created_at, t.id";
 
 /// One page of matches, newest first, each joined to its seats (one row per
-/// seat). The optional filters are bound as NULL when unused, so the text is
+/// seat, with its side's score and result). The optional filters are bound as NULL when unused, so the text is
 /// static: $1 player, $2 won, $3 since, $4 until, $5 finished only, $6/$7 the
 /// cursor, $8 how many matches (not rows) to fetch.
 pub(crate) const LIST_MATCHES: &str = "\
     WITH page AS ( \
         SELECT m.id, m.table_id, m.number, m.rules, m.seed, m.start, m.started_at, m.ended_at, \
-            m.score0, m.score1, m.winner, m.rubber \
+            m.rubber \
         FROM matches m \
         WHERE ($1 IS NULL OR EXISTS ( \
                 SELECT 1 FROM match_seats s WHERE s.match_id = m.id AND s.player_id = $1 \
-                AND ($2 IS NULL \
-                    OR ($2 AND m.winner = s.seat % 2) \
-                    OR (NOT $2 AND m.winner <> s.seat % 2)))) \
+                AND ($2 IS NULL OR s.won = $2))) \
             AND ($3 IS NULL OR m.started_at >= $3) \
             AND ($4 IS NULL OR m.started_at < $4) \
             AND (NOT $5 OR m.ended_at IS NOT NULL) \
@@ -117,17 +128,19 @@ pub(crate) const LIST_MATCHES: &str = "\
         ORDER BY m.started_at DESC, m.id DESC \
         LIMIT $8) \
     SELECT page.id, page.table_id, page.number, page.rules, page.seed, page.start, \
-        page.started_at, page.ended_at, page.score0, page.score1, page.winner, page.rubber, \
-        s.seat, s.player_id, s.bot, s.name \
+        page.started_at, page.ended_at, page.rubber, \
+        s.seat, s.player_id, s.bot, s.name, s.side, s.score, s.won \
     FROM page LEFT JOIN match_seats s ON s.match_id = page.id \
     ORDER BY page.started_at DESC, page.id DESC, s.seat";
 
-/// The player's seat in each finished match they played.
-pub(crate) const STATS_MATCHES: &str = "\
-    SELECT m.id, s.seat, m.score0, m.score1, m.winner \
-    FROM match_seats s JOIN matches m ON m.id = s.match_id \
-    WHERE s.player_id = $1 AND m.ended_at IS NOT NULL \
-    ORDER BY m.id, s.seat";
+/// Every seat of each finished match the player played: theirs, and the
+/// others' for the other sides' scores.
+pub(crate) const STATS_SEATS: &str = "\
+    SELECT s.match_id, s.seat, s.player_id, s.side, s.score, s.won FROM match_seats s \
+    WHERE s.match_id IN ( \
+        SELECT p.match_id FROM match_seats p JOIN matches m ON m.id = p.match_id \
+        WHERE p.player_id = $1 AND m.ended_at IS NOT NULL) \
+    ORDER BY s.match_id, s.seat";
 
 /// Every ended hand of the finished matches the player played.
 pub(crate) const STATS_HANDS: &str = "\
@@ -148,9 +161,6 @@ pub(crate) struct MatchRow {
     pub start: Json<GameStart>,
     pub started_at: i64,
     pub ended_at: Option<i64>,
-    pub score0: i64,
-    pub score1: i64,
-    pub winner: Option<i64>,
     pub rubber: Option<Json<Vec<GameResult>>>,
 }
 
@@ -160,6 +170,11 @@ pub(crate) struct SeatRow {
     pub player_id: Option<String>,
     pub bot: Option<String>,
     pub name: String,
+    pub side: i64,
+    /// The side's score.
+    pub score: i64,
+    /// Whether the side won; NULL until the match ends with a winner.
+    pub won: Option<bool>,
 }
 
 /// A row of [`LIST_MATCHES`]: a match and one of its seats (none if the
@@ -172,6 +187,9 @@ pub(crate) struct PageRow {
     pub player_id: Option<String>,
     pub bot: Option<String>,
     pub name: Option<String>,
+    pub side: Option<i64>,
+    pub score: Option<i64>,
+    pub won: Option<bool>,
 }
 
 #[derive(Debug, sqlx::FromRow)]
@@ -202,12 +220,13 @@ pub(crate) struct TableRow {
 }
 
 #[derive(Debug, sqlx::FromRow)]
-pub(crate) struct StatsMatchRow {
-    pub id: String,
+pub(crate) struct StatsSeatRow {
+    pub match_id: String,
     pub seat: i64,
-    pub score0: i64,
-    pub score1: i64,
-    pub winner: Option<i64>,
+    pub player_id: Option<String>,
+    pub side: i64,
+    pub score: i64,
+    pub won: Option<bool>,
 }
 
 #[derive(Debug, sqlx::FromRow)]
@@ -247,19 +266,60 @@ pub(crate) fn player_row((id, name): (String, String)) -> PlayerRow {
     PlayerRow { id, name }
 }
 
-pub(crate) fn match_seat(row: SeatRow) -> Result<MatchSeat, StoreError> {
-    Ok(MatchSeat {
-        seat: narrow(row.seat, "seat")?,
-        player_id: row.player_id,
-        bot: row.bot,
-        name: row.name,
-    })
+/// A match's seats, each with its side's score and result, and what they
+/// say of the match: the scores one per side and the winners. Each seat's
+/// side must be the one the rules give it, and every side must have a seat
+/// holding one score: the seats are written with their match, in one write.
+#[derive(Default)]
+struct Seating {
+    seats: Vec<MatchSeat>,
+    scores: Vec<u16>,
+    winner: Option<u8>,
+    winners: Vec<u8>,
+}
+
+fn seating(id: &str, rules: &Rules, rows: Vec<SeatRow>) -> Result<Seating, StoreError> {
+    let corrupt = |what: String| StoreError::Corrupt(format!("match {id}: {what}"));
+    let mut scores: Vec<Option<u16>> = vec![None; usize::from(rules.teams())];
+    let mut seating = Seating { seats: Vec::with_capacity(rows.len()), ..Seating::default() };
+    for row in rows {
+        let seat: u8 = narrow(row.seat, "seat")?;
+        let side: u8 = narrow(row.side, "side")?;
+        let score: u16 = narrow(row.score, "score")?;
+        if seat >= rules.players || rules.team_of(Seat(seat)) != Team(side) {
+            return Err(corrupt(format!("seat {seat} is stored as scoring for side {side}")));
+        }
+        match scores.get_mut(usize::from(side)) {
+            Some(Some(stored)) if *stored != score => {
+                return Err(corrupt(format!("side {side} holds both {stored} and {score}")));
+            }
+            Some(slot) => *slot = Some(score),
+            None => return Err(corrupt(format!("seat {seat} scores for side {side}"))),
+        }
+        if row.won == Some(true) {
+            seating.winner = Some(side);
+            seating.winners.push(seat);
+        }
+        seating.seats.push(MatchSeat {
+            seat,
+            player_id: row.player_id,
+            bot: row.bot,
+            name: row.name,
+        });
+    }
+    seating.scores = scores
+        .into_iter()
+        .enumerate()
+        .map(|(side, score)| score.ok_or_else(|| corrupt(format!("no seat of side {side}"))))
+        .collect::<Result<_, _>>()?;
+    Ok(seating)
 }
 
 pub(crate) fn match_summary(
     row: &MatchRow,
-    seats: Vec<MatchSeat>,
+    seats: Vec<SeatRow>,
 ) -> Result<MatchSummary, StoreError> {
+    let Seating { seats, scores, winner, winners } = seating(&row.id, &row.rules.0, seats)?;
     Ok(MatchSummary {
         id: row.id.clone(),
         table_id: row.table_id.clone(),
@@ -268,8 +328,9 @@ pub(crate) fn match_summary(
         seats,
         started_at: row.started_at,
         ended_at: row.ended_at,
-        scores: [narrow(row.score0, "score")?, narrow(row.score1, "score")?],
-        winner: row.winner.map(|team| narrow(team, "winner")).transpose()?,
+        scores,
+        winner,
+        winners,
         games: row.rubber.as_ref().map(|games| games.0.clone()).unwrap_or_default(),
     })
 }
@@ -345,22 +406,26 @@ pub(crate) fn match_record(
 /// Groups the rows of [`LIST_MATCHES`] (fetched with `limit + 1` matches)
 /// into a page of at most `limit` matches.
 pub(crate) fn match_page(rows: Vec<PageRow>, limit: usize) -> Result<MatchPage, StoreError> {
-    let mut matches: Vec<MatchSummary> = Vec::new();
+    let mut grouped: Vec<(MatchRow, Vec<SeatRow>)> = Vec::new();
     for row in rows {
-        if matches.last().is_none_or(|last| last.id != row.game.id) {
-            matches.push(match_summary(&row.game, Vec::new())?);
+        if grouped.last().is_none_or(|(last, _)| last.id != row.game.id) {
+            grouped.push((row.game, Vec::new()));
         }
-        if let (Some(seat), Some(name), Some(summary)) = (row.seat, row.name, matches.last_mut()) {
-            summary.seats.push(match_seat(SeatRow {
-                seat,
-                player_id: row.player_id,
-                bot: row.bot,
-                name,
-            })?);
+        let seat = (row.seat, row.name, row.side, row.score);
+        if let ((Some(seat), Some(name), Some(side), Some(score)), Some((_, seats))) =
+            (seat, grouped.last_mut())
+        {
+            let (player_id, bot, won) = (row.player_id, row.bot, row.won);
+            seats.push(SeatRow { seat, player_id, bot, name, side, score, won });
         }
     }
-    let next = if matches.len() > limit {
-        matches.truncate(limit);
+    let more = grouped.len() > limit;
+    grouped.truncate(limit);
+    let matches = grouped
+        .into_iter()
+        .map(|(game, seats)| match_summary(&game, seats))
+        .collect::<Result<Vec<_>, _>>()?;
+    let next = if more {
         matches.last().map(|last| Cursor { started_at: last.started_at, id: last.id.clone() })
     } else {
         None
@@ -373,41 +438,48 @@ pub(crate) fn page_limit(query: &MatchQuery) -> usize {
     query.limit.clamp(1, 100) as usize
 }
 
-/// A player's record, from their seat in each finished match and the ended
-/// hands of those matches.
+/// A player's record, from every seat of each finished match they played
+/// (rows of [`STATS_SEATS`], by match and seat) and the ended hands of those
+/// matches.
 pub(crate) fn player_stats(
+    player_id: &str,
     player: Option<PlayerRow>,
-    matches: Vec<StatsMatchRow>,
+    seats: Vec<StatsSeatRow>,
     hands: Vec<StatsHandRow>,
 ) -> Result<PlayerStats, StoreError> {
     let mut stats = PlayerStats { player, ..PlayerStats::default() };
-    // The player's seat in each match. Rows come ordered by seat, so should a
-    // player ever sit twice in one match, the lower seat speaks for them.
-    let mut seats: HashMap<String, Seat> = HashMap::new();
-    for row in matches {
-        if seats.contains_key(&row.id) {
+    // The player's seat and side in each match. Should a player ever sit
+    // twice in one match, the lower seat speaks for them.
+    let mut theirs: HashMap<String, (Seat, Team)> = HashMap::new();
+    for rows in seats.chunk_by(|a, b| a.match_id == b.match_id) {
+        let Some(mine) = rows.iter().find(|row| row.player_id.as_deref() == Some(player_id)) else {
             continue;
+        };
+        let side = Team(narrow(mine.side, "side")?);
+        // One score per side: partners hold the same one.
+        let mut scores: HashMap<i64, u32> = HashMap::new();
+        for row in rows {
+            scores.insert(row.side, narrow(row.score, "score")?);
         }
-        let seat = Seat(narrow(row.seat, "seat")?);
-        let team = partnership_team(seat);
-        let scores: [u32; 2] = [narrow(row.score0, "score")?, narrow(row.score1, "score")?];
         stats.played += 1;
-        if row.winner == Some(i64::from(team.0)) {
-            stats.won += 1;
+        stats.won += u32::from(mine.won == Some(true));
+        for (row_side, score) in scores {
+            if row_side == i64::from(side.0) {
+                stats.points_for += score;
+            } else {
+                stats.points_against += score;
+            }
         }
-        stats.points_for += scores[team.index()];
-        stats.points_against += scores[1 - team.index()];
-        seats.insert(row.id, seat);
+        theirs.insert(mine.match_id.clone(), (Seat(narrow(mine.seat, "seat")?), side));
     }
     for row in hands {
-        let (Some(seat), HandOutcome::Played(played)) = (seats.get(&row.match_id), row.outcome.0)
+        let (Some((seat, ours)), HandOutcome::Played(played)) =
+            (theirs.get(&row.match_id), row.outcome.0)
         else {
             continue;
         };
-        let ours: Team = partnership_team(*seat);
-        let makers = played.makers;
         if played.euchred() {
-            if makers == ours {
+            if played.makers == *ours {
                 stats.euchres_suffered += 1;
             } else {
                 stats.euchres_made += 1;
@@ -423,15 +495,19 @@ pub(crate) fn player_stats(
     Ok(stats)
 }
 
-/// The store keeps partnership games (two teams, `score0` and `score1`):
-/// tables offer no others yet (see `TableSettings::resolve_rules`).
-fn partnership_team(seat: Seat) -> Team {
-    Team(seat.0 & 1)
+/// A hand's points for each of the three sides a game can have, as
+/// [`ADD_HAND_POINTS`] binds them: 0 for a side the game does not have, and
+/// for every side when the hand was thrown in.
+pub(crate) fn hand_points(outcome: &HandOutcome) -> [i64; MAX_TEAMS] {
+    let points = outcome.points();
+    let points = points.as_ref().map_or(&[][..], |points| points.as_slice());
+    std::array::from_fn(|side| points.get(side).map_or(0, |point| i64::from(*point)))
 }
 
-/// A hand's points as the two partnerships' columns (none when thrown in).
-pub(crate) fn partnership_points(outcome: &HandOutcome) -> [u8; 2] {
-    outcome.points().map_or([0, 0], |points| points.pair())
+/// A match's final scores for each of the three sides a game can have, as
+/// [`END_MATCH_SEATS`] binds them: `None` for a side it has no score for.
+pub(crate) fn final_scores(scores: &[u16]) -> [Option<i64>; MAX_TEAMS] {
+    std::array::from_fn(|side| scores.get(side).map(|score| i64::from(*score)))
 }
 
 pub(crate) fn live_table(

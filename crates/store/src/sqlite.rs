@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use euchre_engine::Action;
+use euchre_engine::{Action, Seat};
 use sqlx::migrate::Migrator;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
@@ -19,11 +19,12 @@ use sqlx::sqlite::{
 };
 use sqlx::types::Json;
 
-use crate::sql::{self, partnership_points, read_error, to_db_u64};
+use crate::sql::{self, to_db_u64};
 use crate::{
-    LiveMatch, LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, PlayerRow, PlayerStats,
-    Store, StoreError, Write,
+    LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, PlayerRow, PlayerStats, Store,
+    StoreError, Write,
 };
+use crate::{read, write};
 
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/sqlite");
 
@@ -93,41 +94,6 @@ impl SqliteStore {
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
     }
-
-    async fn load_match(
-        conn: &mut SqliteConnection,
-        id: &str,
-    ) -> Result<Option<(MatchDetail, u64)>, StoreError> {
-        let Some(row) = sqlx::query_as::<_, sql::MatchRow>(sql::MATCH_BY_ID)
-            .bind(id)
-            .fetch_optional(&mut *conn)
-            .await
-            .map_err(read_error)?
-        else {
-            return Ok(None);
-        };
-        let seats = sqlx::query_as::<_, sql::SeatRow>(sql::SEATS_OF_MATCH)
-            .bind(id)
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(read_error)?
-            .into_iter()
-            .map(sql::match_seat)
-            .collect::<Result<Vec<_>, _>>()?;
-        let hands = sqlx::query_as::<_, sql::HandRow>(sql::HANDS_OF_MATCH)
-            .bind(id)
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(read_error)?;
-        let actions = sqlx::query_as::<_, sql::ActionRow>(sql::ACTIONS_OF_MATCH)
-            .bind(id)
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(read_error)?;
-        let summary = sql::match_summary(&row, seats)?;
-        let (record, last_seq) = sql::match_record(&row, hands, actions)?;
-        Ok(Some((MatchDetail { summary, record }, last_seq)))
-    }
 }
 
 async fn insert_actions(
@@ -142,47 +108,13 @@ async fn insert_actions(
 
 /// Applies one write, in journal order.
 async fn apply_one(conn: &mut SqliteConnection, write: &Write) -> Result<(), StoreError> {
-    match write {
-        Write::Player { id, name, token_hash, at } => {
-            sqlx::query(sql::UPSERT_PLAYER)
-                .bind(id)
-                .bind(name)
-                .bind(token_hash)
-                .bind(at)
-                .execute(conn)
-                .await?;
-        }
-        Write::TableOpened { id, host_id, settings, invite, at } => {
-            sqlx::query(sql::INSERT_TABLE)
-                .bind(id)
-                .bind(host_id)
-                .bind(Json(settings))
-                .bind(invite)
-                .bind(at)
-                .execute(conn)
-                .await?;
-        }
-        Write::TableSeats { id, seats } => {
-            sqlx::query(sql::UPDATE_TABLE_SEATS).bind(id).bind(Json(seats)).execute(conn).await?;
-        }
-        Write::TableClosed { id, at } => {
-            sqlx::query(sql::CLOSE_TABLE).bind(id).bind(at).execute(conn).await?;
-        }
-        Write::MatchStarted { id, table_id, number, rules, seed, start, seats, at } => {
-            sqlx::query(sql::INSERT_MATCH)
-                .bind(id)
-                .bind(table_id)
-                .bind(i64::from(*number))
-                .bind(Json(rules))
-                .bind(to_db_u64(*seed))
-                .bind(Json(start))
-                .bind(at)
-                .execute(&mut *conn)
-                .await?;
+    if write::apply_shared(&mut *conn, write).await? {
+        if let Write::MatchStarted { id, rules, seats, .. } = write {
             for seat in seats {
                 sqlx::query(sql::INSERT_SEAT)
                     .bind(id)
                     .bind(i64::from(seat.seat))
+                    .bind(i64::from(rules.team_of(Seat(seat.seat)).0))
                     .bind(&seat.player_id)
                     .bind(&seat.bot)
                     .bind(&seat.name)
@@ -190,6 +122,9 @@ async fn apply_one(conn: &mut SqliteConnection, write: &Write) -> Result<(), Sto
                     .await?;
             }
         }
+        return Ok(());
+    }
+    match write {
         Write::HandDealt { match_id, number, deal } => {
             sqlx::query(sql::INSERT_HAND)
                 .bind(match_id)
@@ -212,26 +147,18 @@ async fn apply_one(conn: &mut SqliteConnection, write: &Write) -> Result<(), Sto
                 .execute(&mut *conn)
                 .await?;
             if ended.rows_affected() > 0 {
-                let [points0, points1] = partnership_points(outcome);
+                let [points0, points1, points2] = sql::hand_points(outcome);
                 sqlx::query(sql::ADD_HAND_POINTS)
                     .bind(match_id)
-                    .bind(i64::from(points0))
-                    .bind(i64::from(points1))
+                    .bind(points0)
+                    .bind(points1)
+                    .bind(points2)
                     .execute(conn)
                     .await?;
             }
         }
-        Write::MatchEnded { match_id, scores, winner, at, games } => {
-            sqlx::query(sql::END_MATCH)
-                .bind(match_id)
-                .bind(i64::from(scores[0]))
-                .bind(i64::from(scores[1]))
-                .bind(winner.map(i64::from))
-                .bind(at)
-                .bind((!games.is_empty()).then_some(Json(games)))
-                .execute(conn)
-                .await?;
-        }
+        // Shared, above.
+        _ => {}
     }
     Ok(())
 }
@@ -271,86 +198,33 @@ impl Store for SqliteStore {
         &self,
         token_hash: &str,
     ) -> Result<Option<PlayerRow>, StoreError> {
-        let row = sqlx::query_as::<_, (String, String)>(sql::PLAYER_BY_TOKEN_HASH)
-            .bind(token_hash)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(read_error)?;
-        Ok(row.map(sql::player_row))
+        read::player_by_token_hash(&mut *self.pool.acquire().await?, token_hash).await
     }
 
+    // In WAL mode a transaction reads one snapshot from its first read on.
+
     async fn live_tables(&self) -> Result<Vec<LiveTable>, StoreError> {
-        // In WAL mode a transaction reads one snapshot from its first read on.
         let mut tx = self.pool.begin().await?;
-        let tables = sqlx::query_as::<_, sql::TableRow>(sql::LIVE_TABLES)
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(read_error)?;
-        let mut live = Vec::with_capacity(tables.len());
-        for table in tables {
-            let game = match &table.live_match {
-                None => None,
-                Some(id) => {
-                    let (detail, last_seq) = SqliteStore::load_match(&mut tx, id)
-                        .await?
-                        .ok_or_else(|| StoreError::Corrupt(format!("live match {id} vanished")))?;
-                    Some(LiveMatch {
-                        id: detail.summary.id,
-                        number: detail.summary.number,
-                        record: detail.record,
-                        last_seq,
-                    })
-                }
-            };
-            live.push(sql::live_table(table, game)?);
-        }
+        let live = read::live_tables(&mut *tx).await?;
         tx.commit().await?;
         Ok(live)
     }
 
     async fn list_matches(&self, query: &MatchQuery) -> Result<MatchPage, StoreError> {
-        let limit = sql::page_limit(query);
-        let rows = sqlx::query_as::<_, sql::PageRow>(sql::LIST_MATCHES)
-            .bind(&query.player)
-            .bind(query.won)
-            .bind(query.since)
-            .bind(query.until)
-            .bind(query.finished)
-            .bind(query.after.as_ref().map(|cursor| cursor.started_at))
-            .bind(query.after.as_ref().map(|cursor| cursor.id.as_str()))
-            // One more than asked, to know whether another page follows.
-            .bind(limit as i64 + 1)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(read_error)?;
-        sql::match_page(rows, limit)
+        read::list_matches(&mut *self.pool.acquire().await?, query).await
     }
 
     async fn get_match(&self, id: &str) -> Result<Option<MatchDetail>, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let detail = SqliteStore::load_match(&mut tx, id).await?;
+        let detail = read::load_match(&mut *tx, id).await?;
         tx.commit().await?;
         Ok(detail.map(|(detail, _)| detail))
     }
 
     async fn player_stats(&self, player_id: &str) -> Result<PlayerStats, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let player = sqlx::query_as::<_, (String, String)>(sql::PLAYER_BY_ID)
-            .bind(player_id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(read_error)?;
-        let matches = sqlx::query_as::<_, sql::StatsMatchRow>(sql::STATS_MATCHES)
-            .bind(player_id)
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(read_error)?;
-        let hands = sqlx::query_as::<_, sql::StatsHandRow>(sql::STATS_HANDS)
-            .bind(player_id)
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(read_error)?;
+        let stats = read::player_stats(&mut *tx, player_id).await?;
         tx.commit().await?;
-        sql::player_stats(player.map(sql::player_row), matches, hands)
+        Ok(stats)
     }
 }

@@ -17,7 +17,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
-use euchre_engine::{Action, Game, GameRecord, HandOutcome, Preset, Rules};
+use euchre_engine::{Action, Game, GameRecord, HandOutcome, Preset, Rules, Seat, Team};
 use euchre_store::postgres::PgStore;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{
@@ -127,6 +127,9 @@ where
     // A deal that does not decode.
     tamper(r#"UPDATE hands SET deal = '{"dealer":"nine"}' WHERE number = 0"#).await;
     assert!(corrupt(store.get_match(id).await));
+    // Partners whose rows disagree on their side's score.
+    tamper("UPDATE match_seats SET score = score + 1 WHERE seat = 2").await;
+    assert!(corrupt(store.get_match(id).await));
     // A seat out of range.
     tamper("UPDATE match_seats SET seat = 300 WHERE seat = 0").await;
     assert!(matches!(
@@ -135,9 +138,18 @@ where
     ));
 }
 
-/// A fresh PostgreSQL database for one test, dropped afterwards even when
-/// the test fails.
+/// A fresh PostgreSQL database for one test, migrated, dropped afterwards
+/// even when the test fails.
 async fn with_postgres<F, Fut>(test: F)
+where
+    F: FnOnce(Arc<PgStore>) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    with_postgres_database(true, test).await;
+}
+
+/// A fresh PostgreSQL database, migrated or empty.
+async fn with_postgres_database<F, Fut>(migrate: bool, test: F)
 where
     F: FnOnce(Arc<PgStore>) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
@@ -164,8 +176,10 @@ where
     let server = base.rsplit_once('/').map_or(base, |(server, _)| server);
     let url = format!("{server}/{name}{params}");
     let store = Arc::new(PgStore::connect(&url).await.expect("connect to the test database"));
-    store.migrate().await.expect("migrate PostgreSQL");
-    store.migrate().await.expect("migrate PostgreSQL twice");
+    if migrate {
+        store.migrate().await.expect("migrate PostgreSQL");
+        store.migrate().await.expect("migrate PostgreSQL twice");
+    }
     let outcome = tokio::spawn(test(store.clone())).await;
     store.pool().close().await;
     let dropped =
@@ -182,13 +196,218 @@ where
 }
 
 // ---------------------------------------------------------------------------
+// Migration 0003: matches stored before every game form was.
+
+#[tokio::test]
+async fn sqlite_reads_matches_stored_before_every_form() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let url = format!("sqlite://{}/old.db", folder.path().display());
+    let store = SqliteStore::connect(&url).await.expect("open SQLite");
+    old_schema("sqlite").await.run_to(2, store.pool()).await.expect("migrations 0001-0002");
+    let pool = store.pool().clone();
+    upgrade(&store, |statement| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query(AssertSqlSafe(statement)).execute(&pool).await.expect("an old write");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn postgres_reads_matches_stored_before_every_form() {
+    with_postgres_database(false, |store| async move {
+        old_schema("postgres").await.run_to(2, store.pool()).await.expect("migrations 0001-0002");
+        let pool = store.pool().clone();
+        upgrade(&*store, |statement| {
+            let pool = pool.clone();
+            async move {
+                sqlx::query(AssertSqlSafe(statement)).execute(&pool).await.expect("an old write");
+            }
+        })
+        .await;
+    })
+    .await;
+}
+
+/// A backend's migrations, read from their folder (run up to 0002 to get
+/// the schema as it was).
+async fn old_schema(backend: &str) -> sqlx::migrate::Migrator {
+    let folder = format!("{}/../../migrations/{backend}", env!("CARGO_MANIFEST_DIR"));
+    sqlx::migrate::Migrator::new(std::path::Path::new(&folder)).await.expect("the migrations")
+}
+
+/// Stores the story's four-handed matches (finished, rubbers, abandoned, in
+/// progress) as the code before migration 0003 did, in `score0`, `score1`
+/// and `winner`; migrates; and expects every score, winner, listing and
+/// record as played. The journal's writes, applied again after the
+/// migration (as after a crash), then change nothing: hands already ended
+/// add no points a second time.
+async fn upgrade<F, Fut>(store: &dyn Store, execute: F)
+where
+    F: Fn(String) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let (writes, history) = history();
+    let four_handed: Vec<Played> =
+        history.played.into_iter().filter(|p| p.summary.rules.partnerships()).collect();
+    assert!(four_handed.len() >= 10);
+    let kept = |id: &String| four_handed.iter().any(|p| p.summary.id == *id);
+    let writes: Vec<Write> = writes
+        .into_iter()
+        .filter(|write| match write {
+            Write::MatchStarted { id, .. } => kept(id),
+            Write::HandDealt { match_id, .. }
+            | Write::Action { match_id, .. }
+            | Write::HandEnded { match_id, .. }
+            | Write::MatchEnded { match_id, .. } => kept(match_id),
+            _ => true,
+        })
+        .collect();
+    for write in &writes {
+        for statement in old_statements(write) {
+            execute(statement).await;
+        }
+    }
+    store.migrate().await.expect("migration 0003");
+    let history = History { played: four_handed, live: Vec::new() };
+    check_matches(store, &history).await;
+    check_won_filter(store, history.played.iter().map(|p| &p.summary)).await;
+    for index in 0..PLAYERS {
+        let player = player_id(index);
+        let stats = store.player_stats(&player).await.expect("player stats");
+        assert_eq!(stats, expected_stats(&history, &player), "stats of {player}");
+    }
+    let before = snapshot(store, &history).await;
+    store.apply(&writes).await.expect("the journal again");
+    assert!(before == snapshot(store, &history).await, "applying writes again changed the store");
+}
+
+/// A write as the code before migration 0003 stored it, in literal SQL
+/// (the text is the test's own, valid in both dialects).
+fn old_statements(write: &Write) -> Vec<String> {
+    let text = |value: &str| format!("'{}'", value.replace('\'', "''"));
+    let json = |value: serde_json::Value| text(&value.to_string());
+    let optional = |value: Option<String>| value.as_deref().map_or("NULL".to_owned(), text);
+    match write {
+        Write::Player { id, name, token_hash, at } => vec![format!(
+            "INSERT INTO players (id, name, token_hash, created_at) VALUES ({}, {}, {}, {at})",
+            text(id),
+            text(name),
+            text(token_hash)
+        )],
+        Write::TableOpened { id, host_id, settings, invite, at } => vec![format!(
+            "INSERT INTO game_tables (id, host_id, settings, invite, created_at) \
+             VALUES ({}, {}, {}, {}, {at})",
+            text(id),
+            text(host_id),
+            json(settings.clone()),
+            optional(invite.clone())
+        )],
+        Write::TableSeats { id, seats } => vec![format!(
+            "UPDATE game_tables SET seats = {} WHERE id = {}",
+            json(seats.clone()),
+            text(id)
+        )],
+        Write::TableClosed { id, at } => vec![format!(
+            "UPDATE game_tables SET closed_at = COALESCE(closed_at, {at}) WHERE id = {}",
+            text(id)
+        )],
+        Write::MatchStarted { id, table_id, number, rules, seed, start, seats, at } => {
+            let mut statements = vec![format!(
+                "INSERT INTO matches (id, table_id, number, rules, seed, start, started_at) \
+                 VALUES ({}, {}, {number}, {}, {}, {}, {at})",
+                text(id),
+                text(table_id),
+                json(json!(rules)),
+                *seed as i64,
+                json(json!(start))
+            )];
+            for seat in seats {
+                statements.push(format!(
+                    "INSERT INTO match_seats (match_id, seat, player_id, bot, name) \
+                     VALUES ({}, {}, {}, {}, {})",
+                    text(id),
+                    seat.seat,
+                    optional(seat.player_id.clone()),
+                    optional(seat.bot.clone()),
+                    text(&seat.name)
+                ));
+            }
+            statements
+        }
+        Write::HandDealt { match_id, number, deal } => vec![format!(
+            "INSERT INTO hands (match_id, number, dealer, deal) VALUES ({}, {number}, {}, {})",
+            text(match_id),
+            deal.dealer.0,
+            json(json!(deal))
+        )],
+        Write::Action { match_id, hand, index, seat, action, seq, at } => vec![format!(
+            "INSERT INTO actions (match_id, hand, idx, seat, action, seq, at) \
+             VALUES ({}, {hand}, {index}, {seat}, {}, {seq}, {at})",
+            text(match_id),
+            json(json!(action))
+        )],
+        Write::HandEnded { match_id, number, outcome, at } => {
+            let [points0, points1] = outcome.points().map_or([0, 0], |points| points.pair());
+            vec![
+                format!(
+                    "UPDATE hands SET outcome = {}, ended_at = {at} \
+                     WHERE match_id = {} AND number = {number}",
+                    json(json!(outcome)),
+                    text(match_id)
+                ),
+                format!(
+                    "UPDATE matches SET score0 = score0 + {points0}, score1 = score1 + {points1} \
+                     WHERE id = {}",
+                    text(match_id)
+                ),
+            ]
+        }
+        Write::MatchEnded { match_id, scores, winner, at, games } => vec![format!(
+            "UPDATE matches SET score0 = {}, score1 = {}, winner = {}, ended_at = {at}, \
+             rubber = {} WHERE id = {}",
+            scores[0],
+            scores[1],
+            winner.map_or("NULL".to_owned(), |team| team.to_string()),
+            if games.is_empty() { "NULL".to_owned() } else { json(json!(games)) },
+            text(match_id)
+        )],
+    }
+}
+
+/// Every player of each won match finds it among their wins or their
+/// losses, as their own side fared, and not among the other.
+async fn check_won_filter(store: &dyn Store, summaries: impl Iterator<Item = &MatchSummary>) {
+    let mut checked = 0;
+    for summary in summaries {
+        let Some(winner) = summary.winner else { continue };
+        for seat in &summary.seats {
+            let Some(player) = &seat.player_id else { continue };
+            let won = summary.rules.team_of(Seat(seat.seat)) == Team(winner);
+            let query = MatchQuery {
+                player: Some(player.clone()),
+                won: Some(won),
+                limit: 100,
+                ..MatchQuery::default()
+            };
+            assert!(list_all(store, &query).await.contains(&summary.id), "{player} {won}");
+            let other = MatchQuery { won: Some(!won), ..query };
+            assert!(!list_all(store, &other).await.contains(&summary.id), "{player} {won}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+}
+
+// ---------------------------------------------------------------------------
 // Playing games and recording them as writes.
 
 const PLAYERS: usize = 6;
 
-/// The store keeps partnership games, the only ones tables offer so far.
-fn partnership_presets() -> Vec<Preset> {
-    Preset::ALL.into_iter().filter(|preset| preset.rules().partnerships()).collect()
+/// The seats of the side that won, as the store should list them.
+fn winning_seats(rules: &Rules, winner: Option<Team>) -> Vec<u8> {
+    (0..rules.players).filter(|seat| Some(rules.team_of(Seat(*seat))) == winner).collect()
 }
 
 fn player_id(index: usize) -> String {
@@ -279,12 +498,13 @@ impl Recorder {
         let game = &played.game;
         let winner = game.winner().map(|team| team.0);
         played.summary.ended_at = Some(at);
-        played.summary.scores = game.scores().pair();
+        played.summary.scores = game.scores().as_slice().to_vec();
         played.summary.winner = winner;
+        played.summary.winners = winning_seats(&played.summary.rules, game.winner());
         played.summary.games = game.games().to_vec();
         self.writes.push(Write::MatchEnded {
             match_id: played.summary.id.clone(),
-            scores: game.scores().pair(),
+            scores: game.scores().as_slice().to_vec(),
             winner,
             at,
             games: game.games().to_vec(),
@@ -326,7 +546,9 @@ fn table_id(index: usize) -> String {
     format!("t{index}")
 }
 
-/// Players, five tables and 26 matches across every preset: tables t0 and
+/// Players, five tables and 26 matches across every preset, so every game
+/// form (four-handed, three-handed with a dummy, cutthroat, both two-handed
+/// games) has matches played to the end: tables t0 and
 /// t1 end with a match in progress (t0 mid-hand, t1 between hands), t2 with
 /// an abandoned match, t3 is closed and t4 has only finished matches.
 fn history() -> (Vec<Write>, History) {
@@ -370,15 +592,15 @@ fn history() -> (Vec<Write>, History) {
             (2, true) => Ending::Abandoned(40),
             _ => Ending::Won,
         };
-        let presets = partnership_presets();
-        let preset = presets[index % presets.len()];
+        let preset = Preset::ALL[index % Preset::ALL.len()];
         // Short games, except those left unfinished, which must not end early.
         let points_to_win = if index % 3 == 0 || ending != Ending::Won { 10 } else { 5 };
         // Some matches played to the end are rubbers (their running score
         // counts across games until the end, so none is left unfinished).
-        let rubber = ending == Ending::Won && index % 4 == 1;
+        // (Rubbers are played between two sides only.)
+        let rubber = ending == Ending::Won && index % 4 == 1 && preset.rules().teams() == 2;
         let rules = Rules { points_to_win, rubber, ..preset.rules() };
-        let seats = (0..4)
+        let seats = (0..usize::from(rules.players))
             .map(|seat| {
                 let player = (index + seat) % PLAYERS;
                 if (index + seat) % 5 == 0 {
@@ -410,8 +632,9 @@ fn history() -> (Vec<Write>, History) {
             seats,
             started_at,
             ended_at: None,
-            scores: [0, 0],
+            scores: vec![0; usize::from(rules.teams())],
             winner: None,
+            winners: Vec::new(),
             games: Vec::new(),
         };
         recorder.start(&summary, &game);
@@ -440,7 +663,7 @@ fn history() -> (Vec<Write>, History) {
         if let Ending::Abandoned(_) = ending {
             recorder.end(&mut match_played, at + 1);
         }
-        match_played.summary.scores = match_played.game.scores().pair();
+        match_played.summary.scores = match_played.game.scores().as_slice().to_vec();
         played.push(match_played);
     }
     recorder.writes.push(Write::TableClosed { id: table_id(3), at: 900_000 });
@@ -493,6 +716,7 @@ async fn story(store: &dyn Store) {
     check_stats(store, &history).await;
     check_live(store, &history).await;
     check_players(store).await;
+    check_forms(store, &history).await;
 
     // Everything again, in other batches: nothing changes.
     let before = snapshot(store, &history).await;
@@ -535,9 +759,38 @@ async fn check_matches(store: &dyn Store, history: &History) {
                 );
             }
         }
-        assert_eq!(replayed.scores(), detail.summary.scores, "scores of {id}");
+        assert_eq!(replayed.scores().as_slice(), detail.summary.scores, "scores of {id}");
     }
     assert_eq!(store.get_match("no-such-match").await.expect("read"), None);
+}
+
+/// The two- and three-handed games, one by one: each finished one is stored
+/// with one score per player and its winner's seat, and every player in it
+/// finds it among their wins or their losses as their own seat fared.
+async fn check_forms(store: &dyn Store, history: &History) {
+    for preset in
+        [Preset::ThreeHanded, Preset::Cutthroat, Preset::TwoHanded, Preset::TwoHandedPlain]
+    {
+        let players = preset.rules().players;
+        let finished: Vec<&MatchSummary> = history
+            .played
+            .iter()
+            .map(|played| &played.summary)
+            .filter(|s| s.rules.dummy == preset.rules().dummy && s.rules.players == players)
+            .filter(|s| s.winner.is_some())
+            .collect();
+        assert!(!finished.is_empty(), "{preset:?} has a match played to the end");
+        for summary in finished {
+            let detail = store.get_match(&summary.id).await.expect("read").expect("stored");
+            assert_eq!(detail.summary.scores.len(), usize::from(players), "{}", summary.id);
+            let winner = detail.summary.winner.expect("won");
+            assert_eq!(detail.summary.winners, [winner], "one player wins alone");
+            assert!(
+                detail.summary.scores[usize::from(winner)] >= summary.rules.points_to_win.into()
+            );
+            check_won_filter(store, std::iter::once(summary)).await;
+        }
+    }
 }
 
 /// Every match of a query, page by page.
@@ -620,10 +873,12 @@ async fn check_filters(store: &dyn Store, history: &History) {
     for index in [0, 1, 4] {
         let player = player_id(index);
         let sat = |s: &MatchSummary| seat_of(s, &player).is_some();
-        let won =
-            |s: &MatchSummary| seat_of(s, &player).is_some_and(|seat| s.winner == Some(seat % 2));
+        let side = |s: &MatchSummary, seat: u8| s.rules.team_of(Seat(seat)).0;
+        let won = |s: &MatchSummary| {
+            seat_of(s, &player).is_some_and(|seat| s.winner == Some(side(s, seat)))
+        };
         let lost = |s: &MatchSummary| {
-            seat_of(s, &player).is_some_and(|seat| s.winner.is_some_and(|team| team != seat % 2))
+            seat_of(s, &player).is_some_and(|seat| s.winner.is_some_and(|w| w != side(s, seat)))
         };
         let query = MatchQuery { player: Some(player.clone()), limit: 4, ..MatchQuery::default() };
         let all = list_all(store, &query).await;
@@ -680,15 +935,20 @@ fn expected_stats(history: &History, player: &str) -> PlayerStats {
         else {
             continue;
         };
-        let team = usize::from(seat.seat % 2);
         let record: &GameRecord = played.game.record();
+        let team = record.rules.team_of(Seat(seat.seat));
         stats.played += 1;
-        stats.won += u32::from(record.winner.map(|t| t.index()) == Some(team));
-        stats.points_for += u32::from(record.scores[team]);
-        stats.points_against += u32::from(record.scores[1 - team]);
+        stats.won += u32::from(record.winner == Some(team));
+        for (side, score) in record.scores.teams() {
+            if side == team {
+                stats.points_for += u32::from(*score);
+            } else {
+                stats.points_against += u32::from(*score);
+            }
+        }
         for hand in &record.hands {
             let Some(HandOutcome::Played(result)) = hand.outcome else { continue };
-            let maker_team = usize::from(result.maker.0 % 2);
+            let maker_team = record.rules.team_of(result.maker);
             let maker_tricks = result.tricks[maker_team];
             if maker_tricks < 3 {
                 if maker_team == team {
@@ -820,15 +1080,14 @@ fn many_games(games: usize) -> Vec<Write> {
         at: 0,
     });
     for index in 0..games {
-        let presets = partnership_presets();
-        let rules = presets[index % presets.len()].rules();
+        let rules = Preset::ALL[index % Preset::ALL.len()].rules();
         let game = Game::new(rules, index as u64).expect("valid rules");
         let summary = MatchSummary {
             id: format!("bench-{index:06}"),
             table_id: "t".into(),
             number: index as u32 + 1,
             rules,
-            seats: (0..4)
+            seats: (0..rules.players)
                 .map(|seat| MatchSeat {
                     seat,
                     player_id: None,
@@ -838,8 +1097,9 @@ fn many_games(games: usize) -> Vec<Write> {
                 .collect(),
             started_at: index as Millis,
             ended_at: None,
-            scores: [0, 0],
+            scores: vec![0; usize::from(rules.teams())],
             winner: None,
+            winners: Vec::new(),
             games: Vec::new(),
         };
         recorder.start(&summary, &game);

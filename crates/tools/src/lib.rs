@@ -1,10 +1,15 @@
 //! The record verifier behind `euchre-verify`: read a file (EGN, or the
 //! engine's own [`GameRecord`] JSON, told apart by content), replay every
 //! deal through the engine, and summarize it as JSON.
+//!
+//! An EGN record is read to the end as a referee reads it ([`egn::check`]):
+//! every finding is reported, each at its deal and step, with the scores of
+//! the deals that could still be scored. An engine record stops at its first
+//! illegal step ([`Game::replay`]).
 
 use std::fmt;
 
-use euchre_engine::egn::{self, DealResult, Ending, Problem, Verification};
+use euchre_engine::egn::{self, DealResult, Ending, Finding, Problem, Verification};
 use euchre_engine::{Game, GameRecord, HandOutcome, ReplayError};
 use serde_json::{Value, json};
 
@@ -24,7 +29,7 @@ impl Format {
     }
 }
 
-/// Why a file does not verify: where, a stable code and a message.
+/// One thing wrong with a file: where, a stable code and a message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
     /// Index of the deal (EGN) or hand (record).
@@ -41,6 +46,18 @@ impl Failure {
     }
 }
 
+impl From<&Finding> for Failure {
+    fn from(finding: &Finding) -> Failure {
+        let at = finding.location();
+        Failure {
+            deal: at.and_then(|at| at.deal),
+            step: at.map(|at| at.step.to_string()),
+            code: finding.code().to_owned(),
+            message: finding.to_string(),
+        }
+    }
+}
+
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The message already names the deal and step.
@@ -52,46 +69,55 @@ impl fmt::Display for Failure {
 #[derive(Clone, Debug)]
 pub struct Report {
     pub format: Option<Format>,
-    pub result: Result<Verification, Failure>,
+    /// The replay, when the file could be read: for a faulty EGN record, the
+    /// deals that could be scored (see [`egn::Checked`]).
+    pub verification: Option<Verification>,
+    /// Everything wrong with the file, in its order; empty when it is clean.
+    pub findings: Vec<Failure>,
 }
 
 impl Report {
+    fn failed(format: Option<Format>, failure: Failure) -> Report {
+        Report { format, verification: None, findings: vec![failure] }
+    }
+
     /// A file that could not be read at all.
     pub fn unreadable(error: &anyhow::Error) -> Report {
-        Report { format: None, result: Err(Failure::new("unreadable", format!("{error:#}"))) }
+        Report::failed(None, Failure::new("unreadable", format!("{error:#}")))
     }
 
-    /// Everything wrong with the file, one line each: the failure, or the
-    /// problems of a record whose every step was legal.
+    /// Whether nothing is wrong with the file.
+    pub fn is_clean(&self) -> bool {
+        self.findings.is_empty()
+    }
+
+    /// Everything wrong with the file, one line each.
     pub fn complaints(&self) -> Vec<String> {
-        match &self.result {
-            Err(failure) => vec![failure.to_string()],
-            Ok(verification) => verification.problems.iter().map(Problem::to_string).collect(),
-        }
+        self.findings.iter().map(Failure::to_string).collect()
     }
 
-    /// The JSON document printed for `file`.
+    /// The JSON document printed for `file`: `result` is the replay (`null`
+    /// when the file could not be read), `findings` every finding.
     pub fn to_json(&self, file: &str) -> Value {
-        let format = self.format.map(Format::name);
-        match &self.result {
-            Ok(verification) => json!({
-                "file": file,
-                "format": format,
-                "ok": verification.problems.is_empty(),
-                "result": verification,
-            }),
-            Err(failure) => json!({
-                "file": file,
-                "format": format,
-                "ok": false,
-                "error": {
+        let findings: Vec<Value> = self
+            .findings
+            .iter()
+            .map(|failure| {
+                json!({
                     "deal": failure.deal,
                     "step": failure.step,
                     "code": failure.code,
                     "message": failure.message,
-                },
-            }),
-        }
+                })
+            })
+            .collect();
+        json!({
+            "file": file,
+            "format": self.format.map(Format::name),
+            "ok": self.is_clean(),
+            "result": self.verification,
+            "findings": findings,
+        })
     }
 }
 
@@ -99,33 +125,48 @@ impl Report {
 pub fn check(text: &str) -> Report {
     let value: Value = match serde_json::from_str(text) {
         Ok(value) => value,
-        Err(error) => {
-            return Report { format: None, result: Err(Failure::new("not_json", error)) };
-        }
+        Err(error) => return Report::failed(None, Failure::new("not_json", error)),
     };
     if value.get("fileType").is_some() {
-        Report { format: Some(Format::Egn), result: check_egn(value) }
+        check_egn(value)
     } else if value.get("hands").is_some() && value.get("rules").is_some() {
-        Report { format: Some(Format::Record), result: check_record(value) }
+        match check_record(value) {
+            Ok(verification) => {
+                let findings = verification
+                    .problems
+                    .iter()
+                    .map(|problem| Failure::from(&Finding::Problem(problem.clone())))
+                    .collect();
+                let verification = Some(verification);
+                Report { format: Some(Format::Record), verification, findings }
+            }
+            Err(failure) => Report::failed(Some(Format::Record), failure),
+        }
     } else {
         let message = "neither EGN (no fileType) nor a game record (no rules and hands)";
-        Report { format: None, result: Err(Failure::new("unknown_format", message)) }
+        Report::failed(None, Failure::new("unknown_format", message))
     }
 }
 
-fn check_egn(value: Value) -> Result<Verification, Failure> {
-    let game = egn::from_value(value).map_err(|error| Failure {
-        deal: error.location().and_then(|at| at.deal),
-        step: error.location().map(|at| at.step.to_string()),
-        code: error.code().to_owned(),
-        message: error.to_string(),
-    })?;
-    egn::verify(&game).map_err(|error| Failure {
-        deal: error.location().deal,
-        step: Some(error.location().step.to_string()),
-        code: error.code().to_owned(),
-        message: error.to_string(),
-    })
+/// Reads an EGN record (a file that cannot be read as EGN is one finding)
+/// and checks it to the end.
+fn check_egn(value: Value) -> Report {
+    let format = Some(Format::Egn);
+    let game = match egn::from_value(value) {
+        Ok(game) => game,
+        Err(error) => {
+            let failure = Failure {
+                deal: error.location().and_then(|at| at.deal),
+                step: error.location().map(|at| at.step.to_string()),
+                code: error.code().to_owned(),
+                message: error.to_string(),
+            };
+            return Report::failed(format, failure);
+        }
+    };
+    let checked = egn::check(&game);
+    let findings = checked.findings.iter().map(Failure::from).collect();
+    Report { format, verification: Some(checked.verification), findings }
 }
 
 fn check_record(value: Value) -> Result<Verification, Failure> {
@@ -204,7 +245,7 @@ fn summarize(game: &Game) -> Verification {
             tricks,
             points,
             score,
-            cards: hand.deal,
+            cards: Some(hand.deal),
         });
     }
     Verification {

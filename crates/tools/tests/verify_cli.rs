@@ -68,15 +68,97 @@ fn a_doctored_record_fails_at_its_step() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains(&doctored.display().to_string()), "{stderr}");
     assert!(
-        stderr.contains("must_follow_suit: deal 1, trick 3, card 2: play Qc by seat 0"),
+        stderr.contains(
+            "must_follow_suit: deal 1, trick 3, card 2: play Qc by seat 0 is a renege: spades \
+             were led and it held Ks (played in trick 4)"
+        ),
         "{stderr}"
     );
-    // The good file still gets its report; the bad one a located error.
+    // The good file still gets its report; the bad one a located finding.
     let docs = documents(&output);
     assert_eq!(docs[0]["ok"], true);
-    let error = &docs[1]["error"];
-    assert_eq!((&error["deal"], &error["step"]), (&json!(1), &json!("trick 3, card 2")));
-    assert_eq!(error["code"], "must_follow_suit");
+    assert_eq!(docs[0]["findings"], json!([]));
+    let findings = docs[1]["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    let finding = &findings[0];
+    assert_eq!((&finding["deal"], &finding["step"]), (&json!(1), &json!("trick 3, card 2")));
+    assert_eq!(finding["code"], "must_follow_suit");
+    // Scored as played: the renege does not change who took the tricks.
+    assert_eq!(docs[1]["result"]["final_score"], json!([10, 9]));
+}
+
+const FAULTY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/tests/data/faulty");
+
+fn faulty(name: &str) -> PathBuf {
+    PathBuf::from(format!("{FAULTY}/{name}.egn"))
+}
+
+/// Each finding of a document as (code, deal, step).
+fn findings(doc: &Value) -> Vec<(String, Value, Value)> {
+    let list = doc["findings"].as_array().expect("findings");
+    list.iter()
+        .map(|f| {
+            (f["code"].as_str().expect("a code").to_owned(), f["deal"].clone(), f["step"].clone())
+        })
+        .collect()
+}
+
+fn at(code: &str, deal: usize, step: &str) -> (String, Value, Value) {
+    (code.to_owned(), json!(deal), json!(step))
+}
+
+#[test]
+fn a_faulty_record_is_read_to_the_end() {
+    let output = run(&[faulty("misplaced_up_card"), faulty("incomplete_first_deal")]);
+    assert_eq!(output.status.code(), Some(1));
+    let docs = documents(&output);
+    // The misplaced up-card and the seven reneges after it.
+    assert_eq!(
+        findings(&docs[0]),
+        [
+            at("inconsistent_record", 0, "initial state"),
+            at("must_follow_suit", 0, "trick 1, card 2"),
+            at("must_follow_suit", 0, "trick 2, card 1"),
+            at("must_follow_suit", 0, "trick 2, card 3"),
+            at("must_follow_suit", 1, "trick 0, card 1"),
+            at("must_follow_suit", 1, "trick 3, card 2"),
+            at("must_follow_suit", 2, "trick 1, card 2"),
+            at("must_follow_suit", 2, "trick 1, card 3"),
+        ]
+    );
+    assert_eq!(docs[0]["ok"], false);
+    // The scores it can still compute: deal 0 scores nothing.
+    let deals = docs[0]["result"]["deals"].as_array().expect("deals");
+    assert_eq!((&deals[0]["ending"], &deals[0]["points"]), (&json!("damaged"), &json!([0, 0])));
+    assert_eq!(docs[0]["result"]["final_score"], deals.last().expect("a deal")["score"]);
+    // The incomplete first deal and the renege in the second.
+    assert_eq!(
+        findings(&docs[1]),
+        [at("incomplete_deal", 0, "end"), at("must_follow_suit", 1, "trick 1, card 1")]
+    );
+    // Every finding on stderr too, one line each, and a summary per file.
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 8 + 1 + 2 + 1, "{stderr}");
+    let score = &docs[0]["result"]["final_score"];
+    let summary =
+        format!("8 finding(s); the deals that could be scored make {} to {}", score[0], score[1]);
+    assert!(stderr.contains(&summary), "{stderr}");
+    assert!(stderr.contains("seat 1 played the up-card Th, which it never held"), "{stderr}");
+    assert!(stderr.contains("it held Js (played in trick 2)"), "{stderr}");
+}
+
+#[test]
+fn every_kind_of_score_finding_is_reported() {
+    let names = ["wrong_dealer", "repeated_deal", "after_the_game_was_won"];
+    let output = run(&names.map(faulty));
+    assert_eq!(output.status.code(), Some(1));
+    let docs = documents(&output);
+    assert_eq!(findings(&docs[0]), [at("dealer_out_of_turn", 3, "initial state")]);
+    assert_eq!(findings(&docs[1]), [at("repeated_deal", 3, "initial state")]);
+    assert_eq!(
+        findings(&docs[2]),
+        (5..8).map(|deal| at("played_after_game_over", deal, "initial state")).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -85,13 +167,14 @@ fn unreadable_and_unknown_files_fail() {
         run(&[PathBuf::from("/nonexistent/file.egn"), scratch("other.json", "{\"a\": 1}")]);
     assert_eq!(output.status.code(), Some(1));
     let docs = documents(&output);
-    assert_eq!(docs[0]["error"]["code"], "unreadable");
-    assert_eq!(docs[1]["error"]["code"], "unknown_format");
+    assert_eq!(docs[0]["findings"][0]["code"], "unreadable");
+    assert_eq!(docs[1]["findings"][0]["code"], "unknown_format");
+    assert!(docs[1]["result"].is_null());
 }
 
 #[test]
 fn the_engines_own_records_verify_too() {
-    // Claims are in the engine's records, though EGN cannot hold them.
+    // Claims are in the engine's records as they were made.
     let mut game = Game::new(Rules::default(), 11).expect("valid rules");
     while let Some(seat) = game.turn() {
         let actions = game.legal_actions(seat);
@@ -117,6 +200,6 @@ fn the_engines_own_records_verify_too() {
     let output = run(&[scratch("bad-record.json", &record.to_string())]);
     assert_eq!(output.status.code(), Some(1));
     let docs = documents(&output);
-    assert_eq!(docs[0]["error"]["code"], "not_your_turn");
-    assert_eq!(docs[0]["error"]["step"], json!(format!("action {play}")));
+    assert_eq!(docs[0]["findings"][0]["code"], "not_your_turn");
+    assert_eq!(docs[0]["findings"][0]["step"], json!(format!("action {play}")));
 }

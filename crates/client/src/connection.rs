@@ -1,0 +1,410 @@
+//! The task that owns the WebSocket: it sends requests and matches their
+//! answers, delivers each table's events once and in seq order, and
+//! reconnects and resumes when the connection drops.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasher, RandomState};
+use std::sync::{Arc, Mutex};
+
+use euchre_protocol::{ClientMessage, CommandId, PROTOCOL_VERSION, Reply, ServerMessage, TableId};
+use futures_util::{SinkExt, StreamExt};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_config};
+
+use crate::{Answer, Command, Config, Error, Follow, Identity, Update};
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// A request sent on the current socket, not yet answered.
+struct Pending {
+    follow: Follow,
+    /// `None` for the client's own requests (resuming, listing again).
+    answer: Option<oneshot::Sender<Result<Answer, Error>>>,
+    /// Set on a `resume` the client sent for this table.
+    resume_of: Option<TableId>,
+}
+
+/// A table to take up again after a reconnection.
+#[derive(Clone, Debug)]
+struct Followed {
+    seated: bool,
+    invite: Option<String>,
+}
+
+/// Why serving a socket ended.
+enum Ended {
+    /// The client closed, or every handle is gone.
+    Stop,
+    /// The connection dropped: reconnect.
+    Lost(String),
+}
+
+pub(crate) struct Connection {
+    config: Config,
+    token: String,
+    socket: Socket,
+    next_id: CommandId,
+    pending: HashMap<CommandId, Pending>,
+    followed: HashMap<TableId, Followed>,
+    /// Whether to list the tables again after a reconnection.
+    lobby: bool,
+    /// The last seq delivered for each table.
+    delivered: HashMap<TableId, u64>,
+    /// Tables with a `resume` in flight to fill a gap (one at a time).
+    resuming: HashSet<TableId>,
+    /// The last full lobby, the answer to `list_tables`.
+    last_lobby: Option<Vec<euchre_protocol::TableSummary>>,
+    /// The server said to come back no sooner than this.
+    come_back_after_ms: Option<u64>,
+    /// Requests made while reconnecting, sent once connected.
+    queued: Vec<Command>,
+    updates: mpsc::UnboundedSender<Update>,
+    latest: Arc<Mutex<HashMap<TableId, u64>>>,
+    rng: ChaCha8Rng,
+}
+
+impl Connection {
+    /// Connects and says `hello`.
+    pub(crate) async fn open(
+        config: Config,
+        updates: mpsc::UnboundedSender<Update>,
+        latest: Arc<Mutex<HashMap<TableId, u64>>>,
+    ) -> Result<(Connection, Identity), Error> {
+        let (socket, identity) = handshake(&config, config.token.as_deref()).await?;
+        // Each client's jitter differs, so that clients dropped together spread out.
+        let seed = RandomState::new().hash_one(&identity.player.id);
+        let connection = Connection {
+            config,
+            token: identity.token.clone(),
+            socket,
+            next_id: 0,
+            pending: HashMap::new(),
+            followed: HashMap::new(),
+            lobby: false,
+            delivered: HashMap::new(),
+            resuming: HashSet::new(),
+            last_lobby: None,
+            come_back_after_ms: None,
+            queued: Vec::new(),
+            updates,
+            latest,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        };
+        Ok((connection, identity))
+    }
+
+    /// Serves the connection, reconnecting as needed, until the client stops.
+    pub(crate) async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
+        loop {
+            match self.serve(&mut commands).await {
+                Ended::Stop => {
+                    let _ = self.socket.close(None).await;
+                    self.emit(Update::Closed { reason: "closed by the client".to_owned() });
+                    return;
+                }
+                Ended::Lost(reason) => {
+                    tracing::debug!(%reason, "connection lost");
+                    for (_, pending) in self.pending.drain() {
+                        if let Some(answer) = pending.answer {
+                            let _ = answer.send(Err(Error::ConnectionLost));
+                        }
+                    }
+                    self.resuming.clear();
+                    self.emit(Update::Disconnected { reason });
+                    if !self.reconnect(&mut commands).await {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    async fn serve(&mut self, commands: &mut mpsc::Receiver<Command>) -> Ended {
+        for command in std::mem::take(&mut self.queued) {
+            if let Some(ended) = self.command(Some(command)).await {
+                return ended;
+            }
+        }
+        loop {
+            tokio::select! {
+                command = commands.recv() => {
+                    if let Some(ended) = self.command(command).await {
+                        return ended;
+                    }
+                }
+                frame = self.socket.next() => match frame {
+                    None => return Ended::Lost("the connection closed".to_owned()),
+                    Some(Err(error)) => return Ended::Lost(error.to_string()),
+                    Some(Ok(Message::Close(frame))) => {
+                        let why = frame.map_or_else(String::new, |f| format!(": {} {}", f.code, f.reason));
+                        return Ended::Lost(format!("closed by the server{why}"));
+                    }
+                    Some(Ok(Message::Text(text))) => {
+                        match serde_json::from_str::<ServerMessage>(&text) {
+                            Ok(message) => {
+                                if let Err(reason) = self.receive(message).await {
+                                    return Ended::Lost(reason);
+                                }
+                            }
+                            Err(error) => tracing::warn!(%error, "a frame this client cannot read"),
+                        }
+                    }
+                    // Pings are answered by tungstenite itself.
+                    Some(Ok(_)) => {}
+                },
+            }
+        }
+    }
+
+    /// Sends one request; `None` (every handle dropped) or a close stops.
+    async fn command(&mut self, command: Option<Command>) -> Option<Ended> {
+        match command {
+            None | Some(Command::Close) => Some(Ended::Stop),
+            Some(Command::Request { message, follow, answer }) => {
+                self.send(message, follow, Some(answer), None).await.err().map(Ended::Lost)
+            }
+        }
+    }
+
+    async fn send(
+        &mut self,
+        mut message: ClientMessage,
+        follow: Follow,
+        answer: Option<oneshot::Sender<Result<Answer, Error>>>,
+        resume_of: Option<TableId>,
+    ) -> Result<(), String> {
+        self.next_id += 1;
+        let id = self.next_id;
+        message.set_id(id);
+        let text = match serde_json::to_string(&message) {
+            Ok(text) => text,
+            Err(error) => {
+                if let Some(answer) = answer {
+                    let _ = answer.send(Err(Error::Encoding(error.to_string())));
+                }
+                return Ok(());
+            }
+        };
+        self.pending.insert(id, Pending { follow, answer, resume_of });
+        self.socket.send(Message::Text(text.into())).await.map_err(|error| error.to_string())
+    }
+
+    fn emit(&self, update: Update) {
+        match &update {
+            Update::Event { table, seq, .. } | Update::Snapshot { table, seq, .. } => {
+                let mut latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
+                latest.insert(table.clone(), *seq);
+            }
+            _ => {}
+        }
+        // Nobody listening any more is not an error: requests still work.
+        let _ = self.updates.send(update);
+    }
+
+    async fn receive(&mut self, message: ServerMessage) -> Result<(), String> {
+        match message {
+            ServerMessage::Ack { id, reply } => self.answered(id, Ok(reply)),
+            ServerMessage::Error { id: Some(id), code, message } => {
+                self.answered(id, Err((code, message)))
+            }
+            ServerMessage::Error { id: None, code, message } => {
+                self.emit(Update::ServerError { code, message })
+            }
+            ServerMessage::Event { table, seq, event } => {
+                match self.delivered.get(&table).copied() {
+                    // Seen already: a resume replays what arrived before the drop.
+                    Some(last) if seq <= last => {}
+                    // A gap: ask for the missing events (once); they come
+                    // again, with this one, in order.
+                    Some(last) if seq > last + 1 => {
+                        if self.resuming.insert(table.clone()) {
+                            let resume = ClientMessage::Resume {
+                                id: 0,
+                                table: table.clone(),
+                                last_seq: last,
+                            };
+                            self.send(resume, Follow::Nothing, None, Some(table)).await?;
+                        }
+                    }
+                    _ => {
+                        self.delivered.insert(table.clone(), seq);
+                        self.emit(Update::Event { table, seq, event });
+                    }
+                }
+            }
+            ServerMessage::Snapshot { table, seq, state } => {
+                self.delivered.insert(table.clone(), seq);
+                self.emit(Update::Snapshot { table, seq, state });
+            }
+            ServerMessage::YourTurn { table, seq, actions, deadline_ms } => {
+                let stale = self.delivered.get(&table).is_some_and(|last| *last > seq);
+                if !stale {
+                    self.emit(Update::YourTurn { table, seq, actions, deadline_ms });
+                }
+            }
+            ServerMessage::Lobby { tables } => {
+                self.last_lobby = Some(tables.clone());
+                self.emit(Update::Lobby(tables));
+            }
+            ServerMessage::LobbyUpdate { table } => self.emit(Update::LobbyUpdate(table)),
+            ServerMessage::LobbyRemoved { table } => self.emit(Update::LobbyRemoved(table)),
+            ServerMessage::Shutdown { reconnect_after_ms } => {
+                self.come_back_after_ms = Some(reconnect_after_ms);
+                self.emit(Update::ServerShutdown { reconnect_after_ms });
+            }
+            // Only ever the answer to `hello`, read by the handshake.
+            ServerMessage::Welcome { .. } => {}
+        }
+        Ok(())
+    }
+
+    fn answered(&mut self, id: CommandId, result: Result<Reply, (String, String)>) {
+        let Some(pending) = self.pending.remove(&id) else { return };
+        if let Some(table) = &pending.resume_of {
+            self.resuming.remove(table);
+        }
+        match result {
+            Ok(reply) => {
+                let lobby = match &pending.follow {
+                    Follow::Table { table, invite } => {
+                        let seated = matches!(reply, Reply::Seated { .. });
+                        let followed = Followed { seated, invite: invite.clone() };
+                        self.followed.insert(table.clone(), followed);
+                        None
+                    }
+                    Follow::Unfollow(table) => {
+                        self.followed.remove(table);
+                        None
+                    }
+                    Follow::Lobby => {
+                        self.lobby = true;
+                        self.last_lobby.clone()
+                    }
+                    Follow::Nothing => None,
+                };
+                if let Some(answer) = pending.answer {
+                    let _ = answer.send(Ok(Answer { reply, lobby }));
+                }
+            }
+            Err((code, message)) => {
+                if let Some(table) = pending.resume_of {
+                    self.followed.remove(&table);
+                    self.emit(Update::TableLost {
+                        table,
+                        code: code.clone(),
+                        message: message.clone(),
+                    });
+                }
+                if let Some(answer) = pending.answer {
+                    let _ = answer.send(Err(Error::Refused { code, message }));
+                }
+            }
+        }
+    }
+
+    /// Connects again (waiting with backoff between attempts), then resumes
+    /// every followed table. False when the client stopped meanwhile.
+    async fn reconnect(&mut self, commands: &mut mpsc::Receiver<Command>) -> bool {
+        let mut attempt = 0;
+        loop {
+            let mut wait = self.config.backoff.wait(attempt, &mut self.rng);
+            if let Some(ms) = self.come_back_after_ms.take() {
+                wait += std::time::Duration::from_millis(ms);
+            }
+            let sleep = tokio::time::sleep(wait);
+            tokio::pin!(sleep);
+            loop {
+                tokio::select! {
+                    () = &mut sleep => break,
+                    command = commands.recv() => match command {
+                        None | Some(Command::Close) => {
+                            self.emit(Update::Closed { reason: "closed by the client".to_owned() });
+                            return false;
+                        }
+                        Some(request) => self.queued.push(request),
+                    },
+                }
+            }
+            match handshake(&self.config, Some(&self.token)).await {
+                Ok((socket, _)) => {
+                    self.socket = socket;
+                    break;
+                }
+                Err(Error::Refused { code, message }) if code == "bad_token" => {
+                    // The server no longer knows this player: nothing to resume.
+                    self.emit(Update::Closed { reason: format!("{code}: {message}") });
+                    return false;
+                }
+                Err(error) => {
+                    tracing::debug!(%error, attempt, "reconnecting failed");
+                    attempt = attempt.saturating_add(1);
+                }
+            }
+        }
+        self.emit(Update::Reconnected);
+        let followed: Vec<(TableId, Followed)> =
+            self.followed.iter().map(|(table, f)| (table.clone(), f.clone())).collect();
+        for (table, followed) in followed {
+            let last_seq = self.delivered.get(&table).copied().unwrap_or(0);
+            let message = match (followed.seated, followed.invite) {
+                // A private table lets a spectator back in by its invite,
+                // with a snapshot.
+                (false, Some(invite)) => {
+                    ClientMessage::Watch { id: 0, table: table.clone(), invite: Some(invite) }
+                }
+                _ => ClientMessage::Resume { id: 0, table: table.clone(), last_seq },
+            };
+            if self.send(message, Follow::Nothing, None, Some(table)).await.is_err() {
+                // Lost again at once: the next round of `run` reconnects.
+                return true;
+            }
+        }
+        if self.lobby {
+            let _ =
+                self.send(ClientMessage::ListTables { id: 0 }, Follow::Nothing, None, None).await;
+        }
+        true
+    }
+}
+
+/// Opens the socket and says `hello`, as the player `token` names or as a
+/// new guest.
+async fn handshake(config: &Config, token: Option<&str>) -> Result<(Socket, Identity), Error> {
+    let fail = |reason: String| Error::Connect { url: config.url.clone(), reason };
+    let attempt = async {
+        // Nagle off: a small frame must not wait for the ack of the one before.
+        let (mut socket, _) = connect_async_with_config(&config.url, None, true)
+            .await
+            .map_err(|error| fail(error.to_string()))?;
+        let hello = ClientMessage::Hello {
+            id: 0,
+            protocol_version: PROTOCOL_VERSION,
+            token: token.map(str::to_owned),
+            name: token.is_none().then(|| config.name.clone()),
+        };
+        let text = serde_json::to_string(&hello).map_err(|error| fail(error.to_string()))?;
+        socket.send(Message::Text(text.into())).await.map_err(|error| fail(error.to_string()))?;
+        while let Some(frame) = socket.next().await {
+            let Message::Text(text) = frame.map_err(|error| fail(error.to_string()))? else {
+                continue;
+            };
+            match serde_json::from_str::<ServerMessage>(&text) {
+                Ok(ServerMessage::Welcome { player, token, .. }) => {
+                    return Ok((socket, Identity { player, token }));
+                }
+                Ok(ServerMessage::Error { code, message, .. }) => {
+                    return Err(Error::Refused { code, message });
+                }
+                _ => {}
+            }
+        }
+        Err(fail("the server closed the connection before its welcome".to_owned()))
+    };
+    tokio::time::timeout(config.connect_timeout, attempt)
+        .await
+        .map_err(|_| fail(format!("no welcome within {:?}", config.connect_timeout)))?
+}

@@ -1,0 +1,420 @@
+//! A typed async client for the Euchre server.
+//!
+//! [`Client::connect`] opens the WebSocket, says `hello` (as a new guest, or
+//! as the player a saved token names) and leaves the connection to a task of
+//! its own. Every request returns the server's acknowledgement or its coded
+//! refusal as a `Result`. Table events arrive on [`Updates`] in `seq` order,
+//! each exactly once, even across dropped connections: the task reconnects
+//! with full-jitter backoff, says `hello` with the same token, and resumes
+//! every table it follows from the last `seq` it delivered, or delivers the
+//! server's snapshot when that tail is no longer kept.
+//!
+//! ```no_run
+//! use euchre_client::{Client, Config, Update};
+//! use euchre_protocol::TableSettings;
+//!
+//! # async fn play() -> Result<(), euchre_client::Error> {
+//! let config = Config::new("ws://127.0.0.1:8080/ws", "Ann");
+//! let (client, mut updates) = Client::connect(config).await?;
+//! // Keep this to come back as the same player (and to the same seats).
+//! println!("token: {}", client.identity().token);
+//!
+//! let settings = TableSettings { bot_seats: vec![1, 2, 3], ..TableSettings::default() };
+//! let table = client.create_table(settings).await?.table;
+//! client.sit(&table, Some(0), None).await?;
+//! while let Some(update) = updates.next().await {
+//!     match update {
+//!         // Exactly the actions the server will accept, current as of `seq`.
+//!         Update::YourTurn { table, actions, .. } => client.act(&table, actions[0]).await?,
+//!         Update::Event { event: Some(event), .. } => println!("{event:?}"),
+//!         _ => {}
+//!     }
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The protocol itself is described in `docs/protocol.md`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use euchre_engine::Action;
+use euchre_protocol::{
+    ClientMessage, PlayerInfo, Reply, TableEvent, TableId, TableSettings, TableState, TableSummary,
+};
+use tokio::sync::{mpsc, oneshot};
+
+mod backoff;
+mod connection;
+
+pub use backoff::Backoff;
+
+/// Where to connect and as whom.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The server's WebSocket address, `ws://host:port/ws`.
+    pub url: String,
+    /// The name of a new guest (ignored when `token` names a player).
+    pub name: String,
+    /// A token from an earlier [`Identity`]: come back as that player.
+    pub token: Option<String>,
+    /// How long to wait between attempts to reconnect.
+    pub backoff: Backoff,
+    /// How long the first connection and each `hello` may take.
+    pub connect_timeout: Duration,
+}
+
+impl Config {
+    /// A new guest called `name` at `url`, with the default backoff.
+    pub fn new(url: impl Into<String>, name: impl Into<String>) -> Config {
+        Config {
+            url: url.into(),
+            name: name.into(),
+            token: None,
+            backoff: Backoff::default(),
+            connect_timeout: Duration::from_secs(10),
+        }
+    }
+
+    /// Comes back as the player `token` names.
+    pub fn with_token(mut self, token: impl Into<String>) -> Config {
+        self.token = Some(token.into());
+        self
+    }
+}
+
+/// Who the server knows this client as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub player: PlayerInfo,
+    /// Keep it secret: it is how the player comes back.
+    pub token: String,
+}
+
+/// Why a request failed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// The server refused, with its code (`not_your_turn`, `seat_taken`,
+    /// `must_follow_suit`, …: docs/protocol.md lists them) and message.
+    /// Nothing changed at the server.
+    #[error("refused ({code}): {message}")]
+    Refused { code: String, message: String },
+    /// The first connection (or its `hello`) failed.
+    #[error("cannot connect to {url}: {reason}")]
+    Connect { url: String, reason: String },
+    /// The connection dropped with the request unanswered: it may or may not
+    /// have been carried out. The client reconnects and resumes by itself;
+    /// the table's events tell what happened.
+    #[error("the connection dropped before the answer came")]
+    ConnectionLost,
+    /// The client was closed, or gave up (its token was refused).
+    #[error("the client is closed")]
+    Closed,
+    /// The request could not be written as JSON.
+    #[error("cannot encode the request: {0}")]
+    Encoding(String),
+    /// The server acknowledged with a reply of another kind than asked for.
+    #[error("unexpected reply {0:?}")]
+    UnexpectedReply(Box<Reply>),
+}
+
+impl Error {
+    /// The server's code, for a refusal.
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            Error::Refused { code, .. } => Some(code),
+            _ => None,
+        }
+    }
+}
+
+/// Something the server told this client, or news of the connection.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Update {
+    /// A table event, in `seq` order, each once; `None` is an event this
+    /// client may not see (the seq still counts).
+    Event {
+        table: TableId,
+        seq: u64,
+        event: Option<TableEvent>,
+    },
+    /// Everything this client may know of a table as of `seq`: after sitting
+    /// or watching, and after a reconnection whose missed events are gone.
+    Snapshot {
+        table: TableId,
+        seq: u64,
+        state: Box<TableState>,
+    },
+    /// It is this client's turn at `table`: exactly the actions the server
+    /// accepts now. Prompts made stale by a later event are not delivered.
+    YourTurn {
+        table: TableId,
+        seq: u64,
+        actions: Vec<Action>,
+        deadline_ms: Option<u64>,
+    },
+    /// The public tables, in full.
+    Lobby(Vec<TableSummary>),
+    LobbyUpdate(TableSummary),
+    LobbyRemoved(TableId),
+    /// The server is going down; the client reconnects after this long.
+    ServerShutdown {
+        reconnect_after_ms: u64,
+    },
+    /// The connection dropped; the client is reconnecting.
+    Disconnected {
+        reason: String,
+    },
+    /// Connected again: each followed table's missed events follow (or its
+    /// snapshot, when they are no longer kept), then its live events.
+    Reconnected,
+    /// A followed table could not be resumed (it closed while away).
+    TableLost {
+        table: TableId,
+        code: String,
+        message: String,
+    },
+    /// An error the server sent about no request (a frame it could not read).
+    ServerError {
+        code: String,
+        message: String,
+    },
+    /// The client stopped for good (closed, or its token was refused).
+    Closed {
+        reason: String,
+    },
+}
+
+/// A table just created.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CreatedTable {
+    pub table: TableId,
+    /// The invite code of a private table.
+    pub invite: Option<String>,
+}
+
+/// The stream of [`Update`]s. It ends when the client stops.
+#[derive(Debug)]
+pub struct Updates {
+    rx: mpsc::UnboundedReceiver<Update>,
+    /// The latest seq received for each table, so that a prompt overtaken by
+    /// a later event is dropped when it is read, not only when it arrives.
+    latest: Arc<Mutex<HashMap<TableId, u64>>>,
+}
+
+impl Updates {
+    /// The next update, or `None` once the client has stopped.
+    pub async fn next(&mut self) -> Option<Update> {
+        loop {
+            let update = self.rx.recv().await?;
+            if let Update::YourTurn { table, seq, .. } = &update {
+                // Never held across an await.
+                let latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
+                if latest.get(table).is_some_and(|latest| latest > seq) {
+                    continue;
+                }
+            }
+            return Some(update);
+        }
+    }
+
+    /// An update already received, if any, without waiting.
+    pub fn try_next(&mut self) -> Option<Update> {
+        loop {
+            let update = self.rx.try_recv().ok()?;
+            if let Update::YourTurn { table, seq, .. } = &update {
+                let latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
+                if latest.get(table).is_some_and(|latest| latest > seq) {
+                    continue;
+                }
+            }
+            return Some(update);
+        }
+    }
+}
+
+/// What a request does to what the client follows, once acknowledged.
+#[derive(Clone, Debug)]
+pub(crate) enum Follow {
+    Nothing,
+    /// Sitting or watching: resume this table after a reconnection.
+    Table {
+        table: TableId,
+        invite: Option<String>,
+    },
+    /// Leaving: stop following it.
+    Unfollow(TableId),
+    /// Listing tables: list them again after a reconnection.
+    Lobby,
+}
+
+/// An acknowledged request: the reply, and the lobby for `list_tables`.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    reply: Reply,
+    lobby: Option<Vec<TableSummary>>,
+}
+
+pub(crate) enum Command {
+    /// The message's id is set when it is sent.
+    Request {
+        message: ClientMessage,
+        follow: Follow,
+        answer: oneshot::Sender<Result<Answer, Error>>,
+    },
+    Close,
+}
+
+/// The refusal a client meets by sending faster than the server allows.
+const RATE_LIMITED: &str = "rate_limited";
+
+/// How long a request keeps being sent again while it is rate limited.
+pub const RATE_LIMIT_PATIENCE: Duration = Duration::from_secs(10);
+
+/// A handle on the connection; clones share it. The connection closes when
+/// the last handle is dropped or [`Client::close`] is called.
+#[derive(Clone, Debug)]
+pub struct Client {
+    commands: mpsc::Sender<Command>,
+    identity: Identity,
+}
+
+impl Client {
+    /// Connects and says `hello`. Fails fast if the server cannot be reached
+    /// or refuses the token; after that, the client reconnects by itself.
+    pub async fn connect(config: Config) -> Result<(Client, Updates), Error> {
+        let latest = Arc::new(Mutex::new(HashMap::new()));
+        let (updates_tx, updates_rx) = mpsc::unbounded_channel();
+        let (commands, commands_rx) = mpsc::channel(64);
+        let (connection, identity) =
+            connection::Connection::open(config, updates_tx, latest.clone()).await?;
+        tokio::spawn(connection.run(commands_rx));
+        Ok((Client { commands, identity }, Updates { rx: updates_rx, latest }))
+    }
+
+    /// The player this client is, and the token to come back with.
+    pub fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    /// Sends `message` and waits for its answer. A `rate_limited` refusal
+    /// (nothing changed) is sent again after a pause, as the protocol asks,
+    /// for up to [`RATE_LIMIT_PATIENCE`].
+    async fn request(&self, follow: Follow, message: ClientMessage) -> Result<Answer, Error> {
+        let mut pause = Duration::from_millis(50);
+        let mut waited = Duration::ZERO;
+        loop {
+            let (answer, answered) = oneshot::channel();
+            let command =
+                Command::Request { message: message.clone(), follow: follow.clone(), answer };
+            self.commands.send(command).await.map_err(|_| Error::Closed)?;
+            match answered.await.map_err(|_| Error::Closed)? {
+                Err(error)
+                    if error.code() == Some(RATE_LIMITED) && waited < RATE_LIMIT_PATIENCE =>
+                {
+                    tokio::time::sleep(pause).await;
+                    waited += pause;
+                    pause = (pause * 2).min(Duration::from_secs(1));
+                }
+                result => return result,
+            }
+        }
+    }
+
+    async fn done(&self, follow: Follow, message: ClientMessage) -> Result<(), Error> {
+        match self.request(follow, message).await?.reply {
+            Reply::Done => Ok(()),
+            other => Err(Error::UnexpectedReply(Box::new(other))),
+        }
+    }
+
+    /// Asks the server for a `pong`.
+    pub async fn ping(&self) -> Result<(), Error> {
+        match self.request(Follow::Nothing, ClientMessage::Ping { id: 0 }).await?.reply {
+            Reply::Pong => Ok(()),
+            other => Err(Error::UnexpectedReply(Box::new(other))),
+        }
+    }
+
+    /// The public tables; changes follow as [`Update::LobbyUpdate`] and
+    /// [`Update::LobbyRemoved`].
+    pub async fn list_tables(&self) -> Result<Vec<TableSummary>, Error> {
+        let answer = self.request(Follow::Lobby, ClientMessage::ListTables { id: 0 }).await?;
+        Ok(answer.lobby.unwrap_or_default())
+    }
+
+    /// Creates a table hosted by this player (who still has to sit).
+    pub async fn create_table(&self, settings: TableSettings) -> Result<CreatedTable, Error> {
+        let message = ClientMessage::CreateTable { id: 0, settings };
+        match self.request(Follow::Nothing, message).await?.reply {
+            Reply::TableCreated { table, invite } => Ok(CreatedTable { table, invite }),
+            other => Err(Error::UnexpectedReply(Box::new(other))),
+        }
+    }
+
+    /// Takes `seat` (the first free one if `None`); returns the seat taken.
+    /// Its snapshot arrives on [`Updates`] first.
+    pub async fn sit(
+        &self,
+        table: &str,
+        seat: Option<u8>,
+        invite: Option<String>,
+    ) -> Result<u8, Error> {
+        let follow = Follow::Table { table: table.to_owned(), invite: invite.clone() };
+        let table = table.to_owned();
+        let message = ClientMessage::Sit { id: 0, table, seat, invite };
+        match self.request(follow, message).await?.reply {
+            Reply::Seated { seat, .. } => Ok(seat),
+            other => Err(Error::UnexpectedReply(Box::new(other))),
+        }
+    }
+
+    /// Watches a table as a spectator.
+    pub async fn watch(&self, table: &str, invite: Option<String>) -> Result<(), Error> {
+        let follow = Follow::Table { table: table.to_owned(), invite: invite.clone() };
+        let table = table.to_owned();
+        let message = ClientMessage::Watch { id: 0, table, invite };
+        match self.request(follow, message).await?.reply {
+            Reply::Watching { .. } => Ok(()),
+            other => Err(Error::UnexpectedReply(Box::new(other))),
+        }
+    }
+
+    /// Leaves a table (a bot takes the seat if a game is on).
+    pub async fn leave(&self, table: &str) -> Result<(), Error> {
+        let follow = Follow::Unfollow(table.to_owned());
+        let table = table.to_owned();
+        self.done(follow, ClientMessage::Leave { id: 0, table }).await
+    }
+
+    /// Starts the game (host only): bots take the empty seats.
+    pub async fn start(&self, table: &str) -> Result<(), Error> {
+        let table = table.to_owned();
+        self.done(Follow::Nothing, ClientMessage::Start { id: 0, table }).await
+    }
+
+    /// After a game: another with the same seats (host only).
+    pub async fn rematch(&self, table: &str) -> Result<(), Error> {
+        let table = table.to_owned();
+        self.done(Follow::Nothing, ClientMessage::Rematch { id: 0, table }).await
+    }
+
+    /// A game action. Its events arrive on [`Updates`] before this returns.
+    pub async fn act(&self, table: &str, action: Action) -> Result<(), Error> {
+        let table = table.to_owned();
+        self.done(Follow::Nothing, ClientMessage::Act { id: 0, table, action }).await
+    }
+
+    /// Says something to the table.
+    pub async fn chat(&self, table: &str, text: impl Into<String>) -> Result<(), Error> {
+        let (table, text) = (table.to_owned(), text.into());
+        self.done(Follow::Nothing, ClientMessage::Chat { id: 0, table, text }).await
+    }
+
+    /// Closes the connection; [`Updates`] ends with [`Update::Closed`].
+    pub async fn close(&self) {
+        let _ = self.commands.send(Command::Close).await;
+    }
+}

@@ -1,0 +1,334 @@
+//! The client against the real server, in process on an ephemeral port:
+//! whole games, a connection cut mid-hand, and refusals as typed errors.
+
+use std::time::Duration;
+
+use euchre_client::{Backoff, Client, Config, Error, Update, Updates};
+use euchre_engine::{Action, Card, Event};
+use euchre_protocol::{TableEvent, TableSettings};
+use euchre_server::Settings;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{oneshot, watch};
+use tokio::task::JoinHandle;
+
+/// How long a test waits for any one update.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+struct TestServer {
+    url: String,
+    _data: tempfile::TempDir,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<anyhow::Result<()>>,
+}
+
+impl TestServer {
+    async fn start() -> TestServer {
+        let data = tempfile::tempdir().expect("a data folder");
+        let mut settings = Settings::default();
+        settings.timing.bot_delay_ms = 0;
+        settings.data_dir = data.path().to_owned();
+        settings.database_url = euchre_server::config::DatabaseUrl(format!(
+            "sqlite://{}/euchre.db",
+            data.path().display()
+        ));
+        // Bound before the spawn: nothing waits for the server to listen.
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let url = format!("ws://{}/ws", listener.local_addr().expect("address"));
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(euchre_server::run(listener, settings, async move {
+            let _ = stopped.await;
+        }));
+        TestServer { url, _data: data, stop: Some(stop), task }
+    }
+
+    async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let stopped = tokio::time::timeout(PATIENCE, self.task).await;
+        assert!(matches!(stopped, Ok(Ok(Ok(())))), "the server stopped cleanly");
+    }
+}
+
+/// A TCP relay in front of the server whose connections can all be cut at
+/// once, as a dropped network would; it keeps accepting new ones.
+struct Relay {
+    url: String,
+    cut: watch::Sender<u64>,
+}
+
+impl Relay {
+    async fn start(server_url: &str) -> Relay {
+        let upstream = server_url.trim_start_matches("ws://").trim_end_matches("/ws").to_owned();
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let url = format!("ws://{}/ws", listener.local_addr().expect("address"));
+        let (cut, _) = watch::channel(0u64);
+        let cuts = cut.clone();
+        tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                let Ok(mut server) = TcpStream::connect(&upstream).await else { continue };
+                let mut cut = cuts.subscribe();
+                tokio::spawn(async move {
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
+                        _ = cut.changed() => {}
+                    }
+                    // Both sockets drop here, without a WebSocket close.
+                });
+            }
+        });
+        Relay { url, cut }
+    }
+
+    /// Drops every connection through the relay.
+    fn cut(&self) {
+        self.cut.send_modify(|cuts| *cuts += 1);
+    }
+}
+
+fn config(url: &str, name: &str) -> Config {
+    let mut config = Config::new(url, name);
+    config.backoff = Backoff { first: Duration::from_millis(50), max: Duration::from_millis(200) };
+    config
+}
+
+async fn next(updates: &mut Updates) -> Update {
+    tokio::time::timeout(PATIENCE, updates.next())
+        .await
+        .expect("an update in time")
+        .expect("the client is running")
+}
+
+fn against_bots() -> TableSettings {
+    TableSettings { bot_seats: vec![1, 2, 3], ..TableSettings::default() }
+}
+
+fn game_won(update: &Update) -> bool {
+    matches!(update, Update::Event { event: Some(TableEvent::Game(Event::GameWon { .. })), .. })
+}
+
+/// Plays the first legal action at every prompt until the game is won, and
+/// cuts the relay once, after `cut_after` actions, if given. Returns every
+/// update received.
+async fn play_to_the_end(
+    client: &Client,
+    updates: &mut Updates,
+    relay: Option<(&Relay, usize)>,
+) -> Vec<Update> {
+    let mut seen = Vec::new();
+    let mut acted = 0;
+    loop {
+        let update = next(updates).await;
+        seen.push(update.clone());
+        if game_won(&update) {
+            return seen;
+        }
+        if let Update::YourTurn { table, actions, .. } = update {
+            if let Some((relay, cut_after)) = relay
+                && acted == cut_after
+            {
+                relay.cut();
+            }
+            match client.act(&table, actions[0]).await {
+                Ok(()) => acted += 1,
+                // Cut with the action in flight: the table's events say
+                // whether it was taken; the next prompt comes after resuming.
+                Err(Error::ConnectionLost) => acted += 1,
+                Err(error) => panic!("a prompted action was refused: {error}"),
+            }
+        }
+    }
+}
+
+/// The seqs of the table's events and snapshots, checked to run on from the
+/// first snapshot without a gap or a repeat. Returns how many snapshots came.
+fn assert_gap_free(updates: &[Update]) -> usize {
+    let mut last = None;
+    let mut snapshots = 0;
+    for update in updates {
+        match update {
+            Update::Snapshot { seq, .. } => {
+                snapshots += 1;
+                last = Some(*seq);
+            }
+            Update::Event { seq, .. } => {
+                let expected = last.map(|last| last + 1);
+                assert_eq!(Some(*seq), expected, "events run on from the snapshot, once each");
+                last = Some(*seq);
+            }
+            _ => {}
+        }
+    }
+    assert!(last.is_some(), "the table was seen");
+    snapshots
+}
+
+#[tokio::test]
+async fn a_game_against_bots_is_played_to_the_end() {
+    let server = TestServer::start().await;
+    let (client, mut updates) = Client::connect(config(&server.url, "Ann")).await.expect("connect");
+    assert_eq!(client.identity().player.name, "Ann");
+    client.ping().await.expect("pong");
+    let created = client.create_table(against_bots()).await.expect("created");
+    assert_eq!(created.invite, None);
+    let lobby = client.list_tables().await.expect("the lobby");
+    assert!(lobby.iter().any(|summary| summary.table == created.table));
+    assert_eq!(client.sit(&created.table, Some(0), None).await, Ok(0));
+    let seen = play_to_the_end(&client, &mut updates, None).await;
+    assert_eq!(assert_gap_free(&seen), 1);
+    client.close().await;
+    loop {
+        if let Update::Closed { .. } = next(&mut updates).await {
+            break;
+        }
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_connection_cut_mid_hand_resumes_without_losing_or_repeating_an_event() {
+    let server = TestServer::start().await;
+    let relay = Relay::start(&server.url).await;
+    let (client, mut updates) = Client::connect(config(&relay.url, "Ann")).await.expect("connect");
+    let table = client.create_table(against_bots()).await.expect("created").table;
+    client.sit(&table, Some(0), None).await.expect("seated");
+    let seen = play_to_the_end(&client, &mut updates, Some((&relay, 3))).await;
+    let dropped = seen.iter().position(|u| matches!(u, Update::Disconnected { .. }));
+    let back = seen.iter().position(|u| matches!(u, Update::Reconnected));
+    assert!(matches!((dropped, back), (Some(d), Some(b)) if d < b), "dropped, then back");
+    // The server still had the missed events: they came again, not a snapshot.
+    assert_eq!(assert_gap_free(&seen), 1, "resumed from the last seq, not from a snapshot");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn refusals_come_back_as_typed_errors_and_change_nothing() {
+    let server = TestServer::start().await;
+    let (ann, mut updates) = Client::connect(config(&server.url, "Ann")).await.expect("connect");
+    let (bob, _bob_updates) = Client::connect(config(&server.url, "Bob")).await.expect("connect");
+    let code = |result: Result<(), Error>| result.expect_err("refused").code().map(str::to_owned);
+
+    let bad = TableSettings { bot_seats: vec![7], ..TableSettings::default() };
+    let refused = ann.create_table(bad).await.expect_err("bad bot seat");
+    assert_eq!(refused.code(), Some("bad_settings"));
+    let refused = ann.sit("no-such-table", None, None).await.expect_err("no table");
+    assert_eq!(refused.code(), Some("no_such_table"));
+
+    let table = ann.create_table(against_bots()).await.expect("created").table;
+    assert_eq!(code(ann.act(&table, Action::Pass).await).as_deref(), Some("not_seated"));
+    let refused = ann.sit(&table, Some(9), None).await.expect_err("no such seat");
+    assert_eq!(refused.code(), Some("no_such_seat"));
+    assert_eq!(code(bob.start(&table).await).as_deref(), Some("not_host"));
+    let refused = bob.sit(&table, Some(1), None).await.expect_err("a bot's seat");
+    assert_eq!(refused.code(), Some("seat_taken"));
+
+    ann.sit(&table, Some(0), None).await.expect("seated");
+    assert_eq!(code(ann.chat(&table, "   ").await).as_deref(), Some("bad_chat"));
+    // At the first prompt: a card during the bidding, refused by the rules;
+    // then the prompt's own action is still accepted.
+    let actions = loop {
+        if let Update::YourTurn { actions, .. } = next(&mut updates).await {
+            break actions;
+        }
+    };
+    let card: Card = "As".parse().expect("a card");
+    let refused = ann.act(&table, Action::Play { card }).await.expect_err("not now");
+    assert!(refused.code().is_some_and(|code| !code.is_empty()), "{refused:?}");
+    assert_eq!(ann.act(&table, actions[0]).await, Ok(()));
+
+    // The token brings the same player back, to the same seat.
+    let token = ann.identity().token.clone();
+    let again = config(&server.url, "ignored").with_token(token);
+    let (ann_again, _) = Client::connect(again).await.expect("connect");
+    assert_eq!(ann_again.identity().player, ann.identity().player);
+    let refused = ann_again.sit(&table, None, None).await.expect_err("already seated");
+    assert_eq!(refused.code(), Some("already_seated"));
+    let forged = config(&server.url, "x").with_token("not-a-token");
+    let refused = Client::connect(forged).await.expect_err("a forged token");
+    assert_eq!(refused.code(), Some("bad_token"));
+    server.stop().await;
+}
+
+/// A scripted server: it welcomes the client, then answers its frames with
+/// `script`, one list of server messages per client message received.
+async fn scripted_server(
+    script: Vec<Vec<euchre_protocol::ServerMessage>>,
+) -> (String, JoinHandle<Vec<euchre_protocol::ClientMessage>>) {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("ws://{}/ws", listener.local_addr().expect("address"));
+    let task = tokio::spawn(async move {
+        let (stream, _) = listener.accept().await.expect("a client");
+        let mut socket = tokio_tungstenite::accept_async(stream).await.expect("a websocket");
+        let mut received = Vec::new();
+        let mut script = script.into_iter();
+        while let Some(Ok(Message::Text(text))) = socket.next().await {
+            let message: euchre_protocol::ClientMessage =
+                serde_json::from_str(&text).expect("a client message");
+            received.push(message);
+            let Some(answers) = script.next() else { break };
+            for answer in answers {
+                let text = serde_json::to_string(&answer).expect("json");
+                socket.send(Message::Text(text.into())).await.expect("sent");
+            }
+        }
+        received
+    });
+    (url, task)
+}
+
+#[tokio::test]
+async fn a_gap_in_a_tables_events_is_refilled_by_a_resume_and_repeats_are_dropped() {
+    use euchre_protocol::{PlayerInfo, ServerMessage, TableNotice};
+    let player = PlayerInfo { id: "p1".into(), name: "Ann".into() };
+    let chat = |seq: u64| ServerMessage::Event {
+        table: "t".into(),
+        seq,
+        event: Some(TableEvent::Table(TableNotice::Chat {
+            from: "Bob".into(),
+            text: seq.to_string(),
+        })),
+    };
+    let ack = |id, reply| ServerMessage::Ack { id, reply };
+    let script = vec![
+        // hello
+        vec![ServerMessage::Welcome {
+            id: 0,
+            protocol_version: euchre_protocol::PROTOCOL_VERSION,
+            player,
+            token: "secret".into(),
+        }],
+        // watch (id 1): events 1 and 2, then 4 (3 went missing), and the ack.
+        vec![
+            chat(1),
+            chat(2),
+            chat(4),
+            ack(1, euchre_protocol::Reply::Watching { table: "t".into() }),
+        ],
+        // resume (id 2) from 2: 3 and 4 again, the ack, then 4 repeated and 5.
+        vec![
+            chat(3),
+            chat(4),
+            ack(2, euchre_protocol::Reply::Resumed { table: "t".into(), snapshot: false }),
+            chat(4),
+            chat(5),
+        ],
+    ];
+    let (url, server) = scripted_server(script).await;
+    let (client, mut updates) = Client::connect(config(&url, "Ann")).await.expect("connect");
+    client.watch("t", None).await.expect("watching");
+    let mut seqs = Vec::new();
+    while seqs.len() < 5 {
+        if let Update::Event { seq, .. } = next(&mut updates).await {
+            seqs.push(seq);
+        }
+    }
+    assert_eq!(seqs, [1, 2, 3, 4, 5], "in order, each once");
+    client.close().await;
+    let received = tokio::time::timeout(PATIENCE, server).await.expect("done").expect("ran");
+    assert!(
+        matches!(received.get(2), Some(euchre_protocol::ClientMessage::Resume { last_seq: 2, .. })),
+        "the client asked for the events after 2: {received:?}"
+    );
+}

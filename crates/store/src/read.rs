@@ -1,0 +1,104 @@
+//! The store's reads, written once for both backends over [`Conn`]. Each
+//! backend opens the transaction (their isolation levels differ) and calls
+//! these.
+
+use crate::conn::{Conn, Decodes, Param};
+use crate::sql::{self, MatchRow, TableRow};
+use crate::{
+    LiveMatch, LiveTable, MatchDetail, MatchPage, MatchQuery, PlayerRow, PlayerStats, StoreError,
+};
+
+/// Runs `statement` and decodes every row as `T`.
+async fn fetch<C: Conn, T>(
+    conn: &mut C,
+    statement: &'static str,
+    params: &[Param<'_>],
+) -> Result<Vec<T>, StoreError>
+where
+    C::Row: Decodes<T>,
+{
+    conn.fetch_all(statement, params).await?.iter().map(Decodes::decode).collect()
+}
+
+pub(crate) async fn player_by_token_hash<C: Conn>(
+    conn: &mut C,
+    token_hash: &str,
+) -> Result<Option<PlayerRow>, StoreError> {
+    let rows: Vec<(String, String)> =
+        fetch(conn, sql::PLAYER_BY_TOKEN_HASH, &[Param::Text(Some(token_hash))]).await?;
+    Ok(rows.into_iter().next().map(sql::player_row))
+}
+
+/// A match in full, and the largest event seq among its actions.
+pub(crate) async fn load_match<C: Conn>(
+    conn: &mut C,
+    id: &str,
+) -> Result<Option<(MatchDetail, u64)>, StoreError> {
+    let by_id = [Param::Text(Some(id))];
+    let rows: Vec<MatchRow> = fetch(conn, sql::MATCH_BY_ID, &by_id).await?;
+    let Some(row) = rows.into_iter().next() else {
+        return Ok(None);
+    };
+    let seats = fetch(conn, sql::SEATS_OF_MATCH, &by_id).await?;
+    let hands = fetch(conn, sql::HANDS_OF_MATCH, &by_id).await?;
+    let actions = fetch(conn, sql::ACTIONS_OF_MATCH, &by_id).await?;
+    let summary = sql::match_summary(&row, seats)?;
+    let (record, last_seq) = sql::match_record(&row, hands, actions)?;
+    Ok(Some((MatchDetail { summary, record }, last_seq)))
+}
+
+/// Open tables, with their games in progress replayed to where they stopped.
+pub(crate) async fn live_tables<C: Conn>(conn: &mut C) -> Result<Vec<LiveTable>, StoreError> {
+    let tables: Vec<TableRow> = fetch(conn, sql::LIVE_TABLES, &[]).await?;
+    let mut live = Vec::with_capacity(tables.len());
+    for table in tables {
+        let game = match &table.live_match {
+            None => None,
+            Some(id) => {
+                let (detail, last_seq) = load_match(conn, id)
+                    .await?
+                    .ok_or_else(|| StoreError::Corrupt(format!("live match {id} vanished")))?;
+                Some(LiveMatch {
+                    id: detail.summary.id,
+                    number: detail.summary.number,
+                    record: detail.record,
+                    last_seq,
+                })
+            }
+        };
+        live.push(sql::live_table(table, game)?);
+    }
+    Ok(live)
+}
+
+pub(crate) async fn list_matches<C: Conn>(
+    conn: &mut C,
+    query: &MatchQuery,
+) -> Result<MatchPage, StoreError> {
+    let limit = sql::page_limit(query);
+    let params = [
+        Param::Text(query.player.as_deref()),
+        Param::Bool(query.won),
+        Param::Int(query.since),
+        Param::Int(query.until),
+        Param::Bool(Some(query.finished)),
+        Param::Int(query.after.as_ref().map(|cursor| cursor.started_at)),
+        Param::Text(query.after.as_ref().map(|cursor| cursor.id.as_str())),
+        // One more than asked, to know whether another page follows.
+        Param::Int(Some(limit as i64 + 1)),
+    ];
+    let rows = fetch(conn, sql::LIST_MATCHES, &params).await?;
+    sql::match_page(rows, limit)
+}
+
+pub(crate) async fn player_stats<C: Conn>(
+    conn: &mut C,
+    player_id: &str,
+) -> Result<PlayerStats, StoreError> {
+    let by_id = [Param::Text(Some(player_id))];
+    let players: Vec<(String, String)> = fetch(conn, sql::PLAYER_BY_ID, &by_id).await?;
+    let seats = fetch(conn, sql::STATS_SEATS, &by_id).await?;
+    let hands = fetch(conn, sql::STATS_HANDS, &by_id).await?;
+    let player = players.into_iter().next().map(sql::player_row);
+    sql::player_stats(player_id, player, seats, hands)
+}
