@@ -52,7 +52,12 @@ async function playGame(page, { players, dummy, shot = null, timeoutMs = 150000 
     // Trump made at every other chance to bid: the player takes the dummy
     // sometimes, and is not euchred hand after hand (at three, two
     // defenders level at the target play on until one leads).
-    const step = await playOneStep(page, { pass: seen.bids % 2 === 0 });
+    // A discard puts back the last card, the weakest (the hand is sorted
+    // trump first, strongest first), as a person would.
+    const discard = await page.locator('.status-line.your-turn', { hasText: /discard/i }).count() > 0;
+    const step = discard
+      ? await page.locator('.hand .card[data-legal="true"]').last().click({ timeout: 2000 }).then(() => 'discard', () => null)
+      : await playOneStep(page, { pass: seen.bids % 2 === 0 });
     if (step) seen.steps += 1;
     else await page.waitForTimeout(25);
   }
