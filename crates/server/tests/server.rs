@@ -54,40 +54,9 @@ async fn one_player_and_three_bots_play_a_whole_game() {
 #[tokio::test]
 async fn four_players_play_whole_games_under_several_presets() {
     let server = TestServer::start().await;
-    for (round, preset) in
-        [Preset::Standard, Preset::StickTheDealer, Preset::Tournament, Preset::Online]
-            .into_iter()
-            .enumerate()
-    {
-        let mut host = server.player("Host").await;
-        let table = host.create_table(settings(preset, vec![])).await;
-        let mut spectator = server.player("Watcher").await;
-        let id = spectator.next_id();
-        let watch = ClientMessage::Watch { id, table: table.clone(), invite: None };
-        assert!(matches!(spectator.command(watch).await, ServerMessage::Ack { .. }));
-        let mut players = vec![host];
-        for name in ["B", "C", "D"] {
-            players.push(server.player(name).await);
-        }
-        for (seat, player) in players.iter_mut().enumerate() {
-            assert_eq!(player.sit(&table, Some(seat as u8)).await, seat as u8);
-        }
-        let tasks: Vec<_> = players
-            .into_iter()
-            .enumerate()
-            .map(|(seat, p)| {
-                tokio::spawn(play_to_the_end(p, table.clone(), (round * 4 + seat) as u64))
-            })
-            .collect();
-        let spectator = tokio::spawn(watch_to_the_end(spectator));
-        for (seat, task) in tasks.into_iter().enumerate() {
-            let client = task.await.expect("the player finished");
-            assert_gapless(&client);
-            audit_leaks(&client, Some(seat as u8));
-        }
-        let spectator = spectator.await.expect("the spectator finished");
-        assert_gapless(&spectator);
-        audit_leaks(&spectator, None);
+    let presets = [Preset::Standard, Preset::StickTheDealer, Preset::Tournament, Preset::Online];
+    for (round, preset) in presets.into_iter().enumerate() {
+        people_play_a_whole_game(&server, preset, round as u64 * 4).await;
     }
     server.stop().await;
 }
@@ -101,44 +70,49 @@ const SMALL_FORMS: [Preset; 4] =
 async fn every_small_form_plays_to_the_end_with_people_in_every_seat() {
     let server = TestServer::start().await;
     for (round, preset) in SMALL_FORMS.into_iter().enumerate() {
-        let players = preset.rules().players;
-        let mut host = server.player("Host").await;
-        let table = host.create_table(settings(preset, vec![])).await;
-        let mut spectator = server.player("Watcher").await;
-        let id = spectator.next_id();
-        let watch = ClientMessage::Watch { id, table: table.clone(), invite: None };
-        assert!(matches!(spectator.command(watch).await, ServerMessage::Ack { .. }));
-        let mut people = vec![host];
-        for name in ["B", "C"].into_iter().take(usize::from(players) - 1) {
-            people.push(server.player(name).await);
-        }
-        for (seat, player) in people.iter_mut().enumerate() {
-            assert_eq!(player.sit(&table, None).await, seat as u8);
-        }
-        // The table is full with as many seats as the rules have.
-        let mut late = server.player("Late").await;
-        let id = late.next_id();
-        let sit = ClientMessage::Sit { id, table: table.clone(), seat: None, invite: None };
-        assert_eq!(error_code(&late.command(sit).await), Some("table_full"), "{preset:?}");
-        let tasks: Vec<_> = people
-            .into_iter()
-            .enumerate()
-            .map(|(seat, p)| {
-                tokio::spawn(play_to_the_end(p, table.clone(), (round * 4 + seat) as u64))
-            })
-            .collect();
-        let spectator = tokio::spawn(watch_to_the_end(spectator));
-        for (seat, task) in tasks.into_iter().enumerate() {
-            let client = task.await.expect("the player finished");
-            assert_gapless(&client);
-            audit_leaks(&client, Some(seat as u8));
-            assert_scores_per_side(&client, preset);
-        }
-        let spectator = spectator.await.expect("the spectator finished");
-        assert_gapless(&spectator);
-        audit_leaks(&spectator, None);
+        people_play_a_whole_game(&server, preset, 50 + round as u64 * 4).await;
     }
     server.stop().await;
+}
+
+/// A table of `preset` with a person in every seat its rules have, and a
+/// spectator: one more person finds it full; the game is played to the end;
+/// every receiver's frames run without a gap and leak nothing, and every
+/// score has one entry per side.
+async fn people_play_a_whole_game(server: &TestServer, preset: Preset, seed: u64) {
+    let players = usize::from(preset.rules().players);
+    let mut host = server.player("Host").await;
+    let table = host.create_table(settings(preset, vec![])).await;
+    let mut spectator = server.player("Watcher").await;
+    let id = spectator.next_id();
+    let watch = ClientMessage::Watch { id, table: table.clone(), invite: None };
+    assert!(matches!(spectator.command(watch).await, ServerMessage::Ack { .. }));
+    let mut people = vec![host];
+    for name in ["B", "C", "D"].into_iter().take(players - 1) {
+        people.push(server.player(name).await);
+    }
+    for (seat, player) in people.iter_mut().enumerate() {
+        assert_eq!(player.sit(&table, None).await, seat as u8);
+    }
+    let mut late = server.player("Late").await;
+    let id = late.next_id();
+    let sit = ClientMessage::Sit { id, table: table.clone(), seat: None, invite: None };
+    assert_eq!(error_code(&late.command(sit).await), Some("table_full"), "{preset:?}");
+    let tasks: Vec<_> = people
+        .into_iter()
+        .enumerate()
+        .map(|(seat, p)| tokio::spawn(play_to_the_end(p, table.clone(), seed + seat as u64)))
+        .collect();
+    let spectator = tokio::spawn(watch_to_the_end(spectator));
+    for (seat, task) in tasks.into_iter().enumerate() {
+        let client = task.await.expect("the player finished");
+        assert_gapless(&client);
+        audit_leaks(&client, Some(seat as u8));
+        assert_scores_per_side(&client, preset);
+    }
+    let spectator = spectator.await.expect("the spectator finished");
+    assert_gapless(&spectator);
+    audit_leaks(&spectator, None);
 }
 
 #[tokio::test]
