@@ -158,6 +158,9 @@ pub struct App {
     pub connection: Connection,
     /// An action is in flight: no other is sent until it is answered.
     pub acting: bool,
+    /// The prompt the action in flight came from, offered again if the
+    /// server refuses it (a refusal changes nothing, so no new prompt comes).
+    sent_from: Option<(TableId, u64, Vec<Action>)>,
     pub quit: bool,
 }
 
@@ -178,6 +181,7 @@ impl App {
             status: None,
             connection: Connection::Online,
             acting: false,
+            sent_from: None,
             quit: false,
         }
     }
@@ -289,6 +293,7 @@ impl App {
         self.invite = None;
         self.chat_input = None;
         self.acting = false;
+        self.sent_from = None;
         self.screen = Screen::Lobby;
     }
 
@@ -304,13 +309,25 @@ impl App {
                 self.info(format!("Seated at table {table}, seat {seat}."));
             }
             Outcome::Watching(table) => self.info(format!("Watching table {table}.")),
-            Outcome::Done(Command::Act(..)) => self.acting = false,
+            Outcome::Done(Command::Act(..)) => {
+                self.acting = false;
+                self.sent_from = None;
+            }
             Outcome::Done(Command::Leave(_)) => {}
             Outcome::Done(Command::Start(_) | Command::Rematch(_)) => self.info("A new game."),
             Outcome::Done(_) => {}
             Outcome::Failed(command, error) => {
                 if let Command::Act(..) = command {
                     self.acting = false;
+                    // Only if nothing has happened since: else a fresh prompt comes.
+                    if let (Some((id, seq, actions)), Some(model)) =
+                        (self.sent_from.take(), self.table.as_mut())
+                        && model.id == id
+                        && model.seq == seq
+                        && model.prompt.is_none()
+                    {
+                        model.prompt = Some(actions);
+                    }
                 }
                 if let Command::Sit { table, invite, or_watch: true, .. } = &command
                     && matches!(error.code(), Some("table_full" | "game_in_progress"))
@@ -468,7 +485,9 @@ impl App {
                 if let Some(action) = self.actions().get(self.selected).copied() {
                     self.acting = true;
                     if let Some(model) = self.table.as_mut() {
-                        model.prompt = None;
+                        let seq = model.seq;
+                        self.sent_from =
+                            model.prompt.take().map(|actions| (id.clone(), seq, actions));
                     }
                     return vec![Command::Act(id, action)];
                 }

@@ -8,7 +8,7 @@
 use euchre_engine::view::{TrickView, sorted_for_display};
 use euchre_engine::{
     Action, Card, Event, GameResult, GameView, HandOutcome, LonerLead, PerTeam, Phase,
-    RubberResult, Rules, Seat, Team, Viewer,
+    RubberResult, Rules, Seat, Suit, Team, Viewer,
 };
 use euchre_protocol::{Occupant, TableEvent, TableId, TableNotice, TableState, TableSummary};
 
@@ -37,6 +37,10 @@ pub struct TableModel {
     pub rubber: Option<RubberResult>,
     /// The trick just completed, kept to show until the next card is led.
     pub last_trick: Option<TrickView>,
+    /// How the hand on the table ended. The game view's `last_outcome` is
+    /// the hand before it (as the server's view has it), so this is kept
+    /// here until the next deal.
+    pub hand_result: Option<HandOutcome>,
 }
 
 impl TableModel {
@@ -58,6 +62,7 @@ impl TableModel {
             between_games: false,
             rubber: None,
             last_trick,
+            hand_result: None,
         }
     }
 
@@ -159,6 +164,9 @@ impl TableModel {
             }
             let own = me.map(|seat| hands.get(seat.index()).map(|set| set.to_vec()));
             deal(&mut game, number, dealer, up_card, own.map(Option::unwrap_or_default));
+            if let Some(outcome) = self.hand_result.take() {
+                game.last_outcome = Some(outcome);
+            }
             self.game = Some(game);
             return;
         }
@@ -174,6 +182,7 @@ impl TableModel {
                 });
             }
             Event::RubberWon { result, .. } => self.rubber = Some(result),
+            Event::HandEnded { outcome, .. } => self.hand_result = Some(outcome),
             _ => {}
         }
         apply_game_event(game, event, me);
@@ -423,7 +432,6 @@ pub fn apply_game_event(game: &mut GameView, event: Event, me: Option<Seat>) {
             after_trump(game, false);
         }
         Event::UpCardPickedUp { dealer, card } => {
-            game.up_card_picked_up = true;
             game.phase = Phase::DealerDiscard;
             game.turn = Some(dealer);
             grow(game, dealer);
@@ -440,7 +448,10 @@ pub fn apply_game_event(game: &mut GameView, event: Event, me: Option<Seat>) {
             match game.phase {
                 Phase::DummyDiscard => {
                     if let Some(card) = card.filter(|_| mine) {
-                        game.dummy_discards.get_or_insert_with(Vec::new).push(card);
+                        // In card order, as the engine's set of them lists them.
+                        let discards = game.dummy_discards.get_or_insert_with(Vec::new);
+                        discards.push(card);
+                        discards.sort();
                     }
                     let discarded = ((rules.hand_size() + rules.dummy_size()) as u8)
                         .saturating_sub(game.hand_sizes[seat.index()]);
@@ -458,6 +469,8 @@ pub fn apply_game_event(game: &mut GameView, event: Event, me: Option<Seat>) {
                     if mine {
                         game.discard = card;
                     }
+                    // The engine counts the up-card as picked up once the dealer has discarded.
+                    game.up_card_picked_up = true;
                     after_trump(game, false);
                 }
             }
@@ -542,7 +555,6 @@ pub fn apply_game_event(game: &mut GameView, event: Event, me: Option<Seat>) {
             if let HandOutcome::Played(played) = outcome {
                 game.tricks_won = played.tricks;
             }
-            game.last_outcome = Some(outcome);
             game.phase = Phase::Finished;
             game.turn = None;
         }
@@ -558,5 +570,22 @@ pub fn apply_game_event(game: &mut GameView, event: Event, me: Option<Seat>) {
             game.winner = Some(team);
             game.turn = None;
         }
+    }
+    game.turned_down = turned_down(game);
+}
+
+/// The turned-down suit as the engine's view has it: during round two, and
+/// in play after a round-two call.
+fn turned_down(game: &GameView) -> Option<Suit> {
+    let up_suit = match game.joker_suit {
+        Some(suit) if game.up_card.is_joker() => suit,
+        _ => game.up_card.suit(),
+    };
+    match game.phase {
+        Phase::Calling => Some(up_suit),
+        Phase::Playing | Phase::Finished if game.maker.is_some() && game.trump != Some(up_suit) => {
+            Some(up_suit)
+        }
+        _ => None,
     }
 }
