@@ -17,7 +17,7 @@ use tokio::sync::mpsc;
 #[derive(Debug, Parser)]
 #[command(version, about = "Play Euchre in the terminal against an euchre-server.")]
 struct Args {
-    /// The server's WebSocket address (ws:// only: no TLS in this build).
+    /// The server's WebSocket address: ws:// or wss://.
     #[arg(long, default_value = "ws://127.0.0.1:8080/ws")]
     server: String,
     /// Your name as a new guest (default: the saved one, else $USER).
