@@ -4,10 +4,11 @@
 //! out and feeds their outcomes back; `ui.rs` draws the state.
 
 use euchre_client::{CreatedTable, Error, Update};
-use euchre_engine::{Action, Preset};
+use euchre_engine::{Action, GameRecord, Preset};
 use euchre_protocol::{TableId, TableSettings, TableStatus, TableSummary};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use crate::history::MatchRow;
 use crate::invite;
 use crate::table::TableModel;
 
@@ -18,6 +19,21 @@ pub enum Screen {
     Create,
     Join,
     Table,
+    /// The player's matches (the HTTP API).
+    History,
+    /// A finished match, hand by hand.
+    Replay,
+}
+
+/// A finished match being replayed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replay {
+    pub id: String,
+    /// Seat `i`'s name.
+    pub names: Vec<String>,
+    pub record: GameRecord,
+    /// The hand shown (an index into `record.hands`).
+    pub hand: usize,
 }
 
 /// The create-table form.
@@ -95,6 +111,10 @@ pub enum Command {
     Rematch(TableId),
     Act(TableId, Action),
     Chat(TableId, String),
+    /// The player's matches, from the HTTP API.
+    ListMatches,
+    /// A finished match's record, to replay.
+    FetchRecord(String),
 }
 
 impl Command {
@@ -109,6 +129,8 @@ impl Command {
             Command::Rematch(_) => "The rematch",
             Command::Act(..) => "That move",
             Command::Chat(..) => "Chat",
+            Command::ListMatches => "Listing your matches",
+            Command::FetchRecord(_) => "Loading the match",
         }
     }
 }
@@ -126,6 +148,10 @@ pub enum Outcome {
     /// Leave, start, rematch, act or chat, done.
     Done(Command),
     Failed(Command, Error),
+    Matches(Vec<MatchRow>),
+    Record(String, GameRecord),
+    /// An HTTP request failed.
+    HttpFailed(Command, String),
 }
 
 /// Everything the reducer reacts to.
@@ -141,9 +167,14 @@ pub struct App {
     /// The WebSocket address, to show and to build invite links from.
     pub server: String,
     pub name: String,
+    /// The player's id, for the match history.
+    pub player_id: String,
     pub screen: Screen,
     pub lobby: Vec<TableSummary>,
     pub lobby_selected: usize,
+    pub history: Vec<MatchRow>,
+    pub history_selected: usize,
+    pub replay: Option<Replay>,
     pub create: CreateForm,
     pub join_input: String,
     /// The table followed (one at a time).
@@ -169,9 +200,13 @@ impl App {
         App {
             server: server.into(),
             name: name.into(),
+            player_id: String::new(),
             screen: Screen::Lobby,
             lobby: Vec::new(),
             lobby_selected: 0,
+            history: Vec::new(),
+            history_selected: 0,
+            replay: None,
             create: CreateForm::default(),
             join_input: String::new(),
             table: None,
@@ -316,6 +351,49 @@ impl App {
             Outcome::Done(Command::Leave(_)) => {}
             Outcome::Done(Command::Start(_) | Command::Rematch(_)) => self.info("A new game."),
             Outcome::Done(_) => {}
+            Outcome::Matches(matches) => {
+                self.history = matches;
+                self.history_selected = 0;
+                if self.history.is_empty() {
+                    self.info("No matches yet.");
+                }
+            }
+            Outcome::Record(id, record) => {
+                let names = self
+                    .history
+                    .iter()
+                    .find(|row| row.id == id)
+                    .map(|row| {
+                        let mut names = vec![String::new(); usize::from(record.rules.players)];
+                        for seat in &row.seats {
+                            if let Some(name) = names.get_mut(usize::from(seat.seat)) {
+                                name.clone_from(&seat.name);
+                            }
+                        }
+                        // Bots share a name: their seat tells them apart.
+                        let shared: Vec<bool> = names
+                            .iter()
+                            .map(|name| names.iter().filter(|other| *other == name).count() > 1)
+                            .collect();
+                        names
+                            .iter()
+                            .zip(shared)
+                            .enumerate()
+                            .map(
+                                |(seat, (name, shared))| {
+                                    if shared { format!("{name} {seat}") } else { name.clone() }
+                                },
+                            )
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                self.replay = Some(Replay { id, names, record, hand: 0 });
+                self.screen = Screen::Replay;
+                self.status = None;
+            }
+            Outcome::HttpFailed(command, error) => {
+                self.error(format!("{} failed: {error}", command.what()))
+            }
             Outcome::Failed(command, error) => {
                 if let Command::Act(..) = command {
                     self.acting = false;
@@ -354,6 +432,8 @@ impl App {
             Screen::Create => self.create_key(key),
             Screen::Join => self.join_key(key),
             Screen::Table => self.table_key(key),
+            Screen::History => self.history_key(key),
+            Screen::Replay => self.replay_key(key),
         }
     }
 
@@ -375,6 +455,11 @@ impl App {
                 self.status = None;
             }
             KeyCode::Char('r') => return vec![Command::ListTables],
+            KeyCode::Char('h') => {
+                self.screen = Screen::History;
+                self.status = None;
+                return vec![Command::ListMatches];
+            }
             KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
             KeyCode::Enter => {
                 if let Some(table) = selected {
@@ -388,6 +473,45 @@ impl App {
                     return vec![Command::Watch { table, invite: None }];
                 }
             }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn history_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') => self.screen = Screen::Lobby,
+            KeyCode::Up => self.history_selected = self.history_selected.saturating_sub(1),
+            KeyCode::Down => {
+                let last = self.history.len().saturating_sub(1);
+                self.history_selected = (self.history_selected + 1).min(last);
+            }
+            KeyCode::Enter => match self.history.get(self.history_selected) {
+                Some(row) if row.finished => return vec![Command::FetchRecord(row.id.clone())],
+                Some(_) => {
+                    self.error("That match is still being played: its replay comes at the end.")
+                }
+                None => {}
+            },
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn replay_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        let Some(replay) = self.replay.as_mut() else {
+            self.screen = Screen::History;
+            return Vec::new();
+        };
+        let last = replay.record.hands.len().saturating_sub(1);
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') => self.screen = Screen::History,
+            KeyCode::Left | KeyCode::Up => replay.hand = replay.hand.saturating_sub(1),
+            KeyCode::Right | KeyCode::Down | KeyCode::Enter | KeyCode::Char(' ') => {
+                replay.hand = (replay.hand + 1).min(last)
+            }
+            KeyCode::Home => replay.hand = 0,
+            KeyCode::End => replay.hand = last,
             _ => {}
         }
         Vec::new()

@@ -9,6 +9,7 @@ use anyhow::Context;
 use clap::Parser;
 use euchre_client::{Client, Config};
 use euchre_tui::app::{App, Command, Msg, Outcome};
+use euchre_tui::history;
 use euchre_tui::identity::{self, SavedIdentity};
 use euchre_tui::ui;
 use ratatui::crossterm::event::{self, Event as TermEvent};
@@ -55,7 +56,8 @@ async fn main() -> anyhow::Result<()> {
     identity::save(&config_dir, &saved)
         .with_context(|| format!("cannot save the identity in {}", config_dir.display()))?;
 
-    let app = App::new(args.server.clone(), saved.name.clone());
+    let mut app = App::new(args.server.clone(), saved.name.clone());
+    app.player_id = identity.player.id.clone();
     let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
     let result = run(&mut terminal, app, client.clone(), updates).await;
     ratatui::restore();
@@ -87,6 +89,7 @@ async fn run(
     mut updates: euchre_client::Updates,
 ) -> anyhow::Result<()> {
     let (messages, mut inbox) = mpsc::unbounded_channel::<Msg>();
+    let server = app.server.clone();
     // Terminal input blocks, so it has a thread of its own.
     let keys = messages.clone();
     std::thread::spawn(move || {
@@ -104,7 +107,7 @@ async fn run(
         }
     });
     for command in app.start() {
-        spawn(&client, command, &messages);
+        spawn(&client, &server, command, &messages);
     }
     let mut updates_open = true;
     loop {
@@ -120,7 +123,7 @@ async fn run(
             Some(msg) = inbox.recv() => msg,
         };
         for command in app.update(msg) {
-            spawn(&client, command, &messages);
+            spawn(&client, &server, command, &messages);
         }
         if app.quit {
             return Ok(());
@@ -129,16 +132,17 @@ async fn run(
 }
 
 /// Makes one request in a task of its own; its outcome comes back as a message.
-fn spawn(client: &Client, command: Command, messages: &mpsc::UnboundedSender<Msg>) {
+fn spawn(client: &Client, server: &str, command: Command, messages: &mpsc::UnboundedSender<Msg>) {
     let client = client.clone();
+    let server = server.to_owned();
     let messages = messages.clone();
     tokio::spawn(async move {
-        let outcome = execute(&client, command).await;
+        let outcome = execute(&client, &server, command).await;
         let _ = messages.send(Msg::Done(outcome));
     });
 }
 
-async fn execute(client: &Client, command: Command) -> Outcome {
+async fn execute(client: &Client, server: &str, command: Command) -> Outcome {
     let result = match &command {
         Command::ListTables => client.list_tables().await.map(Outcome::Listed),
         Command::Create(settings) => {
@@ -161,6 +165,20 @@ async fn execute(client: &Client, command: Command) -> Outcome {
         }
         Command::Chat(table, text) => {
             client.chat(table, text.clone()).await.map(|()| Outcome::Done(command.clone()))
+        }
+        // The history is the HTTP API's, not the WebSocket's.
+        Command::ListMatches => {
+            let player = &client.identity().player.id;
+            return match history::matches(server, player).await {
+                Ok(matches) => Outcome::Matches(matches),
+                Err(error) => Outcome::HttpFailed(command, error),
+            };
+        }
+        Command::FetchRecord(id) => {
+            return match history::record(server, id).await {
+                Ok(record) => Outcome::Record(id.clone(), record),
+                Err(error) => Outcome::HttpFailed(command.clone(), error),
+            };
         }
     };
     result.unwrap_or_else(|error| Outcome::Failed(command, error))

@@ -11,8 +11,9 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
-use crate::app::{App, Connection, CreateForm, Screen, StatusKind};
+use crate::app::{App, Connection, CreateForm, Replay, Screen, StatusKind};
 use crate::table::TableModel;
+use euchre_engine::view::sorted_for_display;
 
 pub fn draw(frame: &mut Frame, app: &App) {
     let [title, body, status, help] = Layout::vertical([
@@ -30,6 +31,11 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Screen::Table => match &app.table {
             Some(table) => table_screen(frame, app, table, body),
             None => lobby(frame, app, body),
+        },
+        Screen::History => history(frame, app, body),
+        Screen::Replay => match &app.replay {
+            Some(replay) => replay_screen(frame, replay, body),
+            None => history(frame, app, body),
         },
     }
     frame.render_widget(status_line(app), status);
@@ -87,9 +93,11 @@ fn status_line(app: &App) -> Paragraph<'static> {
 fn help_line(app: &App) -> String {
     match app.screen {
         Screen::Lobby => {
-            " ↑↓ pick · Enter sit · w watch · n new table · j join by id/link · r refresh · q quit"
+            " ↑↓ pick · Enter sit · w watch · n new · j join · h history · r refresh · q quit"
                 .into()
         }
+        Screen::History => " ↑↓ pick · Enter replay · Esc back".into(),
+        Screen::Replay => " ←→ previous/next hand · Home/End first/last · Esc back".into(),
         Screen::Create => " ↑↓ field · ←→ change · Enter create and sit · Esc back".into(),
         Screen::Join => " Enter join (a full table is watched) · Esc back".into(),
         Screen::Table if app.chat_input.is_some() => " Enter send · Esc cancel".into(),
@@ -584,6 +592,143 @@ fn action_bar(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {
     };
     frame.render_widget(
         Paragraph::new(lines).wrap(Wrap { trim: true }).block(Block::bordered()),
+        area,
+    );
+}
+
+fn history(frame: &mut Frame, app: &App, area: Rect) {
+    let mut lines = vec![Line::styled(
+        format!("{} {} {} players", fit("match", 10), fit("form", 22), fit("score", 11)),
+        bold(),
+    )];
+    if app.history.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::raw("No matches yet (or still loading)."));
+    }
+    let room = usize::from(area.height.saturating_sub(3)).max(1);
+    let first = app.history_selected.saturating_sub(room - 1);
+    for (index, row) in app.history.iter().enumerate().skip(first).take(room) {
+        let scores: Vec<String> = row.scores.iter().map(u16::to_string).collect();
+        let score =
+            if row.finished { scores.join("–") } else { format!("{} …", scores.join("–")) };
+        let names: Vec<&str> = row.seats.iter().map(|seat| seat.name.as_str()).collect();
+        let text = format!(
+            "{} {} {} {}",
+            fit(&row.id, 10),
+            fit(form_name(&row.rules), 22),
+            fit(&score, 11),
+            names.join(", ")
+        );
+        let style = if index == app.history_selected { reversed() } else { Style::new() };
+        lines.push(Line::styled(text, style));
+    }
+    let block = Block::bordered().title(format!(" Your matches ({}) ", app.history.len()));
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+fn replay_screen(frame: &mut Frame, replay: &Replay, area: Rect) {
+    let record = &replay.record;
+    let rules = record.rules;
+    let name = |seat: Seat| {
+        let name = replay.names.get(seat.index()).filter(|name| !name.is_empty());
+        name.cloned().unwrap_or_else(|| format!("seat {}", seat.0))
+    };
+    let mut lines = Vec::new();
+    let Some(hand) = record.hands.get(replay.hand) else {
+        frame.render_widget(
+            Paragraph::new("No hands in this match.").block(Block::bordered()),
+            area,
+        );
+        return;
+    };
+    lines.push(Line::from(vec![
+        Span::raw(format!("Dealer {} · up-card ", name(hand.deal.dealer))),
+        card_span(hand.deal.up_card),
+    ]));
+    for seat in Seat::all(rules.players) {
+        let mut spans = vec![Span::raw(format!("  {}", fit(&name(seat), 14)))];
+        for card in sorted_for_display(hand.deal.hands[seat.index()].to_vec(), None) {
+            spans.push(card_span(card));
+            spans.push(Span::raw(" "));
+        }
+        lines.push(Line::from(spans));
+    }
+    // The bidding, then the tricks, each led by its first card.
+    let mut bids = vec![Span::raw("Bids: ")];
+    let mut plays = Vec::new();
+    let mut out = 0;
+    for step in &hand.actions {
+        match step.action {
+            Action::Play { card } => plays.push((step.seat, card)),
+            action => {
+                if matches!(
+                    action,
+                    Action::OrderUp { alone: true }
+                        | Action::Call { alone: true, .. }
+                        | Action::CallNoTrump { alone: true }
+                ) && rules.partnerships()
+                {
+                    out += 1;
+                }
+                if action == Action::DefendAlone {
+                    out += 1;
+                }
+                bids.push(Span::raw(format!("{} ", name(step.seat))));
+                bids.extend(action_text(action));
+                bids.push(Span::raw(" · "));
+            }
+        }
+    }
+    bids.pop();
+    lines.push(Line::from(bids));
+    let per_trick = usize::from(rules.players).saturating_sub(out).max(1);
+    for (number, trick) in plays.chunks(per_trick).enumerate() {
+        let mut spans = vec![Span::raw(format!("  {}. ", number + 1))];
+        for (seat, card) in trick {
+            spans.push(Span::raw(format!("{} ", name(*seat))));
+            spans.push(card_span(*card));
+            spans.push(Span::raw("  "));
+        }
+        lines.push(Line::from(spans));
+    }
+    let points = |upto: usize| {
+        let mut total = vec![0u32; usize::from(rules.teams())];
+        for played in record.hands[..upto].iter().filter_map(|hand| hand.outcome) {
+            if let Some(points) = played.points() {
+                for (sum, point) in total.iter_mut().zip(points.iter()) {
+                    *sum += u32::from(*point);
+                }
+            }
+        }
+        total.iter().map(u32::to_string).collect::<Vec<_>>().join("–")
+    };
+    let outcome = match hand.outcome {
+        Some(HandOutcome::Played(played)) => {
+            let made = if played.euchred() {
+                "was euchred"
+            } else if played.march() {
+                "marched"
+            } else {
+                "made it"
+            };
+            let tricks: Vec<String> = played.tricks.iter().map(u8::to_string).collect();
+            format!("{} {made} ({} tricks)", name(played.maker), tricks.join("–"))
+        }
+        Some(HandOutcome::ThrownIn(_)) => "Thrown in.".to_owned(),
+        None => "Not finished.".to_owned(),
+    };
+    // Rubbers start each game at 0: the running total would mislead there.
+    let score =
+        if rules.rubber { String::new() } else { format!(" · score {}", points(replay.hand + 1)) };
+    lines.push(Line::styled(format!("{outcome}{score}"), bold()));
+    let title = format!(
+        " Replay · match {} · hand {} of {} ",
+        replay.id.chars().take(8).collect::<String>(),
+        replay.hand + 1,
+        record.hands.len()
+    );
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).block(Block::bordered().title(title)),
         area,
     );
 }

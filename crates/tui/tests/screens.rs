@@ -165,7 +165,7 @@ fn the_lobby_lists_public_tables() {
     assert!(screen.contains("cutthroat · cutthroat, 3 players"), "{screen}");
     assert!(screen.contains("1/3"), "{screen}");
     assert!(screen.contains("playing"), "{screen}");
-    assert!(screen.contains("n new table"), "{screen}");
+    assert!(screen.contains("n new · j join · h history"), "{screen}");
     // Enter sits at the selected table, or watches it when full.
     app.update(key(KeyCode::Down));
     let commands = app.update(key(KeyCode::Enter));
@@ -391,4 +391,57 @@ fn a_larger_terminal_works_too() {
     let screen = render(&app, 120, 40);
     assert!(screen.contains("Your hand:"), "{screen}");
     assert!(screen.contains("Chat (c)"), "{screen}");
+}
+
+fn match_row(id: &str, finished: bool) -> euchre_tui::history::MatchRow {
+    let seats = ["Ann", "basic bot", "basic bot", "basic bot"]
+        .iter()
+        .enumerate()
+        .map(|(seat, name)| euchre_tui::history::SeatRow { seat: seat as u8, name: (*name).into() })
+        .collect();
+    euchre_tui::history::MatchRow {
+        id: id.into(),
+        rules: Preset::Standard.rules(),
+        seats,
+        finished,
+        scores: vec![10, 6],
+        winner: finished.then_some(0),
+        started_at: 0,
+    }
+}
+
+#[test]
+fn history_lists_matches_and_replays_one_hand_by_hand() {
+    let mut app = app();
+    assert_eq!(app.update(key(KeyCode::Char('h'))), vec![Command::ListMatches]);
+    assert_eq!(app.screen, Screen::History);
+    app.update(Msg::Done(Outcome::Matches(vec![match_row("m1", true), match_row("m2", false)])));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Your matches (2)"), "{screen}");
+    assert!(screen.contains("10–6"), "{screen}");
+    assert!(screen.contains("10–6 …"), "a match still played: {screen}");
+    assert_eq!(app.update(key(KeyCode::Enter)), vec![Command::FetchRecord("m1".into())]);
+    // A whole game's record, as `GET /api/matches/{id}/record` has it.
+    let mut game = Game::new(Preset::Standard.rules(), 4).expect("valid");
+    while let Some(seat) = game.turn() {
+        let actions = game.legal_actions(seat);
+        let action = actions.iter().find(|a| **a != Action::Pass).unwrap_or(&actions[0]);
+        game.apply(seat, *action).expect("legal");
+    }
+    let record = game.record().clone();
+    let hands = record.hands.len();
+    app.update(Msg::Done(Outcome::Record("m1".into(), record)));
+    assert_eq!(app.screen, Screen::Replay);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains(&format!("hand 1 of {hands}")), "{screen}");
+    assert!(screen.contains("basic bot 1"), "bots told apart by seat: {screen}");
+    assert!(screen.contains("Bids:"), "{screen}");
+    assert!(screen.contains("  5. "), "five tricks: {screen}");
+    assert!(screen.contains("· score "), "{screen}");
+    app.update(key(KeyCode::End));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains(&format!("hand {hands} of {hands}")), "{screen}");
+    assert!(screen.contains("score 10–") || screen.contains("–10"), "the final score: {screen}");
+    app.update(key(KeyCode::Esc));
+    assert_eq!(app.screen, Screen::History);
 }

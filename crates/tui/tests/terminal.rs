@@ -1,6 +1,7 @@
 //! The real `euchre-tui` binary in tmux, against the real server started in
 //! this test: it creates a table with three bots and plays a whole game from
-//! the keyboard, then comes back as the same player. Skipped (with a
+//! the keyboard, replays it from the history, then comes back as the same
+//! player. Skipped (with a
 //! message) where tmux is not installed; CI installs it (`.ci/run`).
 
 use std::path::Path;
@@ -121,6 +122,22 @@ async fn a_whole_game_from_the_keyboard_in_tmux() {
     println!("the game ended after {moves} key presses:\n{screen}");
     assert!(screen.contains("(to 10)"), "{screen}");
     assert!(screen.contains("r: rematch"), "{screen}");
+
+    // The match is in the history (the HTTP API), and replays.
+    tmux.keys("play", "l");
+    tmux.wait_for("play", "Public tables").await;
+    tmux.keys("play", "h");
+    tmux.wait_for("play", "Your matches (1)").await;
+    tmux.keys("play", "Enter");
+    let replay = tmux.wait_for("play", "Replay · match").await;
+    assert!(replay.contains("hand 1 of"), "{replay}");
+    tmux.keys("play", "End");
+    tmux.wait_for("play", "· score").await;
+    // Back: to the history, to the lobby.
+    tmux.keys("play", "q");
+    tmux.wait_for("play", "Your matches").await;
+    tmux.keys("play", "q");
+    tmux.wait_for("play", "Public tables").await;
 
     // The identity is kept, and the next run comes back as the same player.
     let saved = std::fs::read_to_string(config.path().join("identity.toml")).expect("saved");
