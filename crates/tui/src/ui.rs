@@ -353,8 +353,10 @@ fn waiting_lines(app: &App, table: &TableModel) -> Vec<Line<'static>> {
     } else {
         lines.push(Line::raw(format!("{} (the host) starts the game.", table.summary.host)));
     }
+    // The whole id, to join by (the lobby's column shows its start).
+    lines.push(Line::raw(format!("Table id: {}", table.id)));
     if let Some(link) = app.invite_link() {
-        lines.push(Line::raw("Invite:"));
+        lines.push(Line::raw("Invite link:"));
         lines.push(Line::styled(link, bold()));
     }
     lines

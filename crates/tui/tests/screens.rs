@@ -445,3 +445,34 @@ fn history_lists_matches_and_replays_one_hand_by_hand() {
     app.update(key(KeyCode::Esc));
     assert_eq!(app.screen, Screen::History);
 }
+
+#[test]
+fn a_private_table_waiting_for_players_shows_its_invite_link() {
+    let mut app = app();
+    let created = CreatedTable { table: TABLE.into(), invite: Some("k9x2".into()) };
+    app.update(Msg::Done(Outcome::Created(created)));
+    let mut seats = seats(3);
+    seats[2] = None;
+    let state = TableState {
+        summary: TableSummary {
+            private: true,
+            seated: 2,
+            ..summary(Preset::Cutthroat, TableStatus::Open)
+        },
+        seats,
+        your_seat: Some(0),
+        game: None,
+        actions: Vec::new(),
+    };
+    app.update(Msg::Update(Update::Snapshot {
+        table: TABLE.into(),
+        seq: 1,
+        state: Box::new(state),
+    }));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Waiting for players: 2/3 seated."), "{screen}");
+    assert!(screen.contains("seat 2: (empty)"), "{screen}");
+    assert!(screen.contains("Press s to start"), "{screen}");
+    assert!(screen.contains("http://127.0.0.1:8080/#/table/t1?invite=k9x2"), "{screen}");
+    assert_eq!(app.update(key(KeyCode::Char('s'))), vec![Command::Start(TABLE.into())]);
+}
