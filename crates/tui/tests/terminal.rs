@@ -1,7 +1,7 @@
 //! The real `euchre-tui` binary in tmux, against the real server started in
 //! this test: it creates a table with three bots and plays a whole game from
-//! the keyboard, replays it from the history, then comes back as the same
-//! player. Skipped (with a
+//! the keyboard, replays it from the history, comes back as the same player,
+//! and rides out the server's restart. Skipped (with a
 //! message) where tmux is not installed; CI installs it (`.ci/run`).
 
 use std::path::Path;
@@ -80,18 +80,11 @@ async fn a_whole_game_from_the_keyboard_in_tmux() {
     }
     let data = tempfile::tempdir().expect("a data folder");
     let config = tempfile::tempdir().expect("a config folder");
-    let mut settings = Settings::default();
-    settings.timing.bot_delay_ms = 0;
-    settings.data_dir = data.path().to_owned();
-    settings.database_url =
-        euchre_server::config::DatabaseUrl(format!("sqlite://{}/euchre.db", data.path().display()));
     // Bound before the spawn: nothing waits for the server to listen.
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("ws://{}/ws", listener.local_addr().expect("address"));
-    let (stop, stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(euchre_server::run(listener, settings, async move {
-        let _ = stopped.await;
-    }));
+    let address = listener.local_addr().expect("address");
+    let url = format!("ws://{address}/ws");
+    let server = Server::start(listener, data.path());
 
     let tmux = Tmux::new();
     let binary = env!("CARGO_BIN_EXE_euchre-tui");
@@ -151,12 +144,46 @@ async fn a_whole_game_from_the_keyboard_in_tmux() {
     }
     tmux.start("again", &command_line(binary, &url, config.path()));
     tmux.wait_for("again", "Public tables").await;
-    tmux.keys("again", "q");
     let again = std::fs::read_to_string(config.path().join("identity.toml")).expect("saved");
     assert_eq!(again, saved, "the same token, so the same player");
 
+    // The server goes down: the status line says so; it comes back on the
+    // same address and data, and the client with it.
+    server.stop().await;
+    tmux.wait_for("again", "Disconnected: reconnecting…").await;
+    let listener = TcpListener::bind(address).await.expect("the same address again");
+    let server = Server::start(listener, data.path());
+    tmux.wait_for("again", "Reconnected").await;
+    tmux.keys("again", "q");
+
     drop(tmux);
-    let _ = stop.send(());
-    let stopped = tokio::time::timeout(Duration::from_secs(10), server).await;
-    assert!(matches!(stopped, Ok(Ok(Ok(())))), "the server stopped cleanly");
+    server.stop().await;
+}
+
+struct Server {
+    stop: oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+}
+
+impl Server {
+    fn start(listener: TcpListener, data: &Path) -> Server {
+        let mut settings = Settings::default();
+        settings.timing.bot_delay_ms = 0;
+        // Clients told of a shutdown come back quickly.
+        settings.timing.reconnect_after_ms = 100;
+        settings.data_dir = data.to_owned();
+        settings.database_url =
+            euchre_server::config::DatabaseUrl(format!("sqlite://{}/euchre.db", data.display()));
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(euchre_server::run(listener, settings, async move {
+            let _ = stopped.await;
+        }));
+        Server { stop, task }
+    }
+
+    async fn stop(self) {
+        let _ = self.stop.send(());
+        let stopped = tokio::time::timeout(Duration::from_secs(10), self.task).await;
+        assert!(matches!(stopped, Ok(Ok(Ok(())))), "the server stopped cleanly");
+    }
 }
