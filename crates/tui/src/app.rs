@@ -1,0 +1,648 @@
+//! The application's state and its reducer: [`App::update`] takes one
+//! message (an update from the server, a key, the outcome of a request) and
+//! returns the requests to make. No I/O here: `main.rs` carries the requests
+//! out and feeds their outcomes back; `ui.rs` draws the state.
+
+use euchre_client::{CreatedTable, Error, Update};
+use euchre_engine::{Action, GameRecord, Preset};
+use euchre_protocol::{TableId, TableSettings, TableStatus, TableSummary};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use crate::history::MatchRow;
+use crate::invite;
+use crate::table::TableModel;
+
+/// What the app is showing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Screen {
+    Lobby,
+    Create,
+    Join,
+    Table,
+    /// The player's matches (the HTTP API).
+    History,
+    /// A finished match, hand by hand.
+    Replay,
+}
+
+/// A finished match being replayed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replay {
+    pub id: String,
+    /// Seat `i`'s name.
+    pub names: Vec<String>,
+    pub record: GameRecord,
+    /// The hand shown (an index into `record.hands`).
+    pub hand: usize,
+}
+
+/// The create-table form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CreateForm {
+    /// Index into `Preset::ALL`.
+    pub preset: usize,
+    /// Bots take every other seat (the game starts at once).
+    pub bots: bool,
+    pub private: bool,
+    /// The field with the cursor: 0 preset, 1 bots, 2 private.
+    pub field: usize,
+}
+
+impl Default for CreateForm {
+    fn default() -> CreateForm {
+        CreateForm { preset: 0, bots: true, private: false, field: 0 }
+    }
+}
+
+impl CreateForm {
+    pub const FIELDS: usize = 3;
+
+    pub fn preset(&self) -> Preset {
+        Preset::ALL[self.preset % Preset::ALL.len()]
+    }
+
+    pub fn settings(&self) -> TableSettings {
+        let preset = self.preset();
+        let bot_seats = if self.bots { (1..preset.rules().players).collect() } else { Vec::new() };
+        TableSettings { preset, private: self.private, bot_seats, ..TableSettings::default() }
+    }
+}
+
+/// The connection as the user should know it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Connection {
+    Online,
+    Reconnecting(String),
+    Closed(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusKind {
+    Info,
+    Error,
+}
+
+/// The line at the bottom: the latest news or error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub kind: StatusKind,
+}
+
+/// A request for `main.rs` to make.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    ListTables,
+    Create(TableSettings),
+    /// Sit down (the first free seat for `None`); `or_watch`: a full table
+    /// is watched instead.
+    Sit {
+        table: TableId,
+        seat: Option<u8>,
+        invite: Option<String>,
+        or_watch: bool,
+    },
+    Watch {
+        table: TableId,
+        invite: Option<String>,
+    },
+    Leave(TableId),
+    Start(TableId),
+    Rematch(TableId),
+    Act(TableId, Action),
+    Chat(TableId, String),
+    /// The player's matches, from the HTTP API.
+    ListMatches,
+    /// A finished match's record, to replay.
+    FetchRecord(String),
+}
+
+impl Command {
+    fn what(&self) -> &'static str {
+        match self {
+            Command::ListTables => "Listing tables",
+            Command::Create(_) => "Creating the table",
+            Command::Sit { .. } => "Sitting down",
+            Command::Watch { .. } => "Watching",
+            Command::Leave(_) => "Leaving",
+            Command::Start(_) => "Starting",
+            Command::Rematch(_) => "The rematch",
+            Command::Act(..) => "That move",
+            Command::Chat(..) => "Chat",
+            Command::ListMatches => "Listing your matches",
+            Command::FetchRecord(_) => "Loading the match",
+        }
+    }
+}
+
+/// How a request went.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Listed(Vec<TableSummary>),
+    Created(CreatedTable),
+    Seated {
+        table: TableId,
+        seat: u8,
+    },
+    Watching(TableId),
+    /// Leave, start, rematch, act or chat, done.
+    Done(Command),
+    Failed(Command, Error),
+    Matches(Vec<MatchRow>),
+    Record(String, GameRecord),
+    /// An HTTP request failed.
+    HttpFailed(Command, String),
+}
+
+/// Everything the reducer reacts to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Msg {
+    Update(Update),
+    Key(KeyEvent),
+    Done(Outcome),
+}
+
+#[derive(Clone, Debug)]
+pub struct App {
+    /// The WebSocket address, to show and to build invite links from.
+    pub server: String,
+    pub name: String,
+    /// The player's id, for the match history.
+    pub player_id: String,
+    pub screen: Screen,
+    pub lobby: Vec<TableSummary>,
+    pub lobby_selected: usize,
+    pub history: Vec<MatchRow>,
+    pub history_selected: usize,
+    pub replay: Option<Replay>,
+    pub create: CreateForm,
+    pub join_input: String,
+    /// The table followed (one at a time).
+    pub table: Option<TableModel>,
+    /// The invite code of the table followed, when it is private.
+    pub invite: Option<String>,
+    /// Which of the prompt's actions is picked.
+    pub selected: usize,
+    /// The chat line being typed, while open.
+    pub chat_input: Option<String>,
+    pub status: Option<Status>,
+    pub connection: Connection,
+    /// An action is in flight: no other is sent until it is answered.
+    pub acting: bool,
+    /// The prompt the action in flight came from, offered again if the
+    /// server refuses it (a refusal changes nothing, so no new prompt comes).
+    sent_from: Option<(TableId, u64, Vec<Action>)>,
+    pub quit: bool,
+}
+
+impl App {
+    pub fn new(server: impl Into<String>, name: impl Into<String>) -> App {
+        App {
+            server: server.into(),
+            name: name.into(),
+            player_id: String::new(),
+            screen: Screen::Lobby,
+            lobby: Vec::new(),
+            lobby_selected: 0,
+            history: Vec::new(),
+            history_selected: 0,
+            replay: None,
+            create: CreateForm::default(),
+            join_input: String::new(),
+            table: None,
+            invite: None,
+            selected: 0,
+            chat_input: None,
+            status: None,
+            connection: Connection::Online,
+            acting: false,
+            sent_from: None,
+            quit: false,
+        }
+    }
+
+    /// The requests to make when the app starts.
+    pub fn start(&self) -> Vec<Command> {
+        vec![Command::ListTables]
+    }
+
+    fn info(&mut self, text: impl Into<String>) {
+        self.status = Some(Status { text: text.into(), kind: StatusKind::Info });
+    }
+
+    fn error(&mut self, text: impl Into<String>) {
+        self.status = Some(Status { text: text.into(), kind: StatusKind::Error });
+    }
+
+    /// The legal actions on offer now, if it is this client's turn.
+    pub fn actions(&self) -> &[Action] {
+        self.table.as_ref().and_then(|table| table.prompt.as_deref()).unwrap_or_default()
+    }
+
+    /// The invite link of the table followed, as the browser client makes it.
+    pub fn invite_link(&self) -> Option<String> {
+        let table = self.table.as_ref()?;
+        let code = self.invite.as_deref()?;
+        Some(invite::link(&self.server, &table.id, code))
+    }
+
+    pub fn update(&mut self, msg: Msg) -> Vec<Command> {
+        match msg {
+            Msg::Update(update) => self.on_update(update),
+            Msg::Key(key) => self.on_key(key),
+            Msg::Done(outcome) => self.on_outcome(outcome),
+        }
+    }
+
+    fn on_update(&mut self, update: Update) -> Vec<Command> {
+        match update {
+            Update::Snapshot { table, seq, state } => match self.table.as_mut() {
+                Some(model) if model.id == table => model.replace(seq, *state),
+                _ => {
+                    self.table = Some(TableModel::from_snapshot(table, seq, *state));
+                    self.selected = 0;
+                    self.screen = Screen::Table;
+                }
+            },
+            Update::Event { table, seq, event } => {
+                if let Some(model) = self.table.as_mut().filter(|model| model.id == table) {
+                    model.apply(seq, event);
+                    if model.finished() {
+                        self.info("Game over.");
+                    }
+                }
+            }
+            Update::YourTurn { table, actions, .. } => {
+                if let Some(model) = self.table.as_mut().filter(|model| model.id == table) {
+                    model.prompt = Some(actions);
+                    self.selected = 0;
+                }
+            }
+            Update::Lobby(tables) => self.set_lobby(tables),
+            Update::LobbyUpdate(summary) => {
+                match self.lobby.iter_mut().find(|known| known.table == summary.table) {
+                    Some(known) => *known = summary,
+                    None => self.lobby.push(summary),
+                }
+            }
+            Update::LobbyRemoved(table) => {
+                self.lobby.retain(|known| known.table != table);
+                self.clamp_lobby();
+            }
+            Update::ServerShutdown { reconnect_after_ms } => {
+                let seconds = reconnect_after_ms.div_ceil(1000);
+                self.connection =
+                    Connection::Reconnecting(format!("the server is restarting ({seconds} s)"));
+            }
+            Update::Disconnected { reason } => self.connection = Connection::Reconnecting(reason),
+            Update::Reconnected => {
+                self.connection = Connection::Online;
+                self.info("Reconnected: the game goes on.");
+            }
+            Update::TableLost { table, message, .. } => {
+                if self.table.as_ref().is_some_and(|model| model.id == table) {
+                    self.leave_table();
+                    self.error(format!("Table {table} is gone: {message}"));
+                    return vec![Command::ListTables];
+                }
+            }
+            Update::ServerError { code, message } => {
+                self.error(format!("Server error ({code}): {message}"))
+            }
+            Update::Closed { reason } => self.connection = Connection::Closed(reason),
+        }
+        Vec::new()
+    }
+
+    fn set_lobby(&mut self, tables: Vec<TableSummary>) {
+        self.lobby = tables;
+        self.clamp_lobby();
+    }
+
+    fn clamp_lobby(&mut self) {
+        self.lobby_selected = self.lobby_selected.min(self.lobby.len().saturating_sub(1));
+    }
+
+    fn leave_table(&mut self) {
+        self.table = None;
+        self.invite = None;
+        self.chat_input = None;
+        self.acting = false;
+        self.sent_from = None;
+        self.screen = Screen::Lobby;
+    }
+
+    fn on_outcome(&mut self, outcome: Outcome) -> Vec<Command> {
+        match outcome {
+            Outcome::Listed(tables) => self.set_lobby(tables),
+            Outcome::Created(CreatedTable { table, invite }) => {
+                self.invite = invite.clone();
+                self.info(format!("Table {table} created."));
+                return vec![Command::Sit { table, seat: Some(0), invite, or_watch: false }];
+            }
+            Outcome::Seated { table, seat } => {
+                self.info(format!("Seated at table {table}, seat {seat}."));
+            }
+            Outcome::Watching(table) => self.info(format!("Watching table {table}.")),
+            Outcome::Done(Command::Act(..)) => {
+                self.acting = false;
+                self.sent_from = None;
+            }
+            Outcome::Done(Command::Leave(_)) => {}
+            Outcome::Done(Command::Start(_) | Command::Rematch(_)) => self.info("A new game."),
+            Outcome::Done(_) => {}
+            Outcome::Matches(matches) => {
+                self.history = matches;
+                self.history_selected = 0;
+                if self.history.is_empty() {
+                    self.info("No matches yet.");
+                }
+            }
+            Outcome::Record(id, record) => {
+                let names = self
+                    .history
+                    .iter()
+                    .find(|row| row.id == id)
+                    .map(|row| {
+                        let mut names = vec![String::new(); usize::from(record.rules.players)];
+                        for seat in &row.seats {
+                            if let Some(name) = names.get_mut(usize::from(seat.seat)) {
+                                name.clone_from(&seat.name);
+                            }
+                        }
+                        // Bots share a name: their seat tells them apart.
+                        let shared: Vec<bool> = names
+                            .iter()
+                            .map(|name| names.iter().filter(|other| *other == name).count() > 1)
+                            .collect();
+                        names
+                            .iter()
+                            .zip(shared)
+                            .enumerate()
+                            .map(
+                                |(seat, (name, shared))| {
+                                    if shared { format!("{name} {seat}") } else { name.clone() }
+                                },
+                            )
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                self.replay = Some(Replay { id, names, record, hand: 0 });
+                self.screen = Screen::Replay;
+                self.status = None;
+            }
+            Outcome::HttpFailed(command, error) => {
+                self.error(format!("{} failed: {error}", command.what()))
+            }
+            Outcome::Failed(command, error) => {
+                if let Command::Act(..) = command {
+                    self.acting = false;
+                    // Only if nothing has happened since: else a fresh prompt comes.
+                    if let (Some((id, seq, actions)), Some(model)) =
+                        (self.sent_from.take(), self.table.as_mut())
+                        && model.id == id
+                        && model.seq == seq
+                        && model.prompt.is_none()
+                    {
+                        model.prompt = Some(actions);
+                    }
+                }
+                if let Command::Sit { table, invite, or_watch: true, .. } = &command
+                    && matches!(error.code(), Some("table_full" | "game_in_progress"))
+                {
+                    self.info(format!("Table {table} is full: watching it."));
+                    return vec![Command::Watch { table: table.clone(), invite: invite.clone() }];
+                }
+                self.error(format!("{} failed: {}", command.what(), describe(&error)));
+            }
+        }
+        Vec::new()
+    }
+
+    fn on_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        if key.kind == KeyEventKind::Release {
+            return Vec::new();
+        }
+        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+            self.quit = true;
+            return Vec::new();
+        }
+        match self.screen {
+            Screen::Lobby => self.lobby_key(key),
+            Screen::Create => self.create_key(key),
+            Screen::Join => self.join_key(key),
+            Screen::Table => self.table_key(key),
+            Screen::History => self.history_key(key),
+            Screen::Replay => self.replay_key(key),
+        }
+    }
+
+    fn lobby_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        let selected = self.lobby.get(self.lobby_selected).map(|summary| summary.table.clone());
+        match key.code {
+            KeyCode::Up => self.lobby_selected = self.lobby_selected.saturating_sub(1),
+            KeyCode::Down => {
+                self.lobby_selected =
+                    (self.lobby_selected + 1).min(self.lobby.len().saturating_sub(1))
+            }
+            KeyCode::Char('n') => {
+                self.screen = Screen::Create;
+                self.status = None;
+            }
+            KeyCode::Char('j') => {
+                self.screen = Screen::Join;
+                self.join_input.clear();
+                self.status = None;
+            }
+            KeyCode::Char('r') => return vec![Command::ListTables],
+            KeyCode::Char('h') => {
+                self.screen = Screen::History;
+                self.status = None;
+                return vec![Command::ListMatches];
+            }
+            KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
+            KeyCode::Enter => {
+                if let Some(table) = selected {
+                    self.invite = None;
+                    return vec![Command::Sit { table, seat: None, invite: None, or_watch: true }];
+                }
+            }
+            KeyCode::Char('w') => {
+                if let Some(table) = selected {
+                    self.invite = None;
+                    return vec![Command::Watch { table, invite: None }];
+                }
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn history_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') => self.screen = Screen::Lobby,
+            KeyCode::Up => self.history_selected = self.history_selected.saturating_sub(1),
+            KeyCode::Down => {
+                let last = self.history.len().saturating_sub(1);
+                self.history_selected = (self.history_selected + 1).min(last);
+            }
+            KeyCode::Enter => match self.history.get(self.history_selected) {
+                Some(row) if row.finished => return vec![Command::FetchRecord(row.id.clone())],
+                Some(_) => {
+                    self.error("That match is still being played: its replay comes at the end.")
+                }
+                None => {}
+            },
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn replay_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        let Some(replay) = self.replay.as_mut() else {
+            self.screen = Screen::History;
+            return Vec::new();
+        };
+        let last = replay.record.hands.len().saturating_sub(1);
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') => self.screen = Screen::History,
+            KeyCode::Left | KeyCode::Up => replay.hand = replay.hand.saturating_sub(1),
+            KeyCode::Right | KeyCode::Down | KeyCode::Enter | KeyCode::Char(' ') => {
+                replay.hand = (replay.hand + 1).min(last)
+            }
+            KeyCode::Home => replay.hand = 0,
+            KeyCode::End => replay.hand = last,
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn create_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        let form = &mut self.create;
+        let presets = Preset::ALL.len();
+        match key.code {
+            KeyCode::Esc => self.screen = Screen::Lobby,
+            KeyCode::Up => form.field = (form.field + CreateForm::FIELDS - 1) % CreateForm::FIELDS,
+            KeyCode::Down | KeyCode::Tab => form.field = (form.field + 1) % CreateForm::FIELDS,
+            KeyCode::Left | KeyCode::Right | KeyCode::Char(' ') => {
+                let forward = key.code != KeyCode::Left;
+                match form.field {
+                    0 if forward => form.preset = (form.preset + 1) % presets,
+                    0 => form.preset = (form.preset + presets - 1) % presets,
+                    1 => form.bots = !form.bots,
+                    _ => form.private = !form.private,
+                }
+            }
+            KeyCode::Enter => {
+                self.info("Creating the table…");
+                return vec![Command::Create(self.create.settings())];
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn join_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        match key.code {
+            KeyCode::Esc => self.screen = Screen::Lobby,
+            KeyCode::Backspace => {
+                self.join_input.pop();
+            }
+            KeyCode::Char(c) => self.join_input.push(c),
+            KeyCode::Enter => match invite::parse(&self.join_input) {
+                Some((table, invite)) => {
+                    self.invite = invite.clone();
+                    self.info(format!("Joining table {table}…"));
+                    return vec![Command::Sit { table, seat: None, invite, or_watch: true }];
+                }
+                None => {
+                    self.error("Type a table id (and its invite code), or paste an invite link.")
+                }
+            },
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn table_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        let Some(table) = self.table.as_ref() else {
+            self.screen = Screen::Lobby;
+            return Vec::new();
+        };
+        let id = table.id.clone();
+        if let Some(line) = self.chat_input.as_mut() {
+            match key.code {
+                KeyCode::Esc => self.chat_input = None,
+                KeyCode::Backspace => {
+                    line.pop();
+                }
+                KeyCode::Char(c) => line.push(c),
+                KeyCode::Enter => {
+                    let text = line.trim().to_owned();
+                    self.chat_input = None;
+                    if !text.is_empty() {
+                        return vec![Command::Chat(id, text)];
+                    }
+                }
+                _ => {}
+            }
+            return Vec::new();
+        }
+        let count = self.actions().len();
+        match key.code {
+            KeyCode::Left | KeyCode::Up if count > 0 => {
+                self.selected = (self.selected + count - 1) % count
+            }
+            KeyCode::Right | KeyCode::Down if count > 0 => {
+                self.selected = (self.selected + 1) % count
+            }
+            KeyCode::Char(digit @ '1'..='9') => {
+                let index = digit as usize - '1' as usize;
+                if index < count {
+                    self.selected = index;
+                }
+            }
+            KeyCode::Enter => {
+                if self.acting {
+                    return Vec::new();
+                }
+                if let Some(action) = self.actions().get(self.selected).copied() {
+                    self.acting = true;
+                    if let Some(model) = self.table.as_mut() {
+                        let seq = model.seq;
+                        self.sent_from =
+                            model.prompt.take().map(|actions| (id.clone(), seq, actions));
+                    }
+                    return vec![Command::Act(id, action)];
+                }
+            }
+            KeyCode::Char('c') => {
+                if table.summary.chat {
+                    self.chat_input = Some(String::new());
+                } else {
+                    self.error("This table has no chat.");
+                }
+            }
+            KeyCode::Char('s') if table.summary.status == TableStatus::Open => {
+                return vec![Command::Start(id)];
+            }
+            KeyCode::Char('r') if table.finished() => return vec![Command::Rematch(id)],
+            KeyCode::Char('l') | KeyCode::Esc => {
+                self.leave_table();
+                self.info(format!("Left table {id}."));
+                return vec![Command::Leave(id), Command::ListTables];
+            }
+            KeyCode::Char('q') => self.quit = true,
+            _ => {}
+        }
+        Vec::new()
+    }
+}
+
+/// An error as the user should read it.
+pub fn describe(error: &Error) -> String {
+    match error {
+        Error::Refused { message, .. } => message.clone(),
+        other => other.to_string(),
+    }
+}

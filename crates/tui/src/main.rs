@@ -1,0 +1,185 @@
+//! `euchre-tui`: the thin I/O loop. It connects (as the saved identity, if
+//! any), then feeds the reducer in `app.rs` the server's updates, the keys
+//! pressed and each request's outcome, makes the requests it returns, and
+//! redraws.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Parser;
+use euchre_client::{Client, Config};
+use euchre_tui::app::{App, Command, Msg, Outcome};
+use euchre_tui::history;
+use euchre_tui::identity::{self, SavedIdentity};
+use euchre_tui::ui;
+use ratatui::crossterm::event::{self, Event as TermEvent};
+use tokio::sync::mpsc;
+
+#[derive(Debug, Parser)]
+#[command(version, about = "Play Euchre in the terminal against an euchre-server.")]
+struct Args {
+    /// The server's WebSocket address: ws:// or wss://.
+    #[arg(long, default_value = "ws://127.0.0.1:8080/ws")]
+    server: String,
+    /// Your name as a new guest (default: the saved one, else $USER).
+    #[arg(long)]
+    name: Option<String>,
+    /// Where the identity is kept (default: $XDG_CONFIG_HOME/euchre).
+    #[arg(long)]
+    config_dir: Option<PathBuf>,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let config_dir = args
+        .config_dir
+        .or_else(identity::default_config_dir)
+        .context("no config directory: pass --config-dir")?;
+    let mut saved = identity::load(&config_dir).unwrap_or_default();
+    let name = args
+        .name
+        .clone()
+        .or_else(|| Some(saved.name.clone()).filter(|name| !name.is_empty()))
+        .or_else(|| std::env::var("USER").ok().filter(|name| !name.is_empty()))
+        .unwrap_or_else(|| "Guest".to_owned());
+    // A new name asked for is a new guest; otherwise come back as before.
+    let token = if args.name.as_ref().is_some_and(|asked| *asked != saved.name) {
+        None
+    } else {
+        saved.tokens.get(&args.server).cloned()
+    };
+    let (client, updates) = connect(&args.server, &name, token).await?;
+    let identity = client.identity();
+    saved = SavedIdentity { name: identity.player.name.clone(), ..saved };
+    saved.tokens.insert(args.server.clone(), identity.token.clone());
+    identity::save(&config_dir, &saved)
+        .with_context(|| format!("cannot save the identity in {}", config_dir.display()))?;
+
+    let mut app = App::new(args.server.clone(), saved.name.clone());
+    app.player_id = identity.player.id.clone();
+    let mut terminal = ratatui::try_init().context("cannot set up the terminal")?;
+    let result = run(&mut terminal, app, client.clone(), updates).await;
+    ratatui::restore();
+    client.close().await;
+    result
+}
+
+/// Connects as the saved player; a token the server no longer knows (a
+/// server started afresh) falls back to a new guest.
+async fn connect(
+    server: &str,
+    name: &str,
+    token: Option<String>,
+) -> anyhow::Result<(Client, euchre_client::Updates)> {
+    if let Some(token) = token {
+        match Client::connect(Config::new(server, name).with_token(token)).await {
+            Ok(connected) => return Ok(connected),
+            Err(error) if error.to_string().contains("bad_token") => {}
+            Err(error) => return Err(error).context("cannot connect"),
+        }
+    }
+    Client::connect(Config::new(server, name)).await.context("cannot connect")
+}
+
+async fn run(
+    terminal: &mut ratatui::DefaultTerminal,
+    mut app: App,
+    client: Client,
+    mut updates: euchre_client::Updates,
+) -> anyhow::Result<()> {
+    let (messages, mut inbox) = mpsc::unbounded_channel::<Msg>();
+    let server = app.server.clone();
+    // Terminal input blocks, so it has a thread of its own.
+    let keys = messages.clone();
+    std::thread::spawn(move || {
+        loop {
+            match event::read() {
+                Ok(TermEvent::Key(key)) => {
+                    if keys.send(Msg::Key(key)).is_err() {
+                        break;
+                    }
+                }
+                // A resize (or anything else) only needs a redraw.
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+    });
+    for command in app.start() {
+        spawn(&client, &server, command, &messages);
+    }
+    let mut updates_open = true;
+    loop {
+        terminal.draw(|frame| ui::draw(frame, &app)).context("cannot draw")?;
+        let msg = tokio::select! {
+            update = updates.next(), if updates_open => match update {
+                Some(update) => Msg::Update(update),
+                None => {
+                    updates_open = false;
+                    continue;
+                }
+            },
+            Some(msg) = inbox.recv() => msg,
+        };
+        for command in app.update(msg) {
+            spawn(&client, &server, command, &messages);
+        }
+        if app.quit {
+            return Ok(());
+        }
+    }
+}
+
+/// Makes one request in a task of its own; its outcome comes back as a message.
+fn spawn(client: &Client, server: &str, command: Command, messages: &mpsc::UnboundedSender<Msg>) {
+    let client = client.clone();
+    let server = server.to_owned();
+    let messages = messages.clone();
+    tokio::spawn(async move {
+        let outcome = execute(&client, &server, command).await;
+        let _ = messages.send(Msg::Done(outcome));
+    });
+}
+
+async fn execute(client: &Client, server: &str, command: Command) -> Outcome {
+    let result = match &command {
+        Command::ListTables => client.list_tables().await.map(Outcome::Listed),
+        Command::Create(settings) => {
+            client.create_table(settings.clone()).await.map(Outcome::Created)
+        }
+        Command::Sit { table, seat, invite, .. } => client
+            .sit(table, *seat, invite.clone())
+            .await
+            .map(|seat| Outcome::Seated { table: table.clone(), seat }),
+        Command::Watch { table, invite } => {
+            client.watch(table, invite.clone()).await.map(|()| Outcome::Watching(table.clone()))
+        }
+        Command::Leave(table) => client.leave(table).await.map(|()| Outcome::Done(command.clone())),
+        Command::Start(table) => client.start(table).await.map(|()| Outcome::Done(command.clone())),
+        Command::Rematch(table) => {
+            client.rematch(table).await.map(|()| Outcome::Done(command.clone()))
+        }
+        Command::Act(table, action) => {
+            client.act(table, *action).await.map(|()| Outcome::Done(command.clone()))
+        }
+        Command::Chat(table, text) => {
+            client.chat(table, text.clone()).await.map(|()| Outcome::Done(command.clone()))
+        }
+        // The history is the HTTP API's, not the WebSocket's.
+        Command::ListMatches => {
+            let player = &client.identity().player.id;
+            return match history::matches(server, player).await {
+                Ok(matches) => Outcome::Matches(matches),
+                Err(error) => Outcome::HttpFailed(command, error),
+            };
+        }
+        Command::FetchRecord(id) => {
+            return match history::record(server, id).await {
+                Ok(record) => Outcome::Record(id.clone(), record),
+                Err(error) => Outcome::HttpFailed(command.clone(), error),
+            };
+        }
+    };
+    result.unwrap_or_else(|error| Outcome::Failed(command, error))
+}

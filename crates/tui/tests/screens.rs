@@ -1,0 +1,478 @@
+//! The reducer and the screens, without a server: the engine plays games
+//! and its events are fed in as the server would send them; each screen is
+//! drawn into ratatui's `TestBackend` and read back as text.
+
+use euchre_client::{CreatedTable, Update};
+use euchre_engine::{Action, Game, Preset, Seat, Viewer};
+use euchre_protocol::{
+    Occupant, PlayerInfo, TableEvent, TableNotice, TableState, TableStatus, TableSummary,
+};
+use euchre_tui::app::{App, Command, Connection, Msg, Outcome, Screen};
+use euchre_tui::table::TableModel;
+use euchre_tui::ui;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+const TABLE: &str = "t1";
+
+fn summary(preset: Preset, status: TableStatus) -> TableSummary {
+    let rules = preset.rules();
+    TableSummary {
+        table: TABLE.to_owned(),
+        host: "Ann".to_owned(),
+        preset,
+        rules,
+        private: false,
+        seated: rules.players,
+        status,
+        turn_seconds: None,
+        chat: true,
+    }
+}
+
+/// Ann in seat 0, bots in the others.
+fn seats(players: u8) -> Vec<Option<Occupant>> {
+    let ann = PlayerInfo { id: "p1".to_owned(), name: "Ann".to_owned() };
+    (0..players)
+        .map(|seat| {
+            Some(match seat {
+                0 => Occupant::Player { player: ann.clone(), connected: true },
+                _ => Occupant::Bot { bot: "basic".to_owned() },
+            })
+        })
+        .collect()
+}
+
+/// The snapshot the server would send `viewer` of `game`.
+fn snapshot(preset: Preset, game: &Game, viewer: Viewer) -> Update {
+    let your_seat = match viewer {
+        Viewer::Seat(seat) => Some(seat.0),
+        Viewer::Spectator => None,
+    };
+    let actions = match (viewer, game.turn()) {
+        (Viewer::Seat(seat), Some(turn)) if seat == turn => game.legal_actions(seat).to_vec(),
+        _ => Vec::new(),
+    };
+    let state = TableState {
+        summary: summary(preset, TableStatus::Playing),
+        seats: seats(preset.rules().players),
+        your_seat,
+        game: Some(game.view(viewer)),
+        actions,
+    };
+    Update::Snapshot { table: TABLE.to_owned(), seq: 1, state: Box::new(state) }
+}
+
+/// The action a test player takes at `step`: a different one each time,
+/// so that bidding, loners and the dummy all come up over a game.
+fn choose(actions: &[Action], step: usize) -> Action {
+    actions[(step * 7 + step / 3) % actions.len()]
+}
+
+/// Plays `game` to the end, feeding every event to a model as `viewer`
+/// sees it, and checks after each action that the model's game view is the
+/// one the server would send in a fresh snapshot.
+fn follow_a_whole_game(preset: Preset, seed: u64, viewer: Viewer) {
+    let mut game = Game::new(preset.rules(), seed).expect("valid rules");
+    let Update::Snapshot { table, seq, state } = snapshot(preset, &game, viewer) else {
+        unreachable!()
+    };
+    let mut model = TableModel::from_snapshot(table, seq, *state);
+    let mut seq = 1;
+    let mut step = 0;
+    while let Some(seat) = game.turn() {
+        let action = choose(&game.legal_actions(seat), step);
+        let events = game.apply(seat, action).expect("a legal action");
+        for event in events {
+            seq += 1;
+            model.apply(seq, Some(TableEvent::Game(event.for_viewer(viewer))));
+        }
+        let expected = game.view(viewer);
+        assert_eq!(
+            model.game.as_ref(),
+            Some(&expected),
+            "{} seed {seed} as {viewer:?}, after {action:?} by {seat} (step {step})",
+            preset.name()
+        );
+        step += 1;
+    }
+    assert!(model.finished(), "{}: the model knows the game is over", preset.name());
+}
+
+#[test]
+fn the_model_follows_every_form_as_the_server_sees_it() {
+    for preset in Preset::ALL {
+        for seed in 1..=6 {
+            follow_a_whole_game(preset, seed, Viewer::Seat(Seat(0)));
+            follow_a_whole_game(preset, seed, Viewer::Seat(Seat(1)));
+            follow_a_whole_game(preset, seed, Viewer::Spectator);
+        }
+    }
+}
+
+fn key(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn render(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("a test terminal");
+    terminal.draw(|frame| ui::draw(frame, app)).expect("drawn");
+    let buffer = terminal.backend().buffer();
+    let mut text = String::new();
+    for y in 0..buffer.area.height {
+        for x in 0..buffer.area.width {
+            text.push_str(buffer[(x, y)].symbol());
+        }
+        text.push('\n');
+    }
+    text
+}
+
+fn app() -> App {
+    App::new("ws://127.0.0.1:8080/ws", "Ann")
+}
+
+/// Ann's app, seated at a game of `preset` where it is her turn to play a card.
+fn app_at_play(preset: Preset, seed: u64) -> App {
+    let mut game = Game::new(preset.rules(), seed).expect("valid rules");
+    // Everybody makes trump at once where they can, until it is Ann's turn in play.
+    while let Some(seat) = game.turn() {
+        let actions = game.legal_actions(seat);
+        let view = game.view(Viewer::Seat(seat));
+        if seat == Seat(0) && view.phase == euchre_engine::Phase::Playing {
+            break;
+        }
+        let action = actions.iter().find(|a| **a != Action::Pass).unwrap_or(&actions[0]);
+        game.apply(seat, *action).expect("legal");
+    }
+    let mut app = app();
+    app.update(Msg::Update(snapshot(preset, &game, Viewer::Seat(Seat(0)))));
+    app
+}
+
+#[test]
+fn the_lobby_lists_public_tables() {
+    let mut app = app();
+    let open = TableSummary { table: "t2".into(), ..summary(Preset::Cutthroat, TableStatus::Open) };
+    app.update(Msg::Update(Update::Lobby(vec![
+        summary(Preset::Standard, TableStatus::Playing),
+        TableSummary { seated: 1, ..open },
+    ])));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Public tables (2)"), "{screen}");
+    assert!(screen.contains("standard · 4 players, partners"), "{screen}");
+    assert!(screen.contains("cutthroat · cutthroat, 3 players"), "{screen}");
+    assert!(screen.contains("1/3"), "{screen}");
+    assert!(screen.contains("playing"), "{screen}");
+    assert!(screen.contains("n new · j join · h history"), "{screen}");
+    // Enter sits at the selected table, or watches it when full.
+    app.update(key(KeyCode::Down));
+    let commands = app.update(key(KeyCode::Enter));
+    assert_eq!(
+        commands,
+        vec![Command::Sit { table: "t2".into(), seat: None, invite: None, or_watch: true }]
+    );
+}
+
+#[test]
+fn the_create_form_offers_every_preset_and_sits_at_the_new_table() {
+    let mut app = app();
+    app.update(key(KeyCode::Char('n')));
+    assert_eq!(app.screen, Screen::Create);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("New table"), "{screen}");
+    assert!(screen.contains("‹ standard ›"), "{screen}");
+    assert!(screen.contains("bots in the other 3"), "{screen}");
+    assert!(screen.contains("public: in the lobby"), "{screen}");
+    // Every preset comes round with the arrow keys.
+    let mut seen = Vec::new();
+    for _ in 0..Preset::ALL.len() {
+        seen.push(app.create.preset());
+        app.update(key(KeyCode::Right));
+    }
+    assert_eq!(seen, Preset::ALL.to_vec());
+    // Three-handed, private: two bots.
+    while app.create.preset() != Preset::ThreeHanded {
+        app.update(key(KeyCode::Right));
+    }
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Right));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("3 players, a dummy"), "{screen}");
+    assert!(screen.contains("bots in the other 2"), "{screen}");
+    assert!(screen.contains("private: invite only"), "{screen}");
+    let commands = app.update(key(KeyCode::Enter));
+    let [Command::Create(settings)] = commands.as_slice() else { panic!("{commands:?}") };
+    assert_eq!(settings.preset, Preset::ThreeHanded);
+    assert_eq!(settings.bot_seats, vec![1, 2]);
+    assert!(settings.private);
+    // Once created, it sits in seat 0 with the invite.
+    let created = CreatedTable { table: "t9".into(), invite: Some("code".into()) };
+    let commands = app.update(Msg::Done(Outcome::Created(created)));
+    assert_eq!(
+        commands,
+        vec![Command::Sit {
+            table: "t9".into(),
+            seat: Some(0),
+            invite: Some("code".into()),
+            or_watch: false
+        }]
+    );
+}
+
+#[test]
+fn joining_reads_an_invite_link() {
+    let mut app = app();
+    app.update(key(KeyCode::Char('j')));
+    for c in "http://host/#/table/t5?invite=xy".chars() {
+        app.update(key(KeyCode::Char(c)));
+    }
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Join a table"), "{screen}");
+    assert!(screen.contains("> http://host/#/table/t5?invite=xy"), "{screen}");
+    let commands = app.update(key(KeyCode::Enter));
+    assert_eq!(
+        commands,
+        vec![Command::Sit {
+            table: "t5".into(),
+            seat: None,
+            invite: Some("xy".into()),
+            or_watch: true
+        }]
+    );
+}
+
+#[test]
+fn a_four_seat_hand_in_play_fits_80_by_24() {
+    let app = app_at_play(Preset::Standard, 3);
+    let table = app.table.as_ref().expect("a table");
+    let game = table.game.as_ref().expect("a game");
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("4 players, partners"), "{screen}");
+    assert!(screen.contains("Ann (you)"), "{screen}");
+    for seat in 1..4 {
+        assert!(screen.contains(&format!("Bot {seat}")), "{screen}");
+    }
+    assert!(screen.contains("called by"), "{screen}");
+    assert!(screen.contains("Score: us (0+2) 0 · seats 1+3 0 (to 10)"), "{screen}");
+    assert!(screen.contains("Tricks:"), "{screen}");
+    assert!(screen.contains("Your hand:"), "{screen}");
+    assert!(screen.contains("▶ Ann (you)"), "whose turn: {screen}");
+    // Every legal action, numbered, and nothing else.
+    let actions = app.actions();
+    assert!(!actions.is_empty());
+    assert!(screen.contains("Your turn: 1 Play"), "{screen}");
+    assert!(screen.contains(&format!("{} ", actions.len())), "{screen}");
+    assert!(!screen.contains(&format!("{} Play", actions.len() + 1)), "{screen}");
+    assert_eq!(game.hand.as_ref().map(Vec::len), Some(5));
+}
+
+#[test]
+fn a_three_seat_hand_in_play_fits_80_by_24() {
+    for preset in [Preset::ThreeHanded, Preset::Cutthroat] {
+        let app = app_at_play(preset, 5);
+        let screen = render(&app, 80, 24);
+        assert!(screen.contains("3 players") || screen.contains("cutthroat"), "{screen}");
+        assert!(screen.contains("Bot 2"), "{screen}");
+        assert!(!screen.contains("Bot 3"), "three seats only: {screen}");
+        // One score per player.
+        assert!(screen.contains("Score: Ann* 0 · Bot 1 0 · Bot 2 0 (to 10)"), "{screen}");
+        assert!(screen.contains("Your turn: 1 Play"), "{screen}");
+        if preset == Preset::ThreeHanded {
+            assert!(screen.contains("dummy"), "{screen}");
+        }
+    }
+}
+
+#[test]
+fn a_two_seat_hand_fits_too() {
+    for preset in [Preset::TwoHanded, Preset::TwoHandedPlain] {
+        let app = app_at_play(preset, 8);
+        let screen = render(&app, 80, 24);
+        assert!(screen.contains("2 players"), "{screen}");
+        assert!(screen.contains("Score: Ann* 0 · Bot 1 0 (to 10)"), "{screen}");
+        assert!(!screen.contains("Bot 2"), "{screen}");
+    }
+}
+
+#[test]
+fn keys_pick_and_play_only_the_offered_actions() {
+    let mut app = app_at_play(Preset::Standard, 3);
+    let actions = app.actions().to_vec();
+    app.update(key(KeyCode::Char('2')));
+    assert_eq!(app.selected, 1);
+    app.update(key(KeyCode::Right));
+    assert_eq!(app.selected, 2 % actions.len());
+    // A number past the list picks nothing.
+    app.update(key(KeyCode::Char('9')));
+    assert_eq!(app.selected, 2 % actions.len());
+    let commands = app.update(key(KeyCode::Enter));
+    assert_eq!(commands, vec![Command::Act(TABLE.into(), actions[2 % actions.len()])]);
+    // One action in flight: Enter again sends nothing.
+    assert!(app.update(key(KeyCode::Enter)).is_empty());
+    assert!(app.actions().is_empty());
+}
+
+#[test]
+fn chat_is_typed_sent_and_shown() {
+    let mut app = app_at_play(Preset::Standard, 3);
+    app.update(key(KeyCode::Char('c')));
+    for c in "hi all".chars() {
+        app.update(key(KeyCode::Char(c)));
+    }
+    assert!(render(&app, 80, 24).contains("> hi all"));
+    let commands = app.update(key(KeyCode::Enter));
+    assert_eq!(commands, vec![Command::Chat(TABLE.into(), "hi all".into())]);
+    let chat = TableNotice::Chat { from: "Ann".into(), text: "hi all".into() };
+    app.update(Msg::Update(Update::Event {
+        table: TABLE.into(),
+        seq: 100,
+        event: Some(TableEvent::Table(chat)),
+    }));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Ann: hi all"), "{screen}");
+}
+
+#[test]
+fn the_status_line_says_when_the_connection_drops_and_comes_back() {
+    let mut app = app_at_play(Preset::Standard, 3);
+    app.update(Msg::Update(Update::Disconnected { reason: "connection reset".into() }));
+    assert!(matches!(app.connection, Connection::Reconnecting(_)));
+    let screen = render(&app, 80, 24);
+    let status = screen.lines().nth(22).unwrap_or_default();
+    assert!(status.contains("Disconnected: reconnecting…"), "{screen}");
+    // The game stays on screen meanwhile.
+    assert!(screen.contains("Your hand:"), "{screen}");
+    app.update(Msg::Update(Update::Reconnected));
+    let screen = render(&app, 80, 24);
+    assert!(!screen.contains("Disconnected"), "{screen}");
+    assert!(screen.contains("Reconnected"), "{screen}");
+}
+
+#[test]
+fn errors_show_in_the_status_line() {
+    let mut app = app_at_play(Preset::Standard, 3);
+    let actions = app.actions().to_vec();
+    let commands = app.update(key(KeyCode::Enter));
+    let refused = euchre_client::Error::Refused {
+        code: "not_your_turn".into(),
+        message: "it is not your turn".into(),
+    };
+    app.update(Msg::Done(Outcome::Failed(commands[0].clone(), refused)));
+    assert!(!app.acting);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("That move failed: it is not your turn"), "{screen}");
+    // Nothing changed at the server: the same choices are offered again.
+    assert_eq!(app.actions(), actions.as_slice());
+}
+
+#[test]
+fn a_finished_game_says_so_and_offers_a_rematch() {
+    let mut game = Game::new(Preset::Standard.rules(), 4).expect("valid");
+    // Always making trump: passing round after round would redeal forever.
+    while let Some(seat) = game.turn() {
+        let actions = game.legal_actions(seat);
+        let action = actions.iter().find(|a| **a != Action::Pass).unwrap_or(&actions[0]);
+        game.apply(seat, *action).expect("legal");
+    }
+    let mut app = app();
+    app.update(Msg::Update(snapshot(Preset::Standard, &game, Viewer::Seat(Seat(0)))));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Game over:"), "{screen}");
+    assert!(screen.contains("r: rematch"), "{screen}");
+    assert_eq!(app.update(key(KeyCode::Char('r'))), vec![Command::Rematch(TABLE.into())]);
+}
+
+#[test]
+fn a_larger_terminal_works_too() {
+    let app = app_at_play(Preset::Standard, 3);
+    let screen = render(&app, 120, 40);
+    assert!(screen.contains("Your hand:"), "{screen}");
+    assert!(screen.contains("Chat (c)"), "{screen}");
+}
+
+fn match_row(id: &str, finished: bool) -> euchre_tui::history::MatchRow {
+    let seats = ["Ann", "basic bot", "basic bot", "basic bot"]
+        .iter()
+        .enumerate()
+        .map(|(seat, name)| euchre_tui::history::SeatRow { seat: seat as u8, name: (*name).into() })
+        .collect();
+    euchre_tui::history::MatchRow {
+        id: id.into(),
+        rules: Preset::Standard.rules(),
+        seats,
+        finished,
+        scores: vec![10, 6],
+        winner: finished.then_some(0),
+        started_at: 0,
+    }
+}
+
+#[test]
+fn history_lists_matches_and_replays_one_hand_by_hand() {
+    let mut app = app();
+    assert_eq!(app.update(key(KeyCode::Char('h'))), vec![Command::ListMatches]);
+    assert_eq!(app.screen, Screen::History);
+    app.update(Msg::Done(Outcome::Matches(vec![match_row("m1", true), match_row("m2", false)])));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Your matches (2)"), "{screen}");
+    assert!(screen.contains("10–6"), "{screen}");
+    assert!(screen.contains("10–6 …"), "a match still played: {screen}");
+    assert_eq!(app.update(key(KeyCode::Enter)), vec![Command::FetchRecord("m1".into())]);
+    // A whole game's record, as `GET /api/matches/{id}/record` has it.
+    let mut game = Game::new(Preset::Standard.rules(), 4).expect("valid");
+    while let Some(seat) = game.turn() {
+        let actions = game.legal_actions(seat);
+        let action = actions.iter().find(|a| **a != Action::Pass).unwrap_or(&actions[0]);
+        game.apply(seat, *action).expect("legal");
+    }
+    let record = game.record().clone();
+    let hands = record.hands.len();
+    app.update(Msg::Done(Outcome::Record("m1".into(), record)));
+    assert_eq!(app.screen, Screen::Replay);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains(&format!("hand 1 of {hands}")), "{screen}");
+    assert!(screen.contains("basic bot 1"), "bots told apart by seat: {screen}");
+    assert!(screen.contains("Bids:"), "{screen}");
+    assert!(screen.contains("  5. "), "five tricks: {screen}");
+    assert!(screen.contains("· score "), "{screen}");
+    app.update(key(KeyCode::End));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains(&format!("hand {hands} of {hands}")), "{screen}");
+    assert!(screen.contains("score 10–") || screen.contains("–10"), "the final score: {screen}");
+    app.update(key(KeyCode::Esc));
+    assert_eq!(app.screen, Screen::History);
+}
+
+#[test]
+fn a_private_table_waiting_for_players_shows_its_invite_link() {
+    let mut app = app();
+    let created = CreatedTable { table: TABLE.into(), invite: Some("k9x2".into()) };
+    app.update(Msg::Done(Outcome::Created(created)));
+    let mut seats = seats(3);
+    seats[2] = None;
+    let state = TableState {
+        summary: TableSummary {
+            private: true,
+            seated: 2,
+            ..summary(Preset::Cutthroat, TableStatus::Open)
+        },
+        seats,
+        your_seat: Some(0),
+        game: None,
+        actions: Vec::new(),
+    };
+    app.update(Msg::Update(Update::Snapshot {
+        table: TABLE.into(),
+        seq: 1,
+        state: Box::new(state),
+    }));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Waiting for players: 2/3 seated."), "{screen}");
+    assert!(screen.contains("seat 2: (empty)"), "{screen}");
+    assert!(screen.contains("Press s to start"), "{screen}");
+    assert!(screen.contains("http://127.0.0.1:8080/#/table/t1?invite=k9x2"), "{screen}");
+    assert_eq!(app.update(key(KeyCode::Char('s'))), vec![Command::Start(TABLE.into())]);
+}

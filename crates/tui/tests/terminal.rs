@@ -1,0 +1,189 @@
+//! The real `euchre-tui` binary in tmux, against the real server started in
+//! this test: it creates a table with three bots and plays a whole game from
+//! the keyboard, replays it from the history, comes back as the same player,
+//! and rides out the server's restart. Skipped (with a
+//! message) where tmux is not installed; CI installs it (`.ci/run`).
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use euchre_server::Settings;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+/// A tmux server of our own (its own socket), killed when dropped.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn new() -> Tmux {
+        Tmux { socket: format!("euchre-tui-test-{}", std::process::id()) }
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux").arg("-L").arg(&self.socket).args(args).output().expect("tmux runs")
+    }
+
+    /// Starts `command` in a detached 80x24 session.
+    fn start(&self, session: &str, command: &str) {
+        let output =
+            self.run(&["new-session", "-d", "-x", "80", "-y", "24", "-s", session, command]);
+        assert!(output.status.success(), "tmux new-session: {output:?}");
+    }
+
+    fn keys(&self, session: &str, keys: &str) {
+        self.run(&["send-keys", "-t", session, keys]);
+    }
+
+    fn screen(&self, session: &str) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", session]).stdout)
+            .into_owned()
+    }
+
+    /// Waits until the screen shows `text`; panics with the screen if it does not in time.
+    async fn wait_for(&self, session: &str, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let screen = self.screen(session);
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(Instant::now() < deadline, "waited for {text:?}; the screen:\n{screen}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    fn alive(&self, session: &str) -> bool {
+        self.run(&["has-session", "-t", session]).status.success()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}
+
+fn command_line(binary: &str, url: &str, config: &Path) -> String {
+    format!("{binary} --server {url} --name Tess --config-dir {}", config.display())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_game_from_the_keyboard_in_tmux() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        println!(
+            "SKIPPED: tmux is not installed (apt-get install tmux), so the terminal test did not run"
+        );
+        return;
+    }
+    let data = tempfile::tempdir().expect("a data folder");
+    let config = tempfile::tempdir().expect("a config folder");
+    // Bound before the spawn: nothing waits for the server to listen.
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    let url = format!("ws://{address}/ws");
+    let server = Server::start(listener, data.path());
+
+    let tmux = Tmux::new();
+    let binary = env!("CARGO_BIN_EXE_euchre-tui");
+    tmux.start("play", &command_line(binary, &url, config.path()));
+    tmux.wait_for("play", "Public tables").await;
+
+    // A new table: the default form is the standard game with three bots.
+    tmux.keys("play", "n");
+    tmux.wait_for("play", "bots in the other 3").await;
+    tmux.keys("play", "Enter");
+    tmux.wait_for("play", "Your hand:").await;
+
+    // Enter plays the first legal action, whenever one is offered.
+    let deadline = Instant::now() + Duration::from_secs(45);
+    let mut moves = 0;
+    let screen = loop {
+        let screen = tmux.screen("play");
+        if screen.contains("Game over:") {
+            break screen;
+        }
+        assert!(Instant::now() < deadline, "the game did not end in time; the screen:\n{screen}");
+        if screen.contains("Your turn:") {
+            tmux.keys("play", "Enter");
+            moves += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    };
+    println!("the game ended after {moves} key presses:\n{screen}");
+    assert!(screen.contains("(to 10)"), "{screen}");
+    assert!(screen.contains("r: rematch"), "{screen}");
+
+    // The match is in the history (the HTTP API), and replays.
+    tmux.keys("play", "l");
+    tmux.wait_for("play", "Public tables").await;
+    tmux.keys("play", "h");
+    tmux.wait_for("play", "Your matches (1)").await;
+    tmux.keys("play", "Enter");
+    let replay = tmux.wait_for("play", "Replay · match").await;
+    assert!(replay.contains("hand 1 of"), "{replay}");
+    tmux.keys("play", "End");
+    tmux.wait_for("play", "· score").await;
+    // Back: to the history, to the lobby.
+    tmux.keys("play", "q");
+    tmux.wait_for("play", "Your matches").await;
+    tmux.keys("play", "q");
+    tmux.wait_for("play", "Public tables").await;
+
+    // The identity is kept, and the next run comes back as the same player.
+    let saved = std::fs::read_to_string(config.path().join("identity.toml")).expect("saved");
+    assert!(saved.contains("name = \"Tess\""), "{saved}");
+    assert!(saved.contains(&url), "{saved}");
+    tmux.keys("play", "q");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while tmux.alive("play") {
+        assert!(Instant::now() < deadline, "q quits");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tmux.start("again", &command_line(binary, &url, config.path()));
+    tmux.wait_for("again", "Public tables").await;
+    let again = std::fs::read_to_string(config.path().join("identity.toml")).expect("saved");
+    assert_eq!(again, saved, "the same token, so the same player");
+
+    // The server goes down: the status line says so; it comes back on the
+    // same address and data, and the client with it.
+    server.stop().await;
+    tmux.wait_for("again", "Disconnected: reconnecting…").await;
+    let listener = TcpListener::bind(address).await.expect("the same address again");
+    let server = Server::start(listener, data.path());
+    tmux.wait_for("again", "Reconnected").await;
+    tmux.keys("again", "q");
+
+    drop(tmux);
+    server.stop().await;
+}
+
+struct Server {
+    stop: oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+}
+
+impl Server {
+    fn start(listener: TcpListener, data: &Path) -> Server {
+        let mut settings = Settings::default();
+        settings.timing.bot_delay_ms = 0;
+        // Clients told of a shutdown come back quickly.
+        settings.timing.reconnect_after_ms = 100;
+        settings.data_dir = data.to_owned();
+        settings.database_url =
+            euchre_server::config::DatabaseUrl(format!("sqlite://{}/euchre.db", data.display()));
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(euchre_server::run(listener, settings, async move {
+            let _ = stopped.await;
+        }));
+        Server { stop, task }
+    }
+
+    async fn stop(self) {
+        let _ = self.stop.send(());
+        let stopped = tokio::time::timeout(Duration::from_secs(10), self.task).await;
+        assert!(matches!(stopped, Ok(Ok(Ok(())))), "the server stopped cleanly");
+    }
+}
