@@ -52,7 +52,10 @@ done
 echo "# $backend, data in $data ($(df --output=fstype "$data" | tail -1)), $(uptime | sed 's/.*load/load/')"
 # CPU time of each side: both share this machine's cores.
 TIMEFORMAT='# load generator: %R s wall, %U s user, %S s system'
-time "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" "$@"
+# An --idle run reads the server's memory and CPU time from /proc itself.
+extra=()
+case " $* " in *" --idle "*) extra=(--server-pid "$server") ;; esac
+time "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" "$@" "${extra[@]}"
 cpu=$(awk -v ticks="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / ticks }' "/proc/$server/stat")
 echo "# server: $cpu s of CPU since it started"
 echo "# after: $(uptime | sed 's/.*load/load/')"

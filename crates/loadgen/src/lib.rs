@@ -29,6 +29,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 pub mod http;
+pub mod idle;
 mod player;
 
 use http::Http;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
-use euchre_loadgen::{Config, Stop, run};
+use euchre_loadgen::{Config, Stop, idle, run};
 
 /// Plays many tables against a running Euchre server, timing every action.
 ///
@@ -50,11 +50,25 @@ struct Flags {
     /// Also write the report as JSON to this file ("-" for standard output).
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Instead of playing: open this many identified connections that only
+    /// stay open, hold them for --duration seconds, and report what they
+    /// cost the server (with --server-pid).
+    #[arg(long)]
+    idle: Option<usize>,
+    /// The server's process id, to read its memory and CPU time from /proc.
+    #[arg(long)]
+    server_pid: Option<u32>,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let flags = Flags::parse();
+    if let Some(connections) = flags.idle {
+        let duration = seconds(flags.duration, "--duration")?;
+        let report = idle::hold(&flags.url, connections, duration, flags.server_pid).await?;
+        print!("{}", report.to_text());
+        return write_json(flags.json, &report);
+    }
     let stop = match flags.hands {
         Some(hands) => Stop::Hands(hands),
         None => Stop::After(seconds(flags.duration, "--duration")?),
@@ -72,14 +86,18 @@ async fn main() -> anyhow::Result<()> {
     };
     let report = run(&config).await?;
     print!("{}", report.to_text());
-    if let Some(path) = flags.json {
-        let json = serde_json::to_string_pretty(&report).context("serializing the report")?;
-        if path.as_os_str() == "-" {
-            println!("{json}");
-        } else {
-            std::fs::write(&path, json + "\n")
-                .with_context(|| format!("writing {}", path.display()))?;
-        }
+    write_json(flags.json, &report)
+}
+
+/// Writes the report as JSON to `path` ("-" for standard output), if given.
+fn write_json(path: Option<PathBuf>, report: &impl serde::Serialize) -> anyhow::Result<()> {
+    let Some(path) = path else { return Ok(()) };
+    let json = serde_json::to_string_pretty(report).context("serializing the report")?;
+    if path.as_os_str() == "-" {
+        println!("{json}");
+    } else {
+        std::fs::write(&path, json + "\n")
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
 }

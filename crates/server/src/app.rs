@@ -159,6 +159,7 @@ async fn websocket(
     };
     let tracker = state.tracker.clone();
     upgrade
+        .read_buffer_size(state.settings.limits.read_buffer_bytes)
         .max_message_size(HARD_MESSAGE_CAP)
         .max_frame_size(HARD_MESSAGE_CAP)
         .write_buffer_size(0)

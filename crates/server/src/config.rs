@@ -76,6 +76,9 @@ pub struct Limits {
     pub message_burst: u32,
     /// Messages waiting to be sent to one connection before it counts as too slow and is dropped.
     pub outbound_queue: usize,
+    /// Bytes each connection reads from its socket at a time: this buffer is
+    /// most of what an idle connection costs (tungstenite's default is 128 KiB).
+    pub read_buffer_bytes: usize,
     /// Events each table keeps for clients that resume.
     pub event_ring: usize,
     /// Open tables one player may host.
@@ -127,6 +130,7 @@ impl Default for Limits {
             messages_per_second: 20,
             message_burst: 40,
             outbound_queue: 512,
+            read_buffer_bytes: 2048,
             event_ring: 1024,
             tables_per_player: 4,
             connections_per_address: 32,
@@ -139,7 +143,7 @@ impl Default for Timing {
     fn default() -> Timing {
         Timing {
             hello_timeout_ms: 10_000,
-            ping_interval_ms: 20_000,
+            ping_interval_ms: 30_000,
             idle_timeout_ms: 60_000,
             reconnect_grace_ms: 30_000,
             bot_delay_ms: 700,

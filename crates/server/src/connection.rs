@@ -441,17 +441,19 @@ mod tests {
 
     #[tokio::test]
     async fn the_server_pings_and_closes_a_silent_connection() {
+        let timing = Timing::default();
+        let (ping, idle) = (Timing::ms(timing.ping_interval_ms), Timing::ms(timing.idle_timeout_ms));
         let mut wire = connect(true).await;
-        tokio::time::advance(Duration::from_secs(20)).await;
+        tokio::time::advance(ping).await;
         let frames = wire.written().await;
         assert!(frames.iter().any(|f| matches!(f, Message::Ping(_))), "{frames:?}");
         // An answer (any frame) keeps it open.
         wire.to_server.send(Ok(Message::Pong(Vec::new().into()))).expect("running");
         wire.written().await;
-        tokio::time::advance(Duration::from_secs(50)).await;
+        tokio::time::advance(idle - Duration::from_secs(10)).await;
         assert_eq!(close_code(&wire.written().await), None);
-        // Then silence past the idle limit (60 s) closes it at the next ping.
-        tokio::time::advance(Duration::from_secs(31)).await;
+        // Then silence past the idle limit closes it, at the latest a ping later.
+        tokio::time::advance(ping + Duration::from_secs(11)).await;
         assert_eq!(close_code(&wire.written().await), Some(close::IDLE));
     }
 
