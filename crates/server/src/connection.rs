@@ -442,7 +442,8 @@ mod tests {
     #[tokio::test]
     async fn the_server_pings_and_closes_a_silent_connection() {
         let timing = Timing::default();
-        let (ping, idle) = (Timing::ms(timing.ping_interval_ms), Timing::ms(timing.idle_timeout_ms));
+        let (ping, idle) =
+            (Timing::ms(timing.ping_interval_ms), Timing::ms(timing.idle_timeout_ms));
         let mut wire = connect(true).await;
         tokio::time::advance(ping).await;
         let frames = wire.written().await;
