@@ -52,10 +52,37 @@ pub struct Config {
     pub bot: String,
     pub stop: Stop,
     /// Each client's pause before acting, as a person would take; zero plays flat out.
-    pub think: Duration,
+    pub think: Think,
     pub seed: u64,
     /// How long the database may take to catch up once play stops.
     pub store_timeout: Duration,
+}
+
+/// How long a client thinks before each action.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Think {
+    /// The same time every turn: every table acts in step, in waves (the
+    /// stress case).
+    Fixed(Duration),
+    /// Drawn afresh each turn from an exponential distribution with this
+    /// mean: people's pauses vary, so tables drift apart (the realistic case).
+    Exponential(Duration),
+}
+
+impl Think {
+    /// The mean pause.
+    pub fn mean(self) -> Duration {
+        match self {
+            Think::Fixed(mean) | Think::Exponential(mean) => mean,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Think::Fixed(_) => "fixed",
+            Think::Exponential(_) => "exponential",
+        }
+    }
 }
 
 /// When play stops.
@@ -72,7 +99,9 @@ pub struct Report {
     pub tables: usize,
     pub players_per_table: u8,
     pub connections: usize,
+    /// The mean think time, and whether it was `fixed` or `exponential`.
     pub think_ms: u64,
+    pub think_distribution: &'static str,
     pub seed: u64,
     /// From the start of play until every client had its last answer.
     pub seconds: f64,
@@ -182,7 +211,8 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
         tables: config.tables,
         players_per_table: config.players,
         connections,
-        think_ms: u64::try_from(config.think.as_millis()).unwrap_or(u64::MAX),
+        think_ms: u64::try_from(config.think.mean().as_millis()).unwrap_or(u64::MAX),
+        think_distribution: config.think.name(),
         seed: config.seed,
         seconds,
         actions,
@@ -302,7 +332,7 @@ impl Report {
             self.errors.iter().map(|(code, n)| format!("{code} {n}")).collect::<Vec<_>>().join(", ")
         };
         format!(
-            "{tables} tables x {players} clients ({bots} bot seats each), think {think} ms, seed {seed}\n\
+            "{tables} tables x {players} clients ({bots} bot seats each), think {think} ms ({distribution}), seed {seed}\n\
              played for      {seconds:.2} s\n\
              actions acked   {actions} ({aps:.0}/s)\n\
              hands ended     {hands} ({hps:.1}/s), games won {games}\n\
@@ -313,6 +343,7 @@ impl Report {
             players = self.players_per_table,
             bots = 4 - self.players_per_table,
             think = self.think_ms,
+            distribution = self.think_distribution,
             seed = self.seed,
             seconds = self.seconds,
             actions = self.actions,

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
-use euchre_loadgen::{Config, Stop, idle, run};
+use euchre_loadgen::{Config, Stop, Think, idle, run};
 
 /// Plays many tables against a running Euchre server, timing every action.
 ///
@@ -38,9 +38,14 @@ struct Flags {
     /// Stop once this many hands have ended, instead of after a duration.
     #[arg(long)]
     hands: Option<u64>,
-    /// Milliseconds each client waits before acting (0: flat out).
+    /// Milliseconds each client waits before acting (0: flat out); with
+    /// --think-exponential, the mean of an exponential distribution.
     #[arg(long, default_value_t = 0)]
     think_ms: u64,
+    /// Draw each think time from an exponential distribution (people's
+    /// pauses vary), instead of the same time every turn (tables in waves).
+    #[arg(long)]
+    think_exponential: bool,
     /// Seed for the clients' choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -80,7 +85,11 @@ async fn main() -> anyhow::Result<()> {
         players: flags.players,
         bot: flags.bot,
         stop,
-        think: Duration::from_millis(flags.think_ms),
+        think: if flags.think_exponential {
+            Think::Exponential(Duration::from_millis(flags.think_ms))
+        } else {
+            Think::Fixed(Duration::from_millis(flags.think_ms))
+        },
         seed: flags.seed,
         store_timeout: seconds(flags.store_timeout, "--store-timeout")?,
     };

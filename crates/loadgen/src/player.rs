@@ -20,6 +20,8 @@ use tokio::sync::watch;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_config};
 
+use crate::Think;
+
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// How long any one answer may take before the run counts as broken.
@@ -88,7 +90,7 @@ pub struct Player {
     pub host: bool,
     next_id: u64,
     rng: ChaCha8Rng,
-    think: Duration,
+    think: Think,
     last_seq: Option<u64>,
     /// The latest prompt: its seq and legal actions.
     turn: Option<(u64, Vec<Action>)>,
@@ -107,7 +109,7 @@ impl Player {
         url: &str,
         name: &str,
         seed: u64,
-        think: Duration,
+        think: Think,
         progress: Arc<Progress>,
     ) -> anyhow::Result<Player> {
         // Nagle off: a small frame must not wait for the ack of the one before.
@@ -285,7 +287,12 @@ impl Player {
 
     fn offer(&mut self, seq: u64, actions: Vec<Action>) {
         self.turn = Some((seq, actions));
-        self.act_at = Instant::now() + self.think;
+        let pause = match self.think {
+            Think::Fixed(pause) => pause,
+            // Inverse transform: -ln(1 - u) is exponential with mean 1.
+            Think::Exponential(mean) => mean.mul_f64(-(1.0 - self.rng.random::<f64>()).ln()),
+        };
+        self.act_at = Instant::now() + pause;
     }
 
     /// Keeps track of the table and of the answers to actions.

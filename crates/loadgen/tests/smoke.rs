@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use euchre_loadgen::{Config, Report, Stop, run};
+use euchre_loadgen::{Config, Report, Stop, Think, run};
 use euchre_server::Settings;
 use euchre_server::config::DatabaseUrl;
 
@@ -15,7 +15,7 @@ fn config(url: &str, tables: usize, players: u8, hands: u64) -> Config {
         players,
         bot: "basic".to_owned(),
         stop: Stop::Hands(hands),
-        think: Duration::ZERO,
+        think: Think::Fixed(Duration::ZERO),
         seed: 7,
         store_timeout: Duration::from_secs(10),
     }
