@@ -12,6 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use crate::app::{App, Connection, CreateForm, Replay, Screen, StatusKind};
+use crate::history::MatchRow;
 use crate::table::TableModel;
 use euchre_engine::view::sorted_for_display;
 
@@ -171,29 +172,49 @@ fn lobby_row(summary: &TableSummary) -> String {
 }
 
 fn lobby(frame: &mut Frame, app: &App, area: Rect) {
-    let mut lines = vec![Line::styled(
-        format!(
-            "{} {} {} {} host",
-            fit("table", 10),
-            fit("form", 40),
-            fit("seats", 5),
-            fit("status", 9)
-        ),
-        bold(),
-    )];
-    if app.lobby.is_empty() {
+    let header = format!(
+        "{} {} {} {} host",
+        fit("table", 10),
+        fit("form", 40),
+        fit("seats", 5),
+        fit("status", 9)
+    );
+    let list = selectable_list(
+        area,
+        format!(" Public tables ({}) ", app.lobby.len()),
+        header,
+        "No public tables yet: press n to create one.",
+        &app.lobby,
+        lobby_row,
+        app.lobby_selected,
+    );
+    frame.render_widget(list, area);
+}
+
+/// A bordered list under a bold header: `empty` when there are no rows,
+/// else the rows that fit, scrolled so that the `selected` one stays in view
+/// (only those rows are formatted, by `row`).
+fn selectable_list<T>(
+    area: Rect,
+    title: String,
+    header: String,
+    empty: &str,
+    rows: &[T],
+    row: impl Fn(&T) -> String,
+    selected: usize,
+) -> Paragraph<'static> {
+    let mut lines = vec![Line::styled(header, bold())];
+    if rows.is_empty() {
         lines.push(Line::raw(""));
-        lines.push(Line::raw("No public tables yet: press n to create one."));
+        lines.push(Line::raw(empty.to_owned()));
     }
-    // Scroll so that the selected row stays in view.
     let room = usize::from(area.height.saturating_sub(3)).max(1);
-    let first = app.lobby_selected.saturating_sub(room - 1);
-    for (index, summary) in app.lobby.iter().enumerate().skip(first).take(room) {
-        let style = if index == app.lobby_selected { reversed() } else { Style::new() };
-        lines.push(Line::styled(lobby_row(summary), style));
+    let first = selected.saturating_sub(room - 1);
+    for (index, item) in rows.iter().enumerate().skip(first).take(room) {
+        let style = if index == selected { reversed() } else { Style::new() };
+        lines.push(Line::styled(row(item), style));
     }
-    let block = Block::bordered().title(format!(" Public tables ({}) ", app.lobby.len()));
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    Paragraph::new(lines).block(Block::bordered().title(title))
 }
 
 fn create(frame: &mut Frame, form: &CreateForm, area: Rect) {
@@ -599,33 +620,30 @@ fn action_bar(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {
 }
 
 fn history(frame: &mut Frame, app: &App, area: Rect) {
-    let mut lines = vec![Line::styled(
-        format!("{} {} {} players", fit("match", 10), fit("form", 22), fit("score", 11)),
-        bold(),
-    )];
-    if app.history.is_empty() {
-        lines.push(Line::raw(""));
-        lines.push(Line::raw("No matches yet (or still loading)."));
-    }
-    let room = usize::from(area.height.saturating_sub(3)).max(1);
-    let first = app.history_selected.saturating_sub(room - 1);
-    for (index, row) in app.history.iter().enumerate().skip(first).take(room) {
+    let header = format!("{} {} {} players", fit("match", 10), fit("form", 22), fit("score", 11));
+    let history_row = |row: &MatchRow| {
         let scores: Vec<String> = row.scores.iter().map(u16::to_string).collect();
         let score =
             if row.finished { scores.join("–") } else { format!("{} …", scores.join("–")) };
         let names: Vec<&str> = row.seats.iter().map(|seat| seat.name.as_str()).collect();
-        let text = format!(
+        format!(
             "{} {} {} {}",
             fit(&row.id, 10),
             fit(form_name(&row.rules), 22),
             fit(&score, 11),
             names.join(", ")
-        );
-        let style = if index == app.history_selected { reversed() } else { Style::new() };
-        lines.push(Line::styled(text, style));
-    }
-    let block = Block::bordered().title(format!(" Your matches ({}) ", app.history.len()));
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+        )
+    };
+    let list = selectable_list(
+        area,
+        format!(" Your matches ({}) ", app.history.len()),
+        header,
+        "No matches yet (or still loading).",
+        &app.history,
+        history_row,
+        app.history_selected,
+    );
+    frame.render_widget(list, area);
 }
 
 fn replay_screen(frame: &mut Frame, replay: &Replay, area: Rect) {
