@@ -52,8 +52,6 @@ pub(crate) struct Connection {
     followed: HashMap<TableId, Followed>,
     /// Whether to list the tables again after a reconnection.
     lobby: bool,
-    /// The last seq delivered for each table.
-    delivered: HashMap<TableId, u64>,
     /// Tables with a `resume` in flight to fill a gap (one at a time).
     resuming: HashSet<TableId>,
     /// The last full lobby, the answer to `list_tables`.
@@ -63,6 +61,8 @@ pub(crate) struct Connection {
     /// Requests made while reconnecting, sent once connected.
     queued: Vec<Command>,
     updates: mpsc::UnboundedSender<Update>,
+    /// The last seq delivered for each table, shared with [`crate::Updates`],
+    /// which drops prompts a later event has overtaken.
     latest: Arc<Mutex<HashMap<TableId, u64>>>,
     rng: ChaCha8Rng,
 }
@@ -85,7 +85,6 @@ impl Connection {
             pending: HashMap::new(),
             followed: HashMap::new(),
             lobby: false,
-            delivered: HashMap::new(),
             resuming: HashSet::new(),
             last_lobby: None,
             come_back_after_ms: None,
@@ -193,6 +192,12 @@ impl Connection {
         self.socket.send(Message::Text(text.into())).await.map_err(|error| error.to_string())
     }
 
+    /// The last seq delivered for `table`.
+    fn delivered(&self, table: &str) -> Option<u64> {
+        self.latest.lock().unwrap_or_else(|p| p.into_inner()).get(table).copied()
+    }
+
+    /// Delivers `update`, noting its table's seq first.
     fn emit(&self, update: Update) {
         match &update {
             Update::Event { table, seq, .. } | Update::Snapshot { table, seq, .. } => {
@@ -215,7 +220,7 @@ impl Connection {
                 self.emit(Update::ServerError { code, message })
             }
             ServerMessage::Event { table, seq, event } => {
-                match self.delivered.get(&table).copied() {
+                match self.delivered(&table) {
                     // Seen already: a resume replays what arrived before the drop.
                     Some(last) if seq <= last => {}
                     // A gap: ask for the missing events (once); they come
@@ -230,21 +235,15 @@ impl Connection {
                             self.send(resume, Follow::Nothing, None, Some(table)).await?;
                         }
                     }
-                    _ => {
-                        self.delivered.insert(table.clone(), seq);
-                        self.emit(Update::Event { table, seq, event });
-                    }
+                    _ => self.emit(Update::Event { table, seq, event }),
                 }
             }
             ServerMessage::Snapshot { table, seq, state } => {
-                self.delivered.insert(table.clone(), seq);
-                self.emit(Update::Snapshot { table, seq, state });
+                self.emit(Update::Snapshot { table, seq, state })
             }
+            // Stale prompts are dropped as they are read (`Updates::next`).
             ServerMessage::YourTurn { table, seq, actions, deadline_ms } => {
-                let stale = self.delivered.get(&table).is_some_and(|last| *last > seq);
-                if !stale {
-                    self.emit(Update::YourTurn { table, seq, actions, deadline_ms });
-                }
+                self.emit(Update::YourTurn { table, seq, actions, deadline_ms })
             }
             ServerMessage::Lobby { tables } => {
                 self.last_lobby = Some(tables.clone());
@@ -349,7 +348,7 @@ impl Connection {
         let followed: Vec<(TableId, Followed)> =
             self.followed.iter().map(|(table, f)| (table.clone(), f.clone())).collect();
         for (table, followed) in followed {
-            let last_seq = self.delivered.get(&table).copied().unwrap_or(0);
+            let last_seq = self.delivered(&table).unwrap_or(0);
             let message = match (followed.seated, followed.invite) {
                 // A private table lets a spectator back in by its invite,
                 // with a snapshot.

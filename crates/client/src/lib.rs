@@ -209,14 +209,9 @@ impl Updates {
     pub async fn next(&mut self) -> Option<Update> {
         loop {
             let update = self.rx.recv().await?;
-            if let Update::YourTurn { table, seq, .. } = &update {
-                // Never held across an await.
-                let latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
-                if latest.get(table).is_some_and(|latest| latest > seq) {
-                    continue;
-                }
+            if !self.overtaken(&update) {
+                return Some(update);
             }
-            return Some(update);
         }
     }
 
@@ -224,14 +219,17 @@ impl Updates {
     pub fn try_next(&mut self) -> Option<Update> {
         loop {
             let update = self.rx.try_recv().ok()?;
-            if let Update::YourTurn { table, seq, .. } = &update {
-                let latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
-                if latest.get(table).is_some_and(|latest| latest > seq) {
-                    continue;
-                }
+            if !self.overtaken(&update) {
+                return Some(update);
             }
-            return Some(update);
         }
+    }
+
+    /// Whether `update` is a prompt that a later event of its table made stale.
+    fn overtaken(&self, update: &Update) -> bool {
+        let Update::YourTurn { table, seq, .. } = update else { return false };
+        let latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
+        latest.get(table).is_some_and(|latest| latest > seq)
     }
 }
 
