@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # One load-generator run against a fresh release server.
 #
-#   crates/loadgen/bench.sh sqlite|postgres DATA_DIR [euchre-loadgen flags...]
+#   crates/loadgen/bench.sh sqlite|postgres|echo DATA_DIR [euchre-loadgen flags...]
 #
 # DATA_DIR (emptied first) holds the server's journal, and for SQLite its
 # database too: put it on the real disk to measure durable logging, or under
 # /dev/shm (tmpfs, where fdatasync costs almost nothing) for the baseline.
 # PostgreSQL uses a fresh database euchre_loadgen on 127.0.0.1:5432 (trust
-# auth; PG_URL overrides). Build first: cargo build --release -p euchre-server -p euchre-loadgen
+# auth; PG_URL overrides). `echo` runs the bare echo server instead of the
+# game server, and the load generator's --echo clients against it: the
+# yardstick for flat-out play, with --tables x --players connections. Build first: cargo build --release -p euchre-server -p euchre-loadgen
 set -euo pipefail
 
-backend=${1:?sqlite or postgres}
+backend=${1:?sqlite, postgres or echo}
 data=${2:?a data folder}
 shift 2
 port=${PORT:-18080}
@@ -25,14 +27,28 @@ rm -rf "$data"
 mkdir -p "$data"
 case $backend in
 sqlite) database="sqlite://$data/euchre.db" ;;
+echo) ;;
 postgres)
     database=${PG_URL:-postgres://postgres@127.0.0.1:5432/euchre_loadgen}
     admin=${database%/*}/postgres
     name=${database##*/}
     psql "$admin" -q -c "DROP DATABASE IF EXISTS $name" -c "CREATE DATABASE $name"
     ;;
-*) echo "backend: sqlite or postgres" >&2 && exit 2 ;;
+*) echo "backend: sqlite, postgres or echo" >&2 && exit 2 ;;
 esac
+
+if [ "$backend" = echo ]; then
+    "$bin/euchre-loadgen" --serve-echo "127.0.0.1:$port" &
+    server=$!
+    trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
+    for _ in $(seq 300); do
+        curl -s -o /dev/null "http://127.0.0.1:$port/ws" && break
+        sleep 0.1
+    done
+    echo "# echo server, $(uptime | sed 's/.*load/load/')"
+    "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" --echo --server-pid "$server" "$@"
+    exit
+fi
 
 # Quick bots, and limits for one address with many connections acting flat out.
 RUST_LOG=${RUST_LOG:-warn} \

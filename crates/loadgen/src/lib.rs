@@ -28,12 +28,14 @@ use serde::Serialize;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+pub mod echo;
 pub mod http;
 pub mod idle;
 mod player;
+pub mod process;
 
 use http::Http;
-use player::{PATIENCE, Phase, Player, Progress};
+use player::{ActionClock, PATIENCE, Phase, Player, Progress};
 
 /// Tables set up at once: enough to be quick, few enough not to look like a flood.
 const SETUP_CONCURRENCY: usize = 16;
@@ -117,6 +119,9 @@ pub struct Report {
     pub hands_stored_per_second: f64,
     /// Send to `ack` of each action, in milliseconds.
     pub latency_ms: Latency,
+    /// From one client sending an action to each other client at its table
+    /// reading the first event it caused, in milliseconds.
+    pub to_others_ms: Latency,
     /// `error` messages received, by code.
     pub errors: BTreeMap<String, u64>,
 }
@@ -134,7 +139,7 @@ pub struct Latency {
 }
 
 impl Latency {
-    fn from_micros(histogram: &Histogram<u64>) -> Latency {
+    pub(crate) fn from_micros(histogram: &Histogram<u64>) -> Latency {
         let ms = |micros: u64| micros as f64 / 1000.0;
         Latency {
             count: histogram.len(),
@@ -191,10 +196,12 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
 
     let mut latency = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3)
         .context("creating the latency histogram")?;
+    let mut to_others = latency.clone();
     let mut errors = BTreeMap::new();
     let (mut actions, mut hands_ended, mut games_won) = (0, 0, 0);
     for player in &players {
         latency.add(&player.stats.latency_us).context("merging latencies")?;
+        to_others.add(&player.stats.others_us).context("merging latencies")?;
         actions += player.stats.actions;
         hands_ended += player.stats.hands;
         games_won += player.stats.games;
@@ -224,6 +231,7 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
         stored_within_seconds,
         hands_stored_per_second: per_second(hands_stored, stored_within_seconds),
         latency_ms: Latency::from_micros(&latency),
+        to_others_ms: Latency::from_micros(&to_others),
         errors,
     })
 }
@@ -237,6 +245,7 @@ async fn set_up_table(
     progress: Arc<Progress>,
 ) -> anyhow::Result<Vec<Player>> {
     let mut players: Vec<Player> = Vec::with_capacity(usize::from(config.players));
+    let clock = Arc::new(ActionClock::default());
     for seat in 0..config.players {
         let name = format!("lg{index}s{seat}");
         // A seed per seat: a seat's choices do not depend on the order tables are set up in.
@@ -244,6 +253,7 @@ async fn set_up_table(
             config.seed.wrapping_mul(1_000_003).wrapping_add((index * 4) as u64 + u64::from(seat));
         let mut player =
             Player::connect(&config.url, &name, seed, config.think, progress.clone()).await?;
+        player.clock = clock.clone();
         let table = match players.first() {
             Some(host) => host.table.clone(),
             None => {
@@ -325,7 +335,7 @@ async fn count_stored(http: &Http, players: &[Player]) -> anyhow::Result<u64> {
 impl Report {
     /// A short table for people.
     pub fn to_text(&self) -> String {
-        let l = &self.latency_ms;
+        let (l, o) = (&self.latency_ms, &self.to_others_ms);
         let errors = if self.errors.is_empty() {
             "none".to_owned()
         } else {
@@ -338,6 +348,7 @@ impl Report {
              hands ended     {hands} ({hps:.1}/s), games won {games}\n\
              hands stored    {stored} (all in the database {within:.2} s after the start: {sps:.1}/s)\n\
              ack latency ms  p50 {p50:.3}  p90 {p90:.3}  p99 {p99:.3}  p99.9 {p999:.3}  max {max:.3}  mean {mean:.3}  (n={n})\n\
+             to others ms    p50 {o50:.3}  p90 {o90:.3}  p99 {o99:.3}  p99.9 {o999:.3}  max {omax:.3}  mean {omean:.3}  (n={on})\n\
              errors          {errors}\n",
             tables = self.tables,
             players = self.players_per_table,
@@ -361,6 +372,13 @@ impl Report {
             max = l.max,
             mean = l.mean,
             n = l.count,
+            o50 = o.p50,
+            o90 = o.p90,
+            o99 = o.p99,
+            o999 = o.p999,
+            omax = o.max,
+            omean = o.mean,
+            on = o.count,
         )
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
-use euchre_loadgen::{Config, Stop, Think, idle, run};
+use euchre_loadgen::{Config, Stop, Think, echo, idle, run};
 
 /// Plays many tables against a running Euchre server, timing every action.
 ///
@@ -63,11 +63,32 @@ struct Flags {
     /// The server's process id, to read its memory and CPU time from /proc.
     #[arg(long)]
     server_pid: Option<u32>,
+    /// Instead of playing: time round trips through a bare echo server at
+    /// the URL (see --serve-echo) over tables x players connections, flat
+    /// out for --duration seconds: the yardstick for flat-out play.
+    #[arg(long)]
+    echo: bool,
+    /// Run only the echo server, on this address, until stopped.
+    #[arg(long, value_name = "ADDRESS")]
+    serve_echo: Option<std::net::SocketAddr>,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let flags = Flags::parse();
+    if let Some(address) = flags.serve_echo {
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .with_context(|| format!("binding {address}"))?;
+        return echo::serve(listener).await;
+    }
+    if flags.echo {
+        let connections = flags.tables * usize::from(flags.players);
+        let duration = seconds(flags.duration, "--duration")?;
+        let report = echo::run(&flags.url, connections, duration, flags.server_pid).await?;
+        print!("{}", report.to_text());
+        return write_json(flags.json, &report);
+    }
     if let Some(connections) = flags.idle {
         let duration = seconds(flags.duration, "--duration")?;
         let report = idle::hold(&flags.url, connections, duration, flags.server_pid).await?;

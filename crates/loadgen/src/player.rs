@@ -1,9 +1,9 @@
 //! One seat's client: a WebSocket connection that plays a legal action as
 //! soon as it is its turn, and times each action until its acknowledgement.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -47,11 +47,45 @@ pub struct Progress {
     pub hands: AtomicU64,
 }
 
+/// When each recent action at one table was sent, shared by the table's
+/// clients: the others time how long the action took to reach them.
+#[derive(Debug, Default)]
+pub struct ActionClock {
+    /// (the seq the action was chosen at, the acting seat, when it was sent),
+    /// newest last.
+    sent: Mutex<VecDeque<(u64, u8, Instant)>>,
+}
+
+impl ActionClock {
+    /// Enough that a slow reader still finds the action it is reading of.
+    const KEPT: usize = 64;
+
+    fn sent(&self, seq: u64, seat: u8, at: Instant) {
+        // A poisoned lock only means another client panicked: the run fails anyway.
+        if let Ok(mut sent) = self.sent.lock() {
+            if sent.len() == Self::KEPT {
+                sent.pop_front();
+            }
+            sent.push_back((seq, seat, at));
+        }
+    }
+
+    /// Who sent the action that `seq` is the first event of, and when, if
+    /// a client of this table sent it.
+    fn caused(&self, seq: u64) -> Option<(u8, Instant)> {
+        let sent = self.sent.lock().ok()?;
+        sent.iter().rev().find(|(at, _, _)| at + 1 == seq).map(|(_, seat, when)| (*seat, *when))
+    }
+}
+
 /// What one client measured.
 #[derive(Debug)]
 pub struct Stats {
     /// Microseconds from sending each action to reading its `ack`.
     pub latency_us: Histogram<u64>,
+    /// Microseconds from another seat's client sending an action to this
+    /// client reading the first event it caused.
+    pub others_us: Histogram<u64>,
     /// Actions acknowledged.
     pub actions: u64,
     /// Hands and games that ended at the table (counted by its host only,
@@ -69,8 +103,10 @@ impl Stats {
         // 1 µs to 10 minutes at 3 significant digits: a few tens of KiB each.
         let latency_us = Histogram::new_with_bounds(1, 600_000_000, 3)
             .context("creating the latency histogram")?;
+        let others_us = latency_us.clone();
         Ok(Stats {
             latency_us,
+            others_us,
             actions: 0,
             hands: 0,
             games: 0,
@@ -86,6 +122,7 @@ pub struct Player {
     socket: Socket,
     pub player_id: String,
     pub table: String,
+    seat: u8,
     /// The table's creator, who counts its hands and asks for rematches.
     pub host: bool,
     next_id: u64,
@@ -101,6 +138,8 @@ pub struct Player {
     rematch_wanted: bool,
     pub stats: Stats,
     progress: Arc<Progress>,
+    /// Shared with the other clients at this table.
+    pub clock: Arc<ActionClock>,
 }
 
 impl Player {
@@ -127,6 +166,7 @@ impl Player {
             socket,
             player_id: String::new(),
             table: String::new(),
+            seat: 0,
             host: false,
             next_id: 0,
             rng: ChaCha8Rng::seed_from_u64(seed),
@@ -138,6 +178,7 @@ impl Player {
             rematch_wanted: false,
             stats: Stats::new()?,
             progress,
+            clock: Arc::default(),
         };
         let id = player.next_id();
         let hello = ClientMessage::Hello {
@@ -173,6 +214,7 @@ impl Player {
         match self.command(sit).await? {
             ServerMessage::Ack { reply: Reply::Seated { .. }, .. } => {
                 self.table = table.to_owned();
+                self.seat = seat;
                 Ok(())
             }
             other => bail!("expected seated at {table} seat {seat}, got {other:?}"),
@@ -281,6 +323,7 @@ impl Player {
         let act = ClientMessage::Act { id, table: self.table.clone(), action };
         let sent = Instant::now();
         self.send(&act).await?;
+        self.clock.sent(seq, self.seat, sent);
         self.in_flight = Some((id, seq, sent));
         Ok(())
     }
@@ -300,6 +343,12 @@ impl Player {
         match message {
             ServerMessage::Event { seq, event, .. } => {
                 self.last_seq = Some(seq);
+                if let Some((actor, sent)) = self.clock.caused(seq)
+                    && actor != self.seat
+                {
+                    let micros = u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX);
+                    self.stats.others_us.saturating_record(micros.max(1));
+                }
                 match event {
                     Some(TableEvent::Game(Event::HandEnded { .. })) if self.host => {
                         self.stats.hands += 1;
