@@ -37,7 +37,7 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
-        .merge(crate::history::routes())
+        .merge(crate::api::routes())
         .merge(crate::web::routes())
         .with_state(state)
 }

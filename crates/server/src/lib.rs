@@ -5,13 +5,13 @@
 //! - [`connection`]: one task per WebSocket connection.
 //! - [`table`]: one actor task per table, owning its game alone.
 //! - [`registry`]: the lobby of tables; [`identity`]: guest players.
-//! - [`history`]: the match history API under `/api`, with its OpenAPI document.
+//! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
 //! - [`web`]: the browser client at `/`, embedded at compile time.
 
+pub mod api;
 pub mod app;
 pub mod config;
 pub mod connection;
-pub mod history;
 pub mod identity;
 pub mod metrics;
 pub mod registry;

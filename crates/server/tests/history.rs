@@ -16,7 +16,7 @@ use std::time::Duration;
 use euchre_bots::BotKind;
 use euchre_engine::{Action, CardSet, Event, Game, GameRecord, Preset, Viewer, egn};
 use euchre_protocol::{ClientMessage, ServerMessage, TableEvent, TableSettings};
-use euchre_server::history::import_writes;
+use euchre_server::api::import_writes;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{Store, Write};
 use serde_json::{Value, json};
@@ -751,7 +751,7 @@ async fn imports_the_engine_refuses_are_explained() {
 #[test]
 fn checked_in_openapi_is_current() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json");
-    let generated = euchre_server::history::openapi().to_pretty_json().expect("serializes") + "\n";
+    let generated = euchre_server::api::openapi().to_pretty_json().expect("serializes") + "\n";
     if std::env::var_os("UPDATE_OPENAPI").is_some() {
         std::fs::write(path, &generated).expect("write the document");
     }
@@ -769,7 +769,7 @@ async fn the_openapi_document_is_served_and_names_every_route() {
     assert_eq!(answer.status, 200);
     assert_eq!(answer.header("content-type"), Some("application/json"));
     let served = answer.json();
-    let document = serde_json::to_value(euchre_server::history::openapi()).expect("serializes");
+    let document = serde_json::to_value(euchre_server::api::openapi()).expect("serializes");
     assert_eq!(served, document);
     let paths: HashSet<&str> =
         served["paths"].as_object().expect("paths").keys().map(String::as_str).collect();

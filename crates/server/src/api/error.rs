@@ -1,0 +1,139 @@
+//! The API's error answers: a status and a JSON `{code, message}` body.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use euchre_engine::egn::{self, Location};
+use euchre_store::StoreError;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// An error answer: the status and a JSON body.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub body: ErrorBody,
+}
+
+/// Every error's body.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// A stable snake_case code: `bad_limit`, `not_found`, `must_follow_suit`, …
+    pub code: String,
+    /// What went wrong, for people.
+    pub message: String,
+    /// For a refused EGN import: where in the file, as the engine names it
+    /// (`deal` is an index into `deals`; `step` is `header`, `setup`, `call`
+    /// with `index`, `discard`, `card` with `trick` and `card`, or `end`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub location: Option<Location>,
+    /// For an EGN import the engine refused: every finding in the file, in
+    /// its order (the first is also `code`, `message` and `location`). The
+    /// engine reads the whole file, as a referee would, so one answer names
+    /// every renege, damaged deal, wrong dealer and so on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub findings: Option<Vec<FindingBody>>,
+}
+
+/// One finding in a refused EGN import.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct FindingBody {
+    /// `must_follow_suit`, `inconsistent_record`, `incomplete_deal`,
+    /// `dealer_out_of_turn`, `repeated_deal`, `played_after_game_over`,
+    /// `final_score_differs`, or another of the engine's codes.
+    pub code: String,
+    /// What is wrong, for people: a renege names the card and the holding
+    /// that proves it.
+    pub message: String,
+    /// Where in the file, as `ErrorBody.location`.
+    #[schema(value_type = Option<Object>)]
+    pub location: Option<Location>,
+}
+
+impl From<&egn::Finding> for FindingBody {
+    fn from(finding: &egn::Finding) -> FindingBody {
+        FindingBody {
+            code: finding.code().to_owned(),
+            message: finding.to_string(),
+            location: finding.location(),
+        }
+    }
+}
+
+impl ApiError {
+    pub(super) fn new(status: StatusCode, code: &str, message: impl Into<String>) -> ApiError {
+        let body = ErrorBody {
+            code: code.to_owned(),
+            message: message.into(),
+            location: None,
+            findings: None,
+        };
+        ApiError { status, body }
+    }
+
+    /// An EGN import refused for its findings: the first in the usual
+    /// fields, all of them in `findings`.
+    pub(super) fn findings(findings: &[egn::Finding]) -> ApiError {
+        let findings: Vec<FindingBody> = findings.iter().map(FindingBody::from).collect();
+        let first = findings.first().cloned().unwrap_or_else(|| FindingBody {
+            code: "invalid_egn".to_owned(),
+            message: "the record was refused".to_owned(),
+            location: None,
+        });
+        let mut error = ApiError::bad_request(&first.code, first.message).at(first.location);
+        error.body.findings = Some(findings);
+        error
+    }
+
+    pub(super) fn bad_request(code: &str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    pub(super) fn at(mut self, location: Option<Location>) -> ApiError {
+        self.body.location = location;
+        self
+    }
+
+    pub(super) fn match_not_found(id: &str) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("no match {id:?}"))
+    }
+
+    pub(super) fn in_progress(id: &str) -> ApiError {
+        let message = format!("match {id:?} is in progress: its record is public once it ends");
+        ApiError::new(StatusCode::CONFLICT, "match_in_progress", message)
+    }
+
+    /// The store failed: the details go to the log, not to the client.
+    pub(super) fn store(error: StoreError) -> ApiError {
+        tracing::error!(%error, "match history: the store failed");
+        match error {
+            StoreError::Database(_) => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "store_unavailable",
+                "the database is not answering; try again shortly",
+            ),
+            _ => ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "store_error",
+                "the stored history could not be read",
+            ),
+        }
+    }
+
+    /// A stored record the engine does not accept: corruption, not the client's fault.
+    pub(super) fn corrupt(what: String) -> ApiError {
+        tracing::error!(problem = %what, "match history: a stored match does not replay");
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "corrupt_record",
+            "the stored match could not be replayed",
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, Json(self.body)).into_response()
+    }
+}

@@ -1,0 +1,215 @@
+//! EGN files imported as finished matches.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use euchre_engine::GameRecord;
+use euchre_engine::egn;
+use euchre_store::{MatchSeat, Millis, Write};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::error::{ApiError, ErrorBody};
+use crate::state::AppState;
+use crate::table::now_ms;
+
+/// The largest EGN file `POST /api/matches/import` takes. Real records are
+/// 2 to 25 KiB; a game to 255 points would still fit.
+pub const IMPORT_LIMIT: usize = 1024 * 1024;
+
+/// The `table_id` of an imported match: it was played at no table here.
+pub const IMPORT_TABLE: &str = "import";
+
+/// An imported match's id.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Imported {
+    pub id: String,
+}
+
+/// Reads, verifies and converts an EGN file into an engine record, with the
+/// players' names by seat. Refused: a file that is not EGN; a record with
+/// findings (every step the engine rejects, every contradiction, a wrong
+/// dealer, a repeated deal, deals after the game was won, a `finalScore` the
+/// deals do not add up to: all of them, in `findings`); a game that starts
+/// mid-way (the engine's record has no place for a starting score); and a
+/// game nobody has won yet (only finished matches are imported).
+pub fn parse_import(text: &str) -> Result<(GameRecord, Vec<String>), ApiError> {
+    let refused = |code: &str, message: String, at| ApiError::bad_request(code, message).at(at);
+    let game = egn::read(text).map_err(|e| refused(e.code(), e.to_string(), e.location()))?;
+    let checked = egn::check(&game);
+    if !checked.findings.is_empty() {
+        return Err(ApiError::findings(&checked.findings));
+    }
+    let (record, _) =
+        egn::to_record(&game).map_err(|e| refused(e.code(), e.to_string(), e.location()))?;
+    if record.winner.is_none() {
+        let message = format!(
+            "the game stops at {:?}, before a side reaches {}: only finished games are imported",
+            record.scores, record.rules.points_to_win
+        );
+        return Err(refused("unfinished_game", message, None));
+    }
+    Ok((record, game.players))
+}
+
+/// The writes that store `record` as the finished match `id`, as a table
+/// would have written them. The seats hold the file's names, not registered
+/// players or bots (`player_id` and `bot` are `None`); there is no table
+/// event seq, so every action's `seq` is 0; all times are `at`.
+pub fn import_writes(id: &str, record: &GameRecord, names: &[String], at: Millis) -> Vec<Write> {
+    let seats = names
+        .iter()
+        .enumerate()
+        .map(|(seat, name)| MatchSeat {
+            seat: seat as u8,
+            player_id: None,
+            bot: None,
+            name: name.clone(),
+        })
+        .collect();
+    let mut writes = vec![Write::MatchStarted {
+        id: id.to_owned(),
+        table_id: IMPORT_TABLE.to_owned(),
+        number: 1,
+        rules: record.rules,
+        seed: record.seed,
+        start: record.start.clone(),
+        seats,
+        at,
+    }];
+    for (number, hand) in record.hands.iter().enumerate() {
+        let number = number as u32;
+        writes.push(Write::HandDealt { match_id: id.to_owned(), number, deal: hand.deal });
+        for (index, step) in hand.actions.iter().enumerate() {
+            writes.push(Write::Action {
+                match_id: id.to_owned(),
+                hand: number,
+                index: index as u32,
+                seat: step.seat.0,
+                action: step.action,
+                seq: 0,
+                at,
+            });
+        }
+        if let Some(outcome) = hand.outcome {
+            writes.push(Write::HandEnded { match_id: id.to_owned(), number, outcome, at });
+        }
+    }
+    writes.push(Write::MatchEnded {
+        match_id: id.to_owned(),
+        scores: record.scores.as_slice().to_vec(),
+        winner: record.winner.map(|team| team.0),
+        at,
+        games: record.games.clone(),
+    });
+    writes
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/matches/import",
+    tag = "matches",
+    summary = "Import a finished game from EGN",
+    description = "The body is an EGN file (at most 1 MiB). The engine replays every deal and \
+        reads the whole file, as a referee would: a record with findings (reneges, with the \
+        holding that proves them; deals that cannot be replayed; an incomplete deal; a wrong \
+        dealer; a repeated deal; deals after the game was won) is refused with every finding in \
+        `findings`, each with its code, message and `location`, the first also as the answer's \
+        `code`, `message` and `location`. Refused too: \
+        games that start mid-way (`starts_mid_game`: the engine's record always starts at 0 to \
+        0), unfinished games (`unfinished_game`) and a `finalScore` the deals do not add up to \
+        (`final_score_differs`). Seats take the file's player names, as guests (no player id). \
+        Where the file gives no hands, the stored deal is the engine's reconstruction. The match \
+        is durable when this answers and appears in the list a moment later.",
+    request_body(content = serde_json::Value, description = "An EGN file", content_type = "application/json"),
+    responses(
+        (status = 201, description = "Imported", body = Imported,
+            headers(("Location" = String, description = "/api/matches/{id}"))),
+        (status = 400, description = "Not EGN, not legal, or not importable; `location` says where, `findings` lists every finding", body = ErrorBody),
+        (status = 413, description = "Larger than 1 MiB (`too_large`)", body = ErrorBody),
+        (status = 503, description = "The journal did not take it (`unavailable`)", body = ErrorBody),
+    )
+)]
+pub(super) async fn import_match(
+    State(state): State<AppState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let body = body.map_err(|rejection| {
+        let status = rejection.status();
+        let code = if status == StatusCode::PAYLOAD_TOO_LARGE { "too_large" } else { "bad_body" };
+        ApiError::new(status, code, rejection.body_text())
+    })?;
+    let text = std::str::from_utf8(&body)
+        .map_err(|_| ApiError::bad_request("not_utf8", "an EGN file is UTF-8 JSON"))?;
+    let (record, names) = parse_import(text)?;
+    let id = uuid::Uuid::now_v7().to_string();
+    let writes = import_writes(&id, &record, &names, now_ms());
+    state.recorder.record_and_wait(writes).await.map_err(|error| {
+        tracing::error!(%error, "an import could not be journaled");
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            "the import could not be stored",
+        )
+    })?;
+    let location = HeaderValue::from_str(&format!("/api/matches/{id}"))
+        .unwrap_or(HeaderValue::from_static("/api/matches"));
+    Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(Imported { id })).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/egn");
+
+    fn fixture(name: &str) -> String {
+        std::fs::read_to_string(format!("{FIXTURES}/{name}.egn")).expect("a shared fixture")
+    }
+
+    #[test]
+    fn imports_keep_every_step_and_refuse_what_a_match_cannot_be() {
+        let (record, names) = parse_import(&fixture("MotE_W5_G1")).expect("importable");
+        assert_eq!((record.scores.as_slice(), record.winner.map(|t| t.0)), (&[10, 3][..], Some(0)));
+        let writes = import_writes("m1", &record, &names, 5);
+        assert!(matches!(&writes[0], Write::MatchStarted { table_id, seats, .. }
+            if table_id == IMPORT_TABLE && seats.iter().all(|s| s.player_id.is_none() && s.bot.is_none())));
+        assert!(matches!(
+            writes.last(),
+            Some(Write::MatchEnded { scores, winner: Some(0), .. }) if scores == &[10, 3]
+        ));
+        let actions = writes.iter().filter(|w| matches!(w, Write::Action { .. })).count();
+        let expected: usize = record.hands.iter().map(|h| h.actions.len()).sum();
+        assert_eq!(actions, expected);
+        let ended = writes.iter().filter(|w| matches!(w, Write::HandEnded { .. })).count();
+        assert_eq!(ended, record.hands.len());
+
+        let refusal = |text: &str| parse_import(text).expect_err("refused").body;
+        let mid_game = refusal(&fixture("Six_Points_in_Two_Hands"));
+        assert_eq!(mid_game.code, "starts_mid_game");
+        assert!(mid_game.location.is_some());
+        assert_eq!(refusal(&fixture("Custom_Scenario")).code, "unfinished_game");
+        assert_eq!(refusal("{").code, "not_json");
+        assert_eq!(refusal("{\"fileType\": \"PGN\"}").code, "not_egn");
+        assert_eq!(refusal("{").findings, None);
+
+        // A record with several findings: all of them, the first also on top.
+        let mut file: serde_json::Value =
+            serde_json::from_str(&fixture("MotE_W5_G1")).expect("JSON");
+        let deals = file["deals"].as_array_mut().expect("deals");
+        let repeated = deals[2].clone();
+        deals.insert(3, repeated);
+        file["metadata"]["finalScore"] = serde_json::json!([10, 4]);
+        let refused = refusal(&file.to_string());
+        let findings = refused.findings.expect("findings");
+        let codes: Vec<&str> = findings.iter().map(|f| f.code.as_str()).collect();
+        assert_eq!(codes, ["repeated_deal", "final_score_differs"]);
+        assert_eq!(
+            (refused.code.as_str(), refused.location),
+            ("repeated_deal", findings[0].location)
+        );
+    }
+}

@@ -1,0 +1,101 @@
+//! The HTTP API under `/api`, one module per resource:
+//! [`matches`](mod@matches) (the list, one match, its engine record),
+//! [`replay`] (a match replayed hand by hand), [`export`] (EGN files),
+//! [`import`] (EGN imports) and [`players`]; with [`query`] for the list's
+//! filters and cursors and [`error`] for the answers that go wrong.
+//!
+//! Handlers are thin: each parses its input with a plain function here
+//! ([`ListParams::to_query`], [`parse_import`]), asks the [`Store`] (typed
+//! queries only, never SQL text), and converts the answer with another
+//! ([`match_view`], [`import_writes`]). Errors are JSON `{code, message}`.
+//!
+//! Secrecy: a match in progress shows only what a spectator at the table
+//! saw — up-cards, bids, plays, trick winners, scores. The deals (every hand
+//! and the kitty) and the dealer's discard appear once the match is over,
+//! and the engine record and the EGN of a match only then.
+//!
+//! The OpenAPI document comes from the same declarations that route the
+//! requests ([`utoipa_axum`]), so the two cannot drift; it is served at
+//! `/api/openapi.json` and checked in as `docs/openapi.json`.
+//!
+//! [`Store`]: euchre_store::Store
+//! [`ListParams::to_query`]: query::ListParams::to_query
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::DefaultBodyLimit;
+use axum::http::header;
+use axum::routing::get;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::state::AppState;
+
+pub mod error;
+pub mod export;
+pub mod import;
+pub mod matches;
+pub mod players;
+pub mod query;
+pub mod replay;
+
+pub use error::{ApiError, ErrorBody, FindingBody};
+pub use import::{IMPORT_LIMIT, IMPORT_TABLE, import_writes, parse_import};
+pub use query::{decode_cursor, encode_cursor};
+pub use replay::match_view;
+
+/// The document's header; the paths and schemas come from the handlers.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Euchre server: match history",
+        description = "Finished and running matches, their records and EGN, EGN imports, and \
+            players' records. Errors are JSON `{code, message}`; an EGN import refused by the \
+            engine adds `location`, and `findings`: every finding in the file. Times are \
+            milliseconds since the Unix epoch. Seats are numbered clockwise from 0: 0 to 3, or \
+            to 2 or 1 in the three- and two-handed games. Scores come one per side: in the \
+            four-handed game two partnerships (side 0 is seats 0 and 2, side 1 seats 1 and 3), \
+            otherwise one per player (side i is seat i).",
+        version = "1"
+    ),
+    tags(
+        (name = "matches", description = "Match history"),
+        (name = "players", description = "Players' records")
+    )
+)]
+struct ApiDoc;
+
+/// The API's routes together with their OpenAPI description.
+fn api() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(matches::list_matches))
+        .routes(routes!(matches::get_match))
+        .routes(routes!(matches::get_record))
+        .routes(routes!(export::get_egn))
+        .routes(routes!(import::import_match))
+        .routes(routes!(players::get_player))
+}
+
+/// The OpenAPI document of the routes [`routes()`] serves.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().into_openapi()
+}
+
+/// The history routes and `/api/openapi.json`, for the app's router.
+pub fn routes() -> Router<AppState> {
+    let (router, document) = api().split_for_parts();
+    // Rendered once, as the document never changes while the server runs.
+    // It is plain data generated at compile time, so it always serializes.
+    let document = Bytes::from(document.to_pretty_json().expect("the OpenAPI document serializes"));
+    router
+        .route(
+            "/api/openapi.json",
+            get(move || async move { ([(header::CONTENT_TYPE, "application/json")], document) }),
+        )
+        // Only the import has a body; this caps it before it is buffered.
+        .layer(DefaultBodyLimit::max(IMPORT_LIMIT))
+}
+
+#[cfg(test)]
+mod testing;

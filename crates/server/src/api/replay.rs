@@ -1,0 +1,300 @@
+//! One match in full, replayed through the engine: every hand, its actions
+//! and tricks, and the hidden cards only once the match is over.
+
+use euchre_engine::{Action, Card, CardSet, Event, Hand, HandOutcome, HandRecord, Rules, Suit};
+use euchre_store::MatchDetail;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::matches::MatchSummaryView;
+
+/// A match in full: every hand, with the hidden cards once it is over.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct MatchView {
+    #[serde(flatten)]
+    pub summary: MatchSummaryView,
+    /// Whether the deals and discards are shown: only once the match is over.
+    pub cards_revealed: bool,
+    /// Who dealt first.
+    pub first_dealer: u8,
+    pub hands: Vec<HandView>,
+}
+
+/// One hand: the public record always, the cards dealt once the match is over.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct HandView {
+    /// Counting from 0.
+    pub number: u32,
+    pub dealer: u8,
+    #[schema(value_type = String, example = "Jh")]
+    pub up_card: Card,
+    /// Each seat's five cards as dealt, one hand per seat (four, three or
+    /// two); `null` while the match is in progress.
+    #[schema(value_type = Option<Vec<Vec<String>>>)]
+    pub hands: Option<Vec<CardSet>>,
+    /// The three-card dummy of the two- and three-handed games that have
+    /// one, as dealt; `null` while the match is in progress, and in the
+    /// games without a dummy.
+    #[schema(value_type = Option<Vec<String>>)]
+    pub dummy: Option<CardSet>,
+    /// The face-down rest of the kitty; `null` while the match is in progress.
+    #[schema(value_type = Option<Vec<String>>)]
+    pub kitty: Option<CardSet>,
+    /// Every action in order: bids, the discard, plays, claims, concessions.
+    pub actions: Vec<ActionView>,
+    /// The tricks as played; the last may be incomplete.
+    pub tricks: Vec<TrickView>,
+    /// How the hand ended (the engine's `HandOutcome`); `null` while it is played.
+    #[schema(value_type = Option<Object>)]
+    pub outcome: Option<HandOutcome>,
+    /// The match score after this hand, one per side as in the summary
+    /// (in a rubber, the score of the game this hand belongs to).
+    pub scores: Vec<u16>,
+}
+
+/// One action, as the engine names it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct ActionView {
+    pub seat: u8,
+    /// The engine's name for it: `pass`, `order_up`, `call`, `discard`,
+    /// `play`, `claim`, `concede`, … (`Action::name`).
+    pub action: String,
+    /// For `order_up` and `call`: the maker goes alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alone: Option<bool>,
+    /// For `call`, and for `name_suit` (the suit a turned-up joker stands
+    /// for): the suit named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, example = "hearts")]
+    pub suit: Option<Suit>,
+    /// For `play`; for `discard` and `pass_card` once the match is over
+    /// (until then they are face down).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, example = "9s")]
+    pub card: Option<Card>,
+}
+
+impl ActionView {
+    fn new(seat: u8, action: Action, revealed: bool) -> ActionView {
+        let mut view = ActionView {
+            seat,
+            action: action.name().to_owned(),
+            alone: None,
+            suit: None,
+            card: None,
+        };
+        match action {
+            Action::OrderUp { alone } => view.alone = Some(alone),
+            Action::Call { suit, alone } => (view.suit, view.alone) = (Some(suit), Some(alone)),
+            Action::NameSuit { suit } => view.suit = Some(suit),
+            Action::Play { card } => view.card = Some(card),
+            Action::Discard { card } | Action::PassCard { card } if revealed => {
+                view.card = Some(card)
+            }
+            // Any other card an action carries stays hidden: secrecy by default.
+            _ => {}
+        }
+        view
+    }
+}
+
+/// A trick: the cards in playing order (the first is the lead) and who won it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TrickView {
+    pub plays: Vec<PlayView>,
+    /// The seat that took it; `null` while it is being played.
+    pub winner: Option<u8>,
+}
+
+/// One card played, and by whom.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct PlayView {
+    pub seat: u8,
+    #[schema(value_type = String, example = "Jh")]
+    pub card: Card,
+}
+
+/// Whether a match is over, so its hidden cards may be shown. The replayed
+/// winner counts too: the last action and `MatchEnded` may be stored a
+/// moment apart, and a won game hides nothing.
+pub(super) fn is_over(detail: &MatchDetail) -> bool {
+    detail.summary.ended_at.is_some() || detail.record.winner.is_some()
+}
+
+/// The match as anyone may see it: everything once it is over, and until
+/// then what a spectator at the table saw.
+pub fn match_view(detail: &MatchDetail) -> Result<MatchView, String> {
+    let revealed = is_over(detail);
+    let record = &detail.record;
+    let mut scores = vec![0u16; usize::from(record.rules.teams())];
+    // A rubber's games, in order: when the running score reaches a game's
+    // final score (it only grows within a game), the next game starts at 0.
+    let mut games = record.games.iter().map(|game| game.scores.as_slice());
+    let mut game_end = games.next();
+    let mut hands = Vec::with_capacity(record.hands.len());
+    for (number, hand) in record.hands.iter().enumerate() {
+        hands.push(hand_view(&record.rules, number as u32, hand, revealed, &mut scores)?);
+        if game_end == Some(&scores[..]) && number + 1 < record.hands.len() {
+            scores.fill(0);
+            game_end = games.next();
+        }
+    }
+    Ok(MatchView {
+        summary: MatchSummaryView::from(&detail.summary),
+        cards_revealed: revealed,
+        first_dealer: record.start.dealer.0,
+        hands,
+    })
+}
+
+/// One hand, replayed through the engine for its tricks; adds its points to `scores`.
+fn hand_view(
+    rules: &Rules,
+    number: u32,
+    hand: &HandRecord,
+    revealed: bool,
+    scores: &mut [u16],
+) -> Result<HandView, String> {
+    let deal = &hand.deal;
+    let mut replay = Hand::new(*rules, *deal);
+    let mut tricks: Vec<TrickView> = Vec::new();
+    let mut plays = Vec::new();
+    let mut events = Vec::new();
+    for (index, step) in hand.actions.iter().enumerate() {
+        events.clear();
+        replay
+            .apply_with(step.seat, step.action, &mut events)
+            .map_err(|error| format!("hand {number}, action {index}: {error}"))?;
+        for event in &events {
+            match *event {
+                Event::CardPlayed { seat, card } => plays.push(PlayView { seat: seat.0, card }),
+                Event::TrickWon { seat, .. } => {
+                    let plays = std::mem::take(&mut plays);
+                    tricks.push(TrickView { plays, winner: Some(seat.0) });
+                }
+                _ => {}
+            }
+        }
+    }
+    if !plays.is_empty() {
+        tricks.push(TrickView { plays, winner: None });
+    }
+    if let Some(outcome) = hand.outcome {
+        for (score, points) in scores.iter_mut().zip(outcome.points().iter().flatten()) {
+            *score = score.saturating_add(u16::from(*points));
+        }
+    }
+    let actions = hand
+        .actions
+        .iter()
+        .map(|step| ActionView::new(step.seat.0, step.action, revealed))
+        .collect();
+    Ok(HandView {
+        number,
+        dealer: deal.dealer.0,
+        up_card: deal.up_card,
+        hands: revealed
+            .then(|| deal.hands.iter().take(usize::from(rules.players)).copied().collect()),
+        dummy: (revealed && rules.dummy).then_some(deal.dummy),
+        kitty: revealed.then_some(deal.kitty),
+        actions,
+        tricks,
+        outcome: hand.outcome,
+        scores: scores.to_vec(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::testing::{detail, game_in_progress};
+
+    #[test]
+    fn the_suit_named_for_a_turned_up_joker_is_shown() {
+        let named = ActionView::new(3, Action::NameSuit { suit: Suit::Hearts }, false);
+        assert_eq!(
+            (named.action.as_str(), named.suit, named.card),
+            ("name_suit", Some(Suit::Hearts), None)
+        );
+    }
+
+    /// Every card code in a JSON value.
+    fn cards_in(value: &serde_json::Value) -> CardSet {
+        match value {
+            serde_json::Value::String(text) => {
+                text.parse::<Card>().map(CardSet::single).unwrap_or_default()
+            }
+            serde_json::Value::Array(items) => {
+                items.iter().fold(CardSet::EMPTY, |set, item| set.union(cards_in(item)))
+            }
+            serde_json::Value::Object(map) => {
+                map.values().fold(CardSet::EMPTY, |set, item| set.union(cards_in(item)))
+            }
+            _ => CardSet::EMPTY,
+        }
+    }
+
+    #[test]
+    fn a_match_in_progress_shows_only_public_cards() {
+        let game = game_in_progress();
+        let record = game.record();
+        let discarded = record.hands[0].actions.iter().any(|a| a.action.name() == "discard");
+        assert!(discarded, "the scenario has a discard");
+        let view = match_view(&detail(&game, false)).expect("replays");
+        assert!(!view.cards_revealed);
+        let hand = &view.hands[0];
+        assert_eq!((&hand.hands, hand.dummy, hand.kitty), (&None, None, None));
+        let discard = hand.actions.iter().find(|a| a.action == "discard").expect("a discard");
+        assert_eq!(discard.card, None);
+        // What anybody at the table saw: the up-card and the cards played.
+        let mut public = CardSet::single(hand.up_card);
+        for step in &record.hands[0].actions {
+            if let Action::Play { card } = step.action {
+                public.insert(card);
+            }
+        }
+        let json = serde_json::to_value(&view).expect("serializes");
+        assert_eq!(cards_in(&json).difference(public), CardSet::EMPTY, "{json:#}");
+        assert!(!hand.tricks.is_empty() && hand.tricks[0].winner.is_none());
+    }
+
+    #[test]
+    fn a_finished_match_shows_everything() {
+        let mut game = game_in_progress();
+        while let Some(seat) = game.turn() {
+            let legal = game.legal_actions(seat);
+            // Making trump whenever possible, so the game moves on.
+            let action = legal
+                .iter()
+                .find(|a| !matches!(a, Action::Concede | Action::Pass))
+                .unwrap_or(&Action::Pass);
+            game.apply(seat, *action).expect("legal");
+        }
+        let view = match_view(&detail(&game, true)).expect("replays");
+        assert!(view.cards_revealed);
+        let record = game.record();
+        assert_eq!(view.hands.len(), record.hands.len());
+        for (shown, hand) in view.hands.iter().zip(&record.hands) {
+            assert_eq!(shown.hands, Some(hand.deal.hands.to_vec()));
+            assert_eq!(shown.dummy, None, "no dummy in the four-handed game");
+            assert_eq!(shown.kitty, Some(hand.deal.kitty));
+            let discard = hand.actions.iter().find_map(|a| match a.action {
+                Action::Discard { card } => Some(card),
+                _ => None,
+            });
+            let shown_discard = shown.actions.iter().find(|a| a.action == "discard");
+            assert_eq!(shown_discard.and_then(|a| a.card), discard);
+            // Played out to the end, the tricks' winners make the outcome's count.
+            let claimed = hand.actions.iter().any(|a| a.action == Action::Claim);
+            if let (Some(HandOutcome::Played(played)), false) = (hand.outcome, claimed) {
+                let mut tricks = [0u8; 2];
+                for winner in shown.tricks.iter().filter_map(|t| t.winner) {
+                    tricks[usize::from(winner % 2)] += 1;
+                }
+                assert_eq!(played.tricks, tricks);
+            }
+        }
+        let last = view.hands.last().expect("hands");
+        assert_eq!(record.scores.as_slice(), last.scores);
+    }
+}
