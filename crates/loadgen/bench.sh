@@ -7,7 +7,12 @@
 # database too: put it on the real disk to measure durable logging, or under
 # /dev/shm (tmpfs, where fdatasync costs almost nothing) for the baseline.
 # PostgreSQL uses a fresh database euchre_loadgen on 127.0.0.1:5432 (trust
-# auth; PG_URL overrides). `echo` runs the bare echo server instead of the
+# auth; PG_URL overrides).
+#
+# SAMPLE_EVERY=S writes the server's memory, CPU time, open connections and
+# open tables every S seconds to DATA_DIR/samples.csv, and AFTER=S goes on
+# sampling that long once the load generator has finished (tables close a
+# minute after their last client leaves): a soak shows both flat. `echo` runs the bare echo server instead of the
 # game server, and the load generator's --echo clients against it: the
 # yardstick for flat-out play, with --tables x --players connections. Build first: cargo build --release -p euchre-server -p euchre-loadgen
 set -euo pipefail
@@ -66,6 +71,21 @@ for _ in $(seq 300); do
     sleep 0.1
 done
 echo "# $backend, data in $data ($(df --output=fstype "$data" | tail -1)), $(uptime | sed 's/.*load/load/')"
+sample() {
+    local started=$SECONDS metrics rss cpu
+    echo "seconds,rss_kib,cpu_seconds,connections_open,tables_open" >"$data/samples.csv"
+    while kill -0 "$server" 2>/dev/null; do
+        metrics=$(curl -sf "http://127.0.0.1:$port/metrics" || true)
+        rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$server/status")
+        cpu=$(awk -v ticks="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / ticks }' "/proc/$server/stat")
+        echo "$((SECONDS - started)),$rss,$cpu,$(metric euchre_connections_open),$(metric euchre_tables_open)" >>"$data/samples.csv"
+        sleep "$SAMPLE_EVERY"
+    done
+}
+metric() { awk -v name="$1" '$1 == name { print $2 }' <<<"$metrics"; }
+if [ -n "${SAMPLE_EVERY:-}" ]; then
+    sample &
+fi
 # CPU time of each side: both share this machine's cores.
 TIMEFORMAT='# load generator: %R s wall, %U s user, %S s system'
 # An --idle run reads the server's memory and CPU time from /proc itself.
@@ -74,4 +94,8 @@ case " $* " in *" --idle "*) extra=(--server-pid "$server") ;; esac
 time "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" "$@" "${extra[@]}"
 cpu=$(awk -v ticks="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / ticks }' "/proc/$server/stat")
 echo "# server: $cpu s of CPU since it started"
+if [ -n "${AFTER:-}" ]; then
+    sleep "$AFTER"
+    echo "# $AFTER s later: $(tail -1 "$data/samples.csv") (seconds,rss_kib,cpu_seconds,connections_open,tables_open)"
+fi
 echo "# after: $(uptime | sed 's/.*load/load/')"

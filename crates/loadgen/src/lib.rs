@@ -35,7 +35,7 @@ mod player;
 pub mod process;
 
 use http::Http;
-use player::{ActionClock, PATIENCE, Phase, Player, Progress};
+use player::{ActionClock, PATIENCE, Phase, Place, Player, Progress};
 
 /// Tables set up at once: enough to be quick, few enough not to look like a flood.
 const SETUP_CONCURRENCY: usize = 16;
@@ -50,6 +50,10 @@ pub struct Config {
     pub tables: usize,
     /// Load-generator clients per table, 1 to 4; the server's bots take the other seats.
     pub players: u8,
+    /// Tables each client sits at (one seat at each): a person playing
+    /// several tables at once. More tables than one process may hold
+    /// sockets for (about 19,900 here) need more than one.
+    pub tables_per_client: usize,
     /// The bots' kind (`basic` or `random`).
     pub bot: String,
     pub stop: Stop,
@@ -100,6 +104,7 @@ pub enum Stop {
 pub struct Report {
     pub tables: usize,
     pub players_per_table: u8,
+    pub tables_per_client: usize,
     pub connections: usize,
     /// The mean think time, and whether it was `fixed` or `exponential`.
     pub think_ms: u64,
@@ -162,11 +167,15 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     if config.tables == 0 {
         bail!("no tables to play at");
     }
+    if config.tables_per_client == 0 {
+        bail!("each client needs a table to sit at");
+    }
     let http = Http::from_url(config.http.as_deref().unwrap_or(&config.url))?;
     let progress = Arc::new(Progress::default());
 
-    let tables: Vec<Vec<Player>> = stream::iter(0..config.tables)
-        .map(|index| set_up_table(config, index, progress.clone()))
+    let groups = config.tables.div_ceil(config.tables_per_client);
+    let tables: Vec<Vec<Player>> = stream::iter(0..groups)
+        .map(|group| set_up_group(config, group, progress.clone()))
         .buffer_unordered(SETUP_CONCURRENCY)
         .try_collect()
         .await?;
@@ -217,6 +226,7 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     Ok(Report {
         tables: config.tables,
         players_per_table: config.players,
+        tables_per_client: config.tables_per_client,
         connections,
         think_ms: u64::try_from(config.think.mean().as_millis()).unwrap_or(u64::MAX),
         think_distribution: config.think.name(),
@@ -236,38 +246,37 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     })
 }
 
-/// One table: its host creates it with bots in the seats no client takes,
-/// then every client sits. A full table starts by itself; nobody acts until
-/// the run begins.
-async fn set_up_table(
+/// One group of clients and its tables: the group's first client creates
+/// each table, with bots in the seats no client takes, then every client of
+/// the group sits, one seat each. A full table starts by itself; nobody acts
+/// until the run begins.
+async fn set_up_group(
     config: &Config,
-    index: usize,
+    group: usize,
     progress: Arc<Progress>,
 ) -> anyhow::Result<Vec<Player>> {
     let mut players: Vec<Player> = Vec::with_capacity(usize::from(config.players));
-    let clock = Arc::new(ActionClock::default());
     for seat in 0..config.players {
-        let name = format!("lg{index}s{seat}");
-        // A seed per seat: a seat's choices do not depend on the order tables are set up in.
+        let name = format!("lg{group}s{seat}");
+        // A seed per seat: a seat's choices do not depend on the order groups are set up in.
         let seed =
-            config.seed.wrapping_mul(1_000_003).wrapping_add((index * 4) as u64 + u64::from(seat));
-        let mut player =
-            Player::connect(&config.url, &name, seed, config.think, progress.clone()).await?;
-        player.clock = clock.clone();
-        let table = match players.first() {
-            Some(host) => host.table.clone(),
-            None => {
-                let settings = TableSettings {
-                    bot_seats: (config.players..4).collect(),
-                    bot: config.bot.clone(),
-                    chat: false,
-                    ..TableSettings::default()
-                };
-                player.create_table(settings).await?
-            }
+            config.seed.wrapping_mul(1_000_003).wrapping_add((group * 4) as u64 + u64::from(seat));
+        players
+            .push(Player::connect(&config.url, &name, seed, config.think, progress.clone()).await?);
+    }
+    let first = group * config.tables_per_client;
+    for _ in first..config.tables.min(first + config.tables_per_client) {
+        let settings = TableSettings {
+            bot_seats: (config.players..4).collect(),
+            bot: config.bot.clone(),
+            chat: false,
+            ..TableSettings::default()
         };
-        player.sit(&table, seat).await?;
-        players.push(player);
+        let clock = Arc::new(ActionClock::default());
+        let table = players[0].create_table(settings).await?;
+        for (seat, player) in (0..).zip(players.iter_mut()) {
+            player.sit(&table, seat, seat == 0, clock.clone()).await?;
+        }
     }
     Ok(players)
 }
@@ -308,10 +317,15 @@ async fn wait_for_stop(
 /// Finished hands in the history for every table, checked against the
 /// hands each table's host saw end.
 async fn count_stored(http: &Http, players: &[Player]) -> anyhow::Result<u64> {
-    let hosts: Vec<&Player> = players.iter().filter(|p| p.host).collect();
-    let counts: Vec<(u64, &Player)> = stream::iter(hosts)
-        .map(|host| async move {
-            let stored = http.stored_hands(&host.player_id, &host.table).await?;
+    let hosts: Vec<(&str, &Place)> = players
+        .iter()
+        .flat_map(|p| {
+            p.places.iter().filter(|place| place.host).map(|place| (&*p.player_id, place))
+        })
+        .collect();
+    let counts: Vec<(u64, &Place)> = stream::iter(hosts)
+        .map(|(player_id, host)| async move {
+            let stored = http.stored_hands(player_id, &host.table).await?;
             anyhow::Ok((stored, host))
         })
         .buffer_unordered(8)
@@ -320,11 +334,11 @@ async fn count_stored(http: &Http, players: &[Player]) -> anyhow::Result<u64> {
     let mut total = 0;
     for (stored, host) in counts {
         // More is possible: bots may end a hand after the host stopped reading.
-        if stored < host.stats.hands {
+        if stored < host.hands {
             bail!(
                 "table {}: {} hands ended but the history API has {stored}",
                 host.table,
-                host.stats.hands
+                host.hands
             );
         }
         total += stored;
@@ -342,7 +356,7 @@ impl Report {
             self.errors.iter().map(|(code, n)| format!("{code} {n}")).collect::<Vec<_>>().join(", ")
         };
         format!(
-            "{tables} tables x {players} clients ({bots} bot seats each), think {think} ms ({distribution}), seed {seed}\n\
+            "{tables} tables x {players} clients ({bots} bot seats each, {per} tables a client), think {think} ms ({distribution}), seed {seed}\n\
              played for      {seconds:.2} s\n\
              actions acked   {actions} ({aps:.0}/s)\n\
              hands ended     {hands} ({hps:.1}/s), games won {games}\n\
@@ -353,6 +367,7 @@ impl Report {
             tables = self.tables,
             players = self.players_per_table,
             bots = 4 - self.players_per_table,
+            per = self.tables_per_client,
             think = self.think_ms,
             distribution = self.think_distribution,
             seed = self.seed,

@@ -29,6 +29,10 @@ struct Flags {
     /// Clients per table (1 to 4, one connection each); bots take the other seats.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=4))]
     players: u8,
+    /// Tables each client sits at, one seat each (a person playing several
+    /// tables at once): more tables than sockets one process may hold.
+    #[arg(long, default_value_t = 1)]
+    tables_per_client: usize,
     /// The bots' kind: basic or random.
     #[arg(long, default_value = "basic")]
     bot: String,
@@ -104,6 +108,7 @@ async fn main() -> anyhow::Result<()> {
         http: flags.http,
         tables: flags.tables,
         players: flags.players,
+        tables_per_client: flags.tables_per_client,
         bot: flags.bot,
         stop,
         think: if flags.think_exponential {

@@ -15,6 +15,7 @@ fn config(url: &str, tables: usize, players: u8, hands: u64, think: Think) -> Co
         http: None,
         tables,
         players,
+        tables_per_client: 1,
         bot: "basic".to_owned(),
         stop: Stop::Hands(hands),
         think,
@@ -71,6 +72,14 @@ async fn a_short_run_plays_times_and_stores_hands() -> anyhow::Result<()> {
     let with_bots = run(&config(&url, 2, 1, 6, Think::Fixed(Duration::ZERO))).await?;
     check(&with_bots, 6);
     assert_eq!(with_bots.to_others_ms.count, 0, "no other client to reach");
+    // Clients playing several tables at once: three tables for two pairs of clients.
+    let several = run(&Config {
+        tables_per_client: 2,
+        ..config(&url, 3, 2, 6, Think::Fixed(Duration::ZERO))
+    })
+    .await?;
+    check(&several, 6);
+    assert_eq!(several.connections, 4, "two groups of two clients");
     // People's pace: each client thinks a few milliseconds, drawn at random.
     let paced = run(&config(&url, 2, 4, 2, Think::Exponential(Duration::from_millis(3)))).await?;
     check(&paced, 2);
