@@ -7,14 +7,17 @@
 # database too: put it on the real disk to measure durable logging, or under
 # /dev/shm (tmpfs, where fdatasync costs almost nothing) for the baseline.
 # PostgreSQL uses a fresh database euchre_loadgen on 127.0.0.1:5432 (trust
-# auth; PG_URL overrides).
+# auth; PG_URL overrides). `echo` runs the bare echo server instead of the
+# game server, and the load generator's --echo clients against it: the
+# yardstick for flat-out play, over --tables x --players connections.
 #
 # SAMPLE_EVERY=S writes the server's memory, CPU time, open connections and
 # open tables every S seconds to DATA_DIR/samples.csv, and AFTER=S goes on
 # sampling that long once the load generator has finished (tables close a
-# minute after their last client leaves): a soak shows both flat. `echo` runs the bare echo server instead of the
-# game server, and the load generator's --echo clients against it: the
-# yardstick for flat-out play, with --tables x --players connections. Build first: cargo build --release -p euchre-server -p euchre-loadgen
+# minute after their last client leaves): a soak shows both flat.
+# BOT_DELAY_MS sets the bots' pause (0 by default: bots play flat out).
+#
+# Build first: cargo build --release -p euchre-server -p euchre-loadgen
 set -euo pipefail
 
 backend=${1:?sqlite, postgres or echo}
@@ -55,13 +58,15 @@ if [ "$backend" = echo ]; then
     exit
 fi
 
-# Quick bots, and limits for one address with many connections acting flat out.
+# Quick bots (BOT_DELAY_MS sets their pause), and limits for one address
+# with many connections acting flat out.
 RUST_LOG=${RUST_LOG:-warn} \
-    EUCHRE_TIMING__BOT_DELAY_MS=0 \
+    EUCHRE_TIMING__BOT_DELAY_MS=${BOT_DELAY_MS:-0} \
     EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS=100000 \
     EUCHRE_LIMITS__MESSAGES_PER_SECOND=100000 \
     EUCHRE_LIMITS__MESSAGE_BURST=100000 \
     EUCHRE_LIMITS__TABLES_PER_PLAYER=100000 \
+    EUCHRE_LIMITS__MAX_TABLES=100000 \
     "$bin/euchre-server" --bind "127.0.0.1:$port" --data-dir "$data" --database-url "$database" &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT

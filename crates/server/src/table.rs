@@ -824,10 +824,11 @@ impl Table {
             messages.push((*conn, subscriber.outbox.clone(), message));
         }
         self.delivery.staged.extend(messages);
-        self.ring.push_back((seq, event));
-        while self.ring.len() > self.config.event_ring {
+        // Room is made first, so the ring never grows past its size.
+        while self.ring.len() >= self.config.event_ring.max(1) {
             self.ring.pop_front();
         }
+        self.ring.push_back((seq, event));
     }
 
     fn project_message(&self, seq: u64, event: &TableEvent, viewer: Viewer) -> ServerMessage {
