@@ -12,6 +12,7 @@ use sqlx::types::Json;
 use sqlx::{Connection, Database, Encode, Executor, FromRow, IntoArguments, Type};
 
 use crate::StoreError;
+use crate::accounts::{AccountRow, SessionRow};
 use crate::sql::{
     ActionRow, HandRow, MatchRow, PageRow, SeatRow, StatsHandRow, StatsSeatRow, TableRow,
     read_error,
@@ -54,6 +55,8 @@ pub(crate) trait Conn: Send {
         + Decodes<PageRow>
         + Decodes<StatsSeatRow>
         + Decodes<StatsHandRow>
+        + Decodes<AccountRow>
+        + Decodes<SessionRow>
         + Decodes<(String, String)>;
 
     fn fetch_all<'e>(
@@ -87,6 +90,8 @@ where
         + Decodes<PageRow>
         + Decodes<StatsSeatRow>
         + Decodes<StatsHandRow>
+        + Decodes<AccountRow>
+        + Decodes<SessionRow>
         + Decodes<(String, String)>,
 {
     type Row = DB::Row;

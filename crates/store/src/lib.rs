@@ -18,6 +18,7 @@ use async_trait::async_trait;
 use euchre_engine::{Action, Deal, GameRecord, GameResult, GameStart, HandOutcome, Rules};
 use serde::{Deserialize, Serialize};
 
+mod accounts;
 mod conn;
 pub mod journal;
 pub mod postgres;
@@ -231,6 +232,55 @@ pub struct PlayerStats {
     pub loners_won: u32,
 }
 
+/// A guest claiming its name: the account to create and its first session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountClaim {
+    /// The guest's id and the name it claims (its display name from now on).
+    pub player: PlayerRow,
+    /// The guest's token hash: the player's row is written with it if the
+    /// journal has not brought it to the database yet.
+    pub guest_token_hash: String,
+    /// The name as compared: lower case.
+    pub name_key: String,
+    /// argon2id, a PHC string.
+    pub password_hash: String,
+    pub session: NewSession,
+}
+
+/// What became of a claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClaimOutcome {
+    Claimed,
+    /// Another account has this name (compared in lower case).
+    NameTaken,
+    /// This player has an account already.
+    AlreadyClaimed,
+}
+
+/// An account, for checking a password.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Account {
+    pub player: PlayerRow,
+    pub password_hash: String,
+}
+
+/// A session to store: only its token's hash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewSession {
+    pub token_hash: String,
+    pub player_id: String,
+    pub created_at: Millis,
+    pub expires_at: Millis,
+}
+
+/// A stored session, whatever its state: the caller compares the times.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Session {
+    pub player: PlayerRow,
+    pub expires_at: Millis,
+    pub revoked_at: Option<Millis>,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database: {0}")]
@@ -258,6 +308,8 @@ pub trait Store: Send + Sync + fmt::Debug {
     async fn ping(&self) -> Result<(), StoreError>;
     /// Applies writes in one transaction. Applying the same writes again changes nothing.
     async fn apply(&self, writes: &[Write]) -> Result<(), StoreError>;
+    /// The guest holding this token; `None` once the guest has claimed an
+    /// account (from then on only its sessions let it in).
     async fn player_by_token_hash(&self, token_hash: &str)
     -> Result<Option<PlayerRow>, StoreError>;
     /// Tables not closed, with their games in progress.
@@ -265,6 +317,26 @@ pub trait Store: Send + Sync + fmt::Debug {
     async fn list_matches(&self, query: &MatchQuery) -> Result<MatchPage, StoreError>;
     async fn get_match(&self, id: &str) -> Result<Option<MatchDetail>, StoreError>;
     async fn player_stats(&self, player_id: &str) -> Result<PlayerStats, StoreError>;
+
+    // Accounts and sessions: written at once rather than through the
+    // journal, as the caller needs the answer (is the name free?).
+
+    /// Creates the account and its first session, renaming the player.
+    async fn claim_account(&self, claim: &AccountClaim) -> Result<ClaimOutcome, StoreError>;
+    /// The account whose name, in lower case, is `name_key`.
+    async fn account_by_name(&self, name_key: &str) -> Result<Option<Account>, StoreError>;
+    async fn account_by_player(&self, player_id: &str) -> Result<Option<Account>, StoreError>;
+    async fn create_session(&self, session: &NewSession) -> Result<(), StoreError>;
+    async fn session_by_token_hash(&self, token_hash: &str) -> Result<Option<Session>, StoreError>;
+    /// Revokes one session (log-out); revoking it again keeps the first time.
+    async fn revoke_session(&self, token_hash: &str, at: Millis) -> Result<(), StoreError>;
+    /// Sets a new password hash, revokes every session of the player and
+    /// adds `session`, all at once.
+    async fn change_password(
+        &self,
+        password_hash: &str,
+        session: &NewSession,
+    ) -> Result<(), StoreError>;
 }
 
 /// Opens the store a URL names, creating a SQLite file (and its folder) if needed.

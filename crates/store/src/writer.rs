@@ -309,7 +309,10 @@ mod tests {
     use async_trait::async_trait;
 
     use super::*;
-    use crate::{LiveTable, MatchDetail, MatchPage, MatchQuery, PlayerRow, PlayerStats};
+    use crate::{
+        Account, AccountClaim, ClaimOutcome, LiveTable, MatchDetail, MatchPage, MatchQuery, Millis,
+        NewSession, PlayerRow, PlayerStats, Session,
+    };
 
     /// A store that keeps writes in memory and can be switched off.
     #[derive(Debug, Default)]
@@ -359,6 +362,28 @@ mod tests {
         }
         async fn player_stats(&self, _: &str) -> Result<PlayerStats, StoreError> {
             Ok(PlayerStats::default())
+        }
+        // The writer never touches accounts.
+        async fn claim_account(&self, _: &AccountClaim) -> Result<ClaimOutcome, StoreError> {
+            Err(StoreError::Corrupt("no accounts here".into()))
+        }
+        async fn account_by_name(&self, _: &str) -> Result<Option<Account>, StoreError> {
+            Ok(None)
+        }
+        async fn account_by_player(&self, _: &str) -> Result<Option<Account>, StoreError> {
+            Ok(None)
+        }
+        async fn create_session(&self, _: &NewSession) -> Result<(), StoreError> {
+            Err(StoreError::Corrupt("no accounts here".into()))
+        }
+        async fn session_by_token_hash(&self, _: &str) -> Result<Option<Session>, StoreError> {
+            Ok(None)
+        }
+        async fn revoke_session(&self, _: &str, _: Millis) -> Result<(), StoreError> {
+            Ok(())
+        }
+        async fn change_password(&self, _: &str, _: &NewSession) -> Result<(), StoreError> {
+            Err(StoreError::Corrupt("no accounts here".into()))
         }
     }
 

@@ -21,8 +21,8 @@ use euchre_engine::{Action, Game, GameRecord, HandOutcome, Preset, Rules, Seat, 
 use euchre_store::postgres::PgStore;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{
-    Cursor, LiveTable, MatchDetail, MatchQuery, MatchSeat, MatchSummary, Millis, PlayerRow,
-    PlayerStats, Store, StoreError, Write,
+    Account, AccountClaim, ClaimOutcome, Cursor, LiveTable, MatchDetail, MatchQuery, MatchSeat,
+    MatchSummary, Millis, NewSession, PlayerRow, PlayerStats, Session, Store, StoreError, Write,
 };
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -737,6 +737,106 @@ async fn story(store: &dyn Store) {
         .expect("rename");
     let renamed = store.player_by_token_hash("hash-p0").await.expect("read a player");
     assert_eq!(renamed, Some(PlayerRow { id: player_id(0), name: "Renamed".into() }));
+
+    check_accounts(store).await;
+}
+
+fn session(token_hash: &str, player_id: &str, at: Millis) -> NewSession {
+    NewSession {
+        token_hash: token_hash.into(),
+        player_id: player_id.into(),
+        created_at: at,
+        expires_at: at + 1_000,
+    }
+}
+
+fn claim(index: usize, name: &str, at: Millis) -> AccountClaim {
+    AccountClaim {
+        player: PlayerRow { id: player_id(index), name: name.into() },
+        guest_token_hash: format!("hash-p{index}"),
+        name_key: name.to_lowercase(),
+        password_hash: format!("argon2id-of-{index}"),
+        session: session(&format!("session-{index}-1"), &player_id(index), at),
+    }
+}
+
+/// Guests claim names, log in and out, change passwords.
+async fn check_accounts(store: &dyn Store) {
+    let p1 = PlayerRow { id: player_id(1), name: "Ann".into() };
+    assert_eq!(
+        store.claim_account(&claim(1, "Ann", 100)).await.expect("claim"),
+        ClaimOutcome::Claimed
+    );
+    // The claimed name is the player's name now, in its matches' records too.
+    let account = store.account_by_name("ann").await.expect("read").expect("an account");
+    assert_eq!(account, Account { player: p1.clone(), password_hash: "argon2id-of-1".into() });
+    assert_eq!(store.account_by_player(&p1.id).await.expect("read"), Some(account));
+    assert_eq!(store.player_stats(&p1.id).await.expect("stats").player, Some(p1.clone()));
+    // The guest's token no longer lets it in; its session does.
+    assert_eq!(store.player_by_token_hash("hash-p1").await.expect("read"), None);
+    let first = Session { player: p1.clone(), expires_at: 1_100, revoked_at: None };
+    assert_eq!(
+        store.session_by_token_hash("session-1-1").await.expect("read"),
+        Some(first.clone())
+    );
+    assert_eq!(store.session_by_token_hash("session-1-2").await.expect("read"), None);
+
+    // Names are compared in lower case; a player claims once.
+    assert_eq!(
+        store.claim_account(&claim(2, "ANN", 101)).await.expect("claim"),
+        ClaimOutcome::NameTaken
+    );
+    assert_eq!(
+        store.claim_account(&claim(1, "Bob", 102)).await.expect("claim"),
+        ClaimOutcome::AlreadyClaimed
+    );
+    assert_eq!(store.account_by_name("bob").await.expect("read"), None);
+    assert_eq!(
+        store.player_by_token_hash("hash-p2").await.expect("read").map(|p| p.id),
+        Some(player_id(2))
+    );
+
+    // A guest the journal has not brought to the database yet claims; its
+    // write, arriving later with the guest's first name, renames nothing.
+    let late = AccountClaim {
+        player: PlayerRow { id: "late".into(), name: "Zoë".into() },
+        guest_token_hash: "hash-late".into(),
+        name_key: "zoë".into(),
+        password_hash: "argon2id-of-late".into(),
+        session: session("session-late", "late", 103),
+    };
+    assert_eq!(store.claim_account(&late).await.expect("claim"), ClaimOutcome::Claimed);
+    let guest = Write::Player {
+        id: "late".into(),
+        name: "Guest".into(),
+        token_hash: "hash-late".into(),
+        at: 99,
+    };
+    store.apply(&[guest]).await.expect("the journal's write");
+    let account = store.account_by_name("zoë").await.expect("read").expect("an account");
+    assert_eq!(account.player.name, "Zoë");
+
+    // Logging in elsewhere adds a session; logging out revokes one, once.
+    store.create_session(&session("session-1-2", &p1.id, 200)).await.expect("log in");
+    store.revoke_session("session-1-2", 250).await.expect("log out");
+    store.revoke_session("session-1-2", 260).await.expect("log out again");
+    let revoked = store.session_by_token_hash("session-1-2").await.expect("read").expect("kept");
+    assert_eq!(revoked.revoked_at, Some(250));
+    assert_eq!(store.session_by_token_hash("session-1-1").await.expect("read"), Some(first));
+
+    // A new password revokes every session and starts one.
+    store
+        .change_password("argon2id-new", &session("session-1-3", &p1.id, 300))
+        .await
+        .expect("change");
+    let account = store.account_by_player(&p1.id).await.expect("read").expect("an account");
+    assert_eq!(account.password_hash, "argon2id-new");
+    for (hash, revoked) in
+        [("session-1-1", Some(300)), ("session-1-2", Some(250)), ("session-1-3", None)]
+    {
+        let stored = store.session_by_token_hash(hash).await.expect("read").expect("kept");
+        assert_eq!(stored.revoked_at, revoked, "{hash}");
+    }
 }
 
 async fn check_matches(store: &dyn Store, history: &History) {
