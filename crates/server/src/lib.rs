@@ -4,10 +4,12 @@
 //!   future completes, then shuts down gracefully.
 //! - [`connection`]: one task per WebSocket connection.
 //! - [`table`]: one actor task per table, owning its game alone.
-//! - [`registry`]: the lobby of tables; [`identity`]: guest players.
+//! - [`registry`]: the lobby of tables; [`identity`]: who a token belongs to;
+//!   [`accounts`]: claimed names, passwords and log-in sessions.
 //! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
 //! - [`web`]: the browser client at `/`, embedded at compile time.
 
+pub mod accounts;
 pub mod api;
 pub mod app;
 pub mod config;

@@ -15,6 +15,7 @@ use uuid::Uuid;
 use euchre_store::writer::Recorder;
 use euchre_store::{LiveTable, Store, Write};
 
+use crate::accounts::Accounts;
 use crate::config::{Settings, Timing};
 use crate::identity::Players;
 use crate::metrics::Metrics;
@@ -26,6 +27,7 @@ use crate::table::{Table, TableConfig, TableHandle, TableMessage, now_ms};
 pub struct AppState {
     pub settings: Arc<Settings>,
     pub players: Arc<Players>,
+    pub accounts: Arc<Accounts>,
     pub registry: Registry,
     pub metrics: Arc<Metrics>,
     /// Every connection and table task, so shutdown can wait for them.
@@ -44,9 +46,12 @@ impl AppState {
         store: Arc<dyn Store>,
         recorder: Recorder,
     ) -> AppState {
+        let players = Arc::new(Players::new(store.clone(), recorder.clone()));
+        let accounts = Arc::new(Accounts::new(store.clone(), players.clone(), &settings.accounts));
         AppState {
             settings: Arc::new(settings),
-            players: Arc::new(Players::new(store.clone(), recorder.clone())),
+            players,
+            accounts,
             store,
             recorder,
             registry: Registry::default(),
