@@ -13,6 +13,7 @@ use sqlx::{Connection, Database, Encode, Executor, FromRow, IntoArguments, Type}
 
 use crate::StoreError;
 use crate::accounts::{AccountRow, SessionRow};
+use crate::ratings::{HistoryRow, RatingRow};
 use crate::sql::{
     ActionRow, HandRow, MatchRow, PageRow, SeatRow, StatsHandRow, StatsSeatRow, TableRow,
     read_error,
@@ -26,6 +27,7 @@ type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub(crate) enum Param<'a> {
     Text(Option<&'a str>),
     Int(Option<i64>),
+    Float(Option<f64>),
     Bool(Option<bool>),
     /// JSON (`JSONB` in PostgreSQL, text in SQLite).
     Json(Option<&'a serde_json::Value>),
@@ -57,6 +59,8 @@ pub(crate) trait Conn: Send {
         + Decodes<StatsHandRow>
         + Decodes<AccountRow>
         + Decodes<SessionRow>
+        + Decodes<RatingRow>
+        + Decodes<HistoryRow>
         + Decodes<(String, String)>;
 
     fn fetch_all<'e>(
@@ -80,6 +84,7 @@ where
     DB::Arguments: IntoArguments<DB>,
     for<'t> Option<&'t str>: Encode<'t, DB> + Type<DB>,
     for<'t> Option<i64>: Encode<'t, DB> + Type<DB>,
+    for<'t> Option<f64>: Encode<'t, DB> + Type<DB>,
     for<'t> Option<bool>: Encode<'t, DB> + Type<DB>,
     for<'t> Option<Json<&'t serde_json::Value>>: Encode<'t, DB> + Type<DB>,
     DB::Row: Decodes<MatchRow>
@@ -92,6 +97,8 @@ where
         + Decodes<StatsHandRow>
         + Decodes<AccountRow>
         + Decodes<SessionRow>
+        + Decodes<RatingRow>
+        + Decodes<HistoryRow>
         + Decodes<(String, String)>,
 {
     type Row = DB::Row;
@@ -126,6 +133,7 @@ where
     DB: Database,
     for<'t> Option<&'t str>: Encode<'t, DB> + Type<DB>,
     for<'t> Option<i64>: Encode<'t, DB> + Type<DB>,
+    for<'t> Option<f64>: Encode<'t, DB> + Type<DB>,
     for<'t> Option<bool>: Encode<'t, DB> + Type<DB>,
     for<'t> Option<Json<&'t serde_json::Value>>: Encode<'t, DB> + Type<DB>,
 {
@@ -133,6 +141,7 @@ where
         query = match *param {
             Param::Text(value) => query.bind(value),
             Param::Int(value) => query.bind(value),
+            Param::Float(value) => query.bind(value),
             Param::Bool(value) => query.bind(value),
             Param::Json(value) => query.bind(value.map(Json)),
         };

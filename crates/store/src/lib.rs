@@ -22,6 +22,7 @@ mod accounts;
 mod conn;
 pub mod journal;
 pub mod postgres;
+mod ratings;
 mod read;
 mod sql;
 pub mod sqlite;
@@ -281,6 +282,37 @@ pub struct Session {
     pub revoked_at: Option<Millis>,
 }
 
+/// A Glicko-2 rating: the rating, its deviation and volatility.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Glicko {
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+}
+
+/// A finished match to rate: its players (one each, in seat order) and
+/// the game form their ratings are for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RatedMatch {
+    pub match_id: String,
+    pub form: String,
+    pub players: Vec<String>,
+    pub at: Millis,
+}
+
+/// One player's rating change from a match.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingChange {
+    pub player_id: String,
+    /// `None` for the player's first rated game in the form.
+    pub before: Option<f64>,
+    pub after: Glicko,
+}
+
+/// The rating maths, given to [`Store::rate_match`]: from each player's
+/// rating (`None`: not rated yet in the form), in order, their new ones.
+pub type RateFn<'a> = &'a (dyn Fn(&[Option<Glicko>]) -> Vec<Glicko> + Send + Sync);
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database: {0}")]
@@ -330,6 +362,15 @@ pub trait Store: Send + Sync + fmt::Debug {
     async fn session_by_token_hash(&self, token_hash: &str) -> Result<Option<Session>, StoreError>;
     /// Revokes one session (log-out); revoking it again keeps the first time.
     async fn revoke_session(&self, token_hash: &str, at: Millis) -> Result<(), StoreError>;
+    /// Rates a finished match: reads its players' ratings in its form, has
+    /// `rate` work out the new ones and stores them with each player's
+    /// history row, in one transaction. A match rated before is not rated
+    /// again: its stored changes come back.
+    async fn rate_match(
+        &self,
+        rated: &RatedMatch,
+        rate: RateFn<'_>,
+    ) -> Result<Vec<RatingChange>, StoreError>;
     /// Sets a new password hash, revokes every session of the player and
     /// adds `session`, all at once.
     async fn change_password(

@@ -21,7 +21,8 @@ use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, Millis, PlayerRow, PlayerStats,
     Store, StoreError, Write,
 };
-use crate::{accounts, read, write};
+use crate::{RateFn, RatedMatch, RatingChange};
+use crate::{accounts, ratings, read, write};
 
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/postgres");
 
@@ -330,5 +331,19 @@ impl Store for PgStore {
         accounts::change_password(&mut *tx, password_hash, session).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    async fn rate_match(
+        &self,
+        rated: &RatedMatch,
+        rate: RateFn<'_>,
+    ) -> Result<Vec<RatingChange>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        // One rating at a time: games ending together for one player must
+        // not both start from the same rating. (SQLite's write lock does this.)
+        sqlx::query("LOCK TABLE ratings IN SHARE ROW EXCLUSIVE MODE").execute(&mut *tx).await?;
+        let changes = ratings::rate_match(&mut *tx, rated, rate).await?;
+        tx.commit().await?;
+        Ok(changes)
     }
 }

@@ -25,7 +25,8 @@ use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, PlayerRow, PlayerStats, Store,
     StoreError, Write,
 };
-use crate::{accounts, read, write};
+use crate::{RateFn, RatedMatch, RatingChange};
+use crate::{accounts, ratings, read, write};
 
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/sqlite");
 
@@ -266,5 +267,16 @@ impl Store for SqliteStore {
         accounts::change_password(&mut *tx, password_hash, session).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    async fn rate_match(
+        &self,
+        rated: &RatedMatch,
+        rate: RateFn<'_>,
+    ) -> Result<Vec<RatingChange>, StoreError> {
+        let mut tx = self.pool.begin_with(BEGIN_WRITE).await?;
+        let changes = ratings::rate_match(&mut *tx, rated, rate).await?;
+        tx.commit().await?;
+        Ok(changes)
     }
 }

@@ -311,7 +311,7 @@ mod tests {
     use super::*;
     use crate::{
         Account, AccountClaim, ClaimOutcome, LiveTable, MatchDetail, MatchPage, MatchQuery, Millis,
-        NewSession, PlayerRow, PlayerStats, Session,
+        NewSession, PlayerRow, PlayerStats, RateFn, RatedMatch, RatingChange, Session,
     };
 
     /// A store that keeps writes in memory and can be switched off.
@@ -384,6 +384,13 @@ mod tests {
         }
         async fn change_password(&self, _: &str, _: &NewSession) -> Result<(), StoreError> {
             Err(StoreError::Corrupt("no accounts here".into()))
+        }
+        async fn rate_match(
+            &self,
+            _: &RatedMatch,
+            _: RateFn<'_>,
+        ) -> Result<Vec<RatingChange>, StoreError> {
+            Err(StoreError::Corrupt("no ratings here".into()))
         }
     }
 

@@ -21,8 +21,9 @@ use euchre_engine::{Action, Game, GameRecord, HandOutcome, Preset, Rules, Seat, 
 use euchre_store::postgres::PgStore;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{
-    Account, AccountClaim, ClaimOutcome, Cursor, LiveTable, MatchDetail, MatchQuery, MatchSeat,
-    MatchSummary, Millis, NewSession, PlayerRow, PlayerStats, Session, Store, StoreError, Write,
+    Account, AccountClaim, ClaimOutcome, Cursor, Glicko, LiveTable, MatchDetail, MatchQuery,
+    MatchSeat, MatchSummary, Millis, NewSession, PlayerRow, PlayerStats, RatedMatch, RatingChange,
+    Session, Store, StoreError, Write,
 };
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -739,6 +740,7 @@ async fn story(store: &dyn Store) {
     assert_eq!(renamed, Some(PlayerRow { id: player_id(0), name: "Renamed".into() }));
 
     check_accounts(store).await;
+    check_ratings(store).await;
 }
 
 fn session(token_hash: &str, player_id: &str, at: Millis) -> NewSession {
@@ -1246,4 +1248,44 @@ async fn sqlite_throughput() {
 #[ignore = "a measurement: run in release with --ignored --nocapture"]
 async fn postgres_throughput() {
     with_postgres(|store| async move { throughput(&*store, "postgres").await }).await;
+}
+
+/// Ratings: read, updated by the given maths and recorded in one go; a
+/// match rated twice changes nothing the second time.
+async fn check_ratings(store: &dyn Store) {
+    let glicko = |rating| Glicko { rating, deviation: 200.0, volatility: 0.06 };
+    // Stand-in maths: each player gains 10, from 1500 when not rated yet.
+    let up = |before: &[Option<Glicko>]| {
+        before.iter().map(|b| glicko(b.map_or(1500.0, |b| b.rating) + 10.0)).collect()
+    };
+    let rated = |match_id: &str, players: &[&str], at| RatedMatch {
+        match_id: match_id.into(),
+        form: "partnership".into(),
+        players: players.iter().map(|p| (*p).to_owned()).collect(),
+        at,
+    };
+    let change = |player: &str, before, after| RatingChange {
+        player_id: player.into(),
+        before,
+        after: glicko(after),
+    };
+    let first = store.rate_match(&rated("r1", &["a", "b", "c", "d"], 10), &up).await.expect("rate");
+    assert_eq!(first[0], change("a", None, 1510.0));
+    assert_eq!(first.len(), 4);
+    let second =
+        store.rate_match(&rated("r2", &["a", "e", "c", "f"], 20), &up).await.expect("rate");
+    assert_eq!(second[0], change("a", Some(1510.0), 1520.0));
+    assert_eq!(second[1], change("e", None, 1510.0));
+    // Again: the stored changes, not new ones.
+    let again = store.rate_match(&rated("r2", &["a", "e", "c", "f"], 30), &up).await.expect("rate");
+    assert_eq!(again, second);
+    // Another form is another rating.
+    let cutthroat = RatedMatch { form: "cutthroat".into(), ..rated("r3", &["a", "b", "c"], 40) };
+    let third = store.rate_match(&cutthroat, &up).await.expect("rate");
+    assert_eq!(third[0], change("a", None, 1510.0));
+    // Maths that answer for the wrong number of players store nothing.
+    let wrong = |_: &[Option<Glicko>]| vec![glicko(1.0)];
+    assert!(store.rate_match(&rated("r4", &["a", "b"], 50), &wrong).await.is_err());
+    let retried = store.rate_match(&rated("r4", &["a", "b"], 50), &up).await.expect("rate");
+    assert_eq!(retried[0], change("a", Some(1520.0), 1530.0));
 }

@@ -1,0 +1,128 @@
+//! Ratings, written once for both backends over [`Conn`]: a finished
+//! match's players' ratings read, updated and recorded in one transaction
+//! the backend opens (and, in PostgreSQL, locks: two games ending at once
+//! for one player must not both start from the same rating).
+
+use crate::conn::{Conn, Decodes, Param};
+use crate::{Glicko, RateFn, RatedMatch, RatingChange, StoreError};
+
+const HISTORY_OF_MATCH: &str = "\
+    SELECT player_id, rating_before, rating, deviation, volatility FROM rating_history \
+    WHERE match_id = $1";
+
+const RATING_OF: &str = "\
+    SELECT rating, deviation, volatility FROM ratings WHERE player_id = $1 AND form = $2";
+
+const UPSERT_RATING: &str = "\
+    INSERT INTO ratings (player_id, form, rating, deviation, volatility, games, updated_at) \
+    VALUES ($1, $2, $3, $4, $5, 1, $6) \
+    ON CONFLICT (player_id, form) DO UPDATE SET rating = excluded.rating, \
+        deviation = excluded.deviation, volatility = excluded.volatility, \
+        games = ratings.games + 1, updated_at = excluded.updated_at";
+
+const INSERT_HISTORY: &str = "\
+    INSERT INTO rating_history \
+        (player_id, match_id, form, rating_before, rating, deviation, volatility, at) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+
+/// A row of [`RATING_OF`].
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct RatingRow {
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+}
+
+/// A row of [`HISTORY_OF_MATCH`].
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct HistoryRow {
+    pub player_id: String,
+    pub rating_before: Option<f64>,
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+}
+
+impl RatingRow {
+    pub(crate) fn glicko(&self) -> Glicko {
+        Glicko { rating: self.rating, deviation: self.deviation, volatility: self.volatility }
+    }
+}
+
+fn text(value: &str) -> Param<'_> {
+    Param::Text(Some(value))
+}
+
+fn float(value: f64) -> Param<'static> {
+    Param::Float(Some(value))
+}
+
+pub(crate) async fn rate_match<C: Conn>(
+    conn: &mut C,
+    rated: &RatedMatch,
+    rate: RateFn<'_>,
+) -> Result<Vec<RatingChange>, StoreError> {
+    let done = conn.fetch_all(HISTORY_OF_MATCH, &[text(&rated.match_id)]).await?;
+    if !done.is_empty() {
+        // Rated before (a repeated end): the changes as they were.
+        let rows: Vec<HistoryRow> = done.iter().map(Decodes::decode).collect::<Result<_, _>>()?;
+        return Ok(rated
+            .players
+            .iter()
+            .filter_map(|player| rows.iter().find(|row| &row.player_id == player))
+            .map(|row| RatingChange {
+                player_id: row.player_id.clone(),
+                before: row.rating_before,
+                after: Glicko {
+                    rating: row.rating,
+                    deviation: row.deviation,
+                    volatility: row.volatility,
+                },
+            })
+            .collect());
+    }
+    let mut before = Vec::with_capacity(rated.players.len());
+    for player in &rated.players {
+        let rows = conn.fetch_all(RATING_OF, &[text(player), text(&rated.form)]).await?;
+        let row: Option<RatingRow> = rows.first().map(Decodes::decode).transpose()?;
+        before.push(row.map(|row| row.glicko()));
+    }
+    let after = rate(&before);
+    if after.len() != rated.players.len() {
+        return Err(StoreError::Corrupt(format!(
+            "{} ratings for the {} players of match {}",
+            after.len(),
+            rated.players.len(),
+            rated.match_id
+        )));
+    }
+    let mut changes = Vec::with_capacity(after.len());
+    for ((player, before), after) in rated.players.iter().zip(before).zip(after) {
+        let rating = [
+            text(player),
+            text(&rated.form),
+            float(after.rating),
+            float(after.deviation),
+            float(after.volatility),
+            Param::Int(Some(rated.at)),
+        ];
+        conn.execute(UPSERT_RATING, &rating).await?;
+        let history = [
+            text(player),
+            text(&rated.match_id),
+            text(&rated.form),
+            Param::Float(before.map(|before| before.rating)),
+            float(after.rating),
+            float(after.deviation),
+            float(after.volatility),
+            Param::Int(Some(rated.at)),
+        ];
+        conn.execute(INSERT_HISTORY, &history).await?;
+        changes.push(RatingChange {
+            player_id: player.clone(),
+            before: before.map(|before| before.rating),
+            after,
+        });
+    }
+    Ok(changes)
+}
