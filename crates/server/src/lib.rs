@@ -5,7 +5,8 @@
 //! - [`connection`]: one task per WebSocket connection.
 //! - [`table`]: one actor task per table, owning its game alone.
 //! - [`registry`]: the lobby of tables; [`identity`]: who a token belongs to;
-//!   [`accounts`]: claimed names, passwords and log-in sessions.
+//!   [`accounts`]: claimed names, passwords and log-in sessions;
+//!   [`ratings`]: Glicko-2 ratings of finished games between people.
 //! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
 //! - [`web`]: the browser client at `/`, embedded at compile time.
 
@@ -16,6 +17,7 @@ pub mod config;
 pub mod connection;
 pub mod identity;
 pub mod metrics;
+pub mod ratings;
 pub mod registry;
 pub mod state;
 pub mod table;

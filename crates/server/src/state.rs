@@ -19,6 +19,7 @@ use crate::accounts::Accounts;
 use crate::config::{Settings, Timing};
 use crate::identity::Players;
 use crate::metrics::Metrics;
+use crate::ratings::Ratings;
 use crate::registry::Registry;
 use crate::table::{Table, TableConfig, TableHandle, TableMessage, now_ms};
 
@@ -28,6 +29,7 @@ pub struct AppState {
     pub settings: Arc<Settings>,
     pub players: Arc<Players>,
     pub accounts: Arc<Accounts>,
+    pub ratings: Arc<Ratings>,
     pub registry: Registry,
     pub metrics: Arc<Metrics>,
     /// Every connection and table task, so shutdown can wait for them.
@@ -48,13 +50,16 @@ impl AppState {
     ) -> AppState {
         let players = Arc::new(Players::new(store.clone(), recorder.clone()));
         let accounts = Arc::new(Accounts::new(store.clone(), players.clone(), &settings.accounts));
+        let registry = Registry::default();
+        let ratings = Arc::new(Ratings::new(store.clone(), registry.clone()));
         AppState {
             settings: Arc::new(settings),
             players,
             accounts,
+            ratings,
             store,
             recorder,
-            registry: Registry::default(),
+            registry,
             metrics: Arc::new(Metrics::default()),
             tracker: TaskTracker::new(),
             shutdown,
@@ -86,6 +91,7 @@ impl AppState {
             reconnect_grace: Timing::ms(timing.reconnect_grace_ms),
             idle_close: Timing::ms(timing.reconnect_grace_ms.max(60_000)),
             metrics: self.metrics.clone(),
+            ratings: Some(self.ratings.clone()),
         }
     }
 
