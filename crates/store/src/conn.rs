@@ -13,7 +13,7 @@ use sqlx::{Connection, Database, Encode, Executor, FromRow, IntoArguments, Type}
 
 use crate::StoreError;
 use crate::accounts::{AccountRow, SessionRow};
-use crate::ratings::{HistoryRow, RatingRow};
+use crate::ratings::{BoardRow, FormRow, HistoryRow, PointRow, RatingRow};
 use crate::sql::{
     ActionRow, HandRow, MatchRow, PageRow, SeatRow, StatsHandRow, StatsSeatRow, TableRow,
     read_error,
@@ -61,6 +61,10 @@ pub(crate) trait Conn: Send {
         + Decodes<SessionRow>
         + Decodes<RatingRow>
         + Decodes<HistoryRow>
+        + Decodes<BoardRow>
+        + Decodes<FormRow>
+        + Decodes<PointRow>
+        + Decodes<(i64,)>
         + Decodes<(String, String)>;
 
     fn fetch_all<'e>(
@@ -99,6 +103,10 @@ where
         + Decodes<SessionRow>
         + Decodes<RatingRow>
         + Decodes<HistoryRow>
+        + Decodes<BoardRow>
+        + Decodes<FormRow>
+        + Decodes<PointRow>
+        + Decodes<(i64,)>
         + Decodes<(String, String)>,
 {
     type Row = DB::Row;

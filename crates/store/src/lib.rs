@@ -231,6 +231,12 @@ pub struct PlayerStats {
     pub loners_tried: u32,
     /// Lone hands the player made and took all five tricks.
     pub loners_won: u32,
+    /// Hands where the player made trump, and those their side then made
+    /// (three tricks or more).
+    pub hands_called: u32,
+    pub hands_made: u32,
+    /// The finished matches' time, start to end, summed.
+    pub time_played_ms: i64,
 }
 
 /// A guest claiming its name: the account to create and its first session.
@@ -309,6 +315,34 @@ pub struct RatingChange {
     pub after: Glicko,
 }
 
+/// A place on the leaderboard.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoardEntry {
+    pub player: PlayerRow,
+    pub rating: Glicko,
+    /// Rated games played in the form.
+    pub games: u32,
+}
+
+/// A player's rating in one form.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FormRating {
+    pub form: String,
+    pub rating: Glicko,
+    pub games: u32,
+}
+
+/// A player's rating after one rated match.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingPoint {
+    pub form: String,
+    pub match_id: String,
+    /// `None` for the first rated game in the form.
+    pub before: Option<f64>,
+    pub rating: f64,
+    pub at: Millis,
+}
+
 /// The rating maths, given to [`Store::rate_match`]: from each player's
 /// rating (`None`: not rated yet in the form), in order, their new ones.
 pub type RateFn<'a> = &'a (dyn Fn(&[Option<Glicko>]) -> Vec<Glicko> + Send + Sync);
@@ -371,6 +405,21 @@ pub trait Store: Send + Sync + fmt::Debug {
         rated: &RatedMatch,
         rate: RateFn<'_>,
     ) -> Result<Vec<RatingChange>, StoreError>;
+    /// Accounts' ratings in `form`, best first, from place `offset` on.
+    async fn leaderboard(
+        &self,
+        form: &str,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<BoardEntry>, StoreError>;
+    /// A player's rating in each form they were rated in.
+    async fn player_ratings(&self, player_id: &str) -> Result<Vec<FormRating>, StoreError>;
+    /// A player's latest `limit` rated matches, oldest first.
+    async fn rating_history(
+        &self,
+        player_id: &str,
+        limit: u32,
+    ) -> Result<Vec<RatingPoint>, StoreError>;
     /// Sets a new password hash, revokes every session of the player and
     /// adds `session`, all at once.
     async fn change_password(

@@ -17,11 +17,11 @@ use sqlx::types::Json;
 
 use crate::sql::{self, to_db_u64};
 use crate::{Account, AccountClaim, ClaimOutcome, NewSession, Session};
+use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
 use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, Millis, PlayerRow, PlayerStats,
     Store, StoreError, Write,
 };
-use crate::{RateFn, RatedMatch, RatingChange};
 use crate::{accounts, ratings, read, write};
 
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/postgres");
@@ -345,5 +345,26 @@ impl Store for PgStore {
         let changes = ratings::rate_match(&mut *tx, rated, rate).await?;
         tx.commit().await?;
         Ok(changes)
+    }
+
+    async fn leaderboard(
+        &self,
+        form: &str,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<BoardEntry>, StoreError> {
+        ratings::leaderboard(&mut *self.pool.acquire().await?, form, limit, offset).await
+    }
+
+    async fn player_ratings(&self, player_id: &str) -> Result<Vec<FormRating>, StoreError> {
+        ratings::player_ratings(&mut *self.pool.acquire().await?, player_id).await
+    }
+
+    async fn rating_history(
+        &self,
+        player_id: &str,
+        limit: u32,
+    ) -> Result<Vec<RatingPoint>, StoreError> {
+        ratings::rating_history(&mut *self.pool.acquire().await?, player_id, limit).await
     }
 }

@@ -3,8 +3,11 @@
 //! the backend opens (and, in PostgreSQL, locks: two games ending at once
 //! for one player must not both start from the same rating).
 
+use crate::StoreError;
 use crate::conn::{Conn, Decodes, Param};
-use crate::{Glicko, RateFn, RatedMatch, RatingChange, StoreError};
+use crate::{
+    BoardEntry, FormRating, Glicko, PlayerRow, RateFn, RatedMatch, RatingChange, RatingPoint,
+};
 
 const HISTORY_OF_MATCH: &str = "\
     SELECT player_id, rating_before, rating, deviation, volatility FROM rating_history \
@@ -24,6 +27,54 @@ const INSERT_HISTORY: &str = "\
     INSERT INTO rating_history \
         (player_id, match_id, form, rating_before, rating, deviation, volatility, at) \
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+
+/// The accounts' ratings in one form, best first: a page of the board.
+/// (Guests are rated too, but only a claimed name is one to rank.)
+const LEADERBOARD: &str = "\
+    SELECT p.id, p.name, r.rating, r.deviation, r.volatility, r.games \
+    FROM ratings r JOIN accounts a ON a.player_id = r.player_id \
+    JOIN players p ON p.id = r.player_id \
+    WHERE r.form = $1 ORDER BY r.rating DESC, r.player_id LIMIT $2 OFFSET $3";
+
+const RATINGS_OF: &str = "\
+    SELECT form, rating, deviation, volatility, games FROM ratings WHERE player_id = $1 \
+    ORDER BY form";
+
+/// The player's latest rated games, newest first.
+const HISTORY_OF: &str = "\
+    SELECT form, match_id, rating_before, rating, at FROM rating_history WHERE player_id = $1 \
+    ORDER BY at DESC, match_id DESC LIMIT $2";
+
+/// A row of [`LEADERBOARD`].
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct BoardRow {
+    pub id: String,
+    pub name: String,
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+    pub games: i64,
+}
+
+/// A row of [`RATINGS_OF`].
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct FormRow {
+    pub form: String,
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+    pub games: i64,
+}
+
+/// A row of [`HISTORY_OF`].
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct PointRow {
+    pub form: String,
+    pub match_id: String,
+    pub rating_before: Option<f64>,
+    pub rating: f64,
+    pub at: i64,
+}
 
 /// A row of [`RATING_OF`].
 #[derive(Debug, sqlx::FromRow)]
@@ -125,4 +176,79 @@ pub(crate) async fn rate_match<C: Conn>(
         });
     }
     Ok(changes)
+}
+
+fn games(count: i64) -> u32 {
+    u32::try_from(count).unwrap_or(u32::MAX)
+}
+
+pub(crate) async fn leaderboard<C: Conn>(
+    conn: &mut C,
+    form: &str,
+    limit: u32,
+    offset: u32,
+) -> Result<Vec<BoardEntry>, StoreError> {
+    let params =
+        [text(form), Param::Int(Some(i64::from(limit))), Param::Int(Some(i64::from(offset)))];
+    let rows = conn.fetch_all(LEADERBOARD, &params).await?;
+    rows.iter()
+        .map(|row| {
+            let row: BoardRow = row.decode()?;
+            Ok(BoardEntry {
+                player: PlayerRow { id: row.id, name: row.name },
+                rating: Glicko {
+                    rating: row.rating,
+                    deviation: row.deviation,
+                    volatility: row.volatility,
+                },
+                games: games(row.games),
+            })
+        })
+        .collect()
+}
+
+pub(crate) async fn player_ratings<C: Conn>(
+    conn: &mut C,
+    player_id: &str,
+) -> Result<Vec<FormRating>, StoreError> {
+    let rows = conn.fetch_all(RATINGS_OF, &[text(player_id)]).await?;
+    rows.iter()
+        .map(|row| {
+            let row: FormRow = row.decode()?;
+            Ok(FormRating {
+                form: row.form,
+                rating: Glicko {
+                    rating: row.rating,
+                    deviation: row.deviation,
+                    volatility: row.volatility,
+                },
+                games: games(row.games),
+            })
+        })
+        .collect()
+}
+
+pub(crate) async fn rating_history<C: Conn>(
+    conn: &mut C,
+    player_id: &str,
+    limit: u32,
+) -> Result<Vec<RatingPoint>, StoreError> {
+    let rows =
+        conn.fetch_all(HISTORY_OF, &[text(player_id), Param::Int(Some(i64::from(limit)))]).await?;
+    let mut points = rows
+        .iter()
+        .map(|row| {
+            let row: PointRow = row.decode()?;
+            Ok(RatingPoint {
+                form: row.form,
+                match_id: row.match_id,
+                before: row.rating_before,
+                rating: row.rating,
+                at: row.at,
+            })
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    // Fetched newest first (the latest `limit`), given oldest first.
+    points.reverse();
+    Ok(points)
 }

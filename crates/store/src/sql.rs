@@ -156,6 +156,12 @@ pub(crate) const STATS_HANDS: &str = "\
         SELECT s.match_id FROM match_seats s JOIN matches m ON m.id = s.match_id \
         WHERE s.player_id = $1 AND m.ended_at IS NOT NULL)";
 
+/// The time of the finished matches the player played, summed.
+pub(crate) const TIME_PLAYED: &str = "\
+    SELECT CAST(COALESCE(SUM(m.ended_at - m.started_at), 0) AS BIGINT) AS played \
+    FROM matches m WHERE m.ended_at IS NOT NULL AND m.id IN ( \
+        SELECT s.match_id FROM match_seats s WHERE s.player_id = $1)";
+
 // --- Rows as read. ---
 
 #[derive(Debug, sqlx::FromRow)]
@@ -491,6 +497,10 @@ pub(crate) fn player_stats(
             } else {
                 stats.euchres_made += 1;
             }
+        }
+        if played.maker == *seat {
+            stats.hands_called += 1;
+            stats.hands_made += u32::from(!played.euchred());
         }
         if played.alone && played.maker == *seat {
             stats.loners_tried += 1;

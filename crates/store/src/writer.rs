@@ -310,8 +310,9 @@ mod tests {
 
     use super::*;
     use crate::{
-        Account, AccountClaim, ClaimOutcome, LiveTable, MatchDetail, MatchPage, MatchQuery, Millis,
-        NewSession, PlayerRow, PlayerStats, RateFn, RatedMatch, RatingChange, Session,
+        Account, AccountClaim, BoardEntry, ClaimOutcome, FormRating, LiveTable, MatchDetail,
+        MatchPage, MatchQuery, Millis, NewSession, PlayerRow, PlayerStats, RateFn, RatedMatch,
+        RatingChange, RatingPoint, Session,
     };
 
     /// A store that keeps writes in memory and can be switched off.
@@ -391,6 +392,20 @@ mod tests {
             _: RateFn<'_>,
         ) -> Result<Vec<RatingChange>, StoreError> {
             Err(StoreError::Corrupt("no ratings here".into()))
+        }
+        async fn leaderboard(
+            &self,
+            _: &str,
+            _: u32,
+            _: u32,
+        ) -> Result<Vec<BoardEntry>, StoreError> {
+            Ok(Vec::new())
+        }
+        async fn player_ratings(&self, _: &str) -> Result<Vec<FormRating>, StoreError> {
+            Ok(Vec::new())
+        }
+        async fn rating_history(&self, _: &str, _: u32) -> Result<Vec<RatingPoint>, StoreError> {
+            Ok(Vec::new())
         }
     }
 

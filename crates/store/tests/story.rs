@@ -1041,6 +1041,8 @@ fn expected_stats(history: &History, player: &str) -> PlayerStats {
         let team = record.rules.team_of(Seat(seat.seat));
         stats.played += 1;
         stats.won += u32::from(record.winner == Some(team));
+        stats.time_played_ms +=
+            played.summary.ended_at.unwrap_or_default() - played.summary.started_at;
         for (side, score) in record.scores.teams() {
             if side == team {
                 stats.points_for += u32::from(*score);
@@ -1058,6 +1060,10 @@ fn expected_stats(history: &History, player: &str) -> PlayerStats {
                 } else {
                     stats.euchres_made += 1;
                 }
+            }
+            if result.maker.0 == seat.seat {
+                stats.hands_called += 1;
+                stats.hands_made += u32::from(maker_tricks >= 3);
             }
             if result.alone && result.maker.0 == seat.seat {
                 stats.loners_tried += 1;
@@ -1288,4 +1294,28 @@ async fn check_ratings(store: &dyn Store) {
     assert!(store.rate_match(&rated("r4", &["a", "b"], 50), &wrong).await.is_err());
     let retried = store.rate_match(&rated("r4", &["a", "b"], 50), &up).await.expect("rate");
     assert_eq!(retried[0], change("a", Some(1520.0), 1530.0));
+
+    // The board ranks accounts only (player 1 and "late" claimed names above).
+    let p1 = player_id(1);
+    store.rate_match(&rated("r5", &[&p1, "late", "a", "b"], 60), &up).await.expect("rate");
+    store.rate_match(&rated("r6", &[&p1, "c"], 70), &up).await.expect("rate");
+    let board = store.leaderboard("partnership", 10, 0).await.expect("the board");
+    let places: Vec<(&str, f64, u32)> =
+        board.iter().map(|e| (e.player.id.as_str(), e.rating.rating, e.games)).collect();
+    assert_eq!(places, [(p1.as_str(), 1520.0, 2), ("late", 1510.0, 1)]);
+    assert_eq!(board[0].player.name, "Ann");
+    let second = store.leaderboard("partnership", 1, 1).await.expect("a page");
+    assert_eq!(second.iter().map(|e| e.player.id.as_str()).collect::<Vec<_>>(), ["late"]);
+    assert!(store.leaderboard("cutthroat", 10, 0).await.expect("the board").is_empty());
+
+    let forms = store.player_ratings("a").await.expect("ratings");
+    let forms: Vec<(&str, f64, u32)> =
+        forms.iter().map(|f| (f.form.as_str(), f.rating.rating, f.games)).collect();
+    assert_eq!(forms, [("cutthroat", 1510.0, 1), ("partnership", 1540.0, 4)]);
+    let history = store.rating_history(&p1, 10).await.expect("history");
+    let points: Vec<(&str, Option<f64>, f64, Millis)> =
+        history.iter().map(|p| (p.match_id.as_str(), p.before, p.rating, p.at)).collect();
+    assert_eq!(points, [("r5", None, 1510.0, 60), ("r6", Some(1510.0), 1520.0, 70)]);
+    let latest = store.rating_history(&p1, 1).await.expect("history");
+    assert_eq!(latest.iter().map(|p| p.match_id.as_str()).collect::<Vec<_>>(), ["r6"]);
 }
