@@ -713,6 +713,7 @@ async fn the_openapi_document_is_served_and_names_every_route() {
         "/api/matches/{id}/egn",
         "/api/matches/import",
         "/api/players/{id}",
+        "/api/leaderboard",
         "/api/accounts",
         "/api/accounts/password",
         "/api/sessions",

@@ -11,6 +11,7 @@ use euchre_protocol::{
 };
 use euchre_server::Settings;
 use euchre_server::config::DatabaseUrl;
+use support::http::{http, request};
 use support::{Client, TestServer, play_to_the_end};
 
 fn rated_notice(message: &ServerMessage) -> Option<Vec<SeatRating>> {
@@ -60,11 +61,30 @@ fn winner(client: &Client) -> u8 {
         .expect("the game was won")
 }
 
+/// A player's profile once the writer has stored their finished match.
+async fn profile_when_played(server: &TestServer, id: &str) -> serde_json::Value {
+    for _ in 0..200 {
+        let profile = http(server, "GET", &format!("/api/players/{id}"), None).await.json();
+        if profile["played"] == 1 {
+            return profile;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("the match was never stored")
+}
+
 async fn rated_game(server: &TestServer) {
     let names = ["Ann", "Bob", "Cy", "Dee"];
     let mut clients = Vec::new();
     for name in names {
         clients.push(server.player(name).await);
+    }
+    // Ann and Bob claim their names: the board ranks accounts only.
+    for (client, name) in clients.iter().zip(names).take(2) {
+        let token = client.token.as_deref().expect("a guest token");
+        let body = serde_json::json!({ "name": name, "password": "correct horse" }).to_string();
+        let answer = request(server, "POST", "/api/accounts", Some(token), Some(body.as_bytes()));
+        assert_eq!(answer.await.status, 201);
     }
     let table = clients[0].create_table(TableSettings::default()).await;
     for (seat, client) in clients.iter_mut().enumerate() {
@@ -89,6 +109,38 @@ async fn rated_game(server: &TestServer) {
         assert_eq!(rating.rating, 1500 + rating.change);
     }
     assert_eq!(ratings[0].change, -ratings[1].change);
+
+    // The board: Ann and Bob, the winner first; the profile: the record,
+    // the rating and its history.
+    let board = http(server, "GET", "/api/leaderboard?form=partnership&limit=10", None).await;
+    assert_eq!(board.status, 200, "{}", board.body);
+    let board = board.json();
+    let places = board["places"].as_array().expect("places");
+    let ranked: Vec<(&str, i64)> = places
+        .iter()
+        .map(|p| {
+            (p["player"]["name"].as_str().expect("a name"), p["rating"].as_i64().expect("a rating"))
+        })
+        .collect();
+    let (ann, bob) = (("Ann", i64::from(ratings[0].rating)), ("Bob", i64::from(ratings[1].rating)));
+    let expected = if won == 0 { [ann, bob] } else { [bob, ann] };
+    assert_eq!(ranked, expected);
+    assert_eq!((places[0]["rank"].as_i64(), board["next_offset"].as_i64()), (Some(1), None));
+    let page = http(server, "GET", "/api/leaderboard?limit=1", None).await.json();
+    assert_eq!(
+        (page["places"].as_array().map(Vec::len), page["next_offset"].as_i64()),
+        (Some(1), Some(1))
+    );
+    let refused = http(server, "GET", "/api/leaderboard?form=poker", None).await;
+    assert_eq!(refused.error(400), "bad_form");
+    let ann_id = clients[0].player_id.clone().expect("an id");
+    let profile = profile_when_played(server, &ann_id).await;
+    assert_eq!(profile["win_rate"].as_f64(), Some(if won == 0 { 1.0 } else { 0.0 }));
+    assert!(profile["time_played_ms"].as_i64().is_some_and(|ms| ms > 0), "{profile}");
+    assert!(profile["hands_called"].as_u64() >= profile["hands_made"].as_u64());
+    assert_eq!(profile["ratings"][0]["form"], "partnership");
+    assert_eq!(profile["ratings"][0]["rating"], ratings[0].rating);
+    assert_eq!(profile["rating_history"][0]["change"], ratings[0].change);
 
     // A rematch starts from those ratings.
     let id = clients[0].next_id();

@@ -1,7 +1,7 @@
 //! The HTTP API under `/api`, one module per resource:
 //! [`matches`](mod@matches) (the list, one match, its engine record),
 //! [`replay`] (a match replayed hand by hand), [`export`] (EGN files),
-//! [`import`] (EGN imports), [`players`], [`accounts`] (claiming a name,
+//! [`import`] (EGN imports), [`players`] (profiles), [`leaderboard`], [`accounts`] (claiming a name,
 //! changing the password) and [`sessions`] (logging in and out); with
 //! [`query`] for the list's filters and cursors and [`error`] for the
 //! answers that go wrong.
@@ -39,6 +39,7 @@ pub mod accounts;
 pub mod error;
 pub mod export;
 pub mod import;
+pub mod leaderboard;
 pub mod matches;
 pub mod players;
 pub mod query;
@@ -68,7 +69,7 @@ pub use replay::match_view;
     ),
     tags(
         (name = "matches", description = "Match history"),
-        (name = "players", description = "Players' records"),
+        (name = "players", description = "Players' profiles and the leaderboard"),
         (name = "accounts", description = "Claimed names, passwords and log-in sessions")
     ),
     modifiers(&BearerToken)
@@ -101,6 +102,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(export::get_egn))
         .routes(routes!(import::import_match))
         .routes(routes!(players::get_player))
+        .routes(routes!(leaderboard::leaderboard))
         .routes(routes!(accounts::claim))
         .routes(routes!(accounts::change_password))
         .routes(routes!(sessions::log_in))
