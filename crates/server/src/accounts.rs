@@ -112,9 +112,11 @@ impl Accounts {
         }
     }
 
-    /// The guest holding `token` claims `name` with `password`.
+    /// The guest holding `token` claims `name` with `password`. Claims
+    /// count against the address's log-in attempts: each costs a hash.
     pub async fn claim(
         &self,
+        address: IpAddr,
         token: &str,
         name: &str,
         password: &str,
@@ -122,6 +124,7 @@ impl Accounts {
         let name = identity::parse_name(name).map_err(|_| AccountError::BadName)?;
         check_password(password)?;
         let guest = self.player(token).await?;
+        self.by_address.check_key(&address).map_err(|not_until| self.refused(not_until))?;
         let password_hash = hash_password(password).await?;
         let guest_token_hash = identity::hash(token);
         let (token, session) = self.new_session(&guest.id);
@@ -208,12 +211,17 @@ impl Accounts {
                 self.by_name.retain_recent();
             }
         }
-        let clock = governor::clock::DefaultClock::default();
-        let refused = |not_until: governor::NotUntil<_>| AccountError::RateLimited {
-            retry_after: not_until.wait_time_from(governor::clock::Clock::now(&clock)),
-        };
-        self.by_address.check_key(&address).map_err(refused)?;
-        self.by_name.check_key(&key.to_owned()).map_err(refused)
+        self.by_address.check_key(&address).map_err(|not_until| self.refused(not_until))?;
+        self.by_name.check_key(&key.to_owned()).map_err(|not_until| self.refused(not_until))
+    }
+
+    /// A refusal saying how long to wait.
+    fn refused(
+        &self,
+        not_until: governor::NotUntil<governor::clock::QuantaInstant>,
+    ) -> AccountError {
+        let now = governor::clock::Clock::now(&governor::clock::DefaultClock::default());
+        AccountError::RateLimited { retry_after: not_until.wait_time_from(now) }
     }
 
     /// The account's player if `password` is its password. Without an

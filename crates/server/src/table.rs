@@ -354,6 +354,8 @@ impl Table {
             table.game = Some(game);
             table.match_id = Some(live_match.id);
             table.games_started = live_match.number;
+            // Rated as before the restart if every seat still holds a person.
+            table.rated_players = table.rated_players();
             // Events after the last stored action (chat, presence) are gone:
             // jump the seq so that every client resumes from a snapshot.
             table.seq = live_match.last_seq + RESTORE_SEQ_GAP;

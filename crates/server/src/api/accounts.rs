@@ -46,16 +46,20 @@ impl std::fmt::Debug for PasswordChange {
         (status = 400, description = "`bad_name`, `weak_password` or `bad_body`", body = ErrorBody),
         (status = 401, description = "`no_token`, `bad_token` or `session_expired`", body = ErrorBody),
         (status = 409, description = "`name_taken`, or `already_claimed` (log in instead)", body = ErrorBody),
+        (status = 429, description = "Too many attempts from this address (`rate_limited`): each \
+            claim counts as a log-in attempt", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
 )]
 pub(super) async fn claim(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     credentials: Result<Json<Credentials>, JsonRejection>,
 ) -> Result<(StatusCode, Json<SessionView>), ApiError> {
     let token = bearer(&headers)?;
     let Credentials { name, password } = body(credentials)?;
-    let started = state.accounts.claim(token, &name, &password).await?;
+    let started = state.accounts.claim(peer.ip(), token, &name, &password).await?;
     Ok((StatusCode::CREATED, Json(started.into())))
 }
 
