@@ -8,6 +8,7 @@ import { applyEvent, fromSnapshot } from './model.js';
 import { LobbyView } from './lobby.js';
 import { TableView, describe } from './table.js';
 import { HistoryView, ReplayView } from './history.js';
+import { AccountView, LeaderboardView, ProfileView } from './account.js';
 
 const IDENTITY_KEY = 'euchre.identity';
 const HOSTED_KEY = 'euchre.hosted';
@@ -34,7 +35,7 @@ function save(key, value) {
 }
 
 const state = {
-  identity: load(IDENTITY_KEY, {}), // { name, token, id }
+  identity: load(IDENTITY_KEY, {}), // { name, token, id, account }
   hosted: new Set(load(HOSTED_KEY, [])), // tables this player created
   lobby: null, // Map of table id → summary, once listed
   tables: new Map(), // table id → model (js/model.js)
@@ -57,6 +58,9 @@ function parseRoute() {
     return { page: 'history', match: decodeURIComponent(parts[1]), hand: step('hand'), step: step('step') };
   }
   if (parts[0] === 'history') return { page: 'history' };
+  if (parts[0] === 'account') return { page: 'account' };
+  if (parts[0] === 'leaderboard') return { page: 'leaderboard' };
+  if (parts[0] === 'players' && parts[1]) return { page: 'leaderboard', player: decodeURIComponent(parts[1]) };
   return { page: 'lobby' };
 }
 
@@ -86,6 +90,10 @@ function route(moved = false) {
     if (state.route.invite) state.invites.set(id, state.route.invite);
     mount(new TableView(tableApp(id)));
     if (!state.tables.has(id) && connection.online) joinTable(id);
+  } else if (state.route.page === 'account') {
+    mount(new AccountView(accountApp));
+  } else if (state.route.page === 'leaderboard') {
+    mount(state.route.player ? new ProfileView(state.route.player) : new LeaderboardView());
   } else if (state.route.page === 'history') {
     const historyApp = { me: () => state.identity.id ?? null };
     if (state.route.match) mount(new ReplayView(historyApp, state.route.match, state.route));
@@ -141,14 +149,16 @@ const connection = new Connection({
     if (status !== 'online') state.actionInFlight = false;
     redraw();
   },
-  onBadToken() {
+  onBadToken(code) {
+    const wasAccount = state.identity.account;
     state.identity = { name: state.identity.name };
     save(IDENTITY_KEY, state.identity);
-    notice('Your saved identity was not recognised: you are a new guest with the same name.', 'error');
+    if (wasAccount) notice(code === 'session_expired' ? 'Your session has expired: log in again (Account). Meanwhile you are a guest.' : 'You were logged out: log in again (Account). Meanwhile you are a guest.', 'error');
+    else notice('Your saved identity was not recognised: you are a new guest with the same name.', 'error');
   },
   onWelcome(welcome) {
     const knewId = Boolean(state.identity.id);
-    state.identity = { name: welcome.player.name, token: welcome.token, id: welcome.player.id };
+    state.identity = { name: welcome.player.name, token: welcome.token, id: welcome.player.id, account: state.identity.account };
     save(IDENTITY_KEY, state.identity);
     nameBadge.textContent = welcome.player.name;
     connection.send({ type: 'list_tables' }).catch(failed);
@@ -344,6 +354,29 @@ function tableApp(id) {
     },
   };
 }
+
+// ---- accounts ----
+
+const accountApp = {
+  identity: () => state.identity,
+  notice,
+  // A session started (a claim, a log-in, a new password): its token is
+  // the identity from now on, on this connection's next hello too.
+  signedIn(session) {
+    if (session.player.id !== state.identity.id) state.tables.clear();
+    state.identity = { name: session.player.name, token: session.token, id: session.player.id, account: true };
+    save(IDENTITY_KEY, state.identity);
+    nameBadge.textContent = session.player.name;
+    connection.restart();
+  },
+  // Logged out: a new guest with the same name.
+  signedOut() {
+    state.identity = { name: state.identity.name };
+    save(IDENTITY_KEY, state.identity);
+    state.tables.clear();
+    connection.restart();
+  },
+};
 
 // ---- the small views ----
 

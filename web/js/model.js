@@ -124,9 +124,14 @@ export function applyEvent(table, message) {
       table.summary.rules = event.rules;
       table.game = newGame(event.rules, table.yourSeat);
       table.rubber = newRubber();
+      table.rated = null;
       break;
     case 'chat':
       table.chat.push({ from: event.from, text: event.text });
+      break;
+    case 'rated':
+      // Each seat's new rating after a rated game.
+      table.rated = event;
       break;
     default:
       if (table.game) {

@@ -87,9 +87,10 @@ export class Connection {
       this.onStatus('online');
       this.onWelcome(welcome);
     } catch (error) {
-      if (error.code === 'bad_token' && name) {
-        // The server no longer knows us: become a new guest with the same name.
-        this.onBadToken();
+      if ((error.code === 'bad_token' || error.code === 'session_expired') && name) {
+        // The server no longer knows us (or the session ended): become a
+        // new guest with the same name.
+        this.onBadToken(error.code);
         this.hello();
       } else if (error.code !== 'disconnected') {
         this.onMessage({ type: 'error', ...error });

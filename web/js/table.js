@@ -147,6 +147,14 @@ export function outcomeText(table, outcome) {
   return `${what} ${who} called ${trumpWords(outcome.trump)}${alone}${against} and took ${made} trick${made === 1 ? '' : 's'}: ${points}.`;
 }
 
+const signedChange = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '±0');
+
+// "Rating 1662 (+162)" for the viewer after a rated game here, else null.
+function myRating(table) {
+  const mine = table.rated?.ratings.find((r) => r.seat === table.yourSeat);
+  return mine ? `Rating ${mine.rating} (${signedChange(mine.change)})` : null;
+}
+
 // One line for the log (and the screen reader) about an event, if worth one.
 export function describe(table, event) {
   const name = (seat) => seatName(table, seat);
@@ -208,6 +216,10 @@ export function describe(table, event) {
       if (table.yourSeat === null) return `Game over: ${teamName(table, event.team)} win ${score}.`;
       const [won, lost] = [event.scores[event.team], event.scores[1 - event.team]];
       return event.team === sideOf(table, table.yourSeat) ? `Game over: you win ${won} to ${lost}.` : `Game over: you lose ${lost} to ${won}.`;
+    }
+    case 'rated': {
+      const lines = event.ratings.map((r) => `${seatName(table, r.seat)} ${r.rating} (${signedChange(r.change)})`);
+      return `Ratings: ${lines.join(', ')}.`;
     }
     case 'rubber_won': {
       const result = rubberResultText(table);
@@ -472,6 +484,7 @@ export class TableView {
       s.rules.defend_alone && h('span', { class: 'tag' }, 'defend alone'),
       s.rules.call_for_best && h('span', { class: 'tag' }, 'call for best'),
       s.rules.joker && h('span', { class: 'tag' }, 'joker'),
+      myRating(table) && h('span', { class: 'tag rating-change', title: 'Your rating after this game' }, myRating(table)),
       s.rules.allow_no_trump && h('span', { class: 'tag' }, 'no trump'),
       rubber && (tally
         ? h('span', { class: 'tag rubber-tally', 'aria-label': tally.label, title: 'Games won in the rubber (best of three)' }, `Rubber: ${tally.text}`)

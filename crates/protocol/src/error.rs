@@ -21,8 +21,10 @@ pub enum ErrorCode {
     UnsupportedVersion,
     /// A command came before `hello`, or a second `hello`.
     HelloFirst,
-    /// The token is unknown.
+    /// The token is unknown (or its session was logged out).
     BadToken,
+    /// The log-in session has expired: log in again.
+    SessionExpired,
     /// A display name must be 1 to 32 characters, not all blank.
     BadName,
     /// Binary frames are not part of the protocol.
@@ -72,6 +74,7 @@ impl ErrorCode {
             ErrorCode::UnsupportedVersion => "unsupported_version",
             ErrorCode::HelloFirst => "hello_first",
             ErrorCode::BadToken => "bad_token",
+            ErrorCode::SessionExpired => "session_expired",
             ErrorCode::BadName => "bad_name",
             ErrorCode::BinaryFrame => "binary_frame",
             ErrorCode::NoSuchTable => "no_such_table",
@@ -103,6 +106,7 @@ impl ErrorCode {
             ErrorCode::UnsupportedVersion => "unsupported protocol version",
             ErrorCode::HelloFirst => "send hello once, before anything else",
             ErrorCode::BadToken => "unknown token",
+            ErrorCode::SessionExpired => "your session has expired; log in again",
             ErrorCode::BadName => "a name must be 1 to 32 characters",
             ErrorCode::BinaryFrame => "binary frames are not supported; send JSON text",
             ErrorCode::NoSuchTable => "no such table",

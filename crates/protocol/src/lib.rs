@@ -224,6 +224,10 @@ pub struct TableSettings {
     /// Whether the table has chat.
     #[serde(default = "yes")]
     pub chat: bool,
+    /// Whether its games count for the players' ratings. Only games between
+    /// people are rated: a table with a bot seat never is.
+    #[serde(default = "yes")]
+    pub rated: bool,
 }
 
 fn default_preset() -> Preset {
@@ -248,6 +252,7 @@ impl Default for TableSettings {
             bot: default_bot(),
             turn_seconds: None,
             chat: true,
+            rated: true,
         }
     }
 }
@@ -398,6 +403,24 @@ pub enum TableNotice {
         from: String,
         text: String,
     },
+    /// A rated game ended: each player's new rating in the game's form
+    /// (`partnership`, `cutthroat`, `three_handed`, `two_handed`,
+    /// `two_handed_plain`). Comes a moment after `game_won`.
+    Rated {
+        form: String,
+        ratings: Vec<SeatRating>,
+    },
+}
+
+/// One player's rating after a rated game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatRating {
+    pub seat: u8,
+    pub player_id: String,
+    /// The Glicko-2 rating, rounded.
+    pub rating: i32,
+    /// What the game changed it by, rounded (from 1500 in a first rated game).
+    pub change: i32,
 }
 
 /// Who sits in a seat.

@@ -23,6 +23,7 @@ pub struct Settings {
     pub log_format: LogFormat,
     pub limits: Limits,
     pub timing: Timing,
+    pub accounts: AccountSettings,
     /// Browser origins allowed to connect, besides the server's own host.
     /// Clients that send no `Origin` (native ones) are always allowed.
     pub allowed_origins: Vec<String>,
@@ -91,6 +92,17 @@ pub struct Limits {
     pub max_tables: usize,
 }
 
+/// Accounts: how long a log-in lasts, and how often one may try.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AccountSettings {
+    /// How long a log-in session lasts, in seconds.
+    pub session_seconds: u64,
+    /// Log-in attempts a minute for one account name, and from one address.
+    pub login_attempts_per_name: u32,
+    pub login_attempts_per_address: u32,
+}
+
 /// Timers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -120,6 +132,7 @@ impl Default for Settings {
             log_format: LogFormat::Human,
             limits: Limits::default(),
             timing: Timing::default(),
+            accounts: AccountSettings::default(),
             allowed_origins: Vec::new(),
         }
     }
@@ -137,6 +150,16 @@ impl Default for Limits {
             tables_per_player: 4,
             connections_per_address: 32,
             max_tables: 10_000,
+        }
+    }
+}
+
+impl Default for AccountSettings {
+    fn default() -> AccountSettings {
+        AccountSettings {
+            session_seconds: 30 * 24 * 3600,
+            login_attempts_per_name: 5,
+            login_attempts_per_address: 20,
         }
     }
 }
@@ -234,8 +257,16 @@ impl Settings {
 /// top-level key. Other `EUCHRE_*` variables (a test's, a compose file's)
 /// are not ours to refuse; a misspelt nested key still is.
 fn is_setting(key: &str) -> bool {
-    const KEYS: [&str; 7] =
-        ["BIND", "DATABASE_URL", "DATA_DIR", "LOG_FORMAT", "LIMITS", "TIMING", "ALLOWED_ORIGINS"];
+    const KEYS: [&str; 8] = [
+        "BIND",
+        "DATABASE_URL",
+        "DATA_DIR",
+        "LOG_FORMAT",
+        "LIMITS",
+        "TIMING",
+        "ACCOUNTS",
+        "ALLOWED_ORIGINS",
+    ];
     key.strip_prefix("EUCHRE_")
         .map(|rest| rest.split("__").next().unwrap_or_default())
         .is_some_and(|top| KEYS.contains(&top))

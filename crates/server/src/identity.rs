@@ -1,13 +1,14 @@
-//! Guest identities: a display name and a bearer token. Only a hash of each
-//! token is kept, in memory and in storage, so a leaked database gives
-//! nobody a way in.
+//! Who a bearer token belongs to: a guest (a display name and a token that
+//! never expires) or an account's log-in session (a token that expires and
+//! may be revoked; see [`crate::accounts`]). Only a hash of each token is
+//! kept, in memory and in storage, so a leaked database gives nobody a way in.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use euchre_protocol::{ErrorCode, PlayerInfo, Refusal};
 use euchre_store::writer::Recorder;
-use euchre_store::{Store, Write};
+use euchre_store::{Millis, Store, Write};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
@@ -17,9 +18,17 @@ use crate::table::now_ms;
 #[derive(Debug)]
 pub struct Players {
     // A std mutex: held only for a map lookup or insert, never across an await.
-    by_token: Mutex<HashMap<String, PlayerInfo>>,
+    by_token: Mutex<HashMap<String, Known>>,
     store: Arc<dyn Store>,
     recorder: Recorder,
+}
+
+/// A token the server has seen, by its hash.
+#[derive(Clone, Debug)]
+struct Known {
+    player: PlayerInfo,
+    /// A session's end; `None` for a guest's token, which does not expire.
+    expires_at: Option<Millis>,
 }
 
 impl Players {
@@ -32,8 +41,7 @@ impl Players {
     pub async fn register(&self, name: &str) -> Result<(PlayerInfo, String), Refusal> {
         let name = parse_name(name)?;
         let player = PlayerInfo { id: Uuid::now_v7().to_string(), name };
-        // 244 random bits from the operating system's generator.
-        let token = format!("{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple());
+        let token = new_token();
         let token_hash = hash(&token);
         let write = Write::Player {
             id: player.id.clone(),
@@ -45,36 +53,77 @@ impl Players {
             .record_and_wait(vec![write])
             .await
             .map_err(|_| Refusal::from(ErrorCode::Unavailable))?;
-        self.lock().insert(token_hash, player.clone());
+        self.lock().insert(token_hash, Known { player: player.clone(), expires_at: None });
         Ok((player, token))
     }
 
-    /// The player holding `token`, if any.
+    /// The player holding `token`, a guest's or a session's, if any. An
+    /// expired session is refused with `session_expired`, a revoked one is
+    /// unknown.
     pub async fn authenticate(&self, token: &str) -> Result<Option<PlayerInfo>, Refusal> {
         let token_hash = hash(token);
-        if let Some(player) = self.lock().get(&token_hash).cloned() {
+        let known = self.lock().get(&token_hash).cloned();
+        if let Some(known) = known {
+            if known.expires_at.is_some_and(|end| end <= now_ms()) {
+                self.forget(&token_hash);
+                return Err(ErrorCode::SessionExpired.into());
+            }
+            return Ok(Some(known.player));
+        }
+        let unavailable = |_| Refusal::from(ErrorCode::Unavailable);
+        // Guests first: their path is the common one and stays one lookup.
+        if let Some(row) =
+            self.store.player_by_token_hash(&token_hash).await.map_err(unavailable)?
+        {
+            let player = PlayerInfo { id: row.id, name: row.name };
+            self.lock().insert(token_hash, Known { player: player.clone(), expires_at: None });
             return Ok(Some(player));
         }
-        let stored = self
-            .store
-            .player_by_token_hash(&token_hash)
-            .await
-            .map_err(|_| Refusal::from(ErrorCode::Unavailable))?;
-        let player = stored.map(|row| PlayerInfo { id: row.id, name: row.name });
-        if let Some(player) = &player {
-            self.lock().insert(token_hash, player.clone());
+        let Some(session) =
+            self.store.session_by_token_hash(&token_hash).await.map_err(unavailable)?
+        else {
+            return Ok(None);
+        };
+        if session.revoked_at.is_some() {
+            return Ok(None);
         }
-        Ok(player)
+        if session.expires_at <= now_ms() {
+            return Err(ErrorCode::SessionExpired.into());
+        }
+        let player = PlayerInfo { id: session.player.id, name: session.player.name };
+        self.remember_session(&token_hash, &player, session.expires_at);
+        Ok(Some(player))
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, PlayerInfo>> {
+    /// A session just started, so its first `hello` needs no lookup.
+    pub fn remember_session(&self, token_hash: &str, player: &PlayerInfo, expires_at: Millis) {
+        let known = Known { player: player.clone(), expires_at: Some(expires_at) };
+        self.lock().insert(token_hash.to_owned(), known);
+    }
+
+    /// Forgets one token: a session logged out, a guest's token retired by its claim.
+    pub fn forget(&self, token_hash: &str) {
+        self.lock().remove(token_hash);
+    }
+
+    /// Forgets every token of a player (its password changed, ending its sessions).
+    pub fn forget_player(&self, player_id: &str) {
+        self.lock().retain(|_, known| known.player.id != player_id);
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Known>> {
         // A panic while holding this lock cannot leave the map half-updated.
         self.by_token.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
+/// A new bearer token: 244 random bits from the operating system's generator.
+pub fn new_token() -> String {
+    format!("{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple())
+}
+
 /// The SHA-256 of a token, in hex.
-fn hash(token: &str) -> String {
+pub fn hash(token: &str) -> String {
     Sha256::digest(token.as_bytes()).iter().map(|byte| format!("{byte:02x}")).collect()
 }
 

@@ -4,16 +4,20 @@
 //!   future completes, then shuts down gracefully.
 //! - [`connection`]: one task per WebSocket connection.
 //! - [`table`]: one actor task per table, owning its game alone.
-//! - [`registry`]: the lobby of tables; [`identity`]: guest players.
+//! - [`registry`]: the lobby of tables; [`identity`]: who a token belongs to;
+//!   [`accounts`]: claimed names, passwords and log-in sessions;
+//!   [`ratings`]: Glicko-2 ratings of finished games between people.
 //! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
 //! - [`web`]: the browser client at `/`, embedded at compile time.
 
+pub mod accounts;
 pub mod api;
 pub mod app;
 pub mod config;
 pub mod connection;
 pub mod identity;
 pub mod metrics;
+pub mod ratings;
 pub mod registry;
 pub mod state;
 pub mod table;

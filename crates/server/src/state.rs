@@ -15,9 +15,11 @@ use uuid::Uuid;
 use euchre_store::writer::Recorder;
 use euchre_store::{LiveTable, Store, Write};
 
+use crate::accounts::Accounts;
 use crate::config::{Settings, Timing};
 use crate::identity::Players;
 use crate::metrics::Metrics;
+use crate::ratings::Ratings;
 use crate::registry::Registry;
 use crate::table::{Table, TableConfig, TableHandle, TableMessage, now_ms};
 
@@ -26,6 +28,8 @@ use crate::table::{Table, TableConfig, TableHandle, TableMessage, now_ms};
 pub struct AppState {
     pub settings: Arc<Settings>,
     pub players: Arc<Players>,
+    pub accounts: Arc<Accounts>,
+    pub ratings: Arc<Ratings>,
     pub registry: Registry,
     pub metrics: Arc<Metrics>,
     /// Every connection and table task, so shutdown can wait for them.
@@ -44,12 +48,18 @@ impl AppState {
         store: Arc<dyn Store>,
         recorder: Recorder,
     ) -> AppState {
+        let players = Arc::new(Players::new(store.clone(), recorder.clone()));
+        let accounts = Arc::new(Accounts::new(store.clone(), players.clone(), &settings.accounts));
+        let registry = Registry::default();
+        let ratings = Arc::new(Ratings::new(store.clone(), registry.clone()));
         AppState {
             settings: Arc::new(settings),
-            players: Arc::new(Players::new(store.clone(), recorder.clone())),
+            players,
+            accounts,
+            ratings,
             store,
             recorder,
-            registry: Registry::default(),
+            registry,
             metrics: Arc::new(Metrics::default()),
             tracker: TaskTracker::new(),
             shutdown,
@@ -81,6 +91,7 @@ impl AppState {
             reconnect_grace: Timing::ms(timing.reconnect_grace_ms),
             idle_close: Timing::ms(timing.reconnect_grace_ms.max(60_000)),
             metrics: self.metrics.clone(),
+            ratings: Some(self.ratings.clone()),
         }
     }
 

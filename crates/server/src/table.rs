@@ -86,6 +86,8 @@ pub enum TableMessage {
     Disconnected {
         conn: ConnId,
     },
+    /// A game here was rated (see [`crate::ratings`]): the notice to publish.
+    Rated(TableNotice),
 }
 
 /// A cheap, cloneable way to reach a table.
@@ -117,6 +119,8 @@ pub struct TableConfig {
     /// How long a table with nobody connected stays open.
     pub idle_close: Duration,
     pub metrics: std::sync::Arc<crate::metrics::Metrics>,
+    /// Where finished rated games go; `None`: no game is rated.
+    pub ratings: Option<std::sync::Arc<crate::ratings::Ratings>>,
 }
 
 #[derive(Debug)]
@@ -167,6 +171,8 @@ pub struct Table {
     empty_since: Option<Instant>,
     /// The stored id of the game in progress.
     match_id: Option<String>,
+    /// The players of the game in progress, by seat, when it is rated.
+    rated_players: Option<Vec<String>>,
     /// Messages are held back until what caused them is durable.
     delivery: Delivery,
 }
@@ -284,6 +290,7 @@ impl Table {
             last_change: Instant::now(),
             empty_since: Some(Instant::now()),
             match_id: None,
+            rated_players: None,
             delivery: Delivery::new(recorder),
         };
         for seat in table.settings.bot_seats.clone() {
@@ -347,6 +354,8 @@ impl Table {
             table.game = Some(game);
             table.match_id = Some(live_match.id);
             table.games_started = live_match.number;
+            // Rated as before the restart if every seat still holds a person.
+            table.rated_players = table.rated_players();
             // Events after the last stored action (chat, presence) are gone:
             // jump the seq so that every client resumes from a snapshot.
             table.seq = live_match.last_seq + RESTORE_SEQ_GAP;
@@ -411,6 +420,7 @@ impl Table {
         match message {
             TableMessage::Command(command) => self.command(command),
             TableMessage::Disconnected { conn } => self.disconnected(conn),
+            TableMessage::Rated(notice) => self.publish(TableEvent::Table(notice)),
         }
         self.touch_connections();
         self.end_step();
@@ -654,6 +664,7 @@ impl Table {
             number: 0,
             deal: *game.hand().deal(),
         });
+        self.rated_players = self.rated_players();
         self.game = Some(game);
         self.match_id = Some(match_id);
         self.last_change = Instant::now();
@@ -662,6 +673,39 @@ impl Table {
             rules: self.rules,
         }));
         self.publish(TableEvent::Game(first_deal));
+    }
+
+    /// The players to rate when the game starting now ends: a person in
+    /// every seat, at a table set up rated.
+    fn rated_players(&self) -> Option<Vec<String>> {
+        if !self.settings.rated || self.config.ratings.is_none() {
+            return None;
+        }
+        self.seats
+            .iter()
+            .map(|state| match &state.sitter {
+                Some(Sitter::Human(player)) => Some(player.id.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Hands a game just won to the ratings, which answer with a notice.
+    fn rate(&mut self, match_id: &str, scores: Vec<u16>, winner: u8) {
+        let (Some(players), Some(ratings)) = (self.rated_players.take(), &self.config.ratings)
+        else {
+            return;
+        };
+        let game = crate::ratings::FinishedGame {
+            table: self.id.clone(),
+            match_id: match_id.to_owned(),
+            rules: self.rules,
+            players,
+            scores,
+            winner,
+        };
+        let ratings = ratings.clone();
+        tokio::spawn(async move { ratings.rate(game).await });
     }
 
     /// Who sits where, as a match records it.
@@ -721,6 +765,7 @@ impl Table {
         }
         let Some(match_id) = self.match_id.clone() else { return Ok(()) };
         let at = now_ms();
+        let mut rated = None;
         let writes = &mut self.delivery.writes;
         writes.push(Write::Action {
             match_id: match_id.clone(),
@@ -744,15 +789,21 @@ impl Table {
                     number,
                     deal: next_deal,
                 }),
-                Event::GameWon { team, .. } if over => writes.push(Write::MatchEnded {
-                    match_id: match_id.clone(),
-                    scores: final_scores.as_slice().to_vec(),
-                    winner: Some(team.0),
-                    at,
-                    games: games.clone(),
-                }),
+                Event::GameWon { team, .. } if over => {
+                    writes.push(Write::MatchEnded {
+                        match_id: match_id.clone(),
+                        scores: final_scores.as_slice().to_vec(),
+                        winner: Some(team.0),
+                        at,
+                        games: games.clone(),
+                    });
+                    rated = Some(team.0);
+                }
                 _ => {}
             }
+        }
+        if let Some(winner) = rated {
+            self.rate(&match_id, final_scores.as_slice().to_vec(), winner);
         }
         Ok(())
     }
@@ -1031,6 +1082,7 @@ mod tests {
             reconnect_grace: Duration::from_secs(10),
             idle_close: Duration::from_secs(600),
             metrics: Arc::default(),
+            ratings: None,
         }
     }
 
@@ -1335,6 +1387,7 @@ mod leak_audit {
                     reconnect_grace: Duration::from_secs(60),
                     idle_close: Duration::from_secs(3600),
                     metrics: Arc::default(),
+                    ratings: None,
                 };
                 let host = PlayerInfo { id: "p0".into(), name: "p0".into() };
                 let (mut table, _handle, _rx) = Table::new(

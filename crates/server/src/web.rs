@@ -54,6 +54,7 @@ const ASSETS: &[Asset] = &[
     asset!("style.css", CSS),
     asset!("icon.svg", SVG),
     asset!("manifest.webmanifest", JSON),
+    asset!("js/account.js", JS),
     asset!("js/cards.js", JS),
     asset!("js/dom.js", JS),
     asset!("js/history.js", JS),

@@ -2,10 +2,7 @@
 //! played to the end over WebSockets, then listed, paged, filtered, shown,
 //! replayed, exported and imported over HTTP.
 //!
-//! HTTP is spoken by [`http`], a few lines over a `TcpStream`: one request
-//! per connection, read to the end. The server answers with full bodies of
-//! known length, so nothing more is needed, and reqwest (with its own tree of
-//! crates to build on two cores) is not.
+//! HTTP is spoken by `support::http`, a few lines over a `TcpStream`.
 
 mod support;
 
@@ -20,8 +17,8 @@ use euchre_server::api::import_writes;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{Store, Write};
 use serde_json::{Value, json};
+use support::http::{Answer, http};
 use support::{Client, PATIENCE, TestServer, play_to_the_end, play_until};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/egn");
 
@@ -29,71 +26,7 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(format!("{FIXTURES}/{name}.egn")).expect("a shared fixture")
 }
 
-// ---- A small HTTP client -------------------------------------------------------
-
-#[derive(Debug)]
-struct Answer {
-    status: u16,
-    /// Names in lower case.
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Answer {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body)
-            .unwrap_or_else(|error| panic!("not JSON ({error}): {}", self.body))
-    }
-
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
-    }
-
-    /// The error code of a JSON error body, checking the status on the way.
-    fn error(&self, status: u16) -> String {
-        assert_eq!(self.status, status, "{}", self.body);
-        let body = self.json();
-        assert!(body["message"].is_string(), "an error has a message: {body}");
-        body["code"].as_str().expect("an error code").to_owned()
-    }
-}
-
-async fn http(server: &TestServer, method: &str, path: &str, body: Option<&[u8]>) -> Answer {
-    let exchange = async {
-        let mut stream = tokio::net::TcpStream::connect(server.address).await.expect("connect");
-        let mut request =
-            format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n");
-        if let Some(body) = body {
-            request +=
-                &format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len());
-        }
-        request += "\r\n";
-        stream.write_all(request.as_bytes()).await.expect("write");
-        if let Some(body) = body {
-            // The server may refuse an oversized body before reading it all.
-            let _ = stream.write_all(body).await;
-        }
-        let mut response = Vec::new();
-        stream.read_to_end(&mut response).await.expect("read");
-        response
-    };
-    let response = tokio::time::timeout(PATIENCE, exchange).await.expect("an answer in time");
-    let text = String::from_utf8(response).expect("a UTF-8 answer");
-    let (head, body) = text.split_once("\r\n\r\n").expect("a head and a body");
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|line| line.split(' ').nth(1))
-        .and_then(|code| code.parse().ok())
-        .expect("a status line");
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
-        .collect();
-    let chunked = headers.iter().any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
-    assert!(!chunked, "this client reads bodies of known length only");
-    Answer { status, headers, body: body.to_owned() }
-}
+// ---- HTTP ---------------------------------------------------------------------
 
 async fn get(server: &TestServer, path: &str) -> Answer {
     http(server, "GET", path, None).await
@@ -780,6 +713,11 @@ async fn the_openapi_document_is_served_and_names_every_route() {
         "/api/matches/{id}/egn",
         "/api/matches/import",
         "/api/players/{id}",
+        "/api/leaderboard",
+        "/api/accounts",
+        "/api/accounts/password",
+        "/api/sessions",
+        "/api/sessions/current",
     ];
     assert_eq!(paths, expected.into_iter().collect());
     // Every schema a path or a schema points to is in the document.

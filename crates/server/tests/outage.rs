@@ -19,7 +19,6 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 
 const POSTGRES: &str = "127.0.0.1:5432";
-const ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
 
 /// A TCP proxy to PostgreSQL that can be cut (dropping every connection and
 /// refusing new ones) and restored.
@@ -65,28 +64,6 @@ impl Proxy {
 }
 
 /// A fresh database for this test, dropped (best effort) at the end.
-async fn fresh_database() -> String {
-    let name = format!("euchre_outage_{}", uuid::Uuid::new_v4().simple());
-    let mut admin = sqlx::PgConnection::connect(ADMIN_URL)
-        .await
-        .expect("PostgreSQL must be running on 127.0.0.1:5432 (CI starts it)");
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&mut admin)
-        .await
-        .expect("create the test database");
-    name
-}
-
-async fn drop_database(name: &str) {
-    if let Ok(mut admin) = sqlx::PgConnection::connect(ADMIN_URL).await {
-        let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-        )))
-        .execute(&mut admin)
-        .await;
-    }
-}
-
 async fn readyz(server: &TestServer) -> (u16, serde_json::Value) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = TcpStream::connect(server.address).await.expect("connect");
@@ -135,7 +112,7 @@ fn actions_seen(log: &[ServerMessage]) -> i64 {
 
 #[tokio::test]
 async fn the_table_plays_on_while_the_database_is_away_and_nothing_is_lost() {
-    let database = fresh_database().await;
+    let database = support::postgres::fresh_database("outage").await;
     let proxy = Proxy::start().await;
     let mut settings = Settings::default();
     settings.timing.bot_delay_ms = 0;
@@ -200,5 +177,5 @@ async fn the_table_plays_on_while_the_database_is_away_and_nothing_is_lost() {
     assert_eq!(stored, played, "every action reached the database");
     drop(db);
     server.stop().await;
-    drop_database(&database).await;
+    support::postgres::drop_database(&database).await;
 }

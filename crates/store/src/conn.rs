@@ -12,6 +12,8 @@ use sqlx::types::Json;
 use sqlx::{Connection, Database, Encode, Executor, FromRow, IntoArguments, Type};
 
 use crate::StoreError;
+use crate::accounts::{AccountRow, SessionRow};
+use crate::ratings::{BoardRow, FormRow, HistoryRow, PointRow, RatingRow};
 use crate::sql::{
     ActionRow, HandRow, MatchRow, PageRow, SeatRow, StatsHandRow, StatsSeatRow, TableRow,
     read_error,
@@ -25,6 +27,7 @@ type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub(crate) enum Param<'a> {
     Text(Option<&'a str>),
     Int(Option<i64>),
+    Float(Option<f64>),
     Bool(Option<bool>),
     /// JSON (`JSONB` in PostgreSQL, text in SQLite).
     Json(Option<&'a serde_json::Value>),
@@ -54,6 +57,14 @@ pub(crate) trait Conn: Send {
         + Decodes<PageRow>
         + Decodes<StatsSeatRow>
         + Decodes<StatsHandRow>
+        + Decodes<AccountRow>
+        + Decodes<SessionRow>
+        + Decodes<RatingRow>
+        + Decodes<HistoryRow>
+        + Decodes<BoardRow>
+        + Decodes<FormRow>
+        + Decodes<PointRow>
+        + Decodes<(i64,)>
         + Decodes<(String, String)>;
 
     fn fetch_all<'e>(
@@ -77,6 +88,7 @@ where
     DB::Arguments: IntoArguments<DB>,
     for<'t> Option<&'t str>: Encode<'t, DB> + Type<DB>,
     for<'t> Option<i64>: Encode<'t, DB> + Type<DB>,
+    for<'t> Option<f64>: Encode<'t, DB> + Type<DB>,
     for<'t> Option<bool>: Encode<'t, DB> + Type<DB>,
     for<'t> Option<Json<&'t serde_json::Value>>: Encode<'t, DB> + Type<DB>,
     DB::Row: Decodes<MatchRow>
@@ -87,6 +99,14 @@ where
         + Decodes<PageRow>
         + Decodes<StatsSeatRow>
         + Decodes<StatsHandRow>
+        + Decodes<AccountRow>
+        + Decodes<SessionRow>
+        + Decodes<RatingRow>
+        + Decodes<HistoryRow>
+        + Decodes<BoardRow>
+        + Decodes<FormRow>
+        + Decodes<PointRow>
+        + Decodes<(i64,)>
         + Decodes<(String, String)>,
 {
     type Row = DB::Row;
@@ -121,6 +141,7 @@ where
     DB: Database,
     for<'t> Option<&'t str>: Encode<'t, DB> + Type<DB>,
     for<'t> Option<i64>: Encode<'t, DB> + Type<DB>,
+    for<'t> Option<f64>: Encode<'t, DB> + Type<DB>,
     for<'t> Option<bool>: Encode<'t, DB> + Type<DB>,
     for<'t> Option<Json<&'t serde_json::Value>>: Encode<'t, DB> + Type<DB>,
 {
@@ -128,6 +149,7 @@ where
         query = match *param {
             Param::Text(value) => query.bind(value),
             Param::Int(value) => query.bind(value),
+            Param::Float(value) => query.bind(value),
             Param::Bool(value) => query.bind(value),
             Param::Json(value) => query.bind(value.map(Json)),
         };

@@ -18,9 +18,11 @@ use async_trait::async_trait;
 use euchre_engine::{Action, Deal, GameRecord, GameResult, GameStart, HandOutcome, Rules};
 use serde::{Deserialize, Serialize};
 
+mod accounts;
 mod conn;
 pub mod journal;
 pub mod postgres;
+mod ratings;
 mod read;
 mod sql;
 pub mod sqlite;
@@ -229,7 +231,121 @@ pub struct PlayerStats {
     pub loners_tried: u32,
     /// Lone hands the player made and took all five tricks.
     pub loners_won: u32,
+    /// Hands where the player made trump, and those their side then made
+    /// (three tricks or more).
+    pub hands_called: u32,
+    pub hands_made: u32,
+    /// The finished matches' time, start to end, summed.
+    pub time_played_ms: i64,
 }
+
+/// A guest claiming its name: the account to create and its first session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountClaim {
+    /// The guest's id and the name it claims (its display name from now on).
+    pub player: PlayerRow,
+    /// The guest's token hash: the player's row is written with it if the
+    /// journal has not brought it to the database yet.
+    pub guest_token_hash: String,
+    /// The name as compared: lower case.
+    pub name_key: String,
+    /// argon2id, a PHC string.
+    pub password_hash: String,
+    pub session: NewSession,
+}
+
+/// What became of a claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClaimOutcome {
+    Claimed,
+    /// Another account has this name (compared in lower case).
+    NameTaken,
+    /// This player has an account already.
+    AlreadyClaimed,
+}
+
+/// An account, for checking a password.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Account {
+    pub player: PlayerRow,
+    pub password_hash: String,
+}
+
+/// A session to store: only its token's hash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewSession {
+    pub token_hash: String,
+    pub player_id: String,
+    pub created_at: Millis,
+    pub expires_at: Millis,
+}
+
+/// A stored session, whatever its state: the caller compares the times.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Session {
+    pub player: PlayerRow,
+    pub expires_at: Millis,
+    pub revoked_at: Option<Millis>,
+}
+
+/// A Glicko-2 rating: the rating, its deviation and volatility.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Glicko {
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+}
+
+/// A finished match to rate: its players (one each, in seat order) and
+/// the game form their ratings are for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RatedMatch {
+    pub match_id: String,
+    pub form: String,
+    pub players: Vec<String>,
+    pub at: Millis,
+}
+
+/// One player's rating change from a match.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingChange {
+    pub player_id: String,
+    /// `None` for the player's first rated game in the form.
+    pub before: Option<f64>,
+    pub after: Glicko,
+}
+
+/// A place on the leaderboard.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoardEntry {
+    pub player: PlayerRow,
+    pub rating: Glicko,
+    /// Rated games played in the form.
+    pub games: u32,
+}
+
+/// A player's rating in one form.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FormRating {
+    pub form: String,
+    pub rating: Glicko,
+    pub games: u32,
+}
+
+/// A player's rating after one rated match.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingPoint {
+    pub form: String,
+    pub match_id: String,
+    /// `None` for the first rated game in the form.
+    pub before: Option<f64>,
+    pub rating: f64,
+    pub at: Millis,
+}
+
+/// The rating maths, given to [`Store::rate_match`]: from each player's
+/// rating (`None`: not rated yet in the form), in order, their new ones.
+pub type RateFn<'a> = &'a (dyn Fn(&[Option<Glicko>]) -> Vec<Glicko> + Send + Sync);
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -258,6 +374,8 @@ pub trait Store: Send + Sync + fmt::Debug {
     async fn ping(&self) -> Result<(), StoreError>;
     /// Applies writes in one transaction. Applying the same writes again changes nothing.
     async fn apply(&self, writes: &[Write]) -> Result<(), StoreError>;
+    /// The guest holding this token; `None` once the guest has claimed an
+    /// account (from then on only its sessions let it in).
     async fn player_by_token_hash(&self, token_hash: &str)
     -> Result<Option<PlayerRow>, StoreError>;
     /// Tables not closed, with their games in progress.
@@ -265,6 +383,50 @@ pub trait Store: Send + Sync + fmt::Debug {
     async fn list_matches(&self, query: &MatchQuery) -> Result<MatchPage, StoreError>;
     async fn get_match(&self, id: &str) -> Result<Option<MatchDetail>, StoreError>;
     async fn player_stats(&self, player_id: &str) -> Result<PlayerStats, StoreError>;
+
+    // Accounts and sessions: written at once rather than through the
+    // journal, as the caller needs the answer (is the name free?).
+
+    /// Creates the account and its first session, renaming the player.
+    async fn claim_account(&self, claim: &AccountClaim) -> Result<ClaimOutcome, StoreError>;
+    /// The account whose name, in lower case, is `name_key`.
+    async fn account_by_name(&self, name_key: &str) -> Result<Option<Account>, StoreError>;
+    async fn account_by_player(&self, player_id: &str) -> Result<Option<Account>, StoreError>;
+    async fn create_session(&self, session: &NewSession) -> Result<(), StoreError>;
+    async fn session_by_token_hash(&self, token_hash: &str) -> Result<Option<Session>, StoreError>;
+    /// Revokes one session (log-out); revoking it again keeps the first time.
+    async fn revoke_session(&self, token_hash: &str, at: Millis) -> Result<(), StoreError>;
+    /// Rates a finished match: reads its players' ratings in its form, has
+    /// `rate` work out the new ones and stores them with each player's
+    /// history row, in one transaction. A match rated before is not rated
+    /// again: its stored changes come back.
+    async fn rate_match(
+        &self,
+        rated: &RatedMatch,
+        rate: RateFn<'_>,
+    ) -> Result<Vec<RatingChange>, StoreError>;
+    /// Accounts' ratings in `form`, best first, from place `offset` on.
+    async fn leaderboard(
+        &self,
+        form: &str,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<BoardEntry>, StoreError>;
+    /// A player's rating in each form they were rated in.
+    async fn player_ratings(&self, player_id: &str) -> Result<Vec<FormRating>, StoreError>;
+    /// A player's latest `limit` rated matches, oldest first.
+    async fn rating_history(
+        &self,
+        player_id: &str,
+        limit: u32,
+    ) -> Result<Vec<RatingPoint>, StoreError>;
+    /// Sets a new password hash, revokes every session of the player and
+    /// adds `session`, all at once.
+    async fn change_password(
+        &self,
+        password_hash: &str,
+        session: &NewSession,
+    ) -> Result<(), StoreError>;
 }
 
 /// Opens the store a URL names, creating a SQLite file (and its folder) if needed.

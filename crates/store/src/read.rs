@@ -99,6 +99,9 @@ pub(crate) async fn player_stats<C: Conn>(
     let players: Vec<(String, String)> = fetch(conn, sql::PLAYER_BY_ID, &by_id).await?;
     let seats = fetch(conn, sql::STATS_SEATS, &by_id).await?;
     let hands = fetch(conn, sql::STATS_HANDS, &by_id).await?;
+    let time: Vec<(i64,)> = fetch(conn, sql::TIME_PLAYED, &by_id).await?;
     let player = players.into_iter().next().map(sql::player_row);
-    sql::player_stats(player_id, player, seats, hands)
+    let mut stats = sql::player_stats(player_id, player, seats, hands)?;
+    stats.time_played_ms = time.first().map_or(0, |(ms,)| *ms);
+    Ok(stats)
 }

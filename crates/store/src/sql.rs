@@ -23,10 +23,13 @@ use crate::{
 
 // --- Writes. Each is idempotent: applying it again leaves the same state. ---
 
-/// A player's name may change; the id and token hash never do.
+/// A guest's name may change; the id and token hash never do. An account
+/// holder's name is the one it claimed: a guest's write the journal brings
+/// after the claim leaves it be.
 pub(crate) const UPSERT_PLAYER: &str = "\
     INSERT INTO players (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4) \
-    ON CONFLICT (id) DO UPDATE SET name = excluded.name";
+    ON CONFLICT (id) DO UPDATE SET name = excluded.name \
+    WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.player_id = excluded.id)";
 
 pub(crate) const INSERT_TABLE: &str = "\
     INSERT INTO game_tables (id, host_id, settings, invite, created_at) \
@@ -80,7 +83,11 @@ pub(crate) const END_MATCH_SEATS: &str = "\
 
 // --- Reads. ---
 
-pub(crate) const PLAYER_BY_TOKEN_HASH: &str = "SELECT id, name FROM players WHERE token_hash = $1";
+/// A guest's token lets it in until it claims an account; then only its
+/// sessions do.
+pub(crate) const PLAYER_BY_TOKEN_HASH: &str = "\
+    SELECT p.id, p.name FROM players p WHERE p.token_hash = $1 \
+    AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.player_id = p.id)";
 
 pub(crate) const PLAYER_BY_ID: &str = "SELECT id, name FROM players WHERE id = $1";
 
@@ -148,6 +155,12 @@ pub(crate) const STATS_HANDS: &str = "\
     WHERE h.outcome IS NOT NULL AND h.match_id IN ( \
         SELECT s.match_id FROM match_seats s JOIN matches m ON m.id = s.match_id \
         WHERE s.player_id = $1 AND m.ended_at IS NOT NULL)";
+
+/// The time of the finished matches the player played, summed.
+pub(crate) const TIME_PLAYED: &str = "\
+    SELECT CAST(COALESCE(SUM(m.ended_at - m.started_at), 0) AS BIGINT) AS played \
+    FROM matches m WHERE m.ended_at IS NOT NULL AND m.id IN ( \
+        SELECT s.match_id FROM match_seats s WHERE s.player_id = $1)";
 
 // --- Rows as read. ---
 
@@ -484,6 +497,10 @@ pub(crate) fn player_stats(
             } else {
                 stats.euchres_made += 1;
             }
+        }
+        if played.maker == *seat {
+            stats.hands_called += 1;
+            stats.hands_made += u32::from(!played.euchred());
         }
         if played.alone && played.maker == *seat {
             stats.loners_tried += 1;

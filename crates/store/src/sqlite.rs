@@ -20,11 +20,13 @@ use sqlx::sqlite::{
 use sqlx::types::Json;
 
 use crate::sql::{self, to_db_u64};
+use crate::{Account, AccountClaim, ClaimOutcome, NewSession, Session};
+use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
 use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, PlayerRow, PlayerStats, Store,
     StoreError, Write,
 };
-use crate::{read, write};
+use crate::{accounts, ratings, read, write};
 
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/sqlite");
 
@@ -226,5 +228,76 @@ impl Store for SqliteStore {
         let stats = read::player_stats(&mut *tx, player_id).await?;
         tx.commit().await?;
         Ok(stats)
+    }
+
+    async fn claim_account(&self, claim: &AccountClaim) -> Result<ClaimOutcome, StoreError> {
+        let mut tx = self.pool.begin_with(BEGIN_WRITE).await?;
+        let outcome = accounts::claim(&mut *tx, claim).await?;
+        // A refused claim wrote at most the guest's row, which the journal brings anyway.
+        tx.commit().await?;
+        Ok(outcome)
+    }
+
+    async fn account_by_name(&self, name_key: &str) -> Result<Option<Account>, StoreError> {
+        accounts::account_by_name(&mut *self.pool.acquire().await?, name_key).await
+    }
+
+    async fn account_by_player(&self, player_id: &str) -> Result<Option<Account>, StoreError> {
+        accounts::account_by_player(&mut *self.pool.acquire().await?, player_id).await
+    }
+
+    async fn create_session(&self, session: &NewSession) -> Result<(), StoreError> {
+        accounts::insert_session(&mut *self.pool.acquire().await?, session).await
+    }
+
+    async fn session_by_token_hash(&self, token_hash: &str) -> Result<Option<Session>, StoreError> {
+        accounts::session(&mut *self.pool.acquire().await?, token_hash).await
+    }
+
+    async fn revoke_session(&self, token_hash: &str, at: Millis) -> Result<(), StoreError> {
+        accounts::revoke_session(&mut *self.pool.acquire().await?, token_hash, at).await
+    }
+
+    async fn change_password(
+        &self,
+        password_hash: &str,
+        session: &NewSession,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin_with(BEGIN_WRITE).await?;
+        accounts::change_password(&mut *tx, password_hash, session).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn rate_match(
+        &self,
+        rated: &RatedMatch,
+        rate: RateFn<'_>,
+    ) -> Result<Vec<RatingChange>, StoreError> {
+        let mut tx = self.pool.begin_with(BEGIN_WRITE).await?;
+        let changes = ratings::rate_match(&mut *tx, rated, rate).await?;
+        tx.commit().await?;
+        Ok(changes)
+    }
+
+    async fn leaderboard(
+        &self,
+        form: &str,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<BoardEntry>, StoreError> {
+        ratings::leaderboard(&mut *self.pool.acquire().await?, form, limit, offset).await
+    }
+
+    async fn player_ratings(&self, player_id: &str) -> Result<Vec<FormRating>, StoreError> {
+        ratings::player_ratings(&mut *self.pool.acquire().await?, player_id).await
+    }
+
+    async fn rating_history(
+        &self,
+        player_id: &str,
+        limit: u32,
+    ) -> Result<Vec<RatingPoint>, StoreError> {
+        ratings::rating_history(&mut *self.pool.acquire().await?, player_id, limit).await
     }
 }

@@ -309,7 +309,11 @@ mod tests {
     use async_trait::async_trait;
 
     use super::*;
-    use crate::{LiveTable, MatchDetail, MatchPage, MatchQuery, PlayerRow, PlayerStats};
+    use crate::{
+        Account, AccountClaim, BoardEntry, ClaimOutcome, FormRating, LiveTable, MatchDetail,
+        MatchPage, MatchQuery, Millis, NewSession, PlayerRow, PlayerStats, RateFn, RatedMatch,
+        RatingChange, RatingPoint, Session,
+    };
 
     /// A store that keeps writes in memory and can be switched off.
     #[derive(Debug, Default)]
@@ -359,6 +363,49 @@ mod tests {
         }
         async fn player_stats(&self, _: &str) -> Result<PlayerStats, StoreError> {
             Ok(PlayerStats::default())
+        }
+        // The writer never touches accounts.
+        async fn claim_account(&self, _: &AccountClaim) -> Result<ClaimOutcome, StoreError> {
+            Err(StoreError::Corrupt("no accounts here".into()))
+        }
+        async fn account_by_name(&self, _: &str) -> Result<Option<Account>, StoreError> {
+            Ok(None)
+        }
+        async fn account_by_player(&self, _: &str) -> Result<Option<Account>, StoreError> {
+            Ok(None)
+        }
+        async fn create_session(&self, _: &NewSession) -> Result<(), StoreError> {
+            Err(StoreError::Corrupt("no accounts here".into()))
+        }
+        async fn session_by_token_hash(&self, _: &str) -> Result<Option<Session>, StoreError> {
+            Ok(None)
+        }
+        async fn revoke_session(&self, _: &str, _: Millis) -> Result<(), StoreError> {
+            Ok(())
+        }
+        async fn change_password(&self, _: &str, _: &NewSession) -> Result<(), StoreError> {
+            Err(StoreError::Corrupt("no accounts here".into()))
+        }
+        async fn rate_match(
+            &self,
+            _: &RatedMatch,
+            _: RateFn<'_>,
+        ) -> Result<Vec<RatingChange>, StoreError> {
+            Err(StoreError::Corrupt("no ratings here".into()))
+        }
+        async fn leaderboard(
+            &self,
+            _: &str,
+            _: u32,
+            _: u32,
+        ) -> Result<Vec<BoardEntry>, StoreError> {
+            Ok(Vec::new())
+        }
+        async fn player_ratings(&self, _: &str) -> Result<Vec<FormRating>, StoreError> {
+            Ok(Vec::new())
+        }
+        async fn rating_history(&self, _: &str, _: u32) -> Result<Vec<RatingPoint>, StoreError> {
+            Ok(Vec::new())
         }
     }
 

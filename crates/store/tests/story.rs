@@ -21,8 +21,9 @@ use euchre_engine::{Action, Game, GameRecord, HandOutcome, Preset, Rules, Seat, 
 use euchre_store::postgres::PgStore;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{
-    Cursor, LiveTable, MatchDetail, MatchQuery, MatchSeat, MatchSummary, Millis, PlayerRow,
-    PlayerStats, Store, StoreError, Write,
+    Account, AccountClaim, ClaimOutcome, Cursor, Glicko, LiveTable, MatchDetail, MatchQuery,
+    MatchSeat, MatchSummary, Millis, NewSession, PlayerRow, PlayerStats, RatedMatch, RatingChange,
+    Session, Store, StoreError, Write,
 };
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -737,6 +738,107 @@ async fn story(store: &dyn Store) {
         .expect("rename");
     let renamed = store.player_by_token_hash("hash-p0").await.expect("read a player");
     assert_eq!(renamed, Some(PlayerRow { id: player_id(0), name: "Renamed".into() }));
+
+    check_accounts(store).await;
+    check_ratings(store).await;
+}
+
+fn session(token_hash: &str, player_id: &str, at: Millis) -> NewSession {
+    NewSession {
+        token_hash: token_hash.into(),
+        player_id: player_id.into(),
+        created_at: at,
+        expires_at: at + 1_000,
+    }
+}
+
+fn claim(index: usize, name: &str, at: Millis) -> AccountClaim {
+    AccountClaim {
+        player: PlayerRow { id: player_id(index), name: name.into() },
+        guest_token_hash: format!("hash-p{index}"),
+        name_key: name.to_lowercase(),
+        password_hash: format!("argon2id-of-{index}"),
+        session: session(&format!("session-{index}-1"), &player_id(index), at),
+    }
+}
+
+/// Guests claim names, log in and out, change passwords.
+async fn check_accounts(store: &dyn Store) {
+    let p1 = PlayerRow { id: player_id(1), name: "Ann".into() };
+    assert_eq!(
+        store.claim_account(&claim(1, "Ann", 100)).await.expect("claim"),
+        ClaimOutcome::Claimed
+    );
+    // The claimed name is the player's name now, in its matches' records too.
+    let account = store.account_by_name("ann").await.expect("read").expect("an account");
+    assert_eq!(account, Account { player: p1.clone(), password_hash: "argon2id-of-1".into() });
+    assert_eq!(store.account_by_player(&p1.id).await.expect("read"), Some(account));
+    assert_eq!(store.player_stats(&p1.id).await.expect("stats").player, Some(p1.clone()));
+    // The guest's token no longer lets it in; its session does.
+    assert_eq!(store.player_by_token_hash("hash-p1").await.expect("read"), None);
+    let first = Session { player: p1.clone(), expires_at: 1_100, revoked_at: None };
+    assert_eq!(
+        store.session_by_token_hash("session-1-1").await.expect("read"),
+        Some(first.clone())
+    );
+    assert_eq!(store.session_by_token_hash("session-1-2").await.expect("read"), None);
+
+    // Names are compared in lower case; a player claims once.
+    assert_eq!(
+        store.claim_account(&claim(2, "ANN", 101)).await.expect("claim"),
+        ClaimOutcome::NameTaken
+    );
+    assert_eq!(
+        store.claim_account(&claim(1, "Bob", 102)).await.expect("claim"),
+        ClaimOutcome::AlreadyClaimed
+    );
+    assert_eq!(store.account_by_name("bob").await.expect("read"), None);
+    assert_eq!(
+        store.player_by_token_hash("hash-p2").await.expect("read").map(|p| p.id),
+        Some(player_id(2))
+    );
+
+    // A guest the journal has not brought to the database yet claims; its
+    // write, arriving later with the guest's first name, renames nothing.
+    let late = AccountClaim {
+        player: PlayerRow { id: "late".into(), name: "Zoë".into() },
+        guest_token_hash: "hash-late".into(),
+        name_key: "zoë".into(),
+        password_hash: "argon2id-of-late".into(),
+        session: session("session-late", "late", 103),
+    };
+    assert_eq!(store.claim_account(&late).await.expect("claim"), ClaimOutcome::Claimed);
+    let guest = Write::Player {
+        id: "late".into(),
+        name: "Guest".into(),
+        token_hash: "hash-late".into(),
+        at: 99,
+    };
+    store.apply(&[guest]).await.expect("the journal's write");
+    let account = store.account_by_name("zoë").await.expect("read").expect("an account");
+    assert_eq!(account.player.name, "Zoë");
+
+    // Logging in elsewhere adds a session; logging out revokes one, once.
+    store.create_session(&session("session-1-2", &p1.id, 200)).await.expect("log in");
+    store.revoke_session("session-1-2", 250).await.expect("log out");
+    store.revoke_session("session-1-2", 260).await.expect("log out again");
+    let revoked = store.session_by_token_hash("session-1-2").await.expect("read").expect("kept");
+    assert_eq!(revoked.revoked_at, Some(250));
+    assert_eq!(store.session_by_token_hash("session-1-1").await.expect("read"), Some(first));
+
+    // A new password revokes every session and starts one.
+    store
+        .change_password("argon2id-new", &session("session-1-3", &p1.id, 300))
+        .await
+        .expect("change");
+    let account = store.account_by_player(&p1.id).await.expect("read").expect("an account");
+    assert_eq!(account.password_hash, "argon2id-new");
+    for (hash, revoked) in
+        [("session-1-1", Some(300)), ("session-1-2", Some(250)), ("session-1-3", None)]
+    {
+        let stored = store.session_by_token_hash(hash).await.expect("read").expect("kept");
+        assert_eq!(stored.revoked_at, revoked, "{hash}");
+    }
 }
 
 async fn check_matches(store: &dyn Store, history: &History) {
@@ -939,6 +1041,8 @@ fn expected_stats(history: &History, player: &str) -> PlayerStats {
         let team = record.rules.team_of(Seat(seat.seat));
         stats.played += 1;
         stats.won += u32::from(record.winner == Some(team));
+        stats.time_played_ms +=
+            played.summary.ended_at.unwrap_or_default() - played.summary.started_at;
         for (side, score) in record.scores.teams() {
             if side == team {
                 stats.points_for += u32::from(*score);
@@ -956,6 +1060,10 @@ fn expected_stats(history: &History, player: &str) -> PlayerStats {
                 } else {
                     stats.euchres_made += 1;
                 }
+            }
+            if result.maker.0 == seat.seat {
+                stats.hands_called += 1;
+                stats.hands_made += u32::from(maker_tricks >= 3);
             }
             if result.alone && result.maker.0 == seat.seat {
                 stats.loners_tried += 1;
@@ -1146,4 +1254,68 @@ async fn sqlite_throughput() {
 #[ignore = "a measurement: run in release with --ignored --nocapture"]
 async fn postgres_throughput() {
     with_postgres(|store| async move { throughput(&*store, "postgres").await }).await;
+}
+
+/// Ratings: read, updated by the given maths and recorded in one go; a
+/// match rated twice changes nothing the second time.
+async fn check_ratings(store: &dyn Store) {
+    let glicko = |rating| Glicko { rating, deviation: 200.0, volatility: 0.06 };
+    // Stand-in maths: each player gains 10, from 1500 when not rated yet.
+    let up = |before: &[Option<Glicko>]| {
+        before.iter().map(|b| glicko(b.map_or(1500.0, |b| b.rating) + 10.0)).collect()
+    };
+    let rated = |match_id: &str, players: &[&str], at| RatedMatch {
+        match_id: match_id.into(),
+        form: "partnership".into(),
+        players: players.iter().map(|p| (*p).to_owned()).collect(),
+        at,
+    };
+    let change = |player: &str, before, after| RatingChange {
+        player_id: player.into(),
+        before,
+        after: glicko(after),
+    };
+    let first = store.rate_match(&rated("r1", &["a", "b", "c", "d"], 10), &up).await.expect("rate");
+    assert_eq!(first[0], change("a", None, 1510.0));
+    assert_eq!(first.len(), 4);
+    let second =
+        store.rate_match(&rated("r2", &["a", "e", "c", "f"], 20), &up).await.expect("rate");
+    assert_eq!(second[0], change("a", Some(1510.0), 1520.0));
+    assert_eq!(second[1], change("e", None, 1510.0));
+    // Again: the stored changes, not new ones.
+    let again = store.rate_match(&rated("r2", &["a", "e", "c", "f"], 30), &up).await.expect("rate");
+    assert_eq!(again, second);
+    // Another form is another rating.
+    let cutthroat = RatedMatch { form: "cutthroat".into(), ..rated("r3", &["a", "b", "c"], 40) };
+    let third = store.rate_match(&cutthroat, &up).await.expect("rate");
+    assert_eq!(third[0], change("a", None, 1510.0));
+    // Maths that answer for the wrong number of players store nothing.
+    let wrong = |_: &[Option<Glicko>]| vec![glicko(1.0)];
+    assert!(store.rate_match(&rated("r4", &["a", "b"], 50), &wrong).await.is_err());
+    let retried = store.rate_match(&rated("r4", &["a", "b"], 50), &up).await.expect("rate");
+    assert_eq!(retried[0], change("a", Some(1520.0), 1530.0));
+
+    // The board ranks accounts only (player 1 and "late" claimed names above).
+    let p1 = player_id(1);
+    store.rate_match(&rated("r5", &[&p1, "late", "a", "b"], 60), &up).await.expect("rate");
+    store.rate_match(&rated("r6", &[&p1, "c"], 70), &up).await.expect("rate");
+    let board = store.leaderboard("partnership", 10, 0).await.expect("the board");
+    let places: Vec<(&str, f64, u32)> =
+        board.iter().map(|e| (e.player.id.as_str(), e.rating.rating, e.games)).collect();
+    assert_eq!(places, [(p1.as_str(), 1520.0, 2), ("late", 1510.0, 1)]);
+    assert_eq!(board[0].player.name, "Ann");
+    let second = store.leaderboard("partnership", 1, 1).await.expect("a page");
+    assert_eq!(second.iter().map(|e| e.player.id.as_str()).collect::<Vec<_>>(), ["late"]);
+    assert!(store.leaderboard("cutthroat", 10, 0).await.expect("the board").is_empty());
+
+    let forms = store.player_ratings("a").await.expect("ratings");
+    let forms: Vec<(&str, f64, u32)> =
+        forms.iter().map(|f| (f.form.as_str(), f.rating.rating, f.games)).collect();
+    assert_eq!(forms, [("cutthroat", 1510.0, 1), ("partnership", 1540.0, 4)]);
+    let history = store.rating_history(&p1, 10).await.expect("history");
+    let points: Vec<(&str, Option<f64>, f64, Millis)> =
+        history.iter().map(|p| (p.match_id.as_str(), p.before, p.rating, p.at)).collect();
+    assert_eq!(points, [("r5", None, 1510.0, 60), ("r6", Some(1510.0), 1520.0, 70)]);
+    let latest = store.rating_history(&p1, 1).await.expect("history");
+    assert_eq!(latest.iter().map(|p| p.match_id.as_str()).collect::<Vec<_>>(), ["r6"]);
 }

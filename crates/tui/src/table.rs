@@ -139,6 +139,8 @@ impl TableModel {
                 self.last_trick = None;
             }
             TableNotice::Chat { from, text } => self.chat.push(ChatLine { from, text }),
+            // Ratings are shown by the browser client; the terminal does not yet.
+            TableNotice::Rated { .. } => {}
         }
     }
 

@@ -1,18 +1,23 @@
 //! The API's error answers: a status and a JSON `{code, message}` body.
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use euchre_engine::egn::{self, Location};
 use euchre_store::StoreError;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::accounts::AccountError;
+
 /// An error answer: the status and a JSON body.
 #[derive(Debug)]
 pub struct ApiError {
     pub status: StatusCode,
-    pub body: ErrorBody,
+    /// Boxed: every handler's `Result` carries an `ApiError`, kept small.
+    pub body: Box<ErrorBody>,
+    /// For `429 rate_limited`: seconds to wait, sent as `Retry-After`.
+    pub retry_after: Option<u32>,
 }
 
 /// Every error's body.
@@ -69,7 +74,7 @@ impl ApiError {
             location: None,
             findings: None,
         };
-        ApiError { status, body }
+        ApiError { status, body: Box::new(body), retry_after: None }
     }
 
     /// An EGN import refused for its findings: the first in the usual
@@ -132,8 +137,35 @@ impl ApiError {
     }
 }
 
+impl From<AccountError> for ApiError {
+    fn from(error: AccountError) -> ApiError {
+        let status = match error {
+            AccountError::BadName | AccountError::WeakPassword => StatusCode::BAD_REQUEST,
+            AccountError::NameTaken | AccountError::AlreadyClaimed => StatusCode::CONFLICT,
+            AccountError::BadCredentials
+            | AccountError::NoToken
+            | AccountError::BadToken
+            | AccountError::SessionExpired => StatusCode::UNAUTHORIZED,
+            AccountError::NotAnAccount => StatusCode::FORBIDDEN,
+            AccountError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AccountError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        };
+        let mut answer = ApiError::new(status, error.code(), error.to_string());
+        if let AccountError::RateLimited { retry_after } = error {
+            // Whole seconds, rounded up: a client waiting that long is let in.
+            let seconds = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
+            answer.retry_after = Some(u32::try_from(seconds).unwrap_or(u32::MAX));
+        }
+        answer
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, Json(self.body)).into_response()
+        let mut response = (self.status, Json(self.body)).into_response();
+        if let Some(seconds) = self.retry_after {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
     }
 }

@@ -1,8 +1,10 @@
 //! The HTTP API under `/api`, one module per resource:
 //! [`matches`](mod@matches) (the list, one match, its engine record),
 //! [`replay`] (a match replayed hand by hand), [`export`] (EGN files),
-//! [`import`] (EGN imports) and [`players`]; with [`query`] for the list's
-//! filters and cursors and [`error`] for the answers that go wrong.
+//! [`import`] (EGN imports), [`players`] (profiles), [`leaderboard`], [`accounts`] (claiming a name,
+//! changing the password) and [`sessions`] (logging in and out); with
+//! [`query`] for the list's filters and cursors and [`error`] for the
+//! answers that go wrong.
 //!
 //! Handlers are thin: each parses its input with a plain function here
 //! ([`ListParams::to_query`], [`parse_import`]), asks the [`Store`] (typed
@@ -26,19 +28,23 @@ use axum::body::Bytes;
 use axum::extract::DefaultBodyLimit;
 use axum::http::header;
 use axum::routing::get;
-use utoipa::OpenApi;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::state::AppState;
 
+pub mod accounts;
 pub mod error;
 pub mod export;
 pub mod import;
+pub mod leaderboard;
 pub mod matches;
 pub mod players;
 pub mod query;
 pub mod replay;
+pub mod sessions;
 
 pub use error::{ApiError, ErrorBody, FindingBody};
 pub use import::{IMPORT_LIMIT, IMPORT_TABLE, import_writes, parse_import};
@@ -49,9 +55,11 @@ pub use replay::match_view;
 #[derive(OpenApi)]
 #[openapi(
     info(
-        title = "Euchre server: match history",
-        description = "Finished and running matches, their records and EGN, EGN imports, and \
-            players' records. Errors are JSON `{code, message}`; an EGN import refused by the \
+        title = "Euchre server: match history and accounts",
+        description = "Finished and running matches, their records and EGN, EGN imports, \
+            players' records, and accounts: a guest claims its name with a password and logs in \
+            with it anywhere. Requests for a player carry its guest or session token as \
+            `Authorization: Bearer …`. Errors are JSON `{code, message}`; an EGN import refused by the \
             engine adds `location`, and `findings`: every finding in the file. Times are \
             milliseconds since the Unix epoch. Seats are numbered clockwise from 0: 0 to 3, or \
             to 2 or 1 in the three- and two-handed games. Scores come one per side: in the \
@@ -61,10 +69,29 @@ pub use replay::match_view;
     ),
     tags(
         (name = "matches", description = "Match history"),
-        (name = "players", description = "Players' records")
-    )
+        (name = "players", description = "Players' profiles and the leaderboard"),
+        (name = "accounts", description = "Claimed names, passwords and log-in sessions")
+    ),
+    modifiers(&BearerToken)
 )]
 struct ApiDoc;
+
+/// The `bearer` security scheme the account routes name: a guest's token or
+/// a session's, as `hello` takes them.
+struct BearerToken;
+
+impl Modify for BearerToken {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let scheme = HttpBuilder::new()
+            .scheme(HttpAuthScheme::Bearer)
+            .description(Some("A guest's token (from `welcome`) or a session's (from a log-in)"))
+            .build();
+        openapi
+            .components
+            .get_or_insert_with(Default::default)
+            .add_security_scheme("bearer", SecurityScheme::Http(scheme));
+    }
+}
 
 /// The API's routes together with their OpenAPI description.
 fn api() -> OpenApiRouter<AppState> {
@@ -75,6 +102,11 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(export::get_egn))
         .routes(routes!(import::import_match))
         .routes(routes!(players::get_player))
+        .routes(routes!(leaderboard::leaderboard))
+        .routes(routes!(accounts::claim))
+        .routes(routes!(accounts::change_password))
+        .routes(routes!(sessions::log_in))
+        .routes(routes!(sessions::log_out))
 }
 
 /// The OpenAPI document of the routes [`routes()`] serves.

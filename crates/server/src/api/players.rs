@@ -1,9 +1,9 @@
-//! A player's record.
+//! A player's profile: the record over finished matches, and the ratings.
 
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use euchre_store::PlayerStats;
+use euchre_store::{FormRating, PlayerStats, RatingPoint};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -11,8 +11,11 @@ use super::error::{ApiError, ErrorBody};
 use super::query::valid_id;
 use crate::state::AppState;
 
-/// A player's record over finished matches.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+/// The rated games a profile shows at most.
+const HISTORY_LIMIT: u32 = 200;
+
+/// A player's profile: the record over finished matches, and the ratings.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct PlayerView {
     pub id: String,
     pub name: String,
@@ -32,11 +35,74 @@ pub struct PlayerView {
     /// Lone hands the player made, and those that took all five tricks.
     pub loners_tried: u32,
     pub loners_won: u32,
+    /// `won / played`, 0 before any finished match.
+    pub win_rate: f64,
+    /// Hands where the player made trump, and those their side then made.
+    pub hands_called: u32,
+    pub hands_made: u32,
+    /// Finished matches' time, start to end, summed, in ms.
+    pub time_played_ms: i64,
+    /// The player's rating in each game form they were rated in.
+    pub ratings: Vec<FormRatingView>,
+    /// The latest rated games (up to 200), oldest first: the rating chart.
+    pub rating_history: Vec<RatingPointView>,
+}
+
+/// A rating in one game form.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct FormRatingView {
+    /// `partnership`, `cutthroat`, `three_handed`, `two_handed` or `two_handed_plain`.
+    pub form: String,
+    /// Glicko-2: the rating and its deviation (how sure it is), rounded.
+    pub rating: i32,
+    pub deviation: i32,
+    /// Rated games played in the form.
+    pub games: u32,
+}
+
+impl From<&FormRating> for FormRatingView {
+    fn from(rating: &FormRating) -> FormRatingView {
+        FormRatingView {
+            form: rating.form.clone(),
+            rating: rating.rating.rating.round() as i32,
+            deviation: rating.rating.deviation.round() as i32,
+            games: rating.games,
+        }
+    }
+}
+
+/// The rating after one rated match.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct RatingPointView {
+    pub form: String,
+    pub match_id: String,
+    /// The rating after the match, rounded, and what the match changed it
+    /// by (from 1500 for a first rated game).
+    pub rating: i32,
+    pub change: i32,
+    /// When it was rated, ms since the Unix epoch.
+    pub at: i64,
+}
+
+impl From<&RatingPoint> for RatingPointView {
+    fn from(point: &RatingPoint) -> RatingPointView {
+        RatingPointView {
+            form: point.form.clone(),
+            match_id: point.match_id.clone(),
+            rating: point.rating.round() as i32,
+            change: (point.rating - point.before.unwrap_or(1500.0)).round() as i32,
+            at: point.at,
+        }
+    }
 }
 
 impl PlayerView {
     /// `None` when the player is unknown.
-    fn new(stats: PlayerStats) -> Option<PlayerView> {
+    fn new(
+        stats: PlayerStats,
+        ratings: &[FormRating],
+        history: &[RatingPoint],
+    ) -> Option<PlayerView> {
         let player = stats.player?;
         Some(PlayerView {
             id: player.id,
@@ -49,6 +115,16 @@ impl PlayerView {
             euchres_suffered: stats.euchres_suffered,
             loners_tried: stats.loners_tried,
             loners_won: stats.loners_won,
+            win_rate: if stats.played == 0 {
+                0.0
+            } else {
+                f64::from(stats.won) / f64::from(stats.played)
+            },
+            hands_called: stats.hands_called,
+            hands_made: stats.hands_made,
+            time_played_ms: stats.time_played_ms,
+            ratings: ratings.iter().map(FormRatingView::from).collect(),
+            rating_history: history.iter().map(RatingPointView::from).collect(),
         })
     }
 }
@@ -57,11 +133,13 @@ impl PlayerView {
     get,
     path = "/api/players/{id}",
     tag = "players",
-    summary = "A player's record",
-    description = "Over finished matches only. Names in imported matches are not players.",
+    summary = "A player's profile",
+    description = "The record over finished matches only (names in imported matches are not \
+        players), and the player's ratings: one per game form, and the latest rated games for a \
+        chart.",
     params(("id" = String, Path, description = "The player id")),
     responses(
-        (status = 200, description = "The player's record", body = PlayerView),
+        (status = 200, description = "The player's profile", body = PlayerView),
         (status = 404, description = "No such player (`not_found`)", body = ErrorBody),
     )
 )]
@@ -74,6 +152,9 @@ pub(super) async fn get_player(
     if !valid_id(&id) {
         return Err(not_found());
     }
-    let stats = state.store.player_stats(&id).await.map_err(ApiError::store)?;
-    PlayerView::new(stats).map(Json).ok_or_else(not_found)
+    let store = &state.store;
+    let stats = store.player_stats(&id).await.map_err(ApiError::store)?;
+    let ratings = store.player_ratings(&id).await.map_err(ApiError::store)?;
+    let history = store.rating_history(&id, HISTORY_LIMIT).await.map_err(ApiError::store)?;
+    PlayerView::new(stats, &ratings, &history).map(Json).ok_or_else(not_found)
 }

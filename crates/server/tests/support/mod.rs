@@ -2,6 +2,9 @@
 
 #![allow(dead_code)]
 
+pub mod http;
+pub mod postgres;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 

@@ -1,0 +1,138 @@
+//! The leaderboard: accounts ranked by rating, one board per game form.
+
+use axum::Json;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::error::{ApiError, ErrorBody};
+use super::sessions::AccountPlayer;
+use crate::state::AppState;
+
+/// The game forms, each with its own ratings.
+const FORMS: [&str; 5] =
+    ["partnership", "cutthroat", "three_handed", "two_handed", "two_handed_plain"];
+
+/// Places per page unless `limit` says otherwise, and the most it may say.
+const DEFAULT_LIMIT: u32 = 20;
+const MAX_LIMIT: u32 = 100;
+/// Far past any board, and far from overflowing a rank.
+const MAX_OFFSET: u32 = 1_000_000;
+
+/// The filters of `GET /api/leaderboard`.
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct BoardParams {
+    /// `partnership` (the default), `cutthroat`, `three_handed`, `two_handed` or
+    /// `two_handed_plain`.
+    pub form: Option<String>,
+    /// Places per page, 1 to 100 (default 20).
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 100)]
+    pub limit: Option<String>,
+    /// Places to skip: the `next_offset` of the previous page.
+    #[param(value_type = Option<u32>)]
+    pub offset: Option<String>,
+}
+
+/// A page of the leaderboard.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Leaderboard {
+    pub form: String,
+    pub places: Vec<Place>,
+    /// Pass as `offset` for the next page; `null` on the last page.
+    pub next_offset: Option<u32>,
+}
+
+/// One place on the board.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Place {
+    /// 1 for the best.
+    pub rank: u32,
+    pub player: AccountPlayer,
+    /// Glicko-2, rounded: the rating and its deviation.
+    pub rating: i32,
+    pub deviation: i32,
+    /// Rated games played in the form.
+    pub games: u32,
+}
+
+impl BoardParams {
+    /// The form, the page size and the offset, or the first thing wrong.
+    fn parse(&self) -> Result<(&str, u32, u32), ApiError> {
+        let form = self.form.as_deref().unwrap_or(FORMS[0]);
+        if !FORMS.contains(&form) {
+            let message = format!("form must be one of {}, not {form:?}", FORMS.join(", "));
+            return Err(ApiError::bad_request("bad_form", message));
+        }
+        let limit = match self.limit.as_deref() {
+            None => DEFAULT_LIMIT,
+            Some(text) => text
+                .parse::<u32>()
+                .ok()
+                .filter(|limit| (1..=MAX_LIMIT).contains(limit))
+                .ok_or_else(|| {
+                    let message = format!("limit must be 1 to {MAX_LIMIT}, not {text:?}");
+                    ApiError::bad_request("bad_limit", message)
+                })?,
+        };
+        let offset = match self.offset.as_deref() {
+            None => 0,
+            Some(text) => {
+                text.parse::<u32>().ok().filter(|offset| *offset <= MAX_OFFSET).ok_or_else(
+                    || {
+                        let message = format!("offset must be 0 to {MAX_OFFSET}, not {text:?}");
+                        ApiError::bad_request("bad_offset", message)
+                    },
+                )?
+            }
+        };
+        Ok((form, limit, offset))
+    }
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/leaderboard",
+    tag = "players",
+    summary = "The leaderboard of a game form",
+    description = "Accounts ranked by their Glicko-2 rating in the form, best first (equal \
+        ratings by player id). Guests are rated too but not ranked: a place needs a claimed \
+        name. Pages follow `next_offset`.",
+    params(BoardParams),
+    responses(
+        (status = 200, description = "A page of the board", body = Leaderboard),
+        (status = 400, description = "`bad_form`, `bad_limit`, `bad_offset` or `bad_query`",
+            body = ErrorBody),
+    )
+)]
+pub(super) async fn leaderboard(
+    State(state): State<AppState>,
+    params: Result<Query<BoardParams>, QueryRejection>,
+) -> Result<Json<Leaderboard>, ApiError> {
+    let Query(params) =
+        params.map_err(|rejection| ApiError::bad_request("bad_query", rejection.body_text()))?;
+    let (form, limit, offset) = params.parse()?;
+    // One more than asked, to know whether another page follows.
+    let mut entries =
+        state.store.leaderboard(form, limit + 1, offset).await.map_err(ApiError::store)?;
+    let more = entries.len() > limit as usize;
+    entries.truncate(limit as usize);
+    let places = entries
+        .into_iter()
+        .zip(offset + 1..)
+        .map(|(entry, rank)| Place {
+            rank,
+            player: AccountPlayer { id: entry.player.id, name: entry.player.name },
+            rating: entry.rating.rating.round() as i32,
+            deviation: entry.rating.deviation.round() as i32,
+            games: entry.games,
+        })
+        .collect();
+    Ok(Json(Leaderboard {
+        form: form.to_owned(),
+        places,
+        next_offset: more.then_some(offset + limit),
+    }))
+}

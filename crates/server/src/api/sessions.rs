@@ -1,0 +1,127 @@
+//! Log-in sessions: logging in with a name and password, logging out, and
+//! the bearer token the other account requests carry.
+
+use std::net::SocketAddr;
+
+use axum::Json;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::error::{ApiError, ErrorBody};
+use crate::accounts::{AccountError, Started};
+use crate::state::AppState;
+
+/// A name and password, to claim the name or to log in with it.
+#[derive(Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Credentials {
+    /// 1 to 32 characters; compared without regard to case.
+    pub name: String,
+    /// 8 to 128 characters.
+    pub password: String,
+}
+
+// By hand, so the password never reaches a log.
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// A session just started.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct SessionView {
+    pub player: AccountPlayer,
+    /// The session's bearer token: send it as `Authorization: Bearer …` and
+    /// as the `token` of the WebSocket's `hello`. Shown only here, once.
+    pub token: String,
+    /// When the session ends, in ms since the Unix epoch.
+    pub expires_at: i64,
+}
+
+/// The player an account belongs to: its id is the one it had as a guest.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct AccountPlayer {
+    pub id: String,
+    pub name: String,
+}
+
+impl From<Started> for SessionView {
+    fn from(started: Started) -> SessionView {
+        SessionView {
+            player: AccountPlayer { id: started.player.id, name: started.player.name },
+            token: started.token,
+            expires_at: started.expires_at,
+        }
+    }
+}
+
+/// The token of `Authorization: Bearer <token>`.
+pub(super) fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|token| !token.is_empty())
+        .ok_or_else(|| AccountError::NoToken.into())
+}
+
+/// A JSON body, or a `400 bad_body` answer saying what is wrong with it.
+pub(super) fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
+    body.map(|Json(body)| body).map_err(|rejection| {
+        ApiError::new(StatusCode::BAD_REQUEST, "bad_body", rejection.body_text())
+    })
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/sessions",
+    tag = "accounts",
+    summary = "Log in",
+    description = "Starts a session for the account with this name (compared without regard \
+        to case) and password, on any device: the player keeps its id, so its history and \
+        rating follow it. Attempts are limited per name and per address (5 and 20 a minute by \
+        default, successful or not); past that the answer is 429 with `Retry-After`.",
+    request_body = Credentials,
+    responses(
+        (status = 201, description = "Logged in", body = SessionView),
+        (status = 400, description = "Not a JSON name and password (`bad_body`)", body = ErrorBody),
+        (status = 401, description = "No account with that name and password (`bad_credentials`)", body = ErrorBody),
+        (status = 429, description = "Too many attempts (`rate_limited`)", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+    )
+)]
+pub(super) async fn log_in(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    credentials: Result<Json<Credentials>, JsonRejection>,
+) -> Result<(StatusCode, Json<SessionView>), ApiError> {
+    let Credentials { name, password } = body(credentials)?;
+    let started = state.accounts.log_in(peer.ip(), &name, &password).await?;
+    Ok((StatusCode::CREATED, Json(started.into())))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/api/sessions/current",
+    tag = "accounts",
+    summary = "Log out",
+    description = "Ends the session whose token is the bearer token: neither the HTTP API nor \
+        the WebSocket's `hello` accepts it again. Logging out twice is no error.",
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Logged out"),
+        (status = 401, description = "No bearer token (`no_token`)", body = ErrorBody),
+    )
+)]
+pub(super) async fn log_out(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<StatusCode, ApiError> {
+    state.accounts.log_out(bearer(&headers)?).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

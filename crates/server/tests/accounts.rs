@@ -1,0 +1,246 @@
+//! Accounts against a real server: a guest plays, claims its name, logs in
+//! on another "device" (a new connection with no token) and finds its
+//! history; wrong passwords, taken names, log-in limits, and sessions that
+//! end by log-out, by a password change and by expiry, over HTTP and over
+//! the WebSocket's `hello`.
+
+mod support;
+
+use std::time::Duration;
+
+use euchre_engine::Preset;
+use euchre_protocol::{ClientMessage, PROTOCOL_VERSION, ServerMessage, TableSettings};
+use euchre_server::Settings;
+use serde_json::{Value, json};
+use support::http::{Answer, http, request};
+use support::{Client, PATIENCE, TestServer, play_to_the_end};
+
+const PASSWORD: &str = "correct horse";
+
+async fn claim(server: &TestServer, token: &str, name: &str, password: &str) -> Answer {
+    let body = json!({ "name": name, "password": password }).to_string();
+    request(server, "POST", "/api/accounts", Some(token), Some(body.as_bytes())).await
+}
+
+async fn log_in(server: &TestServer, name: &str, password: &str) -> Answer {
+    let body = json!({ "name": name, "password": password }).to_string();
+    http(server, "POST", "/api/sessions", Some(body.as_bytes())).await
+}
+
+async fn log_out(server: &TestServer, token: &str) -> Answer {
+    request(server, "DELETE", "/api/sessions/current", Some(token), None).await
+}
+
+async fn change_password(server: &TestServer, token: &str, current: &str, new: &str) -> Answer {
+    let body = json!({ "current_password": current, "new_password": new }).to_string();
+    request(server, "PUT", "/api/accounts/password", Some(token), Some(body.as_bytes())).await
+}
+
+/// A started session's token, checking the answer on the way.
+fn session(answer: &Answer, status: u16, player_id: &str) -> String {
+    assert_eq!(answer.status, status, "{}", answer.body);
+    let body = answer.json();
+    assert_eq!(body["player"]["id"], player_id, "{body}");
+    assert!(body["expires_at"].as_i64().is_some(), "{body}");
+    body["token"].as_str().expect("a token").to_owned()
+}
+
+/// `hello` with a token on a new connection: the welcome or the error.
+async fn hello_with(server: &TestServer, token: &str) -> ServerMessage {
+    let mut client = Client::connect(&server.url()).await;
+    let hello = ClientMessage::Hello {
+        id: 1,
+        protocol_version: PROTOCOL_VERSION,
+        token: Some(token.to_owned()),
+        name: None,
+    };
+    client.command(hello).await
+}
+
+fn welcomed_as(message: &ServerMessage) -> Option<(&str, &str)> {
+    match message {
+        ServerMessage::Welcome { player, .. } => Some((&player.id, &player.name)),
+        _ => None,
+    }
+}
+
+fn refused(message: &ServerMessage) -> Option<&str> {
+    match message {
+        ServerMessage::Error { code, .. } => Some(code),
+        _ => None,
+    }
+}
+
+/// Plays one whole game against three bots; returns the client.
+async fn one_game(server: &TestServer, name: &str) -> Client {
+    let mut client = server.player(name).await;
+    let settings =
+        TableSettings { preset: Preset::Standard, bot_seats: vec![1, 2, 3], ..Default::default() };
+    let table = client.create_table(settings).await;
+    client.sit(&table, Some(0)).await;
+    play_to_the_end(client, table, 7).await
+}
+
+/// The matches the history lists for `player`, once the writer has stored them.
+async fn matches_of(server: &TestServer, player: &str, at_least: usize) -> Vec<Value> {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let answer = http(server, "GET", &format!("/api/matches?player={player}"), None).await;
+        let matches = answer.json()["matches"].as_array().cloned().unwrap_or_default();
+        if matches.len() >= at_least || tokio::time::Instant::now() > deadline {
+            return matches;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_guest_claims_its_name_and_logs_in_elsewhere_keeping_its_history() {
+    let server = TestServer::start().await;
+    let client = one_game(&server, "Ann").await;
+    let (guest, guest_token) = (client.player_id.clone().expect("an id"), client.token.clone());
+    let guest_token = guest_token.expect("a guest token");
+
+    // Refusals first: nothing changes.
+    assert_eq!(claim(&server, &guest_token, "Ann", "short").await.error(400), "weak_password");
+    assert_eq!(claim(&server, &guest_token, " ", PASSWORD).await.error(400), "bad_name");
+    assert_eq!(claim(&server, "nonsense", "Ann", PASSWORD).await.error(401), "bad_token");
+    let body = json!({ "name": "Ann", "password": PASSWORD }).to_string();
+    let anonymous = http(&server, "POST", "/api/accounts", Some(body.as_bytes())).await;
+    assert_eq!(anonymous.error(401), "no_token");
+    let extra = json!({ "name": "Ann", "password": PASSWORD, "admin": true }).to_string();
+    let answer =
+        request(&server, "POST", "/api/accounts", Some(&guest_token), Some(extra.as_bytes()));
+    assert_eq!(answer.await.error(400), "bad_body");
+
+    // The claim keeps the player id and retires the guest's token.
+    let first = session(&claim(&server, &guest_token, "Ann", PASSWORD).await, 201, &guest);
+    assert_ne!(first, guest_token);
+    assert_eq!(refused(&hello_with(&server, &guest_token).await), Some("bad_token"));
+    assert_eq!(claim(&server, &first, "Ann2", PASSWORD).await.error(409), "already_claimed");
+
+    // Another guest cannot take the name, whatever its case.
+    let other = server.player("Bob").await;
+    let other_token = other.token.clone().expect("a token");
+    assert_eq!(claim(&server, &other_token, "aNN", PASSWORD).await.error(409), "name_taken");
+
+    // Another device: a log-in by name, any case, then hello with the session.
+    assert_eq!(log_in(&server, "Ann", "wrong horse").await.error(401), "bad_credentials");
+    assert_eq!(log_in(&server, "Nobody", PASSWORD).await.error(401), "bad_credentials");
+    let elsewhere = session(&log_in(&server, "  ANN ", PASSWORD).await, 201, &guest);
+    let welcome = hello_with(&server, &elsewhere).await;
+    assert_eq!(welcomed_as(&welcome), Some((guest.as_str(), "Ann")), "{welcome:?}");
+    assert_eq!(welcomed_as(&hello_with(&server, &first).await).map(|w| w.0), Some(guest.as_str()));
+    // The history is the account's.
+    let matches = matches_of(&server, &guest, 1).await;
+    assert_eq!(matches.len(), 1);
+    assert_eq!(matches[0]["seats"][0]["player_id"], guest.as_str());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn sessions_end_on_log_out_and_on_a_password_change() {
+    // More attempts than the default five a minute: limits are tested below.
+    let mut settings = Settings::default();
+    settings.accounts.login_attempts_per_name = 100;
+    let server = TestServer::with_settings(settings).await;
+    let guest = server.player("Cy").await;
+    let id = guest.player_id.clone().expect("an id");
+    let phone = session(
+        &claim(&server, guest.token.as_deref().expect("a token"), "Cy", PASSWORD).await,
+        201,
+        &id,
+    );
+    let laptop = session(&log_in(&server, "cy", PASSWORD).await, 201, &id);
+    let tablet = session(&log_in(&server, "cy", PASSWORD).await, 201, &id);
+
+    // Logging out ends that session alone, and twice is no error.
+    assert_eq!(log_out(&server, &tablet).await.status, 204);
+    assert_eq!(log_out(&server, &tablet).await.status, 204);
+    assert_eq!(refused(&hello_with(&server, &tablet).await), Some("bad_token"));
+    assert!(welcomed_as(&hello_with(&server, &laptop).await).is_some());
+
+    // A password change needs the current password and ends every session.
+    assert_eq!(
+        change_password(&server, &laptop, "wrong horse", "new horse!").await.error(401),
+        "bad_credentials"
+    );
+    assert_eq!(
+        change_password(&server, &laptop, PASSWORD, "short").await.error(400),
+        "weak_password"
+    );
+    assert_eq!(
+        change_password(&server, &tablet, PASSWORD, "new horse!").await.error(401),
+        "bad_token"
+    );
+    let guest_token = server.player("Dee").await.token.expect("a token");
+    assert_eq!(
+        change_password(&server, &guest_token, PASSWORD, "new horse!").await.error(403),
+        "not_an_account"
+    );
+    let renewed =
+        session(&change_password(&server, &laptop, PASSWORD, "new horse!").await, 200, &id);
+    for ended in [&phone, &laptop] {
+        assert_eq!(refused(&hello_with(&server, ended).await), Some("bad_token"));
+    }
+    assert!(welcomed_as(&hello_with(&server, &renewed).await).is_some());
+    assert_eq!(log_in(&server, "Cy", PASSWORD).await.error(401), "bad_credentials");
+    session(&log_in(&server, "Cy", "new horse!").await, 201, &id);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_expired_session_is_refused_with_its_own_code() {
+    let mut settings = Settings::default();
+    settings.accounts.session_seconds = 1;
+    let server = TestServer::with_settings(settings).await;
+    let guest = server.player("Eve").await;
+    let id = guest.player_id.clone().expect("an id");
+    let token = session(
+        &claim(&server, guest.token.as_deref().expect("a token"), "Eve", PASSWORD).await,
+        201,
+        &id,
+    );
+    // Known and cached now: the cache must honour the expiry too.
+    assert!(welcomed_as(&hello_with(&server, &token).await).is_some());
+    let later = session(&log_in(&server, "Eve", PASSWORD).await, 201, &id);
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    assert_eq!(refused(&hello_with(&server, &token).await), Some("session_expired"));
+    assert_eq!(
+        change_password(&server, &later, PASSWORD, "new horse!").await.error(401),
+        "session_expired"
+    );
+    // Logging in again is the way back.
+    let again = session(&log_in(&server, "Eve", PASSWORD).await, 201, &id);
+    assert!(welcomed_as(&hello_with(&server, &again).await).is_some());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn log_in_attempts_are_limited_per_name_and_per_address() {
+    let mut settings = Settings::default();
+    settings.accounts.login_attempts_per_name = 3;
+    // The claim below is the address's first attempt (each claim costs a hash).
+    settings.accounts.login_attempts_per_address = 6;
+    let server = TestServer::with_settings(settings).await;
+    let guest = server.player("Fay").await;
+    let id = guest.player_id.clone().expect("an id");
+    session(
+        &claim(&server, guest.token.as_deref().expect("a token"), "Fay", PASSWORD).await,
+        201,
+        &id,
+    );
+
+    for _ in 0..3 {
+        assert_eq!(log_in(&server, "Fay", "wrong horse").await.error(401), "bad_credentials");
+    }
+    // The name's attempts are spent: even the right password waits, in any case.
+    let limited = log_in(&server, "FAY", PASSWORD).await;
+    assert_eq!(limited.error(429), "rate_limited");
+    let wait: u64 = limited.header("retry-after").expect("Retry-After").parse().expect("seconds");
+    assert!((1..=60).contains(&wait), "{wait}");
+    // Another name from the same address still has the address's last attempt.
+    assert_eq!(log_in(&server, "Gus", PASSWORD).await.error(401), "bad_credentials");
+    assert_eq!(log_in(&server, "Hal", PASSWORD).await.error(429), "rate_limited");
+    server.stop().await;
+}

@@ -1,0 +1,88 @@
+//! A small HTTP client, a few lines over a `TcpStream`: one request per
+//! connection, read to the end. The server answers with full bodies of
+//! known length, so nothing more is needed, and reqwest (with its own tree of
+//! crates to build on two cores) is not.
+
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::{PATIENCE, TestServer};
+
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    /// Names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Answer {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|error| panic!("not JSON ({error}): {}", self.body))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// The error code of a JSON error body, checking the status on the way.
+    pub fn error(&self, status: u16) -> String {
+        assert_eq!(self.status, status, "{}", self.body);
+        let body = self.json();
+        assert!(body["message"].is_string(), "an error has a message: {body}");
+        body["code"].as_str().expect("an error code").to_owned()
+    }
+}
+
+/// One request without a bearer token.
+pub async fn http(server: &TestServer, method: &str, path: &str, body: Option<&[u8]>) -> Answer {
+    request(server, method, path, None, body).await
+}
+
+/// One request, with `Authorization: Bearer <token>` when a token is given.
+pub async fn request(
+    server: &TestServer,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&[u8]>,
+) -> Answer {
+    let exchange = async {
+        let mut stream = tokio::net::TcpStream::connect(server.address).await.expect("connect");
+        let mut request =
+            format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n");
+        if let Some(token) = token {
+            request += &format!("Authorization: Bearer {token}\r\n");
+        }
+        if let Some(body) = body {
+            request +=
+                &format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len());
+        }
+        request += "\r\n";
+        stream.write_all(request.as_bytes()).await.expect("write");
+        if let Some(body) = body {
+            // The server may refuse an oversized body before reading it all.
+            let _ = stream.write_all(body).await;
+        }
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).await.expect("read");
+        response
+    };
+    let response = tokio::time::timeout(PATIENCE, exchange).await.expect("an answer in time");
+    let text = String::from_utf8(response).expect("a UTF-8 answer");
+    let (head, body) = text.split_once("\r\n\r\n").expect("a head and a body");
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|line| line.split(' ').nth(1))
+        .and_then(|code| code.parse().ok())
+        .expect("a status line");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    let chunked = headers.iter().any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
+    assert!(!chunked, "this client reads bodies of known length only");
+    Answer { status, headers, body: body.to_owned() }
+}

@@ -1,0 +1,180 @@
+//! Accounts and sessions, written once for both backends over [`Conn`].
+//! Each backend opens the transaction and calls these.
+
+use crate::StoreError;
+use crate::conn::{Conn, Decodes, Param};
+use crate::{Account, AccountClaim, ClaimOutcome, Millis, NewSession, PlayerRow, Session};
+
+/// The guest's row, for a claim that overtakes the journal's `Player`
+/// write; that write, applied later, then changes nothing.
+const INSERT_PLAYER_IF_MISSING: &str = "\
+    INSERT INTO players (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4) \
+    ON CONFLICT (id) DO NOTHING";
+
+const ACCOUNT_OF_PLAYER: &str = "SELECT player_id FROM accounts WHERE player_id = $1";
+
+const ACCOUNT_NAMED: &str = "SELECT player_id FROM accounts WHERE name_key = $1";
+
+const INSERT_ACCOUNT: &str = "\
+    INSERT INTO accounts (player_id, name_key, password_hash, created_at, updated_at) \
+    VALUES ($1, $2, $3, $4, $4)";
+
+const RENAME_PLAYER: &str = "UPDATE players SET name = $2 WHERE id = $1";
+
+const INSERT_SESSION: &str = "\
+    INSERT INTO sessions (token_hash, player_id, created_at, expires_at) VALUES ($1, $2, $3, $4)";
+
+const ACCOUNT_BY_NAME: &str = "\
+    SELECT p.id, p.name, a.password_hash FROM accounts a JOIN players p ON p.id = a.player_id \
+    WHERE a.name_key = $1";
+
+const ACCOUNT_BY_PLAYER: &str = "\
+    SELECT p.id, p.name, a.password_hash FROM accounts a JOIN players p ON p.id = a.player_id \
+    WHERE a.player_id = $1";
+
+const SESSION_BY_TOKEN_HASH: &str = "\
+    SELECT p.id, p.name, s.expires_at, s.revoked_at FROM sessions s \
+    JOIN players p ON p.id = s.player_id WHERE s.token_hash = $1";
+
+const REVOKE_SESSION: &str =
+    "UPDATE sessions SET revoked_at = COALESCE(revoked_at, $2) WHERE token_hash = $1";
+
+const REVOKE_SESSIONS_OF: &str =
+    "UPDATE sessions SET revoked_at = COALESCE(revoked_at, $2) WHERE player_id = $1";
+
+const SET_PASSWORD: &str =
+    "UPDATE accounts SET password_hash = $2, updated_at = $3 WHERE player_id = $1";
+
+/// A row of [`ACCOUNT_BY_NAME`] or [`ACCOUNT_BY_PLAYER`].
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct AccountRow {
+    pub id: String,
+    pub name: String,
+    pub password_hash: String,
+}
+
+/// A row of [`SESSION_BY_TOKEN_HASH`].
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct SessionRow {
+    pub id: String,
+    pub name: String,
+    pub expires_at: i64,
+    pub revoked_at: Option<i64>,
+}
+
+fn text(value: &str) -> Param<'_> {
+    Param::Text(Some(value))
+}
+
+fn int(value: i64) -> Param<'static> {
+    Param::Int(Some(value))
+}
+
+async fn exists<C: Conn>(
+    conn: &mut C,
+    statement: &'static str,
+    key: &str,
+) -> Result<bool, StoreError> {
+    Ok(!conn.fetch_all(statement, &[text(key)]).await?.is_empty())
+}
+
+pub(crate) async fn claim<C: Conn>(
+    conn: &mut C,
+    claim: &AccountClaim,
+) -> Result<ClaimOutcome, StoreError> {
+    let (player, session) = (&claim.player, &claim.session);
+    let at = session.created_at;
+    let guest = [text(&player.id), text(&player.name), text(&claim.guest_token_hash), int(at)];
+    conn.execute(INSERT_PLAYER_IF_MISSING, &guest).await?;
+    if exists(conn, ACCOUNT_OF_PLAYER, &player.id).await? {
+        return Ok(ClaimOutcome::AlreadyClaimed);
+    }
+    if exists(conn, ACCOUNT_NAMED, &claim.name_key).await? {
+        return Ok(ClaimOutcome::NameTaken);
+    }
+    let account = [text(&player.id), text(&claim.name_key), text(&claim.password_hash), int(at)];
+    match conn.execute(INSERT_ACCOUNT, &account).await {
+        // Another claim of the same name committed since the check above.
+        Err(StoreError::Database(sqlx::Error::Database(error))) if error.is_unique_violation() => {
+            return Ok(ClaimOutcome::NameTaken);
+        }
+        other => other?,
+    }
+    conn.execute(RENAME_PLAYER, &[text(&player.id), text(&player.name)]).await?;
+    insert_session(conn, session).await?;
+    Ok(ClaimOutcome::Claimed)
+}
+
+async fn account<C: Conn>(
+    conn: &mut C,
+    statement: &'static str,
+    key: &str,
+) -> Result<Option<Account>, StoreError> {
+    let rows = conn.fetch_all(statement, &[text(key)]).await?;
+    let Some(row) = rows.first() else { return Ok(None) };
+    let row: AccountRow = row.decode()?;
+    Ok(Some(Account {
+        player: PlayerRow { id: row.id, name: row.name },
+        password_hash: row.password_hash,
+    }))
+}
+
+pub(crate) async fn account_by_name<C: Conn>(
+    conn: &mut C,
+    name_key: &str,
+) -> Result<Option<Account>, StoreError> {
+    account(conn, ACCOUNT_BY_NAME, name_key).await
+}
+
+pub(crate) async fn account_by_player<C: Conn>(
+    conn: &mut C,
+    player_id: &str,
+) -> Result<Option<Account>, StoreError> {
+    account(conn, ACCOUNT_BY_PLAYER, player_id).await
+}
+
+pub(crate) async fn insert_session<C: Conn>(
+    conn: &mut C,
+    session: &NewSession,
+) -> Result<(), StoreError> {
+    let params = [
+        text(&session.token_hash),
+        text(&session.player_id),
+        int(session.created_at),
+        int(session.expires_at),
+    ];
+    conn.execute(INSERT_SESSION, &params).await
+}
+
+pub(crate) async fn session<C: Conn>(
+    conn: &mut C,
+    token_hash: &str,
+) -> Result<Option<Session>, StoreError> {
+    let rows = conn.fetch_all(SESSION_BY_TOKEN_HASH, &[text(token_hash)]).await?;
+    let Some(row) = rows.first() else { return Ok(None) };
+    let row: SessionRow = row.decode()?;
+    Ok(Some(Session {
+        player: PlayerRow { id: row.id, name: row.name },
+        expires_at: row.expires_at,
+        revoked_at: row.revoked_at,
+    }))
+}
+
+pub(crate) async fn revoke_session<C: Conn>(
+    conn: &mut C,
+    token_hash: &str,
+    at: Millis,
+) -> Result<(), StoreError> {
+    conn.execute(REVOKE_SESSION, &[text(token_hash), int(at)]).await
+}
+
+pub(crate) async fn change_password<C: Conn>(
+    conn: &mut C,
+    password_hash: &str,
+    session: &NewSession,
+) -> Result<(), StoreError> {
+    let (player_id, at) = (session.player_id.as_str(), session.created_at);
+    conn.execute(SET_PASSWORD, &[text(player_id), text(password_hash), int(at)]).await?;
+    conn.execute(REVOKE_SESSIONS_OF, &[text(player_id), int(at)]).await?;
+    insert_session(conn, session).await
+}

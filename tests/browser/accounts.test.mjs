@@ -1,0 +1,69 @@
+// Accounts and ratings in a real browser against the real server: a guest
+// claims its name, four people play a rated game, the table shows the
+// rating change, the leaderboard ranks the account, and its profile draws
+// the rating chart; logging in elsewhere brings the same player back.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTable, gameOver, playUntil, takeSeat, withServerAndBrowser } from './support.mjs';
+
+const env = withServerAndBrowser();
+const PASSWORD = 'correct horse';
+
+test('claim a name, play a rated game, see the rating change and the leaderboard', async () => {
+  const names = ['Ann', 'Bob', 'Cy', 'Di'];
+  const ann = await env.player(names[0]);
+  await ann.getByRole('link', { name: 'Account', exact: true }).click();
+  await ann.getByLabel('Password (8 characters or more)').fill(PASSWORD);
+  await ann.getByRole('button', { name: 'Claim name' }).click();
+  await ann.getByRole('heading', { name: 'Your account: Ann' }).waitFor();
+  await ann.locator('#connection[data-status="online"]').waitFor();
+
+  // Four people, no bots: a rated game.
+  await ann.getByRole('link', { name: 'Lobby', exact: true }).click();
+  const link = await createTable(ann, { bots: [], points: 5 });
+  const pages = [ann];
+  for (const seat of [1, 2, 3]) {
+    const page = await env.player(names[seat]);
+    await takeSeat(page, link, seat);
+    pages.push(page);
+  }
+  for (const page of pages) await page.locator('.hand .card').first().waitFor();
+  await playUntil(pages, () => gameOver(ann), { timeoutMs: 300000 });
+
+  // The table says what the game did to Ann's rating.
+  const change = ann.locator('.rating-change');
+  await change.waitFor();
+  const [, rating, sign] = (await change.textContent()).match(/^Rating (\d+) \(([+−±])\d+\)$/) ?? [];
+  assert.ok(rating, `the rating shown: ${await change.textContent()}`);
+  assert.notEqual(sign, '±', 'a game between newcomers moves the rating');
+  await ann.locator('.play-log li', { hasText: /^Ratings: You \d+/ }).waitFor();
+
+  // The leaderboard ranks the one account, with that rating.
+  await ann.getByRole('link', { name: 'Leaderboard', exact: true }).click();
+  const row = ann.locator('.board-row');
+  await row.first().waitFor();
+  assert.equal(await row.count(), 1, 'guests are rated but not ranked');
+  assert.equal(await row.locator('a').textContent(), 'Ann');
+  assert.equal(await row.locator('.board-rating').textContent(), rating);
+
+  // The profile: the record, the rating and its chart.
+  await row.locator('a').click();
+  await ann.getByRole('heading', { name: 'Ann' }).waitFor();
+  assert.equal(await ann.locator('.profile-rating').textContent(), rating);
+  await ann.locator('.rating-chart polyline').waitFor();
+
+  // Another device: a log-in brings back the same player.
+  const elsewhere = await env.player('Someone');
+  await elsewhere.getByRole('link', { name: 'Account', exact: true }).click();
+  await elsewhere.getByLabel('Account name').fill('ann');
+  await elsewhere.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await elsewhere.getByRole('button', { name: 'Log in' }).click();
+  await elsewhere.getByRole('heading', { name: 'Your account: Ann' }).waitFor();
+  await elsewhere.locator('#connection[data-status="online"]').waitFor();
+  assert.equal(await elsewhere.locator('#player-name').textContent(), 'Ann');
+  const id = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('euchre.identity')).id);
+  assert.equal(await id(elsewhere), await id(ann));
+
+  for (const page of [...pages, elsewhere]) assert.deepEqual(page.problems, [], 'no script errors or console errors');
+});

@@ -1,0 +1,239 @@
+// Accounts, ratings and profiles over the HTTP API (docs/openapi.json):
+// #/account claims the guest's name with a password, logs in or out and
+// changes the password; #/leaderboard ranks accounts by rating in a game
+// form; #/players/<id> is a player's profile with a small rating chart.
+
+import { h, replaceChildren } from './dom.js';
+
+const FORMS = {
+  partnership: 'Four players, partners',
+  cutthroat: 'Cutthroat',
+  three_handed: 'Three-handed with a dummy',
+  two_handed: 'Two-handed with a dummy',
+  two_handed_plain: 'Two-handed',
+};
+const PAGE_SIZE = 20;
+
+async function api(method, url, { token = null, body = null } = {}) {
+  const headers = { accept: 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body) headers['content-type'] = 'application/json';
+  const response = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : null });
+  const answer = response.status === 204 ? null : await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = new Error(answer?.message ?? `${response.status} ${response.statusText}`);
+    error.code = answer?.code;
+    throw error;
+  }
+  return answer;
+}
+
+const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '±0');
+
+function field(id, label, attributes) {
+  const input = h('input', { id, name: id, required: true, ...attributes });
+  return [h('label', { for: id }, label), input];
+}
+
+// `app`: identity() → { name, token, id, account }, signedIn(session)
+// with an API session answer, signedOut(), notice(text, kind).
+export class AccountView {
+  constructor(app) {
+    this.app = app;
+    this.root = h('section', { class: 'account card-panel' });
+  }
+
+  mount(container) {
+    replaceChildren(container, this.root);
+    this.render();
+  }
+
+  async submit(event, action) {
+    event.preventDefault();
+    const form = event.target;
+    const values = Object.fromEntries(new FormData(form));
+    const button = form.querySelector('button[type="submit"]');
+    button.disabled = true;
+    try {
+      await action(values);
+    } catch (error) {
+      this.app.notice(error.message, 'error');
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  render() {
+    const me = this.app.identity();
+    const password = (id, label, autocomplete) => field(id, label, { type: 'password', minlength: '8', maxlength: '128', autocomplete });
+    const sections = [];
+    if (me.account) {
+      sections.push(
+        h('h1', {}, `Your account: ${me.name}`),
+        h('p', {}, 'Your name, history and rating follow you to any device you log in from.'),
+        h('p', {}, h('a', { href: `#/players/${encodeURIComponent(me.id)}` }, 'Your profile and rating')),
+        h('button', { type: 'button', 'data-action': 'log-out', onclick: () => this.logOut() }, 'Log out'),
+        h('form', { class: 'account-form', onsubmit: (e) => this.submit(e, (v) => this.changePassword(v)) },
+          h('h2', {}, 'Change the password'),
+          password('current_password', 'Current password', 'current-password'),
+          password('new_password', 'New password', 'new-password'),
+          h('button', { type: 'submit' }, 'Change password')));
+    } else {
+      sections.push(
+        h('h1', {}, 'Keep your name'),
+        h('p', {}, `You play as the guest “${me.name ?? ''}”. Claim the name with a password to keep it, with your history and rating, on any device.`),
+        h('form', { class: 'account-form', 'data-form': 'claim', onsubmit: (e) => this.submit(e, (v) => this.claim(v)) },
+          ...field('claim-name', 'Name', { value: me.name ?? '', maxlength: '32', autocomplete: 'username' }),
+          ...password('claim-password', 'Password (8 characters or more)', 'new-password'),
+          h('button', { type: 'submit', class: 'primary' }, 'Claim name')),
+        h('form', { class: 'account-form', 'data-form': 'log-in', onsubmit: (e) => this.submit(e, (v) => this.logIn(v)) },
+          h('h2', {}, 'Log in'),
+          h('p', { class: 'muted' }, 'Already have an account? Logging in here leaves this guest behind.'),
+          ...field('login-name', 'Account name', { maxlength: '32', autocomplete: 'username' }),
+          ...password('login-password', 'Password', 'current-password'),
+          h('button', { type: 'submit' }, 'Log in')));
+    }
+    replaceChildren(this.root, ...sections);
+  }
+
+  async claim(values) {
+    const session = await api('POST', '/api/accounts', {
+      token: this.app.identity().token,
+      body: { name: values['claim-name'], password: values['claim-password'] },
+    });
+    this.app.signedIn(session);
+    this.app.notice(`The name ${session.player.name} is yours.`);
+    this.render();
+  }
+
+  async logIn(values) {
+    const session = await api('POST', '/api/sessions', { body: { name: values['login-name'], password: values['login-password'] } });
+    this.app.signedIn(session);
+    this.app.notice(`Logged in as ${session.player.name}.`);
+    this.render();
+  }
+
+  async logOut() {
+    await api('DELETE', '/api/sessions/current', { token: this.app.identity().token }).catch(() => {});
+    this.app.signedOut();
+    this.render();
+  }
+
+  async changePassword(values) {
+    const session = await api('PUT', '/api/accounts/password', { token: this.app.identity().token, body: values });
+    this.app.signedIn(session);
+    this.app.notice('Password changed: other devices must log in again.');
+    this.render();
+  }
+}
+
+export class LeaderboardView {
+  constructor() {
+    this.form = 'partnership';
+    this.places = [];
+    this.next = 0;
+    this.select = h('select', { id: 'board-form', onchange: () => this.load(this.select.value) },
+      Object.entries(FORMS).map(([value, title]) => h('option', { value }, title)));
+    this.list = h('ol', { class: 'leaderboard' });
+    this.more = h('button', { type: 'button', onclick: () => this.page() }, 'Load more');
+    this.root = h('section', { class: 'card-panel' },
+      h('h1', {}, 'Leaderboard'),
+      h('label', { for: 'board-form' }, 'Game'), this.select,
+      this.list, this.more);
+  }
+
+  mount(container) {
+    replaceChildren(container, this.root);
+    this.load(this.form);
+  }
+
+  load(form) {
+    this.form = form;
+    this.places = [];
+    this.next = 0;
+    this.page();
+  }
+
+  async page() {
+    const form = this.form;
+    try {
+      const board = await api('GET', `/api/leaderboard?form=${form}&limit=${PAGE_SIZE}&offset=${this.next}`);
+      if (form !== this.form) return;
+      this.places.push(...board.places);
+      this.next = board.next_offset;
+      this.render();
+    } catch (error) {
+      replaceChildren(this.list, h('li', { class: 'muted' }, error.message));
+    }
+  }
+
+  render() {
+    const rows = this.places.map((place) => h('li', { class: 'board-row', value: place.rank },
+      h('a', { href: `#/players/${encodeURIComponent(place.player.id)}` }, place.player.name),
+      h('span', { class: 'board-rating' }, String(place.rating)),
+      h('span', { class: 'muted' }, `${place.games} ${place.games === 1 ? 'game' : 'games'}`)));
+    replaceChildren(this.list, rows.length ? rows : h('li', { class: 'muted' }, 'Nobody is rated in this game yet.'));
+    this.more.hidden = this.next === null;
+  }
+}
+
+// A player's rating over their rated games: a polyline, oldest to newest.
+function ratingChart(points) {
+  if (points.length === 0) return null;
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = (tag, attributes) => {
+    const element = document.createElementNS(ns, tag);
+    for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
+    return element;
+  };
+  const [width, height, pad] = [320, 120, 10];
+  const values = [1500, ...points.map((p) => p.rating)];
+  const [low, high] = [Math.min(...values), Math.max(...values)];
+  const span = Math.max(high - low, 1);
+  const x = (i) => pad + (i * (width - 2 * pad)) / Math.max(values.length - 1, 1);
+  const y = (v) => height - pad - ((v - low) * (height - 2 * pad)) / span;
+  const chart = svg('svg', { class: 'rating-chart', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': `Rating from 1500 to ${values.at(-1)} over ${points.length} rated games` });
+  chart.append(svg('polyline', { points: values.map((v, i) => `${x(i)},${y(v)}`).join(' '), fill: 'none', stroke: 'currentColor', 'stroke-width': 2 }));
+  return chart;
+}
+
+export class ProfileView {
+  constructor(id) {
+    this.id = id;
+    this.root = h('section', { class: 'profile card-panel' }, h('p', { class: 'muted' }, 'Loading…'));
+  }
+
+  async mount(container) {
+    replaceChildren(container, this.root);
+    try {
+      this.render(await api('GET', `/api/players/${encodeURIComponent(this.id)}`));
+    } catch (error) {
+      replaceChildren(this.root, h('p', {}, error.message));
+    }
+  }
+
+  render(player) {
+    const hours = (player.time_played_ms / 3600000).toFixed(1);
+    const stat = (label, value) => [h('dt', {}, label), h('dd', {}, String(value))];
+    replaceChildren(this.root,
+      h('h1', {}, player.name),
+      h('dl', { class: 'profile-stats' },
+        stat('Games', player.played),
+        stat('Win rate', `${Math.round(player.win_rate * 100)}%`),
+        stat('Hands called, made', `${player.hands_called}, ${player.hands_made}`),
+        stat('Euchred', player.euchres_suffered),
+        stat('Euchres made', player.euchres_made),
+        stat('Loners tried, won', `${player.loners_tried}, ${player.loners_won}`),
+        stat('Time played', `${hours} h`)),
+      h('h2', {}, 'Ratings'),
+      player.ratings.length === 0
+        ? h('p', { class: 'muted' }, 'No rated games yet: games between four people (no bots) are rated.')
+        : h('ul', { class: 'profile-ratings' }, player.ratings.map((r) => h('li', {},
+          `${FORMS[r.form] ?? r.form}: `, h('strong', { class: 'profile-rating' }, String(r.rating)), ` ±${r.deviation}, ${r.games} rated`))),
+      ratingChart(player.rating_history),
+      player.rating_history.length > 0 && h('p', { class: 'muted' },
+        `Last game: ${signed(player.rating_history.at(-1).change)}`));
+  }
+}
+
+
