@@ -27,7 +27,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use euchre_engine::egn::{self, Location};
 use euchre_engine::{
-    Action, Card, CardSet, Event, GameRecord, GameStart, Hand, HandOutcome, HandRecord, Rules, Suit,
+    Action, Card, CardSet, Commitment, DealCheck, Event, GameRecord, GameStart, Hand, HandOutcome,
+    HandRecord, Rules, Salt, Suit, fairness,
 };
 use euchre_store::{
     Cursor, MatchDetail, MatchQuery, MatchSeat, MatchSummary, Millis, PlayerStats, StoreError,
@@ -545,6 +546,22 @@ pub struct HandView {
     /// The match score after this hand, one per side as in the summary
     /// (in a rubber, the score of the game this hand belongs to).
     pub scores: Vec<u16>,
+    /// The SHA-256 commitment to this deal that every seat was sent before
+    /// the first bid (docs/security.md); `null` for a hand dealt before
+    /// deals were sealed.
+    #[schema(value_type = Option<String>, example = "3104dd3e8e0bbc6fb46da716e3ecec60b800a5ec67a7c6680d6b7c8e0db845ca")]
+    pub commitment: Option<Commitment>,
+    /// The salt that opens the commitment; `null` while the match is in
+    /// progress. SHA-256 of `euchre-deal-v1:` + the deck (`hands` in seat
+    /// order, `dummy`, `up_card`, `kitty`, each card as listed here, joined
+    /// by commas) + `:` + `salt` is `commitment`.
+    #[schema(value_type = Option<String>)]
+    pub salt: Option<Salt>,
+    /// The server's check of the above: `verified`, `mismatch` (the stored
+    /// hand is not the one committed to), or `unsealed` (no commitment was
+    /// made); `null` while the match is in progress.
+    #[schema(value_type = Option<String>, example = "verified")]
+    pub deal_check: Option<DealCheck>,
 }
 
 /// One action, as the engine names it.
@@ -696,6 +713,9 @@ fn hand_view(
         tricks,
         outcome: hand.outcome,
         scores: scores.to_vec(),
+        commitment: hand.seal.map(|seal| seal.commitment),
+        salt: hand.seal.filter(|_| revealed).map(|seal| seal.salt),
+        deal_check: revealed.then(|| fairness::check(deal, hand.seal.as_ref())),
     })
 }
 
@@ -890,7 +910,8 @@ pub fn import_writes(id: &str, record: &GameRecord, names: &[String], at: Millis
     }];
     for (number, hand) in record.hands.iter().enumerate() {
         let number = number as u32;
-        writes.push(Write::HandDealt { match_id: id.to_owned(), number, deal: hand.deal });
+        let (match_id, deal, seal) = (id.to_owned(), hand.deal, hand.seal);
+        writes.push(Write::HandDealt { match_id, number, deal, seal });
         for (index, step) in hand.actions.iter().enumerate() {
             writes.push(Write::Action {
                 match_id: id.to_owned(),
@@ -1252,6 +1273,55 @@ mod tests {
         }
         let last = view.hands.last().expect("hands");
         assert_eq!(record.scores.as_slice(), last.scores);
+    }
+
+    #[test]
+    fn each_hand_reports_whether_its_deal_opens_its_commitment() {
+        // A game sealed hand by hand, as a table seals it.
+        let mut game = Game::new(Rules::default(), 5).expect("default rules");
+        let salt = |hand: u32| Salt([hand as u8 + 1; 32]);
+        game.seal_hand(salt(0));
+        while let Some(seat) = game.turn() {
+            let hand = game.hand_number();
+            let legal = game.legal_actions(seat);
+            let action = legal.iter().find(|a| !matches!(a, Action::Concede | Action::Pass));
+            game.apply(seat, *action.unwrap_or(&Action::Pass)).expect("legal");
+            if game.hand_number() != hand {
+                game.seal_hand(salt(game.hand_number()));
+            }
+        }
+        let finished = detail(&game, true);
+        let view = match_view(&finished).expect("replays");
+        for (shown, hand) in view.hands.iter().zip(&finished.record.hands) {
+            assert_eq!(shown.deal_check, Some(DealCheck::Verified));
+            assert_eq!(shown.commitment, hand.seal.map(|seal| seal.commitment));
+            assert_eq!(shown.salt, hand.seal.map(|seal| seal.salt));
+        }
+        // In progress: the commitments (everybody was sent them), no salt, no check.
+        let mut running = detail(&game, false);
+        running.record.winner = None;
+        for shown in match_view(&running).expect("replays").hands {
+            assert!(shown.commitment.is_some());
+            assert_eq!((shown.salt, shown.deal_check), (None, None));
+        }
+        // A stored salt altered after the fact: that hand no longer checks.
+        let mut tampered = finished.clone();
+        if let Some(seal) = &mut tampered.record.hands[1].seal {
+            seal.salt.0[0] ^= 1;
+        }
+        let checks: Vec<_> = match_view(&tampered)
+            .expect("replays")
+            .hands
+            .iter()
+            .map(|hand| hand.deal_check)
+            .collect();
+        assert_eq!(checks[1], Some(DealCheck::Mismatch));
+        assert!(checks.iter().enumerate().all(|(n, c)| n == 1 || *c == Some(DealCheck::Verified)));
+        // Hands dealt before deals were sealed say so.
+        let mut old = finished;
+        old.record.hands.iter_mut().for_each(|hand| hand.seal = None);
+        let old = match_view(&old).expect("replays");
+        assert!(old.hands.iter().all(|h| h.deal_check == Some(DealCheck::Unsealed)));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use euchre_bots::{Bot, BotKind};
-use euchre_engine::{Action, Event, Game, Rules, Seat, Viewer};
+use euchre_engine::{Action, Commitment, Event, Game, GameRecord, Rules, Salt, Seat, Viewer};
 use euchre_protocol::{
     CommandId, ErrorCode, Occupant, PlayerInfo, Refusal, Reply, ServerMessage, TableEvent, TableId,
     TableNotice, TableSettings, TableState, TableStatus, TableSummary,
@@ -628,7 +628,7 @@ impl Table {
 
     fn begin_game(&mut self) {
         let seed = uuid::Uuid::new_v4().as_u64_pair().0;
-        let game = match Game::new(self.rules, seed) {
+        let mut game = match Game::new(self.rules, seed) {
             Ok(game) => game,
             Err(error) => {
                 // The rules were validated when the table was made.
@@ -636,6 +636,7 @@ impl Table {
                 return;
             }
         };
+        let commitment = seal_hand(&mut game);
         self.games_started += 1;
         let match_id = uuid::Uuid::now_v7().to_string();
         let first_deal = game.current_deal_event();
@@ -653,6 +654,7 @@ impl Table {
             match_id: match_id.clone(),
             number: 0,
             deal: *game.hand().deal(),
+            seal: game.record().hands[0].seal,
         });
         self.game = Some(game);
         self.match_id = Some(match_id);
@@ -662,6 +664,9 @@ impl Table {
             rules: self.rules,
         }));
         self.publish(TableEvent::Game(first_deal));
+        if let Some(commitment) = commitment {
+            self.publish(TableEvent::Table(TableNotice::DealCommitted { hand: 0, commitment }));
+        }
     }
 
     /// Who sits where, as a match records it.
@@ -712,12 +717,27 @@ impl Table {
         let hand = game.hand_number();
         let index = game.record().hands.last().map_or(0, |h| h.actions.len()) as u32;
         let events = game.apply(seat, action)?;
+        let dealt = events.iter().any(|event| matches!(event, Event::HandDealt { .. }));
+        let commitment = if dealt { seal_hand(game) } else { None };
+        let ended = events.iter().any(|event| matches!(event, Event::HandEnded { .. }));
+        let mut reveal = if ended { reveal_notice(game.record(), hand) } else { None };
         let next_deal = *game.hand().deal();
+        let next_seal = game.record().hands.last().and_then(|record| record.seal);
         // The match ends with the game, or with a rubber's last game.
         let (over, final_scores, games) = (game.is_over(), game.scores(), game.games().to_vec());
         self.last_change = Instant::now();
         for event in &events {
             self.publish(TableEvent::Game(*event));
+            // The reveal right after the hand's end, the commitment right after the deal.
+            let notice = match event {
+                Event::HandEnded { .. } => reveal.take(),
+                Event::HandDealt { number, .. } => commitment
+                    .map(|commitment| TableNotice::DealCommitted { hand: *number, commitment }),
+                _ => None,
+            };
+            if let Some(notice) = notice {
+                self.publish(TableEvent::Table(notice));
+            }
         }
         let Some(match_id) = self.match_id.clone() else { return Ok(()) };
         let at = now_ms();
@@ -743,6 +763,7 @@ impl Table {
                     match_id: match_id.clone(),
                     number,
                     deal: next_deal,
+                    seal: next_seal,
                 }),
                 Event::GameWon { team, .. } if over => writes.push(Write::MatchEnded {
                     match_id: match_id.clone(),
@@ -876,6 +897,9 @@ impl Table {
             seats,
             your_seat,
             game: self.game.as_ref().map(|game| game.view(viewer)),
+            deal_commitment: self.game.as_ref().and_then(|game| {
+                game.record().hands.last().and_then(|hand| hand.seal).map(|seal| seal.commitment)
+            }),
             actions,
         }
     }
@@ -987,6 +1011,29 @@ impl Table {
             self.empty_since = None;
         }
     }
+}
+
+/// Seals the hand just dealt with a fresh salt from the operating system's
+/// generator, returning the commitment to publish. Should the generator
+/// fail, the hand is dealt unsealed (and says so) rather than sealed with a
+/// guessable salt.
+fn seal_hand(game: &mut Game) -> Option<Commitment> {
+    let mut salt = [0u8; 32];
+    match getrandom::fill(&mut salt) {
+        Ok(()) => Some(game.seal_hand(Salt(salt))),
+        Err(error) => {
+            tracing::error!(%error, "no random salt: the hand is dealt without a commitment");
+            None
+        }
+    }
+}
+
+/// The reveal of hand `number`, once it has ended: its deck in the
+/// committed order and its salt (none for a hand dealt unsealed).
+fn reveal_notice(record: &GameRecord, number: u32) -> Option<TableNotice> {
+    let hand = record.hands.get(number as usize)?;
+    let seal = hand.seal?;
+    Some(TableNotice::DealRevealed { hand: number, deck: hand.deal.deck(), salt: seal.salt })
 }
 
 /// `event` as `viewer` may see it; `None` makes a placeholder.
@@ -1226,7 +1273,7 @@ mod leak_audit {
 
     use std::sync::Arc;
 
-    use euchre_engine::{Card, CardSet, Event, Preset};
+    use euchre_engine::{Card, CardSet, Event, Preset, fairness};
 
     use super::*;
 
@@ -1245,12 +1292,76 @@ mod leak_audit {
     }
 
     /// Follows what one receiver may know, failing on anything more.
+    #[derive(Default)]
     struct Auditor {
         seat: Option<u8>,
         known: CardSet,
+        /// The hand being played, its own cards, and whether it has ended.
+        hand: u32,
+        dealt: CardSet,
+        ended: bool,
+        /// The hand's commitment, once sent.
+        commitment: Option<Commitment>,
+        /// Hands revealed and found to match their commitment.
+        verified: u32,
     }
 
     impl Auditor {
+        fn new(seat: Option<u8>) -> Auditor {
+            Auditor { seat, ..Auditor::default() }
+        }
+
+        /// The fair-deal notices: the commitment before anyone acts, the
+        /// reveal only after the hand has ended, and it opens the commitment.
+        fn check_seal(&mut self, message: &ServerMessage, rules: &Rules) {
+            if let ServerMessage::Snapshot { state, .. } = message
+                && let Some(game) = &state.game
+            {
+                // Joining mid-hand: the snapshot carries the hand's commitment.
+                (self.hand, self.ended) = (game.hand_number, false);
+                self.commitment = state.deal_commitment;
+                self.dealt = game.hand.iter().flatten().copied().collect();
+            }
+            let ServerMessage::Event { event: Some(event), .. } = message else { return };
+            match event {
+                TableEvent::Table(TableNotice::DealCommitted { hand, commitment }) => {
+                    assert_eq!(*hand, self.hand, "the commitment names the hand dealt");
+                    assert!(self.commitment.is_none(), "one commitment a hand");
+                    self.commitment = Some(*commitment);
+                }
+                TableEvent::Table(TableNotice::DealRevealed { hand, deck, salt }) => {
+                    assert!(self.ended, "hand {hand} revealed to {:?} before it ended", self.seat);
+                    assert_eq!(*hand, self.hand);
+                    let commitment = self.commitment.take().expect("committed before the reveal");
+                    assert_eq!(fairness::commit(deck, salt), commitment, "the reveal opens it");
+                    if let Some(seat) = self.seat {
+                        let size = rules.hand_size() as usize;
+                        let own = &deck[usize::from(seat) * size..][..size];
+                        assert_eq!(own.iter().copied().collect::<CardSet>(), self.dealt);
+                    }
+                    self.known = self.known.union(deck.iter().copied().collect());
+                    self.verified += 1;
+                }
+                TableEvent::Game(Event::HandDealt { number, hands, .. }) => {
+                    (self.hand, self.ended, self.commitment) = (*number, false, None);
+                    let own = self.seat.and_then(|seat| hands.get(usize::from(seat)));
+                    self.dealt = own.unwrap_or_default();
+                }
+                TableEvent::Game(Event::HandEnded { .. }) => self.ended = true,
+                TableEvent::Game(
+                    event @ (Event::Passed { .. }
+                    | Event::TrumpMade { .. }
+                    | Event::NoTrumpCalled { .. }
+                    | Event::JokerSuitNamed { .. }
+                    | Event::CardPlayed { .. }
+                    | Event::Conceded { .. }),
+                ) => {
+                    assert!(self.commitment.is_some(), "{event:?} before the commitment");
+                }
+                _ => {}
+            }
+        }
+
         fn check(&mut self, message: &ServerMessage) {
             if let ServerMessage::Event { event: Some(TableEvent::Game(event)), .. } = message {
                 match *event {
@@ -1367,7 +1478,7 @@ mod leak_audit {
                         request,
                         received: std::time::Instant::now(),
                     }));
-                    receivers.push((rx, Auditor { seat, known: CardSet::EMPTY }));
+                    receivers.push((rx, Auditor::new(seat)));
                 }
                 for _ in 0..10_000 {
                     if table.game.as_ref().is_none_or(|g| g.is_over()) {
@@ -1377,6 +1488,7 @@ mod leak_audit {
                     table.on_timer(Instant::now());
                     for (rx, auditor) in &mut receivers {
                         while let Ok(message) = rx.try_recv() {
+                            auditor.check_seal(&message, &rules);
                             auditor.check(&message);
                             if let ServerMessage::Event {
                                 event: Some(TableEvent::Game(Event::DummyTaken { .. })),
@@ -1389,6 +1501,14 @@ mod leak_audit {
                     }
                 }
                 assert!(table.game.as_ref().is_some_and(|g| g.is_over()), "{preset:?}: game over");
+                let hands = table.game.as_ref().map_or(0, |g| g.record().hands.len()) as u32;
+                for (_, auditor) in &receivers {
+                    assert_eq!(
+                        auditor.verified, hands,
+                        "every hand revealed to {:?}",
+                        auditor.seat
+                    );
+                }
                 games += 1;
             }
         }

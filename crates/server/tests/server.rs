@@ -5,9 +5,10 @@ mod support;
 
 use std::collections::HashSet;
 
-use euchre_engine::{Action, Card, CardSet, Event, Preset, Seat};
+use euchre_engine::{Action, Card, CardSet, Event, Preset, Seat, fairness};
 use euchre_protocol::{
-    ClientMessage, PROTOCOL_VERSION, Reply, ServerMessage, TableEvent, TableSettings, close,
+    ClientMessage, PROTOCOL_VERSION, Reply, ServerMessage, TableEvent, TableNotice, TableSettings,
+    close,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -189,11 +190,36 @@ async fn watch_to_the_end(mut client: Client) -> Client {
 
 /// Checks every frame a receiver got for cards it may not know. A receiver
 /// learns its own dealt hand, the up-card, cards played or shown in a claim,
-/// and (as dealer) its own discard; nothing else may ever appear.
+/// and (as dealer) its own discard; nothing else may ever appear until the
+/// hand has ended, when the deal's reveal shows every card, and must open
+/// the commitment the receiver was sent before the hand's first bid.
 fn audit_leaks(client: &Client, seat: Option<u8>) {
     let mut known = CardSet::EMPTY;
+    let (mut ended, mut commitment) = (false, None);
     for message in &client.log {
         let mut learns = CardSet::EMPTY;
+        match message {
+            ServerMessage::Event { event: Some(TableEvent::Table(notice)), .. } => match notice {
+                TableNotice::DealCommitted { commitment: sent, .. } => commitment = Some(*sent),
+                TableNotice::DealRevealed { deck, salt, .. } => {
+                    assert!(ended, "a deal revealed to {seat:?} before its hand ended");
+                    let sent = commitment.take().expect("a commitment before the reveal");
+                    assert_eq!(fairness::commit(deck, salt), sent, "the reveal opens it");
+                    learns = deck.iter().copied().collect();
+                }
+                _ => {}
+            },
+            ServerMessage::Event { event: Some(TableEvent::Game(event)), .. } => match event {
+                Event::HandDealt { .. } => (ended, commitment) = (false, None),
+                Event::HandEnded { .. } => ended = true,
+                Event::Passed { .. } | Event::TrumpMade { .. } | Event::CardPlayed { .. } => {
+                    assert!(commitment.is_some(), "{event:?} before the deal's commitment");
+                }
+                _ => {}
+            },
+            ServerMessage::Snapshot { state, .. } => commitment = state.deal_commitment,
+            _ => {}
+        }
         if let ServerMessage::Event { event: Some(TableEvent::Game(event)), .. } = message {
             match *event {
                 Event::HandDealt { up_card, hands, .. } => {

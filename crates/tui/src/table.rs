@@ -139,6 +139,8 @@ impl TableModel {
                 self.last_trick = None;
             }
             TableNotice::Chat { from, text } => self.chat.push(ChatLine { from, text }),
+            // The deal's commitment and reveal: not shown here (yet).
+            TableNotice::DealCommitted { .. } | TableNotice::DealRevealed { .. } => {}
         }
     }
 
