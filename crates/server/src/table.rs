@@ -1419,101 +1419,161 @@ mod leak_audit {
         }
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn no_frame_carries_a_card_its_receiver_may_not_know() {
-        let (mut games, mut dummies_taken) = (0, 0);
-        // Every preset (the four-handed, three-handed and two-handed forms),
-        // and the options that change what cards there are and how they are played.
+    /// What an audit went through.
+    #[derive(Debug, Default)]
+    struct Audited {
+        games: usize,
+        frames: u64,
+        hands_revealed: u64,
+        dummies_taken: u64,
+    }
+
+    /// Every preset (the four-handed, three-handed and two-handed forms), and
+    /// the options that change what cards there are and how they are played.
+    fn forms() -> Vec<(Preset, serde_json::Value)> {
         let short = serde_json::json!({"points_to_win": 5});
-        let offered = Preset::ALL.into_iter().map(|preset| (preset, short.clone())).chain([
-            (Preset::Standard, serde_json::json!({"points_to_win": 5, "joker": true})),
-            (Preset::Standard, serde_json::json!({"points_to_win": 5, "allow_no_trump": true})),
-            (Preset::Standard, serde_json::json!({"points_to_win": 3, "rubber": true})),
-        ]);
-        for (preset, overrides) in offered {
-            for _ in 0..4 {
-                let settings = TableSettings {
-                    preset,
-                    turn_seconds: Some(5),
-                    rules: Some(overrides.as_object().cloned().unwrap_or_default()),
-                    ..Default::default()
+        Preset::ALL
+            .into_iter()
+            .map(|preset| (preset, short.clone()))
+            .chain([
+                (Preset::Standard, serde_json::json!({"points_to_win": 5, "joker": true})),
+                (Preset::Standard, serde_json::json!({"points_to_win": 5, "allow_no_trump": true})),
+                (Preset::Standard, serde_json::json!({"points_to_win": 3, "rubber": true})),
+            ])
+            .collect()
+    }
+
+    /// Plays `games` whole games of one form at a table whose seats are all
+    /// people who never answer (the turn timer has a bot play for each),
+    /// with a spectator, auditing every frame each receives.
+    async fn audit_form(preset: Preset, overrides: &serde_json::Value, games: usize) -> Audited {
+        let mut audited = Audited::default();
+        for _ in 0..games {
+            let settings = TableSettings {
+                preset,
+                turn_seconds: Some(5),
+                rules: Some(overrides.as_object().cloned().unwrap_or_default()),
+                ..Default::default()
+            };
+            let rules = settings.resolve_rules().expect("rules");
+            let config = TableConfig {
+                event_ring: 64,
+                bot_delay: Duration::from_millis(1),
+                reconnect_grace: Duration::from_secs(60),
+                idle_close: Duration::from_secs(3600),
+                metrics: Arc::default(),
+            };
+            let host = PlayerInfo { id: "p0".into(), name: "p0".into() };
+            let (mut table, _handle, _rx) = Table::new(
+                "t".into(),
+                host,
+                settings,
+                rules,
+                BotKind::Basic,
+                None,
+                config,
+                Registry::default(),
+                None,
+            );
+            let mut receivers = Vec::new();
+            // Every seat the form has, and a spectator.
+            let players = u64::from(rules.players);
+            for conn in 0..=players {
+                let (tx, rx) = mpsc::channel(100_000);
+                let outbox = Outbox::new(tx, CancellationToken::new());
+                let who = PlayerInfo { id: format!("p{conn}"), name: format!("p{conn}") };
+                let (request, seat) = if conn < players {
+                    (Request::Sit { seat: Some(conn as u8), invite: None }, Some(conn as u8))
+                } else {
+                    (Request::Watch { invite: None }, None)
                 };
-                let rules = settings.resolve_rules().expect("rules");
-                let config = TableConfig {
-                    event_ring: 64,
-                    bot_delay: Duration::from_millis(1),
-                    reconnect_grace: Duration::from_secs(60),
-                    idle_close: Duration::from_secs(3600),
-                    metrics: Arc::default(),
-                };
-                let host = PlayerInfo { id: "p0".into(), name: "p0".into() };
-                let (mut table, _handle, _rx) = Table::new(
-                    "t".into(),
-                    host,
-                    settings,
-                    rules,
-                    BotKind::Basic,
-                    None,
-                    config,
-                    Registry::default(),
-                    None,
-                );
-                let mut receivers = Vec::new();
-                // Every seat the form has, and a spectator.
-                let players = u64::from(rules.players);
-                for conn in 0..=players {
-                    let (tx, rx) = mpsc::channel(100_000);
-                    let outbox = Outbox::new(tx, CancellationToken::new());
-                    let who = PlayerInfo { id: format!("p{conn}"), name: format!("p{conn}") };
-                    let (request, seat) = if conn < players {
-                        (Request::Sit { seat: Some(conn as u8), invite: None }, Some(conn as u8))
-                    } else {
-                        (Request::Watch { invite: None }, None)
-                    };
-                    table.handle(TableMessage::Command(TableCommand {
-                        id: conn,
-                        conn,
-                        player: who,
-                        outbox,
-                        request,
-                        received: std::time::Instant::now(),
-                    }));
-                    receivers.push((rx, Auditor::new(seat)));
+                table.handle(TableMessage::Command(TableCommand {
+                    id: conn,
+                    conn,
+                    player: who,
+                    outbox,
+                    request,
+                    received: std::time::Instant::now(),
+                }));
+                receivers.push((rx, Auditor::new(seat)));
+            }
+            for _ in 0..10_000 {
+                if table.game.as_ref().is_none_or(|g| g.is_over()) {
+                    break;
                 }
-                for _ in 0..10_000 {
-                    if table.game.as_ref().is_none_or(|g| g.is_over()) {
-                        break;
-                    }
-                    tokio::time::advance(Duration::from_secs(5)).await;
-                    table.on_timer(Instant::now());
-                    for (rx, auditor) in &mut receivers {
-                        while let Ok(message) = rx.try_recv() {
-                            auditor.check_seal(&message, &rules);
-                            auditor.check(&message);
-                            if let ServerMessage::Event {
-                                event: Some(TableEvent::Game(Event::DummyTaken { .. })),
-                                ..
-                            } = message
-                            {
-                                dummies_taken += 1;
-                            }
+                tokio::time::advance(Duration::from_secs(5)).await;
+                table.on_timer(Instant::now());
+                for (rx, auditor) in &mut receivers {
+                    while let Ok(message) = rx.try_recv() {
+                        auditor.check_seal(&message, &rules);
+                        auditor.check(&message);
+                        audited.frames += 1;
+                        if let ServerMessage::Event {
+                            event: Some(TableEvent::Game(Event::DummyTaken { .. })),
+                            ..
+                        } = message
+                        {
+                            audited.dummies_taken += 1;
                         }
                     }
                 }
-                assert!(table.game.as_ref().is_some_and(|g| g.is_over()), "{preset:?}: game over");
-                let hands = table.game.as_ref().map_or(0, |g| g.record().hands.len()) as u32;
-                for (_, auditor) in &receivers {
-                    assert_eq!(
-                        auditor.verified, hands,
-                        "every hand revealed to {:?}",
-                        auditor.seat
-                    );
-                }
-                games += 1;
             }
+            assert!(table.game.as_ref().is_some_and(|g| g.is_over()), "{preset:?}: game over");
+            let hands = table.game.as_ref().map_or(0, |g| g.record().hands.len()) as u32;
+            for (_, auditor) in &receivers {
+                assert_eq!(auditor.verified, hands, "every hand revealed to {:?}", auditor.seat);
+                audited.hands_revealed += u64::from(auditor.verified);
+            }
+            audited.games += 1;
         }
-        assert_eq!(games, 4 * (Preset::ALL.len() + 3), "every preset and option, four each");
-        assert!(dummies_taken > 0, "the games with a dummy took it");
+        audited
+    }
+
+    /// Audits `games` games of every form, printing the figures.
+    async fn audit_every_form(games: usize) -> Audited {
+        let started = std::time::Instant::now();
+        let mut total = Audited::default();
+        for (preset, overrides) in forms() {
+            let form = audit_form(preset, &overrides, games).await;
+            assert!(form.games == games, "{preset:?} {overrides}");
+            println!(
+                "{:?} {overrides}: {} games, {} frames, {} hands revealed",
+                preset, form.games, form.frames, form.hands_revealed
+            );
+            total.games += form.games;
+            total.frames += form.frames;
+            total.hands_revealed += form.hands_revealed;
+            total.dummies_taken += form.dummies_taken;
+        }
+        println!(
+            "leak audit: {} games ({} forms, {games} each), {} frames checked, {} reveals \
+             checked against their commitments, no leak, in {:.1?}",
+            total.games,
+            forms().len(),
+            total.frames,
+            total.hands_revealed,
+            started.elapsed()
+        );
+        total
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn no_frame_carries_a_card_its_receiver_may_not_know() {
+        let audited = audit_every_form(4).await;
+        assert_eq!(audited.games, 4 * forms().len(), "every preset and option, four each");
+        assert!(audited.dummies_taken > 0, "the games with a dummy took it");
+    }
+
+    /// The same audit at scale: 10,000 games of every form unless
+    /// `LEAK_AUDIT_GAMES` says otherwise. A measurement, run in release:
+    /// `cargo test --release -p euchre-server --lib leak_audit_at_scale -- --ignored --nocapture`
+    #[tokio::test(start_paused = true)]
+    #[ignore = "at scale: run in release with --ignored --nocapture"]
+    async fn leak_audit_at_scale() {
+        let games = std::env::var("LEAK_AUDIT_GAMES").ok().and_then(|n| n.parse().ok());
+        let games = games.unwrap_or(10_000);
+        let audited = audit_every_form(games).await;
+        assert_eq!(audited.games, games * forms().len());
     }
 }
 
