@@ -41,6 +41,11 @@ impl Outbox {
         Outbox { tx, too_slow }
     }
 
+    /// How many more messages the connection's queue takes now.
+    pub fn room(&self) -> usize {
+        self.tx.capacity()
+    }
+
     /// Queues `message`; false if the connection is gone or too slow.
     pub fn send(&self, message: ServerMessage) -> bool {
         match self.tx.try_send(message) {
@@ -554,7 +559,11 @@ impl Table {
         };
         self.subscribe(conn, player, outbox, viewer);
         let oldest = self.ring.front().map_or(self.seq + 1, |(seq, _)| *seq);
-        let replayable = last_seq <= self.seq && last_seq + 1 >= oldest;
+        // The missed events must fit the connection's queue with room to
+        // spare: a longer tail would only get it dropped as too slow, and its
+        // next resume likewise, for ever. It gets a snapshot instead.
+        let fits = self.seq.saturating_sub(last_seq) < (outbox.room() / 2) as u64;
+        let replayable = last_seq <= self.seq && last_seq + 1 >= oldest && fits;
         if replayable {
             let missed: Vec<ServerMessage> = self
                 .ring
@@ -1245,6 +1254,48 @@ mod tests {
         pass_time(Duration::from_millis(20)).await;
         let played = game_events(&drain(&mut ann.rx));
         assert_eq!(played.iter().find_map(actor), Some(Seat(0)));
+    }
+
+    /// Found by fuzzing the connection: a resume whose missed events (still
+    /// in the ring) outnumber the connection's queue filled it, the
+    /// connection was dropped as too slow, and its next resume the same.
+    #[tokio::test(start_paused = true)]
+    async fn a_resume_longer_than_the_queue_gets_a_snapshot_instead() {
+        let harness = table(TableSettings { bot_seats: vec![0, 1, 2, 3], ..Default::default() });
+        let mut host = receiver(1, "host", 4096);
+        harness.ask(&host, Request::Watch { invite: None }).await;
+        harness.ask(&host, Request::Start).await;
+        for _ in 0..200 {
+            pass_time(Duration::from_millis(500)).await;
+        }
+        let seen = drain(&mut host.rx);
+        let newest = seen.iter().filter_map(|m| match m {
+            ServerMessage::Event { seq, .. } => Some(*seq),
+            _ => None,
+        });
+        let newest = newest.max().expect("events");
+        assert!(newest > 100, "the table has a long history");
+        // A small queue, resuming from an event the ring (of 64) still has.
+        let mut small = receiver(2, "small", 32);
+        harness.ask(&small, Request::Resume { last_seq: newest - 60 }).await;
+        let answers = drain(&mut small.rx);
+        assert!(!small.too_slow.is_cancelled(), "the resume did not overflow the queue");
+        assert!(matches!(answers.first(), Some(ServerMessage::Snapshot { .. })), "{answers:?}");
+        let resumed = answers.iter().find_map(|m| match m {
+            ServerMessage::Ack { reply: Reply::Resumed { snapshot, .. }, .. } => Some(*snapshot),
+            _ => None,
+        });
+        assert_eq!(resumed, Some(true));
+        // A short tail is still replayed event by event.
+        let mut caught_up = receiver(3, "caught-up", 32);
+        let now = answers.iter().find_map(|m| match m {
+            ServerMessage::Snapshot { seq, .. } => Some(*seq),
+            _ => None,
+        });
+        harness.ask(&caught_up, Request::Resume { last_seq: now.expect("a snapshot") - 2 }).await;
+        let replayed = drain(&mut caught_up.rx);
+        assert!(replayed.iter().all(|m| !matches!(m, ServerMessage::Snapshot { .. })));
+        assert!(replayed.iter().filter(|m| matches!(m, ServerMessage::Event { .. })).count() >= 2);
     }
 
     #[tokio::test(start_paused = true)]
