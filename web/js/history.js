@@ -211,6 +211,38 @@ function rulesNote(rules) {
   return notes.length ? `, ${notes.join(', ')}` : '';
 }
 
+// A provably fair deal (docs/security.md): the text whose SHA-256 the
+// server committed to before the hand's first bid. The API lists each part
+// of the deck in the committed order already.
+export function dealPreimage(hand) {
+  const deck = [...hand.hands.flat(), ...(hand.dummy ?? []), hand.up_card, ...hand.kitty];
+  return `euchre-deal-v1:${deck.join(',')}:${hand.salt}`;
+}
+
+// Checks one hand's deal here, in the browser, against its commitment:
+// 'verified', 'mismatch', 'unsealed' (dealt before deals were sealed) or
+// 'pending' (the match is in progress: no salt yet). Where the page has no
+// Web Crypto (plain http on another host), it says what the server found,
+// marked as the server's ('server-verified', …).
+export async function checkDeal(hand) {
+  if (!hand.commitment) return 'unsealed';
+  if (!hand.salt || !hand.hands) return 'pending';
+  if (!globalThis.crypto?.subtle) return `server-${hand.deal_check}`;
+  const bytes = new TextEncoder().encode(dealPreimage(hand));
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  const hex = [...digest].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return hex === hand.commitment ? 'verified' : 'mismatch';
+}
+
+const DEAL_CHECK_TEXT = {
+  verified: '✓ Deal verified: it matches the commitment sent before the bidding',
+  mismatch: '✗ Deal does not match its commitment',
+  unsealed: 'Deal not sealed (dealt before commitments)',
+  pending: 'Deal sealed: checked once the match ends',
+  'server-verified': '✓ Deal verified by the server (this page cannot hash)',
+  'server-mismatch': '✗ The server finds this deal does not match its commitment',
+};
+
 function stepsOf(hand) {
   return ['deal', 'bidding', ...hand.tricks.map((_, i) => i)];
 }
@@ -232,6 +264,7 @@ export class ReplayView {
     this.render();
     try {
       this.match = await getJson(`/api/matches/${encodeURIComponent(this.id)}`);
+      this.dealChecks = await Promise.all(this.match.hands.map(checkDeal));
       this.hand = Math.min(Math.max(0, this.hand), Math.max(0, this.match.hands.length - 1));
       const hand = this.match.hands[this.hand];
       this.step = hand ? Math.min(Math.max(0, this.step), stepsOf(hand).length - 1) : 0;
@@ -468,9 +501,16 @@ export class ReplayView {
       h('ol', { class: 'replay-tricks' }, hand.tricks.map((trick, i) => h('li', { class: i === trickIndex ? 'current' : undefined, 'aria-current': i === trickIndex ? 'step' : undefined },
         trick.plays.map((p) => cardShort(p.card)).join(' '),
         trick.winner !== null && trick.winner !== undefined ? ` → ${who.nameOf(trick.winner)}` : ''))),
+      this.dealCheck(),
       lastStep && hand.outcome ? h('p', { class: 'outcome' }, outcomeLine(hand.outcome, who)) : null,
       ended ? h('p', { class: 'game-end' }, gameEndLine(ended, who)) : null,
       lastStep && this.hand === match.hands.length - 1 && match.finished ? h('p', { class: 'match-end' }, matchEndLine(match, who)) : null);
+  }
+
+  dealCheck() {
+    const check = this.dealChecks?.[this.hand];
+    const text = DEAL_CHECK_TEXT[check];
+    return text ? h('p', { class: 'deal-check', dataset: { check } }, text) : null;
   }
 
   // The rubber's game that hand `index` ended, if it ended one:

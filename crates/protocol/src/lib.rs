@@ -16,7 +16,7 @@
 //! `docs/protocol.schema.json` is the JSON Schema of every message,
 //! generated from these types by [`schema`].
 
-use euchre_engine::{Action, Event, GameView, Preset, Rules};
+use euchre_engine::{Action, Card, Commitment, Event, GameView, Preset, Rules, Salt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -410,6 +410,23 @@ pub enum TableNotice {
         form: String,
         ratings: Vec<SeatRating>,
     },
+    /// Sent right after each hand is dealt, before anyone bids: the
+    /// SHA-256 commitment to the whole deal (docs/security.md). Keep it to
+    /// check the reveal.
+    DealCommitted {
+        /// The hand's number in the match, counting from 0, as in `hand_dealt`.
+        hand: u32,
+        commitment: Commitment,
+    },
+    /// Sent once the hand has ended (never before): the deck in the
+    /// committed order (each seat's hand, the dummy, the up-card, the rest
+    /// of the kitty) and the salt. SHA-256 of
+    /// `euchre-deal-v1:<deck joined by ",">:<salt>` is the commitment.
+    DealRevealed {
+        hand: u32,
+        deck: Vec<Card>,
+        salt: Salt,
+    },
 }
 
 /// One player's rating after a rated game.
@@ -443,6 +460,11 @@ pub struct TableState {
     /// The game in progress or just finished, as the receiver may see it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game: Option<GameView>,
+    /// The commitment to the deal of the hand in play (or the last hand),
+    /// as `deal_committed` announced it: for a receiver that joins or
+    /// resumes mid-hand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deal_commitment: Option<Commitment>,
     /// The receiver's legal actions (empty unless it is their turn).
     pub actions: Vec<Action>,
 }
