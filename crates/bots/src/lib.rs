@@ -30,9 +30,11 @@ use euchre_engine::{Action, GameView};
 use serde::{Deserialize, Serialize};
 
 mod basic;
+mod naive;
 mod random;
 
 pub use basic::BasicBot;
+pub use naive::NaiveBot;
 pub use random::RandomBot;
 
 /// A computer player for one seat.
@@ -59,17 +61,21 @@ pub trait Bot: Send + fmt::Debug {
 pub enum BotKind {
     /// Any legal action, uniformly at random (never a concession).
     Random,
+    /// Bids on its trumps alone, wins cheaply or throws its cheapest card:
+    /// [`NaiveBot`], the weakest sensible yardstick.
+    Naive,
     /// Sound, ordinary Euchre by simple rules of thumb: [`BasicBot`].
     Basic,
 }
 
 impl BotKind {
-    pub const ALL: [BotKind; 2] = [BotKind::Random, BotKind::Basic];
+    pub const ALL: [BotKind; 3] = [BotKind::Random, BotKind::Naive, BotKind::Basic];
 
     /// The name used in configuration and on the wire.
     pub fn name(self) -> &'static str {
         match self {
             BotKind::Random => "random",
+            BotKind::Naive => "naive",
             BotKind::Basic => "basic",
         }
     }
@@ -83,6 +89,7 @@ impl BotKind {
     pub fn create(self, seed: u64) -> Box<dyn Bot> {
         match self {
             BotKind::Random => Box::new(RandomBot::new(seed)),
+            BotKind::Naive => Box::new(NaiveBot),
             BotKind::Basic => Box::new(BasicBot::new()),
         }
     }

@@ -1,7 +1,6 @@
 //! The bots' tests, in one binary to keep link time down.
 
 mod legality;
-mod naive;
 mod scenarios;
 mod strength;
 
