@@ -2,6 +2,7 @@
 
 mod legality;
 mod scenarios;
+mod search;
 mod strength;
 
 use euchre_bots::Bot;
