@@ -41,8 +41,9 @@ pub use search::{SearchBot, SearchSettings};
 
 /// A computer player for one seat.
 ///
-/// Search-based bots slot in here too: whatever they compute, they get only
-/// the seat's view, so they must reason about the hidden cards themselves.
+/// The search bots ([`SearchBot`]) too: whatever they compute, they get only
+/// the seat's view, so they deal the hidden cards themselves, in every way
+/// the view allows.
 pub trait Bot: Send + fmt::Debug {
     /// Picks the seat's next action.
     ///
