@@ -6,7 +6,7 @@
 
 import { h, replaceChildren } from './dom.js';
 import { cardFace, cardName, cardShort, isJoker, sortForDisplay, SUIT_SYMBOLS, suitName, upSuit } from './cards.js';
-import { hasPartners, playersOf, seatsOfSide, teamOf } from './model.js';
+import { botLevelName, hasPartners, playersOf, seatsOfSide, teamOf } from './model.js';
 import { PRESETS } from './rules.js';
 
 const PAGE_SIZE = 20;
@@ -69,12 +69,9 @@ export function people(match, me) {
   // Which bot sat where, by level ("Left bot: hard"); empty without bots.
   const bots = seats.map((seat) => [seat, match.seats.find((s) => s.seat === seat)])
     .filter(([seat, occupant]) => seat !== mySeat && occupant?.bot)
-    .map(([seat, occupant]) => `${nameOf(seat)}: ${BOT_LEVEL_NAMES[occupant.bot] ?? occupant.bot}`);
+    .map(([seat, occupant]) => `${nameOf(seat)}: ${botLevelName(occupant.bot)}`);
   return { mySeat, myTeam, nameOf, teamName, position, seats, sides, partners, players, sideOf, scoreLine, bots, dummy: Boolean(rules.dummy) };
 }
-
-// The bots' levels as people know them (`basic` is the easy level).
-const BOT_LEVEL_NAMES = { hard: 'hard', medium: 'medium', basic: 'easy', naive: 'naive', random: 'random' };
 
 // Whether the viewer won a finished match: by the winning seats where the
 // API lists them, else by the winning side.
