@@ -6,7 +6,7 @@
 
 import { h, replaceChildren } from './dom.js';
 import { cardFace, cardName, cardShort, isJoker, sortForDisplay, SUIT_SYMBOLS, suitName, upSuit } from './cards.js';
-import { hasPartners, playersOf, seatsOfSide, teamOf } from './model.js';
+import { botLevelName, hasPartners, playersOf, seatsOfSide, teamOf } from './model.js';
 import { PRESETS } from './rules.js';
 
 const PAGE_SIZE = 20;
@@ -66,7 +66,11 @@ export function people(match, me) {
   const scoreLine = (scores, joiner = ' · ') => (partners
     ? `${scores?.[myTeam] ?? 0}–${scores?.[1 - myTeam] ?? 0}`
     : sides.map((side) => `${teamName(side)} ${scores?.[side] ?? 0}`).join(joiner));
-  return { mySeat, myTeam, nameOf, teamName, position, seats, sides, partners, players, sideOf, scoreLine, dummy: Boolean(rules.dummy) };
+  // Which bot sat where, by level ("Left bot: hard"); empty without bots.
+  const bots = seats.map((seat) => [seat, match.seats.find((s) => s.seat === seat)])
+    .filter(([seat, occupant]) => seat !== mySeat && occupant?.bot)
+    .map(([seat, occupant]) => `${nameOf(seat)}: ${botLevelName(occupant.bot)}`);
+  return { mySeat, myTeam, nameOf, teamName, position, seats, sides, partners, players, sideOf, scoreLine, bots, dummy: Boolean(rules.dummy) };
 }
 
 // Whether the viewer won a finished match: by the winning seats where the
@@ -354,6 +358,7 @@ export class ReplayView {
       back,
       h('h1', {}, title),
       h('p', { class: 'replay-summary' }, this.summaryLine(match, who)),
+      who.bots.length > 0 ? h('p', { class: 'replay-bots muted' }, `Bots: ${who.bots.join(', ')}`) : null,
       nav,
       h('p', { class: 'hint' }, 'Use the ← and → keys to step, Page Up and Page Down to change hands.'),
       h('div', { class: 'replay-main' },

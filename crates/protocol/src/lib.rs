@@ -215,9 +215,15 @@ pub struct TableSettings {
     /// Seats that bots take from the start.
     #[serde(default)]
     pub bot_seats: Vec<u8>,
-    /// Which bot plays those seats (and stands in for absent players).
+    /// The table's bot level: it plays the bot seats not named in
+    /// `seat_bots`, and stands in for absent players. `hard`, `medium`,
+    /// `basic` (the easy level; `easy` is read as `basic`), `naive` or
+    /// `random`.
     #[serde(default = "default_bot")]
     pub bot: String,
+    /// Another level for some of the bot seats, seat by seat.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seat_bots: Vec<SeatBot>,
     /// Seconds a player has for each turn before a bot acts for them; none for no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_seconds: Option<u32>,
@@ -228,6 +234,13 @@ pub struct TableSettings {
     /// people are rated: a table with a bot seat never is.
     #[serde(default = "yes")]
     pub rated: bool,
+}
+
+/// The bot that plays one of the bot seats (see `TableSettings::seat_bots`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatBot {
+    pub seat: u8,
+    pub bot: String,
 }
 
 fn default_preset() -> Preset {
@@ -250,6 +263,7 @@ impl Default for TableSettings {
             private: false,
             bot_seats: Vec::new(),
             bot: default_bot(),
+            seat_bots: Vec::new(),
             turn_seconds: None,
             chat: true,
             rated: true,

@@ -299,9 +299,11 @@ impl Table {
             delivery: Delivery::new(recorder),
         };
         for seat in table.settings.bot_seats.clone() {
+            let kind = table.settings.seat_bots.iter().find(|named| named.seat == seat);
+            let kind = kind.and_then(|named| BotKind::from_name(&named.bot)).unwrap_or(bot_kind);
             if let Some(state) = table.seats.get_mut(usize::from(seat)) {
-                state.sitter = Some(Sitter::Bot(bot_kind));
-                state.bot = Some(bot_kind.create(table.bot_seed ^ u64::from(seat)));
+                state.sitter = Some(Sitter::Bot(kind));
+                state.bot = Some(kind.create(table.bot_seed ^ u64::from(seat)));
             }
         }
         (table, TableHandle { id, tx }, rx)

@@ -351,6 +351,47 @@ async fn snapshot(client: &mut Client, table: &str) -> ServerMessage {
     snapshot
 }
 
+/// Each bot seat plays at the level chosen for it, the others at the
+/// table's; a level nobody knows, or a seat that is not a bot seat, is
+/// refused.
+#[tokio::test]
+async fn bot_levels_are_chosen_seat_by_seat() {
+    let server = TestServer::start().await;
+    let mut ann = server.player("Ann").await;
+    let seat_bot = |seat: u8, bot: &str| euchre_protocol::SeatBot { seat, bot: bot.to_owned() };
+    let chosen = TableSettings {
+        bot: "hard".to_owned(),
+        seat_bots: vec![seat_bot(1, "easy"), seat_bot(3, "naive")],
+        ..settings(Preset::Standard, vec![1, 2, 3])
+    };
+    let table = ann.create_table(chosen).await;
+    let ServerMessage::Snapshot { state, .. } = snapshot(&mut ann, &table).await else {
+        unreachable!()
+    };
+    let bots: Vec<Option<String>> = state
+        .seats
+        .iter()
+        .map(|seat| match seat {
+            Some(euchre_protocol::Occupant::Bot { bot }) => Some(bot.clone()),
+            _ => None,
+        })
+        .collect();
+    let expected = [None, Some("basic"), Some("hard"), Some("naive")];
+    assert_eq!(bots, expected.map(|bot| bot.map(str::to_owned)));
+    for wrong in [
+        vec![seat_bot(0, "hard")],
+        vec![seat_bot(1, "genius")],
+        vec![seat_bot(1, "hard"), seat_bot(1, "medium")],
+    ] {
+        let id = ann.next_id();
+        let settings =
+            TableSettings { seat_bots: wrong, ..settings(Preset::Standard, vec![1, 2, 3]) };
+        let refused = ann.command(ClientMessage::CreateTable { id, settings }).await;
+        assert_eq!(error_code(&refused), Some("bad_settings"));
+    }
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn rule_and_protocol_errors_leave_the_table_unchanged() {
     let mut config = euchre_server::Settings::default();
