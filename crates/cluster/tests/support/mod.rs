@@ -17,10 +17,14 @@ pub struct Nats {
     _folder: Option<tempfile::TempDir>,
 }
 
-/// The `nats-server` binary, if installed.
+/// The `nats-server` binary, if installed: on the PATH, or where Debian's
+/// package puts it (`/usr/sbin`, off the PATH of a user who is not root).
 fn binary() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|dir| dir.join("nats-server")).find(|p| p.is_file())
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/sbin")])
+        .map(|dir| dir.join("nats-server"))
+        .find(|p| p.is_file())
 }
 
 impl Nats {
