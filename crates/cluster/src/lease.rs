@@ -154,6 +154,13 @@ impl Leases {
         }
     }
 
+    /// How many leases are held now.
+    pub async fn count(&self) -> Result<usize, LeaseError> {
+        use futures_util::TryStreamExt;
+        let keys = self.bucket.keys().await.map_err(nats)?;
+        keys.try_fold(0, |count, _| async move { Ok(count + 1) }).await.map_err(nats)
+    }
+
     /// Who holds `name` now, if anybody.
     pub async fn holder(&self, name: &str) -> Result<Option<Holder>, LeaseError> {
         let Some(value) = self.bucket.get(name).await.map_err(nats)? else { return Ok(None) };

@@ -11,15 +11,19 @@
 //!   append says which stream sequence it expects to follow, so only one
 //!   writer can extend a shard's log; a new owner's first append (its fence)
 //!   makes every later append of an old owner fail.
+//! - [`ownership`]: a node's lease loop: its heartbeat, and its fair share
+//!   of the shards, reported as gained and lost.
 //!
 //! Safety rests on the log alone: a lease only decides who should write, and
 //! an owner that outlives its lease (paused, cut off) is stopped by the log.
 
 pub mod lease;
 pub mod log;
+pub mod ownership;
 
 pub use lease::{Holder, Lease, LeaseError, Leases};
 pub use log::{LogConfig, LogEntry, LogError, ShardLog};
+pub use ownership::{Change, Ownership};
 
 /// A shard's number: `0..shards`.
 pub type Shard = u16;

@@ -100,3 +100,17 @@ impl Drop for Nats {
         self.kill();
     }
 }
+
+impl Nats {
+    /// CPU time the server has used so far (user + system), from /proc.
+    pub fn cpu_seconds(&self) -> f64 {
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        // Fields after the command's closing parenthesis; utime and stime are
+        // the 14th and 15th of the line, in clock ticks (100 a second on Linux).
+        let rest = stat.rsplit(')').next().unwrap_or_default();
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+        (ticks(11) + ticks(12)) / 100.0
+    }
+}
