@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
+use euchre_store::durable::Durability;
 use euchre_store::writer::Recorder;
 use euchre_store::{LiveTable, Store, Write};
 
@@ -33,6 +34,8 @@ pub struct AppState {
     pub shutdown: CancellationToken,
     pub store: Arc<dyn Store>,
     pub recorder: Recorder,
+    /// Where tables' writes become durable: the recorder's journal on one node.
+    pub durability: Arc<dyn Durability>,
     next_conn: Arc<AtomicU64>,
     per_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
 }
@@ -48,6 +51,7 @@ impl AppState {
             settings: Arc::new(settings),
             players: Arc::new(Players::new(store.clone(), recorder.clone())),
             store,
+            durability: Arc::new(recorder.clone()),
             recorder,
             registry: Registry::default(),
             metrics: Arc::new(Metrics::default()),
@@ -137,7 +141,7 @@ impl AppState {
             invite.clone(),
             self.table_config(),
             self.registry.clone(),
-            Some(self.recorder.clone()),
+            Some(self.durability.clone()),
         );
         let seats = Write::TableSeats { id: table_id.clone(), seats: table.stored_seats() };
         self.recorder
@@ -155,7 +159,7 @@ impl AppState {
             live,
             self.table_config(),
             self.registry.clone(),
-            Some(self.recorder.clone()),
+            Some(self.durability.clone()),
         )?;
         self.spawn_table(table, handle, mailbox, &host_id);
         Ok(())

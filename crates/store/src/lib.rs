@@ -19,6 +19,7 @@ use euchre_engine::{Action, Deal, GameRecord, GameResult, GameStart, HandOutcome
 use serde::{Deserialize, Serialize};
 
 mod conn;
+pub mod durable;
 pub mod journal;
 pub mod postgres;
 mod read;
