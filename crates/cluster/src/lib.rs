@@ -11,16 +11,21 @@
 //!   append says which stream sequence it expects to follow, so only one
 //!   writer can extend a shard's log; a new owner's first append (its fence)
 //!   makes every later append of an old owner fail.
+//! - [`durable`]: [`ShardLogs`], the cluster's `Durability`: each table
+//!   step's writes appended to its shard's log, in order, before anything
+//!   they caused is sent; and [`tables_in`], each table's writes read back.
 //! - [`ownership`]: a node's lease loop: its heartbeat, and its fair share
 //!   of the shards, reported as gained and lost.
 //!
 //! Safety rests on the log alone: a lease only decides who should write, and
 //! an owner that outlives its lease (paused, cut off) is stopped by the log.
 
+pub mod durable;
 pub mod lease;
 pub mod log;
 pub mod ownership;
 
+pub use durable::{ShardLogs, tables_in};
 pub use lease::{Holder, Lease, LeaseError, Leases};
 pub use log::{LogConfig, LogEntry, LogError, ShardLog};
 pub use ownership::{Change, Ownership};
