@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 mod conn;
 pub mod durable;
 pub mod journal;
+pub mod live;
 pub mod postgres;
 mod read;
 mod sql;
