@@ -24,6 +24,8 @@ pub mod durable;
 pub mod lease;
 pub mod log;
 pub mod ownership;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use durable::{ShardLogs, tables_in};
 pub use lease::{Holder, Lease, LeaseError, Leases};

@@ -1,14 +1,12 @@
 //! Tables' writes kept in their shards' logs through the server's
 //! `Durability` seam, against a nats-server of the test's own.
 
-mod support;
-
 use std::time::Duration;
 
+use euchre_cluster::testing::Nats;
 use euchre_cluster::{LogConfig, ShardLog, ShardLogs, shard_of, tables_in};
 use euchre_store::Write;
 use euchre_store::durable::{Durability, NotDurable};
-use support::Nats;
 use tokio::sync::oneshot;
 
 const SHARDS: u16 = 4;

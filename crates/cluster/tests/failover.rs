@@ -2,12 +2,10 @@
 //! renewing loses its shard to another, which rebuilds from the log, and the
 //! old node, back, cannot write.
 
-mod support;
-
 use std::time::Duration;
 
+use euchre_cluster::testing::Nats;
 use euchre_cluster::{LeaseError, Leases, LogConfig, LogEntry, LogError, ShardLog, shard_of};
-use support::Nats;
 use tokio::time::{Instant, sleep};
 
 #[tokio::test]

@@ -1,11 +1,9 @@
 //! Shard leases against a real `nats-server -js` of each test's own.
 
-mod support;
-
 use std::time::Duration;
 
+use euchre_cluster::testing::Nats;
 use euchre_cluster::{LeaseError, Leases};
-use support::Nats;
 use tokio::time::{Instant, sleep};
 
 async fn leases(nats: &Nats, ttl: Duration) -> Leases {

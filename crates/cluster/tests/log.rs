@@ -1,13 +1,11 @@
 //! The shared action log against a real `nats-server -js` of each test's own.
 
-mod support;
-
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use euchre_cluster::log::{read_shard, read_table};
+use euchre_cluster::testing::Nats;
 use euchre_cluster::{LogConfig, LogEntry, LogError, ShardLog};
-use support::Nats;
 
 fn records(entries: &[LogEntry]) -> Vec<(String, String)> {
     entries

@@ -3,13 +3,11 @@
 //!
 //! cargo test -p euchre-cluster --release --test measure -- --ignored --nocapture
 
-mod support;
-
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use euchre_cluster::testing::Nats;
 use euchre_cluster::{Leases, LogConfig, ShardLog};
-use support::Nats;
 
 /// About the size of one stored action (`Write::Action` as JSON).
 fn body() -> Bytes {

@@ -1,13 +1,11 @@
 //! Nodes' lease loops sharing the shards, against a nats-server of the test's own.
 
-mod support;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use euchre_cluster::ownership::failover_bound;
+use euchre_cluster::testing::Nats;
 use euchre_cluster::{Change, Leases, Ownership, Shard};
-use support::Nats;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep};
 use tokio_util::sync::CancellationToken;

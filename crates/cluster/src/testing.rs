@@ -1,8 +1,7 @@
-//! A NATS server of the test's own: `nats-server -js` on a free loopback
-//! port with a store folder of its own, killed when dropped, so no test
-//! depends on a shared server or on what an earlier run left.
-
-#![allow(dead_code)]
+//! For tests (the `testing` feature): a NATS server of the test's own,
+//! `nats-server -js` on a free loopback port with a store folder of its
+//! own, killed when dropped, so no test depends on a shared server or on
+//! what an earlier run left.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -10,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+#[derive(Debug)]
 pub struct Nats {
     child: Child,
     pub url: String,
@@ -91,7 +91,7 @@ impl Nats {
     }
 
     pub async fn jetstream(&self) -> async_nats::jetstream::Context {
-        euchre_cluster::connect(&self.url).await.expect("connects to NATS")
+        crate::connect(&self.url).await.expect("connects to NATS")
     }
 }
 
