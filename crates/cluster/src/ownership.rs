@@ -92,10 +92,11 @@ impl Ownership {
         self.held.keys().copied().collect()
     }
 
-    /// One round: heartbeat, renewals, then the fair share.
+    /// One round: renewals, heartbeat, then the fair share.
     pub async fn tick(&mut self) -> Result<(), LeaseError> {
-        self.beat().await?;
+        // Shards first: a failed heartbeat must not cost the shards a renewal.
         self.renew_all().await;
+        self.beat().await?;
         let nodes = self.nodes.count().await?.max(1);
         let fair = usize::from(self.shards).div_ceil(nodes);
         while self.held.len() > fair {
