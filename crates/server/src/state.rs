@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
+use euchre_store::durable::Durability;
 use euchre_store::writer::Recorder;
 use euchre_store::{LiveTable, Store, Write};
 
@@ -37,6 +38,8 @@ pub struct AppState {
     pub shutdown: CancellationToken,
     pub store: Arc<dyn Store>,
     pub recorder: Recorder,
+    /// Where tables' writes become durable: the recorder's journal on one node.
+    pub durability: Arc<dyn Durability>,
     next_conn: Arc<AtomicU64>,
     per_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
 }
@@ -58,6 +61,7 @@ impl AppState {
             accounts,
             ratings,
             store,
+            durability: Arc::new(recorder.clone()),
             recorder,
             registry,
             metrics: Arc::new(Metrics::default()),
@@ -160,7 +164,7 @@ impl AppState {
             invite.clone(),
             self.table_config(),
             self.registry.clone(),
-            Some(self.recorder.clone()),
+            Some(self.durability.clone()),
         );
         let seats = Write::TableSeats { id: table_id.clone(), seats: table.stored_seats() };
         self.recorder
@@ -178,7 +182,7 @@ impl AppState {
             live,
             self.table_config(),
             self.registry.clone(),
-            Some(self.recorder.clone()),
+            Some(self.durability.clone()),
         )?;
         self.spawn_table(table, handle, mailbox, &host_id);
         Ok(())

@@ -6,6 +6,7 @@
 //! that resume; each receiver gets its own projection of it.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
 use euchre_bots::{Bot, BotKind};
@@ -14,7 +15,7 @@ use euchre_protocol::{
     CommandId, ErrorCode, Occupant, PlayerInfo, Refusal, Reply, ServerMessage, TableEvent, TableId,
     TableNotice, TableSettings, TableState, TableStatus, TableSummary,
 };
-use euchre_store::writer::Recorder;
+use euchre_store::durable::{Durability, NotDurable};
 use euchre_store::{LiveTable, MatchSeat, Write};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -189,22 +190,31 @@ type Outgoing = (ConnId, Outbox, ServerMessage);
 /// journal, so nobody is told of an action a crash could lose.
 #[derive(Debug)]
 struct Delivery {
-    recorder: Option<Recorder>,
+    durability: Option<Arc<dyn Durability>>,
     /// Produced while handling the current message.
     staged: Vec<Outgoing>,
     writes: Vec<Write>,
     /// Batches waiting for their writes to reach the journal, oldest first.
     held: VecDeque<(u64, Vec<Outgoing>)>,
     next_ticket: u64,
-    durable_tx: mpsc::UnboundedSender<u64>,
-    durable_rx: Option<mpsc::UnboundedReceiver<u64>>,
+    durable_tx: mpsc::UnboundedSender<Kept>,
+    durable_rx: Option<mpsc::UnboundedReceiver<Kept>>,
+}
+
+/// What became of a step's writes.
+#[derive(Debug)]
+enum Kept {
+    /// Durable (or failed for good): the step's messages may go, in their turn.
+    Released(u64),
+    /// Another node owns the table now: nothing held may go; the table stops.
+    Fenced,
 }
 
 impl Delivery {
-    fn new(recorder: Option<Recorder>) -> Delivery {
+    fn new(durability: Option<Arc<dyn Durability>>) -> Delivery {
         let (durable_tx, durable_rx) = mpsc::unbounded_channel();
         Delivery {
-            recorder,
+            durability,
             staged: Vec::new(),
             writes: Vec::new(),
             held: VecDeque::new(),
@@ -220,22 +230,28 @@ impl Delivery {
 
     /// Ends the current step: its messages go out now, or once its writes
     /// (or an earlier step's) are durable. Returns what may be sent now.
-    fn finish_step(&mut self) -> Vec<Outgoing> {
+    fn finish_step(&mut self, table: &str) -> Vec<Outgoing> {
         let staged = std::mem::take(&mut self.staged);
         let writes = std::mem::take(&mut self.writes);
-        match (&self.recorder, writes.is_empty()) {
-            (Some(recorder), false) => {
+        match (&self.durability, writes.is_empty()) {
+            (Some(durability), false) => {
                 let ticket = self.next_ticket;
                 self.next_ticket += 1;
                 self.held.push_back((ticket, staged));
                 let durable = self.durable_tx.clone();
-                recorder.record(writes, move |result| {
-                    if let Err(error) = result {
-                        // The disk failed: nothing can be promised; play goes on.
-                        tracing::error!(%error, "the journal could not keep a table's writes");
-                    }
-                    let _ = durable.send(ticket);
-                });
+                let then = move |result| {
+                    let kept = match result {
+                        Ok(()) => Kept::Released(ticket),
+                        Err(NotDurable::Fenced) => Kept::Fenced,
+                        Err(NotDurable::Failed(error)) => {
+                            // The disk failed: nothing can be promised; play goes on.
+                            tracing::error!(%error, "the journal could not keep a table's writes");
+                            Kept::Released(ticket)
+                        }
+                    };
+                    let _ = durable.send(kept);
+                };
+                durability.keep(table, writes, Box::new(then));
                 Vec::new()
             }
             _ => match self.held.back_mut() {
@@ -273,7 +289,7 @@ impl Table {
         invite: Option<String>,
         config: TableConfig,
         registry: Registry,
-        recorder: Option<Recorder>,
+        durability: Option<Arc<dyn Durability>>,
     ) -> (Table, TableHandle, mpsc::Receiver<TableMessage>) {
         let (tx, rx) = mpsc::channel(256);
         let mut table = Table {
@@ -296,7 +312,7 @@ impl Table {
             empty_since: Some(Instant::now()),
             match_id: None,
             rated_players: None,
-            delivery: Delivery::new(recorder),
+            delivery: Delivery::new(durability),
         };
         for seat in table.settings.bot_seats.clone() {
             let kind = table.settings.seat_bots.iter().find(|named| named.seat == seat);
@@ -316,7 +332,7 @@ impl Table {
         live: LiveTable,
         config: TableConfig,
         registry: Registry,
-        recorder: Option<Recorder>,
+        durability: Option<Arc<dyn Durability>>,
     ) -> Result<(Table, TableHandle, mpsc::Receiver<TableMessage>), String> {
         let settings: TableSettings = serde_json::from_value(live.settings)
             .map_err(|error| format!("table {}: settings: {error}", live.id))?;
@@ -334,7 +350,7 @@ impl Table {
             live.invite,
             config,
             registry,
-            recorder,
+            durability,
         );
         let now = Instant::now();
         for (index, occupant) in seats.into_iter().enumerate().take(table.seats.len()) {
@@ -403,10 +419,18 @@ impl Table {
                     Some(message) => self.handle(message),
                     None => break,
                 },
-                Some(ticket) = durable.recv() => {
-                    let ready = self.delivery.release(ticket);
-                    self.deliver(ready);
-                }
+                Some(kept) = durable.recv() => match kept {
+                    Kept::Released(ticket) => {
+                        let ready = self.delivery.release(ticket);
+                        self.deliver(ready);
+                    }
+                    Kept::Fenced => {
+                        // Another node took the table over: what is held was
+                        // never stored, so it is never sent.
+                        tracing::warn!(table = %self.id, "another node owns this table now; stopping it here");
+                        break;
+                    }
+                },
                 () = sleep_until(wake) => {
                     if !self.on_timer(Instant::now()) {
                         // Abandoned: the table is closed for good.
@@ -437,7 +461,7 @@ impl Table {
     fn end_step(&mut self) {
         // Dropping a slow receiver can publish a notice, which is a new step.
         for _ in 0..8 {
-            let ready = self.delivery.finish_step();
+            let ready = self.delivery.finish_step(&self.id);
             if ready.is_empty() && self.delivery.staged.is_empty() {
                 return;
             }
@@ -1703,7 +1727,7 @@ mod delivery {
             euchre_store::writer::start(store, data.path().join("journal"), 16)
                 .await
                 .expect("starts");
-        let mut delivery = Delivery::new(Some(recorder));
+        let mut delivery = Delivery::new(Some(Arc::new(recorder)));
         let Some(mut durable) = delivery.durable_rx.take() else { unreachable!() };
         let (tx, _rx) = mpsc::channel(16);
         let outbox = Outbox::new(tx, CancellationToken::new());
@@ -1712,12 +1736,14 @@ mod delivery {
         // A step with writes is held...
         delivery.stage(1, &outbox, message(1));
         delivery.writes.push(Write::TableClosed { id: "t".into(), at: 0 });
-        assert!(delivery.finish_step().is_empty());
+        assert!(delivery.finish_step("t").is_empty());
         // ...and so is a later step without writes, behind it.
         delivery.stage(1, &outbox, message(2));
-        assert!(delivery.finish_step().is_empty());
+        assert!(delivery.finish_step("t").is_empty());
         // Once the journal has the writes, both go, in order.
-        let ticket = durable.recv().await.expect("the journal answers");
+        let Some(Kept::Released(ticket)) = durable.recv().await else {
+            panic!("the journal answers")
+        };
         let released: Vec<u64> = delivery
             .release(ticket)
             .into_iter()
@@ -1729,6 +1755,83 @@ mod delivery {
         assert_eq!(released, vec![1, 2]);
         // With nothing held, a step without writes goes at once.
         delivery.stage(1, &outbox, message(3));
-        assert_eq!(delivery.finish_step().len(), 1);
+        assert_eq!(delivery.finish_step("t").len(), 1);
+    }
+
+    /// Storage that says another node owns every table now.
+    #[derive(Debug)]
+    struct Fenced;
+
+    impl Durability for Fenced {
+        fn keep(&self, _: &str, _: Vec<Write>, then: euchre_store::durable::Then) {
+            then(Err(NotDurable::Fenced));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_fenced_table_stops_and_sends_nothing_its_writes_caused() {
+        let settings = TableSettings::default();
+        let rules = settings.resolve_rules().expect("rules");
+        let host = PlayerInfo { id: "host".into(), name: "host".into() };
+        let config = TableConfig {
+            event_ring: 64,
+            bot_delay: Duration::from_millis(500),
+            reconnect_grace: Duration::from_secs(10),
+            idle_close: Duration::from_secs(3600),
+            metrics: Arc::default(),
+            ratings: None,
+        };
+        let registry = Registry::default();
+        let (table, handle, mailbox) = Table::new(
+            "t".into(),
+            host.clone(),
+            settings,
+            rules,
+            BotKind::Basic,
+            None,
+            config,
+            registry.clone(),
+            Some(Arc::new(Fenced)),
+        );
+        registry.insert(handle.clone(), table.summary(), &host.id);
+        let task = tokio::spawn(table.run(mailbox, CancellationToken::new()));
+        let (tx, mut rx) = mpsc::channel(16);
+        let outbox = Outbox::new(tx, CancellationToken::new());
+        // Watching writes nothing: answered at once.
+        let ask = |id, request| {
+            TableMessage::Command(TableCommand {
+                id,
+                conn: 1,
+                player: host.clone(),
+                outbox: outbox.clone(),
+                request,
+                received: std::time::Instant::now(),
+            })
+        };
+        assert!(handle.send(ask(1, Request::Watch { invite: None })).await);
+        let watched = drain_until_ack(&mut rx, 1).await;
+        assert!(watched.iter().any(|m| matches!(m, ServerMessage::Snapshot { .. })));
+        // Sitting writes the seats: refused storage, so no ack, no seat taken, and the table ends.
+        assert!(handle.send(ask(2, Request::Sit { seat: Some(0), invite: None })).await);
+        tokio::time::timeout(Duration::from_secs(5), task).await.expect("stops").expect("ran");
+        let after: Vec<ServerMessage> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
+        assert!(after.is_empty(), "nothing the refused writes caused was sent: {after:?}");
+        assert!(registry.get("t").is_none(), "the table left this node's registry");
+    }
+
+    async fn drain_until_ack(
+        rx: &mut mpsc::Receiver<ServerMessage>,
+        id: u64,
+    ) -> Vec<ServerMessage> {
+        let mut seen = Vec::new();
+        while let Ok(Some(message)) = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await
+        {
+            let done = matches!(message, ServerMessage::Ack { id: acked, .. } if acked == id);
+            seen.push(message);
+            if done {
+                return seen;
+            }
+        }
+        panic!("no ack for {id}: {seen:?}");
     }
 }

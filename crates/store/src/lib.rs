@@ -20,7 +20,9 @@ use serde::{Deserialize, Serialize};
 
 mod accounts;
 mod conn;
+pub mod durable;
 pub mod journal;
+pub mod live;
 pub mod postgres;
 mod ratings;
 mod read;

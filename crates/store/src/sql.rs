@@ -407,15 +407,23 @@ pub(crate) fn match_record(
             .push(SeatAction { seat: Seat(narrow(action.seat, "seat")?), action: action.action.0 });
         last_seq = last_seq.max(from_db_u64(action.seq));
     }
-    let game = Game::replay(&record).map_err(|error| {
-        StoreError::Corrupt(format!("match {} does not replay: {error}", row.id))
+    settle(&mut record, &row.id)?;
+    Ok((record, last_seq))
+}
+
+/// Replays a rebuilt record through the engine, which checks every action
+/// and every stored outcome, and takes the scores, the winner and any hand
+/// outcome not stored yet from the replay, so the record agrees with itself.
+pub(crate) fn settle(record: &mut GameRecord, match_id: &str) -> Result<(), StoreError> {
+    let game = Game::replay(record).map_err(|error| {
+        StoreError::Corrupt(format!("match {match_id} does not replay: {error}"))
     })?;
     for (stored, replayed) in record.hands.iter_mut().zip(&game.record().hands) {
         stored.outcome = replayed.outcome;
     }
     record.scores = game.scores();
     record.winner = game.winner();
-    Ok((record, last_seq))
+    Ok(())
 }
 
 /// Groups the rows of [`LIST_MATCHES`] (fetched with `limit + 1` matches)

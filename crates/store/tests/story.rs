@@ -741,6 +741,7 @@ async fn story(store: &dyn Store) {
     check_filters(store, &history).await;
     check_stats(store, &history).await;
     check_live(store, &history).await;
+    check_live_from_writes(store, &writes).await;
     check_players(store).await;
     check_forms(store, &history).await;
 
@@ -1343,4 +1344,53 @@ async fn check_ratings(store: &dyn Store) {
     assert_eq!(points, [("r5", None, 1510.0, 60), ("r6", Some(1510.0), 1520.0, 70)]);
     let latest = store.rating_history(&p1, 1).await.expect("history");
     assert_eq!(latest.iter().map(|p| p.match_id.as_str()).collect::<Vec<_>>(), ["r6"]);
+}
+
+/// Each table's own writes, folded without the database (as a cluster node
+/// rebuilds a table from its shard's log), give what the database gives.
+async fn check_live_from_writes(store: &dyn Store, writes: &[Write]) {
+    let from_store = store.live_tables().await.expect("live tables");
+    let names: HashMap<String, String> = writes
+        .iter()
+        .filter_map(|write| match write {
+            Write::Player { id, name, .. } => Some((id.clone(), name.clone())),
+            _ => None,
+        })
+        .collect();
+    let mut folded = Vec::new();
+    for index in 0..TABLES {
+        let table = table_id(index);
+        let mut matches = BTreeSet::new();
+        let own: Vec<Write> = writes
+            .iter()
+            .filter(|write| match write {
+                Write::TableOpened { id, .. }
+                | Write::TableSeats { id, .. }
+                | Write::TableClosed { id, .. } => *id == table,
+                Write::MatchStarted { id, table_id, .. } => {
+                    *table_id == table && matches.insert(id.clone())
+                }
+                Write::HandDealt { match_id, .. }
+                | Write::Action { match_id, .. }
+                | Write::HandEnded { match_id, .. }
+                | Write::MatchEnded { match_id, .. } => matches.contains(match_id),
+                Write::Player { .. } => false,
+            })
+            .cloned()
+            .collect();
+        let live = euchre_store::live::live_table(&own, |id| names.get(id).cloned())
+            .expect("the writes fold");
+        folded.extend(live);
+    }
+    assert_eq!(folded.len(), from_store.len());
+    assert!(folded == from_store, "folded from the writes: {folded:#?}\nstored: {from_store:#?}");
+    // Writes out of order are refused, not trusted.
+    let (small, _) = small_history();
+    let mut shuffled: Vec<Write> =
+        small.iter().filter(|w| !matches!(w, Write::MatchEnded { .. })).cloned().collect();
+    if let Some(first_action) = shuffled.iter().position(|w| matches!(w, Write::Action { .. })) {
+        shuffled.remove(first_action);
+    }
+    let refused = euchre_store::live::live_table(&shuffled, |_| Some("host".into()));
+    assert!(matches!(refused, Err(StoreError::Corrupt(_))), "{refused:?}");
 }

@@ -1,0 +1,115 @@
+//! The cluster's place where tables' writes become durable: each table's
+//! step goes to its shard's log, as one record (the step's writes as JSON),
+//! through one task per owned shard that appends in order.
+//!
+//! Anything but a stored append stops the shard here: a refused append
+//! means another node owns it, and a failed one may or may not be stored,
+//! so nothing may be acknowledged after it either way. The node then takes
+//! the shard over again (same epoch) or gives it up, and rebuilds its
+//! tables from the log with [`tables_in`].
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use euchre_store::Write;
+use euchre_store::durable::{Durability, NotDurable, Then};
+use tokio::sync::mpsc;
+
+use crate::{LogEntry, LogError, Shard, ShardLog, shard_of};
+
+/// A table's step on its way to the log.
+struct Step {
+    table: String,
+    writes: Vec<Write>,
+    then: Then,
+}
+
+/// Keeps each table's writes in its shard's log, for the shards this node owns.
+#[derive(Clone, Debug)]
+pub struct ShardLogs {
+    shards: Shard,
+    writers: Arc<Mutex<HashMap<Shard, mpsc::UnboundedSender<Step>>>>,
+}
+
+impl ShardLogs {
+    /// With the cluster's number of shards.
+    pub fn new(shards: Shard) -> ShardLogs {
+        ShardLogs { shards, writers: Arc::default() }
+    }
+
+    /// Appends for `log`'s shard from now on (after its take-over).
+    pub fn start(&self, log: ShardLog) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.lock().insert(log.shard(), tx);
+        tokio::spawn(append_in_order(log, rx));
+    }
+
+    /// Stops appending for `shard` (lost): what is queued is refused.
+    pub fn stop(&self, shard: Shard) {
+        self.lock().remove(&shard);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Shard, mpsc::UnboundedSender<Step>>> {
+        self.writers.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl std::fmt::Debug for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Step({}, {} writes)", self.table, self.writes.len())
+    }
+}
+
+impl Durability for ShardLogs {
+    fn keep(&self, table: &str, writes: Vec<Write>, then: Then) {
+        let step = Step { table: table.to_owned(), writes, then };
+        let writer = self.lock().get(&shard_of(table, self.shards)).cloned();
+        let refused = match writer {
+            Some(writer) => writer.send(step).err().map(|error| error.0),
+            None => Some(step),
+        };
+        if let Some(step) = refused {
+            (step.then)(Err(NotDurable::Fenced));
+        }
+    }
+}
+
+/// Appends each step in turn; after the first that is not stored, refuses the rest.
+async fn append_in_order(mut log: ShardLog, mut steps: mpsc::UnboundedReceiver<Step>) {
+    let mut stopped = false;
+    while let Some(Step { table, writes, then }) = steps.recv().await {
+        if stopped {
+            then(Err(NotDurable::Fenced));
+            continue;
+        }
+        let appended = match serde_json::to_vec(&writes) {
+            Ok(body) => log.append(&table, body.into()).await,
+            Err(error) => Err(LogError::Corrupt(log.shard(), error.to_string())),
+        };
+        match appended {
+            Ok(_) => then(Ok(())),
+            Err(error) => {
+                tracing::warn!(shard = log.shard(), %error, "the shard's log stopped taking writes here");
+                stopped = true;
+                then(Err(NotDurable::Fenced));
+            }
+        }
+    }
+}
+
+/// Each table's writes in `shard`'s log entries, in order: what a new
+/// owner rebuilds the tables from.
+pub fn tables_in(
+    shard: Shard,
+    entries: &[LogEntry],
+) -> Result<BTreeMap<String, Vec<Write>>, LogError> {
+    let mut tables: BTreeMap<String, Vec<Write>> = BTreeMap::new();
+    for entry in entries {
+        if let LogEntry::Record { table, body, seq, .. } = entry {
+            let writes: Vec<Write> = serde_json::from_slice(body)
+                .map_err(|error| LogError::Corrupt(shard, format!("entry {seq}: {error}")))?;
+            tables.entry(table.clone()).or_default().extend(writes);
+        }
+    }
+    Ok(tables)
+}

@@ -1,0 +1,196 @@
+//! Shard leases in a JetStream key-value bucket.
+//!
+//! The bucket keeps one key per shard, whose value names the holding node
+//! and its epoch. The bucket's `max_age` is the lease's time to live: a key
+//! not rewritten within it is removed by the NATS server, on the NATS
+//! server's clock alone (no node compares clocks with another). Taking a
+//! lease creates the key only if it is absent; renewing rewrites it only if
+//! its revision is still the one this holder wrote, so a holder that lost
+//! the key (expired, taken over) finds out on its next renewal.
+//!
+//! The epoch is the key's revision when the lease was taken. Revisions are
+//! sequence numbers of the bucket's stream, so every new holder's epoch is
+//! higher than every earlier one's: the fencing token the shared log records.
+
+use std::time::Duration;
+
+use async_nats::jetstream::{self, kv, stream};
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+
+/// The leases of one cluster: a key-value bucket.
+#[derive(Clone, Debug)]
+pub struct Leases {
+    bucket: kv::Store,
+    ttl: Duration,
+}
+
+/// Who holds a lease, as stored in its key.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Holder {
+    pub node: String,
+    /// The revision at which the holder took the lease: its fencing token.
+    pub epoch: u64,
+}
+
+/// A lease this node holds.
+#[derive(Debug)]
+pub struct Lease {
+    key: String,
+    holder: Holder,
+    /// The key's revision as this holder last wrote it.
+    revision: u64,
+    /// Until when the lease is surely still ours: the time to live counted
+    /// from before the last write was sent (the server counts from when it
+    /// stored it, later).
+    valid_until: Instant,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LeaseError {
+    /// The key changed or expired since this holder last wrote it.
+    #[error("the lease {0} was lost")]
+    Lost(String),
+    #[error("lease name {0:?} is not a valid key")]
+    BadName(String),
+    #[error("NATS: {0}")]
+    Nats(String),
+}
+
+fn nats(error: impl std::fmt::Display) -> LeaseError {
+    LeaseError::Nats(error.to_string())
+}
+
+impl Leases {
+    /// Opens the bucket `name`, creating it with `ttl` as the time to live
+    /// (`replicas` copies: 1 on one NATS server, 3 in a NATS cluster). Every
+    /// node must use the same `ttl`: an existing bucket keeps its own.
+    pub async fn open(
+        js: &jetstream::Context,
+        name: &str,
+        ttl: Duration,
+        replicas: usize,
+    ) -> Result<Leases, LeaseError> {
+        let bucket = match js.get_key_value(name).await {
+            Ok(bucket) => bucket,
+            Err(_) => {
+                // The bucket's stream, made the way a key-value bucket is:
+                // `create_key_value` first reads account fields that NATS
+                // servers before 2.10 (Debian's 2.9) do not send.
+                js.get_or_create_stream(stream::Config {
+                    name: format!("KV_{name}"),
+                    description: Some("Euchre shard leases: which node owns each shard".into()),
+                    subjects: vec![format!("$KV.{name}.>")],
+                    max_messages_per_subject: 1,
+                    max_age: ttl,
+                    storage: stream::StorageType::File,
+                    num_replicas: replicas,
+                    allow_rollup: true,
+                    deny_delete: true,
+                    allow_direct: true,
+                    discard: stream::DiscardPolicy::New,
+                    ..Default::default()
+                })
+                .await
+                .map_err(nats)?;
+                js.get_key_value(name).await.map_err(nats)?
+            }
+        };
+        let ttl = bucket.status().await.map_err(nats)?.max_age();
+        Ok(Leases { bucket, ttl })
+    }
+
+    /// The time to live: a lease not renewed within it expires.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// Takes the lease `name` for `node` if nobody holds it; `None` if somebody does.
+    pub async fn try_acquire(&self, name: &str, node: &str) -> Result<Option<Lease>, LeaseError> {
+        let sent = Instant::now();
+        // The epoch is the revision this create gets, which is not known
+        // before it: the key is created with a placeholder, and the same
+        // holder rewrites it with its epoch at once (a renewal).
+        let placeholder = Holder { node: node.to_owned(), epoch: 0 };
+        let revision = match self.bucket.create(name, encode(&placeholder)).await {
+            Ok(revision) => revision,
+            Err(error) if error.kind() == kv::CreateErrorKind::AlreadyExists => return Ok(None),
+            Err(error) if error.kind() == kv::CreateErrorKind::InvalidKey => {
+                return Err(LeaseError::BadName(name.to_owned()));
+            }
+            Err(error) => return Err(nats(error)),
+        };
+        let holder = Holder { node: node.to_owned(), epoch: revision };
+        let mut lease =
+            Lease { key: name.to_owned(), holder, revision, valid_until: sent + self.ttl };
+        self.renew(&mut lease).await?;
+        Ok(Some(lease))
+    }
+
+    /// Rewrites the lease's key, which starts its time to live again; fails
+    /// with [`LeaseError::Lost`] if somebody else has it now, or it expired.
+    pub async fn renew(&self, lease: &mut Lease) -> Result<(), LeaseError> {
+        let sent = Instant::now();
+        match self.bucket.update(&lease.key, encode(&lease.holder), lease.revision).await {
+            Ok(revision) => {
+                lease.revision = revision;
+                lease.valid_until = sent + self.ttl;
+                Ok(())
+            }
+            Err(error) if error.kind() == kv::UpdateErrorKind::WrongLastRevision => {
+                Err(LeaseError::Lost(lease.key.clone()))
+            }
+            Err(error) => Err(nats(error)),
+        }
+    }
+
+    /// Gives the lease up at once (on a clean shutdown), if it is still ours.
+    pub async fn release(&self, lease: Lease) -> Result<(), LeaseError> {
+        match self.bucket.delete_expect_revision(&lease.key, Some(lease.revision)).await {
+            Ok(()) => Ok(()),
+            // Gone or taken already: nothing of ours to give up.
+            Err(error) if error.kind() == kv::UpdateErrorKind::WrongLastRevision => Ok(()),
+            Err(error) => Err(nats(error)),
+        }
+    }
+
+    /// How many leases are held now.
+    pub async fn count(&self) -> Result<usize, LeaseError> {
+        use futures_util::TryStreamExt;
+        let keys = self.bucket.keys().await.map_err(nats)?;
+        keys.try_fold(0, |count, _| async move { Ok(count + 1) }).await.map_err(nats)
+    }
+
+    /// Who holds `name` now, if anybody.
+    pub async fn holder(&self, name: &str) -> Result<Option<Holder>, LeaseError> {
+        let Some(value) = self.bucket.get(name).await.map_err(nats)? else { return Ok(None) };
+        let holder: Holder = serde_json::from_slice(&value).map_err(nats)?;
+        // A key just created, not yet stamped with its epoch, is held all the same.
+        Ok(Some(holder))
+    }
+}
+
+impl Lease {
+    pub fn name(&self) -> &str {
+        &self.key
+    }
+
+    pub fn holder(&self) -> &Holder {
+        &self.holder
+    }
+
+    /// The fencing token: higher for every later holder.
+    pub fn epoch(&self) -> u64 {
+        self.holder.epoch
+    }
+
+    /// Until when the lease is surely still ours (if it has not been renewed
+    /// by then, act as if it were lost).
+    pub fn valid_until(&self) -> Instant {
+        self.valid_until
+    }
+}
+
+fn encode(holder: &Holder) -> bytes::Bytes {
+    serde_json::to_vec(holder).unwrap_or_default().into()
+}

@@ -1,0 +1,71 @@
+//! The parts a cluster of Euchre servers shares, on NATS JetStream.
+//!
+//! Tables are grouped into shards ([`shard_of`]); a shard is the unit of
+//! ownership, of the shared log, and of failover. docs/architecture.md has
+//! the whole design; this crate holds its two foundations:
+//!
+//! - [`lease`]: which node owns a shard, as a key in a JetStream key-value
+//!   bucket that expires unless its holder renews it. Each new holder gets a
+//!   higher *epoch* (the key's revision when it was taken): the fencing token.
+//! - [`log`]: the shared action log, one JetStream stream per shard. Every
+//!   append says which stream sequence it expects to follow, so only one
+//!   writer can extend a shard's log; a new owner's first append (its fence)
+//!   makes every later append of an old owner fail.
+//! - [`durable`]: [`ShardLogs`], the cluster's `Durability`: each table
+//!   step's writes appended to its shard's log, in order, before anything
+//!   they caused is sent; and [`tables_in`], each table's writes read back.
+//! - [`ownership`]: a node's lease loop: its heartbeat, and its fair share
+//!   of the shards, reported as gained and lost.
+//!
+//! Safety rests on the log alone: a lease only decides who should write, and
+//! an owner that outlives its lease (paused, cut off) is stopped by the log.
+
+pub mod durable;
+pub mod lease;
+pub mod log;
+pub mod ownership;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+pub use durable::{ShardLogs, tables_in};
+pub use lease::{Holder, Lease, LeaseError, Leases};
+pub use log::{LogConfig, LogEntry, LogError, ShardLog};
+pub use ownership::{Change, Ownership};
+
+/// A shard's number: `0..shards`.
+pub type Shard = u16;
+
+/// The shard a table belongs to: stable across nodes, restarts and versions
+/// (CRC-32 of the table's id), so any node finds a table's shard, and so its
+/// owner and its log, from the id alone.
+pub fn shard_of(table_id: &str, shards: Shard) -> Shard {
+    (crc32fast::hash(table_id.as_bytes()) % u32::from(shards.max(1))) as Shard
+}
+
+/// Connects to NATS and opens its JetStream context.
+pub async fn connect(
+    url: &str,
+) -> Result<async_nats::jetstream::Context, async_nats::ConnectError> {
+    let client = async_nats::connect(url).await?;
+    Ok(async_nats::jetstream::new(client))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_always_falls_in_the_same_shard_and_shards_are_used_evenly() {
+        // Pinned (CRC-32, as zlib computes it): a change of hash would move
+        // live tables to other owners and other logs.
+        assert_eq!(shard_of("0193a8f2c4e07b3d9f1a2b3c4d5e6f70", 256), 220);
+        assert_eq!(shard_of("table", 256), 70);
+        assert_eq!(shard_of("anything", 1), 0);
+        assert_eq!(shard_of("anything", 0), 0, "no shards counts as one");
+        let mut counts = [0u32; 16];
+        for n in 0..16_000 {
+            counts[usize::from(shard_of(&format!("{n:032x}"), 16))] += 1;
+        }
+        assert!(counts.iter().all(|&c| (800..1200).contains(&c)), "{counts:?}");
+    }
+}

@@ -1,0 +1,116 @@
+//! For tests (the `testing` feature): a NATS server of the test's own,
+//! `nats-server -js` on a free loopback port with a store folder of its
+//! own, killed when dropped, so no test depends on a shared server or on
+//! what an earlier run left.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+#[derive(Debug)]
+pub struct Nats {
+    child: Child,
+    pub url: String,
+    store: PathBuf,
+    _folder: Option<tempfile::TempDir>,
+}
+
+/// The `nats-server` binary, if installed: on the PATH, or where Debian's
+/// package puts it (`/usr/sbin`, off the PATH of a user who is not root).
+fn binary() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/sbin")])
+        .map(|dir| dir.join("nats-server"))
+        .find(|p| p.is_file())
+}
+
+impl Nats {
+    /// A fresh server, or `None` (with a message saying the test is
+    /// skipped) where nats-server is not installed.
+    pub fn start() -> Option<Nats> {
+        if binary().is_none() {
+            eprintln!("SKIPPED: nats-server is not installed (apt-get install nats-server)");
+            return None;
+        }
+        let folder = tempfile::tempdir().expect("a folder");
+        let mut nats = Nats::start_in(folder.path());
+        nats._folder = Some(folder);
+        Some(nats)
+    }
+
+    /// A server on the store in `store`: a restart keeps what it held.
+    fn start_in(store: &Path) -> Nats {
+        let binary = binary().expect("nats-server");
+        // Port -1: the server picks a free one and says which in its log.
+        let mut child = Command::new(binary)
+            .args(["-a", "127.0.0.1", "-p", "-1", "-js", "-sd"])
+            .arg(store)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("nats-server starts");
+        let log = child.stderr.take().expect("its log");
+        let (found, address) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut found = Some(found);
+            // Read the whole log, so the server never blocks on a full pipe.
+            for line in BufReader::new(log).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("Listening for client connections on ") {
+                    let address = line[at..].rsplit(' ').next().unwrap_or_default().to_owned();
+                    if let Some(found) = found.take() {
+                        let _ = found.send(address);
+                    }
+                }
+            }
+        });
+        let address =
+            address.recv_timeout(Duration::from_secs(20)).expect("nats-server listens in time");
+        Nats { child, url: format!("nats://{address}"), store: store.to_owned(), _folder: None }
+    }
+
+    /// kill -9, then a new server on the same store (on another port).
+    pub fn crash_and_restart(&mut self) {
+        self.kill();
+        let restarted = Nats::start_in(&self.store);
+        self.url = restarted.url.clone();
+        let old = std::mem::replace(self, restarted);
+        // The new one takes over the folder; the killed one is reaped.
+        self._folder = old.into_folder();
+    }
+
+    fn into_folder(mut self) -> Option<tempfile::TempDir> {
+        self._folder.take()
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    pub async fn jetstream(&self) -> async_nats::jetstream::Context {
+        crate::connect(&self.url).await.expect("connects to NATS")
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+impl Nats {
+    /// CPU time the server has used so far (user + system), from /proc.
+    pub fn cpu_seconds(&self) -> f64 {
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        // Fields after the command's closing parenthesis; utime and stime are
+        // the 14th and 15th of the line, in clock ticks (100 a second on Linux).
+        let rest = stat.rsplit(')').next().unwrap_or_default();
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+        (ticks(11) + ticks(12)) / 100.0
+    }
+}

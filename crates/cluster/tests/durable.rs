@@ -1,0 +1,78 @@
+//! Tables' writes kept in their shards' logs through the server's
+//! `Durability` seam, against a nats-server of the test's own.
+
+use std::time::Duration;
+
+use euchre_cluster::testing::Nats;
+use euchre_cluster::{LogConfig, ShardLog, ShardLogs, shard_of, tables_in};
+use euchre_store::Write;
+use euchre_store::durable::{Durability, NotDurable};
+use tokio::sync::oneshot;
+
+const SHARDS: u16 = 4;
+
+fn closed(table: &str, at: i64) -> Write {
+    Write::TableClosed { id: table.to_owned(), at }
+}
+
+/// Keeps `writes` of `table` and waits for the answer.
+async fn keep(logs: &ShardLogs, table: &str, writes: Vec<Write>) -> Result<(), NotDurable> {
+    let (tx, rx) = oneshot::channel();
+    logs.keep(table, writes, Box::new(move |result| drop(tx.send(result))));
+    tokio::time::timeout(Duration::from_secs(10), rx).await.expect("answered").expect("once")
+}
+
+/// Two table ids in `shard`, and one in another shard.
+fn tables(shard: u16) -> (String, String, String) {
+    let mut ids = (0..).map(|n| format!("table{n}"));
+    let mut find =
+        |want: bool| ids.find(|id| (shard_of(id, SHARDS) == shard) == want).expect("an id");
+    (find(true), find(true), find(false))
+}
+
+#[tokio::test]
+async fn steps_are_kept_in_order_read_back_per_table_and_refused_once_fenced() {
+    let Some(nats) = Nats::start() else { return };
+    let config = LogConfig::default();
+    let shard = 1;
+    let (one, two, elsewhere) = tables(shard);
+    let (a_js, b_js) = (nats.jetstream().await, nats.jetstream().await);
+
+    let a = ShardLogs::new(SHARDS);
+    let (log, _) = ShardLog::take_over(&a_js, &config, shard, "a", 1).await.expect("takes over");
+    a.start(log);
+    let mut kept = Vec::new();
+    for n in 0..10 {
+        let table = if n % 3 == 0 { &two } else { &one };
+        let writes = vec![closed(table, n), closed(table, 100 + n)];
+        keep(&a, table, writes.clone()).await.expect("durable");
+        kept.push((table.clone(), writes));
+    }
+    // A table of a shard this node does not own is refused at once.
+    assert_eq!(keep(&a, &elsewhere, vec![closed(&elsewhere, 0)]).await, Err(NotDurable::Fenced));
+
+    // Node b takes the shard over and finds each table's writes, in order.
+    let (_log, entries) =
+        ShardLog::take_over(&b_js, &config, shard, "b", 2).await.expect("takes over");
+    let rebuilt = tables_in(shard, &entries).expect("readable");
+    for table in [&one, &two] {
+        let expected: Vec<Write> =
+            kept.iter().filter(|(t, _)| t == table).flat_map(|(_, w)| w.clone()).collect();
+        assert_eq!(rebuilt[table.as_str()], expected, "{table}");
+    }
+    assert_eq!(rebuilt.len(), 2);
+
+    // Node a, fenced, refuses this step and every later one.
+    assert_eq!(keep(&a, &one, vec![closed(&one, 999)]).await, Err(NotDurable::Fenced));
+    assert_eq!(keep(&a, &two, vec![closed(&two, 999)]).await, Err(NotDurable::Fenced));
+    let (_log, after) = ShardLog::take_over(&b_js, &config, shard, "b", 2).await.expect("again");
+    assert_eq!(
+        tables_in(shard, &after).expect("readable"),
+        rebuilt,
+        "nothing of a's after the fence"
+    );
+
+    // A shard given up refuses at once too.
+    a.stop(shard);
+    assert_eq!(keep(&a, &one, vec![closed(&one, 1000)]).await, Err(NotDurable::Fenced));
+}
