@@ -402,6 +402,10 @@ function nameForm() {
 }
 
 document.getElementById('change-name').addEventListener('click', () => {
+  if (state.identity.account) {
+    notice('Your name is your account’s: log out first (Account) to play as someone else.', 'error');
+    return;
+  }
   const name = prompt('A new name starts a new guest identity (your current seats stay with the old one). New name:', state.identity.name ?? '');
   if (!name?.trim()) return;
   state.identity = { name: name.trim().slice(0, 32) };
