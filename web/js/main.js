@@ -156,6 +156,13 @@ const connection = new Connection({
     if (wasAccount) notice(code === 'session_expired' ? 'Your session has expired: log in again (Account). Meanwhile you are a guest.' : 'You were logged out: log in again (Account). Meanwhile you are a guest.', 'error');
     else notice('Your saved identity was not recognised: you are a new guest with the same name.', 'error');
   },
+  onNameTaken() {
+    state.identity = {};
+    save(IDENTITY_KEY, state.identity);
+    nameBadge.textContent = '';
+    notice('That name belongs to an account: pick another (its owner logs in under Account).', 'error');
+    route(true);
+  },
   onWelcome(welcome) {
     const knewId = Boolean(state.identity.id);
     state.identity = { name: welcome.player.name, token: welcome.token, id: welcome.player.id, account: state.identity.account };

@@ -142,6 +142,7 @@ impl Accounts {
         }
         // The guest's token has served its turn: only sessions let it in now.
         self.players.forget_player(&guest.id);
+        self.players.claimed(name_key(&name));
         Ok(self.started(PlayerInfo { id: guest.id, name }, token, &session))
     }
 
