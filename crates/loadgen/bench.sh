@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
 # One load-generator run against a fresh release server.
 #
-#   crates/loadgen/bench.sh sqlite|postgres DATA_DIR [euchre-loadgen flags...]
+#   crates/loadgen/bench.sh sqlite|postgres|echo DATA_DIR [euchre-loadgen flags...]
 #
 # DATA_DIR (emptied first) holds the server's journal, and for SQLite its
 # database too: put it on the real disk to measure durable logging, or under
 # /dev/shm (tmpfs, where fdatasync costs almost nothing) for the baseline.
 # PostgreSQL uses a fresh database euchre_loadgen on 127.0.0.1:5432 (trust
-# auth; PG_URL overrides). Build first: cargo build --release -p euchre-server -p euchre-loadgen
+# auth; PG_URL overrides). `echo` runs the bare echo server instead of the
+# game server, and the load generator's --echo clients against it: the
+# yardstick for flat-out play, over --tables x --players connections.
+#
+# SAMPLE_EVERY=S writes the server's memory, CPU time, open connections and
+# open tables every S seconds to DATA_DIR/samples.csv, and AFTER=S goes on
+# sampling that long once the load generator has finished (tables close a
+# minute after their last client leaves): a soak shows both flat.
+# BOT_DELAY_MS sets the bots' pause (0 by default: bots play flat out).
+#
+# Build first: cargo build --release -p euchre-server -p euchre-loadgen
 set -euo pipefail
 
-backend=${1:?sqlite or postgres}
+backend=${1:?sqlite, postgres or echo}
 data=${2:?a data folder}
 shift 2
 port=${PORT:-18080}
@@ -25,22 +35,38 @@ rm -rf "$data"
 mkdir -p "$data"
 case $backend in
 sqlite) database="sqlite://$data/euchre.db" ;;
+echo) ;;
 postgres)
     database=${PG_URL:-postgres://postgres@127.0.0.1:5432/euchre_loadgen}
     admin=${database%/*}/postgres
     name=${database##*/}
     psql "$admin" -q -c "DROP DATABASE IF EXISTS $name" -c "CREATE DATABASE $name"
     ;;
-*) echo "backend: sqlite or postgres" >&2 && exit 2 ;;
+*) echo "backend: sqlite, postgres or echo" >&2 && exit 2 ;;
 esac
 
-# Quick bots, and limits for one address with many connections acting flat out.
+if [ "$backend" = echo ]; then
+    "$bin/euchre-loadgen" --serve-echo "127.0.0.1:$port" &
+    server=$!
+    trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
+    for _ in $(seq 300); do
+        curl -s -o /dev/null "http://127.0.0.1:$port/ws" && break
+        sleep 0.1
+    done
+    echo "# echo server, $(uptime | sed 's/.*load/load/')"
+    "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" --echo --server-pid "$server" "$@"
+    exit
+fi
+
+# Quick bots (BOT_DELAY_MS sets their pause), and limits for one address
+# with many connections acting flat out.
 RUST_LOG=${RUST_LOG:-warn} \
-    EUCHRE_TIMING__BOT_DELAY_MS=0 \
+    EUCHRE_TIMING__BOT_DELAY_MS=${BOT_DELAY_MS:-0} \
     EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS=100000 \
     EUCHRE_LIMITS__MESSAGES_PER_SECOND=100000 \
     EUCHRE_LIMITS__MESSAGE_BURST=100000 \
     EUCHRE_LIMITS__TABLES_PER_PLAYER=100000 \
+    EUCHRE_LIMITS__MAX_TABLES=100000 \
     "$bin/euchre-server" --bind "127.0.0.1:$port" --data-dir "$data" --database-url "$database" &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
@@ -50,6 +76,21 @@ for _ in $(seq 300); do
     sleep 0.1
 done
 echo "# $backend, data in $data ($(df --output=fstype "$data" | tail -1)), $(uptime | sed 's/.*load/load/')"
+sample() {
+    local started=$SECONDS metrics rss cpu
+    echo "seconds,rss_kib,cpu_seconds,connections_open,tables_open" >"$data/samples.csv"
+    while kill -0 "$server" 2>/dev/null; do
+        metrics=$(curl -sf "http://127.0.0.1:$port/metrics" || true)
+        rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$server/status")
+        cpu=$(awk -v ticks="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / ticks }' "/proc/$server/stat")
+        echo "$((SECONDS - started)),$rss,$cpu,$(metric euchre_connections_open),$(metric euchre_tables_open)" >>"$data/samples.csv"
+        sleep "$SAMPLE_EVERY"
+    done
+}
+metric() { awk -v name="$1" '$1 == name { print $2 }' <<<"$metrics"; }
+if [ -n "${SAMPLE_EVERY:-}" ]; then
+    sample &
+fi
 # CPU time of each side: both share this machine's cores.
 TIMEFORMAT='# load generator: %R s wall, %U s user, %S s system'
 # An --idle run reads the server's memory and CPU time from /proc itself.
@@ -58,4 +99,8 @@ case " $* " in *" --idle "*) extra=(--server-pid "$server") ;; esac
 time "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" "$@" "${extra[@]}"
 cpu=$(awk -v ticks="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / ticks }' "/proc/$server/stat")
 echo "# server: $cpu s of CPU since it started"
+if [ -n "${AFTER:-}" ]; then
+    sleep "$AFTER"
+    echo "# $AFTER s later: $(tail -1 "$data/samples.csv") (seconds,rss_kib,cpu_seconds,connections_open,tables_open)"
+fi
 echo "# after: $(uptime | sed 's/.*load/load/')"

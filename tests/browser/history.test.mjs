@@ -52,6 +52,11 @@ test('a finished game is listed in History and replays hand by hand', async () =
   assert.match(await page.locator('.up-card .card').getAttribute('aria-label'), /^Up-card: /);
   assert.equal(await page.locator('.replay-side .scores dd').first().textContent(), '0');
 
+  // The deal was sealed before the bidding: the page hashes it and says so.
+  const dealCheck = page.locator('.replay-side .deal-check');
+  assert.equal(await dealCheck.getAttribute('data-check'), 'verified');
+  assert.match(await dealCheck.textContent(), /Deal verified/);
+
   // The bidding, by the button, then a trick by the keyboard's arrow.
   await page.getByRole('button', { name: 'Next ▶' }).click();
   await page.locator('.replay[data-step="1"]').waitFor();
@@ -81,6 +86,19 @@ test('a finished game is listed in History and replays hand by hand', async () =
   await page.reload();
   await page.locator('.replay[data-last="true"]').waitFor();
   assert.equal(decodeURIComponent(page.url().match(/#\/history\/([^/?]+)/)[1]), matchId);
+
+  // A record altered after the fact (one salt digit, as the API answers it
+  // here) no longer matches its commitment, and the page says so.
+  await page.route(`**/api/matches/${encodeURIComponent(matchId)}`, async (route) => {
+    const match = await (await route.fetch()).json();
+    const salt = match.hands[0].salt;
+    match.hands[0].salt = (salt[0] === '0' ? '1' : '0') + salt.slice(1);
+    await route.fulfill({ json: match });
+  });
+  await page.goto(link.replace(/\?.*$/, '?hand=1&step=1'));
+  await page.locator('.replay[data-hand="0"][data-step="0"]').waitFor();
+  assert.equal(await dealCheck.getAttribute('data-check'), 'mismatch');
+  await page.unroute(`**/api/matches/${encodeURIComponent(matchId)}`);
 
   await page.getByRole('link', { name: '← All matches' }).click();
   await page.locator('.match-row').first().waitFor();

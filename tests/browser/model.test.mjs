@@ -707,3 +707,22 @@ test('history: per-player scores and the winning seats in the two- and three-han
   assert.equal(historyView.wonBy(four, us), true);
   assert.equal(historyView.matchEndLine(four, us), 'You and Partner bot win the game: 10–7.');
 });
+
+test("a replayed hand's deal is checked against its commitment in the browser", async () => {
+  // The engine's own test vector (crates/engine/src/fairness.rs), as the
+  // history API lists the hand: each part of the deck in the committed order.
+  const hand = {
+    hands: [['9s', 'Ts', 'Js', 'Qs', 'Ks'], ['As', '9h', 'Th', 'Jh', 'Qh'], ['Kh', 'Ah', '9c', 'Tc', 'Jc'], ['Qc', 'Kc', 'Ac', '9d', 'Td']],
+    dummy: null,
+    up_card: 'Jd',
+    kitty: ['Qd', 'Kd', 'Ad'],
+    salt: 'ab'.repeat(32),
+    commitment: '3104dd3e8e0bbc6fb46da716e3ecec60b800a5ec67a7c6680d6b7c8e0db845ca',
+  };
+  assert.equal(await historyView.checkDeal(hand), 'verified');
+  assert.equal(await historyView.checkDeal({ ...hand, salt: `ac${'ab'.repeat(31)}` }), 'mismatch');
+  const swapped = { ...hand, hands: [['As', 'Ts', 'Js', 'Qs', 'Ks'], ['9s', '9h', 'Th', 'Jh', 'Qh'], ...hand.hands.slice(2)] };
+  assert.equal(await historyView.checkDeal(swapped), 'mismatch');
+  assert.equal(await historyView.checkDeal({ ...hand, salt: null, hands: null }), 'pending');
+  assert.equal(await historyView.checkDeal({ ...hand, commitment: null }), 'unsealed');
+});

@@ -6,7 +6,7 @@
 
 import { h, replaceChildren } from './dom.js';
 import { cardFace, cardName, cardShort, isJoker, sortForDisplay, SUIT_SYMBOLS, suitName, upSuit } from './cards.js';
-import { hasPartners, playersOf, seatsOfSide, teamOf } from './model.js';
+import { botLevelName, hasPartners, playersOf, seatsOfSide, teamOf } from './model.js';
 import { PRESETS } from './rules.js';
 
 const PAGE_SIZE = 20;
@@ -66,7 +66,11 @@ export function people(match, me) {
   const scoreLine = (scores, joiner = ' · ') => (partners
     ? `${scores?.[myTeam] ?? 0}–${scores?.[1 - myTeam] ?? 0}`
     : sides.map((side) => `${teamName(side)} ${scores?.[side] ?? 0}`).join(joiner));
-  return { mySeat, myTeam, nameOf, teamName, position, seats, sides, partners, players, sideOf, scoreLine, dummy: Boolean(rules.dummy) };
+  // Which bot sat where, by level ("Left bot: hard"); empty without bots.
+  const bots = seats.map((seat) => [seat, match.seats.find((s) => s.seat === seat)])
+    .filter(([seat, occupant]) => seat !== mySeat && occupant?.bot)
+    .map(([seat, occupant]) => `${nameOf(seat)}: ${botLevelName(occupant.bot)}`);
+  return { mySeat, myTeam, nameOf, teamName, position, seats, sides, partners, players, sideOf, scoreLine, bots, dummy: Boolean(rules.dummy) };
 }
 
 // Whether the viewer won a finished match: by the winning seats where the
@@ -211,6 +215,38 @@ function rulesNote(rules) {
   return notes.length ? `, ${notes.join(', ')}` : '';
 }
 
+// A provably fair deal (docs/security.md): the text whose SHA-256 the
+// server committed to before the hand's first bid. The API lists each part
+// of the deck in the committed order already.
+export function dealPreimage(hand) {
+  const deck = [...hand.hands.flat(), ...(hand.dummy ?? []), hand.up_card, ...hand.kitty];
+  return `euchre-deal-v1:${deck.join(',')}:${hand.salt}`;
+}
+
+// Checks one hand's deal here, in the browser, against its commitment:
+// 'verified', 'mismatch', 'unsealed' (dealt before deals were sealed) or
+// 'pending' (the match is in progress: no salt yet). Where the page has no
+// Web Crypto (plain http on another host), it says what the server found,
+// marked as the server's ('server-verified', …).
+export async function checkDeal(hand) {
+  if (!hand.commitment) return 'unsealed';
+  if (!hand.salt || !hand.hands) return 'pending';
+  if (!globalThis.crypto?.subtle) return `server-${hand.deal_check}`;
+  const bytes = new TextEncoder().encode(dealPreimage(hand));
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  const hex = [...digest].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return hex === hand.commitment ? 'verified' : 'mismatch';
+}
+
+const DEAL_CHECK_TEXT = {
+  verified: '✓ Deal verified: it matches the commitment sent before the bidding',
+  mismatch: '✗ Deal does not match its commitment',
+  unsealed: 'Deal not sealed (dealt before commitments)',
+  pending: 'Deal sealed: checked once the match ends',
+  'server-verified': '✓ Deal verified by the server (this page cannot hash)',
+  'server-mismatch': '✗ The server finds this deal does not match its commitment',
+};
+
 function stepsOf(hand) {
   return ['deal', 'bidding', ...hand.tricks.map((_, i) => i)];
 }
@@ -232,6 +268,7 @@ export class ReplayView {
     this.render();
     try {
       this.match = await getJson(`/api/matches/${encodeURIComponent(this.id)}`);
+      this.dealChecks = await Promise.all(this.match.hands.map(checkDeal));
       this.hand = Math.min(Math.max(0, this.hand), Math.max(0, this.match.hands.length - 1));
       const hand = this.match.hands[this.hand];
       this.step = hand ? Math.min(Math.max(0, this.step), stepsOf(hand).length - 1) : 0;
@@ -321,6 +358,7 @@ export class ReplayView {
       back,
       h('h1', {}, title),
       h('p', { class: 'replay-summary' }, this.summaryLine(match, who)),
+      who.bots.length > 0 ? h('p', { class: 'replay-bots muted' }, `Bots: ${who.bots.join(', ')}`) : null,
       nav,
       h('p', { class: 'hint' }, 'Use the ← and → keys to step, Page Up and Page Down to change hands.'),
       h('div', { class: 'replay-main' },
@@ -468,9 +506,16 @@ export class ReplayView {
       h('ol', { class: 'replay-tricks' }, hand.tricks.map((trick, i) => h('li', { class: i === trickIndex ? 'current' : undefined, 'aria-current': i === trickIndex ? 'step' : undefined },
         trick.plays.map((p) => cardShort(p.card)).join(' '),
         trick.winner !== null && trick.winner !== undefined ? ` → ${who.nameOf(trick.winner)}` : ''))),
+      this.dealCheck(),
       lastStep && hand.outcome ? h('p', { class: 'outcome' }, outcomeLine(hand.outcome, who)) : null,
       ended ? h('p', { class: 'game-end' }, gameEndLine(ended, who)) : null,
       lastStep && this.hand === match.hands.length - 1 && match.finished ? h('p', { class: 'match-end' }, matchEndLine(match, who)) : null);
+  }
+
+  dealCheck() {
+    const check = this.dealChecks?.[this.hand];
+    const text = DEAL_CHECK_TEXT[check];
+    return text ? h('p', { class: 'deal-check', dataset: { check } }, text) : null;
   }
 
   // The rubber's game that hand `index` ended, if it ended one:

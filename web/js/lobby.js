@@ -12,6 +12,18 @@ const BOT_SEATS = {
   2: [[1, 'Opponent (seat 2)']],
 };
 
+// The bot levels, strongest first: `basic` is the easy level's wire name.
+const BOT_LEVELS = [
+  ['hard', 'Hard (searches the deals it cannot see)'],
+  ['medium', 'Medium'],
+  ['basic', 'Easy'],
+  ['naive', 'Naive'],
+  ['random', 'Random'],
+];
+const levelSelect = (name, first, label) => h('select', { name, 'aria-label': label },
+  first ? h('option', { value: '' }, first) : null,
+  BOT_LEVELS.map(([value, text]) => h('option', { value, selected: !first && value === 'basic' }, text)));
+
 // The presets grouped by the number of players, for the form's list.
 const FORMS = [
   [4, 'Four players, two partnerships'],
@@ -111,13 +123,17 @@ export class LobbyView {
       h('option', { value: 'public' }, 'Public: listed in the lobby'),
       h('option', { value: 'private' }, 'Private: only with the invite link'));
     const chat = h('input', { type: 'checkbox', name: 'chat', checked: true });
-    const botKind = h('select', { name: 'bot' }, h('option', { value: 'basic' }, 'Basic'), h('option', { value: 'random' }, 'Random (easy)'));
+    // The table's level (it also stands in for an absent player), and each
+    // bot seat's own if chosen.
+    const botKind = levelSelect('bot');
     // The seats bots may take: as many as the form has (redrawn with it).
     const botSeatBox = h('div', { class: 'bot-seats' });
     let botSeats = [];
     const drawBotSeats = (players) => {
       botSeats = BOT_SEATS[players].map(([seat, text]) =>
-        h('label', { class: 'check' }, h('input', { type: 'checkbox', name: `bot${seat}`, value: String(seat), checked: true }), ` ${text}`));
+        h('div', { class: 'bot-seat' },
+          h('label', { class: 'check' }, h('input', { type: 'checkbox', name: `bot${seat}`, value: String(seat), checked: true }), ` ${text}`),
+          levelSelect(`bot_level${seat}`, 'the table’s level', `Bot level for the ${text.toLowerCase()}`)));
       replaceChildren(botSeatBox, ...botSeats);
     };
     const botLegend = h('legend', {});
@@ -232,6 +248,8 @@ export class LobbyView {
         private: visibility.value === 'private',
         bot_seats: botSeats.map((l) => l.querySelector('input')).filter((i) => i.checked).map((i) => Number(i.value)),
         bot: botKind.value,
+        seat_bots: botSeats.filter((l) => l.querySelector('input').checked && l.querySelector('select').value)
+          .map((l) => ({ seat: Number(l.querySelector('input').value), bot: l.querySelector('select').value })),
         chat: chat.checked,
         ...(Object.keys(overrides).length > 0 ? { rules: overrides } : {}),
         ...(timer.value ? { turn_seconds: Number(timer.value) } : {}),
@@ -250,7 +268,7 @@ export class LobbyView {
         field('Table', visibility),
         h('label', { class: 'check' }, chat, ' Chat at the table')),
       h('fieldset', {}, botLegend,
-        botSeatBox, field('Bot', botKind)),
+        field('Bot level', botKind, 'Also plays for a player who is away.'), botSeatBox),
       h('details', {}, h('summary', {}, 'More rules'),
         h('label', { class: 'check' }, discardUp, ' The dealer may discard the card just picked up'),
         field('Naming the turned-down suit', turnedDown),

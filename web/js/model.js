@@ -11,6 +11,9 @@ import { isJoker, sortForDisplay, upSuit } from './cards.js';
 // for himself, where side `i` is seat `i`. Rules from before the forms
 // (no `players`) are the four-handed game.
 export const playersOf = (rules) => rules?.players ?? 4;
+// A bot's level as people know it (`basic` is the easy level's wire name).
+const BOT_LEVEL_NAMES = { hard: 'hard', medium: 'medium', basic: 'easy', naive: 'naive', random: 'random' };
+export const botLevelName = (bot) => BOT_LEVEL_NAMES[bot] ?? bot;
 export const hasPartners = (rules) => playersOf(rules) === 4;
 // How many sides score: the two partnerships, or one per player.
 export const sidesOf = (rules) => (hasPartners(rules) ? 2 : playersOf(rules));

@@ -6,7 +6,7 @@
 import { h, replaceChildren } from './dom.js';
 import { cardBack, cardFace, cardName, cardShort, effectiveSuit, isJoker, SUIT_SYMBOLS, suitClass, suitName, upSuit } from './cards.js';
 import {
-  DUMMY_SIZE, cardChoices, contractMade, gamesWon, hasPartners, isRubber, partnerOf, playersOf, previousTrick, seatsOfSide,
+  DUMMY_SIZE, botLevelName, cardChoices, contractMade, gamesWon, hasPartners, isRubber, partnerOf, playersOf, previousTrick, seatsOfSide,
   sidesOf, sittingOut, teamOf, trickOnTable,
 } from './model.js';
 import { PRESETS } from './rules.js';
@@ -528,7 +528,7 @@ export class TableView {
     if (out) badges.push(h('span', { class: 'badge out', title: 'Sits this hand out' }, 'Sits out'));
     if (game?.lone_defender === seat && playing) badges.push(h('span', { class: 'badge maker' }, 'Defends alone'));
     if (occupant?.kind === 'player' && !occupant.connected) badges.push(h('span', { class: 'badge away' }, 'Away'));
-    if (occupant?.kind === 'bot') badges.push(h('span', { class: 'badge bot' }, 'Bot'));
+    if (occupant?.kind === 'bot') badges.push(h('span', { class: 'badge bot' }, `Bot: ${botLevelName(occupant.bot)}`));
     const turn = playing && game.turn === seat;
     const canSit = !occupant && table.yourSeat === null && table.summary.status === 'open';
     const cards = [];

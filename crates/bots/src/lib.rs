@@ -30,15 +30,20 @@ use euchre_engine::{Action, GameView};
 use serde::{Deserialize, Serialize};
 
 mod basic;
+mod naive;
 mod random;
+mod search;
 
 pub use basic::BasicBot;
+pub use naive::NaiveBot;
 pub use random::RandomBot;
+pub use search::{SearchBot, SearchSettings};
 
 /// A computer player for one seat.
 ///
-/// Search-based bots slot in here too: whatever they compute, they get only
-/// the seat's view, so they must reason about the hidden cards themselves.
+/// The search bots ([`SearchBot`]) too: whatever they compute, they get only
+/// the seat's view, so they deal the hidden cards themselves, in every way
+/// the view allows.
 pub trait Bot: Send + fmt::Debug {
     /// Picks the seat's next action.
     ///
@@ -59,22 +64,42 @@ pub trait Bot: Send + fmt::Debug {
 pub enum BotKind {
     /// Any legal action, uniformly at random (never a concession).
     Random,
-    /// Sound, ordinary Euchre by simple rules of thumb: [`BasicBot`].
+    /// Bids on its trumps alone, wins cheaply or throws its cheapest card:
+    /// [`NaiveBot`], the weakest sensible yardstick.
+    Naive,
+    /// Sound, ordinary Euchre by simple rules of thumb: [`BasicBot`]. The
+    /// easy level (`easy` is read as this name).
+    #[serde(alias = "easy")]
     Basic,
+    /// A reference Monte-Carlo search: [`SearchBot`] with
+    /// [`SearchSettings::MEDIUM`].
+    Medium,
+    /// The strongest: [`SearchBot`] with [`SearchSettings::HARD`].
+    Hard,
 }
 
 impl BotKind {
-    pub const ALL: [BotKind; 2] = [BotKind::Random, BotKind::Basic];
+    pub const ALL: [BotKind; 5] =
+        [BotKind::Random, BotKind::Naive, BotKind::Basic, BotKind::Medium, BotKind::Hard];
 
     /// The name used in configuration and on the wire.
     pub fn name(self) -> &'static str {
         match self {
             BotKind::Random => "random",
+            BotKind::Naive => "naive",
             BotKind::Basic => "basic",
+            BotKind::Medium => "medium",
+            BotKind::Hard => "hard",
         }
     }
 
+    /// The kind of `name`: its own name, or `easy` for [`BotKind::Basic`]
+    /// (the levels are easy, medium and hard; `basic` stays the name on the
+    /// wire, so that tables and records made before the levels read alike).
     pub fn from_name(name: &str) -> Option<BotKind> {
+        if name == "easy" {
+            return Some(BotKind::Basic);
+        }
         BotKind::ALL.into_iter().find(|kind| kind.name() == name)
     }
 
@@ -83,7 +108,10 @@ impl BotKind {
     pub fn create(self, seed: u64) -> Box<dyn Bot> {
         match self {
             BotKind::Random => Box::new(RandomBot::new(seed)),
+            BotKind::Naive => Box::new(NaiveBot),
             BotKind::Basic => Box::new(BasicBot::new()),
+            BotKind::Medium => Box::new(SearchBot::new(SearchSettings::MEDIUM, seed)),
+            BotKind::Hard => Box::new(SearchBot::new(SearchSettings::HARD, seed)),
         }
     }
 }
@@ -121,6 +149,8 @@ mod tests {
             assert_eq!(serde_json::from_str::<BotKind>(&json).expect("parses"), kind);
         }
         assert_eq!(BotKind::from_name("genius"), None);
+        assert_eq!(BotKind::from_name("easy"), Some(BotKind::Basic));
+        assert_eq!(serde_json::from_str::<BotKind>("\"easy\"").expect("parses"), BotKind::Basic);
     }
 
     #[test]

@@ -1078,7 +1078,7 @@ fn replay_game(game: &EgnGame) -> (Checked, Vec<HandRecord>) {
             continue;
         };
         let outcome = hand.outcome();
-        replayed.push(HandRecord { deal: cards, actions, outcome });
+        replayed.push(HandRecord { deal: cards, actions, outcome, seal: None });
         let mut ending = match outcome {
             Some(HandOutcome::Played(_)) => Ending::Played,
             Some(HandOutcome::ThrownIn(_)) => Ending::ThrownIn,

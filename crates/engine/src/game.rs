@@ -13,6 +13,7 @@ use crate::action::{
 use crate::card::{Card, CardSet, Rank};
 use crate::deal::Deal;
 use crate::error::RuleError;
+use crate::fairness::{Commitment, Salt, Seal};
 use crate::hand::{ActionList, Hand};
 use crate::record::{GameRecord, HandRecord, SeatAction};
 use crate::rules::{FirstDealer, Rules, RulesError};
@@ -138,6 +139,8 @@ impl Game {
             if game.hand.dealer() != recorded.deal.dealer {
                 return Err(ReplayError::Diverged { hand: number, reason: "the dealer differs" });
             }
+            // Kept as recorded, checked or not: `fairness::check` says whether it opens.
+            game.record.hands[number as usize].seal = recorded.seal;
             for (index, step) in recorded.actions.iter().enumerate() {
                 game.apply_with(step.seat, step.action, &mut crate::action::NoEvents).map_err(
                     |error| ReplayError::Illegal {
@@ -166,7 +169,8 @@ impl Game {
         let shuffled = Deal::shuffled(&rules, start.dealer, &mut rng);
         let deal = script.pop_front().unwrap_or(shuffled);
         let mut hands = Vec::with_capacity(RECORD_HANDS);
-        hands.push(HandRecord { deal, actions: Vec::with_capacity(HAND_ACTIONS), outcome: None });
+        let actions = Vec::with_capacity(HAND_ACTIONS);
+        hands.push(HandRecord { deal, actions, outcome: None, seal: None });
         let record = GameRecord {
             rules,
             seed,
@@ -218,6 +222,16 @@ impl Game {
     /// The complete record: rules, seed, every deal and every action.
     pub fn record(&self) -> &GameRecord {
         &self.record
+    }
+
+    /// Seals the hand in progress with `salt` (which the caller draws from
+    /// a secure generator: see [`crate::fairness`]) and returns the
+    /// commitment to publish before the first bid. A hand is sealed once:
+    /// sealing it again returns the first commitment and keeps the first salt.
+    pub fn seal_hand(&mut self, salt: Salt) -> Commitment {
+        let current = self.record.hands.len() - 1;
+        let hand = &mut self.record.hands[current];
+        hand.seal.get_or_insert_with(|| Seal::new(&hand.deal, salt)).commitment
     }
 
     /// The seat to act, if the game is not over.
@@ -299,7 +313,7 @@ impl Game {
         let deal = self.script.pop_front().unwrap_or(shuffled);
         self.hand = Hand::new(self.rules, deal);
         let actions = Vec::with_capacity(HAND_ACTIONS);
-        self.record.hands.push(HandRecord { deal, actions, outcome: None });
+        self.record.hands.push(HandRecord { deal, actions, outcome: None, seal: None });
         sink.push(Event::HandDealt {
             number: self.hand_number(),
             dealer: deal.dealer,

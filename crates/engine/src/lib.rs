@@ -42,6 +42,7 @@ pub mod card;
 pub mod deal;
 pub mod egn;
 pub mod error;
+pub mod fairness;
 pub mod game;
 pub mod hand;
 pub mod playout;
@@ -58,6 +59,7 @@ pub use action::{
 pub use card::{Card, CardSet, Rank, Suit};
 pub use deal::{Deal, DealError};
 pub use error::RuleError;
+pub use fairness::{Commitment, DealCheck, Salt, Seal};
 pub use game::{Game, GameResult, GameStart, ReplayError, RubberResult};
 pub use hand::{ActionList, Hand, Phase};
 pub use record::{GameRecord, HandRecord, SeatAction};

@@ -345,7 +345,7 @@ mod tests {
             state.apply(seat, action).expect("legal");
             actions.push(SeatAction { seat, action });
         }
-        let hand = HandRecord { deal, actions, outcome: state.outcome() };
+        let hand = HandRecord { deal, actions, outcome: state.outcome(), seal: None };
         let written = play_out(&rules, &hand).expect("a claim").expect("written out");
         assert_eq!((written.first_written, written.tricks_before), (0, 0));
         check(&rules, &hand, &written);

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, HandOutcome, PerTeam, Seat, Team};
 use crate::deal::Deal;
+use crate::fairness::Seal;
 use crate::game::{GameResult, GameStart};
 use crate::rules::Rules;
 
@@ -22,6 +23,10 @@ pub struct HandRecord {
     pub actions: Vec<SeatAction>,
     /// `None` while the hand is in progress.
     pub outcome: Option<HandOutcome>,
+    /// The commitment sent before the first bid and the salt that opens it
+    /// (see [`crate::fairness`]); `None` for a hand dealt without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal: Option<Seal>,
 }
 
 /// A game, complete or in progress: rules, seed, the start, every deal and

@@ -22,8 +22,10 @@
 //! ```
 
 mod card_play;
+mod solve;
 
 pub use card_play::CardPlay;
+pub use solve::Solver;
 
 use rand::{Rng, RngExt};
 

@@ -19,6 +19,7 @@ use tokio_tungstenite::connect_async_with_config;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::player::PATIENCE;
+use crate::process::ProcessSample;
 
 /// Connections opened at once.
 const CONNECT_CONCURRENCY: usize = 64;
@@ -81,7 +82,7 @@ pub async fn hold(
     hold: Duration,
     server_pid: Option<u32>,
 ) -> anyhow::Result<IdleReport> {
-    let before = server_pid.map(read_process).transpose()?;
+    let before = server_pid.map(ProcessSample::read).transpose()?;
     let started = Instant::now();
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut held = JoinSet::new();
@@ -109,13 +110,13 @@ pub async fn hold(
         });
     }
     let connect_seconds = started.elapsed().as_secs_f64();
-    let at_full = server_pid.map(read_process).transpose()?;
+    let at_full = server_pid.map(ProcessSample::read).transpose()?;
     let hold_started = Instant::now();
     tokio::time::sleep(hold / 2).await;
-    let at_half = server_pid.map(read_process).transpose()?;
+    let at_half = server_pid.map(ProcessSample::read).transpose()?;
     let half_seconds = hold_started.elapsed().as_secs_f64();
     tokio::time::sleep(hold - hold / 2).await;
-    let at_end = server_pid.map(read_process).transpose()?;
+    let at_end = server_pid.map(ProcessSample::read).transpose()?;
     let held_seconds = hold_started.elapsed().as_secs_f64();
     let _ = stop_tx.send(true);
     let mut dropped = 0;
@@ -182,34 +183,3 @@ async fn identified(url: String, index: usize) -> anyhow::Result<Socket> {
         .await
         .with_context(|| format!("connection {index}: no welcome in time"))?
 }
-
-/// A process's resident memory and CPU time, from `/proc`.
-struct ProcessSample {
-    rss_kib: u64,
-    cpu_seconds: f64,
-}
-
-fn read_process(pid: u32) -> anyhow::Result<ProcessSample> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .with_context(|| format!("reading /proc/{pid}/status"))?;
-    let rss_kib = status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|kib| kib.parse().ok())
-        .context("no VmRSS in /proc status")?;
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .with_context(|| format!("reading /proc/{pid}/stat"))?;
-    // Fields after the command's closing parenthesis; utime and stime are
-    // the 14th and 15th of the whole line, in clock ticks (100 a second on Linux).
-    let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    let ticks = |index: usize| fields.get(index).and_then(|f| f.parse::<f64>().ok());
-    let (Some(user), Some(system)) = (ticks(11), ticks(12)) else {
-        bail!("unreadable /proc/{pid}/stat");
-    };
-    Ok(ProcessSample { rss_kib, cpu_seconds: (user + system) / CLOCK_TICKS })
-}
-
-/// `sysconf(_SC_CLK_TCK)`, which is 100 on every Linux this runs on.
-const CLOCK_TICKS: f64 = 100.0;

@@ -28,12 +28,14 @@ use serde::Serialize;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+pub mod echo;
 pub mod http;
 pub mod idle;
 mod player;
+pub mod process;
 
 use http::Http;
-use player::{PATIENCE, Phase, Player, Progress};
+use player::{ActionClock, PATIENCE, Phase, Place, Player, Progress};
 
 /// Tables set up at once: enough to be quick, few enough not to look like a flood.
 const SETUP_CONCURRENCY: usize = 16;
@@ -48,6 +50,10 @@ pub struct Config {
     pub tables: usize,
     /// Load-generator clients per table, 1 to 4; the server's bots take the other seats.
     pub players: u8,
+    /// Tables each client sits at (one seat at each): a person playing
+    /// several tables at once. More tables than one process may hold
+    /// sockets for (about 19,900 here) need more than one.
+    pub tables_per_client: usize,
     /// The bots' kind (`basic` or `random`).
     pub bot: String,
     pub stop: Stop,
@@ -98,6 +104,7 @@ pub enum Stop {
 pub struct Report {
     pub tables: usize,
     pub players_per_table: u8,
+    pub tables_per_client: usize,
     pub connections: usize,
     /// The mean think time, and whether it was `fixed` or `exponential`.
     pub think_ms: u64,
@@ -117,6 +124,9 @@ pub struct Report {
     pub hands_stored_per_second: f64,
     /// Send to `ack` of each action, in milliseconds.
     pub latency_ms: Latency,
+    /// From one client sending an action to each other client at its table
+    /// reading the first event it caused, in milliseconds.
+    pub to_others_ms: Latency,
     /// `error` messages received, by code.
     pub errors: BTreeMap<String, u64>,
 }
@@ -134,7 +144,7 @@ pub struct Latency {
 }
 
 impl Latency {
-    fn from_micros(histogram: &Histogram<u64>) -> Latency {
+    pub(crate) fn from_micros(histogram: &Histogram<u64>) -> Latency {
         let ms = |micros: u64| micros as f64 / 1000.0;
         Latency {
             count: histogram.len(),
@@ -157,11 +167,15 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     if config.tables == 0 {
         bail!("no tables to play at");
     }
+    if config.tables_per_client == 0 {
+        bail!("each client needs a table to sit at");
+    }
     let http = Http::from_url(config.http.as_deref().unwrap_or(&config.url))?;
     let progress = Arc::new(Progress::default());
 
-    let tables: Vec<Vec<Player>> = stream::iter(0..config.tables)
-        .map(|index| set_up_table(config, index, progress.clone()))
+    let groups = config.tables.div_ceil(config.tables_per_client);
+    let tables: Vec<Vec<Player>> = stream::iter(0..groups)
+        .map(|group| set_up_group(config, group, progress.clone()))
         .buffer_unordered(SETUP_CONCURRENCY)
         .try_collect()
         .await?;
@@ -191,10 +205,12 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
 
     let mut latency = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3)
         .context("creating the latency histogram")?;
+    let mut to_others = latency.clone();
     let mut errors = BTreeMap::new();
     let (mut actions, mut hands_ended, mut games_won) = (0, 0, 0);
     for player in &players {
         latency.add(&player.stats.latency_us).context("merging latencies")?;
+        to_others.add(&player.stats.others_us).context("merging latencies")?;
         actions += player.stats.actions;
         hands_ended += player.stats.hands;
         games_won += player.stats.games;
@@ -210,6 +226,7 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     Ok(Report {
         tables: config.tables,
         players_per_table: config.players,
+        tables_per_client: config.tables_per_client,
         connections,
         think_ms: u64::try_from(config.think.mean().as_millis()).unwrap_or(u64::MAX),
         think_distribution: config.think.name(),
@@ -224,40 +241,42 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
         stored_within_seconds,
         hands_stored_per_second: per_second(hands_stored, stored_within_seconds),
         latency_ms: Latency::from_micros(&latency),
+        to_others_ms: Latency::from_micros(&to_others),
         errors,
     })
 }
 
-/// One table: its host creates it with bots in the seats no client takes,
-/// then every client sits. A full table starts by itself; nobody acts until
-/// the run begins.
-async fn set_up_table(
+/// One group of clients and its tables: the group's first client creates
+/// each table, with bots in the seats no client takes, then every client of
+/// the group sits, one seat each. A full table starts by itself; nobody acts
+/// until the run begins.
+async fn set_up_group(
     config: &Config,
-    index: usize,
+    group: usize,
     progress: Arc<Progress>,
 ) -> anyhow::Result<Vec<Player>> {
     let mut players: Vec<Player> = Vec::with_capacity(usize::from(config.players));
     for seat in 0..config.players {
-        let name = format!("lg{index}s{seat}");
-        // A seed per seat: a seat's choices do not depend on the order tables are set up in.
+        let name = format!("lg{group}s{seat}");
+        // A seed per seat: a seat's choices do not depend on the order groups are set up in.
         let seed =
-            config.seed.wrapping_mul(1_000_003).wrapping_add((index * 4) as u64 + u64::from(seat));
-        let mut player =
-            Player::connect(&config.url, &name, seed, config.think, progress.clone()).await?;
-        let table = match players.first() {
-            Some(host) => host.table.clone(),
-            None => {
-                let settings = TableSettings {
-                    bot_seats: (config.players..4).collect(),
-                    bot: config.bot.clone(),
-                    chat: false,
-                    ..TableSettings::default()
-                };
-                player.create_table(settings).await?
-            }
+            config.seed.wrapping_mul(1_000_003).wrapping_add((group * 4) as u64 + u64::from(seat));
+        players
+            .push(Player::connect(&config.url, &name, seed, config.think, progress.clone()).await?);
+    }
+    let first = group * config.tables_per_client;
+    for _ in first..config.tables.min(first + config.tables_per_client) {
+        let settings = TableSettings {
+            bot_seats: (config.players..4).collect(),
+            bot: config.bot.clone(),
+            chat: false,
+            ..TableSettings::default()
         };
-        player.sit(&table, seat).await?;
-        players.push(player);
+        let clock = Arc::new(ActionClock::default());
+        let table = players[0].create_table(settings).await?;
+        for (seat, player) in (0..).zip(players.iter_mut()) {
+            player.sit(&table, seat, seat == 0, clock.clone()).await?;
+        }
     }
     Ok(players)
 }
@@ -298,10 +317,15 @@ async fn wait_for_stop(
 /// Finished hands in the history for every table, checked against the
 /// hands each table's host saw end.
 async fn count_stored(http: &Http, players: &[Player]) -> anyhow::Result<u64> {
-    let hosts: Vec<&Player> = players.iter().filter(|p| p.host).collect();
-    let counts: Vec<(u64, &Player)> = stream::iter(hosts)
-        .map(|host| async move {
-            let stored = http.stored_hands(&host.player_id, &host.table).await?;
+    let hosts: Vec<(&str, &Place)> = players
+        .iter()
+        .flat_map(|p| {
+            p.places.iter().filter(|place| place.host).map(|place| (&*p.player_id, place))
+        })
+        .collect();
+    let counts: Vec<(u64, &Place)> = stream::iter(hosts)
+        .map(|(player_id, host)| async move {
+            let stored = http.stored_hands(player_id, &host.table).await?;
             anyhow::Ok((stored, host))
         })
         .buffer_unordered(8)
@@ -310,11 +334,11 @@ async fn count_stored(http: &Http, players: &[Player]) -> anyhow::Result<u64> {
     let mut total = 0;
     for (stored, host) in counts {
         // More is possible: bots may end a hand after the host stopped reading.
-        if stored < host.stats.hands {
+        if stored < host.hands {
             bail!(
                 "table {}: {} hands ended but the history API has {stored}",
                 host.table,
-                host.stats.hands
+                host.hands
             );
         }
         total += stored;
@@ -325,23 +349,25 @@ async fn count_stored(http: &Http, players: &[Player]) -> anyhow::Result<u64> {
 impl Report {
     /// A short table for people.
     pub fn to_text(&self) -> String {
-        let l = &self.latency_ms;
+        let (l, o) = (&self.latency_ms, &self.to_others_ms);
         let errors = if self.errors.is_empty() {
             "none".to_owned()
         } else {
             self.errors.iter().map(|(code, n)| format!("{code} {n}")).collect::<Vec<_>>().join(", ")
         };
         format!(
-            "{tables} tables x {players} clients ({bots} bot seats each), think {think} ms ({distribution}), seed {seed}\n\
+            "{tables} tables x {players} clients ({bots} bot seats each, {per} tables a client), think {think} ms ({distribution}), seed {seed}\n\
              played for      {seconds:.2} s\n\
              actions acked   {actions} ({aps:.0}/s)\n\
              hands ended     {hands} ({hps:.1}/s), games won {games}\n\
              hands stored    {stored} (all in the database {within:.2} s after the start: {sps:.1}/s)\n\
              ack latency ms  p50 {p50:.3}  p90 {p90:.3}  p99 {p99:.3}  p99.9 {p999:.3}  max {max:.3}  mean {mean:.3}  (n={n})\n\
+             to others ms    p50 {o50:.3}  p90 {o90:.3}  p99 {o99:.3}  p99.9 {o999:.3}  max {omax:.3}  mean {omean:.3}  (n={on})\n\
              errors          {errors}\n",
             tables = self.tables,
             players = self.players_per_table,
             bots = 4 - self.players_per_table,
+            per = self.tables_per_client,
             think = self.think_ms,
             distribution = self.think_distribution,
             seed = self.seed,
@@ -361,6 +387,13 @@ impl Report {
             max = l.max,
             mean = l.mean,
             n = l.count,
+            o50 = o.p50,
+            o90 = o.p90,
+            o99 = o.p99,
+            o999 = o.p999,
+            omax = o.max,
+            omean = o.mean,
+            on = o.count,
         )
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
-use euchre_loadgen::{Config, Stop, Think, idle, run};
+use euchre_loadgen::{Config, Stop, Think, echo, idle, run};
 
 /// Plays many tables against a running Euchre server, timing every action.
 ///
@@ -29,6 +29,10 @@ struct Flags {
     /// Clients per table (1 to 4, one connection each); bots take the other seats.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=4))]
     players: u8,
+    /// Tables each client sits at, one seat each (a person playing several
+    /// tables at once): more tables than sockets one process may hold.
+    #[arg(long, default_value_t = 1)]
+    tables_per_client: usize,
     /// The bots' kind: basic or random.
     #[arg(long, default_value = "basic")]
     bot: String,
@@ -63,11 +67,32 @@ struct Flags {
     /// The server's process id, to read its memory and CPU time from /proc.
     #[arg(long)]
     server_pid: Option<u32>,
+    /// Instead of playing: time round trips through a bare echo server at
+    /// the URL (see --serve-echo) over tables x players connections, flat
+    /// out for --duration seconds: the yardstick for flat-out play.
+    #[arg(long)]
+    echo: bool,
+    /// Run only the echo server, on this address, until stopped.
+    #[arg(long, value_name = "ADDRESS")]
+    serve_echo: Option<std::net::SocketAddr>,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let flags = Flags::parse();
+    if let Some(address) = flags.serve_echo {
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .with_context(|| format!("binding {address}"))?;
+        return echo::serve(listener).await;
+    }
+    if flags.echo {
+        let connections = flags.tables * usize::from(flags.players);
+        let duration = seconds(flags.duration, "--duration")?;
+        let report = echo::run(&flags.url, connections, duration, flags.server_pid).await?;
+        print!("{}", report.to_text());
+        return write_json(flags.json, &report);
+    }
     if let Some(connections) = flags.idle {
         let duration = seconds(flags.duration, "--duration")?;
         let report = idle::hold(&flags.url, connections, duration, flags.server_pid).await?;
@@ -83,6 +108,7 @@ async fn main() -> anyhow::Result<()> {
         http: flags.http,
         tables: flags.tables,
         players: flags.players,
+        tables_per_client: flags.tables_per_client,
         bot: flags.bot,
         stop,
         think: if flags.think_exponential {

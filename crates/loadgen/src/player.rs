@@ -1,9 +1,9 @@
 //! One seat's client: a WebSocket connection that plays a legal action as
 //! soon as it is its turn, and times each action until its acknowledgement.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -47,11 +47,45 @@ pub struct Progress {
     pub hands: AtomicU64,
 }
 
+/// When each recent action at one table was sent, shared by the table's
+/// clients: the others time how long the action took to reach them.
+#[derive(Debug, Default)]
+pub struct ActionClock {
+    /// (the seq the action was chosen at, the acting seat, when it was sent),
+    /// newest last.
+    sent: Mutex<VecDeque<(u64, u8, Instant)>>,
+}
+
+impl ActionClock {
+    /// Enough that a slow reader still finds the action it is reading of.
+    const KEPT: usize = 64;
+
+    fn sent(&self, seq: u64, seat: u8, at: Instant) {
+        // A poisoned lock only means another client panicked: the run fails anyway.
+        if let Ok(mut sent) = self.sent.lock() {
+            if sent.len() == Self::KEPT {
+                sent.pop_front();
+            }
+            sent.push_back((seq, seat, at));
+        }
+    }
+
+    /// Who sent the action that `seq` is the first event of, and when, if
+    /// a client of this table sent it.
+    fn caused(&self, seq: u64) -> Option<(u8, Instant)> {
+        let sent = self.sent.lock().ok()?;
+        sent.iter().rev().find(|(at, _, _)| at + 1 == seq).map(|(_, seat, when)| (*seat, *when))
+    }
+}
+
 /// What one client measured.
 #[derive(Debug)]
 pub struct Stats {
     /// Microseconds from sending each action to reading its `ack`.
     pub latency_us: Histogram<u64>,
+    /// Microseconds from another seat's client sending an action to this
+    /// client reading the first event it caused.
+    pub others_us: Histogram<u64>,
     /// Actions acknowledged.
     pub actions: u64,
     /// Hands and games that ended at the table (counted by its host only,
@@ -69,8 +103,10 @@ impl Stats {
         // 1 µs to 10 minutes at 3 significant digits: a few tens of KiB each.
         let latency_us = Histogram::new_with_bounds(1, 600_000_000, 3)
             .context("creating the latency histogram")?;
+        let others_us = latency_us.clone();
         Ok(Stats {
             latency_us,
+            others_us,
             actions: 0,
             hands: 0,
             games: 0,
@@ -80,17 +116,30 @@ impl Stats {
     }
 }
 
-/// One seated client.
+/// One client: a connection, seated at one table or several.
 #[derive(Debug)]
 pub struct Player {
     socket: Socket,
     pub player_id: String,
-    pub table: String,
-    /// The table's creator, who counts its hands and asks for rematches.
-    pub host: bool,
+    /// Where it sits: one seat at each of its tables.
+    pub places: Vec<Place>,
     next_id: u64,
     rng: ChaCha8Rng,
     think: Think,
+    pub stats: Stats,
+    progress: Arc<Progress>,
+}
+
+/// One seat at one table, and the state of play there.
+#[derive(Debug)]
+pub struct Place {
+    pub table: String,
+    seat: u8,
+    /// Whether this client made the table: it counts the table's hands and
+    /// asks for rematches.
+    pub host: bool,
+    /// Hands that ended at this table (counted by its host only).
+    pub hands: u64,
     last_seq: Option<u64>,
     /// The latest prompt: its seq and legal actions.
     turn: Option<(u64, Vec<Action>)>,
@@ -99,8 +148,24 @@ pub struct Player {
     /// The action awaiting its answer: command id, the seq it was chosen at, when sent.
     in_flight: Option<(u64, u64, Instant)>,
     rematch_wanted: bool,
-    pub stats: Stats,
-    progress: Arc<Progress>,
+    /// Shared with the other clients at this table.
+    clock: Arc<ActionClock>,
+}
+
+impl Place {
+    /// When this place needs the loop to wake without a message: an
+    /// action's answer overdue, or the end of a think time.
+    fn wake_at(&self, phase: Phase) -> Option<Instant> {
+        if let Some((_, _, sent)) = self.in_flight {
+            return Some(sent + PATIENCE);
+        }
+        match &self.turn {
+            Some((seq, _)) if phase == Phase::Run && Some(*seq) == self.last_seq => {
+                Some(self.act_at)
+            }
+            _ => None,
+        }
+    }
 }
 
 impl Player {
@@ -126,16 +191,10 @@ impl Player {
         let mut player = Player {
             socket,
             player_id: String::new(),
-            table: String::new(),
-            host: false,
+            places: Vec::new(),
             next_id: 0,
             rng: ChaCha8Rng::seed_from_u64(seed),
             think,
-            last_seq: None,
-            turn: None,
-            act_at: Instant::now(),
-            in_flight: None,
-            rematch_wanted: false,
             stats: Stats::new()?,
             progress,
         };
@@ -153,28 +212,41 @@ impl Player {
         Ok(player)
     }
 
-    /// Creates a table and becomes its host.
+    /// Creates a table (whose host this client becomes when it sits).
     pub async fn create_table(&mut self, settings: TableSettings) -> anyhow::Result<String> {
         let id = self.next_id();
         match self.command(ClientMessage::CreateTable { id, settings }).await? {
-            ServerMessage::Ack { reply: Reply::TableCreated { table, .. }, .. } => {
-                self.table = table.clone();
-                self.host = true;
-                Ok(table)
-            }
+            ServerMessage::Ack { reply: Reply::TableCreated { table, .. }, .. } => Ok(table),
             other => bail!("expected table_created, got {other:?}"),
         }
     }
 
-    pub async fn sit(&mut self, table: &str, seat: u8) -> anyhow::Result<()> {
+    /// Takes `seat` at `table`; `clock` is shared by the table's clients.
+    pub async fn sit(
+        &mut self,
+        table: &str,
+        seat: u8,
+        host: bool,
+        clock: Arc<ActionClock>,
+    ) -> anyhow::Result<()> {
         let id = self.next_id();
         let sit =
             ClientMessage::Sit { id, table: table.to_owned(), seat: Some(seat), invite: None };
+        // Events of the table may come before the answer: the place must exist.
+        self.places.push(Place {
+            table: table.to_owned(),
+            seat,
+            host,
+            hands: 0,
+            last_seq: None,
+            turn: None,
+            act_at: Instant::now(),
+            in_flight: None,
+            rematch_wanted: false,
+            clock,
+        });
         match self.command(sit).await? {
-            ServerMessage::Ack { reply: Reply::Seated { .. }, .. } => {
-                self.table = table.to_owned();
-                Ok(())
-            }
+            ServerMessage::Ack { reply: Reply::Seated { .. }, .. } => Ok(()),
             other => bail!("expected seated at {table} seat {seat}, got {other:?}"),
         }
     }
@@ -185,12 +257,14 @@ impl Player {
     pub async fn play(mut self, mut phase: watch::Receiver<Phase>) -> anyhow::Result<Player> {
         loop {
             let now = *phase.borrow_and_update();
-            if now == Phase::Stop && self.in_flight.is_none() {
+            if now == Phase::Stop && self.places.iter().all(|place| place.in_flight.is_none()) {
                 self.stats.idle_at = Some(Instant::now());
                 return Ok(self);
             }
             if now == Phase::Run {
-                self.maybe_act().await?;
+                for index in 0..self.places.len() {
+                    self.maybe_act(index).await?;
+                }
             }
             let wake = self.next_wake(now);
             tokio::select! {
@@ -203,10 +277,12 @@ impl Player {
                     changed.context("the run ended without saying stop")?;
                 }
                 () = tokio::time::sleep_until(wake.into()) => {
-                    if let Some((id, _, sent)) = self.in_flight
-                        && sent.elapsed() >= PATIENCE
-                    {
-                        bail!("no answer to action {id} at {} in {PATIENCE:?}", self.table);
+                    for place in &self.places {
+                        if let Some((id, _, sent)) = place.in_flight
+                            && sent.elapsed() >= PATIENCE
+                        {
+                            bail!("no answer to action {id} at {} in {PATIENCE:?}", place.table);
+                        }
                     }
                 }
             }
@@ -228,7 +304,7 @@ impl Player {
         self.socket.send(Message::Text(text.into())).await.context("sending to the server")
     }
 
-    /// Sends a set-up command and reads (keeping track of the table) until its answer.
+    /// Sends a set-up command and reads (keeping track of the tables) until its answer.
     async fn command(&mut self, message: ClientMessage) -> anyhow::Result<ServerMessage> {
         let id = message.id();
         self.send(&message).await?;
@@ -248,105 +324,132 @@ impl Player {
         }
     }
 
-    /// The next instant the loop must wake without a message: an action's
-    /// answer overdue, or the end of a think time.
+    /// The next instant the loop must wake without a message.
     fn next_wake(&self, phase: Phase) -> Instant {
-        if let Some((_, _, sent)) = self.in_flight {
-            return sent + PATIENCE;
-        }
-        match &self.turn {
-            Some((seq, _)) if phase == Phase::Run && Some(*seq) == self.last_seq => self.act_at,
-            _ => Instant::now() + Duration::from_secs(3600),
-        }
+        self.places
+            .iter()
+            .filter_map(|place| place.wake_at(phase))
+            .min()
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(3600))
     }
 
-    /// Acts on the current prompt, if any, keeping one action in flight.
-    async fn maybe_act(&mut self) -> anyhow::Result<()> {
-        if self.in_flight.is_some() {
+    /// Acts on the current prompt at one place, if any, keeping one action
+    /// in flight there.
+    async fn maybe_act(&mut self, index: usize) -> anyhow::Result<()> {
+        let place = &mut self.places[index];
+        if place.in_flight.is_some() {
             return Ok(());
         }
-        if self.rematch_wanted {
-            self.rematch_wanted = false;
+        if place.rematch_wanted {
+            place.rematch_wanted = false;
+            let table = place.table.clone();
             let id = self.next_id();
-            self.send(&ClientMessage::Rematch { id, table: self.table.clone() }).await?;
+            self.send(&ClientMessage::Rematch { id, table }).await?;
         }
-        let Some((seq, actions)) = &self.turn else { return Ok(()) };
+        let place = &self.places[index];
+        let Some((seq, actions)) = &place.turn else { return Ok(()) };
         // A prompt older than the last event is stale: the table moved on.
-        if Some(*seq) != self.last_seq || Instant::now() < self.act_at {
+        if Some(*seq) != place.last_seq || Instant::now() < place.act_at {
             return Ok(());
         }
         let seq = *seq;
         let action = pick(actions, &mut self.rng);
+        let table = place.table.clone();
         let id = self.next_id();
-        let act = ClientMessage::Act { id, table: self.table.clone(), action };
+        let act = ClientMessage::Act { id, table, action };
         let sent = Instant::now();
         self.send(&act).await?;
-        self.in_flight = Some((id, seq, sent));
+        let place = &mut self.places[index];
+        place.clock.sent(seq, place.seat, sent);
+        place.in_flight = Some((id, seq, sent));
         Ok(())
     }
 
-    fn offer(&mut self, seq: u64, actions: Vec<Action>) {
-        self.turn = Some((seq, actions));
+    /// The place at `table`, if this client sits there.
+    fn place(&mut self, table: &str) -> Option<&mut Place> {
+        self.places.iter_mut().find(|place| place.table == table)
+    }
+
+    fn offer(&mut self, table: &str, seq: u64, actions: Vec<Action>) {
         let pause = match self.think {
             Think::Fixed(pause) => pause,
             // Inverse transform: -ln(1 - u) is exponential with mean 1.
             Think::Exponential(mean) => mean.mul_f64(-(1.0 - self.rng.random::<f64>()).ln()),
         };
-        self.act_at = Instant::now() + pause;
+        if let Some(place) = self.place(table) {
+            place.turn = Some((seq, actions));
+            place.act_at = Instant::now() + pause;
+        }
     }
 
-    /// Keeps track of the table and of the answers to actions.
+    /// Keeps track of the tables and of the answers to actions.
     fn observe(&mut self, message: ServerMessage, phase: Phase) -> anyhow::Result<()> {
         match message {
-            ServerMessage::Event { seq, event, .. } => {
-                self.last_seq = Some(seq);
+            ServerMessage::Event { table, seq, event } => {
+                let Some(place) = self.places.iter_mut().find(|place| place.table == table) else {
+                    return Ok(());
+                };
+                place.last_seq = Some(seq);
+                if let Some((actor, sent)) = place.clock.caused(seq)
+                    && actor != place.seat
+                {
+                    let micros = u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX);
+                    self.stats.others_us.saturating_record(micros.max(1));
+                }
                 match event {
-                    Some(TableEvent::Game(Event::HandEnded { .. })) if self.host => {
+                    Some(TableEvent::Game(Event::HandEnded { .. })) if place.host => {
+                        place.hands += 1;
                         self.stats.hands += 1;
                         self.progress.hands.fetch_add(1, Ordering::Relaxed);
                     }
-                    Some(TableEvent::Game(Event::GameWon { .. })) if self.host => {
+                    Some(TableEvent::Game(Event::GameWon { .. })) if place.host => {
                         self.stats.games += 1;
-                        self.rematch_wanted = phase != Phase::Stop;
+                        place.rematch_wanted = phase != Phase::Stop;
                     }
                     _ => {}
                 }
             }
-            ServerMessage::Snapshot { seq, state, .. } => {
-                self.last_seq = Some(seq);
+            ServerMessage::Snapshot { table, seq, state } => {
+                if let Some(place) = self.place(&table) {
+                    place.last_seq = Some(seq);
+                }
                 if !state.actions.is_empty() {
-                    self.offer(seq, state.actions);
+                    self.offer(&table, seq, state.actions);
                 }
             }
-            ServerMessage::YourTurn { seq, actions, .. } => self.offer(seq, actions),
+            ServerMessage::YourTurn { table, seq, actions, .. } => self.offer(&table, seq, actions),
             ServerMessage::Ack { id, .. } => {
-                if let Some((sent_id, seq, sent)) = self.in_flight
-                    && sent_id == id
-                {
+                let answered = self.places.iter_mut().find_map(|place| match place.in_flight {
+                    Some((sent_id, seq, sent)) if sent_id == id => Some((place, seq, sent)),
+                    _ => None,
+                });
+                if let Some((place, seq, sent)) = answered {
                     let micros = u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX);
                     self.stats.latency_us.saturating_record(micros.max(1));
                     self.stats.actions += 1;
                     self.progress.actions.fetch_add(1, Ordering::Relaxed);
-                    self.in_flight = None;
-                    if self.turn.as_ref().is_some_and(|(at, _)| *at == seq) {
-                        self.turn = None;
+                    place.in_flight = None;
+                    if place.turn.as_ref().is_some_and(|(at, _)| *at == seq) {
+                        place.turn = None;
                     }
                 }
             }
             ServerMessage::Error { id, code, message } => {
                 *self.stats.errors.entry(code.clone()).or_default() += 1;
-                if let Some((sent_id, seq, _)) = self.in_flight
-                    && Some(sent_id) == id
-                {
-                    self.in_flight = None;
+                let refused = self.places.iter_mut().find_map(|place| match place.in_flight {
+                    Some((sent_id, seq, _)) if Some(sent_id) == id => Some((place, seq)),
+                    _ => None,
+                });
+                if let Some((place, seq)) = refused {
+                    place.in_flight = None;
                     if code == "rate_limited" {
                         // The action did not happen: try it again a little later.
-                        self.act_at = Instant::now() + RATE_LIMIT_BACKOFF;
-                    } else if self.turn.as_ref().is_some_and(|(at, _)| *at == seq) {
+                        place.act_at = Instant::now() + RATE_LIMIT_BACKOFF;
+                    } else if place.turn.as_ref().is_some_and(|(at, _)| *at == seq) {
                         // A legal action refused is a server bug; the run
                         // reports it, and this seat waits for a new prompt.
-                        eprintln!("{}: action refused: {code}: {message}", self.table);
-                        self.turn = None;
+                        eprintln!("{}: action refused: {code}: {message}", place.table);
+                        place.turn = None;
                     }
                 }
             }

@@ -1,21 +1,24 @@
-//! A short load run against a server in this process: every action is timed,
-//! and every hand that ends is found in the history afterwards.
+//! A short run of each of the load generator's modes against a server in
+//! this process: flat out and human-paced play (every action timed, every
+//! hand that ends found in the history afterwards), idle connections, and
+//! the echo yardstick.
 
 use std::time::Duration;
 
-use euchre_loadgen::{Config, Report, Stop, Think, run};
+use euchre_loadgen::{Config, Report, Stop, Think, echo, idle, run};
 use euchre_server::Settings;
 use euchre_server::config::DatabaseUrl;
 
-fn config(url: &str, tables: usize, players: u8, hands: u64) -> Config {
+fn config(url: &str, tables: usize, players: u8, hands: u64, think: Think) -> Config {
     Config {
         url: url.to_owned(),
         http: None,
         tables,
         players,
+        tables_per_client: 1,
         bot: "basic".to_owned(),
         stop: Stop::Hands(hands),
-        think: Think::Fixed(Duration::ZERO),
+        think,
         seed: 7,
         store_timeout: Duration::from_secs(10),
     }
@@ -58,14 +61,51 @@ async fn a_short_run_plays_times_and_stores_hands() -> anyhow::Result<()> {
         let _ = stopped.await;
     }));
 
-    // Every seat a client: every action of the game is timed.
-    let all_clients = run(&config(&url, 3, 4, 8)).await?;
+    // Every seat a client: every action of the game is timed, on its way
+    // to the acting client's ack and to each other client's event.
+    let all_clients = run(&config(&url, 3, 4, 8, Think::Fixed(Duration::ZERO))).await?;
     check(&all_clients, 8);
+    let reached_others = all_clients.to_others_ms.count;
+    // Each action reaches three other clients; the last few may be unread at the stop.
+    assert!(reached_others >= 2 * all_clients.actions, "{reached_others} timed to others");
     // One client and three bots per table.
-    let with_bots = run(&config(&url, 2, 1, 6)).await?;
+    let with_bots = run(&config(&url, 2, 1, 6, Think::Fixed(Duration::ZERO))).await?;
     check(&with_bots, 6);
+    assert_eq!(with_bots.to_others_ms.count, 0, "no other client to reach");
+    // Clients playing several tables at once: three tables for two pairs of clients.
+    let several = run(&Config {
+        tables_per_client: 2,
+        ..config(&url, 3, 2, 6, Think::Fixed(Duration::ZERO))
+    })
+    .await?;
+    check(&several, 6);
+    assert_eq!(several.connections, 4, "two groups of two clients");
+    // People's pace: each client thinks a few milliseconds, drawn at random.
+    let paced = run(&config(&url, 2, 4, 2, Think::Exponential(Duration::from_millis(3)))).await?;
+    check(&paced, 2);
+    // Idle connections: identified, held, none dropped (this process's own figures).
+    let held = idle::hold(&url, 20, Duration::from_millis(500), Some(std::process::id())).await?;
+    eprint!("{}", held.to_text());
+    assert_eq!((held.connections, held.dropped), (20, 0));
+    assert!(held.server_kib_per_connection.is_some());
 
     let _ = stop.send(());
     tokio::time::timeout(Duration::from_secs(10), server).await???;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_echo_yardstick_times_round_trips() -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("ws://{}/ws", listener.local_addr()?);
+    let server = tokio::spawn(echo::serve(listener));
+    let report = echo::run(&url, 8, Duration::from_millis(500), Some(std::process::id())).await?;
+    eprint!("{}", report.to_text());
+    assert_eq!(report.connections, 8);
+    assert!(report.round_trips > 0);
+    assert_eq!(report.latency_ms.count, report.round_trips, "one latency per round trip");
+    assert!(report.round_trips_per_second > 0.0);
+    assert!(report.server_cpu_us_per_round_trip.is_some());
+    server.abort();
     Ok(())
 }

@@ -16,7 +16,7 @@
 //! `docs/protocol.schema.json` is the JSON Schema of every message,
 //! generated from these types by [`schema`].
 
-use euchre_engine::{Action, Event, GameView, Preset, Rules};
+use euchre_engine::{Action, Card, Commitment, Event, GameView, Preset, Rules, Salt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -215,9 +215,15 @@ pub struct TableSettings {
     /// Seats that bots take from the start.
     #[serde(default)]
     pub bot_seats: Vec<u8>,
-    /// Which bot plays those seats (and stands in for absent players).
+    /// The table's bot level: it plays the bot seats not named in
+    /// `seat_bots`, and stands in for absent players. `hard`, `medium`,
+    /// `basic` (the easy level; `easy` is read as `basic`), `naive` or
+    /// `random`.
     #[serde(default = "default_bot")]
     pub bot: String,
+    /// Another level for some of the bot seats, seat by seat.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seat_bots: Vec<SeatBot>,
     /// Seconds a player has for each turn before a bot acts for them; none for no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_seconds: Option<u32>,
@@ -228,6 +234,13 @@ pub struct TableSettings {
     /// people are rated: a table with a bot seat never is.
     #[serde(default = "yes")]
     pub rated: bool,
+}
+
+/// The bot that plays one of the bot seats (see `TableSettings::seat_bots`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatBot {
+    pub seat: u8,
+    pub bot: String,
 }
 
 fn default_preset() -> Preset {
@@ -250,6 +263,7 @@ impl Default for TableSettings {
             private: false,
             bot_seats: Vec::new(),
             bot: default_bot(),
+            seat_bots: Vec::new(),
             turn_seconds: None,
             chat: true,
             rated: true,
@@ -410,6 +424,23 @@ pub enum TableNotice {
         form: String,
         ratings: Vec<SeatRating>,
     },
+    /// Sent right after each hand is dealt, before anyone bids: the
+    /// SHA-256 commitment to the whole deal (docs/security.md). Keep it to
+    /// check the reveal.
+    DealCommitted {
+        /// The hand's number in the match, counting from 0, as in `hand_dealt`.
+        hand: u32,
+        commitment: Commitment,
+    },
+    /// Sent once the hand has ended (never before): the deck in the
+    /// committed order (each seat's hand, the dummy, the up-card, the rest
+    /// of the kitty) and the salt. SHA-256 of
+    /// `euchre-deal-v1:<deck joined by ",">:<salt>` is the commitment.
+    DealRevealed {
+        hand: u32,
+        deck: Vec<Card>,
+        salt: Salt,
+    },
 }
 
 /// One player's rating after a rated game.
@@ -443,6 +474,11 @@ pub struct TableState {
     /// The game in progress or just finished, as the receiver may see it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game: Option<GameView>,
+    /// The commitment to the deal of the hand in play (or the last hand),
+    /// as `deal_committed` announced it: for a receiver that joins or
+    /// resumes mid-hand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deal_commitment: Option<Commitment>,
     /// The receiver's legal actions (empty unless it is their turn).
     pub actions: Vec<Action>,
 }

@@ -3,7 +3,7 @@
 //!
 //! `cargo run -p euchre-server --example transcript`
 
-use euchre_protocol::{ClientMessage, PROTOCOL_VERSION, ServerMessage, TableEvent};
+use euchre_protocol::{ClientMessage, PROTOCOL_VERSION, ServerMessage, TableEvent, TableNotice};
 use euchre_server::Settings;
 use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::Message;
@@ -65,7 +65,8 @@ async fn main() -> anyhow::Result<()> {
             }
             ServerMessage::Event { seq, event, .. } => {
                 last_seq = seq;
-                if let Some(TableEvent::Game(euchre_engine::Event::HandEnded { .. })) = event {
+                // The hand's end, then its deal revealed.
+                if let Some(TableEvent::Table(TableNotice::DealRevealed { .. })) = event {
                     break;
                 }
                 None

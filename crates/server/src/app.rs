@@ -26,6 +26,9 @@ use crate::state::AppState;
 /// an oversized command still gets a `too_large` answer, while a huge one
 /// closes the connection (1009) before it is buffered.
 const HARD_MESSAGE_CAP: usize = 64 * 1024;
+/// Bytes of queued frames written out before a burst's flush; the buffer
+/// only grows this far if a burst is this large.
+const WRITE_BURST_BYTES: usize = 16 * 1024;
 
 /// The routes, for `run` and for tests.
 pub fn router(state: AppState) -> Router {
@@ -163,7 +166,9 @@ async fn websocket(
         .read_buffer_size(state.settings.limits.read_buffer_bytes)
         .max_message_size(HARD_MESSAGE_CAP)
         .max_frame_size(HARD_MESSAGE_CAP)
-        .write_buffer_size(0)
+        // Frames wait in the buffer until the connection flushes a burst
+        // (see `connection::write_burst`), up to this much.
+        .write_buffer_size(WRITE_BURST_BYTES)
         .max_write_buffer_size(HARD_MESSAGE_CAP * 4)
         .on_upgrade(move |socket| {
             let (sink, stream) = socket.split();

@@ -80,7 +80,9 @@ pub struct Limits {
     /// Bytes each connection reads from its socket at a time: this buffer is
     /// most of what an idle connection costs (tungstenite's default is 128 KiB).
     pub read_buffer_bytes: usize,
-    /// Events each table keeps for clients that resume.
+    /// Events each table keeps for clients that resume; an older `last_seq`
+    /// gets a snapshot instead. The ring is most of an idle table's memory
+    /// (72 bytes an event, more for a deal).
     pub event_ring: usize,
     /// Open tables one player may host.
     pub tables_per_player: usize,
@@ -144,7 +146,7 @@ impl Default for Limits {
             message_burst: 40,
             outbound_queue: 512,
             read_buffer_bytes: 2048,
-            event_ring: 1024,
+            event_ring: 256,
             tables_per_player: 4,
             connections_per_address: 32,
             max_tables: 10_000,

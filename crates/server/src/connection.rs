@@ -25,6 +25,9 @@ use crate::table::{ConnId, Outbox, Request, TableCommand, TableMessage};
 
 /// How long one write may take before the client counts as stuck.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Messages written before one flush, at most: enough for any burst a
+/// table makes, few enough that a busy connection still reads its socket.
+const MAX_BURST: u64 = 64;
 /// Refused messages in a row before a flooding client is closed.
 const FLOOD_LIMIT: u32 = 200;
 
@@ -116,10 +119,10 @@ impl Session {
                     }
                 }
                 Some(message) = self.outgoing.recv() => {
-                    if !write(sink, &message).await {
+                    let Some(written) = write_burst(sink, message, &mut self.outgoing).await else {
                         return Closing(close::TOO_SLOW, "write timed out");
-                    }
-                    self.state.metrics.messages_out.inc();
+                    };
+                    self.state.metrics.messages_out.inc_by(written);
                 }
                 change = next_lobby(&mut self.lobby) => {
                     let message = match change {
@@ -315,6 +318,31 @@ fn is_oversized(error: axum::Error) -> bool {
         error.into_inner().downcast_ref::<tungstenite::Error>(),
         Some(tungstenite::Error::Capacity(_))
     )
+}
+
+/// Writes `first` and whatever is already queued behind it (up to
+/// [`MAX_BURST`]), then flushes once: an action's event, prompt and ack reach
+/// a client in one system call instead of one each. Returns how many were
+/// written, or `None` if the client did not take them in time.
+async fn write_burst<S: Sink<Message> + Unpin>(
+    sink: &mut S,
+    first: ServerMessage,
+    queued: &mut mpsc::Receiver<ServerMessage>,
+) -> Option<u64> {
+    let burst = async {
+        let mut next = Some(first);
+        let mut written = 0;
+        while let Some(message) = next {
+            if let Ok(text) = serde_json::to_string(&message) {
+                sink.feed(Message::Text(text.into())).await.ok()?;
+            }
+            written += 1;
+            next = if written < MAX_BURST { queued.try_recv().ok() } else { None };
+        }
+        sink.flush().await.ok()?;
+        Some(written)
+    };
+    timeout(WRITE_TIMEOUT, burst).await.ok().flatten()
 }
 
 /// Writes one message; false if the client did not take it in time.

@@ -103,9 +103,21 @@ impl AppState {
     ) -> Result<(TableId, Option<String>), Refusal> {
         let bad = |message: String| ErrorCode::BadSettings.refusal(message);
         let rules = settings.resolve_rules().map_err(bad)?;
-        let bot_kind = BotKind::from_name(&settings.bot).ok_or_else(|| {
-            bad(format!("unknown bot {:?}; choose random or basic", settings.bot))
-        })?;
+        let known = |name: &str| {
+            BotKind::from_name(name).ok_or_else(|| {
+                let names: Vec<&str> = BotKind::ALL.iter().map(|kind| kind.name()).collect();
+                bad(format!("unknown bot {name:?}; choose {} (or easy)", names.join(", ")))
+            })
+        };
+        let bot_kind = known(&settings.bot)?;
+        for seat_bot in &settings.seat_bots {
+            known(&seat_bot.bot)?;
+            let repeated = settings.seat_bots.iter().filter(|other| other.seat == seat_bot.seat);
+            if !settings.bot_seats.contains(&seat_bot.seat) || repeated.count() > 1 {
+                let seat = seat_bot.seat;
+                return Err(bad(format!("seat_bots names seat {seat}: not a bot seat, or twice")));
+            }
+        }
         let mut seen = vec![false; usize::from(rules.players)];
         for seat in &settings.bot_seats {
             match seen.get_mut(usize::from(*seat)) {

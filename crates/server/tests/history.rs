@@ -217,9 +217,18 @@ async fn played_and_imported_matches_are_listed_shown_replayed_and_exported() {
         assert_eq!(game.winner().map(|t| json!(t.0)), Some(summary["winner"].clone()));
         let hands = detail["hands"].as_array().expect("hands");
         assert_eq!(hands.len(), record.hands.len());
+        // Played here, each deal was sealed; an import never was.
+        let sealed = summary["table_id"] != json!("import");
         for (shown, hand) in hands.iter().zip(&record.hands) {
             assert_eq!(shown["hands"], serde_json::to_value(hand.deal.hands).expect("json"));
             assert_eq!(shown["kitty"], serde_json::to_value(hand.deal.kitty).expect("json"));
+            let check = if sealed { "verified" } else { "unsealed" };
+            assert_eq!(shown["deal_check"], json!(check), "{id}");
+            assert_eq!(hand.seal.is_some(), sealed);
+            assert_eq!(
+                shown["salt"],
+                serde_json::to_value(hand.seal.map(|s| s.salt)).expect("json")
+            );
         }
         assert_eq!(game.scores(), scores(&hands.last().expect("a hand")["scores"]));
 

@@ -5,9 +5,10 @@ mod support;
 
 use std::collections::HashSet;
 
-use euchre_engine::{Action, Card, CardSet, Event, Preset, Seat};
+use euchre_engine::{Action, Card, CardSet, Event, Preset, Seat, fairness};
 use euchre_protocol::{
-    ClientMessage, PROTOCOL_VERSION, Reply, ServerMessage, TableEvent, TableSettings, close,
+    ClientMessage, PROTOCOL_VERSION, Reply, ServerMessage, TableEvent, TableNotice, TableSettings,
+    close,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -189,11 +190,36 @@ async fn watch_to_the_end(mut client: Client) -> Client {
 
 /// Checks every frame a receiver got for cards it may not know. A receiver
 /// learns its own dealt hand, the up-card, cards played or shown in a claim,
-/// and (as dealer) its own discard; nothing else may ever appear.
+/// and (as dealer) its own discard; nothing else may ever appear until the
+/// hand has ended, when the deal's reveal shows every card, and must open
+/// the commitment the receiver was sent before the hand's first bid.
 fn audit_leaks(client: &Client, seat: Option<u8>) {
     let mut known = CardSet::EMPTY;
+    let (mut ended, mut commitment) = (false, None);
     for message in &client.log {
         let mut learns = CardSet::EMPTY;
+        match message {
+            ServerMessage::Event { event: Some(TableEvent::Table(notice)), .. } => match notice {
+                TableNotice::DealCommitted { commitment: sent, .. } => commitment = Some(*sent),
+                TableNotice::DealRevealed { deck, salt, .. } => {
+                    assert!(ended, "a deal revealed to {seat:?} before its hand ended");
+                    let sent = commitment.take().expect("a commitment before the reveal");
+                    assert_eq!(fairness::commit(deck, salt), sent, "the reveal opens it");
+                    learns = deck.iter().copied().collect();
+                }
+                _ => {}
+            },
+            ServerMessage::Event { event: Some(TableEvent::Game(event)), .. } => match event {
+                Event::HandDealt { .. } => (ended, commitment) = (false, None),
+                Event::HandEnded { .. } => ended = true,
+                Event::Passed { .. } | Event::TrumpMade { .. } | Event::CardPlayed { .. } => {
+                    assert!(commitment.is_some(), "{event:?} before the deal's commitment");
+                }
+                _ => {}
+            },
+            ServerMessage::Snapshot { state, .. } => commitment = state.deal_commitment,
+            _ => {}
+        }
         if let ServerMessage::Event { event: Some(TableEvent::Game(event)), .. } = message {
             match *event {
                 Event::HandDealt { up_card, hands, .. } => {
@@ -323,6 +349,47 @@ async fn snapshot(client: &mut Client, table: &str) -> ServerMessage {
     let snapshot = client.recv_until(|m| matches!(m, ServerMessage::Snapshot { .. })).await;
     client.recv_until(|m| answer_id(m) == Some(id)).await;
     snapshot
+}
+
+/// Each bot seat plays at the level chosen for it, the others at the
+/// table's; a level nobody knows, or a seat that is not a bot seat, is
+/// refused.
+#[tokio::test]
+async fn bot_levels_are_chosen_seat_by_seat() {
+    let server = TestServer::start().await;
+    let mut ann = server.player("Ann").await;
+    let seat_bot = |seat: u8, bot: &str| euchre_protocol::SeatBot { seat, bot: bot.to_owned() };
+    let chosen = TableSettings {
+        bot: "hard".to_owned(),
+        seat_bots: vec![seat_bot(1, "easy"), seat_bot(3, "naive")],
+        ..settings(Preset::Standard, vec![1, 2, 3])
+    };
+    let table = ann.create_table(chosen).await;
+    let ServerMessage::Snapshot { state, .. } = snapshot(&mut ann, &table).await else {
+        unreachable!()
+    };
+    let bots: Vec<Option<String>> = state
+        .seats
+        .iter()
+        .map(|seat| match seat {
+            Some(euchre_protocol::Occupant::Bot { bot }) => Some(bot.clone()),
+            _ => None,
+        })
+        .collect();
+    let expected = [None, Some("basic"), Some("hard"), Some("naive")];
+    assert_eq!(bots, expected.map(|bot| bot.map(str::to_owned)));
+    for wrong in [
+        vec![seat_bot(0, "hard")],
+        vec![seat_bot(1, "genius")],
+        vec![seat_bot(1, "hard"), seat_bot(1, "medium")],
+    ] {
+        let id = ann.next_id();
+        let settings =
+            TableSettings { seat_bots: wrong, ..settings(Preset::Standard, vec![1, 2, 3]) };
+        let refused = ann.command(ClientMessage::CreateTable { id, settings }).await;
+        assert_eq!(error_code(&refused), Some("bad_settings"));
+    }
+    server.stop().await;
 }
 
 #[tokio::test]
@@ -677,4 +744,93 @@ async fn limits_on_tables_and_connections() {
     let fourth = tokio_tungstenite::connect_async(server.url()).await;
     assert!(fourth.is_err(), "a fourth connection from one address is refused");
     server.stop().await;
+}
+
+/// The server's connection handling fed arbitrary frames: corpus commands
+/// edited and reshaped (aimed at a real table the client sits at), any
+/// text, binary frames and pings, after a `hello` or without one. Every
+/// answer is a well-formed message, a connection ends only with a close
+/// frame and a documented code, a final `ping` is always answered unless it
+/// was closed, and afterwards the server and its table carry on.
+#[test]
+fn arbitrary_frames_never_break_a_connection_or_the_server() {
+    use euchre_fuzz::{client_frames, fuzz, mutated_json, mutated_text};
+    use proptest::prelude::*;
+    use tokio_tungstenite::tungstenite::Message;
+
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let server = runtime.block_on(TestServer::start());
+    let (token, table) = runtime.block_on(async {
+        let mut ann = server.player("Ann").await;
+        let table = ann.create_table(settings(Preset::Standard, vec![1, 2, 3])).await;
+        ann.sit(&table, Some(0)).await;
+        (ann.token.clone().expect("a token"), table)
+    });
+    let frames = client_frames();
+    let text = prop_oneof![mutated_text(frames.clone()), mutated_json(frames)];
+    let frame = prop_oneof![
+        6 => text.prop_map(|text| Message::Text(text.into())),
+        1 => proptest::collection::vec(any::<u8>(), 0..64).prop_map(|b| Message::Binary(b.into())),
+        1 => proptest::collection::vec(any::<u8>(), 0..16).prop_map(|b| Message::Ping(b.into())),
+    ];
+    let case = (any::<bool>(), proptest::collection::vec(frame, 1..16));
+    const LAST: u64 = 9_999_999;
+    fuzz("connection frames", 1_000, case, |(hello, frames)| {
+        runtime.block_on(async {
+            let mut client = Client::connect(&server.url()).await;
+            if hello {
+                let id = client.next_id();
+                let token = Some(token.clone());
+                let hello = ClientMessage::Hello { id, protocol_version: 1, token, name: None };
+                let welcome = client.command(hello).await;
+                prop_assert!(matches!(welcome, ServerMessage::Welcome { .. }), "{:?}", welcome);
+            }
+            let mut open = true;
+            for frame in frames {
+                let frame = match frame {
+                    Message::Text(text) => Message::Text(
+                        text.as_str().replace("$TABLE", &table).replace("$TOKEN", &token).into(),
+                    ),
+                    other => other,
+                };
+                open = open && client.send_frame(frame).await;
+            }
+            let ping = format!(r#"{{"type":"ping","id":{LAST}}}"#);
+            open = open && client.send_frame(Message::Text(ping.into())).await;
+            loop {
+                match client.next_frame().await {
+                    Some(Message::Text(text)) => {
+                        let message = serde_json::from_str::<ServerMessage>(text.as_str());
+                        prop_assert!(message.is_ok(), "not a server message: {text}");
+                        if message.ok().and_then(|m| answer_id(&m)) == Some(LAST) {
+                            break;
+                        }
+                    }
+                    Some(Message::Close(Some(frame))) => {
+                        let code = u16::from(frame.code);
+                        let documented = [close::NORMAL, close::POLICY, close::TOO_LARGE];
+                        prop_assert!(documented.contains(&code), "closed with {code}");
+                        break;
+                    }
+                    Some(Message::Close(None)) | None => {
+                        prop_assert!(!open, "the connection ended without a close frame");
+                        break;
+                    }
+                    Some(_) => {}
+                }
+            }
+            Ok(())
+        })
+    });
+    runtime.block_on(async {
+        // The server, and the table the fuzzing went at, carry on.
+        let mut bob = server.player("Bob").await;
+        let id = bob.next_id();
+        let pong = bob.command(ClientMessage::Ping { id }).await;
+        assert!(matches!(pong, ServerMessage::Ack { reply: Reply::Pong, .. }), "{pong:?}");
+        let id = bob.next_id();
+        let watch = bob.command(ClientMessage::Watch { id, table: table.clone(), invite: None });
+        assert!(matches!(watch.await, ServerMessage::Ack { .. }));
+        server.stop().await;
+    });
 }

@@ -15,7 +15,7 @@
 use std::fmt;
 
 use async_trait::async_trait;
-use euchre_engine::{Action, Deal, GameRecord, GameResult, GameStart, HandOutcome, Rules};
+use euchre_engine::{Action, Deal, GameRecord, GameResult, GameStart, HandOutcome, Rules, Seal};
 use serde::{Deserialize, Serialize};
 
 mod accounts;
@@ -77,6 +77,11 @@ pub enum Write {
         match_id: String,
         number: u32,
         deal: Deal,
+        /// The commitment sent before the first bid and its salt (secret
+        /// until the hand ends); `None` in journal records from before deals
+        /// were sealed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seal: Option<Seal>,
     },
     /// One action of a hand. `seq` is the table's event seq after it.
     Action {

@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use euchre_engine::{Action, Deal, HandOutcome, MAX_TEAMS, Seat};
+use euchre_engine::{Action, Deal, HandOutcome, MAX_TEAMS, Seal, Seat};
 use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions};
 use sqlx::types::Json;
@@ -36,8 +36,8 @@ const INSERT_SEATS: &str = "\
     ON CONFLICT (match_id, seat) DO NOTHING";
 
 const INSERT_HANDS: &str = "\
-    INSERT INTO hands (match_id, number, dealer, deal) \
-    SELECT * FROM UNNEST($1::text[], $2::bigint[], $3::bigint[], $4::jsonb[]) \
+    INSERT INTO hands (match_id, number, dealer, deal, seal) \
+    SELECT * FROM UNNEST($1::text[], $2::bigint[], $3::bigint[], $4::jsonb[], $5::jsonb[]) \
     ON CONFLICT (match_id, number) DO NOTHING";
 
 const INSERT_ACTIONS: &str = "\
@@ -105,6 +105,7 @@ struct HandColumns {
     numbers: Vec<i64>,
     dealers: Vec<i64>,
     deals: Vec<Json<Deal>>,
+    seals: Vec<Option<Json<Seal>>>,
 }
 
 #[derive(Default)]
@@ -132,12 +133,13 @@ impl<'w> Bulk<'w> {
     /// Holds `write` back if it is of a kind applied in bulk.
     fn hold(&mut self, write: &'w Write) -> bool {
         match write {
-            Write::HandDealt { match_id, number, deal } => {
+            Write::HandDealt { match_id, number, deal, seal } => {
                 let hands = &mut self.hands;
                 hands.match_ids.push(match_id.clone());
                 hands.numbers.push(i64::from(*number));
                 hands.dealers.push(i64::from(deal.dealer.0));
                 hands.deals.push(Json(*deal));
+                hands.seals.push(seal.map(Json));
             }
             Write::Action { match_id, hand, index, seat, action, seq, at } => {
                 let actions = &mut self.actions;
@@ -179,6 +181,7 @@ impl<'w> Bulk<'w> {
                 .bind(hands.numbers)
                 .bind(hands.dealers)
                 .bind(hands.deals)
+                .bind(hands.seals)
                 .execute(&mut *conn)
                 .await?;
         }

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use euchre_engine::{
     Action, Deal, Game, GameRecord, GameResult, GameStart, HandOutcome, HandRecord, MAX_TEAMS,
-    PerTeam, Rules, Seat, SeatAction, Team,
+    PerTeam, Rules, Seal, Seat, SeatAction, Team,
 };
 use sqlx::types::Json;
 
@@ -52,7 +52,7 @@ pub(crate) const INSERT_SEAT: &str = "\
     ON CONFLICT (match_id, seat) DO NOTHING";
 
 pub(crate) const INSERT_HAND: &str = "\
-    INSERT INTO hands (match_id, number, dealer, deal) VALUES ($1, $2, $3, $4) \
+    INSERT INTO hands (match_id, number, dealer, deal, seal) VALUES ($1, $2, $3, $4, $5) \
     ON CONFLICT (match_id, number) DO NOTHING";
 
 /// Sets the outcome of a hand still in progress. Callers add the hand's
@@ -100,7 +100,7 @@ pub(crate) const SEATS_OF_MATCH: &str = "\
     ORDER BY seat";
 
 pub(crate) const HANDS_OF_MATCH: &str =
-    "SELECT number, deal, outcome FROM hands WHERE match_id = $1 ORDER BY number";
+    "SELECT number, deal, outcome, seal FROM hands WHERE match_id = $1 ORDER BY number";
 
 pub(crate) const ACTIONS_OF_MATCH: &str = "\
     SELECT hand, idx, seat, action, seq FROM actions WHERE match_id = $1 ORDER BY hand, idx";
@@ -210,6 +210,7 @@ pub(crate) struct HandRow {
     pub number: i64,
     pub deal: Json<Deal>,
     pub outcome: Option<Json<HandOutcome>>,
+    pub seal: Option<Json<Seal>>,
 }
 
 #[derive(Debug, sqlx::FromRow)]
@@ -379,6 +380,7 @@ pub(crate) fn match_record(
             deal: hand.deal.0,
             actions: Vec::new(),
             outcome: hand.outcome.map(|outcome| outcome.0),
+            seal: hand.seal.map(|seal| seal.0),
         });
     }
     let mut last_seq = 0;

@@ -127,12 +127,13 @@ async fn apply_one(conn: &mut SqliteConnection, write: &Write) -> Result<(), Sto
         return Ok(());
     }
     match write {
-        Write::HandDealt { match_id, number, deal } => {
+        Write::HandDealt { match_id, number, deal, seal } => {
             sqlx::query(sql::INSERT_HAND)
                 .bind(match_id)
                 .bind(i64::from(*number))
                 .bind(i64::from(deal.dealer.0))
                 .bind(Json(deal))
+                .bind(seal.map(Json))
                 .execute(conn)
                 .await?;
         }

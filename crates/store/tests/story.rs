@@ -17,7 +17,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
-use euchre_engine::{Action, Game, GameRecord, HandOutcome, Preset, Rules, Seat, Team};
+use euchre_engine::{Action, Game, GameRecord, HandOutcome, Preset, Rules, Salt, Seal, Seat, Team};
 use euchre_store::postgres::PgStore;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{
@@ -250,8 +250,18 @@ where
     Fut: Future<Output = ()>,
 {
     let (writes, history) = history();
-    let four_handed: Vec<Played> =
-        history.played.into_iter().filter(|p| p.summary.rules.partnerships()).collect();
+    let four_handed: Vec<Played> = history
+        .played
+        .into_iter()
+        .filter(|p| p.summary.rules.partnerships())
+        .map(|mut played| {
+            // Deals were not sealed then: the hands come back unsealed.
+            let mut record = played.game.record().clone();
+            record.hands.iter_mut().for_each(|hand| hand.seal = None);
+            played.game = Game::replay(&record).expect("replays");
+            played
+        })
+        .collect();
     assert!(four_handed.len() >= 10);
     let kept = |id: &String| four_handed.iter().any(|p| p.summary.id == *id);
     let writes: Vec<Write> = writes
@@ -337,7 +347,7 @@ fn old_statements(write: &Write) -> Vec<String> {
             }
             statements
         }
-        Write::HandDealt { match_id, number, deal } => vec![format!(
+        Write::HandDealt { match_id, number, deal, .. } => vec![format!(
             "INSERT INTO hands (match_id, number, dealer, deal) VALUES ({}, {number}, {}, {})",
             text(match_id),
             deal.dealer.0,
@@ -415,6 +425,17 @@ fn player_id(index: usize) -> String {
     format!("p{index}")
 }
 
+/// Seals the hand just dealt, as the server does, with a salt the test
+/// makes up (the server's are random): the seal is stored with the deal.
+fn seal(game: &mut Game) -> Option<Seal> {
+    let number = game.hand_number();
+    let mut salt = [0u8; 32];
+    salt[..8].copy_from_slice(&game.record().seed.to_le_bytes());
+    salt[8..12].copy_from_slice(&number.to_le_bytes());
+    game.seal_hand(Salt(salt));
+    game.record().hands[number as usize].seal
+}
+
 /// What was played, as the test knows it (never read back from the store).
 struct Played {
     summary: MatchSummary,
@@ -435,7 +456,8 @@ impl Recorder {
         Recorder { writes: Vec::new(), seqs: HashMap::new() }
     }
 
-    fn start(&mut self, summary: &MatchSummary, game: &Game) {
+    fn start(&mut self, summary: &MatchSummary, game: &mut Game) {
+        let seal = seal(game);
         self.writes.push(Write::MatchStarted {
             id: summary.id.clone(),
             table_id: summary.table_id.clone(),
@@ -450,6 +472,7 @@ impl Recorder {
             match_id: summary.id.clone(),
             number: 0,
             deal: game.record().hands[0].deal,
+            seal,
         });
     }
 
@@ -486,10 +509,12 @@ impl Recorder {
             self.end(played, at);
         } else if game.hand_number() > hand {
             let number = game.hand_number();
+            let seal = seal(game);
             self.writes.push(Write::HandDealt {
                 match_id,
                 number,
                 deal: game.record().hands[number as usize].deal,
+                seal,
             });
         }
     }
@@ -624,7 +649,7 @@ fn history() -> (Vec<Write>, History) {
         // Two matches start in each second, so pages must break ties by id;
         // ids are not in playing order.
         let started_at = 10_000 + (index / 2) as Millis * 1_000;
-        let game = Game::new(rules, 1_000 + index as u64).expect("valid rules");
+        let mut game = Game::new(rules, 1_000 + index as u64).expect("valid rules");
         let summary = MatchSummary {
             id: format!("m{:02}", (index * 11) % count),
             table_id: table_id(table),
@@ -638,7 +663,7 @@ fn history() -> (Vec<Write>, History) {
             winners: Vec::new(),
             games: Vec::new(),
         };
-        recorder.start(&summary, &game);
+        recorder.start(&summary, &mut game);
         let mut match_played = Played { summary, game, last_seq: None };
         let stop = match ending {
             Ending::Won => usize::MAX,
@@ -1192,7 +1217,7 @@ fn many_games(games: usize) -> Vec<Write> {
     });
     for index in 0..games {
         let rules = Preset::ALL[index % Preset::ALL.len()].rules();
-        let game = Game::new(rules, index as u64).expect("valid rules");
+        let mut game = Game::new(rules, index as u64).expect("valid rules");
         let summary = MatchSummary {
             id: format!("bench-{index:06}"),
             table_id: "t".into(),
@@ -1213,7 +1238,7 @@ fn many_games(games: usize) -> Vec<Write> {
             winners: Vec::new(),
             games: Vec::new(),
         };
-        recorder.start(&summary, &game);
+        recorder.start(&summary, &mut game);
         let mut played = Played { summary, game, last_seq: None };
         let mut at = index as Millis;
         while !played.game.is_over() {

@@ -10,7 +10,7 @@
 use std::fmt;
 
 use euchre_engine::egn::{self, DealResult, Ending, Finding, Problem, Verification};
-use euchre_engine::{Game, GameRecord, HandOutcome, ReplayError};
+use euchre_engine::{DealCheck, Game, GameRecord, HandOutcome, ReplayError, fairness};
 use serde_json::{Value, json};
 
 /// What kind of file was read.
@@ -74,11 +74,15 @@ pub struct Report {
     pub verification: Option<Verification>,
     /// Everything wrong with the file, in its order; empty when it is clean.
     pub findings: Vec<Failure>,
+    /// An engine record's deals, hand by hand: whether each opens the
+    /// commitment made before play (docs/security.md). Empty for EGN,
+    /// which has no commitments.
+    pub deal_checks: Vec<DealCheck>,
 }
 
 impl Report {
     fn failed(format: Option<Format>, failure: Failure) -> Report {
-        Report { format, verification: None, findings: vec![failure] }
+        Report { format, verification: None, findings: vec![failure], deal_checks: Vec::new() }
     }
 
     /// A file that could not be read at all.
@@ -116,6 +120,7 @@ impl Report {
             "format": self.format.map(Format::name),
             "ok": self.is_clean(),
             "result": self.verification,
+            "deal_checks": self.deal_checks,
             "findings": findings,
         })
     }
@@ -131,14 +136,21 @@ pub fn check(text: &str) -> Report {
         check_egn(value)
     } else if value.get("hands").is_some() && value.get("rules").is_some() {
         match check_record(value) {
-            Ok(verification) => {
-                let findings = verification
+            Ok((verification, deal_checks)) => {
+                let mut findings: Vec<Failure> = verification
                     .problems
                     .iter()
                     .map(|problem| Failure::from(&Finding::Problem(problem.clone())))
                     .collect();
+                findings.extend(deal_checks.iter().enumerate().filter_map(|(hand, check)| {
+                    let message = format!(
+                        "hand {hand}: the deal and salt do not hash to the commitment sent before play"
+                    );
+                    (*check == DealCheck::Mismatch)
+                        .then(|| Failure { deal: Some(hand), ..Failure::new("deal_mismatch", message) })
+                }));
                 let verification = Some(verification);
-                Report { format: Some(Format::Record), verification, findings }
+                Report { format: Some(Format::Record), verification, findings, deal_checks }
             }
             Err(failure) => Report::failed(Some(Format::Record), failure),
         }
@@ -166,13 +178,17 @@ fn check_egn(value: Value) -> Report {
     };
     let checked = egn::check(&game);
     let findings = checked.findings.iter().map(Failure::from).collect();
-    Report { format, verification: Some(checked.verification), findings }
+    let verification = Some(checked.verification);
+    Report { format, verification, findings, deal_checks: Vec::new() }
 }
 
-fn check_record(value: Value) -> Result<Verification, Failure> {
+/// Replays an engine record and checks each hand's deal against its commitment.
+fn check_record(value: Value) -> Result<(Verification, Vec<DealCheck>), Failure> {
     let record: GameRecord =
         serde_json::from_value(value).map_err(|error| Failure::new("invalid_record", error))?;
     let game = Game::replay(&record).map_err(|error| replay_failure(&error))?;
+    let deal_checks =
+        record.hands.iter().map(|hand| fairness::check(&hand.deal, hand.seal.as_ref())).collect();
     if !record.rules.partnerships() {
         // The record replayed; the summary's shape (EGN's) has two teams.
         let message = "the record replays, but the summary covers partnership games only";
@@ -183,7 +199,7 @@ fn check_record(value: Value) -> Result<Verification, Failure> {
         let (recorded, derived) = (record.scores.pair(), game.scores().pair());
         verification.problems.push(Problem::FinalScoreDiffers { recorded, derived });
     }
-    Ok(verification)
+    Ok((verification, deal_checks))
 }
 
 fn replay_failure(error: &ReplayError) -> Failure {

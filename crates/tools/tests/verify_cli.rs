@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use euchre_engine::{Action, Game, Rules};
+use euchre_engine::{Action, Game, Rules, Salt};
 use serde_json::{Value, json};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/egn");
@@ -202,4 +202,37 @@ fn the_engines_own_records_verify_too() {
     let docs = documents(&output);
     assert_eq!(docs[0]["findings"][0]["code"], "not_your_turn");
     assert_eq!(docs[0]["findings"][0]["step"], json!(format!("action {play}")));
+}
+
+#[test]
+fn sealed_deals_are_checked_and_a_tampered_one_is_named() {
+    // Sealed hand by hand as a table seals them.
+    let mut game = Game::new(Rules::default(), 4).expect("valid rules");
+    game.seal_hand(Salt([1; 32]));
+    while let Some(seat) = game.turn() {
+        let hand = game.hand_number();
+        let actions = game.legal_actions(seat);
+        let action = *actions.iter().find(|a| **a != Action::Pass).unwrap_or(&actions[0]);
+        game.apply(seat, action).expect("legal");
+        if game.hand_number() != hand {
+            game.seal_hand(Salt([game.hand_number() as u8 + 1; 32]));
+        }
+    }
+    let text = serde_json::to_string(game.record()).expect("a record serializes");
+    let output = run(&[scratch("sealed.json", &text)]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
+    let docs = documents(&output);
+    let hands = game.record().hands.len();
+    assert_eq!(docs[0]["deal_checks"], json!(vec!["verified"; hands]));
+
+    // A salt changed after the fact (or a deal: the same hash) is caught.
+    let mut record: Value = serde_json::from_str(&text).expect("JSON");
+    let salt = &mut record["hands"][1]["seal"]["salt"];
+    *salt = json!(format!("ff{}", &salt.as_str().expect("hex")[2..]));
+    let output = run(&[scratch("resalted.json", &record.to_string())]);
+    assert_eq!(output.status.code(), Some(1));
+    let docs = documents(&output);
+    assert_eq!(docs[0]["deal_checks"][1], "mismatch");
+    assert_eq!(docs[0]["findings"][0]["code"], "deal_mismatch");
+    assert_eq!(docs[0]["findings"][0]["deal"], json!(1));
 }

@@ -141,6 +141,8 @@ impl TableModel {
             TableNotice::Chat { from, text } => self.chat.push(ChatLine { from, text }),
             // Ratings are shown by the browser client; the terminal does not yet.
             TableNotice::Rated { .. } => {}
+            // The deal's commitment and reveal: not shown here (yet).
+            TableNotice::DealCommitted { .. } | TableNotice::DealRevealed { .. } => {}
         }
     }
 

@@ -59,6 +59,7 @@ fn snapshot(preset: Preset, game: &Game, viewer: Viewer) -> Update {
         seats: seats(preset.rules().players),
         your_seat,
         game: Some(game.view(viewer)),
+        deal_commitment: None,
         actions,
     };
     Update::Snapshot { table: TABLE.to_owned(), seq: 1, state: Box::new(state) }
@@ -462,6 +463,7 @@ fn a_private_table_waiting_for_players_shows_its_invite_link() {
         seats,
         your_seat: Some(0),
         game: None,
+        deal_commitment: None,
         actions: Vec::new(),
     };
     app.update(Msg::Update(Update::Snapshot {

@@ -11,7 +11,9 @@ use euchre_engine::trump::{
     Mode, effective_suit_in, is_left_bower, is_trump, is_trump_in, power_in, suit_cards,
     suit_cards_in,
 };
-use euchre_engine::{Action, Card, CardSet, GameView, Phase, Rank, Seat, Suit};
+use euchre_engine::{Action, Card, CardSet, Phase, Rank, Seat, Suit};
+
+use super::Situation;
 
 /// The score at which a hand makes trump: roughly "three tricks between me
 /// and my partner". Before allowing for the up-card, the right bower, a small
@@ -99,7 +101,7 @@ fn alone(hand: CardSet, trump: Suit) -> bool {
 }
 
 /// The bid for `me` holding `hand`, in either round.
-pub(super) fn bid(view: &GameView, me: Seat, hand: CardSet, legal: &[Action]) -> Option<Action> {
+pub(super) fn bid(view: &Situation, me: Seat, hand: CardSet, legal: &[Action]) -> Option<Action> {
     // A farmer's hand (only the two lowest ranks) is as weak as hands come:
     // take the redeal when the rules offer it.
     if legal.contains(&Action::FarmersHand) {
@@ -113,7 +115,7 @@ pub(super) fn bid(view: &GameView, me: Seat, hand: CardSet, legal: &[Action]) ->
 }
 
 /// Round one: order up the up-card's suit, or pass.
-fn round_one(view: &GameView, me: Seat, hand: CardSet) -> Action {
+fn round_one(view: &Situation, me: Seat, hand: CardSet) -> Action {
     let up = view.up_card;
     let trump = up.suit();
     let dealer = view.dealer;
@@ -156,7 +158,7 @@ fn sure_tricks_at_no_trump(hand: CardSet) -> usize {
 /// Round two: call no trump with enough sure tricks where the rules allow
 /// it; else name the best suit if it is good enough, or when the dealer is
 /// stuck and must name one.
-fn round_two(view: &GameView, me: Seat, hand: CardSet, legal: &[Action]) -> Option<Action> {
+fn round_two(view: &Situation, me: Seat, hand: CardSet, legal: &[Action]) -> Option<Action> {
     let sure = sure_tricks_at_no_trump(hand);
     let no_trump = Action::CallNoTrump { alone: sure >= NO_TRUMP_ALONE };
     if sure >= NO_TRUMP_CALL && legal.contains(&no_trump) {

@@ -45,34 +45,6 @@ fn decide(view: &GameView, legal: &[Action]) -> Option<Action> {
     };
     let hand: CardSet = view.hand.as_ref()?.iter().copied().collect();
     match view.phase {
-        Phase::NamingJokerSuit => Some(bidding::joker_suit(hand)),
-        Phase::OrderingUp | Phase::Calling => bidding::bid(view, me, hand, legal),
-        Phase::PassingBest => {
-            // Call for best: pass the loner the strongest card (at no trump,
-            // the highest).
-            let mode = Mode::of(view.trump);
-            legal
-                .iter()
-                .filter_map(|action| match action {
-                    Action::PassCard { card } => Some(*card),
-                    _ => None,
-                })
-                .max_by_key(|card| (is_trump_in(*card, mode), power_in(*card, mode)))
-                .map(|card| Action::PassCard { card })
-        }
-        Phase::DealerDiscard | Phase::LonerDiscard | Phase::DummyDiscard => {
-            view.maker?;
-            let mode = Mode::of(view.trump);
-            let allowed: CardSet = legal
-                .iter()
-                .filter_map(|action| match action {
-                    Action::Discard { card } => Some(*card),
-                    _ => None,
-                })
-                .collect();
-            let card = bidding::discard(hand, mode, allowed)?;
-            Some(Action::Discard { card })
-        }
         Phase::Playing => {
             if legal.contains(&Action::Claim) {
                 // The engine offers a claim only when it cannot fail.
@@ -89,9 +61,78 @@ fn decide(view: &GameView, legal: &[Action]) -> Option<Action> {
             let card = play::choose_card(&seen, playable)?;
             Some(Action::Play { card })
         }
+        Phase::Finished => None,
+        phase => {
+            let situation = Situation {
+                rules: view.rules,
+                phase,
+                dealer: view.dealer,
+                up_card: view.up_card,
+                turned_down: view.turned_down,
+                trump: view.trump,
+                made: view.maker.is_some(),
+            };
+            before_play(&situation, me, hand, legal)
+        }
+    }
+}
+
+/// What the bidding and discarding need to know: public facts only.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Situation {
+    pub rules: Rules,
+    pub phase: Phase,
+    pub dealer: Seat,
+    pub up_card: Card,
+    pub turned_down: Option<Suit>,
+    pub trump: Option<Suit>,
+    /// Whether trump (or no trump) has been made.
+    pub made: bool,
+}
+
+/// The basic bot's choice for `me` holding `hand` before card play: bids,
+/// discards, the card passed for best. Shared with the search bot, which
+/// plays out other seats' bids this way in the deals it imagines.
+pub(crate) fn before_play(
+    situation: &Situation,
+    me: Seat,
+    hand: CardSet,
+    legal: &[Action],
+) -> Option<Action> {
+    match situation.phase {
+        Phase::NamingJokerSuit => Some(bidding::joker_suit(hand)),
+        Phase::OrderingUp | Phase::Calling => bidding::bid(situation, me, hand, legal),
+        Phase::PassingBest => {
+            // Call for best: pass the loner the strongest card (at no trump,
+            // the highest).
+            let mode = Mode::of(situation.trump);
+            legal
+                .iter()
+                .filter_map(|action| match action {
+                    Action::PassCard { card } => Some(*card),
+                    _ => None,
+                })
+                .max_by_key(|card| (is_trump_in(*card, mode), power_in(*card, mode)))
+                .map(|card| Action::PassCard { card })
+        }
+        Phase::DealerDiscard | Phase::LonerDiscard | Phase::DummyDiscard => {
+            if !situation.made {
+                return None;
+            }
+            let mode = Mode::of(situation.trump);
+            let allowed: CardSet = legal
+                .iter()
+                .filter_map(|action| match action {
+                    Action::Discard { card } => Some(*card),
+                    _ => None,
+                })
+                .collect();
+            let card = bidding::discard(hand, mode, allowed)?;
+            Some(Action::Discard { card })
+        }
         // The basic bot never defends alone.
         Phase::DefendingAlone => Some(Action::Pass),
-        Phase::Finished => None,
+        Phase::Playing | Phase::Finished => None,
     }
 }
 

@@ -1,8 +1,8 @@
 //! The bots' tests, in one binary to keep link time down.
 
 mod legality;
-mod naive;
 mod scenarios;
+mod search;
 mod strength;
 
 use euchre_bots::Bot;

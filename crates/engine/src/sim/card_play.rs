@@ -52,28 +52,28 @@ use crate::hand::{Hand, Phase};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CardPlay {
     /// What each seat holds, renumbered.
-    hands: [u64; 4],
+    pub(super) hands: [u64; 4],
     /// The lane of the card led to this trick: the cards that follow it.
     /// Empty before the lead, when any card may be played.
-    led: u64,
+    pub(super) led: u64,
     /// Trump's lane; empty in a no-trump hand.
-    trump: u64,
+    pub(super) trump: u64,
     /// The strongest card in this trick so far (0 before the lead).
-    best: u64,
+    pub(super) best: u64,
     /// This hand's trump: a suit, or 4 for no trump ([`relative`]).
-    row: u8,
-    turn: u8,
-    leader: u8,
+    pub(super) row: u8,
+    pub(super) turn: u8,
+    pub(super) leader: u8,
     /// Who played `best` (the leader before the lead).
-    winner: u8,
+    pub(super) winner: u8,
     /// The seat after each seat in play, skipping those that sit out.
     next: [u8; 4],
-    team_of: [u8; 4],
+    pub(super) team_of: [u8; 4],
     /// Tricks won by each team.
-    won: PerTeam<u8>,
+    pub(super) won: PerTeam<u8>,
     /// How many seats play to each trick.
     players_in_play: u8,
-    tricks_left: u8,
+    pub(super) tricks_left: u8,
 }
 
 impl CardPlay {
@@ -296,7 +296,7 @@ impl CardPlay {
     }
 
     #[inline(always)]
-    fn legal_bits(&self) -> u64 {
+    pub(super) fn legal_bits(&self) -> u64 {
         let hand = self.hands[usize::from(self.turn)];
         let following = hand & self.led;
         if following == 0 { hand } else { following }
@@ -304,7 +304,7 @@ impl CardPlay {
 
     /// Plays the card on `bit` (a legal one) for the seat to play.
     #[inline(always)]
-    fn take(&mut self, bit: u64) {
+    pub(super) fn take(&mut self, bit: u64) {
         self.hands[usize::from(self.turn)] &= !bit;
         self.contest(bit);
     }

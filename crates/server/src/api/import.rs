@@ -82,7 +82,8 @@ pub fn import_writes(id: &str, record: &GameRecord, names: &[String], at: Millis
     }];
     for (number, hand) in record.hands.iter().enumerate() {
         let number = number as u32;
-        writes.push(Write::HandDealt { match_id: id.to_owned(), number, deal: hand.deal });
+        let (match_id, deal, seal) = (id.to_owned(), hand.deal, hand.seal);
+        writes.push(Write::HandDealt { match_id, number, deal, seal });
         for (index, step) in hand.actions.iter().enumerate() {
             writes.push(Write::Action {
                 match_id: id.to_owned(),

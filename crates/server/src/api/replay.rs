@@ -1,7 +1,10 @@
 //! One match in full, replayed through the engine: every hand, its actions
 //! and tricks, and the hidden cards only once the match is over.
 
-use euchre_engine::{Action, Card, CardSet, Event, Hand, HandOutcome, HandRecord, Rules, Suit};
+use euchre_engine::{
+    Action, Card, CardSet, Commitment, DealCheck, Event, Hand, HandOutcome, HandRecord, Rules, Salt,
+    Suit, fairness,
+};
 use euchre_store::MatchDetail;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -50,6 +53,22 @@ pub struct HandView {
     /// The match score after this hand, one per side as in the summary
     /// (in a rubber, the score of the game this hand belongs to).
     pub scores: Vec<u16>,
+    /// The SHA-256 commitment to this deal that every seat was sent before
+    /// the first bid (docs/security.md); `null` for a hand dealt before
+    /// deals were sealed.
+    #[schema(value_type = Option<String>, example = "3104dd3e8e0bbc6fb46da716e3ecec60b800a5ec67a7c6680d6b7c8e0db845ca")]
+    pub commitment: Option<Commitment>,
+    /// The salt that opens the commitment; `null` while the match is in
+    /// progress. SHA-256 of `euchre-deal-v1:` + the deck (`hands` in seat
+    /// order, `dummy`, `up_card`, `kitty`, each card as listed here, joined
+    /// by commas) + `:` + `salt` is `commitment`.
+    #[schema(value_type = Option<String>)]
+    pub salt: Option<Salt>,
+    /// The server's check of the above: `verified`, `mismatch` (the stored
+    /// hand is not the one committed to), or `unsealed` (no commitment was
+    /// made); `null` while the match is in progress.
+    #[schema(value_type = Option<String>, example = "verified")]
+    pub deal_check: Option<DealCheck>,
 }
 
 /// One action, as the engine names it.
@@ -201,6 +220,9 @@ fn hand_view(
         tricks,
         outcome: hand.outcome,
         scores: scores.to_vec(),
+        commitment: hand.seal.map(|seal| seal.commitment),
+        salt: hand.seal.filter(|_| revealed).map(|seal| seal.salt),
+        deal_check: revealed.then(|| fairness::check(deal, hand.seal.as_ref())),
     })
 }
 
@@ -208,6 +230,57 @@ fn hand_view(
 mod tests {
     use super::*;
     use crate::api::testing::{detail, game_in_progress};
+    use euchre_engine::Game;
+
+    #[test]
+    fn each_hand_reports_whether_its_deal_opens_its_commitment() {
+        // A game sealed hand by hand, as a table seals it.
+        let mut game = Game::new(Rules::default(), 5).expect("default rules");
+        let salt = |hand: u32| Salt([hand as u8 + 1; 32]);
+        game.seal_hand(salt(0));
+        while let Some(seat) = game.turn() {
+            let hand = game.hand_number();
+            let legal = game.legal_actions(seat);
+            let action = legal.iter().find(|a| !matches!(a, Action::Concede | Action::Pass));
+            game.apply(seat, *action.unwrap_or(&Action::Pass)).expect("legal");
+            if game.hand_number() != hand {
+                game.seal_hand(salt(game.hand_number()));
+            }
+        }
+        let finished = detail(&game, true);
+        let view = match_view(&finished).expect("replays");
+        for (shown, hand) in view.hands.iter().zip(&finished.record.hands) {
+            assert_eq!(shown.deal_check, Some(DealCheck::Verified));
+            assert_eq!(shown.commitment, hand.seal.map(|seal| seal.commitment));
+            assert_eq!(shown.salt, hand.seal.map(|seal| seal.salt));
+        }
+        // In progress: the commitments (everybody was sent them), no salt, no check.
+        let mut running = detail(&game, false);
+        running.record.winner = None;
+        for shown in match_view(&running).expect("replays").hands {
+            assert!(shown.commitment.is_some());
+            assert_eq!((shown.salt, shown.deal_check), (None, None));
+        }
+        // A stored salt altered after the fact: that hand no longer checks.
+        let mut tampered = finished.clone();
+        if let Some(seal) = &mut tampered.record.hands[1].seal {
+            seal.salt.0[0] ^= 1;
+        }
+        let checks: Vec<_> = match_view(&tampered)
+            .expect("replays")
+            .hands
+            .iter()
+            .map(|hand| hand.deal_check)
+            .collect();
+        assert_eq!(checks[1], Some(DealCheck::Mismatch));
+        assert!(checks.iter().enumerate().all(|(n, c)| n == 1 || *c == Some(DealCheck::Verified)));
+        // Hands dealt before deals were sealed say so.
+        let mut old = finished;
+        old.record.hands.iter_mut().for_each(|hand| hand.seal = None);
+        let old = match_view(&old).expect("replays");
+        assert!(old.hands.iter().all(|h| h.deal_check == Some(DealCheck::Unsealed)));
+    }
+
 
     #[test]
     fn the_suit_named_for_a_turned_up_joker_is_shown() {

@@ -110,6 +110,17 @@ impl Client {
         self.socket.send(Message::Text(text.into())).await.expect("send");
     }
 
+    /// Sends any frame; false if the connection is gone.
+    pub async fn send_frame(&mut self, frame: Message) -> bool {
+        self.socket.send(frame).await.is_ok()
+    }
+
+    /// The next frame as it came, `None` once the connection has ended.
+    pub async fn next_frame(&mut self) -> Option<Message> {
+        let frame = tokio::time::timeout(PATIENCE, self.socket.next()).await;
+        frame.expect("a frame in time").and_then(Result::ok)
+    }
+
     pub async fn send(&mut self, message: &ClientMessage) {
         let text = serde_json::to_string(message).expect("serialize");
         self.send_text(text).await;

@@ -1,20 +1,22 @@
-//! Plays and prints a whole game between four simple bots.
+//! Plays and prints a whole game between bots.
 //!
-//! `cargo run -p euchre-engine --example play -- [SEED] [PRESET]`
+//! `cargo run -p euchre-bots --example play -- [SEED] [PRESET] [BOT]`
 //!
-//! The bots only use what their own view shows them: they bid on the trumps
-//! they hold and play the cheapest card that wins the trick, or else their
-//! cheapest card.
+//! The bots (`naive` unless named) only use what their own view shows them.
 
-use euchre_engine::trump::{effective_suit, power, trick_power};
-use euchre_engine::{
-    Action, Card, Event, Game, GameView, HandOutcome, Preset, Seat, Suit, ThrowIn, Viewer,
-};
+use euchre_bots::BotKind;
+use euchre_engine::{Event, Game, HandOutcome, Preset, Seat, ThrowIn, Viewer};
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let seed = args.next().and_then(|s| s.parse().ok()).unwrap_or(2026);
     let preset_name = args.next().unwrap_or_else(|| "standard".to_owned());
+    let bot_name = args.next().unwrap_or_else(|| "naive".to_owned());
+    let Some(kind) = BotKind::from_name(&bot_name) else {
+        let names: Vec<_> = BotKind::ALL.iter().map(|k| k.name()).collect();
+        eprintln!("unknown bot '{bot_name}'; choose one of {}", names.join(", "));
+        std::process::exit(2);
+    };
     let Some(preset) = Preset::from_name(&preset_name) else {
         let names: Vec<_> = Preset::ALL.iter().map(|p| p.name()).collect();
         eprintln!("unknown preset '{preset_name}'; choose one of {}", names.join(", "));
@@ -30,9 +32,13 @@ fn main() {
     println!("Euchre, {} rules, seed {seed}. Seats 0 and 2 play seats 1 and 3.", preset.name());
     println!("Seat {} deals first.", game.start().dealer.0);
     print_deal(&game);
+    let mut bots: Vec<_> = (0..4).map(|seat| kind.create(seed.wrapping_add(seat))).collect();
     while let Some(seat) = game.turn() {
         let view = game.view(Viewer::Seat(seat));
-        let action = choose(&view, &game.legal_actions(seat));
+        let Some(action) = bots[seat.index()].choose(&view, &game.legal_actions(seat)) else {
+            eprintln!("the bot chose nothing");
+            std::process::exit(1);
+        };
         let events = match game.apply(seat, action) {
             Ok(events) => events,
             Err(error) => {
@@ -44,73 +50,6 @@ fn main() {
             print_event(&game, event);
         }
     }
-}
-
-/// A simple bot: bid on strength, win cheaply, otherwise throw the cheapest card.
-fn choose(view: &GameView, legal: &[Action]) -> Action {
-    let hand = view.hand.clone().unwrap_or_default();
-    let strength = |trump: Suit| -> u32 {
-        hand.iter()
-            .filter(|c| effective_suit(**c, trump) == trump)
-            .map(|c| u32::from(power(*c, trump)) - 10)
-            .sum()
-    };
-    let best = |actions: &mut dyn Iterator<Item = Action>, key: &dyn Fn(&Action) -> i32| {
-        actions.max_by_key(|a| key(a))
-    };
-    if let Some(Action::Discard { .. }) = legal.first() {
-        let trump = view.trump.unwrap_or(Suit::Spades);
-        let cheapest = best(&mut legal.iter().copied(), &|a| match a {
-            Action::Discard { card } => -i32::from(power(*card, trump)),
-            _ => i32::MIN,
-        });
-        return cheapest.unwrap_or(legal[0]);
-    }
-    if legal.iter().any(|a| matches!(a, Action::Play { .. })) {
-        return play_card(view, legal);
-    }
-    // Bidding: the strongest call, if it is strong enough (or forced).
-    let call = best(&mut legal.iter().copied(), &|a| match a {
-        Action::OrderUp { alone: false } => strength(view.up_card.suit()) as i32,
-        Action::Call { suit, alone: false } => strength(*suit) as i32,
-        _ => i32::MIN,
-    });
-    let forced = !legal.contains(&Action::Pass);
-    match call {
-        Some(action @ (Action::OrderUp { .. } | Action::Call { .. })) => {
-            let suit = match action {
-                Action::Call { suit, .. } => suit,
-                _ => view.up_card.suit(),
-            };
-            if forced || strength(suit) >= 28 { action } else { Action::Pass }
-        }
-        _ => legal.first().copied().unwrap_or(Action::Pass),
-    }
-}
-
-fn play_card(view: &GameView, legal: &[Action]) -> Action {
-    let trump = view.trump.unwrap_or(Suit::Spades);
-    let cards: Vec<Card> = legal
-        .iter()
-        .filter_map(|a| match a {
-            Action::Play { card } => Some(*card),
-            _ => None,
-        })
-        .collect();
-    let trick = view.tricks.last().filter(|t| t.winner.is_none()).map(|t| t.cards.as_slice());
-    let cheapest = |cards: &mut dyn Iterator<Item = Card>| cards.min_by_key(|c| power(*c, trump));
-    let card = match trick {
-        Some(played) if !played.is_empty() => {
-            let led = effective_suit(played[0].1, trump);
-            let winning =
-                played.iter().map(|(_, c)| trick_power(*c, led, trump)).max().unwrap_or(0);
-            cheapest(&mut cards.iter().copied().filter(|c| trick_power(*c, led, trump) > winning))
-                .or_else(|| cheapest(&mut cards.iter().copied()))
-        }
-        // On lead: the strongest card.
-        _ => cards.iter().copied().max_by_key(|c| power(*c, trump)),
-    };
-    card.map(|card| Action::Play { card }).unwrap_or(legal[0])
 }
 
 fn print_deal(game: &Game) {

@@ -1,0 +1,253 @@
+//! Duplicate matches between two bots.
+//!
+//! Each deal seed is played once for every way of seating bot A on one side
+//! and bot B on the others (the two sides of a partnership game; each seat
+//! in turn in the three-handed games, A alone against two Bs), so both
+//! bots get the same cards and neither the deals nor the seats favour
+//! either. The report gives A's share of games won with a 95% Wilson
+//! interval, the points each scored per hand, and how long each took to
+//! decide: wall-clock time and the time the thread actually ran (on a busy machine the wall clock counts the waits too).
+
+use std::time::Instant;
+
+use euchre_bots::{Bot, BotKind};
+use euchre_engine::{Event, Game, HandOutcome, Rules, Seat, Team, Viewer};
+use serde::Serialize;
+
+/// What to play.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub a: BotKind,
+    pub b: BotKind,
+    pub rules: Rules,
+    /// Deal seeds, each played once per seating.
+    pub deals: u64,
+    /// The first deal seed (the others follow it).
+    pub seed: u64,
+}
+
+/// How a match went.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub a: String,
+    pub b: String,
+    pub games: u64,
+    pub a_won: u64,
+    /// A's share of the games won, and its 95% Wilson interval.
+    pub a_win_rate: f64,
+    pub a_win_interval: [f64; 2],
+    /// A's fair share: a half, or a third when A sits alone against two.
+    pub fair_share: f64,
+    pub hands: u64,
+    /// Points each bot's seats scored per hand (per seat in the games
+    /// without partners).
+    pub a_points_per_hand: f64,
+    pub b_points_per_hand: f64,
+    pub a_times: Times,
+    pub b_times: Times,
+}
+
+/// Decision times in milliseconds, over every decision with a choice.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Times {
+    pub decisions: usize,
+    pub wall: Percentiles,
+    /// The thread's own running time; `None` where unknown.
+    pub cpu: Option<Percentiles>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Percentiles {
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+impl Percentiles {
+    fn of(mut millis: Vec<f64>) -> Percentiles {
+        if millis.is_empty() {
+            return Percentiles::default();
+        }
+        millis.sort_by(f64::total_cmp);
+        // Nearest rank.
+        let at =
+            |q: f64| millis[((q * millis.len() as f64).ceil() as usize).clamp(1, millis.len()) - 1];
+        Percentiles { p50: at(0.5), p99: at(0.99), max: at(1.0) }
+    }
+}
+
+/// The 95% Wilson score interval for `successes` out of `trials`.
+pub fn wilson_interval(successes: u64, trials: u64) -> [f64; 2] {
+    if trials == 0 {
+        return [0.0, 1.0];
+    }
+    let z = 1.959_963_984_540_054_f64;
+    let n = trials as f64;
+    let p = successes as f64 / n;
+    let centre = p + z * z / (2.0 * n);
+    let spread = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    let scale = 1.0 + z * z / n;
+    [((centre - spread) / scale).max(0.0), ((centre + spread) / scale).min(1.0)]
+}
+
+/// Timings gathered for one bot.
+#[derive(Default)]
+struct Clock {
+    wall: Vec<f64>,
+    cpu: Vec<f64>,
+    cpu_known: bool,
+}
+
+impl Clock {
+    fn times(self) -> Times {
+        Times {
+            decisions: self.wall.len(),
+            wall: Percentiles::of(self.wall),
+            cpu: self.cpu_known.then(|| Percentiles::of(self.cpu)),
+        }
+    }
+}
+
+/// The nanoseconds this thread has run (`None` where the system cannot say).
+fn thread_cpu_nanos() -> Option<u64> {
+    let ran = cpu_time::ThreadTime::try_now().ok()?.as_duration();
+    u64::try_from(ran.as_nanos()).ok()
+}
+
+/// Plays the match. `progress` hears of each game as it ends (games done,
+/// games in all).
+pub fn run(config: &Config, mut progress: impl FnMut(u64, u64)) -> anyhow::Result<Report> {
+    config.rules.validate()?;
+    let rules = config.rules;
+    let teams = rules.teams();
+    let games_in_all = config.deals * u64::from(teams);
+    let (mut a_won, mut games, mut hands) = (0, 0, 0);
+    let (mut a_points, mut b_points) = (0u64, 0u64);
+    let (mut a_seats_hands, mut b_seats_hands) = (0u64, 0u64);
+    let (mut a_clock, mut b_clock) = (Clock::default(), Clock::default());
+    let cpu_known = thread_cpu_nanos().is_some();
+    a_clock.cpu_known = cpu_known;
+    b_clock.cpu_known = cpu_known;
+    for deal in 0..config.deals {
+        let seed = config.seed.wrapping_add(deal);
+        for a_team in (0..teams).map(Team) {
+            let is_a = |seat: Seat| rules.team_of(seat) == a_team;
+            let mut bots: Vec<Box<dyn Bot>> = (0..4u8)
+                .map(|seat| {
+                    let kind = if is_a(Seat(seat)) { config.a } else { config.b };
+                    kind.create(seed.wrapping_mul(8).wrapping_add(u64::from(seat)))
+                })
+                .collect();
+            let mut game = Game::new(rules, seed)?;
+            while let Some(seat) = game.turn() {
+                let view = game.view(Viewer::Seat(seat));
+                let legal = game.legal_actions(seat);
+                let (wall, cpu) = (Instant::now(), thread_cpu_nanos());
+                let action = bots[seat.index()]
+                    .choose(&view, &legal)
+                    .ok_or_else(|| anyhow::anyhow!("{seat} chose nothing from {legal:?}"))?;
+                let ran = cpu.zip(thread_cpu_nanos()).map(|(start, end)| end.saturating_sub(start));
+                let clock = if is_a(seat) { &mut a_clock } else { &mut b_clock };
+                if legal.iter().filter(|action| **action != euchre_engine::Action::Concede).count()
+                    > 1
+                {
+                    clock.wall.push(wall.elapsed().as_secs_f64() * 1e3);
+                    if let Some(ran) = ran {
+                        clock.cpu.push(ran as f64 / 1e6);
+                    }
+                }
+                for event in game.apply(seat, action)? {
+                    if let Event::HandEnded { outcome, .. } = event {
+                        hands += 1;
+                        if let HandOutcome::Played(played) = outcome {
+                            for (team, points) in played.points.teams() {
+                                if team == a_team {
+                                    a_points += u64::from(*points);
+                                } else {
+                                    b_points += u64::from(*points);
+                                }
+                            }
+                        }
+                        a_seats_hands += 1;
+                        b_seats_hands += u64::from(teams - 1);
+                    }
+                }
+            }
+            games += 1;
+            a_won += u64::from(game.winner() == Some(a_team));
+            progress(games, games_in_all);
+        }
+    }
+    let share = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 / whole as f64 };
+    Ok(Report {
+        a: config.a.name().to_owned(),
+        b: config.b.name().to_owned(),
+        games,
+        a_won,
+        a_win_rate: share(a_won, games),
+        a_win_interval: wilson_interval(a_won, games),
+        fair_share: 1.0 / f64::from(teams),
+        hands,
+        a_points_per_hand: share(a_points, a_seats_hands),
+        b_points_per_hand: share(b_points, b_seats_hands),
+        a_times: a_clock.times(),
+        b_times: b_clock.times(),
+    })
+}
+
+/// The report as a few lines of text.
+pub fn describe(report: &Report) -> String {
+    let [low, high] = report.a_win_interval;
+    let times = |name: &str, times: &Times| {
+        let wall = times.wall;
+        let cpu = times.cpu.map_or(String::new(), |cpu| {
+            format!(", thread time p50 {:.2} p99 {:.2} max {:.2}", cpu.p50, cpu.p99, cpu.max)
+        });
+        format!(
+            "{name}: {} decisions, wall p50 {:.2} p99 {:.2} max {:.2} ms{cpu}",
+            times.decisions, wall.p50, wall.p99, wall.max
+        )
+    };
+    format!(
+        "{a} against {b}: {a} won {won} of {games} games, {rate:.1}% (95% interval {low:.1}% to {high:.1}%; fair share {fair:.1}%)\n\
+         points per hand over {hands} hands: {a} {ap:.3}, {b} {bp:.3}\n{}\n{}",
+        times(&report.a, &report.a_times),
+        times(&report.b, &report.b_times),
+        a = report.a,
+        b = report.b,
+        won = report.a_won,
+        games = report.games,
+        rate = report.a_win_rate * 100.0,
+        low = low * 100.0,
+        high = high * 100.0,
+        fair = report.fair_share * 100.0,
+        hands = report.hands,
+        ap = report.a_points_per_hand,
+        bp = report.b_points_per_hand,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_interval_matches_known_values() {
+        // 70 of 100: 60.4% to 78.1% (the textbook figures).
+        let [low, high] = wilson_interval(70, 100);
+        assert!((low - 0.6041).abs() < 1e-3 && (high - 0.7810).abs() < 1e-3, "{low} {high}");
+        assert_eq!(wilson_interval(0, 0), [0.0, 1.0]);
+        let [low, high] = wilson_interval(10, 10);
+        // All successes: n / (n + z^2) to 1.
+        assert!(
+            (low - 10.0 / (10.0 + 1.96f64.powi(2))).abs() < 1e-3 && high > 0.9999,
+            "{low} {high}"
+        );
+    }
+
+    #[test]
+    fn percentiles_by_nearest_rank() {
+        let p = Percentiles::of((1..=100).map(f64::from).collect());
+        assert_eq!((p.p50, p.p99, p.max), (50.0, 99.0, 100.0));
+    }
+}

@@ -1,0 +1,74 @@
+//! `euchre-arena`: duplicate matches between two bots (see the library).
+
+use anyhow::{Context, bail};
+use clap::Parser;
+use euchre_bots::BotKind;
+use euchre_engine::{Preset, Rules};
+
+/// Plays duplicate matches between two bots (the same deals with the seats
+/// swapped) and prints A's win rate with its 95% interval, points per hand,
+/// and each bot's decision times.
+#[derive(Debug, Parser)]
+#[command(name = "euchre-arena", version)]
+struct Args {
+    /// Bot A: random, naive, basic (or easy), medium, hard.
+    #[arg(long, default_value = "hard")]
+    a: String,
+    /// Bot B.
+    #[arg(long, default_value = "basic")]
+    b: String,
+    /// Deal seeds to play; each is played once per seating (twice in the
+    /// partnership games), so games = deals x seatings.
+    #[arg(long, default_value_t = 100)]
+    deals: u64,
+    /// The rules preset.
+    #[arg(long, default_value = "standard")]
+    preset: String,
+    /// Points to win a game (the preset's by default).
+    #[arg(long)]
+    points: Option<u8>,
+    /// The first deal seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn kind(name: &str) -> anyhow::Result<BotKind> {
+    BotKind::from_name(name).with_context(|| {
+        let names: Vec<_> = BotKind::ALL.iter().map(|kind| kind.name()).collect();
+        format!("unknown bot '{name}'; choose one of {} (or easy)", names.join(", "))
+    })
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let Some(preset) = Preset::from_name(&args.preset) else {
+        let names: Vec<_> = Preset::ALL.iter().map(|preset| preset.name()).collect();
+        bail!("unknown preset '{}'; choose one of {}", args.preset, names.join(", "));
+    };
+    let mut rules: Rules = preset.rules();
+    if let Some(points) = args.points {
+        rules.points_to_win = points;
+    }
+    let config = euchre_arena::Config {
+        a: kind(&args.a)?,
+        b: kind(&args.b)?,
+        rules,
+        deals: args.deals,
+        seed: args.seed,
+    };
+    let report = euchre_arena::run(&config, |done, all| {
+        if done % 20 == 0 || done == all {
+            eprint!("\r{done}/{all} games");
+        }
+    })?;
+    eprintln!();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("{} ({})", euchre_arena::describe(&report), preset.name());
+    }
+    Ok(())
+}

@@ -1,0 +1,162 @@
+//! The search bots: perfect-information Monte-Carlo (deal the unseen cards
+//! many ways, solve each deal exactly, choose what does best on average).
+//!
+//! Each decision gathers what the seat knows from its [`GameView`] (the
+//! bot gets nothing else), deals worlds consistent with it
+//! ([`world::Knowledge`]), and scores every legal action in every world by
+//! the points it brings: the action, then the rest of the bidding and
+//! discarding as the basic bot would do it (for every seat, holding that
+//! world's cards), then the card play solved double-dummy by the engine's
+//! [`Solver`]. Bids, discards, the card passed for best and each card played
+//! are all chosen this way, in every form of the game.
+
+mod world;
+
+use euchre_engine::sim::Solver;
+use euchre_engine::{Action, GameView, Hand, HandOutcome, NoEvents, Phase, Rules, Seat, Viewer};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::{BasicBot, Bot, choices};
+use world::Knowledge;
+
+/// How hard a search bot thinks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchSettings {
+    /// Worlds dealt for each decision.
+    pub worlds: u32,
+    /// The solver's transposition table: 2^`table_bits` slots, none for 0.
+    pub table_bits: u32,
+    /// How much less likely a world is for each bid in it that the basic
+    /// bot would not have made with those cards: 1 ignores the bidding,
+    /// smaller reads more into it.
+    pub bid_miss: f64,
+}
+
+impl SearchSettings {
+    /// The reference PIMC: 50 worlds, plain alpha-beta, the bidding ignored.
+    pub const MEDIUM: SearchSettings = SearchSettings { worlds: 50, table_bits: 0, bid_miss: 1.0 };
+    /// More worlds, a transposition table, and reading the others' bids.
+    pub const HARD: SearchSettings = SearchSettings { worlds: 80, table_bits: 14, bid_miss: 0.25 };
+}
+
+/// A search bot: see the module documentation. Deterministic from its seed.
+#[derive(Debug)]
+pub struct SearchBot {
+    settings: SearchSettings,
+    rng: ChaCha8Rng,
+    /// Made at the first decision and kept: its table stays valid from one
+    /// decision to the next, and filling a new one each time costs more
+    /// than a small search.
+    solver: Option<Solver>,
+    /// For the rare view it cannot read (a spectator's) or the world it
+    /// cannot deal.
+    fallback: BasicBot,
+}
+
+/// A tie between actions is broken by the tricks they take, worth this much
+/// a trick against a point: more tricks are a margin against a wrong guess.
+const TRICK_VALUE: f64 = 0.05;
+
+impl SearchBot {
+    pub fn new(settings: SearchSettings, seed: u64) -> SearchBot {
+        SearchBot {
+            settings,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            solver: None,
+            fallback: BasicBot::new(),
+        }
+    }
+
+    /// The average value of each of `actions` over the worlds, or `None`
+    /// when no world could be dealt.
+    fn evaluate(&mut self, view: &GameView, actions: &[Action]) -> Option<Vec<f64>> {
+        let knowledge = Knowledge::new(view)?;
+        let Viewer::Seat(me) = view.viewer else { return None };
+        let table_bits = self.settings.table_bits;
+        let solver = self.solver.get_or_insert_with(|| Solver::with_table_bits(table_bits));
+        let mut totals = vec![0.0; actions.len()];
+        let mut weights = 0.0;
+        for _ in 0..self.settings.worlds {
+            let Some((hand, weight)) = knowledge.sample(&mut self.rng, self.settings.bid_miss)
+            else {
+                continue;
+            };
+            weights += weight;
+            for (total, action) in totals.iter_mut().zip(actions) {
+                *total += weight * value(&hand, me, *action, solver);
+            }
+        }
+        (weights > 0.0).then(|| totals.into_iter().map(|total| total / weights).collect())
+    }
+}
+
+impl Bot for SearchBot {
+    fn choose(&mut self, view: &GameView, legal: &[Action]) -> Option<Action> {
+        let actions: Vec<Action> = choices(legal).collect();
+        if actions.len() <= 1 {
+            return actions.first().copied();
+        }
+        if actions.contains(&Action::Claim) {
+            // Offered only when it cannot fail: every trick, at once.
+            return Some(Action::Claim);
+        }
+        let Some(values) = self.evaluate(view, &actions) else {
+            return self.fallback.choose(view, legal);
+        };
+        // The first of the best: the engine lists actions in a fixed order.
+        let best = values
+            .iter()
+            .enumerate()
+            .fold(None, |best: Option<(usize, f64)>, (i, v)| match best {
+                Some((_, top)) if top >= *v => best,
+                _ => Some((i, *v)),
+            })
+            .map(|(i, _)| actions[i]);
+        best.or_else(|| self.fallback.choose(view, legal))
+    }
+}
+
+/// What `action` by `me` is worth in the world `hand`: the points it brings
+/// `me`'s side less the others' (their average, without partners), plus a
+/// little for each trick.
+fn value(hand: &Hand, me: Seat, action: Action, solver: &mut Solver) -> f64 {
+    let mut after = *hand;
+    if after.apply_with(me, action, &mut NoEvents).is_err() {
+        return f64::NEG_INFINITY;
+    }
+    bid_out(&mut after);
+    match solver.outcome(&after) {
+        Some(outcome) => score(after.rules(), me, &outcome),
+        None => 0.0,
+    }
+}
+
+/// The rest of the bidding and discarding, each seat as the basic bot.
+fn bid_out(hand: &mut Hand) {
+    while hand.phase() != Phase::Playing {
+        let Some(seat) = hand.turn() else { return };
+        let Some(action) = world::expected_bid(hand, seat) else { return };
+        if hand.apply_with(seat, action, &mut NoEvents).is_err() {
+            return;
+        }
+    }
+}
+
+fn score(rules: &Rules, me: Seat, outcome: &HandOutcome) -> f64 {
+    let HandOutcome::Played(played) = outcome else { return 0.0 };
+    let mine = rules.team_of(me);
+    let others = f64::from(rules.teams() - 1);
+    let points: f64 = played
+        .points
+        .teams()
+        .map(
+            |(team, points)| {
+                if team == mine { f64::from(*points) } else { -f64::from(*points) / others }
+            },
+        )
+        .sum();
+    let tricks =
+        if played.makers == mine { played.tricks[mine] } else { 5 - played.tricks[played.makers] };
+    points + TRICK_VALUE * f64::from(tricks)
+}

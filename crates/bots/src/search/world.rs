@@ -1,0 +1,394 @@
+//! Deals consistent with what one seat knows: the worlds the search bot
+//! plays out.
+//!
+//! From the seat's view alone it gathers the cards it has seen, where some
+//! of them must be, and the suits each player has shown void in. A world
+//! deals the other cards at random within those facts (a hand's size, its
+//! voids, the hidden discards, the kitty and the dummy), works back to the
+//! cards as they were dealt, and replays the hand's bids and plays through
+//! the engine's own [`Hand`]: a world the rules would not have allowed
+//! never comes out of it.
+
+use euchre_engine::trump::{Mode, effective_suit_in, suit_cards_in};
+use euchre_engine::{
+    Action, Card, CardSet, Deal, GameView, Hand, NoEvents, Phase, Rules, Seat, Viewer,
+};
+use rand::{Rng, RngExt};
+
+use crate::basic::{self, Situation};
+
+/// How many times a world is dealt before giving up on it (the constraints
+/// are almost always met at the first try).
+const ATTEMPTS: u32 = 20;
+
+/// Everything one seat knows about the hand in progress.
+#[derive(Clone, Debug)]
+pub(super) struct Knowledge {
+    rules: Rules,
+    me: Seat,
+    dealer: Seat,
+    up_card: Card,
+    /// This hand's bids in order, and its played cards in order.
+    bids: Vec<Action>,
+    plays: Vec<Card>,
+    /// What each seat holds now where it is known (the seat's own hand,
+    /// the up-card the dealer picked up, the card passed to a loner).
+    known: [CardSet; 4],
+    /// How many cards each seat holds now.
+    sizes: [u32; 4],
+    /// Cards each seat cannot hold: the suits it failed to follow.
+    voids: [CardSet; 4],
+    played_by: [CardSet; 4],
+    /// Cards that may be in another hand or anywhere out of sight.
+    unknown: CardSet,
+    maker: Option<Seat>,
+    /// Whether the dealer took the up-card into his hand.
+    picked_up: bool,
+    /// The dealer's discard: `None` if he has not discarded, `Some(None)`
+    /// if he has and it is hidden.
+    discard: Option<Option<Card>>,
+    /// The maker's discards after taking the dummy, if he took it.
+    dummy_discards: Option<Option<CardSet>>,
+    /// Call for best: the card passed and the loner's discard, if it happened.
+    passed: Option<Option<Card>>,
+    loner_discard: Option<Option<Card>>,
+    /// Whether the dummy is still face down (a form with a dummy, not taken).
+    dummy_down: bool,
+}
+
+impl Knowledge {
+    /// What the seat of `view` knows; `None` for a spectator's view.
+    pub(super) fn new(view: &GameView) -> Option<Knowledge> {
+        let Viewer::Seat(me) = view.viewer else { return None };
+        let rules = view.rules;
+        let mine: CardSet = view.hand.as_ref()?.iter().copied().collect();
+        let mode = Mode::of(view.trump);
+        let mut played_by = [CardSet::EMPTY; 4];
+        let mut voids = [CardSet::EMPTY; 4];
+        let mut plays = Vec::new();
+        for trick in &view.tricks {
+            let led = trick.cards.first().map(|(_, card)| effective_suit_in(*card, mode));
+            for (seat, card) in &trick.cards {
+                plays.push(*card);
+                played_by[seat.index()].insert(*card);
+                if let Some(led) = led
+                    && effective_suit_in(*card, mode) != led
+                {
+                    voids[seat.index()] = voids[seat.index()].union(suit_cards_in(led, mode));
+                }
+            }
+        }
+        let played = played_by.iter().fold(CardSet::EMPTY, |all, cards| all.union(*cards));
+        let maker = view.maker;
+        let loner_partner = maker.filter(|_| view.alone && rules.partnerships()).map(Seat::partner);
+        // Call for best: the partner passes, then the loner discards, then
+        // the defenders may answer and play begins.
+        let best_called = rules.call_for_best && loner_partner.is_some();
+        let passed = best_called
+            && matches!(view.phase, Phase::LonerDiscard | Phase::DefendingAlone | Phase::Playing);
+        let loner_discarded =
+            best_called && matches!(view.phase, Phase::DefendingAlone | Phase::Playing);
+        // The up-card is in the dealer's hand from the moment he picks it up,
+        // which the view tells only once he has discarded.
+        let picked_up = view.up_card_picked_up || view.phase == Phase::DealerDiscard;
+        let mut known = [CardSet::EMPTY; 4];
+        known[me.index()] = mine;
+        let mut seen = mine.union(played);
+        if picked_up {
+            seen.insert(view.up_card);
+            // Unless it is somewhere known: played, in this hand, passed for best.
+            let elsewhere =
+                played.union(mine).contains(view.up_card) || view.passed_card == Some(view.up_card);
+            if view.dealer != me && !elsewhere {
+                known[view.dealer.index()].insert(view.up_card);
+            }
+        } else {
+            // Turned down, or left in the kitty: out of play, seen by all.
+            seen.insert(view.up_card);
+        }
+        for card in [view.discard, view.passed_card, view.loner_discard].into_iter().flatten() {
+            seen.insert(card);
+        }
+        if let (Some(card), Some(loner)) = (view.passed_card, maker)
+            && loner != me
+            && !played.union(mine).contains(card)
+        {
+            known[loner.index()].insert(card);
+        }
+        let dummy_discards: CardSet =
+            view.dummy_discards.iter().flatten().copied().collect::<CardSet>();
+        seen = seen.union(dummy_discards);
+        let mut sizes = [0; 4];
+        for seat in Seat::all(rules.players) {
+            sizes[seat.index()] = u32::from(view.hand_sizes[seat.index()]);
+        }
+        let bids = view.bids.iter().map(|(_, action)| *action).collect();
+        Some(Knowledge {
+            rules,
+            me,
+            dealer: view.dealer,
+            up_card: view.up_card,
+            bids,
+            plays,
+            known,
+            sizes,
+            voids,
+            played_by,
+            unknown: rules.pack().difference(seen),
+            maker,
+            picked_up,
+            discard: view.up_card_picked_up.then_some(view.discard),
+            dummy_discards: view
+                .dummy_taken
+                .then_some(view.dummy_discards.as_ref().map(|_| dummy_discards)),
+            passed: passed.then_some(view.passed_card),
+            loner_discard: loner_discarded.then_some(view.loner_discard),
+            dummy_down: rules.dummy && !view.dummy_taken,
+        })
+    }
+
+    /// A world: the hand as it stands now, the hidden cards dealt at random
+    /// within what the seat knows, and how likely the others' bids make it
+    /// (1 when each bid is the one the basic bot would have made holding
+    /// those cards, `miss` for each that is not). `None` if no world fits
+    /// after several tries.
+    pub(super) fn sample(&self, rng: &mut impl Rng, miss: f64) -> Option<(Hand, f64)> {
+        (0..ATTEMPTS).find_map(|_| self.try_sample(rng, miss))
+    }
+
+    fn try_sample(&self, rng: &mut impl Rng, miss: f64) -> Option<(Hand, f64)> {
+        let players = self.rules.players;
+        // The hands now, most constrained first.
+        let mut now = self.known;
+        let mut rest = self.unknown;
+        let mut seats: Vec<Seat> = Seat::all(players).filter(|seat| *seat != self.me).collect();
+        seats.sort_by_key(|seat| rest.difference(self.voids[seat.index()]).len());
+        for seat in seats {
+            let need = self.sizes[seat.index()].checked_sub(now[seat.index()].len())?;
+            let allowed = rest.difference(self.voids[seat.index()]);
+            let drawn = draw(allowed, need, rng)?;
+            now[seat.index()] = now[seat.index()].union(drawn);
+            rest = rest.difference(drawn);
+        }
+        // The hidden cards out of play, from what is left.
+        let mut hidden = |known: Option<Card>, rest: &mut CardSet| match known {
+            Some(card) => Some(card),
+            None => {
+                let card = draw(*rest, 1, rng)?.first()?;
+                rest.remove(card);
+                Some(card)
+            }
+        };
+        let discard = match self.discard {
+            Some(known) => Some(hidden(known, &mut rest)?),
+            None => None,
+        };
+        let loner_discard = match self.loner_discard {
+            Some(known) => Some(hidden(known, &mut rest)?),
+            None => None,
+        };
+        let dummy_size = self.rules.dummy_size();
+        let dummy_discards = match self.dummy_discards {
+            Some(Some(known)) => Some(known),
+            Some(None) => {
+                let cards = draw(rest, dummy_size, rng)?;
+                rest = rest.difference(cards);
+                Some(cards)
+            }
+            None => None,
+        };
+        let mut dummy = if self.dummy_down { draw(rest, dummy_size, rng)? } else { CardSet::EMPTY };
+        // Back to the cards as dealt.
+        let mut dealt = [CardSet::EMPTY; 4];
+        for seat in Seat::all(players) {
+            dealt[seat.index()] = now[seat.index()].union(self.played_by[seat.index()]);
+        }
+        let mut passed = None;
+        if let (Some(known), Some(loner)) = (self.passed, self.maker) {
+            if let Some(card) = loner_discard {
+                dealt[loner.index()].insert(card);
+            }
+            // The up-card in the loner's hands came from the dealer, his
+            // partner, with the pass.
+            let passed_up = self.picked_up
+                && self.dealer == loner.partner()
+                && dealt[loner.index()].contains(self.up_card);
+            let card = match known {
+                Some(card) => card,
+                None if passed_up => self.up_card,
+                None => draw(dealt[loner.index()], 1, rng)?.first()?,
+            };
+            dealt[loner.index()].remove(card);
+            dealt[loner.partner().index()].insert(card);
+            passed = Some(card);
+        }
+        if let (Some(discards), Some(maker)) = (dummy_discards, self.maker) {
+            let mut held = dealt[maker.index()].union(discards);
+            if self.picked_up && maker == self.dealer {
+                held.remove(self.up_card);
+            }
+            dummy = draw(held, dummy_size, rng)?;
+            dealt[maker.index()] = dealt[maker.index()].union(discards).difference(dummy);
+        }
+        if self.picked_up {
+            let dealer = &mut dealt[self.dealer.index()];
+            if let Some(card) = discard {
+                dealer.insert(card);
+            }
+            if !dealer.contains(self.up_card) {
+                return None;
+            }
+            dealer.remove(self.up_card);
+        }
+        let deal = Deal::with_dummy(&self.rules, self.dealer, dealt, dummy, self.up_card).ok()?;
+        let steps = Steps { discard, dummy_discards, passed, loner_discard };
+        let (hand, weight) = self.replay(deal, steps, miss)?;
+        let matches = Seat::all(players).all(|seat| hand.holding(seat) == now[seat.index()]);
+        matches.then_some((hand, weight))
+    }
+
+    /// Replays this hand on `deal` up to the seat's turn: the bids and plays
+    /// seen, the hidden steps from the world. Weighs each bid of another
+    /// seat by whether the basic bot would have made it.
+    fn replay(&self, deal: Deal, steps: Steps, miss: f64) -> Option<(Hand, f64)> {
+        let mut hand = Hand::new(self.rules, deal);
+        let (mut bids, mut plays) = (self.bids.iter(), self.plays.iter());
+        let mut dummy_discards = steps.dummy_discards.unwrap_or_default().iter();
+        let mut weight = 1.0;
+        loop {
+            let seat = hand.turn()?;
+            // The next step seen, or the world's hidden one; none left means
+            // this is the seat's decision.
+            let action = match hand.phase() {
+                Phase::NamingJokerSuit
+                | Phase::OrderingUp
+                | Phase::Calling
+                | Phase::DefendingAlone => bids.next().copied().inspect(|bid| {
+                    if seat != self.me && expected_bid(&hand, seat) != Some(*bid) {
+                        weight *= miss;
+                    }
+                }),
+                Phase::DealerDiscard => steps.discard.map(|card| Action::Discard { card }),
+                Phase::DummyDiscard => dummy_discards.next().map(|card| Action::Discard { card }),
+                Phase::PassingBest => steps.passed.map(|card| Action::PassCard { card }),
+                Phase::LonerDiscard => steps.loner_discard.map(|card| Action::Discard { card }),
+                Phase::Playing => plays.next().map(|card| Action::Play { card: *card }),
+                Phase::Finished => return None,
+            };
+            let Some(action) = action else { break };
+            hand.apply_with(seat, action, &mut NoEvents).ok()?;
+        }
+        (hand.turn() == Some(self.me) && bids.len() == 0 && plays.len() == 0)
+            .then_some((hand, weight))
+    }
+}
+
+/// The hidden steps of one world: discards and the card passed for best.
+#[derive(Clone, Copy)]
+struct Steps {
+    discard: Option<Card>,
+    dummy_discards: Option<CardSet>,
+    passed: Option<Card>,
+    loner_discard: Option<Card>,
+}
+
+/// What the basic bot would do for `seat` in `hand` before card play: the
+/// others' model in every world.
+pub(super) fn expected_bid(hand: &Hand, seat: Seat) -> Option<Action> {
+    let situation = Situation {
+        rules: *hand.rules(),
+        phase: hand.phase(),
+        dealer: hand.dealer(),
+        up_card: hand.up_card(),
+        turned_down: hand.turned_down(),
+        trump: hand.trump(),
+        made: hand.maker().is_some(),
+    };
+    let legal = hand.legal_actions(seat);
+    let wish = basic::before_play(&situation, seat, hand.holding(seat), &legal);
+    crate::legal_or_first(wish, &legal)
+}
+
+/// `count` cards of `cards` at random (`None` if there are too few).
+fn draw(mut cards: CardSet, count: u32, rng: &mut impl Rng) -> Option<CardSet> {
+    if cards.len() < count {
+        return None;
+    }
+    let mut drawn = CardSet::EMPTY;
+    for _ in 0..count {
+        let card = cards.nth(rng.random_range(0..cards.len()))?;
+        cards.remove(card);
+        drawn.insert(card);
+    }
+    Some(drawn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use euchre_engine::{Game, Preset};
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    fn rule_sets() -> Vec<Rules> {
+        let mut sets: Vec<Rules> = Preset::ALL.iter().map(|p| p.rules()).collect();
+        let base = Rules::default();
+        sets.push(Rules { joker: true, ..base });
+        sets.push(Rules { allow_no_trump: true, ..base });
+        sets.push(Rules { dealer_picks_up_for_partner_loner: false, ..base });
+        sets.push(Rules { defend_alone: true, call_for_best: true, canadian_loner: true, ..base });
+        sets
+    }
+
+    /// At every decision of random games in every form (the bids made by
+    /// the basic bot, so that loners, dummies and passed cards happen), a
+    /// world is dealt at once, and it agrees with the real hand on all the
+    /// seat can see: the phase, whose turn, the seat's cards, how many each
+    /// holds, the tricks won, and the legal actions.
+    #[test]
+    fn every_decision_gets_a_world_that_fits_the_view() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let (mut decisions, mut weighed) = (0, 0);
+        for rules in rule_sets() {
+            for seed in 0..12 {
+                let mut game = Game::new(rules, seed).expect("valid rules");
+                let mut basic = BasicBotPolicy;
+                for _ in 0..400 {
+                    let Some(seat) = game.turn() else { break };
+                    let view = game.view(Viewer::Seat(seat));
+                    let knowledge = Knowledge::new(&view).expect("a seat's view");
+                    let (world, weight) = knowledge
+                        .try_sample(&mut rng, 0.5)
+                        .or_else(|| knowledge.sample(&mut rng, 0.5))
+                        .unwrap_or_else(|| panic!("no world for {view:?}"));
+                    let real = game.hand();
+                    assert_eq!(world.phase(), real.phase());
+                    assert_eq!(world.turn(), real.turn());
+                    assert_eq!(world.holding(seat), real.holding(seat));
+                    for other in Seat::all(rules.players) {
+                        assert_eq!(world.holding(other).len(), real.holding(other).len());
+                    }
+                    assert_eq!(world.tricks_won(), real.tricks_won());
+                    assert_eq!(world.legal_actions(seat), real.legal_actions(seat));
+                    weighed += usize::from(weight < 1.0);
+                    decisions += 1;
+                    let action = basic.choose(&game, seat);
+                    game.apply(seat, action).expect("legal");
+                }
+            }
+        }
+        assert!(decisions > 10_000, "{decisions} decisions");
+        assert!(weighed > 0, "some bids are unlike the basic bot's in some world");
+    }
+
+    /// The basic bot's choices, to drive the games above.
+    struct BasicBotPolicy;
+
+    impl BasicBotPolicy {
+        fn choose(&mut self, game: &Game, seat: Seat) -> Action {
+            use crate::Bot;
+            let legal = game.legal_actions(seat);
+            crate::BasicBot::new().choose(&game.view(Viewer::Seat(seat)), &legal).expect("a choice")
+        }
+    }
+}

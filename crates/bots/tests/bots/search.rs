@@ -1,0 +1,83 @@
+//! The search bots: legal in every form, deterministic, and stronger than
+//! the basic bot (the arena crate measures by how much).
+
+use euchre_bots::{Bot, SearchBot, SearchSettings};
+use euchre_engine::{Game, Preset, Rules};
+
+use crate::play_out;
+
+/// The search as the levels run it, but with few worlds: the same code
+/// paths, quickly.
+const QUICK: SearchSettings = SearchSettings { worlds: 6, table_bits: 10, bid_miss: 0.25 };
+const QUICK_PLAIN: SearchSettings = SearchSettings { worlds: 6, table_bits: 0, bid_miss: 1.0 };
+
+/// Every preset and the options that change bidding or play: a game to
+/// five between search bots, every action checked against the engine.
+#[test]
+fn search_bots_choose_legal_actions_in_every_form() {
+    let standard = Preset::Standard.rules();
+    let options = [
+        Rules { joker: true, ..standard },
+        Rules { allow_no_trump: true, ..standard },
+        Rules {
+            allow_no_trump: true,
+            all_pass: euchre_engine::AllPass::StickTheDealer,
+            ..standard
+        },
+        Rules { dealer_picks_up_for_partner_loner: false, ..standard },
+        Rules { canadian_loner: true, defend_alone: true, call_for_best: true, ..standard },
+        Rules { farmers_hand: true, ..standard },
+    ];
+    let rule_sets = Preset::ALL.map(|preset| preset.rules()).into_iter().chain(options);
+    for (n, rules) in rule_sets.enumerate() {
+        let rules = Rules { points_to_win: 5, ..rules };
+        let settings = if n % 2 == 0 { QUICK } else { QUICK_PLAIN };
+        let mut bots: [Box<dyn Bot>; 4] =
+            [0u64, 1, 2, 3].map(|seat| Box::new(SearchBot::new(settings, seat)) as Box<dyn Bot>);
+        let mut game = Game::new(rules, n as u64).expect("valid rules");
+        play_out(&mut game, &mut bots);
+        assert!(game.winner().is_some(), "{rules:?}");
+    }
+}
+
+/// The bot sees only its seat's view: deal the other seats' cards
+/// differently (the same hand for the seat to bid, the same up-card) and the
+/// hard bot, seeded alike, makes the same first bid, whatever it is.
+#[test]
+fn the_hidden_cards_do_not_change_the_choice() {
+    use euchre_bots::BotKind;
+    use euchre_engine::{Deal, Viewer};
+    let rules = Preset::Standard.rules();
+    let mut bids = std::collections::HashSet::new();
+    for seed in 0..24 {
+        let game = Game::new(rules, seed).expect("valid rules");
+        let deal = *game.hand().deal();
+        // Seats 1 and 3 swap hands, and seat 2 trades cards with the kitty.
+        let seat = game.turn().expect("a seat to bid");
+        let mut hands = deal.hands;
+        let (left, right) = (seat.next(4).index(), seat.next(4).next(4).next(4).index());
+        hands.swap(left, right);
+        let partner = seat.partner().index();
+        let (out, into) = (hands[partner].first(), deal.kitty.first());
+        let mut kitty = deal.kitty;
+        if let (Some(out), Some(into)) = (out, into) {
+            hands[partner].remove(out);
+            hands[partner].insert(into);
+            kitty.remove(into);
+            kitty.insert(out);
+        }
+        let other = Deal { hands, kitty, ..deal };
+        other.validate(&rules).expect("a valid deal");
+        let mut choices = Vec::new();
+        for deal in [deal, other] {
+            let game =
+                Game::with_deals(rules, seed, game.start().clone(), vec![deal]).expect("a game");
+            let view = game.view(Viewer::Seat(seat));
+            let legal = game.legal_actions(seat);
+            choices.push(BotKind::Hard.create(seed).choose(&view, &legal));
+        }
+        assert_eq!(choices[0], choices[1], "seed {seed}");
+        bids.insert(format!("{:?}", choices[0]));
+    }
+    assert!(bids.len() > 1, "the bids vary with the seat's own cards: {bids:?}");
+}

@@ -1,0 +1,38 @@
+//! What a process costs, read from Linux's `/proc`: the load generator
+//! watches the server it loads (given its pid) to report memory and CPU.
+
+use anyhow::{Context, bail};
+
+/// A process's resident memory and CPU time so far.
+#[derive(Clone, Copy, Debug)]
+pub struct ProcessSample {
+    pub rss_kib: u64,
+    pub cpu_seconds: f64,
+}
+
+impl ProcessSample {
+    pub fn read(pid: u32) -> anyhow::Result<ProcessSample> {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .with_context(|| format!("reading /proc/{pid}/status"))?;
+        let rss_kib = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|kib| kib.parse().ok())
+            .context("no VmRSS in /proc status")?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .with_context(|| format!("reading /proc/{pid}/stat"))?;
+        // Fields after the command's closing parenthesis; utime and stime are
+        // the 14th and 15th of the whole line, in clock ticks (100 a second on Linux).
+        let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
+        let fields: Vec<&str> = after_name.split_whitespace().collect();
+        let ticks = |index: usize| fields.get(index).and_then(|f| f.parse::<f64>().ok());
+        let (Some(user), Some(system)) = (ticks(11), ticks(12)) else {
+            bail!("unreadable /proc/{pid}/stat");
+        };
+        Ok(ProcessSample { rss_kib, cpu_seconds: (user + system) / CLOCK_TICKS })
+    }
+}
+
+/// `sysconf(_SC_CLK_TCK)`, which is 100 on every Linux this runs on.
+const CLOCK_TICKS: f64 = 100.0;
