@@ -65,5 +65,15 @@ test('claim a name, play a rated game, see the rating change and the leaderboard
   const id = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('euchre.identity')).id);
   assert.equal(await id(elsewhere), await id(ann));
 
+  // A newcomer cannot play under the claimed name, whatever its case.
+  const context = await env.browser.newContext();
+  const impostor = await context.newPage();
+  await impostor.goto(env.server.url);
+  await impostor.getByLabel('Display name').fill('ANN');
+  await impostor.getByRole('button', { name: 'Continue' }).click();
+  await impostor.getByText('That name belongs to an account').waitFor();
+  await impostor.getByLabel('Display name').waitFor();
+  await context.close();
+
   for (const page of [...pages, elsewhere]) assert.deepEqual(page.problems, [], 'no script errors or console errors');
 });

@@ -156,6 +156,13 @@ const connection = new Connection({
     if (wasAccount) notice(code === 'session_expired' ? 'Your session has expired: log in again (Account). Meanwhile you are a guest.' : 'You were logged out: log in again (Account). Meanwhile you are a guest.', 'error');
     else notice('Your saved identity was not recognised: you are a new guest with the same name.', 'error');
   },
+  onNameTaken() {
+    state.identity = {};
+    save(IDENTITY_KEY, state.identity);
+    nameBadge.textContent = '';
+    notice('That name belongs to an account: pick another (its owner logs in under Account).', 'error');
+    route(true);
+  },
   onWelcome(welcome) {
     const knewId = Boolean(state.identity.id);
     state.identity = { name: welcome.player.name, token: welcome.token, id: welcome.player.id, account: state.identity.account };
@@ -402,6 +409,10 @@ function nameForm() {
 }
 
 document.getElementById('change-name').addEventListener('click', () => {
+  if (state.identity.account) {
+    notice('Your name is your account’s: log out first (Account) to play as someone else.', 'error');
+    return;
+  }
   const name = prompt('A new name starts a new guest identity (your current seats stay with the old one). New name:', state.identity.name ?? '');
   if (!name?.trim()) return;
   state.identity = { name: name.trim().slice(0, 32) };

@@ -13,8 +13,8 @@ export class Connection {
   // `identity()` gives { name, token } for `hello`; `onWelcome(message)` is
   // called on each successful hello; `onStatus('connecting' | 'online' |
   // 'offline')` reports the state; `onMessage(message)` gets the rest.
-  constructor({ identity, onWelcome, onMessage, onStatus, onBadToken }) {
-    Object.assign(this, { identity, onWelcome, onMessage, onStatus, onBadToken });
+  constructor({ identity, onWelcome, onMessage, onStatus, onBadToken, onNameTaken }) {
+    Object.assign(this, { identity, onWelcome, onMessage, onStatus, onBadToken, onNameTaken });
     this.socket = null;
     this.nextId = 1;
     this.pending = new Map();
@@ -65,6 +65,16 @@ export class Connection {
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 
+  // Closes the socket and does not reconnect until connect() or restart().
+  stop() {
+    const socket = this.socket;
+    this.socket = null;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    clearInterval(this.heartbeat);
+    socket?.close();
+  }
+
   // The browser came back online or the page became visible: no need to wait.
   reconnectNow() {
     if (this.retryTimer !== null) this.connect();
@@ -92,6 +102,11 @@ export class Connection {
         // new guest with the same name.
         this.onBadToken(error.code);
         this.hello();
+      } else if (error.code === 'name_taken') {
+        // An account has this name: no guest may play under it. Stay
+        // offline until another name is chosen (restart() then).
+        this.stop();
+        this.onNameTaken();
       } else if (error.code !== 'disconnected') {
         this.onMessage({ type: 'error', ...error });
       }

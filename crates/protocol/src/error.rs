@@ -27,6 +27,8 @@ pub enum ErrorCode {
     SessionExpired,
     /// A display name must be 1 to 32 characters, not all blank.
     BadName,
+    /// The name belongs to an account: log in, or play under another name.
+    NameTaken,
     /// Binary frames are not part of the protocol.
     BinaryFrame,
     /// No such table (or it is private and the invite is wrong).
@@ -76,6 +78,7 @@ impl ErrorCode {
             ErrorCode::BadToken => "bad_token",
             ErrorCode::SessionExpired => "session_expired",
             ErrorCode::BadName => "bad_name",
+            ErrorCode::NameTaken => "name_taken",
             ErrorCode::BinaryFrame => "binary_frame",
             ErrorCode::NoSuchTable => "no_such_table",
             ErrorCode::TableFull => "table_full",
@@ -108,6 +111,7 @@ impl ErrorCode {
             ErrorCode::BadToken => "unknown token",
             ErrorCode::SessionExpired => "your session has expired; log in again",
             ErrorCode::BadName => "a name must be 1 to 32 characters",
+            ErrorCode::NameTaken => "that name belongs to an account: log in, or pick another",
             ErrorCode::BinaryFrame => "binary frames are not supported; send JSON text",
             ErrorCode::NoSuchTable => "no such table",
             ErrorCode::TableFull => "the table is full",

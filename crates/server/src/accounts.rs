@@ -142,6 +142,7 @@ impl Accounts {
         }
         // The guest's token has served its turn: only sessions let it in now.
         self.players.forget_player(&guest.id);
+        self.players.claimed(name_key(&name));
         Ok(self.started(PlayerInfo { id: guest.id, name }, token, &session))
     }
 
@@ -205,11 +206,9 @@ impl Accounts {
 
     /// One more attempt from `address` at the account `key`, if both may.
     fn allow(&self, address: IpAddr, key: &str) -> Result<(), AccountError> {
-        for limiter_len in [self.by_address.len(), self.by_name.len()] {
-            if limiter_len > LIMITER_KEYS {
-                self.by_address.retain_recent();
-                self.by_name.retain_recent();
-            }
+        if self.by_address.len().max(self.by_name.len()) > LIMITER_KEYS {
+            self.by_address.retain_recent();
+            self.by_name.retain_recent();
         }
         self.by_address.check_key(&address).map_err(|not_until| self.refused(not_until))?;
         self.by_name.check_key(&key.to_owned()).map_err(|not_until| self.refused(not_until))

@@ -58,6 +58,7 @@ pub async fn run(
     let stop_writer = CancellationToken::new();
     let writer = tokio::spawn(writer.run(stop_writer.clone()));
     let state = AppState::new(settings, token.clone(), store.clone(), recorder);
+    state.players.load_claimed_names().await?;
     for live in store.live_tables().await? {
         let id = live.id.clone();
         match state.restore_table(live) {

@@ -3,7 +3,7 @@
 //! may be revoked; see [`crate::accounts`]). Only a hash of each token is
 //! kept, in memory and in storage, so a leaked database gives nobody a way in.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use euchre_protocol::{ErrorCode, PlayerInfo, Refusal};
@@ -19,6 +19,8 @@ use crate::table::now_ms;
 pub struct Players {
     // A std mutex: held only for a map lookup or insert, never across an await.
     by_token: Mutex<HashMap<String, Known>>,
+    /// The accounts' names, as compared (lower case): no new guest takes one.
+    claimed: Mutex<HashSet<String>>,
     store: Arc<dyn Store>,
     recorder: Recorder,
 }
@@ -33,13 +35,29 @@ struct Known {
 
 impl Players {
     pub fn new(store: Arc<dyn Store>, recorder: Recorder) -> Players {
-        Players { by_token: Mutex::default(), store, recorder }
+        Players { by_token: Mutex::default(), claimed: Mutex::default(), store, recorder }
+    }
+
+    /// Learns the claimed names, at start-up.
+    pub async fn load_claimed_names(&self) -> Result<(), euchre_store::StoreError> {
+        let names = self.store.account_names().await?;
+        self.claimed.lock().unwrap_or_else(|p| p.into_inner()).extend(names);
+        Ok(())
+    }
+
+    /// A name just claimed (as compared: lower case).
+    pub fn claimed(&self, name_key: String) {
+        self.claimed.lock().unwrap_or_else(|p| p.into_inner()).insert(name_key);
     }
 
     /// Creates a guest named `name` and returns it with its new token, once
     /// it is durable.
     pub async fn register(&self, name: &str) -> Result<(PlayerInfo, String), Refusal> {
         let name = parse_name(name)?;
+        // A set lookup: the guest path stays free of the database.
+        if self.claimed.lock().unwrap_or_else(|p| p.into_inner()).contains(&name.to_lowercase()) {
+            return Err(ErrorCode::NameTaken.into());
+        }
         let player = PlayerInfo { id: Uuid::now_v7().to_string(), name };
         let token = new_token();
         let token_hash = hash(&token);

@@ -123,6 +123,15 @@ async fn a_guest_claims_its_name_and_logs_in_elsewhere_keeping_its_history() {
     let other = server.player("Bob").await;
     let other_token = other.token.clone().expect("a token");
     assert_eq!(claim(&server, &other_token, "aNN", PASSWORD).await.error(409), "name_taken");
+    // Nor can a new guest play under it.
+    let mut newcomer = Client::connect(&server.url()).await;
+    let hello = ClientMessage::Hello {
+        id: 1,
+        protocol_version: PROTOCOL_VERSION,
+        token: None,
+        name: Some(" ann ".into()),
+    };
+    assert_eq!(refused(&newcomer.command(hello).await), Some("name_taken"));
 
     // Another device: a log-in by name, any case, then hello with the session.
     assert_eq!(log_in(&server, "Ann", "wrong horse").await.error(401), "bad_credentials");

@@ -160,8 +160,9 @@ async fn rated_game(server: &TestServer) {
     solo.sit(&table, Some(0)).await;
     let solo = play_to_the_end(solo, table, 3).await;
     let mut unrated = Vec::new();
+    // Other guests: Ann and Bob's names are claimed now.
     for name in names {
-        unrated.push(server.player(name).await);
+        unrated.push(server.player(&format!("{name} 2")).await);
     }
     let settings = TableSettings { rated: false, ..TableSettings::default() };
     let table = unrated[0].create_table(settings).await;

@@ -19,6 +19,8 @@ const INSERT_ACCOUNT: &str = "\
     INSERT INTO accounts (player_id, name_key, password_hash, created_at, updated_at) \
     VALUES ($1, $2, $3, $4, $4)";
 
+const ACCOUNT_NAMES: &str = "SELECT name_key, player_id FROM accounts";
+
 const RENAME_PLAYER: &str = "UPDATE players SET name = $2 WHERE id = $1";
 
 const INSERT_SESSION: &str = "\
@@ -131,6 +133,11 @@ pub(crate) async fn account_by_player<C: Conn>(
     player_id: &str,
 ) -> Result<Option<Account>, StoreError> {
     account(conn, ACCOUNT_BY_PLAYER, player_id).await
+}
+
+pub(crate) async fn account_names<C: Conn>(conn: &mut C) -> Result<Vec<String>, StoreError> {
+    let rows = conn.fetch_all(ACCOUNT_NAMES, &[]).await?;
+    rows.iter().map(|row| Decodes::<(String, String)>::decode(row).map(|(key, _)| key)).collect()
 }
 
 pub(crate) async fn insert_session<C: Conn>(

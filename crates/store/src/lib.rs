@@ -399,6 +399,8 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// The account whose name, in lower case, is `name_key`.
     async fn account_by_name(&self, name_key: &str) -> Result<Option<Account>, StoreError>;
     async fn account_by_player(&self, player_id: &str) -> Result<Option<Account>, StoreError>;
+    /// Every claimed name, as compared (lower case): guests may not take them.
+    async fn account_names(&self) -> Result<Vec<String>, StoreError>;
     async fn create_session(&self, session: &NewSession) -> Result<(), StoreError>;
     async fn session_by_token_hash(&self, token_hash: &str) -> Result<Option<Session>, StoreError>;
     /// Revokes one session (log-out); revoking it again keeps the first time.

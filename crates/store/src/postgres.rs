@@ -313,6 +313,10 @@ impl Store for PgStore {
         accounts::account_by_player(&mut *self.pool.acquire().await?, player_id).await
     }
 
+    async fn account_names(&self) -> Result<Vec<String>, StoreError> {
+        accounts::account_names(&mut *self.pool.acquire().await?).await
+    }
+
     async fn create_session(&self, session: &NewSession) -> Result<(), StoreError> {
         accounts::insert_session(&mut *self.pool.acquire().await?, session).await
     }

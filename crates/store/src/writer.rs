@@ -374,6 +374,9 @@ mod tests {
         async fn account_by_player(&self, _: &str) -> Result<Option<Account>, StoreError> {
             Ok(None)
         }
+        async fn account_names(&self) -> Result<Vec<String>, StoreError> {
+            Ok(Vec::new())
+        }
         async fn create_session(&self, _: &NewSession) -> Result<(), StoreError> {
             Err(StoreError::Corrupt("no accounts here".into()))
         }

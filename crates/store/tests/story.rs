@@ -843,6 +843,9 @@ async fn check_accounts(store: &dyn Store) {
     store.apply(&[guest]).await.expect("the journal's write");
     let account = store.account_by_name("zoë").await.expect("read").expect("an account");
     assert_eq!(account.player.name, "Zoë");
+    let mut names = store.account_names().await.expect("the claimed names");
+    names.sort();
+    assert_eq!(names, ["ann", "zoë"]);
 
     // Logging in elsewhere adds a session; logging out revokes one, once.
     store.create_session(&session("session-1-2", &p1.id, 200)).await.expect("log in");

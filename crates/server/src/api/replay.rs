@@ -2,8 +2,8 @@
 //! and tricks, and the hidden cards only once the match is over.
 
 use euchre_engine::{
-    Action, Card, CardSet, Commitment, DealCheck, Event, Hand, HandOutcome, HandRecord, Rules, Salt,
-    Suit, fairness,
+    Action, Card, CardSet, Commitment, DealCheck, Event, Hand, HandOutcome, HandRecord, Rules,
+    Salt, Suit, fairness,
 };
 use euchre_store::MatchDetail;
 use serde::Serialize;
@@ -280,7 +280,6 @@ mod tests {
         let old = match_view(&old).expect("replays");
         assert!(old.hands.iter().all(|h| h.deal_check == Some(DealCheck::Unsealed)));
     }
-
 
     #[test]
     fn the_suit_named_for_a_turned_up_joker_is_shown() {
