@@ -77,3 +77,17 @@ test('claim a name, play a rated game, see the rating change and the leaderboard
 
   for (const page of [...pages, elsewhere]) assert.deepEqual(page.problems, [], 'no script errors or console errors');
 });
+
+test('the form can make a table unrated: its create_table says rated false', async () => {
+  const page = await env.player('Eve');
+  const sent = [];
+  page.on('websocket', (socket) => socket.on('framesent', ({ payload }) => sent.push(String(payload))));
+  // The page connected before anyone listened: connect again, listened to.
+  await page.reload();
+  await page.locator('#connection[data-status="online"]').waitFor();
+  assert.equal(await page.getByLabel('Rated (when every seat is a person)').isChecked(), true, 'rated by default');
+  await page.getByLabel('Rated (when every seat is a person)').uncheck();
+  await createTable(page, { bots: [1, 2, 3], points: 5 });
+  const create = sent.map((frame) => JSON.parse(frame)).find((message) => message.type === 'create_table');
+  assert.equal(create?.rated, false, `create_table sent: ${JSON.stringify(create)}`);
+});

@@ -123,6 +123,9 @@ export class LobbyView {
       h('option', { value: 'public' }, 'Public: listed in the lobby'),
       h('option', { value: 'private' }, 'Private: only with the invite link'));
     const chat = h('input', { type: 'checkbox', name: 'chat', checked: true });
+    // Only a game with a person in every seat is ever rated; this lets
+    // people play one that counts for nothing.
+    const rated = h('input', { type: 'checkbox', name: 'rated', checked: true });
     // The table's level (it also stands in for an absent player), and each
     // bot seat's own if chosen.
     const botKind = levelSelect('bot');
@@ -251,6 +254,7 @@ export class LobbyView {
         seat_bots: botSeats.filter((l) => l.querySelector('input').checked && l.querySelector('select').value)
           .map((l) => ({ seat: Number(l.querySelector('input').value), bot: l.querySelector('select').value })),
         chat: chat.checked,
+        rated: rated.checked,
         ...(Object.keys(overrides).length > 0 ? { rules: overrides } : {}),
         ...(timer.value ? { turn_seconds: Number(timer.value) } : {}),
       };
@@ -266,7 +270,8 @@ export class LobbyView {
         h('label', { class: 'check' }, farmers, " Farmer's hand (nines and tens may be thrown in)"),
         field('Turn timer', timer, 'A bot plays for a player who runs out of time.'),
         field('Table', visibility),
-        h('label', { class: 'check' }, chat, ' Chat at the table')),
+        h('label', { class: 'check' }, chat, ' Chat at the table'),
+        h('label', { class: 'check' }, rated, ' Rated (when every seat is a person)')),
       h('fieldset', {}, botLegend,
         field('Bot level', botKind, 'Also plays for a player who is away.'), botSeatBox),
       h('details', {}, h('summary', {}, 'More rules'),
