@@ -24,7 +24,7 @@ function noProblems(...pages) {
 test('one person and three bots play a whole game, then a rematch', async () => {
   // Somebody else's open table, so the lobby has something to list.
   const bob = await env.player('Bob');
-  await bob.getByLabel('Partner (seat 3)').uncheck();
+  await bob.getByRole('checkbox', { name: 'Partner (seat 3)', exact: true }).uncheck();
   await bob.getByRole('button', { name: 'Create table' }).click();
   await bob.locator('.felt').waitFor();
 
@@ -104,7 +104,7 @@ test('four people play a private game with each other, with chat', async () => {
   const names = ['Cat', 'Dan', 'Eve', 'Fay'];
   const host = await env.player(names[0]);
   for (const seat of ['Left opponent (seat 2)', 'Partner (seat 3)', 'Right opponent (seat 4)']) {
-    await host.getByLabel(seat).uncheck();
+    await host.getByRole('checkbox', { name: seat, exact: true }).uncheck();
   }
   await host.getByLabel('Table', { exact: true }).selectOption('private');
   await host.getByLabel('Points to win').selectOption('5');
