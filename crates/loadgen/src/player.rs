@@ -389,6 +389,14 @@ impl Player {
                 let Some(place) = self.places.iter_mut().find(|place| place.table == table) else {
                     return Ok(());
                 };
+                // A table's own notice (a rating, a seal, a chat line) does not
+                // move the game: a prompt it follows still stands.
+                if matches!(event, Some(TableEvent::Table(_)))
+                    && let Some((at, _)) = &mut place.turn
+                    && Some(*at) == place.last_seq
+                {
+                    *at = seq;
+                }
                 place.last_seq = Some(seq);
                 if let Some((actor, sent)) = place.clock.caused(seq)
                     && actor != place.seat
