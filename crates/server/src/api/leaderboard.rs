@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::error::{ApiError, ErrorBody};
+use super::query::parse_limit;
 use super::sessions::AccountPlayer;
 use crate::state::AppState;
 
@@ -15,8 +16,6 @@ const FORMS: [&str; 5] =
     ["partnership", "cutthroat", "three_handed", "two_handed", "two_handed_plain"];
 
 /// Places per page unless `limit` says otherwise, and the most it may say.
-const DEFAULT_LIMIT: u32 = 20;
-const MAX_LIMIT: u32 = 100;
 /// Far past any board, and far from overflowing a rank.
 const MAX_OFFSET: u32 = 1_000_000;
 
@@ -66,17 +65,7 @@ impl BoardParams {
             let message = format!("form must be one of {}, not {form:?}", FORMS.join(", "));
             return Err(ApiError::bad_request("bad_form", message));
         }
-        let limit = match self.limit.as_deref() {
-            None => DEFAULT_LIMIT,
-            Some(text) => text
-                .parse::<u32>()
-                .ok()
-                .filter(|limit| (1..=MAX_LIMIT).contains(limit))
-                .ok_or_else(|| {
-                    let message = format!("limit must be 1 to {MAX_LIMIT}, not {text:?}");
-                    ApiError::bad_request("bad_limit", message)
-                })?,
-        };
+        let limit = parse_limit(self.limit.as_deref())?;
         let offset = match self.offset.as_deref() {
             None => 0,
             Some(text) => {

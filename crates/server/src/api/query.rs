@@ -98,17 +98,7 @@ impl ListParams {
                 return Err(ApiError::bad_request("bad_finished", message));
             }
         };
-        let limit = match self.limit.as_deref() {
-            None => DEFAULT_LIMIT,
-            Some(text) => text
-                .parse::<u32>()
-                .ok()
-                .filter(|limit| (1..=MAX_LIMIT).contains(limit))
-                .ok_or_else(|| {
-                    let message = format!("limit must be 1 to {MAX_LIMIT}, not {text:?}");
-                    ApiError::bad_request("bad_limit", message)
-                })?,
-        };
+        let limit = parse_limit(self.limit.as_deref())?;
         let after = match self.cursor.as_deref() {
             None => None,
             Some(text) => Some(decode_cursor(text).ok_or_else(|| {
@@ -140,6 +130,15 @@ pub fn decode_cursor(text: &str) -> Option<Cursor> {
 /// Match ids are UUIDs; anything that could not be one is refused early.
 pub(super) fn valid_id(id: &str) -> bool {
     (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
+/// A page size from `?limit=`: 1 to [`MAX_LIMIT`], [`DEFAULT_LIMIT`] when absent.
+pub(super) fn parse_limit(text: Option<&str>) -> Result<u32, ApiError> {
+    let Some(text) = text else { return Ok(DEFAULT_LIMIT) };
+    text.parse::<u32>().ok().filter(|limit| (1..=MAX_LIMIT).contains(limit)).ok_or_else(|| {
+        let message = format!("limit must be 1 to {MAX_LIMIT}, not {text:?}");
+        ApiError::bad_request("bad_limit", message)
+    })
 }
 
 #[cfg(test)]
