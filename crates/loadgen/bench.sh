@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One load-generator run against a fresh release server.
 #
-#   crates/loadgen/bench.sh sqlite|postgres|echo DATA_DIR [euchre-loadgen flags...]
+#   crates/loadgen/bench.sh sqlite|postgres|echo|relay DATA_DIR [euchre-loadgen flags...]
 #
 # DATA_DIR (emptied first) holds the server's journal, and for SQLite its
 # database too: put it on the real disk to measure durable logging, or under
@@ -10,6 +10,9 @@
 # auth; PG_URL overrides). `echo` runs the bare echo server instead of the
 # game server, and the load generator's --echo clients against it: the
 # yardstick for flat-out play, over --tables x --players connections.
+# `relay` runs the same server and --relay clients: --tables groups of
+# --players connections, each frame handed to every member (a table's
+# fan-out, with no game).
 #
 # SAMPLE_EVERY=S writes the server's memory, CPU time, open connections and
 # open tables every S seconds to DATA_DIR/samples.csv, and AFTER=S goes on
@@ -20,7 +23,7 @@
 # Build first: cargo build --release -p euchre-server -p euchre-loadgen
 set -euo pipefail
 
-backend=${1:?sqlite, postgres or echo}
+backend=${1:?sqlite, postgres, echo or relay}
 data=${2:?a data folder}
 shift 2
 port=${PORT:-18080}
@@ -35,17 +38,17 @@ rm -rf "$data"
 mkdir -p "$data"
 case $backend in
 sqlite) database="sqlite://$data/euchre.db" ;;
-echo) ;;
+echo | relay) ;;
 postgres)
     database=${PG_URL:-postgres://postgres@127.0.0.1:5432/euchre_loadgen}
     admin=${database%/*}/postgres
     name=${database##*/}
     psql "$admin" -q -c "DROP DATABASE IF EXISTS $name" -c "CREATE DATABASE $name"
     ;;
-*) echo "backend: sqlite, postgres or echo" >&2 && exit 2 ;;
+*) echo "backend: sqlite, postgres, echo or relay" >&2 && exit 2 ;;
 esac
 
-if [ "$backend" = echo ]; then
+if [ "$backend" = echo ] || [ "$backend" = relay ]; then
     "$bin/euchre-loadgen" --serve-echo "127.0.0.1:$port" &
     server=$!
     trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
@@ -54,7 +57,11 @@ if [ "$backend" = echo ]; then
         sleep 0.1
     done
     echo "# echo server, $(uptime | sed 's/.*load/load/')"
-    "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" --echo --server-pid "$server" "$@"
+    if [ "$backend" = relay ]; then
+        "$bin/euchre-loadgen" "ws://127.0.0.1:$port/relay" --relay --server-pid "$server" "$@"
+    else
+        "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" --echo --server-pid "$server" "$@"
+    fi
     exit
 fi
 

@@ -7,23 +7,37 @@
 //! same number of connections, is the most the machine could give a game
 //! that did nothing: [`serve`] and [`run`] measure it, and the flat-out
 //! figures are quoted as a share of it.
+//!
+//! An action is not one round trip, though: one frame comes in and every
+//! seat of the table gets one out. The relay ([`run_relay`], at `/relay/N`
+//! on the same server) is the yardstick for that shape: connections in
+//! groups of a table's size, one member at a time sending a frame that the
+//! server hands to every member through its own queue and task, as the game
+//! server does, with no game, no journal and no database. Messages relayed
+//! per second is the most a game server with per-seat delivery could
+//! acknowledge here.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use axum::Router;
-use axum::extract::ws::{Message as AxumMessage, WebSocketUpgrade};
+use axum::extract::ws::{Message as AxumMessage, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
 use axum::routing::get;
 use axum::serve::ListenerExt;
 use euchre_engine::{Action, Card};
 use euchre_protocol::ClientMessage;
-use futures_util::{SinkExt, StreamExt, stream};
+use futures_util::future::try_join_all;
+use futures_util::{SinkExt, StreamExt, TryStreamExt, stream};
 use hdrhistogram::Histogram;
 use serde::Serialize;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
 use tokio::task::JoinSet;
-use tokio_tungstenite::connect_async_with_config;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_config};
 
 use crate::Latency;
 use crate::player::PATIENCE;
@@ -32,12 +46,30 @@ use crate::process::ProcessSample;
 /// Connections opened at once.
 const CONNECT_CONCURRENCY: usize = 64;
 
-/// Serves `/ws` on `listener`, echoing every text frame, until the process ends.
+/// The frame the relay sends a member once it is in its group, so that
+/// clients start only when every member will hear every message.
+const JOINED: &str = "joined";
+
+/// Queued frames per relay member.
+const RELAY_QUEUE: usize = 64;
+
+/// Every relay group's members, by group number.
+type Groups = Arc<Mutex<HashMap<u64, Arc<Group>>>>;
+
+/// One group's members' queues. A `std` mutex: never held across an await.
+type Group = Mutex<Vec<mpsc::Sender<Utf8Bytes>>>;
+
+/// Serves `/ws` on `listener`, echoing every text frame, and `/relay/N`,
+/// handing every text frame to each member of group N, until the process
+/// ends.
 ///
 /// Its sockets are set up as the game server sets up its own: no Nagle, a
 /// 2 KiB read buffer, frames flushed one by one.
 pub async fn serve(listener: TcpListener) -> anyhow::Result<()> {
-    let app = Router::new().route("/ws", get(upgrade));
+    let app = Router::new()
+        .route("/ws", get(upgrade))
+        .route("/relay/{group}", get(relay))
+        .with_state(Groups::default());
     let listener = listener.tap_io(|stream| {
         let _ = stream.set_nodelay(true);
     });
@@ -60,9 +92,59 @@ async fn upgrade(upgrade: WebSocketUpgrade) -> axum::response::Response {
     })
 }
 
-/// What an echo run measured.
+async fn relay(
+    Path(group): Path<u64>,
+    State(groups): State<Groups>,
+    upgrade: WebSocketUpgrade,
+) -> axum::response::Response {
+    upgrade
+        .read_buffer_size(2048)
+        .write_buffer_size(0)
+        .on_upgrade(move |socket| relay_member(socket, groups, group))
+}
+
+/// One relay member: its socket's frames go to every member's queue, and
+/// its own queue goes to its socket.
+async fn relay_member(mut socket: WebSocket, groups: Groups, number: u64) {
+    let (queue, mut queued) = mpsc::channel(RELAY_QUEUE);
+    let group = {
+        let mut groups = groups.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        groups.entry(number).or_default().clone()
+    };
+    lock(&group).push(queue.clone());
+    if socket.send(AxumMessage::Text(JOINED.into())).await.is_ok() {
+        loop {
+            tokio::select! {
+                frame = socket.recv() => match frame {
+                    Some(Ok(AxumMessage::Text(text))) => {
+                        for member in lock(&group).iter() {
+                            // A member that cannot keep up misses frames; its client times out.
+                            let _ = member.try_send(text.clone());
+                        }
+                    }
+                    Some(Ok(AxumMessage::Close(_))) | Some(Err(_)) | None => break,
+                    Some(Ok(_)) => {}
+                },
+                Some(text) = queued.recv() => {
+                    if socket.send(AxumMessage::Text(text)).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    lock(&group).retain(|member| !member.same_channel(&queue));
+}
+
+fn lock(group: &Group) -> std::sync::MutexGuard<'_, Vec<mpsc::Sender<Utf8Bytes>>> {
+    group.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// What an echo or relay run measured.
 #[derive(Debug, Serialize)]
 pub struct EchoReport {
+    /// Connections that each frame reaches: 1 for the echo, a group's size for the relay.
+    pub fan_out: usize,
     pub connections: usize,
     pub seconds: f64,
     pub round_trips: u64,
@@ -76,8 +158,12 @@ pub struct EchoReport {
 impl EchoReport {
     pub fn to_text(&self) -> String {
         let l = &self.latency_ms;
+        let kind = match self.fan_out {
+            1 => "echo".to_owned(),
+            n => format!("relay to groups of {n}"),
+        };
         let mut text = format!(
-            "echo: {} connections for {:.2} s\n\
+            "{kind}: {} connections for {:.2} s\n\
              round trips     {} ({:.0}/s)\n\
              latency ms      p50 {:.3}  p90 {:.3}  p99 {:.3}  p99.9 {:.3}  max {:.3}  mean {:.3}\n",
             self.connections,
@@ -98,6 +184,8 @@ impl EchoReport {
     }
 }
 
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
 /// Opens `connections` to the echo at `url`; each sends an action-sized
 /// message and waits for it back, again and again, for `duration`.
 pub async fn run(
@@ -109,30 +197,8 @@ pub async fn run(
     if connections == 0 {
         bail!("no connections to echo on");
     }
-    // What a seat sends most: an action, at its real size on the wire.
-    let act = ClientMessage::Act {
-        id: 1_000,
-        table: "01JZ0000000000000000000000".to_owned(),
-        action: Action::Play { card: Card::from_index(0) },
-    };
-    let text = serde_json::to_string(&act).context("serializing an action")?;
-    let sockets: Vec<_> = stream::iter(0..connections)
-        .map(|index| {
-            let url = url.to_owned();
-            async move {
-                let connecting = connect_async_with_config(&url, None, true);
-                let (socket, _) = tokio::time::timeout(PATIENCE, connecting)
-                    .await
-                    .with_context(|| format!("echo connection {index}: too slow"))?
-                    .with_context(|| format!("echo connection {index} to {url}"))?;
-                anyhow::Ok(socket)
-            }
-        })
-        .buffer_unordered(CONNECT_CONCURRENCY)
-        .collect::<Vec<_>>()
-        .await
-        .into_iter()
-        .collect::<anyhow::Result<_>>()?;
+    let text = action_text()?;
+    let sockets = connect_all(vec![url.to_owned(); connections]).await?;
 
     let before = server_pid.map(ProcessSample::read).transpose()?;
     let start = Instant::now();
@@ -141,30 +207,127 @@ pub async fn run(
     for mut socket in sockets {
         let text = text.clone();
         echoing.spawn(async move {
-            let mut latency = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3)?;
+            let mut latency = histogram()?;
             while Instant::now() < end {
                 let sent = Instant::now();
                 socket.send(Message::Text(text.clone().into())).await?;
-                loop {
-                    let frame = tokio::time::timeout(PATIENCE, socket.next())
-                        .await
-                        .context("no echo in time")?;
-                    match frame {
-                        Some(Ok(Message::Text(_))) => break,
-                        Some(Ok(_)) => continue,
-                        Some(Err(error)) => return Err(error.into()),
-                        None => bail!("the echo server closed the connection"),
-                    }
-                }
-                let micros = u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX);
-                latency.saturating_record(micros.max(1));
+                next_text(&mut socket).await?;
+                record(&mut latency, sent);
             }
             let _ = socket.close(None).await;
             anyhow::Ok(latency)
         });
     }
-    let mut latency = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3)?;
-    while let Some(finished) = echoing.join_next().await {
+    report(1, connections, start, echoing, before, server_pid).await
+}
+
+/// Opens `groups` groups of `members` connections to the relay at `url`
+/// (`ws://host:port/relay`). In each group the members take turns, as a
+/// table's seats do: one sends an action-sized message and the next turn
+/// starts once every member has read it; for `duration`.
+pub async fn run_relay(
+    url: &str,
+    groups: usize,
+    members: usize,
+    duration: Duration,
+    server_pid: Option<u32>,
+) -> anyhow::Result<EchoReport> {
+    if groups == 0 || members == 0 {
+        bail!("no groups to relay to");
+    }
+    let text = action_text()?;
+    let urls = (0..groups * members).map(|index| format!("{url}/{}", index / members)).collect();
+    let mut sockets = connect_all(urls).await?;
+    // Every member is in its group once it has heard so.
+    for socket in &mut sockets {
+        next_text(socket).await?;
+    }
+
+    let before = server_pid.map(ProcessSample::read).transpose()?;
+    let start = Instant::now();
+    let end = start + duration;
+    let mut relaying = JoinSet::new();
+    while !sockets.is_empty() {
+        let mut group: Vec<Socket> = sockets.drain(..members).collect();
+        let text = text.clone();
+        relaying.spawn(async move {
+            let mut latency = histogram()?;
+            let mut turn = 0;
+            while Instant::now() < end {
+                let sent = Instant::now();
+                group[turn % members].send(Message::Text(text.clone().into())).await?;
+                try_join_all(group.iter_mut().map(next_text)).await?;
+                record(&mut latency, sent);
+                turn += 1;
+            }
+            for socket in &mut group {
+                let _ = socket.close(None).await;
+            }
+            anyhow::Ok(latency)
+        });
+    }
+    report(members, groups * members, start, relaying, before, server_pid).await
+}
+
+/// What a seat sends most: an action, at its real size on the wire.
+fn action_text() -> anyhow::Result<String> {
+    let act = ClientMessage::Act {
+        id: 1_000,
+        table: "01JZ0000000000000000000000".to_owned(),
+        action: Action::Play { card: Card::from_index(0) },
+    };
+    serde_json::to_string(&act).context("serializing an action")
+}
+
+async fn connect_all(urls: Vec<String>) -> anyhow::Result<Vec<Socket>> {
+    stream::iter(urls.into_iter().enumerate())
+        .map(|(index, url)| async move {
+            let connecting = connect_async_with_config(&url, None, true);
+            let (socket, _) = tokio::time::timeout(PATIENCE, connecting)
+                .await
+                .with_context(|| format!("connection {index}: too slow"))?
+                .with_context(|| format!("connection {index} to {url}"))?;
+            anyhow::Ok(socket)
+        })
+        .buffered(CONNECT_CONCURRENCY)
+        .try_collect()
+        .await
+}
+
+/// Reads up to the next text frame.
+async fn next_text(socket: &mut Socket) -> anyhow::Result<()> {
+    loop {
+        let frame =
+            tokio::time::timeout(PATIENCE, socket.next()).await.context("no echo in time")?;
+        match frame {
+            Some(Ok(Message::Text(_))) => return Ok(()),
+            Some(Ok(_)) => continue,
+            Some(Err(error)) => return Err(error.into()),
+            None => bail!("the echo server closed the connection"),
+        }
+    }
+}
+
+fn histogram() -> anyhow::Result<Histogram<u64>> {
+    Ok(Histogram::new_with_bounds(1, 600_000_000, 3)?)
+}
+
+fn record(latency: &mut Histogram<u64>, sent: Instant) {
+    let micros = u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX);
+    latency.saturating_record(micros.max(1));
+}
+
+/// Adds up the clients' histograms and the server's CPU into a report.
+async fn report(
+    fan_out: usize,
+    connections: usize,
+    start: Instant,
+    mut clients: JoinSet<anyhow::Result<Histogram<u64>>>,
+    before: Option<ProcessSample>,
+    server_pid: Option<u32>,
+) -> anyhow::Result<EchoReport> {
+    let mut latency = histogram()?;
+    while let Some(finished) = clients.join_next().await {
         latency.add(finished.context("an echo client failed")??)?;
     }
     let seconds = start.elapsed().as_secs_f64();
@@ -177,6 +340,7 @@ pub async fn run(
         _ => None,
     };
     Ok(EchoReport {
+        fan_out,
         connections,
         seconds,
         round_trips,

@@ -72,6 +72,12 @@ struct Flags {
     /// out for --duration seconds: the yardstick for flat-out play.
     #[arg(long)]
     echo: bool,
+    /// Instead of playing: relay through the echo server's `/relay` at the
+    /// URL (`ws://host:port/relay`), --tables groups of --players
+    /// connections taking turns to send a frame every member reads, flat out
+    /// for --duration seconds: the yardstick with a table's fan-out.
+    #[arg(long, conflicts_with = "echo")]
+    relay: bool,
     /// Run only the echo server, on this address, until stopped.
     #[arg(long, value_name = "ADDRESS")]
     serve_echo: Option<std::net::SocketAddr>,
@@ -90,6 +96,14 @@ async fn main() -> anyhow::Result<()> {
         let connections = flags.tables * usize::from(flags.players);
         let duration = seconds(flags.duration, "--duration")?;
         let report = echo::run(&flags.url, connections, duration, flags.server_pid).await?;
+        print!("{}", report.to_text());
+        return write_json(flags.json, &report);
+    }
+    if flags.relay {
+        let duration = seconds(flags.duration, "--duration")?;
+        let members = usize::from(flags.players);
+        let report =
+            echo::run_relay(&flags.url, flags.tables, members, duration, flags.server_pid).await?;
         print!("{}", report.to_text());
         return write_json(flags.json, &report);
     }

@@ -109,3 +109,19 @@ async fn the_echo_yardstick_times_round_trips() -> anyhow::Result<()> {
     server.abort();
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_relay_yardstick_hands_each_frame_to_the_whole_group() -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("ws://{}/relay", listener.local_addr()?);
+    let server = tokio::spawn(echo::serve(listener));
+    let report = echo::run_relay(&url, 3, 4, Duration::from_millis(500), None).await?;
+    eprint!("{}", report.to_text());
+    assert_eq!((report.fan_out, report.connections), (4, 12));
+    // A turn ends only once all four members have read the frame, so any
+    // turn at all shows the relay reached the whole group.
+    assert!(report.round_trips > 0);
+    assert_eq!(report.latency_ms.count, report.round_trips);
+    server.abort();
+    Ok(())
+}
