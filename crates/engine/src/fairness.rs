@@ -115,21 +115,17 @@ pub fn check(deal: &Deal, seal: Option<&Seal>) -> DealCheck {
     }
 }
 
+/// Lower-case hex, written in one piece rather than a formatter call a byte.
 fn write_hex(bytes: &[u8; 32], f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    bytes.iter().try_for_each(|byte| write!(f, "{byte:02x}"))
+    let mut digits = [0u8; 64];
+    hex::encode_to_slice(bytes, &mut digits).map_err(|_| fmt::Error)?;
+    f.write_str(std::str::from_utf8(&digits).map_err(|_| fmt::Error)?)
 }
 
 /// Reads 64 hex digits (either case).
 fn parse_hex(text: &str) -> Option<[u8; 32]> {
-    let digits = text.as_bytes();
-    if digits.len() != 64 {
-        return None;
-    }
     let mut bytes = [0u8; 32];
-    for (byte, pair) in bytes.iter_mut().zip(digits.chunks_exact(2)) {
-        let pair = std::str::from_utf8(pair).ok()?;
-        *byte = u8::from_str_radix(pair, 16).ok()?;
-    }
+    hex::decode_to_slice(text, &mut bytes).ok()?;
     Some(bytes)
 }
 
