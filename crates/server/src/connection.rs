@@ -20,6 +20,7 @@ use tokio::time::{Instant, interval_at, timeout};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Timing;
+use crate::frame::Frame;
 use crate::state::AppState;
 use crate::table::{ConnId, Outbox, Request, TableCommand, TableMessage};
 
@@ -56,7 +57,7 @@ struct Session {
     state: AppState,
     player: Option<PlayerInfo>,
     outbox: Outbox,
-    outgoing: mpsc::Receiver<ServerMessage>,
+    outgoing: mpsc::Receiver<Frame>,
     too_slow: CancellationToken,
     lobby: Option<broadcast::Receiver<ServerMessage>>,
     /// Tables this connection sits at or watches: told when it goes.
@@ -326,15 +327,15 @@ fn is_oversized(error: axum::Error) -> bool {
 /// written, or `None` if the client did not take them in time.
 async fn write_burst<S: Sink<Message> + Unpin>(
     sink: &mut S,
-    first: ServerMessage,
-    queued: &mut mpsc::Receiver<ServerMessage>,
+    first: Frame,
+    queued: &mut mpsc::Receiver<Frame>,
 ) -> Option<u64> {
     let burst = async {
         let mut next = Some(first);
         let mut written = 0;
-        while let Some(message) = next {
-            if let Ok(text) = serde_json::to_string(&message) {
-                sink.feed(Message::Text(text.into())).await.ok()?;
+        while let Some(frame) = next {
+            if let Some(json) = frame.json() {
+                sink.feed(Message::Text(json)).await.ok()?;
             }
             written += 1;
             next = if written < MAX_BURST { queued.try_recv().ok() } else { None };

@@ -15,6 +15,7 @@ pub mod api;
 pub mod app;
 pub mod config;
 pub mod connection;
+pub mod frame;
 pub mod identity;
 pub mod metrics;
 pub mod ratings;

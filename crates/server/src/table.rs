@@ -21,6 +21,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use crate::frame::Frame;
 use crate::registry::Registry;
 
 /// How far a restored table's seq jumps past its last stored action.
@@ -33,12 +34,12 @@ pub type ConnId = u64;
 /// queue is full is told it is too slow, and is dropped.
 #[derive(Clone, Debug)]
 pub struct Outbox {
-    tx: mpsc::Sender<ServerMessage>,
+    tx: mpsc::Sender<Frame>,
     too_slow: CancellationToken,
 }
 
 impl Outbox {
-    pub fn new(tx: mpsc::Sender<ServerMessage>, too_slow: CancellationToken) -> Outbox {
+    pub fn new(tx: mpsc::Sender<Frame>, too_slow: CancellationToken) -> Outbox {
         Outbox { tx, too_slow }
     }
 
@@ -48,8 +49,8 @@ impl Outbox {
     }
 
     /// Queues `message`; false if the connection is gone or too slow.
-    pub fn send(&self, message: ServerMessage) -> bool {
-        match self.tx.try_send(message) {
+    pub fn send(&self, message: impl Into<Frame>) -> bool {
+        match self.tx.try_send(message.into()) {
             Ok(()) => true,
             Err(mpsc::error::TrySendError::Full(_)) => {
                 self.too_slow.cancel();
@@ -184,7 +185,7 @@ pub struct Table {
 }
 
 /// A message on its way to one connection.
-type Outgoing = (ConnId, Outbox, ServerMessage);
+type Outgoing = (ConnId, Outbox, Frame);
 
 /// Holds outgoing messages until the writes that caused them are in the
 /// journal, so nobody is told of an action a crash could lose.
@@ -224,8 +225,8 @@ impl Delivery {
         }
     }
 
-    fn stage(&mut self, conn: ConnId, outbox: &Outbox, message: ServerMessage) {
-        self.staged.push((conn, outbox.clone(), message));
+    fn stage(&mut self, conn: ConnId, outbox: &Outbox, message: impl Into<Frame>) {
+        self.staged.push((conn, outbox.clone(), message.into()));
     }
 
     /// Ends the current step: its messages go out now, or once its writes
@@ -926,9 +927,30 @@ impl Table {
         self.seq += 1;
         let seq = self.seq;
         let mut messages = Vec::with_capacity(self.subscribers.len());
+        // Viewers who see the event alike share one frame, encoded once.
+        let mut frames: Vec<(Viewer, Frame)> = Vec::new();
         for (conn, subscriber) in &self.subscribers {
-            let message = self.project_message(seq, &event, subscriber.viewer);
-            messages.push((*conn, subscriber.outbox.clone(), message));
+            let viewer = subscriber.viewer;
+            let frame = match frames.iter().find(|(seen, _)| *seen == viewer) {
+                Some((_, frame)) => frame.clone(),
+                None => {
+                    let view = project(&event, viewer);
+                    let alike = frames.iter().find(|(_, frame)| {
+                        matches!(frame.message(), ServerMessage::Event { event, .. } if *event == view)
+                    });
+                    let frame = match alike {
+                        Some((_, frame)) => frame.clone(),
+                        None => Frame::new(ServerMessage::Event {
+                            table: self.id.clone(),
+                            seq,
+                            event: view,
+                        }),
+                    };
+                    frames.push((viewer, frame.clone()));
+                    frame
+                }
+            };
+            messages.push((*conn, subscriber.outbox.clone(), frame));
         }
         self.delivery.staged.extend(messages);
         // Room is made first, so the ring never grows past its size.
@@ -1197,7 +1219,7 @@ mod tests {
         conn: ConnId,
         who: PlayerInfo,
         outbox: Outbox,
-        rx: mpsc::Receiver<ServerMessage>,
+        rx: mpsc::Receiver<Frame>,
         too_slow: CancellationToken,
     }
 
@@ -1234,8 +1256,8 @@ mod tests {
         settle().await;
     }
 
-    fn drain(rx: &mut mpsc::Receiver<ServerMessage>) -> Vec<ServerMessage> {
-        std::iter::from_fn(|| rx.try_recv().ok()).collect()
+    fn drain(rx: &mut mpsc::Receiver<Frame>) -> Vec<ServerMessage> {
+        std::iter::from_fn(|| rx.try_recv().ok()).map(Frame::into_message).collect()
     }
 
     fn game_events(messages: &[ServerMessage]) -> Vec<Event> {
@@ -1276,7 +1298,7 @@ mod tests {
     }
 
     /// Runs bots until it is seat 0's turn, returning what seat 0 was sent.
-    async fn until_seat_zero_turn(rx: &mut mpsc::Receiver<ServerMessage>) -> Vec<ServerMessage> {
+    async fn until_seat_zero_turn(rx: &mut mpsc::Receiver<Frame>) -> Vec<ServerMessage> {
         let mut seen = Vec::new();
         for _ in 0..20 {
             seen.extend(drain(rx));
@@ -1635,7 +1657,8 @@ mod leak_audit {
                 tokio::time::advance(Duration::from_secs(5)).await;
                 table.on_timer(Instant::now());
                 for (rx, auditor) in &mut receivers {
-                    while let Ok(message) = rx.try_recv() {
+                    while let Ok(frame) = rx.try_recv() {
+                        let message = frame.into_message();
                         auditor.check_seal(&message, &rules);
                         auditor.check(&message);
                         audited.frames += 1;
@@ -1747,7 +1770,7 @@ mod delivery {
         let released: Vec<u64> = delivery
             .release(ticket)
             .into_iter()
-            .filter_map(|(_, _, m)| match m {
+            .filter_map(|(_, _, frame)| match frame.into_message() {
                 ServerMessage::Ack { id, .. } => Some(id),
                 _ => None,
             })
@@ -1814,18 +1837,16 @@ mod delivery {
         // Sitting writes the seats: refused storage, so no ack, no seat taken, and the table ends.
         assert!(handle.send(ask(2, Request::Sit { seat: Some(0), invite: None })).await);
         tokio::time::timeout(Duration::from_secs(5), task).await.expect("stops").expect("ran");
-        let after: Vec<ServerMessage> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
+        let after: Vec<ServerMessage> =
+            std::iter::from_fn(|| rx.try_recv().ok()).map(Frame::into_message).collect();
         assert!(after.is_empty(), "nothing the refused writes caused was sent: {after:?}");
         assert!(registry.get("t").is_none(), "the table left this node's registry");
     }
 
-    async fn drain_until_ack(
-        rx: &mut mpsc::Receiver<ServerMessage>,
-        id: u64,
-    ) -> Vec<ServerMessage> {
+    async fn drain_until_ack(rx: &mut mpsc::Receiver<Frame>, id: u64) -> Vec<ServerMessage> {
         let mut seen = Vec::new();
-        while let Ok(Some(message)) = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await
-        {
+        while let Ok(Some(frame)) = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await {
+            let message = frame.into_message();
             let done = matches!(message, ServerMessage::Ack { id: acked, .. } if acked == id);
             seen.push(message);
             if done {

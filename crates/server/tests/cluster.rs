@@ -15,6 +15,7 @@ use euchre_cluster::testing::Nats;
 use euchre_cluster::{LogConfig, LogEntry, ShardLog, ShardLogs, shard_of, tables_in};
 use euchre_engine::Action;
 use euchre_protocol::{PlayerInfo, Reply, ServerMessage, TableSettings};
+use euchre_server::frame::Frame;
 use euchre_server::registry::Registry;
 use euchre_server::table::{Outbox, Request, Table, TableCommand, TableConfig, TableMessage};
 use euchre_store::Write;
@@ -52,7 +53,7 @@ async fn take_over(nats: &Nats, shard: u16, node: &str, epoch: u64) -> (ShardLog
 struct Ann {
     player: PlayerInfo,
     outbox: Outbox,
-    rx: mpsc::Receiver<ServerMessage>,
+    rx: mpsc::Receiver<Frame>,
     next_id: u64,
 }
 
@@ -87,7 +88,7 @@ impl Ann {
     }
 
     async fn next(&mut self) -> Option<ServerMessage> {
-        timeout(WAIT, self.rx.recv()).await.ok().flatten()
+        timeout(WAIT, self.rx.recv()).await.ok().flatten().map(Frame::into_message)
     }
 }
 
@@ -181,7 +182,10 @@ async fn a_table_taken_over_mid_hand_keeps_every_acknowledged_action_and_plays_o
         if let Some(action) = prompt.take() {
             late.extend(ann.try_ask(&a_handle, Request::Act(action)).await);
         }
-        match timeout(Duration::from_millis(20), ann.rx.recv()).await {
+        match timeout(Duration::from_millis(20), ann.rx.recv())
+            .await
+            .map(|f| f.map(Frame::into_message))
+        {
             Ok(Some(ServerMessage::YourTurn { actions, .. })) => prompt = actions.first().copied(),
             Ok(Some(ServerMessage::Ack { id, .. })) => {
                 assert!(!late.contains(&id), "an action after the fence was acknowledged");
