@@ -189,8 +189,9 @@ pub struct App {
     pub connection: Connection,
     /// An action is in flight: no other is sent until it is answered.
     pub acting: bool,
-    /// The prompt the action in flight came from, offered again if the
-    /// server refuses it (a refusal changes nothing, so no new prompt comes).
+    /// The prompt the action in flight came from (with the table's
+    /// `moved_at` then), offered again if the server refuses it (a refusal
+    /// changes nothing, so no new prompt comes).
     sent_from: Option<(TableId, u64, Vec<Action>)>,
     pub quit: bool,
 }
@@ -401,7 +402,7 @@ impl App {
                     if let (Some((id, seq, actions)), Some(model)) =
                         (self.sent_from.take(), self.table.as_mut())
                         && model.id == id
-                        && model.seq == seq
+                        && model.moved_at == seq
                         && model.prompt.is_none()
                     {
                         model.prompt = Some(actions);
@@ -609,7 +610,7 @@ impl App {
                 if let Some(action) = self.actions().get(self.selected).copied() {
                     self.acting = true;
                     if let Some(model) = self.table.as_mut() {
-                        let seq = model.seq;
+                        let seq = model.moved_at;
                         self.sent_from =
                             model.prompt.take().map(|actions| (id.clone(), seq, actions));
                     }

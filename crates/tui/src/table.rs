@@ -23,6 +23,9 @@ pub struct ChatLine {
 pub struct TableModel {
     pub id: TableId,
     pub seq: u64,
+    /// The seq of the last event that moved the game (or of the snapshot):
+    /// a prompt stands until it changes.
+    pub moved_at: u64,
     pub summary: TableSummary,
     pub seats: Vec<Option<Occupant>>,
     pub your_seat: Option<u8>,
@@ -53,6 +56,7 @@ impl TableModel {
         TableModel {
             id: table,
             seq,
+            moved_at: seq,
             summary: state.summary,
             seats: state.seats,
             your_seat: state.your_seat,
@@ -94,9 +98,13 @@ impl TableModel {
             return;
         }
         self.seq = seq;
-        // Anything that happens makes the prompt stale; the server sends a
-        // fresh one if it is still this client's turn.
-        self.prompt = None;
+        // What moves the game makes the prompt stale (the server sends a
+        // fresh one if it is still this client's turn); a table's notice (a
+        // rating, a deal's seal, chat) leaves it standing, and no new one comes.
+        if euchre_client::moves_game(event.as_ref()) {
+            self.moved_at = seq;
+            self.prompt = None;
+        }
         match event {
             None => {}
             Some(TableEvent::Table(notice)) => self.apply_notice(notice),

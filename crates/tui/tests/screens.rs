@@ -478,3 +478,52 @@ fn a_private_table_waiting_for_players_shows_its_invite_link() {
     assert!(screen.contains("http://127.0.0.1:8080/#/table/t1?invite=k9x2"), "{screen}");
     assert_eq!(app.update(key(KeyCode::Char('s'))), vec![Command::Start(TABLE.into())]);
 }
+
+fn notice(app: &mut App, seq: u64, notice: TableNotice) {
+    app.update(Msg::Update(Update::Event {
+        table: TABLE.into(),
+        seq,
+        event: Some(TableEvent::Table(notice)),
+    }));
+}
+
+/// A table's notices do not move the game: the prompt they follow stands
+/// (the server sends no new one after them). A rating comes a moment after
+/// `game_won`, often after the next game's first prompt.
+#[test]
+fn a_prompt_stands_through_the_tables_notices() {
+    let mut app = app_at_play(Preset::Standard, 3);
+    let actions = app.actions().to_vec();
+    assert!(!actions.is_empty());
+    let rating = |seat| euchre_protocol::SeatRating {
+        seat,
+        player_id: format!("p{seat}"),
+        rating: 1500,
+        change: 0,
+    };
+    let notices = [
+        TableNotice::Rated { form: "partnership".into(), ratings: (0..4).map(rating).collect() },
+        TableNotice::Chat { from: "Bob".into(), text: "hurry".into() },
+        TableNotice::Presence { seat: 2, connected: false, grace_ms: None },
+        TableNotice::DealCommitted { hand: 0, commitment: euchre_engine::Commitment([1; 32]) },
+    ];
+    for (seq, later) in (2..).zip(notices) {
+        notice(&mut app, seq, later.clone());
+        assert_eq!(app.actions(), actions.as_slice(), "after {later:?}");
+    }
+    assert!(render(&app, 80, 24).contains("Your turn: 1 Play"));
+    // A refused move is offered again even if a notice came meanwhile.
+    let commands = app.update(key(KeyCode::Enter));
+    notice(&mut app, 10, TableNotice::Chat { from: "Bob".into(), text: "go".into() });
+    let refused = euchre_client::Error::Refused { code: "x".into(), message: "no".into() };
+    app.update(Msg::Done(Outcome::Failed(commands[0].clone(), refused)));
+    assert_eq!(app.actions(), actions.as_slice());
+    // A game event does make it stale.
+    let seat = euchre_engine::Seat(1);
+    app.update(Msg::Update(Update::Event {
+        table: TABLE.into(),
+        seq: 11,
+        event: Some(TableEvent::Game(euchre_engine::Event::SitsOut { seat })),
+    }));
+    assert!(app.actions().is_empty());
+}
