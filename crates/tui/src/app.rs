@@ -5,11 +5,12 @@
 
 use euchre_client::{CreatedTable, Error, Update};
 use euchre_engine::{Action, GameRecord, Preset};
-use euchre_protocol::{TableId, TableSettings, TableStatus, TableSummary};
+use euchre_protocol::{TableEvent, TableId, TableNotice, TableSettings, TableStatus, TableSummary};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::history::MatchRow;
 use crate::invite;
+use crate::seal::Verdict;
 use crate::table::TableModel;
 
 /// What the app is showing.
@@ -267,9 +268,34 @@ impl App {
             },
             Update::Event { table, seq, event } => {
                 if let Some(model) = self.table.as_mut().filter(|model| model.id == table) {
+                    let fresh = seq > model.seq;
+                    let notice = match &event {
+                        Some(TableEvent::Table(notice)) if fresh => Some(notice.clone()),
+                        _ => None,
+                    };
                     model.apply(seq, event);
-                    if model.finished() {
-                        self.info("Game over.");
+                    match notice {
+                        Some(TableNotice::Rated { .. }) => {
+                            let news = match model.your_rating() {
+                                Some(mine) => format!(
+                                    "Rated: your rating is now {} ({}).",
+                                    mine.rating,
+                                    signed(mine.change)
+                                ),
+                                None => "The game was rated.".to_owned(),
+                            };
+                            self.info(news);
+                        }
+                        Some(TableNotice::DealRevealed { hand, .. }) => {
+                            if let Some((_, Verdict::Mismatch)) = model.seals.checked {
+                                self.error(format!(
+                                    "MISMATCH: hand {}'s deal is not the one committed to before the bidding.",
+                                    hand + 1
+                                ));
+                            }
+                        }
+                        _ if model.finished() => self.info("Game over."),
+                        _ => {}
                     }
                 }
             }
@@ -637,6 +663,15 @@ impl App {
             _ => {}
         }
         Vec::new()
+    }
+}
+
+/// A rating change as shown: "+12", "−8", "±0".
+pub fn signed(change: i32) -> String {
+    match change {
+        0 => "±0".to_owned(),
+        change if change > 0 => format!("+{change}"),
+        change => format!("−{}", change.unsigned_abs()),
     }
 }
 

@@ -9,5 +9,6 @@ pub mod app;
 pub mod history;
 pub mod identity;
 pub mod invite;
+pub mod seal;
 pub mod table;
 pub mod ui;

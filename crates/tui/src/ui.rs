@@ -11,8 +11,9 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
-use crate::app::{App, Connection, CreateForm, Replay, Screen, StatusKind};
+use crate::app::{App, Connection, CreateForm, Replay, Screen, StatusKind, signed};
 use crate::history::MatchRow;
+use crate::seal::{self, Verdict};
 use crate::table::TableModel;
 use euchre_engine::view::sorted_for_display;
 
@@ -500,8 +501,11 @@ fn game_lines(table: &TableModel, game: &GameView) -> Vec<Line<'static>> {
     }
     lines.push(Line::styled(score, bold()));
     lines.push(result_line(table, game));
-    // The player's own hand, as the server sorts it.
-    if let Some(hand) = &game.hand {
+    lines.extend(rated_line(table, game));
+    lines.extend(seal_line(table));
+    // The player's own hand, as the server sorts it (none left at the end).
+    if let Some(hand) = game.hand.as_ref().filter(|hand| !hand.is_empty() || game.winner.is_none())
+    {
         let mut spans = vec![Span::raw("Your hand: ")];
         for card in hand {
             spans.push(card_span(*card));
@@ -510,6 +514,49 @@ fn game_lines(table: &TableModel, game: &GameView) -> Vec<Line<'static>> {
         lines.push(Line::from(spans));
     }
     lines
+}
+
+/// Each seat's new rating after a rated game: this one when it is over,
+/// else the last one (the rating can come after a quick rematch began).
+fn rated_line(table: &TableModel, game: &GameView) -> Option<Line<'static>> {
+    let ratings = table.rated.as_ref()?;
+    let entries: Vec<String> = ratings
+        .iter()
+        .map(|rating| {
+            let who = if table.your_seat == Some(rating.seat) {
+                "you".to_owned()
+            } else {
+                seat_name(table, Seat(rating.seat))
+            };
+            format!("{who} {} ({})", rating.rating, signed(rating.change))
+        })
+        .collect();
+    let what = if game.winner.is_some() { "Rated" } else { "Last game rated" };
+    Some(Line::styled(format!("{what}: {}", entries.join(" · ")), Style::new().fg(Color::Cyan)))
+}
+
+/// The deal's commitment (sent before the bidding) and how the last
+/// revealed deal checked out here.
+fn seal_line(table: &TableModel) -> Option<Line<'static>> {
+    let mut spans = Vec::new();
+    if let Some((_, commitment)) = table.seals.current() {
+        spans.push(Span::styled(format!("Deal sealed #{}", seal::short(&commitment)), dim()));
+    }
+    if let Some((hand, verdict)) = table.seals.checked {
+        if !spans.is_empty() {
+            spans.push(Span::styled(" · ", dim()));
+        }
+        spans.push(Span::styled(format!("hand {}: ", hand + 1), dim()));
+        spans.push(match verdict {
+            Verdict::Verified => Span::styled("deal verified ✓", Style::new().fg(Color::Green)),
+            Verdict::Mismatch => Span::styled(
+                "deal MISMATCH ✗",
+                Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+            ),
+            Verdict::Unchecked => Span::styled("deal not checked (no commitment seen)", dim()),
+        });
+    }
+    (!spans.is_empty()).then(|| Line::from(spans))
 }
 
 /// A side in a word or two, for the tricks and score lines.
@@ -597,11 +644,11 @@ fn action_bar(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {
         vec![Line::from(spans)]
     } else if table.finished() {
         let host = table.summary.host == app.name;
-        vec![Line::raw(if host {
-            "The game is over. r: rematch · l: back to the lobby"
-        } else {
-            "The game is over. l: back to the lobby"
-        })]
+        let rating = table.your_rating().map_or_else(String::new, |mine| {
+            format!(" Your rating: {} ({}).", mine.rating, signed(mine.change))
+        });
+        let keys = if host { "r: rematch · l: back to the lobby" } else { "l: back to the lobby" };
+        vec![Line::raw(format!("The game is over.{rating} {keys}"))]
     } else if app.acting {
         vec![Line::styled("Sending…", dim())]
     } else {

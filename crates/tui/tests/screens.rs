@@ -527,3 +527,169 @@ fn a_prompt_stands_through_the_tables_notices() {
     }));
     assert!(app.actions().is_empty());
 }
+
+/// A game fed to Ann's app as the server sends it to her: each deal sealed
+/// (`deal_committed` right after `hand_dealt`), each hand revealed right
+/// after `hand_ended`. `tamper` changes the deck of every reveal.
+struct SealedFeed {
+    game: Game,
+    seq: u64,
+    salts: u8,
+    tamper: bool,
+}
+
+impl SealedFeed {
+    fn start(app: &mut App, preset: Preset, seed: u64, tamper: bool) -> SealedFeed {
+        let mut game = Game::new(preset.rules(), seed).expect("valid rules");
+        let commitment = game.seal_hand(euchre_engine::Salt([1; 32]));
+        let Update::Snapshot { table, seq, mut state } =
+            snapshot(preset, &game, Viewer::Seat(Seat(0)))
+        else {
+            unreachable!()
+        };
+        state.deal_commitment = Some(commitment);
+        app.update(Msg::Update(Update::Snapshot { table, seq, state }));
+        SealedFeed { game, seq, salts: 1, tamper }
+    }
+
+    fn send(&mut self, app: &mut App, event: TableEvent) {
+        self.seq += 1;
+        app.update(Msg::Update(Update::Event {
+            table: TABLE.into(),
+            seq: self.seq,
+            event: Some(event),
+        }));
+    }
+
+    /// The next action (trump made where it can be), fed with its events.
+    /// False once the game is over.
+    fn step(&mut self, app: &mut App) -> bool {
+        let Some(seat) = self.game.turn() else { return false };
+        let actions = self.game.legal_actions(seat);
+        let action = *actions.iter().find(|a| **a != Action::Pass).unwrap_or(&actions[0]);
+        let hand = self.game.record().hands.len() as u32 - 1;
+        let events = self.game.apply(seat, action).expect("legal");
+        for event in events {
+            self.send(app, TableEvent::Game(event.for_viewer(Viewer::Seat(Seat(0)))));
+            match event {
+                euchre_engine::Event::HandEnded { .. } => {
+                    let record = &self.game.record().hands[hand as usize];
+                    let mut deck = record.deal.deck();
+                    if self.tamper {
+                        deck.swap(0, 20);
+                    }
+                    let salt = record.seal.expect("sealed").salt;
+                    self.send(
+                        app,
+                        TableEvent::Table(TableNotice::DealRevealed { hand, deck, salt }),
+                    );
+                }
+                euchre_engine::Event::HandDealt { number, .. } => {
+                    self.salts += 1;
+                    let commitment = self.game.seal_hand(euchre_engine::Salt([self.salts; 32]));
+                    let notice = TableNotice::DealCommitted { hand: number, commitment };
+                    self.send(app, TableEvent::Table(notice));
+                }
+                _ => {}
+            }
+        }
+        true
+    }
+
+    /// Plays on until hand `number` (from 0) has been dealt and committed.
+    fn until_hand(&mut self, app: &mut App, number: u32) {
+        while self.game.record().hands.len() as u32 <= number {
+            assert!(self.step(app), "the game ended before hand {number}");
+        }
+    }
+
+    fn commitment(&self) -> String {
+        let seal = self.game.record().hands.last().and_then(|hand| hand.seal).expect("sealed");
+        seal.commitment.to_string()[..8].to_owned()
+    }
+}
+
+#[test]
+fn each_deal_shows_its_seal_and_is_verified_here_when_revealed() {
+    for preset in [Preset::Standard, Preset::ThreeHanded, Preset::TwoHanded, Preset::Cutthroat] {
+        let mut app = app();
+        let mut feed = SealedFeed::start(&mut app, preset, 7, false);
+        let screen = render(&app, 80, 24);
+        assert!(screen.contains(&format!("Deal sealed #{}", feed.commitment())), "{screen}");
+        assert!(!screen.contains("verified"), "nothing revealed yet: {screen}");
+        feed.until_hand(&mut app, 1);
+        let screen = render(&app, 80, 24);
+        assert!(screen.contains(&format!("Deal sealed #{}", feed.commitment())), "{screen}");
+        assert!(screen.contains("hand 1: deal verified ✓"), "{preset:?}: {screen}");
+        assert!(screen.contains("Your hand:"), "it still fits 80x24: {screen}");
+        // To the end: every hand checked, the last one too.
+        while feed.step(&mut app) {
+            let checked = app.table.as_ref().and_then(|table| table.seals.checked);
+            assert!(
+                checked.is_none_or(|(_, verdict)| verdict == euchre_tui::seal::Verdict::Verified),
+                "{preset:?}: {checked:?}"
+            );
+        }
+        let hands = feed.game.record().hands.len();
+        let screen = render(&app, 80, 24);
+        assert!(screen.contains(&format!("hand {hands}: deal verified ✓")), "{screen}");
+    }
+}
+
+#[test]
+fn a_deal_that_does_not_match_its_commitment_says_mismatch() {
+    let mut app = app();
+    let mut feed = SealedFeed::start(&mut app, Preset::Standard, 7, true);
+    feed.until_hand(&mut app, 1);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("hand 1: deal MISMATCH ✗"), "{screen}");
+    let status = screen.lines().nth(22).unwrap_or_default();
+    assert!(status.contains("MISMATCH: hand 1's deal"), "{screen}");
+}
+
+#[test]
+fn a_rated_game_shows_each_seats_new_rating() {
+    let mut app = app();
+    let mut feed = SealedFeed::start(&mut app, Preset::Standard, 4, false);
+    while feed.step(&mut app) {}
+    let changes = [162, -58, 40, -1];
+    let ratings = (0..4u8)
+        .map(|seat| euchre_protocol::SeatRating {
+            seat,
+            player_id: format!("p{seat}"),
+            rating: 1500 + changes[usize::from(seat)],
+            change: changes[usize::from(seat)],
+        })
+        .collect();
+    feed.send(
+        &mut app,
+        TableEvent::Table(TableNotice::Rated { form: "partnership".into(), ratings }),
+    );
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Game over:"), "{screen}");
+    assert!(screen.contains("Rated: you 1662 (+162) · Bot 1 1442 (−58)"), "{screen}");
+    assert!(screen.contains("Bot 3 1499 (−1)"), "{screen}");
+    assert!(screen.contains("Your rating: 1662 (+162)."), "{screen}");
+    assert!(screen.contains("r: rematch"), "{screen}");
+    let status = screen.lines().nth(22).unwrap_or_default();
+    assert!(status.contains("Rated: your rating is now 1662 (+162)."), "{screen}");
+    // A quick rematch: the next game's rating comes after its first deal,
+    // and is shown as the last game's.
+    let rules = Preset::Standard.rules();
+    feed.send(&mut app, TableEvent::Table(TableNotice::GameStarted { game: 2, rules }));
+    let next = Game::new(rules, 9).expect("valid");
+    let deal = next.current_deal_event();
+    feed.send(&mut app, TableEvent::Game(deal.for_viewer(Viewer::Seat(Seat(0)))));
+    let screen = render(&app, 80, 24);
+    assert!(!screen.contains("Rated: you 1662"), "a new game: {screen}");
+    let rating =
+        euchre_protocol::SeatRating { seat: 0, player_id: "p0".into(), rating: 1670, change: 8 };
+    let ratings = vec![rating];
+    feed.send(
+        &mut app,
+        TableEvent::Table(TableNotice::Rated { form: "partnership".into(), ratings }),
+    );
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Last game rated: you 1670 (+8)"), "{screen}");
+    assert!(screen.contains("Your hand:"), "{screen}");
+}
