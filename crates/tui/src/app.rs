@@ -4,10 +4,11 @@
 //! out and feeds their outcomes back; `ui.rs` draws the state.
 
 use euchre_client::{CreatedTable, Error, Update};
-use euchre_engine::{Action, GameRecord, Preset};
+use euchre_engine::{Action, GameRecord};
 use euchre_protocol::{TableEvent, TableId, TableNotice, TableSettings, TableStatus, TableSummary};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+pub use crate::form::CreateForm;
 use crate::history::MatchRow;
 use crate::invite;
 use crate::seal::Verdict;
@@ -35,38 +36,6 @@ pub struct Replay {
     pub record: GameRecord,
     /// The hand shown (an index into `record.hands`).
     pub hand: usize,
-}
-
-/// The create-table form.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CreateForm {
-    /// Index into `Preset::ALL`.
-    pub preset: usize,
-    /// Bots take every other seat (the game starts at once).
-    pub bots: bool,
-    pub private: bool,
-    /// The field with the cursor: 0 preset, 1 bots, 2 private.
-    pub field: usize,
-}
-
-impl Default for CreateForm {
-    fn default() -> CreateForm {
-        CreateForm { preset: 0, bots: true, private: false, field: 0 }
-    }
-}
-
-impl CreateForm {
-    pub const FIELDS: usize = 3;
-
-    pub fn preset(&self) -> Preset {
-        Preset::ALL[self.preset % Preset::ALL.len()]
-    }
-
-    pub fn settings(&self) -> TableSettings {
-        let preset = self.preset();
-        let bot_seats = if self.bots { (1..preset.rules().players).collect() } else { Vec::new() };
-        TableSettings { preset, private: self.private, bot_seats, ..TableSettings::default() }
-    }
 }
 
 /// The connection as the user should know it.
@@ -546,20 +515,12 @@ impl App {
 
     fn create_key(&mut self, key: KeyEvent) -> Vec<Command> {
         let form = &mut self.create;
-        let presets = Preset::ALL.len();
         match key.code {
             KeyCode::Esc => self.screen = Screen::Lobby,
-            KeyCode::Up => form.field = (form.field + CreateForm::FIELDS - 1) % CreateForm::FIELDS,
-            KeyCode::Down | KeyCode::Tab => form.field = (form.field + 1) % CreateForm::FIELDS,
-            KeyCode::Left | KeyCode::Right | KeyCode::Char(' ') => {
-                let forward = key.code != KeyCode::Left;
-                match form.field {
-                    0 if forward => form.preset = (form.preset + 1) % presets,
-                    0 => form.preset = (form.preset + presets - 1) % presets,
-                    1 => form.bots = !form.bots,
-                    _ => form.private = !form.private,
-                }
-            }
+            KeyCode::Up | KeyCode::BackTab => form.move_cursor(false),
+            KeyCode::Down | KeyCode::Tab => form.move_cursor(true),
+            KeyCode::Left => form.change(false),
+            KeyCode::Right | KeyCode::Char(' ') => form.change(true),
             KeyCode::Enter => {
                 self.info("Creating the table…");
                 return vec![Command::Create(self.create.settings())];

@@ -6,6 +6,7 @@
 //! keys pressed and the outcomes of the requests it makes.
 
 pub mod app;
+pub mod form;
 pub mod history;
 pub mod identity;
 pub mod invite;

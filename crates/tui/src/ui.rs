@@ -12,6 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use crate::app::{App, Connection, CreateForm, Replay, Screen, StatusKind, signed};
+use crate::form::{BOT_LEVELS, Field, SeatChoice, level_name};
 use crate::history::MatchRow;
 use crate::seal::{self, Verdict};
 use crate::table::TableModel;
@@ -221,47 +222,66 @@ fn selectable_list<T>(
 fn create(frame: &mut Frame, form: &CreateForm, area: Rect) {
     let preset = form.preset();
     let rules = preset.rules();
-    let field = |index: usize, label: &str, value: String| {
-        let style = if form.field == index { reversed() } else { Style::new() };
+    let cursor = form.current();
+    let line = |field: Field, label: String, value: String, note: &str| {
+        let style = if cursor == field { reversed() } else { Style::new() };
         Line::from(vec![
             Span::raw(format!("  {label:<10}")),
             Span::styled(format!("‹ {value} ›"), style),
+            Span::styled(format!(" {note}"), dim()),
         ])
     };
-    let others = rules.players - 1;
-    let lines = vec![
+    let table_level = level_name(form.bot_level());
+    let mut lines = vec![
         Line::raw(""),
-        field(0, "Rules", preset.name().to_owned()),
+        line(Field::Preset, "Rules".into(), preset.name().to_owned(), ""),
         Line::styled(
             format!("            {} · {}", form_name(&rules), describe_preset(preset)),
             dim(),
         ),
         Line::raw(""),
-        field(
-            1,
-            "Seats",
-            if form.bots {
-                format!("bots in the other {others}")
-            } else {
-                "empty, for friends (s starts with bots)".into()
-            },
-        ),
-        Line::raw(""),
-        field(
-            2,
-            "Table",
-            if form.private {
-                "private: invite only".into()
-            } else {
-                "public: in the lobby".into()
-            },
-        ),
-        Line::raw(""),
-        Line::styled(
-            format!("  {} rule presets: ←→ go through them all.", Preset::ALL.len()),
-            dim(),
-        ),
     ];
+    for seat in form.other_seats() {
+        let value = match form.seat(seat) {
+            SeatChoice::Bot => format!("bot, the table's level ({table_level})"),
+            SeatChoice::BotAt(level) => {
+                format!("bot, {}", level_name(BOT_LEVELS[level % BOT_LEVELS.len()]))
+            }
+            SeatChoice::Open => "empty, for a person".into(),
+        };
+        lines.push(line(Field::Seat(seat), format!("Seat {seat}"), value, ""));
+    }
+    lines.push(line(
+        Field::BotLevel,
+        "Bot level".into(),
+        table_level.into(),
+        "also plays for anyone away",
+    ));
+    let bots = form.bot_seats().len();
+    let open = form.other_seats().len() - bots;
+    // At most 66 characters: under the values, within 80 columns.
+    let seats_note = match (bots, open) {
+        (_, 0) => format!("Seat 0 is yours, bots in the other {bots}: it starts at once."),
+        (0, _) => "Seat 0 is yours; the rest wait for people (s starts with bots).".into(),
+        (_, 1) => "Seat 0 is yours; 1 seat waits for a person (s starts with bots).".into(),
+        _ => format!("Seat 0 is yours; {open} seats wait for people (s starts with bots)."),
+    };
+    let seats_note = format!("            {seats_note}");
+    lines.push(Line::styled(seats_note, dim()));
+    lines.push(Line::raw(""));
+    let visibility = if form.private { "private: invite only" } else { "public: in the lobby" };
+    lines.push(line(Field::Private, "Table".into(), visibility.into(), ""));
+    let (rated, note) = match (form.rated, bots) {
+        (false, _) => ("no", ""),
+        (true, 0) => ("yes", "when every seat is a person"),
+        (true, _) => ("yes", "but a game with a bot never is"),
+    };
+    lines.push(line(Field::Rated, "Rated".into(), rated.into(), note));
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        format!("  {} rule presets: ←→ go through them all.", Preset::ALL.len()),
+        dim(),
+    ));
     frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(" New table ")), area);
 }
 

@@ -186,6 +186,7 @@ fn the_create_form_offers_every_preset_and_sits_at_the_new_table() {
     assert!(screen.contains("‹ standard ›"), "{screen}");
     assert!(screen.contains("bots in the other 3"), "{screen}");
     assert!(screen.contains("public: in the lobby"), "{screen}");
+    assert!(screen.contains("Rated     ‹ yes ›"), "rated by default: {screen}");
     // Every preset comes round with the arrow keys.
     let mut seen = Vec::new();
     for _ in 0..Preset::ALL.len() {
@@ -197,8 +198,10 @@ fn the_create_form_offers_every_preset_and_sits_at_the_new_table() {
     while app.create.preset() != Preset::ThreeHanded {
         app.update(key(KeyCode::Right));
     }
-    app.update(key(KeyCode::Down));
-    app.update(key(KeyCode::Down));
+    // Down past the two seats and the bot level to the table's visibility.
+    for _ in 0..4 {
+        app.update(key(KeyCode::Down));
+    }
     app.update(key(KeyCode::Right));
     let screen = render(&app, 80, 24);
     assert!(screen.contains("3 players, a dummy"), "{screen}");
@@ -221,6 +224,64 @@ fn the_create_form_offers_every_preset_and_sits_at_the_new_table() {
             or_watch: false
         }]
     );
+}
+
+#[test]
+fn the_create_form_sets_each_bots_level_and_whether_the_table_is_rated() {
+    let mut app = app();
+    app.update(key(KeyCode::Char('n')));
+    let screen = render(&app, 80, 24);
+    for seat in 1..4 {
+        assert!(
+            screen.contains(&format!("Seat {seat}    ‹ bot, the table's level (easy) ›")),
+            "{screen}"
+        );
+    }
+    assert!(screen.contains("Bot level ‹ easy ›"), "{screen}");
+    assert!(screen.contains("a game with a bot never is"), "{screen}");
+    // Seat 1: hard; seat 2: left for a person; the table: medium.
+    app.update(key(KeyCode::Down));
+    for _ in 0..4 {
+        app.update(key(KeyCode::Right));
+    }
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Left));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Right));
+    // Rated off (the bottom line).
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Right));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Seat 1    ‹ bot, hard ›"), "{screen}");
+    assert!(screen.contains("Seat 2    ‹ empty, for a person ›"), "{screen}");
+    assert!(screen.contains("Seat 3    ‹ bot, the table's level (medium) ›"), "{screen}");
+    assert!(screen.contains("Bot level ‹ medium ›"), "{screen}");
+    assert!(screen.contains("1 seat waits for a person"), "{screen}");
+    assert!(screen.contains("Rated     ‹ no ›"), "{screen}");
+    let commands = app.update(key(KeyCode::Enter));
+    let [Command::Create(settings)] = commands.as_slice() else { panic!("{commands:?}") };
+    assert_eq!(settings.bot_seats, vec![1, 3]);
+    assert_eq!(settings.bot, "medium");
+    assert_eq!(settings.seat_bots, vec![euchre_protocol::SeatBot { seat: 1, bot: "hard".into() }]);
+    assert!(!settings.rated);
+    // A table of people only, rated: no bots, and the note says it counts.
+    let mut app = app_with_form(|form| {
+        form.seats = [euchre_tui::form::SeatChoice::Open; 3];
+    });
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("when every seat is a person"), "{screen}");
+    let commands = app.update(key(KeyCode::Enter));
+    let [Command::Create(settings)] = commands.as_slice() else { panic!("{commands:?}") };
+    assert!(settings.bot_seats.is_empty() && settings.rated, "{settings:?}");
+}
+
+fn app_with_form(change: impl FnOnce(&mut euchre_tui::form::CreateForm)) -> App {
+    let mut app = app();
+    app.update(key(KeyCode::Char('n')));
+    change(&mut app.create);
+    app
 }
 
 #[test]
