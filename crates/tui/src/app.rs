@@ -9,7 +9,7 @@ use euchre_protocol::{TableEvent, TableId, TableNotice, TableSettings, TableStat
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 pub use crate::form::CreateForm;
-use crate::history::MatchRow;
+use crate::history::{MatchPage, MatchRow};
 use crate::invite;
 use crate::seal::Verdict;
 use crate::table::TableModel;
@@ -81,8 +81,10 @@ pub enum Command {
     Rematch(TableId),
     Act(TableId, Action),
     Chat(TableId, String),
-    /// The player's matches, from the HTTP API.
+    /// The player's latest matches, from the HTTP API.
     ListMatches,
+    /// The page of matches after this cursor (a page's `next_cursor`).
+    MoreMatches(String),
     /// A finished match's record, to replay.
     FetchRecord(String),
 }
@@ -100,6 +102,7 @@ impl Command {
             Command::Act(..) => "That move",
             Command::Chat(..) => "Chat",
             Command::ListMatches => "Listing your matches",
+            Command::MoreMatches(_) => "Listing more of your matches",
             Command::FetchRecord(_) => "Loading the match",
         }
     }
@@ -118,7 +121,10 @@ pub enum Outcome {
     /// Leave, start, rematch, act or chat, done.
     Done(Command),
     Failed(Command, Error),
-    Matches(Vec<MatchRow>),
+    /// The first page of the player's matches.
+    Matches(MatchPage),
+    /// A later page, to add at the end.
+    MoreMatches(MatchPage),
     Record(String, GameRecord),
     /// An HTTP request failed.
     HttpFailed(Command, String),
@@ -144,6 +150,10 @@ pub struct App {
     pub lobby_selected: usize,
     pub history: Vec<MatchRow>,
     pub history_selected: usize,
+    /// Where the next page of the history starts, if there is one.
+    pub history_next: Option<String>,
+    /// A page of the history is being fetched.
+    pub history_loading: bool,
     pub replay: Option<Replay>,
     pub create: CreateForm,
     pub join_input: String,
@@ -177,6 +187,8 @@ impl App {
             lobby_selected: 0,
             history: Vec::new(),
             history_selected: 0,
+            history_next: None,
+            history_loading: false,
             replay: None,
             create: CreateForm::default(),
             join_input: String::new(),
@@ -347,12 +359,22 @@ impl App {
             Outcome::Done(Command::Leave(_)) => {}
             Outcome::Done(Command::Start(_) | Command::Rematch(_)) => self.info("A new game."),
             Outcome::Done(_) => {}
-            Outcome::Matches(matches) => {
-                self.history = matches;
+            Outcome::Matches(page) => {
+                self.history = page.matches;
+                self.history_next = page.next_cursor;
                 self.history_selected = 0;
+                self.history_loading = false;
                 if self.history.is_empty() {
                     self.info("No matches yet.");
                 }
+            }
+            Outcome::MoreMatches(page) => {
+                self.history.extend(page.matches);
+                self.history_next = page.next_cursor;
+                self.history_loading = false;
+                // Down again: the first of the new ones.
+                self.history_selected =
+                    (self.history_selected + 1).min(self.history.len().saturating_sub(1));
             }
             Outcome::Record(id, record) => {
                 let names = self
@@ -388,6 +410,9 @@ impl App {
                 self.status = None;
             }
             Outcome::HttpFailed(command, error) => {
+                if let Command::ListMatches | Command::MoreMatches(_) = command {
+                    self.history_loading = false;
+                }
                 self.error(format!("{} failed: {error}", command.what()))
             }
             Outcome::Failed(command, error) => {
@@ -454,6 +479,7 @@ impl App {
             KeyCode::Char('h') => {
                 self.screen = Screen::History;
                 self.status = None;
+                self.history_loading = true;
                 return vec![Command::ListMatches];
             }
             KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
@@ -478,10 +504,26 @@ impl App {
         match key.code {
             KeyCode::Esc | KeyCode::Char('q') => self.screen = Screen::Lobby,
             KeyCode::Up => self.history_selected = self.history_selected.saturating_sub(1),
-            KeyCode::Down => {
+            KeyCode::Down | KeyCode::PageDown | KeyCode::End => {
                 let last = self.history.len().saturating_sub(1);
-                self.history_selected = (self.history_selected + 1).min(last);
+                let target = match key.code {
+                    KeyCode::Down => self.history_selected + 1,
+                    KeyCode::PageDown => self.history_selected + 10,
+                    _ => last,
+                };
+                // Past the last one loaded: the next page, if there is one.
+                if target > last
+                    && self.history_selected == last
+                    && !self.history_loading
+                    && let Some(cursor) = self.history_next.clone()
+                {
+                    self.history_loading = true;
+                    return vec![Command::MoreMatches(cursor)];
+                }
+                self.history_selected = target.min(last);
             }
+            KeyCode::PageUp => self.history_selected = self.history_selected.saturating_sub(10),
+            KeyCode::Home => self.history_selected = 0,
             KeyCode::Enter => match self.history.get(self.history_selected) {
                 Some(row) if row.finished => return vec![Command::FetchRecord(row.id.clone())],
                 Some(_) => {

@@ -167,10 +167,15 @@ async fn execute(client: &Client, server: &str, command: Command) -> Outcome {
             client.chat(table, text.clone()).await.map(|()| Outcome::Done(command.clone()))
         }
         // The history is the HTTP API's, not the WebSocket's.
-        Command::ListMatches => {
+        Command::ListMatches | Command::MoreMatches(_) => {
             let player = &client.identity().player.id;
-            return match history::matches(server, player).await {
-                Ok(matches) => Outcome::Matches(matches),
+            let cursor = match &command {
+                Command::MoreMatches(cursor) => Some(cursor.as_str()),
+                _ => None,
+            };
+            return match history::matches(server, player, cursor).await {
+                Ok(page) if cursor.is_some() => Outcome::MoreMatches(page),
+                Ok(page) => Outcome::Matches(page),
                 Err(error) => Outcome::HttpFailed(command, error),
             };
         }

@@ -99,7 +99,7 @@ fn help_line(app: &App) -> String {
             " ↑↓ pick · Enter sit · w watch · n new · j join · h history · r refresh · q quit"
                 .into()
         }
-        Screen::History => " ↑↓ pick · Enter replay · Esc back".into(),
+        Screen::History => " ↑↓ PgUp/PgDn pick · Enter replay · Esc back".into(),
         Screen::Replay => " ←→ previous/next hand · Home/End first/last · Esc back".into(),
         Screen::Create => " ↑↓ field · ←→ change · Enter create and sit · Esc back".into(),
         Screen::Join => " Enter join (a full table is watched) · Esc back".into(),
@@ -701,9 +701,16 @@ fn history(frame: &mut Frame, app: &App, area: Rect) {
             names.join(", ")
         )
     };
+    let title = match (&app.history_next, app.history_loading) {
+        (_, true) if !app.history.is_empty() => {
+            format!(" Your matches ({}, loading more…) ", app.history.len())
+        }
+        (Some(_), _) => format!(" Your matches ({}, ↓ at the end for more) ", app.history.len()),
+        _ => format!(" Your matches ({}) ", app.history.len()),
+    };
     let list = selectable_list(
         area,
-        format!(" Your matches ({}) ", app.history.len()),
+        title,
         header,
         "No matches yet (or still loading).",
         &app.history,

@@ -8,6 +8,7 @@ use euchre_protocol::{
     Occupant, PlayerInfo, TableEvent, TableNotice, TableState, TableStatus, TableSummary,
 };
 use euchre_tui::app::{App, Command, Connection, Msg, Outcome, Screen};
+use euchre_tui::history::MatchPage;
 use euchre_tui::table::TableModel;
 use euchre_tui::ui;
 use ratatui::Terminal;
@@ -477,7 +478,11 @@ fn history_lists_matches_and_replays_one_hand_by_hand() {
     let mut app = app();
     assert_eq!(app.update(key(KeyCode::Char('h'))), vec![Command::ListMatches]);
     assert_eq!(app.screen, Screen::History);
-    app.update(Msg::Done(Outcome::Matches(vec![match_row("m1", true), match_row("m2", false)])));
+    let page = MatchPage {
+        matches: vec![match_row("m1", true), match_row("m2", false)],
+        next_cursor: None,
+    };
+    app.update(Msg::Done(Outcome::Matches(page)));
     let screen = render(&app, 80, 24);
     assert!(screen.contains("Your matches (2)"), "{screen}");
     assert!(screen.contains("10–6"), "{screen}");
@@ -506,6 +511,40 @@ fn history_lists_matches_and_replays_one_hand_by_hand() {
     assert!(screen.contains("score 10–") || screen.contains("–10"), "the final score: {screen}");
     app.update(key(KeyCode::Esc));
     assert_eq!(app.screen, Screen::History);
+}
+
+#[test]
+fn the_history_pages_past_the_first_fifty_matches() {
+    let mut app = app();
+    app.update(key(KeyCode::Char('h')));
+    let rows = |from: usize, count: usize| -> Vec<_> {
+        (from..from + count).map(|n| match_row(&format!("m{n}"), true)).collect()
+    };
+    let page = MatchPage { matches: rows(0, 50), next_cursor: Some("c50".into()) };
+    app.update(Msg::Done(Outcome::Matches(page)));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Your matches (50, ↓ at the end for more)"), "{screen}");
+    // Down to the last one loaded asks for nothing; once more, the next page.
+    for _ in 0..49 {
+        assert!(app.update(key(KeyCode::Down)).is_empty());
+    }
+    assert_eq!(app.history_selected, 49);
+    assert!(render(&app, 80, 24).contains("m49"), "the list scrolls with the cursor");
+    assert_eq!(app.update(key(KeyCode::Down)), vec![Command::MoreMatches("c50".into())]);
+    assert!(app.update(key(KeyCode::Down)).is_empty(), "one page at a time");
+    assert!(render(&app, 80, 24).contains("loading more…"));
+    let page = MatchPage { matches: rows(50, 7), next_cursor: None };
+    app.update(Msg::Done(Outcome::MoreMatches(page)));
+    assert_eq!(app.history.len(), 57);
+    assert_eq!(app.history_selected, 50, "on the first of the new page");
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Your matches (57)"), "{screen}");
+    assert!(screen.contains("m50"), "{screen}");
+    // The last page: End stays there, and asks for nothing.
+    assert!(app.update(key(KeyCode::End)).is_empty());
+    assert_eq!(app.history_selected, 56);
+    assert!(app.update(key(KeyCode::Down)).is_empty());
+    assert_eq!(app.update(key(KeyCode::Enter)), vec![Command::FetchRecord("m56".into())]);
 }
 
 #[test]
