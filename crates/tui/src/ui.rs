@@ -591,14 +591,35 @@ fn short_side(table: &TableModel, team: Team) -> String {
     name.replace(" (you)", "*")
 }
 
-/// The game's end, or how the last hand went.
+/// The game's end, a rubber's break between games, or how the last hand went.
 fn result_line(table: &TableModel, game: &GameView) -> Line<'static> {
+    let over = Style::new().fg(Color::Green).add_modifier(Modifier::BOLD);
+    if let (Some(team), Some(result)) = (game.winner, table.rubber.filter(|_| game.rules.rubber)) {
+        let won = |side: Team| game.games.iter().filter(|done| done.winner == side).count();
+        let points = result.rubber_points.as_slice();
+        let losers = (0..game.rules.teams()).map(Team).filter(|side| *side != team);
+        let lost_games = losers.clone().map(won).max().unwrap_or(0);
+        let lost_points = losers.filter_map(|side| points.get(side.index())).max().unwrap_or(&0);
+        return Line::styled(
+            format!(
+                "Game over: {} won the rubber, {} games to {lost_games}; rubber points {} to {lost_points}, a margin of {}.",
+                side_name(table, team),
+                won(team),
+                points.get(team.index()).unwrap_or(&0),
+                result.margin
+            ),
+            over,
+        );
+    }
     if let Some(team) = game.winner {
         let scores: Vec<String> = game.scores.iter().map(u16::to_string).collect();
         return Line::styled(
             format!("Game over: {} won, {}.", side_name(table, team), scores.join("–")),
-            Style::new().fg(Color::Green).add_modifier(Modifier::BOLD),
+            over,
         );
+    }
+    if let Some(banner) = rubber_banner(table, game) {
+        return Line::styled(banner, Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD));
     }
     let text = match game.last_outcome {
         Some(HandOutcome::Played(played))
@@ -623,6 +644,27 @@ fn result_line(table: &TableModel, game: &GameView) -> Line<'static> {
         _ => String::new(),
     };
     Line::styled(text, dim())
+}
+
+/// Playing rubbers, after a game is won and until the next one's first
+/// hand is scored: which game went to whom, and what comes next.
+fn rubber_banner(table: &TableModel, game: &GameView) -> Option<String> {
+    let last = game.games.last().filter(|_| game.rules.rubber)?;
+    let fresh = table.between_games || game.scores.iter().all(|score| *score == 0);
+    if !fresh {
+        return None;
+    }
+    let scores = last.scores.as_slice();
+    let winners = scores.get(last.winner.index()).copied().unwrap_or(0);
+    let losers = (0..scores.len()).filter(|side| *side != last.winner.index());
+    let losers = losers.filter_map(|side| scores.get(side)).max().copied().unwrap_or(0);
+    let number = game.games.len();
+    // Short enough for one line at 80 columns.
+    Some(format!(
+        "Game {number} to {}, {winners}–{losers}; game {} begins at 0.",
+        short_side(table, last.winner),
+        number + 1
+    ))
 }
 
 fn chat(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {

@@ -793,3 +793,24 @@ fn a_rated_game_shows_each_seats_new_rating() {
     assert!(screen.contains("Last game rated: you 1670 (+8)"), "{screen}");
     assert!(screen.contains("Your hand:"), "{screen}");
 }
+
+#[test]
+fn a_rubber_shows_each_game_break_and_how_the_rubber_ended() {
+    let mut app = app();
+    let mut feed = SealedFeed::start(&mut app, Preset::ClassicRubber, 5, false);
+    while feed.game.games().is_empty() {
+        assert!(feed.step(&mut app), "the rubber ended before its first game");
+    }
+    let screen = render(&app, 80, 24);
+    let first = feed.game.games()[0];
+    let side = if first.winner.0 == 0 { "us (0+2)" } else { "seats 1+3" };
+    assert!(screen.contains(&format!("Game 1 to {side}, ")), "{screen}");
+    assert!(screen.contains("game 2 begins at 0."), "{screen}");
+    assert!(screen.contains("Your hand:"), "it fits: {screen}");
+    while feed.step(&mut app) {}
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Game over:"), "{screen}");
+    assert!(screen.contains("won the rubber"), "{screen}");
+    assert!(screen.contains("a margin of"), "{screen}");
+    assert!(!screen.contains("begins at 0"), "{screen}");
+}
