@@ -3,6 +3,8 @@
 //! returns the requests to make. No I/O here: `main.rs` carries the requests
 //! out and feeds their outcomes back; `ui.rs` draws the state.
 
+use std::time::{Duration, Instant};
+
 use euchre_client::{CreatedTable, Error, Update};
 use euchre_engine::{Action, GameRecord};
 use euchre_protocol::{TableEvent, TableId, TableNotice, TableSettings, TableStatus, TableSummary};
@@ -136,6 +138,10 @@ pub enum Msg {
     Update(Update),
     Key(KeyEvent),
     Done(Outcome),
+    /// The time now: `main.rs` sends it before every other message, and
+    /// every quarter second while a turn timer runs, so that the reducer
+    /// and the drawing need no clock of their own.
+    Tick(Instant),
 }
 
 #[derive(Clone, Debug)]
@@ -167,6 +173,11 @@ pub struct App {
     pub chat_input: Option<String>,
     pub status: Option<Status>,
     pub connection: Connection,
+    /// The time as of the last [`Msg::Tick`].
+    pub now: Instant,
+    /// When the table's turn timer plays for this client (the prompt's
+    /// `deadline_ms` after it came), while it is this client's turn.
+    pub turn_deadline: Option<Instant>,
     /// An action is in flight: no other is sent until it is answered.
     pub acting: bool,
     /// The prompt the action in flight came from (with the table's
@@ -198,6 +209,8 @@ impl App {
             chat_input: None,
             status: None,
             connection: Connection::Online,
+            now: Instant::now(),
+            turn_deadline: None,
             acting: false,
             sent_from: None,
             quit: false,
@@ -234,19 +247,37 @@ impl App {
             Msg::Update(update) => self.on_update(update),
             Msg::Key(key) => self.on_key(key),
             Msg::Done(outcome) => self.on_outcome(outcome),
+            Msg::Tick(now) => {
+                self.now = now;
+                Vec::new()
+            }
         }
+    }
+
+    /// The time left to act before a bot acts for this client, while its
+    /// turn is timed.
+    pub fn time_left(&self) -> Option<Duration> {
+        if self.actions().is_empty() {
+            return None;
+        }
+        self.turn_deadline.map(|deadline| deadline.saturating_duration_since(self.now))
     }
 
     fn on_update(&mut self, update: Update) -> Vec<Command> {
         match update {
-            Update::Snapshot { table, seq, state } => match self.table.as_mut() {
-                Some(model) if model.id == table => model.replace(seq, *state),
-                _ => {
-                    self.table = Some(TableModel::from_snapshot(table, seq, *state));
-                    self.selected = 0;
-                    self.screen = Screen::Table;
+            Update::Snapshot { table, seq, state } => {
+                // A snapshot's actions come without a deadline: the prompt
+                // the server sends after it brings that.
+                self.turn_deadline = None;
+                match self.table.as_mut() {
+                    Some(model) if model.id == table => model.replace(seq, *state),
+                    _ => {
+                        self.table = Some(TableModel::from_snapshot(table, seq, *state));
+                        self.selected = 0;
+                        self.screen = Screen::Table;
+                    }
                 }
-            },
+            }
             Update::Event { table, seq, event } => {
                 if let Some(model) = self.table.as_mut().filter(|model| model.id == table) {
                     let fresh = seq > model.seq;
@@ -280,10 +311,11 @@ impl App {
                     }
                 }
             }
-            Update::YourTurn { table, actions, .. } => {
+            Update::YourTurn { table, actions, deadline_ms, .. } => {
                 if let Some(model) = self.table.as_mut().filter(|model| model.id == table) {
                     model.prompt = Some(actions);
                     self.selected = 0;
+                    self.turn_deadline = deadline_ms.map(|ms| self.now + Duration::from_millis(ms));
                 }
             }
             Update::Lobby(tables) => self.set_lobby(tables),

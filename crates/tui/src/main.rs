@@ -4,6 +4,7 @@
 //! redraws.
 
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Parser;
@@ -110,6 +111,9 @@ async fn run(
         spawn(&client, &server, command, &messages);
     }
     let mut updates_open = true;
+    // While a turn timer runs, its countdown is redrawn four times a second.
+    let mut ticks = tokio::time::interval(Duration::from_millis(250));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         terminal.draw(|frame| ui::draw(frame, &app)).context("cannot draw")?;
         let msg = tokio::select! {
@@ -121,7 +125,9 @@ async fn run(
                 }
             },
             Some(msg) = inbox.recv() => msg,
+            _ = ticks.tick(), if app.time_left().is_some() => Msg::Tick(Instant::now()),
         };
+        app.update(Msg::Tick(Instant::now()));
         for command in app.update(msg) {
             spawn(&client, &server, command, &messages);
         }

@@ -374,7 +374,8 @@ fn table_screen(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {
         Some(game) => game_lines(table, game),
         None => waiting_lines(app, table),
     };
-    let block = Block::bordered().title(format!(" {} ", form_name(table.rules())));
+    let timer = table.summary.turn_seconds.map_or_else(String::new, |s| format!(" · {s} s a turn"));
+    let block = Block::bordered().title(format!(" {}{timer} ", form_name(table.rules())));
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), left);
     chat(frame, app, table, right);
     action_bar(frame, app, table, actions);
@@ -695,7 +696,18 @@ fn chat(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {
 fn action_bar(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {
     let actions = app.actions();
     let lines = if !actions.is_empty() {
-        let mut spans = vec![Span::styled("Your turn: ", bold())];
+        let mut spans = vec![Span::styled("Your turn", bold())];
+        if let Some(left) = app.time_left() {
+            // Whole seconds, rounded up: "0 s" only once time is up.
+            let seconds = left.as_millis().div_ceil(1000);
+            let style = if seconds <= 5 {
+                Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)
+            } else {
+                Style::new().fg(Color::Yellow)
+            };
+            spans.push(Span::styled(format!(" ({seconds} s left)"), style));
+        }
+        spans.push(Span::styled(": ", bold()));
         for (index, action) in actions.iter().enumerate() {
             let style = if index == app.selected { reversed() } else { Style::new() };
             let mut label = vec![Span::styled(format!("{} ", index + 1), style)];

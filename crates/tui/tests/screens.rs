@@ -814,3 +814,31 @@ fn a_rubber_shows_each_game_break_and_how_the_rubber_ended() {
     assert!(screen.contains("a margin of"), "{screen}");
     assert!(!screen.contains("begins at 0"), "{screen}");
 }
+
+#[test]
+fn a_timed_turn_counts_down() {
+    let start = std::time::Instant::now();
+    let mut app = app_at_play(Preset::Standard, 3);
+    app.update(Msg::Tick(start));
+    let actions = app.actions().to_vec();
+    if let Some(table) = app.table.as_mut() {
+        table.summary.turn_seconds = Some(30);
+    }
+    app.update(Msg::Update(Update::YourTurn {
+        table: TABLE.into(),
+        seq: 1,
+        actions,
+        deadline_ms: Some(12_000),
+    }));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Your turn (12 s left): 1 Play"), "{screen}");
+    assert!(screen.contains("4 players, partners · 30 s a turn"), "{screen}");
+    app.update(Msg::Tick(start + std::time::Duration::from_millis(8_500)));
+    assert!(render(&app, 80, 24).contains("Your turn (4 s left): 1 Play"));
+    app.update(Msg::Tick(start + std::time::Duration::from_secs(20)));
+    assert!(render(&app, 80, 24).contains("Your turn (0 s left)"));
+    // Played: no countdown while it is not this client's turn.
+    app.update(key(KeyCode::Enter));
+    assert_eq!(app.time_left(), None);
+    assert!(!render(&app, 80, 24).contains("s left"));
+}
