@@ -55,7 +55,7 @@ pub async fn matches(
     matches_with(server, player, cursor, PAGE, &Roots::Mozilla).await
 }
 
-/// [`matches`], `limit` to a page, checking an https server against `roots`.
+/// [`matches()`], `limit` to a page, checking an https server against `roots`.
 pub async fn matches_with(
     server: &str,
     player: &str,
@@ -76,7 +76,7 @@ pub async fn record(server: &str, id: &str) -> Result<GameRecord, String> {
     record_with(server, id, &Roots::Mozilla).await
 }
 
-/// [`record`], checking an https server against `roots`.
+/// [`record()`], checking an https server against `roots`.
 pub async fn record_with(server: &str, id: &str, roots: &Roots) -> Result<GameRecord, String> {
     let body = get(server, &format!("/api/matches/{}/record", query(id)), roots).await?;
     serde_json::from_str(&body).map_err(|e| format!("bad answer: {e}"))
