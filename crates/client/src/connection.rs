@@ -4,7 +4,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, RandomState};
-use std::sync::{Arc, Mutex};
 
 use euchre_protocol::{ClientMessage, CommandId, PROTOCOL_VERSION, Reply, ServerMessage, TableId};
 use futures_util::{SinkExt, StreamExt};
@@ -15,6 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_config};
 
+use crate::progress::Progress;
 use crate::{Answer, Command, Config, Error, Follow, Identity, Update};
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -61,9 +61,9 @@ pub(crate) struct Connection {
     /// Requests made while reconnecting, sent once connected.
     queued: Vec<Command>,
     updates: mpsc::UnboundedSender<Update>,
-    /// The last seq delivered for each table, shared with [`crate::Updates`],
-    /// which drops prompts a later event has overtaken.
-    latest: Arc<Mutex<HashMap<TableId, u64>>>,
+    /// What has been delivered of each table, shared with [`crate::Updates`],
+    /// which drops prompts the game has moved past.
+    progress: Progress,
     rng: ChaCha8Rng,
 }
 
@@ -72,7 +72,7 @@ impl Connection {
     pub(crate) async fn open(
         config: Config,
         updates: mpsc::UnboundedSender<Update>,
-        latest: Arc<Mutex<HashMap<TableId, u64>>>,
+        progress: Progress,
     ) -> Result<(Connection, Identity), Error> {
         let (socket, identity) = handshake(&config, config.token.as_deref()).await?;
         // Each client's jitter differs, so that clients dropped together spread out.
@@ -90,7 +90,7 @@ impl Connection {
             come_back_after_ms: None,
             queued: Vec::new(),
             updates,
-            latest,
+            progress,
             rng: ChaCha8Rng::seed_from_u64(seed),
         };
         Ok((connection, identity))
@@ -194,18 +194,12 @@ impl Connection {
 
     /// The last seq delivered for `table`.
     fn delivered(&self, table: &str) -> Option<u64> {
-        self.latest.lock().unwrap_or_else(|p| p.into_inner()).get(table).copied()
+        self.progress.delivered(table)
     }
 
-    /// Delivers `update`, noting its table's seq first.
+    /// Delivers `update`, noting it first.
     fn emit(&self, update: Update) {
-        match &update {
-            Update::Event { table, seq, .. } | Update::Snapshot { table, seq, .. } => {
-                let mut latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
-                latest.insert(table.clone(), *seq);
-            }
-            _ => {}
-        }
+        self.progress.note(&update);
         // Nobody listening any more is not an error: requests still work.
         let _ = self.updates.send(update);
     }

@@ -36,8 +36,6 @@
 //!
 //! The protocol itself is described in `docs/protocol.md`.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use euchre_engine::Action;
@@ -48,8 +46,11 @@ use tokio::sync::{mpsc, oneshot};
 
 mod backoff;
 mod connection;
+mod progress;
 
 pub use backoff::Backoff;
+use progress::Progress;
+pub use progress::moves_game;
 
 /// Where to connect and as whom.
 #[derive(Clone, Debug)]
@@ -148,7 +149,9 @@ pub enum Update {
         state: Box<TableState>,
     },
     /// It is this client's turn at `table`: exactly the actions the server
-    /// accepts now. Prompts made stale by a later event are not delivered.
+    /// accepts now. A prompt that a later event moving the game (see
+    /// [`moves_game`]) has made stale is not delivered; a table's notices
+    /// (a rating, a deal's seal, chat, presence) leave it standing.
     YourTurn {
         table: TableId,
         seq: u64,
@@ -199,9 +202,9 @@ pub struct CreatedTable {
 #[derive(Debug)]
 pub struct Updates {
     rx: mpsc::UnboundedReceiver<Update>,
-    /// The latest seq received for each table, so that a prompt overtaken by
-    /// a later event is dropped when it is read, not only when it arrives.
-    latest: Arc<Mutex<HashMap<TableId, u64>>>,
+    /// What has been delivered of each table, so that a prompt the game has
+    /// moved past is dropped when it is read, not only when it arrives.
+    progress: Progress,
 }
 
 impl Updates {
@@ -209,7 +212,7 @@ impl Updates {
     pub async fn next(&mut self) -> Option<Update> {
         loop {
             let update = self.rx.recv().await?;
-            if !self.overtaken(&update) {
+            if !self.progress.overtaken(&update) {
                 return Some(update);
             }
         }
@@ -219,17 +222,10 @@ impl Updates {
     pub fn try_next(&mut self) -> Option<Update> {
         loop {
             let update = self.rx.try_recv().ok()?;
-            if !self.overtaken(&update) {
+            if !self.progress.overtaken(&update) {
                 return Some(update);
             }
         }
-    }
-
-    /// Whether `update` is a prompt that a later event of its table made stale.
-    fn overtaken(&self, update: &Update) -> bool {
-        let Update::YourTurn { table, seq, .. } = update else { return false };
-        let latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
-        latest.get(table).is_some_and(|latest| latest > seq)
     }
 }
 
@@ -283,13 +279,13 @@ impl Client {
     /// Connects and says `hello`. Fails fast if the server cannot be reached
     /// or refuses the token; after that, the client reconnects by itself.
     pub async fn connect(config: Config) -> Result<(Client, Updates), Error> {
-        let latest = Arc::new(Mutex::new(HashMap::new()));
+        let progress = Progress::default();
         let (updates_tx, updates_rx) = mpsc::unbounded_channel();
         let (commands, commands_rx) = mpsc::channel(64);
         let (connection, identity) =
-            connection::Connection::open(config, updates_tx, latest.clone()).await?;
+            connection::Connection::open(config, updates_tx, progress.clone()).await?;
         tokio::spawn(connection.run(commands_rx));
-        Ok((Client { commands, identity }, Updates { rx: updates_rx, latest }))
+        Ok((Client { commands, identity }, Updates { rx: updates_rx, progress }))
     }
 
     /// The player this client is, and the token to come back with.
@@ -414,5 +410,135 @@ impl Client {
     /// Closes the connection; [`Updates`] ends with [`Update::Closed`].
     pub async fn close(&self) {
         let _ = self.commands.send(Command::Close).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Which prompts reach the reader, fed as the connection task delivers
+    //! updates (each noted, then sent), with the reader slower than the
+    //! server: everything has arrived before the first read.
+
+    use euchre_engine::{Card, Commitment, Event, PerTeam, Rules, Salt, Seat, Team};
+    use euchre_protocol::{SeatRating, TableNotice};
+
+    use super::*;
+
+    const TABLE: &str = "t1";
+
+    fn event(seq: u64, event: Option<TableEvent>) -> Update {
+        Update::Event { table: TABLE.to_owned(), seq, event }
+    }
+
+    fn game(seq: u64, game_event: Event) -> Update {
+        event(seq, Some(TableEvent::Game(game_event)))
+    }
+
+    fn notice(seq: u64, notice: TableNotice) -> Update {
+        event(seq, Some(TableEvent::Table(notice)))
+    }
+
+    fn prompt(seq: u64) -> Update {
+        let actions = vec![Action::Pass];
+        Update::YourTurn { table: TABLE.to_owned(), seq, actions, deadline_ms: None }
+    }
+
+    /// The seqs of the prompts a reader gets of `sent`, read only once all
+    /// of it has arrived.
+    fn prompts_read_after(sent: Vec<Update>) -> Vec<u64> {
+        let progress = Progress::default();
+        let (tx, rx) = mpsc::unbounded_channel();
+        for update in sent {
+            progress.note(&update);
+            tx.send(update).expect("the reader is there");
+        }
+        let mut updates = Updates { rx, progress };
+        std::iter::from_fn(|| updates.try_next())
+            .filter_map(|update| match update {
+                Update::YourTurn { seq, .. } => Some(seq),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn rated() -> TableNotice {
+        let rating =
+            |seat| SeatRating { seat, player_id: format!("p{seat}"), rating: 1600, change: 100 };
+        TableNotice::Rated { form: "partnership".into(), ratings: (0..4).map(rating).collect() }
+    }
+
+    fn game_started() -> TableNotice {
+        TableNotice::GameStarted { game: 2, rules: Rules::default() }
+    }
+
+    /// The load generator's stopped tables: a rated game's rating comes a
+    /// moment after `game_won`, here after the next game's first prompt.
+    #[test]
+    fn a_rating_after_the_next_games_first_prompt_leaves_it_standing() {
+        let won = Event::GameWon { team: Team(0), scores: PerTeam::new(2) };
+        let prompts = prompts_read_after(vec![
+            game(40, won),
+            notice(41, game_started()),
+            // The deal, which this seat sees only in part.
+            event(42, None),
+            notice(43, TableNotice::DealCommitted { hand: 0, commitment: Commitment([7; 32]) }),
+            prompt(43),
+            notice(44, rated()),
+        ]);
+        assert_eq!(prompts, vec![43]);
+    }
+
+    #[test]
+    fn no_table_notice_makes_a_prompt_stale() {
+        let notices = [
+            TableNotice::DealCommitted { hand: 3, commitment: Commitment([7; 32]) },
+            TableNotice::DealRevealed { hand: 2, deck: vec![Card::JOKER], salt: Salt([1; 32]) },
+            TableNotice::Chat { from: "Ann".into(), text: "hi".into() },
+            TableNotice::Presence { seat: 2, connected: false, grace_ms: Some(10_000) },
+            TableNotice::SeatLeft { seat: 2 },
+            rated(),
+        ];
+        for later in notices {
+            let prompts = prompts_read_after(vec![prompt(10), notice(11, later.clone())]);
+            assert_eq!(prompts, vec![10], "after {later:?}");
+        }
+    }
+
+    #[test]
+    fn an_event_that_moves_the_game_makes_a_prompt_stale() {
+        let played =
+            || Some(TableEvent::Game(Event::CardPlayed { seat: Seat(1), card: Card::JOKER }));
+        // A card played, an event hidden from this seat (only game events
+        // ever are), a new game.
+        let moves = [played(), None, Some(TableEvent::Table(game_started()))];
+        for moved in moves {
+            let prompts = prompts_read_after(vec![prompt(10), event(11, moved.clone())]);
+            assert!(prompts.is_empty(), "after {moved:?}");
+            // A notice in between does not save it.
+            let prompts =
+                prompts_read_after(vec![prompt(10), notice(11, rated()), event(12, moved.clone())]);
+            assert!(prompts.is_empty(), "after a rating, then {moved:?}");
+        }
+        // Nor does a snapshot (the server prompts again after sending one).
+        let state = euchre_protocol::TableState {
+            summary: euchre_protocol::TableSummary {
+                table: TABLE.into(),
+                host: "Ann".into(),
+                preset: euchre_engine::Preset::Standard,
+                rules: Rules::default(),
+                private: false,
+                seated: 4,
+                status: euchre_protocol::TableStatus::Playing,
+                turn_seconds: None,
+                chat: true,
+            },
+            seats: Vec::new(),
+            your_seat: Some(0),
+            game: None,
+            deal_commitment: None,
+            actions: Vec::new(),
+        };
+        let snapshot = Update::Snapshot { table: TABLE.into(), seq: 11, state: Box::new(state) };
+        assert!(prompts_read_after(vec![prompt(10), snapshot]).is_empty());
     }
 }

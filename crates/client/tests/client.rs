@@ -332,3 +332,74 @@ async fn a_gap_in_a_tables_events_is_refilled_by_a_resume_and_repeats_are_droppe
         "the client asked for the events after 2: {received:?}"
     );
 }
+
+/// A prompt stands until an event moves the game: the table's notices that
+/// follow it (here a rating, which comes a moment after `game_won`, after
+/// the next game's first prompt) leave it standing, even when they have
+/// arrived before it is read. The load generator's tables stopped on this.
+#[tokio::test]
+async fn a_rating_after_a_prompt_leaves_the_prompt_standing() {
+    use euchre_engine::{PerTeam, Rules, Team};
+    use euchre_protocol::{PlayerInfo, Reply, SeatRating, ServerMessage, TableNotice};
+    let player = PlayerInfo { id: "p1".into(), name: "Ann".into() };
+    let event = |seq: u64, event: Option<TableEvent>| ServerMessage::Event {
+        table: "t".into(),
+        seq,
+        event,
+    };
+    let notice = |seq, notice| event(seq, Some(TableEvent::Table(notice)));
+    let rating =
+        |seat| SeatRating { seat, player_id: format!("p{seat}"), rating: 1620, change: 20 };
+    let rated =
+        TableNotice::Rated { form: "partnership".into(), ratings: (0..4).map(rating).collect() };
+    let script = vec![
+        // hello
+        vec![ServerMessage::Welcome {
+            id: 0,
+            protocol_version: euchre_protocol::PROTOCOL_VERSION,
+            player,
+            token: "secret".into(),
+        }],
+        // chat (id 1): before its answer, the end of a game, the next
+        // one's first deal and prompt, and the first game's rating.
+        vec![
+            event(
+                40,
+                Some(TableEvent::Game(Event::GameWon { team: Team(0), scores: PerTeam::new(2) })),
+            ),
+            notice(41, TableNotice::GameStarted { game: 2, rules: Rules::default() }),
+            event(42, None),
+            ServerMessage::YourTurn {
+                table: "t".into(),
+                seq: 42,
+                actions: vec![Action::Pass],
+                deadline_ms: None,
+            },
+            notice(43, rated),
+            ServerMessage::Ack { id: 1, reply: Reply::Done },
+        ],
+        // act (id 2)
+        vec![ServerMessage::Ack { id: 2, reply: Reply::Done }],
+    ];
+    let (url, server) = scripted_server(script).await;
+    let (client, mut updates) = Client::connect(config(&url, "Ann")).await.expect("connect");
+    // Answered: everything sent before the answer has arrived, and nothing
+    // has been read yet.
+    client.chat("t", "gg").await.expect("answered");
+    let mut read = Vec::new();
+    let actions = loop {
+        match next(&mut updates).await {
+            Update::YourTurn { seq, actions, .. } => {
+                assert_eq!(seq, 42);
+                break actions;
+            }
+            other => read.push(other),
+        }
+    };
+    client.act("t", actions[0]).await.expect("acted on the prompt");
+    // The rating still comes, after the prompt.
+    let Update::Event { seq: 43, .. } = next(&mut updates).await else { panic!("the rating") };
+    assert_eq!(read.len(), 3, "the game's end, the new game and the deal: {read:?}");
+    client.close().await;
+    tokio::time::timeout(PATIENCE, server).await.expect("done").expect("ran");
+}

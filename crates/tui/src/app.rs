@@ -3,13 +3,17 @@
 //! returns the requests to make. No I/O here: `main.rs` carries the requests
 //! out and feeds their outcomes back; `ui.rs` draws the state.
 
+use std::time::{Duration, Instant};
+
 use euchre_client::{CreatedTable, Error, Update};
-use euchre_engine::{Action, GameRecord, Preset};
-use euchre_protocol::{TableId, TableSettings, TableStatus, TableSummary};
+use euchre_engine::{Action, GameRecord};
+use euchre_protocol::{TableEvent, TableId, TableNotice, TableSettings, TableStatus, TableSummary};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::history::MatchRow;
+pub use crate::form::CreateForm;
+use crate::history::{MatchPage, MatchRow};
 use crate::invite;
+use crate::seal::Verdict;
 use crate::table::TableModel;
 
 /// What the app is showing.
@@ -34,38 +38,6 @@ pub struct Replay {
     pub record: GameRecord,
     /// The hand shown (an index into `record.hands`).
     pub hand: usize,
-}
-
-/// The create-table form.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CreateForm {
-    /// Index into `Preset::ALL`.
-    pub preset: usize,
-    /// Bots take every other seat (the game starts at once).
-    pub bots: bool,
-    pub private: bool,
-    /// The field with the cursor: 0 preset, 1 bots, 2 private.
-    pub field: usize,
-}
-
-impl Default for CreateForm {
-    fn default() -> CreateForm {
-        CreateForm { preset: 0, bots: true, private: false, field: 0 }
-    }
-}
-
-impl CreateForm {
-    pub const FIELDS: usize = 3;
-
-    pub fn preset(&self) -> Preset {
-        Preset::ALL[self.preset % Preset::ALL.len()]
-    }
-
-    pub fn settings(&self) -> TableSettings {
-        let preset = self.preset();
-        let bot_seats = if self.bots { (1..preset.rules().players).collect() } else { Vec::new() };
-        TableSettings { preset, private: self.private, bot_seats, ..TableSettings::default() }
-    }
 }
 
 /// The connection as the user should know it.
@@ -111,8 +83,10 @@ pub enum Command {
     Rematch(TableId),
     Act(TableId, Action),
     Chat(TableId, String),
-    /// The player's matches, from the HTTP API.
+    /// The player's latest matches, from the HTTP API.
     ListMatches,
+    /// The page of matches after this cursor (a page's `next_cursor`).
+    MoreMatches(String),
     /// A finished match's record, to replay.
     FetchRecord(String),
 }
@@ -130,6 +104,7 @@ impl Command {
             Command::Act(..) => "That move",
             Command::Chat(..) => "Chat",
             Command::ListMatches => "Listing your matches",
+            Command::MoreMatches(_) => "Listing more of your matches",
             Command::FetchRecord(_) => "Loading the match",
         }
     }
@@ -148,7 +123,10 @@ pub enum Outcome {
     /// Leave, start, rematch, act or chat, done.
     Done(Command),
     Failed(Command, Error),
-    Matches(Vec<MatchRow>),
+    /// The first page of the player's matches.
+    Matches(MatchPage),
+    /// A later page, to add at the end.
+    MoreMatches(MatchPage),
     Record(String, GameRecord),
     /// An HTTP request failed.
     HttpFailed(Command, String),
@@ -160,6 +138,10 @@ pub enum Msg {
     Update(Update),
     Key(KeyEvent),
     Done(Outcome),
+    /// The time now: `main.rs` sends it before every other message, and
+    /// every quarter second while a turn timer runs, so that the reducer
+    /// and the drawing need no clock of their own.
+    Tick(Instant),
 }
 
 #[derive(Clone, Debug)]
@@ -174,6 +156,10 @@ pub struct App {
     pub lobby_selected: usize,
     pub history: Vec<MatchRow>,
     pub history_selected: usize,
+    /// Where the next page of the history starts, if there is one.
+    pub history_next: Option<String>,
+    /// A page of the history is being fetched.
+    pub history_loading: bool,
     pub replay: Option<Replay>,
     pub create: CreateForm,
     pub join_input: String,
@@ -187,10 +173,16 @@ pub struct App {
     pub chat_input: Option<String>,
     pub status: Option<Status>,
     pub connection: Connection,
+    /// The time as of the last [`Msg::Tick`].
+    pub now: Instant,
+    /// When the table's turn timer plays for this client (the prompt's
+    /// `deadline_ms` after it came), while it is this client's turn.
+    pub turn_deadline: Option<Instant>,
     /// An action is in flight: no other is sent until it is answered.
     pub acting: bool,
-    /// The prompt the action in flight came from, offered again if the
-    /// server refuses it (a refusal changes nothing, so no new prompt comes).
+    /// The prompt the action in flight came from (with the table's
+    /// `moved_at` then), offered again if the server refuses it (a refusal
+    /// changes nothing, so no new prompt comes).
     sent_from: Option<(TableId, u64, Vec<Action>)>,
     pub quit: bool,
 }
@@ -206,6 +198,8 @@ impl App {
             lobby_selected: 0,
             history: Vec::new(),
             history_selected: 0,
+            history_next: None,
+            history_loading: false,
             replay: None,
             create: CreateForm::default(),
             join_input: String::new(),
@@ -215,6 +209,8 @@ impl App {
             chat_input: None,
             status: None,
             connection: Connection::Online,
+            now: Instant::now(),
+            turn_deadline: None,
             acting: false,
             sent_from: None,
             quit: false,
@@ -251,31 +247,75 @@ impl App {
             Msg::Update(update) => self.on_update(update),
             Msg::Key(key) => self.on_key(key),
             Msg::Done(outcome) => self.on_outcome(outcome),
+            Msg::Tick(now) => {
+                self.now = now;
+                Vec::new()
+            }
         }
+    }
+
+    /// The time left to act before a bot acts for this client, while its
+    /// turn is timed.
+    pub fn time_left(&self) -> Option<Duration> {
+        if self.actions().is_empty() {
+            return None;
+        }
+        self.turn_deadline.map(|deadline| deadline.saturating_duration_since(self.now))
     }
 
     fn on_update(&mut self, update: Update) -> Vec<Command> {
         match update {
-            Update::Snapshot { table, seq, state } => match self.table.as_mut() {
-                Some(model) if model.id == table => model.replace(seq, *state),
-                _ => {
-                    self.table = Some(TableModel::from_snapshot(table, seq, *state));
-                    self.selected = 0;
-                    self.screen = Screen::Table;
-                }
-            },
-            Update::Event { table, seq, event } => {
-                if let Some(model) = self.table.as_mut().filter(|model| model.id == table) {
-                    model.apply(seq, event);
-                    if model.finished() {
-                        self.info("Game over.");
+            Update::Snapshot { table, seq, state } => {
+                // A snapshot's actions come without a deadline: the prompt
+                // the server sends after it brings that.
+                self.turn_deadline = None;
+                match self.table.as_mut() {
+                    Some(model) if model.id == table => model.replace(seq, *state),
+                    _ => {
+                        self.table = Some(TableModel::from_snapshot(table, seq, *state));
+                        self.selected = 0;
+                        self.screen = Screen::Table;
                     }
                 }
             }
-            Update::YourTurn { table, actions, .. } => {
+            Update::Event { table, seq, event } => {
+                if let Some(model) = self.table.as_mut().filter(|model| model.id == table) {
+                    let fresh = seq > model.seq;
+                    let notice = match &event {
+                        Some(TableEvent::Table(notice)) if fresh => Some(notice.clone()),
+                        _ => None,
+                    };
+                    model.apply(seq, event);
+                    match notice {
+                        Some(TableNotice::Rated { .. }) => {
+                            let news = match model.your_rating() {
+                                Some(mine) => format!(
+                                    "Rated: your rating is now {} ({}).",
+                                    mine.rating,
+                                    signed(mine.change)
+                                ),
+                                None => "The game was rated.".to_owned(),
+                            };
+                            self.info(news);
+                        }
+                        Some(TableNotice::DealRevealed { hand, .. }) => {
+                            if let Some((_, Verdict::Mismatch)) = model.seals.checked {
+                                self.error(format!(
+                                    "MISMATCH: hand {}'s deal is not the one committed to before the bidding.",
+                                    hand + 1
+                                ));
+                            }
+                        }
+                        _ if model.finished() => self.info("Game over."),
+                        _ => {}
+                    }
+                }
+            }
+            Update::YourTurn { table, actions, deadline_ms, .. } => {
                 if let Some(model) = self.table.as_mut().filter(|model| model.id == table) {
                     model.prompt = Some(actions);
                     self.selected = 0;
+                    self.turn_deadline = deadline_ms.map(|ms| self.now + Duration::from_millis(ms));
                 }
             }
             Update::Lobby(tables) => self.set_lobby(tables),
@@ -351,12 +391,22 @@ impl App {
             Outcome::Done(Command::Leave(_)) => {}
             Outcome::Done(Command::Start(_) | Command::Rematch(_)) => self.info("A new game."),
             Outcome::Done(_) => {}
-            Outcome::Matches(matches) => {
-                self.history = matches;
+            Outcome::Matches(page) => {
+                self.history = page.matches;
+                self.history_next = page.next_cursor;
                 self.history_selected = 0;
+                self.history_loading = false;
                 if self.history.is_empty() {
                     self.info("No matches yet.");
                 }
+            }
+            Outcome::MoreMatches(page) => {
+                self.history.extend(page.matches);
+                self.history_next = page.next_cursor;
+                self.history_loading = false;
+                // Down again: the first of the new ones.
+                self.history_selected =
+                    (self.history_selected + 1).min(self.history.len().saturating_sub(1));
             }
             Outcome::Record(id, record) => {
                 let names = self
@@ -392,6 +442,9 @@ impl App {
                 self.status = None;
             }
             Outcome::HttpFailed(command, error) => {
+                if let Command::ListMatches | Command::MoreMatches(_) = command {
+                    self.history_loading = false;
+                }
                 self.error(format!("{} failed: {error}", command.what()))
             }
             Outcome::Failed(command, error) => {
@@ -401,7 +454,7 @@ impl App {
                     if let (Some((id, seq, actions)), Some(model)) =
                         (self.sent_from.take(), self.table.as_mut())
                         && model.id == id
-                        && model.seq == seq
+                        && model.moved_at == seq
                         && model.prompt.is_none()
                     {
                         model.prompt = Some(actions);
@@ -458,6 +511,7 @@ impl App {
             KeyCode::Char('h') => {
                 self.screen = Screen::History;
                 self.status = None;
+                self.history_loading = true;
                 return vec![Command::ListMatches];
             }
             KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
@@ -482,10 +536,26 @@ impl App {
         match key.code {
             KeyCode::Esc | KeyCode::Char('q') => self.screen = Screen::Lobby,
             KeyCode::Up => self.history_selected = self.history_selected.saturating_sub(1),
-            KeyCode::Down => {
+            KeyCode::Down | KeyCode::PageDown | KeyCode::End => {
                 let last = self.history.len().saturating_sub(1);
-                self.history_selected = (self.history_selected + 1).min(last);
+                let target = match key.code {
+                    KeyCode::Down => self.history_selected + 1,
+                    KeyCode::PageDown => self.history_selected + 10,
+                    _ => last,
+                };
+                // Past the last one loaded: the next page, if there is one.
+                if target > last
+                    && self.history_selected == last
+                    && !self.history_loading
+                    && let Some(cursor) = self.history_next.clone()
+                {
+                    self.history_loading = true;
+                    return vec![Command::MoreMatches(cursor)];
+                }
+                self.history_selected = target.min(last);
             }
+            KeyCode::PageUp => self.history_selected = self.history_selected.saturating_sub(10),
+            KeyCode::Home => self.history_selected = 0,
             KeyCode::Enter => match self.history.get(self.history_selected) {
                 Some(row) if row.finished => return vec![Command::FetchRecord(row.id.clone())],
                 Some(_) => {
@@ -519,20 +589,12 @@ impl App {
 
     fn create_key(&mut self, key: KeyEvent) -> Vec<Command> {
         let form = &mut self.create;
-        let presets = Preset::ALL.len();
         match key.code {
             KeyCode::Esc => self.screen = Screen::Lobby,
-            KeyCode::Up => form.field = (form.field + CreateForm::FIELDS - 1) % CreateForm::FIELDS,
-            KeyCode::Down | KeyCode::Tab => form.field = (form.field + 1) % CreateForm::FIELDS,
-            KeyCode::Left | KeyCode::Right | KeyCode::Char(' ') => {
-                let forward = key.code != KeyCode::Left;
-                match form.field {
-                    0 if forward => form.preset = (form.preset + 1) % presets,
-                    0 => form.preset = (form.preset + presets - 1) % presets,
-                    1 => form.bots = !form.bots,
-                    _ => form.private = !form.private,
-                }
-            }
+            KeyCode::Up | KeyCode::BackTab => form.move_cursor(false),
+            KeyCode::Down | KeyCode::Tab => form.move_cursor(true),
+            KeyCode::Left => form.change(false),
+            KeyCode::Right | KeyCode::Char(' ') => form.change(true),
             KeyCode::Enter => {
                 self.info("Creating the table…");
                 return vec![Command::Create(self.create.settings())];
@@ -609,7 +671,7 @@ impl App {
                 if let Some(action) = self.actions().get(self.selected).copied() {
                     self.acting = true;
                     if let Some(model) = self.table.as_mut() {
-                        let seq = model.seq;
+                        let seq = model.moved_at;
                         self.sent_from =
                             model.prompt.take().map(|actions| (id.clone(), seq, actions));
                     }
@@ -636,6 +698,15 @@ impl App {
             _ => {}
         }
         Vec::new()
+    }
+}
+
+/// A rating change as shown: "+12", "−8", "±0".
+pub fn signed(change: i32) -> String {
+    match change {
+        0 => "±0".to_owned(),
+        change if change > 0 => format!("+{change}"),
+        change => format!("−{}", change.unsigned_abs()),
     }
 }
 

@@ -6,8 +6,10 @@
 //! keys pressed and the outcomes of the requests it makes.
 
 pub mod app;
+pub mod form;
 pub mod history;
 pub mod identity;
 pub mod invite;
+pub mod seal;
 pub mod table;
 pub mod ui;

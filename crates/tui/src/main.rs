@@ -4,6 +4,7 @@
 //! redraws.
 
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Parser;
@@ -110,6 +111,9 @@ async fn run(
         spawn(&client, &server, command, &messages);
     }
     let mut updates_open = true;
+    // While a turn timer runs, its countdown is redrawn four times a second.
+    let mut ticks = tokio::time::interval(Duration::from_millis(250));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         terminal.draw(|frame| ui::draw(frame, &app)).context("cannot draw")?;
         let msg = tokio::select! {
@@ -121,7 +125,9 @@ async fn run(
                 }
             },
             Some(msg) = inbox.recv() => msg,
+            _ = ticks.tick(), if app.time_left().is_some() => Msg::Tick(Instant::now()),
         };
+        app.update(Msg::Tick(Instant::now()));
         for command in app.update(msg) {
             spawn(&client, &server, command, &messages);
         }
@@ -167,10 +173,15 @@ async fn execute(client: &Client, server: &str, command: Command) -> Outcome {
             client.chat(table, text.clone()).await.map(|()| Outcome::Done(command.clone()))
         }
         // The history is the HTTP API's, not the WebSocket's.
-        Command::ListMatches => {
+        Command::ListMatches | Command::MoreMatches(_) => {
             let player = &client.identity().player.id;
-            return match history::matches(server, player).await {
-                Ok(matches) => Outcome::Matches(matches),
+            let cursor = match &command {
+                Command::MoreMatches(cursor) => Some(cursor.as_str()),
+                _ => None,
+            };
+            return match history::matches(server, player, cursor).await {
+                Ok(page) if cursor.is_some() => Outcome::MoreMatches(page),
+                Ok(page) => Outcome::Matches(page),
                 Err(error) => Outcome::HttpFailed(command, error),
             };
         }

@@ -10,7 +10,11 @@ use euchre_engine::{
     Action, Card, Event, GameResult, GameView, HandOutcome, LonerLead, PerTeam, Phase,
     RubberResult, Rules, Seat, Suit, Team, Viewer,
 };
-use euchre_protocol::{Occupant, TableEvent, TableId, TableNotice, TableState, TableSummary};
+use euchre_protocol::{
+    Occupant, SeatRating, TableEvent, TableId, TableNotice, TableState, TableSummary,
+};
+
+use crate::seal::Seals;
 
 /// One line of chat.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,6 +27,9 @@ pub struct ChatLine {
 pub struct TableModel {
     pub id: TableId,
     pub seq: u64,
+    /// The seq of the last event that moved the game (or of the snapshot):
+    /// a prompt stands until it changes.
+    pub moved_at: u64,
     pub summary: TableSummary,
     pub seats: Vec<Option<Occupant>>,
     pub your_seat: Option<u8>,
@@ -41,11 +48,24 @@ pub struct TableModel {
     /// the hand before it (as the server's view has it), so this is kept
     /// here until the next deal.
     pub hand_result: Option<HandOutcome>,
+    /// The deal's commitment, and the last reveal as checked here.
+    pub seals: Seals,
+    /// Each seat's new rating after the last rated game at this table. It
+    /// comes a moment after `game_won` (after a quick rematch has begun).
+    pub rated: Option<Vec<SeatRating>>,
 }
 
 impl TableModel {
     pub fn from_snapshot(table: TableId, seq: u64, state: TableState) -> TableModel {
         let prompt = (!state.actions.is_empty()).then_some(state.actions);
+        let mut seals = Seals::default();
+        if let Some(game) = &state.game {
+            // Joined mid-hand: the up-card is known, the cards dealt are not.
+            seals.dealt(game.hand_number, None, game.up_card);
+            if let Some(commitment) = state.deal_commitment {
+                seals.committed(game.hand_number, commitment);
+            }
+        }
         let last_trick = state
             .game
             .as_ref()
@@ -53,6 +73,7 @@ impl TableModel {
         TableModel {
             id: table,
             seq,
+            moved_at: seq,
             summary: state.summary,
             seats: state.seats,
             your_seat: state.your_seat,
@@ -63,15 +84,28 @@ impl TableModel {
             rubber: None,
             last_trick,
             hand_result: None,
+            seals,
+            rated: None,
         }
     }
 
     /// A new snapshot of the same table (after a reconnection whose missed
-    /// events are gone): what only this client keeps, the chat, stays.
+    /// events are gone): what only this client keeps (the chat, the last
+    /// ratings and deal checked) stays.
     pub fn replace(&mut self, seq: u64, state: TableState) {
         let chat = std::mem::take(&mut self.chat);
+        let rated = self.rated.take();
+        let checked = self.seals.checked.take();
         *self = TableModel::from_snapshot(self.id.clone(), seq, state);
         self.chat = chat;
+        self.rated = rated;
+        self.seals.checked = checked;
+    }
+
+    /// This client's rating after the last rated game, if it played.
+    pub fn your_rating(&self) -> Option<&SeatRating> {
+        let seat = self.your_seat?;
+        self.rated.as_ref()?.iter().find(|rating| rating.seat == seat)
     }
 
     pub fn rules(&self) -> &Rules {
@@ -94,9 +128,13 @@ impl TableModel {
             return;
         }
         self.seq = seq;
-        // Anything that happens makes the prompt stale; the server sends a
-        // fresh one if it is still this client's turn.
-        self.prompt = None;
+        // What moves the game makes the prompt stale (the server sends a
+        // fresh one if it is still this client's turn); a table's notice (a
+        // rating, a deal's seal, chat) leaves it standing, and no new one comes.
+        if euchre_client::moves_game(event.as_ref()) {
+            self.moved_at = seq;
+            self.prompt = None;
+        }
         match event {
             None => {}
             Some(TableEvent::Table(notice)) => self.apply_notice(notice),
@@ -137,12 +175,19 @@ impl TableModel {
                 self.between_games = false;
                 self.rubber = None;
                 self.last_trick = None;
+                // The last game's rating, if it has come; one that comes
+                // later is still shown, as the last game's.
+                self.rated = None;
             }
             TableNotice::Chat { from, text } => self.chat.push(ChatLine { from, text }),
-            // Ratings are shown by the browser client; the terminal does not yet.
-            TableNotice::Rated { .. } => {}
-            // The deal's commitment and reveal: not shown here (yet).
-            TableNotice::DealCommitted { .. } | TableNotice::DealRevealed { .. } => {}
+            TableNotice::Rated { ratings, .. } => self.rated = Some(ratings),
+            TableNotice::DealCommitted { hand, commitment } => {
+                self.seals.committed(hand, commitment)
+            }
+            TableNotice::DealRevealed { hand, deck, salt } => {
+                let rules = self.summary.rules;
+                self.seals.revealed(&rules, hand, &deck, &salt);
+            }
         }
     }
 
@@ -167,7 +212,10 @@ impl TableModel {
                 self.between_games = false;
             }
             let own = me.map(|seat| hands.get(seat.index()).map(|set| set.to_vec()));
-            deal(&mut game, number, dealer, up_card, own.map(Option::unwrap_or_default));
+            let own = own.map(Option::unwrap_or_default);
+            let seen = me.zip(own.clone()).map(|(seat, cards)| (seat.0, cards));
+            self.seals.dealt(number, seen, up_card);
+            deal(&mut game, number, dealer, up_card, own);
             if let Some(outcome) = self.hand_result.take() {
                 game.last_outcome = Some(outcome);
             }

@@ -11,8 +11,10 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
-use crate::app::{App, Connection, CreateForm, Replay, Screen, StatusKind};
+use crate::app::{App, Connection, CreateForm, Replay, Screen, StatusKind, signed};
+use crate::form::{BOT_LEVELS, Field, SeatChoice, level_name};
 use crate::history::MatchRow;
+use crate::seal::{self, Verdict};
 use crate::table::TableModel;
 use euchre_engine::view::sorted_for_display;
 
@@ -97,7 +99,7 @@ fn help_line(app: &App) -> String {
             " ↑↓ pick · Enter sit · w watch · n new · j join · h history · r refresh · q quit"
                 .into()
         }
-        Screen::History => " ↑↓ pick · Enter replay · Esc back".into(),
+        Screen::History => " ↑↓ PgUp/PgDn pick · Enter replay · Esc back".into(),
         Screen::Replay => " ←→ previous/next hand · Home/End first/last · Esc back".into(),
         Screen::Create => " ↑↓ field · ←→ change · Enter create and sit · Esc back".into(),
         Screen::Join => " Enter join (a full table is watched) · Esc back".into(),
@@ -220,47 +222,66 @@ fn selectable_list<T>(
 fn create(frame: &mut Frame, form: &CreateForm, area: Rect) {
     let preset = form.preset();
     let rules = preset.rules();
-    let field = |index: usize, label: &str, value: String| {
-        let style = if form.field == index { reversed() } else { Style::new() };
+    let cursor = form.current();
+    let line = |field: Field, label: String, value: String, note: &str| {
+        let style = if cursor == field { reversed() } else { Style::new() };
         Line::from(vec![
             Span::raw(format!("  {label:<10}")),
             Span::styled(format!("‹ {value} ›"), style),
+            Span::styled(format!(" {note}"), dim()),
         ])
     };
-    let others = rules.players - 1;
-    let lines = vec![
+    let table_level = level_name(form.bot_level());
+    let mut lines = vec![
         Line::raw(""),
-        field(0, "Rules", preset.name().to_owned()),
+        line(Field::Preset, "Rules".into(), preset.name().to_owned(), ""),
         Line::styled(
             format!("            {} · {}", form_name(&rules), describe_preset(preset)),
             dim(),
         ),
         Line::raw(""),
-        field(
-            1,
-            "Seats",
-            if form.bots {
-                format!("bots in the other {others}")
-            } else {
-                "empty, for friends (s starts with bots)".into()
-            },
-        ),
-        Line::raw(""),
-        field(
-            2,
-            "Table",
-            if form.private {
-                "private: invite only".into()
-            } else {
-                "public: in the lobby".into()
-            },
-        ),
-        Line::raw(""),
-        Line::styled(
-            format!("  {} rule presets: ←→ go through them all.", Preset::ALL.len()),
-            dim(),
-        ),
     ];
+    for seat in form.other_seats() {
+        let value = match form.seat(seat) {
+            SeatChoice::Bot => format!("bot, the table's level ({table_level})"),
+            SeatChoice::BotAt(level) => {
+                format!("bot, {}", level_name(BOT_LEVELS[level % BOT_LEVELS.len()]))
+            }
+            SeatChoice::Open => "empty, for a person".into(),
+        };
+        lines.push(line(Field::Seat(seat), format!("Seat {seat}"), value, ""));
+    }
+    lines.push(line(
+        Field::BotLevel,
+        "Bot level".into(),
+        table_level.into(),
+        "also plays for anyone away",
+    ));
+    let bots = form.bot_seats().len();
+    let open = form.other_seats().len() - bots;
+    // At most 66 characters: under the values, within 80 columns.
+    let seats_note = match (bots, open) {
+        (_, 0) => format!("Seat 0 is yours, bots in the other {bots}: it starts at once."),
+        (0, _) => "Seat 0 is yours; the rest wait for people (s starts with bots).".into(),
+        (_, 1) => "Seat 0 is yours; 1 seat waits for a person (s starts with bots).".into(),
+        _ => format!("Seat 0 is yours; {open} seats wait for people (s starts with bots)."),
+    };
+    let seats_note = format!("            {seats_note}");
+    lines.push(Line::styled(seats_note, dim()));
+    lines.push(Line::raw(""));
+    let visibility = if form.private { "private: invite only" } else { "public: in the lobby" };
+    lines.push(line(Field::Private, "Table".into(), visibility.into(), ""));
+    let (rated, note) = match (form.rated, bots) {
+        (false, _) => ("no", ""),
+        (true, 0) => ("yes", "when every seat is a person"),
+        (true, _) => ("yes", "but a game with a bot never is"),
+    };
+    lines.push(line(Field::Rated, "Rated".into(), rated.into(), note));
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        format!("  {} rule presets: ←→ go through them all.", Preset::ALL.len()),
+        dim(),
+    ));
     frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(" New table ")), area);
 }
 
@@ -353,7 +374,8 @@ fn table_screen(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {
         Some(game) => game_lines(table, game),
         None => waiting_lines(app, table),
     };
-    let block = Block::bordered().title(format!(" {} ", form_name(table.rules())));
+    let timer = table.summary.turn_seconds.map_or_else(String::new, |s| format!(" · {s} s a turn"));
+    let block = Block::bordered().title(format!(" {}{timer} ", form_name(table.rules())));
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), left);
     chat(frame, app, table, right);
     action_bar(frame, app, table, actions);
@@ -500,8 +522,11 @@ fn game_lines(table: &TableModel, game: &GameView) -> Vec<Line<'static>> {
     }
     lines.push(Line::styled(score, bold()));
     lines.push(result_line(table, game));
-    // The player's own hand, as the server sorts it.
-    if let Some(hand) = &game.hand {
+    lines.extend(rated_line(table, game));
+    lines.extend(seal_line(table));
+    // The player's own hand, as the server sorts it (none left at the end).
+    if let Some(hand) = game.hand.as_ref().filter(|hand| !hand.is_empty() || game.winner.is_none())
+    {
         let mut spans = vec![Span::raw("Your hand: ")];
         for card in hand {
             spans.push(card_span(*card));
@@ -510,6 +535,49 @@ fn game_lines(table: &TableModel, game: &GameView) -> Vec<Line<'static>> {
         lines.push(Line::from(spans));
     }
     lines
+}
+
+/// Each seat's new rating after a rated game: this one when it is over,
+/// else the last one (the rating can come after a quick rematch began).
+fn rated_line(table: &TableModel, game: &GameView) -> Option<Line<'static>> {
+    let ratings = table.rated.as_ref()?;
+    let entries: Vec<String> = ratings
+        .iter()
+        .map(|rating| {
+            let who = if table.your_seat == Some(rating.seat) {
+                "you".to_owned()
+            } else {
+                seat_name(table, Seat(rating.seat))
+            };
+            format!("{who} {} ({})", rating.rating, signed(rating.change))
+        })
+        .collect();
+    let what = if game.winner.is_some() { "Rated" } else { "Last game rated" };
+    Some(Line::styled(format!("{what}: {}", entries.join(" · ")), Style::new().fg(Color::Cyan)))
+}
+
+/// The deal's commitment (sent before the bidding) and how the last
+/// revealed deal checked out here.
+fn seal_line(table: &TableModel) -> Option<Line<'static>> {
+    let mut spans = Vec::new();
+    if let Some((_, commitment)) = table.seals.current() {
+        spans.push(Span::styled(format!("Deal sealed #{}", seal::short(&commitment)), dim()));
+    }
+    if let Some((hand, verdict)) = table.seals.checked {
+        if !spans.is_empty() {
+            spans.push(Span::styled(" · ", dim()));
+        }
+        spans.push(Span::styled(format!("hand {}: ", hand + 1), dim()));
+        spans.push(match verdict {
+            Verdict::Verified => Span::styled("deal verified ✓", Style::new().fg(Color::Green)),
+            Verdict::Mismatch => Span::styled(
+                "deal MISMATCH ✗",
+                Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+            ),
+            Verdict::Unchecked => Span::styled("deal not checked (no commitment seen)", dim()),
+        });
+    }
+    (!spans.is_empty()).then(|| Line::from(spans))
 }
 
 /// A side in a word or two, for the tricks and score lines.
@@ -524,14 +592,35 @@ fn short_side(table: &TableModel, team: Team) -> String {
     name.replace(" (you)", "*")
 }
 
-/// The game's end, or how the last hand went.
+/// The game's end, a rubber's break between games, or how the last hand went.
 fn result_line(table: &TableModel, game: &GameView) -> Line<'static> {
+    let over = Style::new().fg(Color::Green).add_modifier(Modifier::BOLD);
+    if let (Some(team), Some(result)) = (game.winner, table.rubber.filter(|_| game.rules.rubber)) {
+        let won = |side: Team| game.games.iter().filter(|done| done.winner == side).count();
+        let points = result.rubber_points.as_slice();
+        let losers = (0..game.rules.teams()).map(Team).filter(|side| *side != team);
+        let lost_games = losers.clone().map(won).max().unwrap_or(0);
+        let lost_points = losers.filter_map(|side| points.get(side.index())).max().unwrap_or(&0);
+        return Line::styled(
+            format!(
+                "Game over: {} won the rubber, {} games to {lost_games}; rubber points {} to {lost_points}, a margin of {}.",
+                side_name(table, team),
+                won(team),
+                points.get(team.index()).unwrap_or(&0),
+                result.margin
+            ),
+            over,
+        );
+    }
     if let Some(team) = game.winner {
         let scores: Vec<String> = game.scores.iter().map(u16::to_string).collect();
         return Line::styled(
             format!("Game over: {} won, {}.", side_name(table, team), scores.join("–")),
-            Style::new().fg(Color::Green).add_modifier(Modifier::BOLD),
+            over,
         );
+    }
+    if let Some(banner) = rubber_banner(table, game) {
+        return Line::styled(banner, Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD));
     }
     let text = match game.last_outcome {
         Some(HandOutcome::Played(played))
@@ -556,6 +645,27 @@ fn result_line(table: &TableModel, game: &GameView) -> Line<'static> {
         _ => String::new(),
     };
     Line::styled(text, dim())
+}
+
+/// Playing rubbers, after a game is won and until the next one's first
+/// hand is scored: which game went to whom, and what comes next.
+fn rubber_banner(table: &TableModel, game: &GameView) -> Option<String> {
+    let last = game.games.last().filter(|_| game.rules.rubber)?;
+    let fresh = table.between_games || game.scores.iter().all(|score| *score == 0);
+    if !fresh {
+        return None;
+    }
+    let scores = last.scores.as_slice();
+    let winners = scores.get(last.winner.index()).copied().unwrap_or(0);
+    let losers = (0..scores.len()).filter(|side| *side != last.winner.index());
+    let losers = losers.filter_map(|side| scores.get(side)).max().copied().unwrap_or(0);
+    let number = game.games.len();
+    // Short enough for one line at 80 columns.
+    Some(format!(
+        "Game {number} to {}, {winners}–{losers}; game {} begins at 0.",
+        short_side(table, last.winner),
+        number + 1
+    ))
 }
 
 fn chat(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {
@@ -586,7 +696,18 @@ fn chat(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {
 fn action_bar(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {
     let actions = app.actions();
     let lines = if !actions.is_empty() {
-        let mut spans = vec![Span::styled("Your turn: ", bold())];
+        let mut spans = vec![Span::styled("Your turn", bold())];
+        if let Some(left) = app.time_left() {
+            // Whole seconds, rounded up: "0 s" only once time is up.
+            let seconds = left.as_millis().div_ceil(1000);
+            let style = if seconds <= 5 {
+                Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)
+            } else {
+                Style::new().fg(Color::Yellow)
+            };
+            spans.push(Span::styled(format!(" ({seconds} s left)"), style));
+        }
+        spans.push(Span::styled(": ", bold()));
         for (index, action) in actions.iter().enumerate() {
             let style = if index == app.selected { reversed() } else { Style::new() };
             let mut label = vec![Span::styled(format!("{} ", index + 1), style)];
@@ -597,11 +718,11 @@ fn action_bar(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {
         vec![Line::from(spans)]
     } else if table.finished() {
         let host = table.summary.host == app.name;
-        vec![Line::raw(if host {
-            "The game is over. r: rematch · l: back to the lobby"
-        } else {
-            "The game is over. l: back to the lobby"
-        })]
+        let rating = table.your_rating().map_or_else(String::new, |mine| {
+            format!(" Your rating: {} ({}).", mine.rating, signed(mine.change))
+        });
+        let keys = if host { "r: rematch · l: back to the lobby" } else { "l: back to the lobby" };
+        vec![Line::raw(format!("The game is over.{rating} {keys}"))]
     } else if app.acting {
         vec![Line::styled("Sending…", dim())]
     } else {
@@ -634,9 +755,16 @@ fn history(frame: &mut Frame, app: &App, area: Rect) {
             names.join(", ")
         )
     };
+    let title = match (&app.history_next, app.history_loading) {
+        (_, true) if !app.history.is_empty() => {
+            format!(" Your matches ({}, loading more…) ", app.history.len())
+        }
+        (Some(_), _) => format!(" Your matches ({}, ↓ at the end for more) ", app.history.len()),
+        _ => format!(" Your matches ({}) ", app.history.len()),
+    };
     let list = selectable_list(
         area,
-        format!(" Your matches ({}) ", app.history.len()),
+        title,
         header,
         "No matches yet (or still loading).",
         &app.history,

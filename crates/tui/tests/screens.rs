@@ -8,6 +8,7 @@ use euchre_protocol::{
     Occupant, PlayerInfo, TableEvent, TableNotice, TableState, TableStatus, TableSummary,
 };
 use euchre_tui::app::{App, Command, Connection, Msg, Outcome, Screen};
+use euchre_tui::history::MatchPage;
 use euchre_tui::table::TableModel;
 use euchre_tui::ui;
 use ratatui::Terminal;
@@ -186,6 +187,7 @@ fn the_create_form_offers_every_preset_and_sits_at_the_new_table() {
     assert!(screen.contains("‹ standard ›"), "{screen}");
     assert!(screen.contains("bots in the other 3"), "{screen}");
     assert!(screen.contains("public: in the lobby"), "{screen}");
+    assert!(screen.contains("Rated     ‹ yes ›"), "rated by default: {screen}");
     // Every preset comes round with the arrow keys.
     let mut seen = Vec::new();
     for _ in 0..Preset::ALL.len() {
@@ -197,8 +199,10 @@ fn the_create_form_offers_every_preset_and_sits_at_the_new_table() {
     while app.create.preset() != Preset::ThreeHanded {
         app.update(key(KeyCode::Right));
     }
-    app.update(key(KeyCode::Down));
-    app.update(key(KeyCode::Down));
+    // Down past the two seats and the bot level to the table's visibility.
+    for _ in 0..4 {
+        app.update(key(KeyCode::Down));
+    }
     app.update(key(KeyCode::Right));
     let screen = render(&app, 80, 24);
     assert!(screen.contains("3 players, a dummy"), "{screen}");
@@ -221,6 +225,64 @@ fn the_create_form_offers_every_preset_and_sits_at_the_new_table() {
             or_watch: false
         }]
     );
+}
+
+#[test]
+fn the_create_form_sets_each_bots_level_and_whether_the_table_is_rated() {
+    let mut app = app();
+    app.update(key(KeyCode::Char('n')));
+    let screen = render(&app, 80, 24);
+    for seat in 1..4 {
+        assert!(
+            screen.contains(&format!("Seat {seat}    ‹ bot, the table's level (easy) ›")),
+            "{screen}"
+        );
+    }
+    assert!(screen.contains("Bot level ‹ easy ›"), "{screen}");
+    assert!(screen.contains("a game with a bot never is"), "{screen}");
+    // Seat 1: hard; seat 2: left for a person; the table: medium.
+    app.update(key(KeyCode::Down));
+    for _ in 0..4 {
+        app.update(key(KeyCode::Right));
+    }
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Left));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Right));
+    // Rated off (the bottom line).
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Right));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Seat 1    ‹ bot, hard ›"), "{screen}");
+    assert!(screen.contains("Seat 2    ‹ empty, for a person ›"), "{screen}");
+    assert!(screen.contains("Seat 3    ‹ bot, the table's level (medium) ›"), "{screen}");
+    assert!(screen.contains("Bot level ‹ medium ›"), "{screen}");
+    assert!(screen.contains("1 seat waits for a person"), "{screen}");
+    assert!(screen.contains("Rated     ‹ no ›"), "{screen}");
+    let commands = app.update(key(KeyCode::Enter));
+    let [Command::Create(settings)] = commands.as_slice() else { panic!("{commands:?}") };
+    assert_eq!(settings.bot_seats, vec![1, 3]);
+    assert_eq!(settings.bot, "medium");
+    assert_eq!(settings.seat_bots, vec![euchre_protocol::SeatBot { seat: 1, bot: "hard".into() }]);
+    assert!(!settings.rated);
+    // A table of people only, rated: no bots, and the note says it counts.
+    let mut app = app_with_form(|form| {
+        form.seats = [euchre_tui::form::SeatChoice::Open; 3];
+    });
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("when every seat is a person"), "{screen}");
+    let commands = app.update(key(KeyCode::Enter));
+    let [Command::Create(settings)] = commands.as_slice() else { panic!("{commands:?}") };
+    assert!(settings.bot_seats.is_empty() && settings.rated, "{settings:?}");
+}
+
+fn app_with_form(change: impl FnOnce(&mut euchre_tui::form::CreateForm)) -> App {
+    let mut app = app();
+    app.update(key(KeyCode::Char('n')));
+    change(&mut app.create);
+    app
 }
 
 #[test]
@@ -416,7 +478,11 @@ fn history_lists_matches_and_replays_one_hand_by_hand() {
     let mut app = app();
     assert_eq!(app.update(key(KeyCode::Char('h'))), vec![Command::ListMatches]);
     assert_eq!(app.screen, Screen::History);
-    app.update(Msg::Done(Outcome::Matches(vec![match_row("m1", true), match_row("m2", false)])));
+    let page = MatchPage {
+        matches: vec![match_row("m1", true), match_row("m2", false)],
+        next_cursor: None,
+    };
+    app.update(Msg::Done(Outcome::Matches(page)));
     let screen = render(&app, 80, 24);
     assert!(screen.contains("Your matches (2)"), "{screen}");
     assert!(screen.contains("10–6"), "{screen}");
@@ -445,6 +511,40 @@ fn history_lists_matches_and_replays_one_hand_by_hand() {
     assert!(screen.contains("score 10–") || screen.contains("–10"), "the final score: {screen}");
     app.update(key(KeyCode::Esc));
     assert_eq!(app.screen, Screen::History);
+}
+
+#[test]
+fn the_history_pages_past_the_first_fifty_matches() {
+    let mut app = app();
+    app.update(key(KeyCode::Char('h')));
+    let rows = |from: usize, count: usize| -> Vec<_> {
+        (from..from + count).map(|n| match_row(&format!("m{n}"), true)).collect()
+    };
+    let page = MatchPage { matches: rows(0, 50), next_cursor: Some("c50".into()) };
+    app.update(Msg::Done(Outcome::Matches(page)));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Your matches (50, ↓ at the end for more)"), "{screen}");
+    // Down to the last one loaded asks for nothing; once more, the next page.
+    for _ in 0..49 {
+        assert!(app.update(key(KeyCode::Down)).is_empty());
+    }
+    assert_eq!(app.history_selected, 49);
+    assert!(render(&app, 80, 24).contains("m49"), "the list scrolls with the cursor");
+    assert_eq!(app.update(key(KeyCode::Down)), vec![Command::MoreMatches("c50".into())]);
+    assert!(app.update(key(KeyCode::Down)).is_empty(), "one page at a time");
+    assert!(render(&app, 80, 24).contains("loading more…"));
+    let page = MatchPage { matches: rows(50, 7), next_cursor: None };
+    app.update(Msg::Done(Outcome::MoreMatches(page)));
+    assert_eq!(app.history.len(), 57);
+    assert_eq!(app.history_selected, 50, "on the first of the new page");
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Your matches (57)"), "{screen}");
+    assert!(screen.contains("m50"), "{screen}");
+    // The last page: End stays there, and asks for nothing.
+    assert!(app.update(key(KeyCode::End)).is_empty());
+    assert_eq!(app.history_selected, 56);
+    assert!(app.update(key(KeyCode::Down)).is_empty());
+    assert_eq!(app.update(key(KeyCode::Enter)), vec![Command::FetchRecord("m56".into())]);
 }
 
 #[test]
@@ -477,4 +577,268 @@ fn a_private_table_waiting_for_players_shows_its_invite_link() {
     assert!(screen.contains("Press s to start"), "{screen}");
     assert!(screen.contains("http://127.0.0.1:8080/#/table/t1?invite=k9x2"), "{screen}");
     assert_eq!(app.update(key(KeyCode::Char('s'))), vec![Command::Start(TABLE.into())]);
+}
+
+fn notice(app: &mut App, seq: u64, notice: TableNotice) {
+    app.update(Msg::Update(Update::Event {
+        table: TABLE.into(),
+        seq,
+        event: Some(TableEvent::Table(notice)),
+    }));
+}
+
+/// A table's notices do not move the game: the prompt they follow stands
+/// (the server sends no new one after them). A rating comes a moment after
+/// `game_won`, often after the next game's first prompt.
+#[test]
+fn a_prompt_stands_through_the_tables_notices() {
+    let mut app = app_at_play(Preset::Standard, 3);
+    let actions = app.actions().to_vec();
+    assert!(!actions.is_empty());
+    let rating = |seat| euchre_protocol::SeatRating {
+        seat,
+        player_id: format!("p{seat}"),
+        rating: 1500,
+        change: 0,
+    };
+    let notices = [
+        TableNotice::Rated { form: "partnership".into(), ratings: (0..4).map(rating).collect() },
+        TableNotice::Chat { from: "Bob".into(), text: "hurry".into() },
+        TableNotice::Presence { seat: 2, connected: false, grace_ms: None },
+        TableNotice::DealCommitted { hand: 0, commitment: euchre_engine::Commitment([1; 32]) },
+    ];
+    for (seq, later) in (2..).zip(notices) {
+        notice(&mut app, seq, later.clone());
+        assert_eq!(app.actions(), actions.as_slice(), "after {later:?}");
+    }
+    assert!(render(&app, 80, 24).contains("Your turn: 1 Play"));
+    // A refused move is offered again even if a notice came meanwhile.
+    let commands = app.update(key(KeyCode::Enter));
+    notice(&mut app, 10, TableNotice::Chat { from: "Bob".into(), text: "go".into() });
+    let refused = euchre_client::Error::Refused { code: "x".into(), message: "no".into() };
+    app.update(Msg::Done(Outcome::Failed(commands[0].clone(), refused)));
+    assert_eq!(app.actions(), actions.as_slice());
+    // A game event does make it stale.
+    let seat = euchre_engine::Seat(1);
+    app.update(Msg::Update(Update::Event {
+        table: TABLE.into(),
+        seq: 11,
+        event: Some(TableEvent::Game(euchre_engine::Event::SitsOut { seat })),
+    }));
+    assert!(app.actions().is_empty());
+}
+
+/// A game fed to Ann's app as the server sends it to her: each deal sealed
+/// (`deal_committed` right after `hand_dealt`), each hand revealed right
+/// after `hand_ended`. `tamper` changes the deck of every reveal.
+struct SealedFeed {
+    game: Game,
+    seq: u64,
+    salts: u8,
+    tamper: bool,
+}
+
+impl SealedFeed {
+    fn start(app: &mut App, preset: Preset, seed: u64, tamper: bool) -> SealedFeed {
+        let mut game = Game::new(preset.rules(), seed).expect("valid rules");
+        let commitment = game.seal_hand(euchre_engine::Salt([1; 32]));
+        let Update::Snapshot { table, seq, mut state } =
+            snapshot(preset, &game, Viewer::Seat(Seat(0)))
+        else {
+            unreachable!()
+        };
+        state.deal_commitment = Some(commitment);
+        app.update(Msg::Update(Update::Snapshot { table, seq, state }));
+        SealedFeed { game, seq, salts: 1, tamper }
+    }
+
+    fn send(&mut self, app: &mut App, event: TableEvent) {
+        self.seq += 1;
+        app.update(Msg::Update(Update::Event {
+            table: TABLE.into(),
+            seq: self.seq,
+            event: Some(event),
+        }));
+    }
+
+    /// The next action (trump made where it can be), fed with its events.
+    /// False once the game is over.
+    fn step(&mut self, app: &mut App) -> bool {
+        let Some(seat) = self.game.turn() else { return false };
+        let actions = self.game.legal_actions(seat);
+        let action = *actions.iter().find(|a| **a != Action::Pass).unwrap_or(&actions[0]);
+        let hand = self.game.record().hands.len() as u32 - 1;
+        let events = self.game.apply(seat, action).expect("legal");
+        for event in events {
+            self.send(app, TableEvent::Game(event.for_viewer(Viewer::Seat(Seat(0)))));
+            match event {
+                euchre_engine::Event::HandEnded { .. } => {
+                    let record = &self.game.record().hands[hand as usize];
+                    let mut deck = record.deal.deck();
+                    if self.tamper {
+                        deck.swap(0, 20);
+                    }
+                    let salt = record.seal.expect("sealed").salt;
+                    self.send(
+                        app,
+                        TableEvent::Table(TableNotice::DealRevealed { hand, deck, salt }),
+                    );
+                }
+                euchre_engine::Event::HandDealt { number, .. } => {
+                    self.salts += 1;
+                    let commitment = self.game.seal_hand(euchre_engine::Salt([self.salts; 32]));
+                    let notice = TableNotice::DealCommitted { hand: number, commitment };
+                    self.send(app, TableEvent::Table(notice));
+                }
+                _ => {}
+            }
+        }
+        true
+    }
+
+    /// Plays on until hand `number` (from 0) has been dealt and committed.
+    fn until_hand(&mut self, app: &mut App, number: u32) {
+        while self.game.record().hands.len() as u32 <= number {
+            assert!(self.step(app), "the game ended before hand {number}");
+        }
+    }
+
+    fn commitment(&self) -> String {
+        let seal = self.game.record().hands.last().and_then(|hand| hand.seal).expect("sealed");
+        seal.commitment.to_string()[..8].to_owned()
+    }
+}
+
+#[test]
+fn each_deal_shows_its_seal_and_is_verified_here_when_revealed() {
+    for preset in [Preset::Standard, Preset::ThreeHanded, Preset::TwoHanded, Preset::Cutthroat] {
+        let mut app = app();
+        let mut feed = SealedFeed::start(&mut app, preset, 7, false);
+        let screen = render(&app, 80, 24);
+        assert!(screen.contains(&format!("Deal sealed #{}", feed.commitment())), "{screen}");
+        assert!(!screen.contains("verified"), "nothing revealed yet: {screen}");
+        feed.until_hand(&mut app, 1);
+        let screen = render(&app, 80, 24);
+        assert!(screen.contains(&format!("Deal sealed #{}", feed.commitment())), "{screen}");
+        assert!(screen.contains("hand 1: deal verified ✓"), "{preset:?}: {screen}");
+        assert!(screen.contains("Your hand:"), "it still fits 80x24: {screen}");
+        // To the end: every hand checked, the last one too.
+        while feed.step(&mut app) {
+            let checked = app.table.as_ref().and_then(|table| table.seals.checked);
+            assert!(
+                checked.is_none_or(|(_, verdict)| verdict == euchre_tui::seal::Verdict::Verified),
+                "{preset:?}: {checked:?}"
+            );
+        }
+        let hands = feed.game.record().hands.len();
+        let screen = render(&app, 80, 24);
+        assert!(screen.contains(&format!("hand {hands}: deal verified ✓")), "{screen}");
+    }
+}
+
+#[test]
+fn a_deal_that_does_not_match_its_commitment_says_mismatch() {
+    let mut app = app();
+    let mut feed = SealedFeed::start(&mut app, Preset::Standard, 7, true);
+    feed.until_hand(&mut app, 1);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("hand 1: deal MISMATCH ✗"), "{screen}");
+    let status = screen.lines().nth(22).unwrap_or_default();
+    assert!(status.contains("MISMATCH: hand 1's deal"), "{screen}");
+}
+
+#[test]
+fn a_rated_game_shows_each_seats_new_rating() {
+    let mut app = app();
+    let mut feed = SealedFeed::start(&mut app, Preset::Standard, 4, false);
+    while feed.step(&mut app) {}
+    let changes = [162, -58, 40, -1];
+    let ratings = (0..4u8)
+        .map(|seat| euchre_protocol::SeatRating {
+            seat,
+            player_id: format!("p{seat}"),
+            rating: 1500 + changes[usize::from(seat)],
+            change: changes[usize::from(seat)],
+        })
+        .collect();
+    feed.send(
+        &mut app,
+        TableEvent::Table(TableNotice::Rated { form: "partnership".into(), ratings }),
+    );
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Game over:"), "{screen}");
+    assert!(screen.contains("Rated: you 1662 (+162) · Bot 1 1442 (−58)"), "{screen}");
+    assert!(screen.contains("Bot 3 1499 (−1)"), "{screen}");
+    assert!(screen.contains("Your rating: 1662 (+162)."), "{screen}");
+    assert!(screen.contains("r: rematch"), "{screen}");
+    let status = screen.lines().nth(22).unwrap_or_default();
+    assert!(status.contains("Rated: your rating is now 1662 (+162)."), "{screen}");
+    // A quick rematch: the next game's rating comes after its first deal,
+    // and is shown as the last game's.
+    let rules = Preset::Standard.rules();
+    feed.send(&mut app, TableEvent::Table(TableNotice::GameStarted { game: 2, rules }));
+    let next = Game::new(rules, 9).expect("valid");
+    let deal = next.current_deal_event();
+    feed.send(&mut app, TableEvent::Game(deal.for_viewer(Viewer::Seat(Seat(0)))));
+    let screen = render(&app, 80, 24);
+    assert!(!screen.contains("Rated: you 1662"), "a new game: {screen}");
+    let rating =
+        euchre_protocol::SeatRating { seat: 0, player_id: "p0".into(), rating: 1670, change: 8 };
+    let ratings = vec![rating];
+    feed.send(
+        &mut app,
+        TableEvent::Table(TableNotice::Rated { form: "partnership".into(), ratings }),
+    );
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Last game rated: you 1670 (+8)"), "{screen}");
+    assert!(screen.contains("Your hand:"), "{screen}");
+}
+
+#[test]
+fn a_rubber_shows_each_game_break_and_how_the_rubber_ended() {
+    let mut app = app();
+    let mut feed = SealedFeed::start(&mut app, Preset::ClassicRubber, 5, false);
+    while feed.game.games().is_empty() {
+        assert!(feed.step(&mut app), "the rubber ended before its first game");
+    }
+    let screen = render(&app, 80, 24);
+    let first = feed.game.games()[0];
+    let side = if first.winner.0 == 0 { "us (0+2)" } else { "seats 1+3" };
+    assert!(screen.contains(&format!("Game 1 to {side}, ")), "{screen}");
+    assert!(screen.contains("game 2 begins at 0."), "{screen}");
+    assert!(screen.contains("Your hand:"), "it fits: {screen}");
+    while feed.step(&mut app) {}
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Game over:"), "{screen}");
+    assert!(screen.contains("won the rubber"), "{screen}");
+    assert!(screen.contains("a margin of"), "{screen}");
+    assert!(!screen.contains("begins at 0"), "{screen}");
+}
+
+#[test]
+fn a_timed_turn_counts_down() {
+    let start = std::time::Instant::now();
+    let mut app = app_at_play(Preset::Standard, 3);
+    app.update(Msg::Tick(start));
+    let actions = app.actions().to_vec();
+    if let Some(table) = app.table.as_mut() {
+        table.summary.turn_seconds = Some(30);
+    }
+    app.update(Msg::Update(Update::YourTurn {
+        table: TABLE.into(),
+        seq: 1,
+        actions,
+        deadline_ms: Some(12_000),
+    }));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Your turn (12 s left): 1 Play"), "{screen}");
+    assert!(screen.contains("4 players, partners · 30 s a turn"), "{screen}");
+    app.update(Msg::Tick(start + std::time::Duration::from_millis(8_500)));
+    assert!(render(&app, 80, 24).contains("Your turn (4 s left): 1 Play"));
+    app.update(Msg::Tick(start + std::time::Duration::from_secs(20)));
+    assert!(render(&app, 80, 24).contains("Your turn (0 s left)"));
+    // Played: no countdown while it is not this client's turn.
+    app.update(key(KeyCode::Enter));
+    assert_eq!(app.time_left(), None);
+    assert!(!render(&app, 80, 24).contains("s left"));
 }

@@ -91,9 +91,16 @@ async fn a_whole_game_from_the_keyboard_in_tmux() {
     tmux.start("play", &command_line(binary, &url, config.path()));
     tmux.wait_for("play", "Public tables").await;
 
-    // A new table: the default form is the standard game with three bots.
+    // A new table: the default form is the standard game with three bots;
+    // the table's bot level goes down from easy to naive (four lines down:
+    // the three seats, then the level).
     tmux.keys("play", "n");
     tmux.wait_for("play", "bots in the other 3").await;
+    for _ in 0..4 {
+        tmux.keys("play", "Down");
+    }
+    tmux.keys("play", "Left");
+    tmux.wait_for("play", "Bot level ‹ naive ›").await;
     tmux.keys("play", "Enter");
     tmux.wait_for("play", "Your hand:").await;
 
@@ -120,7 +127,8 @@ async fn a_whole_game_from_the_keyboard_in_tmux() {
     tmux.keys("play", "l");
     tmux.wait_for("play", "Public tables").await;
     tmux.keys("play", "h");
-    tmux.wait_for("play", "Your matches (1)").await;
+    let history = tmux.wait_for("play", "Your matches (1)").await;
+    assert!(history.contains("naive bot"), "the bots played at the level chosen: {history}");
     tmux.keys("play", "Enter");
     let replay = tmux.wait_for("play", "Replay · match").await;
     assert!(replay.contains("hand 1 of"), "{replay}");

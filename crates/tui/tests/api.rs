@@ -1,0 +1,139 @@
+//! The match history over https: the real server, in process, behind a TLS
+//! terminator of this test's own (the certificate in tests/tls/, trusted by
+//! the client here only). Two games are played against bots over the plain
+//! socket; the terminal client's HTTP code then pages through the player's
+//! matches one at a time and fetches a record, all over TLS, and refuses a
+//! server its roots do not vouch for.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use euchre_client::{Client, Config, Update};
+use euchre_engine::Event;
+use euchre_protocol::{TableEvent, TableSettings};
+use euchre_server::Settings;
+use euchre_tui::history::{self, Roots};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls::pki_types::pem::PemObject;
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use tokio_rustls::rustls::{RootCertStore, ServerConfig};
+
+const PATIENCE: Duration = Duration::from_secs(15);
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tls").join(name)
+}
+
+/// Takes TLS connections and relays each, decrypted, to `upstream`.
+async fn tls_terminator(upstream: std::net::SocketAddr) -> u16 {
+    let certs = CertificateDer::pem_file_iter(fixture("server.pem"))
+        .expect("the certificate")
+        .collect::<Result<Vec<_>, _>>()
+        .expect("a PEM certificate");
+    let key = PrivateKeyDer::from_pem_file(fixture("server.key")).expect("the key");
+    let config =
+        ServerConfig::builder().with_no_client_auth().with_single_cert(certs, key).expect("valid");
+    let acceptor = TlsAcceptor::from(Arc::new(config));
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                // A client that refuses the certificate ends here.
+                let Ok(mut client) = acceptor.accept(client).await else { return };
+                let Ok(mut server) = TcpStream::connect(upstream).await else { return };
+                let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+            });
+        }
+    });
+    port
+}
+
+fn test_roots() -> Roots {
+    let mut roots = RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(fixture("ca.pem")).expect("the authority") {
+        roots.add(cert.expect("a PEM certificate")).expect("a valid authority");
+    }
+    Roots::Only(Arc::new(roots))
+}
+
+/// Plays one game against three bots, the first legal action each time.
+async fn play_a_game(client: &Client, updates: &mut euchre_client::Updates) {
+    let settings = TableSettings { bot_seats: vec![1, 2, 3], ..TableSettings::default() };
+    let table = client.create_table(settings).await.expect("created").table;
+    client.sit(&table, Some(0), None).await.expect("seated");
+    loop {
+        let update = tokio::time::timeout(PATIENCE, updates.next())
+            .await
+            .expect("an update in time")
+            .expect("connected");
+        match update {
+            Update::YourTurn { table, actions, .. } => {
+                client.act(&table, actions[0]).await.expect("a prompted action");
+            }
+            Update::Event { event: Some(TableEvent::Game(Event::GameWon { .. })), .. } => {
+                client.leave(&table).await.expect("left");
+                return;
+            }
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_history_pages_and_replays_over_https() {
+    let data = tempfile::tempdir().expect("a data folder");
+    let mut settings = Settings::default();
+    settings.timing.bot_delay_ms = 0;
+    settings.data_dir = data.path().to_owned();
+    settings.database_url =
+        euchre_server::config::DatabaseUrl(format!("sqlite://{}/euchre.db", data.path().display()));
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    let (stop, stopped) = oneshot::channel::<()>();
+    let server = tokio::spawn(euchre_server::run(listener, settings, async move {
+        let _ = stopped.await;
+    }));
+    let plain = format!("ws://{address}/ws");
+    let (client, mut updates) =
+        Client::connect(Config::new(&plain, "Tess")).await.expect("connect");
+    play_a_game(&client, &mut updates).await;
+    play_a_game(&client, &mut updates).await;
+    let player = client.identity().player.id.clone();
+    client.close().await;
+
+    let port = tls_terminator(address).await;
+    let secure = format!("wss://127.0.0.1:{port}/ws");
+    let roots = test_roots();
+    // A page of one, then the next, then no more.
+    let first = history::matches_with(&secure, &player, None, 1, &roots).await.expect("page 1");
+    assert_eq!(first.matches.len(), 1);
+    let cursor = first.next_cursor.clone().expect("a second page");
+    let second =
+        history::matches_with(&secure, &player, Some(&cursor), 1, &roots).await.expect("page 2");
+    assert_eq!(second.matches.len(), 1);
+    assert_ne!(second.matches[0].id, first.matches[0].id, "the next match, not the same");
+    if let Some(cursor) = second.next_cursor {
+        let third =
+            history::matches_with(&secure, &player, Some(&cursor), 1, &roots).await.expect("3");
+        assert!(third.matches.is_empty() && third.next_cursor.is_none(), "{third:?}");
+    }
+    // By name too (the certificate's other name), and the record replays.
+    let by_name = format!("wss://localhost:{port}/ws");
+    let both = history::matches_with(&by_name, &player, None, 50, &roots).await.expect("both");
+    assert_eq!(both.matches.len(), 2);
+    assert!(both.matches.iter().all(|row| row.finished), "{both:?}");
+    let record =
+        history::record_with(&secure, &both.matches[0].id, &roots).await.expect("the record");
+    assert!(!record.hands.is_empty());
+    // Mozilla's roots do not vouch for this test's authority: refused.
+    let refused = history::matches(&secure, &player, None).await.expect_err("an unknown issuer");
+    assert!(refused.contains("no secure connection"), "{refused}");
+
+    let _ = stop.send(());
+    let stopped = tokio::time::timeout(PATIENCE, server).await;
+    assert!(matches!(stopped, Ok(Ok(Ok(())))), "the server stopped cleanly");
+}
