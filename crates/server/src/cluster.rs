@@ -294,7 +294,7 @@ impl Node {
         lock(&self.locals).insert(conn, local);
     }
 
-    /// A connection of this node joined another node's table.
+    /// A connection of this node joined a table (here or on another node).
     pub fn joined(&self, conn: ConnId, table: &str) {
         if let Some(local) = lock(&self.locals).get_mut(&conn) {
             local.tables.insert(table.to_owned());
@@ -435,6 +435,7 @@ impl Node {
         if let Some(stop) = lock(&self.owned).remove(&shard) {
             stop.cancel();
         }
+        self.close_joined(shard);
         tracing::info!(shard, "shard given up");
     }
 
@@ -648,10 +649,16 @@ impl Node {
             else {
                 continue;
             };
-            for local in lock(&self.locals).values() {
-                if local.tables.iter().any(|table| shard_of(table, self.shards) == shard) {
-                    local.moved.cancel();
-                }
+            self.close_joined(shard);
+        }
+    }
+
+    /// Closes this node's connections at the shard's tables: their
+    /// clients reconnect and resume wherever the tables are now.
+    fn close_joined(&self, shard: Shard) {
+        for local in lock(&self.locals).values() {
+            if local.tables.iter().any(|table| shard_of(table, self.shards) == shard) {
+                local.moved.cancel();
             }
         }
     }

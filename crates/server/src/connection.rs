@@ -287,6 +287,9 @@ impl Session {
             return Err(ErrorCode::Busy.into());
         }
         if joins {
+            if let Some(cluster) = &self.state.cluster {
+                cluster.joined(self.conn, &table);
+            }
             self.tables.insert(table);
         }
         Ok(())

@@ -239,3 +239,432 @@ async fn a_table_taken_over_mid_hand_keeps_every_acknowledged_action_and_plays_o
     assert_eq!(on_b.last(), Some(&played), "node b's acknowledged action is in the log");
     assert!(on_b.starts_with(&rebuilt));
 }
+
+// ---------------------------------------------------------------------------
+// Whole nodes: three servers in cluster mode on loopback ports, one NATS
+// server and one PostgreSQL database of the test's own. Each node runs on a
+// runtime of its own, so a test can kill it (its tasks dropped at once, its
+// sockets closed, its leases left to expire) or pause it (its only worker
+// blocked, as a stop-the-world pause would).
+
+mod support;
+
+use euchre_engine::Event;
+use euchre_protocol::{ClientMessage, PROTOCOL_VERSION, TableEvent};
+use euchre_server::Settings;
+use euchre_server::config::{ClusterSettings, DatabaseUrl};
+use support::{Client, answer_id, error_code, pick, postgres};
+
+/// The shards of the test clusters, and their leases' time to live.
+const NODE_SHARDS: u16 = 8;
+const LEASE_TTL_MS: u64 = 1_000;
+
+struct Node {
+    name: String,
+    url: String,
+    runtime: Option<tokio::runtime::Runtime>,
+    _data: tempfile::TempDir,
+}
+
+impl Node {
+    fn start(name: &str, nats: &str, database: &str) -> Node {
+        let data = tempfile::tempdir().expect("a data folder");
+        let mut settings = Settings::default();
+        settings.data_dir = data.path().to_owned();
+        settings.database_url = DatabaseUrl(database.to_owned());
+        settings.timing.bot_delay_ms = 0;
+        settings.timing.reconnect_grace_ms = 60_000;
+        settings.limits.messages_per_second = 1_000;
+        settings.limits.message_burst = 1_000;
+        settings.cluster = ClusterSettings {
+            enabled: true,
+            nats_url: nats.to_owned(),
+            node_id: name.to_owned(),
+            lease_ttl_ms: LEASE_TTL_MS,
+            replicas: 1,
+            shards: NODE_SHARDS,
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        // Bound before the spawn: clients never wait for the node to listen.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.set_nonblocking(true).expect("non-blocking");
+        let url = format!("ws://{}/ws", listener.local_addr().expect("address"));
+        let label = name.to_owned();
+        runtime.spawn(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
+            let served = euchre_server::run(listener, settings, std::future::pending()).await;
+            if let Err(error) = served {
+                eprintln!("node {label} failed: {error:#}");
+            }
+        });
+        Node { name: name.to_owned(), url, runtime: Some(runtime), _data: data }
+    }
+
+    /// kill -9, as near as one process can: every task dropped at once.
+    fn kill(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+
+    /// Blocks the node's only worker for `pause`: nothing of it runs meanwhile.
+    fn pause(&self, pause: Duration) {
+        if let Some(runtime) = &self.runtime {
+            runtime.spawn(async move { std::thread::sleep(pause) });
+        }
+    }
+
+    async fn player(&self, name: &str) -> Client {
+        let mut client = Client::connect(&self.url).await;
+        client.hello(name).await;
+        client
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Who holds each shard's lease now.
+async fn shard_holders(nats: &Nats) -> Vec<Option<String>> {
+    let js = nats.jetstream().await;
+    let ttl = Duration::from_millis(LEASE_TTL_MS);
+    let owners = euchre_cluster::Leases::open(&js, "euchre_owners", ttl, 1).await.expect("opens");
+    let mut holders = Vec::new();
+    for shard in 0..NODE_SHARDS {
+        let holder = owners.holder(&format!("shard-{shard}")).await.expect("reads");
+        holders.push(holder.map(|holder| holder.node));
+    }
+    holders
+}
+
+/// Waits until every shard is held, each of `nodes` holding its share.
+async fn wait_for_balance(nats: &Nats, nodes: &[&Node]) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let holders = shard_holders(nats).await;
+        let share = usize::from(NODE_SHARDS) / nodes.len();
+        let balanced = holders.iter().all(Option::is_some)
+            && nodes.iter().all(|node| {
+                holders.iter().filter(|h| h.as_deref() == Some(node.name.as_str())).count() >= share
+            });
+        if balanced {
+            // Held is not yet taken over (the log fenced and read): a moment more.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the shards never settled: {holders:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Creates a table, retrying while the node owns no shard yet.
+async fn create_table(client: &mut Client, settings: TableSettings) -> String {
+    for _ in 0..100 {
+        let id = client.next_id();
+        let create = ClientMessage::CreateTable { id, settings: settings.clone() };
+        match client.command(create).await {
+            ServerMessage::Ack { reply: Reply::TableCreated { table, .. }, .. } => return table,
+            answer if error_code(&answer) == Some("unavailable") => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            other => panic!("expected table_created, got {other:?}"),
+        }
+    }
+    panic!("the node never owned a shard")
+}
+
+/// No seat was sent another seat's hand, and seqs ran on without a gap
+/// (a snapshot starts a new run).
+fn audit(client: &Client, seat: u8) {
+    let mut expected = None;
+    for message in &client.log {
+        match message {
+            ServerMessage::Snapshot { seq, .. } => expected = Some(seq + 1),
+            ServerMessage::Event { seq, event, .. } => {
+                if let Some(next) = expected {
+                    assert_eq!(*seq, next, "seat {seat}: event seqs run on without a gap");
+                }
+                expected = Some(seq + 1);
+                if let Some(TableEvent::Game(Event::HandDealt { hands, .. })) = event {
+                    for (index, hand) in hands.iter().enumerate() {
+                        if index != usize::from(seat) {
+                            assert!(hand.is_none(), "seat {index}'s hand was sent to seat {seat}");
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_players_on_three_nodes_play_a_game_to_the_end() {
+    let Some(nats) = Nats::start() else { return };
+    let database = postgres::fresh_database("cluster_game").await;
+    let db_url = postgres::url(&database);
+    let nodes: Vec<Node> =
+        ["n1", "n2", "n3"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
+    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+
+    // Ann on n1 opens the table; Cy, on n3, finds it in his lobby.
+    let mut ann = nodes[0].player("Ann").await;
+    let table = create_table(&mut ann, TableSettings::default()).await;
+    let mut cy = nodes[2].player("Cy").await;
+    let id = cy.next_id();
+    cy.send(&ClientMessage::ListTables { id }).await;
+    let listed = |m: &ServerMessage| match m {
+        ServerMessage::Lobby { tables } => tables.iter().any(|t| t.table == table),
+        ServerMessage::LobbyUpdate { table: t } => t.table == table,
+        _ => false,
+    };
+    cy.recv_until(listed).await;
+
+    // Four players on three nodes: seats 0 and 3 on n1 and n2, 1 on n2, 2 on n3.
+    let mut people =
+        vec![ann, nodes[1].player("Bob").await, cy, nodes[1].player("Dee").await];
+    for (seat, person) in people.iter_mut().enumerate() {
+        assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
+    }
+    let tasks: Vec<_> = people
+        .into_iter()
+        .enumerate()
+        .map(|(seat, p)| tokio::spawn(support::play_to_the_end(p, table.clone(), seat as u64)))
+        .collect();
+    for (seat, task) in tasks.into_iter().enumerate() {
+        let client = task.await.expect("the player finished the game");
+        audit(&client, seat as u8);
+    }
+    drop(nodes);
+    postgres::drop_database(&database).await;
+}
+
+/// A player who follows its table through failovers, as a careful client
+/// does: when its connection closes it reconnects (to the next node that
+/// answers) with its token and resumes; while the table's shard has no
+/// owner it is told `unavailable`, and tries again.
+struct Roamer {
+    client: Client,
+    token: String,
+    seat: u8,
+    table: String,
+    /// Nodes to reconnect to, tried in turn.
+    urls: Vec<String>,
+    turn: usize,
+    rng: rand_chacha::ChaCha8Rng,
+    /// Every action the server acknowledged, in order.
+    acked: Vec<Action>,
+    in_flight: Option<(u64, Action)>,
+    resuming: Option<u64>,
+    last_seq: Option<u64>,
+    /// When the first action after a reconnection was acknowledged.
+    resumed_at: Option<std::time::Instant>,
+    reconnected: bool,
+}
+
+impl Roamer {
+    fn new(client: Client, seat: u8, table: &str, urls: Vec<String>) -> Roamer {
+        use rand::SeedableRng;
+        Roamer {
+            token: client.token.clone().expect("welcomed"),
+            client,
+            seat,
+            table: table.to_owned(),
+            urls,
+            turn: usize::from(seat),
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(u64::from(seat)),
+            acked: Vec::new(),
+            in_flight: None,
+            resuming: None,
+            last_seq: None,
+            resumed_at: None,
+            reconnected: false,
+        }
+    }
+
+    async fn act(&mut self, actions: &[Action]) {
+        if self.in_flight.is_some() || self.resuming.is_some() || actions.is_empty() {
+            return;
+        }
+        let action = pick(actions, &mut self.rng);
+        let id = self.client.next_id();
+        let table = self.table.clone();
+        self.client.send(&ClientMessage::Act { id, table, action }).await;
+        self.in_flight = Some((id, action));
+    }
+
+    async fn resume(&mut self) {
+        let id = self.client.next_id();
+        let last_seq = self.last_seq.unwrap_or(0);
+        let table = self.table.clone();
+        self.client.send(&ClientMessage::Resume { id, table, last_seq }).await;
+        self.resuming = Some(id);
+    }
+
+    /// Connects to the next node that answers, says hello with the token, resumes.
+    async fn reconnect(&mut self) {
+        for _ in 0..200 {
+            self.turn += 1;
+            let url = &self.urls[self.turn % self.urls.len()];
+            let Some(mut client) = Client::try_connect(url).await else {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            };
+            let id = client.next_id();
+            let token = Some(self.token.clone());
+            let hello = ClientMessage::Hello { id, protocol_version: PROTOCOL_VERSION, token, name: None };
+            if !matches!(client.command(hello).await, ServerMessage::Welcome { .. }) {
+                continue;
+            }
+            self.client = client;
+            self.in_flight = None;
+            self.reconnected = true;
+            self.resume().await;
+            return;
+        }
+        panic!("seat {} found no node to reconnect to", self.seat);
+    }
+
+    /// Plays until the game is won, or `stop` says so.
+    async fn play(mut self, acks: Arc<std::sync::atomic::AtomicUsize>) -> Roamer {
+        loop {
+            let Some(message) = self.client.try_recv().await else {
+                self.reconnect().await;
+                continue;
+            };
+            let answers = answer_id(&message);
+            if answers.is_some() && answers == self.in_flight.map(|(id, _)| id) {
+                let (_, action) = self.in_flight.take().expect("in flight");
+                if matches!(message, ServerMessage::Ack { reply: Reply::Done, .. }) {
+                    self.acked.push(action);
+                    acks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if self.reconnected && self.resumed_at.is_none() {
+                        self.resumed_at = Some(std::time::Instant::now());
+                    }
+                }
+                // Refused (a prompt gone stale, the shard failing over): the
+                // next prompt or snapshot says what to do.
+                continue;
+            }
+            if answers.is_some() && answers == self.resuming {
+                self.resuming = None;
+                if error_code(&message).is_some() {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    self.resume().await;
+                }
+                continue;
+            }
+            match message {
+                ServerMessage::Event { seq, event, .. } => {
+                    self.last_seq = Some(seq);
+                    if let Some(TableEvent::Game(Event::GameWon { .. })) = event {
+                        return self;
+                    }
+                }
+                ServerMessage::Snapshot { seq, state, .. } => {
+                    self.last_seq = Some(seq);
+                    self.act(&state.actions).await;
+                }
+                ServerMessage::YourTurn { seq, actions, .. } if Some(seq) == self.last_seq => {
+                    self.act(&actions).await;
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Each seat's actions in the table's log, in order.
+async fn logged_actions(nats: &Nats, table: &str) -> (HashMap<u8, Vec<Action>>, bool) {
+    let shard = shard_of(table, NODE_SHARDS);
+    let js = nats.jetstream().await;
+    let entries =
+        euchre_cluster::log::read_table(&js, &LogConfig::default(), shard, table).await.expect("reads");
+    let writes = tables_in(shard, &entries).expect("readable").remove(table).unwrap_or_default();
+    let mut actions: HashMap<u8, Vec<Action>> = HashMap::new();
+    let mut ended = false;
+    for write in writes {
+        match write {
+            Write::Action { seat, action, .. } => actions.entry(seat).or_default().push(action),
+            Write::MatchEnded { .. } => ended = true,
+            _ => {}
+        }
+    }
+    (actions, ended)
+}
+
+/// Whether `part` appears in `whole` in order (not necessarily together).
+fn in_order(part: &[Action], whole: &[Action]) -> bool {
+    let mut whole = whole.iter();
+    part.iter().all(|wanted| whole.any(|action| action == wanted))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_killed_mid_hand_loses_no_acknowledged_action_and_the_game_ends_on_the_others() {
+    let Some(nats) = Nats::start() else { return };
+    let database = postgres::fresh_database("cluster_kill").await;
+    let db_url = postgres::url(&database);
+    let mut nodes: Vec<Node> =
+        ["n1", "n2", "n3"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
+    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+
+    // The table lives on n1, where Ann and Dee are; Bob is on n2, Cy on n3.
+    let mut ann = nodes[0].player("Ann").await;
+    let table = create_table(&mut ann, TableSettings::default()).await;
+    let mut people = vec![
+        ann,
+        nodes[1].player("Bob").await,
+        nodes[2].player("Cy").await,
+        nodes[0].player("Dee").await,
+    ];
+    for (seat, person) in people.iter_mut().enumerate() {
+        assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
+    }
+    let survivors = vec![nodes[1].url.clone(), nodes[2].url.clone()];
+    let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let tasks: Vec<_> = people
+        .into_iter()
+        .enumerate()
+        .map(|(seat, client)| {
+            let roamer = Roamer::new(client, seat as u8, &table, survivors.clone());
+            tokio::spawn(roamer.play(acks.clone()))
+        })
+        .collect();
+
+    // Some way into the first hand (a hand is five tricks: 20 cards at least), n1 dies.
+    while acks.load(std::sync::atomic::Ordering::Relaxed) < 10 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    nodes[0].kill();
+    let killed = std::time::Instant::now();
+
+    let mut roamers = Vec::new();
+    for task in tasks {
+        roamers.push(task.await.expect("the player finished the game on the other nodes"));
+    }
+    let first_resumed = roamers.iter().filter_map(|r| r.resumed_at).min().expect("play resumed");
+    eprintln!(
+        "lease TTL {LEASE_TTL_MS} ms: the first action after the kill acknowledged {:?} after it",
+        first_resumed - killed
+    );
+    let (logged, ended) = logged_actions(&nats, &table).await;
+    assert!(ended, "the game's end is in the log");
+    for roamer in &roamers {
+        audit(&roamer.client, roamer.seat);
+        let logged = logged.get(&roamer.seat).cloned().unwrap_or_default();
+        assert!(
+            in_order(&roamer.acked, &logged),
+            "seat {}: every acknowledged action is in the log, in order",
+            roamer.seat
+        );
+    }
+    drop(nodes);
+    postgres::drop_database(&database).await;
+}
