@@ -426,7 +426,7 @@ impl Node {
             Err(error) => tracing::error!(shard, %error, "cannot listen for the shard's commands"),
         }
         let _ = self.client.publish(format!("euchre.moved.{shard}"), Bytes::new()).await;
-        tracing::info!(shard, epoch, tables = restored, "shard taken over");
+        tracing::info!(node = %self.id, shard, epoch, tables = restored, "shard taken over");
     }
 
     /// Gives a shard up: nothing more is appended, and its tables stop.
@@ -436,7 +436,13 @@ impl Node {
             stop.cancel();
         }
         self.close_joined(shard);
-        tracing::info!(shard, "shard given up");
+        // The other nodes' connections at its tables close too, and resume
+        // at the next owner (which says so again once it has the tables).
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            let _ = client.publish(format!("euchre.moved.{shard}"), Bytes::new()).await;
+        });
+        tracing::info!(node = %self.id, shard, "shard given up");
     }
 
     /// Answers a shard's commands until the shard is lost.

@@ -266,11 +266,15 @@ impl Session {
         let Some(handle) = self.state.registry.get(&table) else {
             // Another node's table, in a cluster: its owner answers.
             let cluster = self.state.cluster.clone().ok_or(ErrorCode::NoSuchTable)?;
+            if joins {
+                // Before the request: a notice that the table moved must
+                // find the connection even if it comes before the answer.
+                cluster.joined(self.conn, &table);
+            }
             if let Err(refused) = cluster.forward(&table, id, self.conn, &player, request).await {
                 self.state.metrics.errors_sent.inc();
                 self.outbox.send(refused);
             } else if joins {
-                cluster.joined(self.conn, &table);
                 self.tables.insert(table);
             }
             return Ok(());
