@@ -141,8 +141,17 @@ impl Leases {
     /// How many leases are held now.
     pub async fn count(&self) -> Result<usize, LeaseError> {
         use futures_util::TryStreamExt;
-        let keys = self.bucket.keys().await.map_err(nats)?;
-        keys.try_fold(0, |count, _| async move { Ok(count + 1) }).await.map_err(nats)
+        let listing = async {
+            let keys = self.bucket.keys().await.map_err(nats)?;
+            keys.try_fold(0, |count, _| async move { Ok(count + 1) }).await.map_err(nats)
+        };
+        // The listing ends with the last key it was told of; a key that
+        // expires meanwhile never comes, and it would wait for ever (seen
+        // in the three-node tests): give up after a lease's lifetime.
+        match tokio::time::timeout(self.ttl, listing).await {
+            Ok(counted) => counted,
+            Err(_) => Err(LeaseError::Nats("listing the leases timed out".into())),
+        }
     }
 
     /// Who holds `name` now, if anybody.

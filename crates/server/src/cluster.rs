@@ -177,6 +177,7 @@ pub async fn start(mut state: AppState) -> anyhow::Result<AppState> {
     };
     anyhow::ensure!(valid_node_id(&id), "cluster.node_id {id:?}: use letters, digits, - and _");
     let client = async_nats::connect(settings.nats_url.as_str()).await?;
+    tracing::debug!(node = %id, "connected to NATS");
     let js = jetstream::new(client.clone());
     let ttl = Duration::from_millis(settings.lease_ttl_ms.max(300));
     let replicas = settings.replicas.max(1);
@@ -191,6 +192,7 @@ pub async fn start(mut state: AppState) -> anyhow::Result<AppState> {
     )
     .await
     .map_err(anyhow::Error::msg)?;
+    tracing::debug!(node = %id, "buckets open");
     let shards = settings.shards.max(1);
     let logs = ShardLogs::new(shards);
     let durability = Arc::new(Logged { logs: logs.clone(), recorder: state.recorder.clone() });
@@ -223,6 +225,7 @@ pub async fn start(mut state: AppState) -> anyhow::Result<AppState> {
     tokio::spawn(mirror_lobby(lobby.clone(), mirrored));
     let watch = lobby.watch_with_history(">").await?;
     tokio::spawn(watch_lobby(watch, state.clone()));
+    tracing::debug!(node = %id, "lobby watched");
 
     let (changes_tx, changes) = mpsc::unbounded_channel();
     let ownership = Ownership::new(&id, shards, owners, nodes, changes_tx);
