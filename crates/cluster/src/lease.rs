@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use async_nats::jetstream::{self, kv, stream};
+use async_nats::jetstream::{self, kv};
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
@@ -71,31 +71,15 @@ impl Leases {
         ttl: Duration,
         replicas: usize,
     ) -> Result<Leases, LeaseError> {
-        let bucket = match js.get_key_value(name).await {
-            Ok(bucket) => bucket,
-            Err(_) => {
-                // The bucket's stream, made the way a key-value bucket is:
-                // `create_key_value` first reads account fields that NATS
-                // servers before 2.10 (Debian's 2.9) do not send.
-                js.get_or_create_stream(stream::Config {
-                    name: format!("KV_{name}"),
-                    description: Some("Euchre shard leases: which node owns each shard".into()),
-                    subjects: vec![format!("$KV.{name}.>")],
-                    max_messages_per_subject: 1,
-                    max_age: ttl,
-                    storage: stream::StorageType::File,
-                    num_replicas: replicas,
-                    allow_rollup: true,
-                    deny_delete: true,
-                    allow_direct: true,
-                    discard: stream::DiscardPolicy::New,
-                    ..Default::default()
-                })
-                .await
-                .map_err(nats)?;
-                js.get_key_value(name).await.map_err(nats)?
-            }
-        };
+        let bucket = crate::open_bucket(
+            js,
+            name,
+            "Euchre leases: which node holds each key",
+            Some(ttl),
+            replicas,
+        )
+        .await
+        .map_err(nats)?;
         let ttl = bucket.status().await.map_err(nats)?.max_age();
         Ok(Leases { bucket, ttl })
     }
@@ -157,8 +141,17 @@ impl Leases {
     /// How many leases are held now.
     pub async fn count(&self) -> Result<usize, LeaseError> {
         use futures_util::TryStreamExt;
-        let keys = self.bucket.keys().await.map_err(nats)?;
-        keys.try_fold(0, |count, _| async move { Ok(count + 1) }).await.map_err(nats)
+        let listing = async {
+            let keys = self.bucket.keys().await.map_err(nats)?;
+            keys.try_fold(0, |count, _| async move { Ok(count + 1) }).await.map_err(nats)
+        };
+        // The listing ends with the last key it was told of; a key that
+        // expires meanwhile never comes, and it would wait for ever (seen
+        // in the three-node tests): give up after a lease's lifetime.
+        match tokio::time::timeout(self.ttl, listing).await {
+            Ok(counted) => counted,
+            Err(_) => Err(LeaseError::Nats("listing the leases timed out".into())),
+        }
     }
 
     /// Who holds `name` now, if anybody.

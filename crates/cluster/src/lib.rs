@@ -42,6 +42,41 @@ pub fn shard_of(table_id: &str, shards: Shard) -> Shard {
     (crc32fast::hash(table_id.as_bytes()) % u32::from(shards.max(1))) as Shard
 }
 
+/// Opens the key-value bucket `name`, creating it if it is missing; with
+/// `max_age`, a key not rewritten within it is removed.
+pub async fn open_bucket(
+    js: &async_nats::jetstream::Context,
+    name: &str,
+    description: &str,
+    max_age: Option<std::time::Duration>,
+    replicas: usize,
+) -> Result<async_nats::jetstream::kv::Store, String> {
+    use async_nats::jetstream::stream;
+    if let Ok(bucket) = js.get_key_value(name).await {
+        return Ok(bucket);
+    }
+    // The bucket's stream, made the way a key-value bucket is:
+    // `create_key_value` first reads account fields that NATS servers
+    // before 2.10 (Debian's 2.9) do not send.
+    js.get_or_create_stream(stream::Config {
+        name: format!("KV_{name}"),
+        description: Some(description.to_owned()),
+        subjects: vec![format!("$KV.{name}.>")],
+        max_messages_per_subject: 1,
+        max_age: max_age.unwrap_or_default(),
+        storage: stream::StorageType::File,
+        num_replicas: replicas,
+        allow_rollup: true,
+        deny_delete: true,
+        allow_direct: true,
+        discard: stream::DiscardPolicy::New,
+        ..Default::default()
+    })
+    .await
+    .map_err(|error| error.to_string())?;
+    js.get_key_value(name).await.map_err(|error| error.to_string())
+}
+
 /// Connects to NATS and opens its JetStream context.
 pub async fn connect(
     url: &str,

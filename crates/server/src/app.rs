@@ -59,13 +59,19 @@ pub async fn run(
     let writer = tokio::spawn(writer.run(stop_writer.clone()));
     let state = AppState::new(settings, token.clone(), store.clone(), recorder);
     state.players.load_claimed_names().await?;
-    for live in store.live_tables().await? {
-        let id = live.id.clone();
-        match state.restore_table(live) {
-            Ok(()) => tracing::info!(table = %id, "table restored"),
-            Err(error) => tracing::error!(table = %id, %error, "cannot restore a table"),
+    let state = if state.settings.cluster.enabled {
+        // Tables come from the shards' logs, as this node gains shards.
+        crate::cluster::start(state).await?
+    } else {
+        for live in store.live_tables().await? {
+            let id = live.id.clone();
+            match state.restore_table(live) {
+                Ok(()) => tracing::info!(table = %id, "table restored"),
+                Err(error) => tracing::error!(table = %id, %error, "cannot restore a table"),
+            }
         }
-    }
+        state
+    };
     let grace = Timing::ms(state.settings.timing.shutdown_grace_ms);
     let tracker = state.tracker.clone();
     let app = router(state).into_make_service_with_connect_info::<SocketAddr>();

@@ -27,6 +27,43 @@ pub struct Settings {
     /// Browser origins allowed to connect, besides the server's own host.
     /// Clients that send no `Origin` (native ones) are always allowed.
     pub allowed_origins: Vec<String>,
+    /// Several nodes behind one address, on NATS JetStream and PostgreSQL
+    /// (off by default: one node, SQLite, the local journal).
+    pub cluster: ClusterSettings,
+}
+
+/// Cluster mode (docs/self-hosting.md, docs/architecture.md part two).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClusterSettings {
+    /// Run as one node of a cluster. Needs a `postgres://` database URL.
+    pub enabled: bool,
+    /// The NATS server (with JetStream) every node uses.
+    pub nats_url: String,
+    /// This node's name, unique in the cluster; empty: a new random one at each start.
+    pub node_id: String,
+    /// A shard lease not renewed within this time passes to another node:
+    /// the time a dead node's tables wait before they are taken over.
+    /// Every node must use the same.
+    pub lease_ttl_ms: u64,
+    /// Copies of the shared log and buckets: 1 on one NATS server, 3 in a NATS cluster.
+    pub replicas: usize,
+    /// Tables fall into this many shards, the unit of ownership and
+    /// failover. Fixed for the cluster's life: every node must use the same.
+    pub shards: u16,
+}
+
+impl Default for ClusterSettings {
+    fn default() -> ClusterSettings {
+        ClusterSettings {
+            enabled: false,
+            nats_url: "nats://127.0.0.1:4222".to_owned(),
+            node_id: String::new(),
+            lease_ttl_ms: 6_000,
+            replicas: 1,
+            shards: 256,
+        }
+    }
 }
 
 /// A database URL, whose `Debug` hides any password.
@@ -134,6 +171,7 @@ impl Default for Settings {
             timing: Timing::default(),
             accounts: AccountSettings::default(),
             allowed_origins: Vec::new(),
+            cluster: ClusterSettings::default(),
         }
     }
 }
@@ -257,7 +295,7 @@ impl Settings {
 /// top-level key. Other `EUCHRE_*` variables (a test's, a compose file's)
 /// are not ours to refuse; a misspelt nested key still is.
 fn is_setting(key: &str) -> bool {
-    const KEYS: [&str; 8] = [
+    const KEYS: [&str; 9] = [
         "BIND",
         "DATABASE_URL",
         "DATA_DIR",
@@ -266,6 +304,7 @@ fn is_setting(key: &str) -> bool {
         "TIMING",
         "ACCOUNTS",
         "ALLOWED_ORIGINS",
+        "CLUSTER",
     ];
     key.strip_prefix("EUCHRE_")
         .map(|rest| rest.split("__").next().unwrap_or_default())
@@ -324,6 +363,24 @@ mod tests {
     fn other_euchre_variables_are_not_settings() {
         let env = [("EUCHRE_SERVER_BIN".to_owned(), "/bin/true".to_owned())].into_iter().collect();
         assert_eq!(Settings::load_with_env(&flags(&[]), env).expect("loads"), Settings::default());
+    }
+
+    #[test]
+    fn cluster_settings_come_from_the_environment() {
+        let env: std::collections::HashMap<String, String> = [
+            ("EUCHRE_CLUSTER__ENABLED", "true"),
+            ("EUCHRE_CLUSTER__NATS_URL", "nats://nats:4222"),
+            ("EUCHRE_CLUSTER__NODE_ID", "n1"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        let settings = Settings::load_with_env(&flags(&[]), env).expect("loads");
+        assert!(settings.cluster.enabled);
+        assert_eq!(settings.cluster.nats_url, "nats://nats:4222");
+        assert_eq!(settings.cluster.node_id, "n1");
+        assert_eq!(settings.cluster.lease_ttl_ms, ClusterSettings::default().lease_ttl_ms);
+        assert!(!Settings::default().cluster.enabled, "one node unless asked");
     }
 
     #[test]

@@ -45,6 +45,14 @@ where
     state.metrics.connections_open.inc();
     state.metrics.connections_total.inc();
     let mut session = Session::new(conn, state.clone());
+    if let Some(cluster) = &state.cluster {
+        cluster.connected(
+            conn,
+            session.outbox.clone(),
+            session.too_slow.clone(),
+            session.moved.clone(),
+        );
+    }
     let closing = session.run(&mut sink, &mut stream).await;
     let frame = CloseFrame { code: closing.0, reason: closing.1.into() };
     let _ = timeout(WRITE_TIMEOUT, sink.send(Message::Close(Some(frame)))).await;
@@ -59,6 +67,8 @@ struct Session {
     outbox: Outbox,
     outgoing: mpsc::Receiver<Frame>,
     too_slow: CancellationToken,
+    /// In a cluster: a table this connection joined moved to another node.
+    moved: CancellationToken,
     lobby: Option<broadcast::Receiver<ServerMessage>>,
     /// Tables this connection sits at or watches: told when it goes.
     tables: HashSet<TableId>,
@@ -80,6 +90,7 @@ impl Session {
             outbox: Outbox::new(tx, too_slow.clone()),
             outgoing,
             too_slow,
+            moved: CancellationToken::new(),
             lobby: None,
             tables: HashSet::new(),
             limiter: RateLimiter::direct(Quota::per_second(per_second).allow_burst(burst)),
@@ -152,6 +163,9 @@ impl Session {
                 }
                 () = self.too_slow.cancelled() => {
                     return Closing(close::TOO_SLOW, "too far behind; reconnect and resume");
+                }
+                () = self.moved.cancelled() => {
+                    return Closing(close::GOING_AWAY, "a table moved to another node; reconnect and resume");
                 }
                 () = shutdown.cancelled() => {
                     let reconnect_after_ms = timing.reconnect_after_ms;
@@ -248,9 +262,24 @@ impl Session {
             ClientMessage::Act { table, action, .. } => (table, Request::Act(action)),
             ClientMessage::Chat { table, text, .. } => (table, Request::Chat(text)),
         };
-        let handle = self.state.registry.get(&table).ok_or(ErrorCode::NoSuchTable)?;
         let joins =
             matches!(request, Request::Sit { .. } | Request::Watch { .. } | Request::Resume { .. });
+        let Some(handle) = self.state.registry.get(&table) else {
+            // Another node's table, in a cluster: its owner answers.
+            let cluster = self.state.cluster.clone().ok_or(ErrorCode::NoSuchTable)?;
+            if joins {
+                // Before the request: a notice that the table moved must
+                // find the connection even if it comes before the answer.
+                cluster.joined(self.conn, &table);
+            }
+            if let Err(refused) = cluster.forward(&table, id, self.conn, &player, request).await {
+                self.state.metrics.errors_sent.inc();
+                self.outbox.send(refused);
+            } else if joins {
+                self.tables.insert(table);
+            }
+            return Ok(());
+        };
         let command = TableCommand {
             id,
             conn: self.conn,
@@ -263,6 +292,9 @@ impl Session {
             return Err(ErrorCode::Busy.into());
         }
         if joins {
+            if let Some(cluster) = &self.state.cluster {
+                cluster.joined(self.conn, &table);
+            }
             self.tables.insert(table);
         }
         Ok(())
@@ -301,7 +333,16 @@ impl Session {
 
     /// Tells every table this connection joined that it is gone.
     fn disconnect(&mut self) {
+        if let Some(cluster) = &self.state.cluster {
+            cluster.gone(self.conn);
+        }
         for table in self.tables.drain() {
+            if let Some(cluster) = &self.state.cluster
+                && self.state.registry.get(&table).is_none()
+            {
+                cluster.left(self.conn, &table);
+                continue;
+            }
             if let Some(handle) = self.state.registry.get(&table) {
                 let conn = self.conn;
                 // Waits for room in a busy table's mailbox rather than losing the news.

@@ -23,6 +23,9 @@ pub struct Players {
     claimed: Mutex<HashSet<String>>,
     store: Arc<dyn Store>,
     recorder: Recorder,
+    /// In a cluster: a new guest is also written to the shared database
+    /// before its welcome, so any node finds its token at once.
+    write_through: std::sync::atomic::AtomicBool,
 }
 
 /// A token the server has seen, by its hash.
@@ -35,7 +38,18 @@ struct Known {
 
 impl Players {
     pub fn new(store: Arc<dyn Store>, recorder: Recorder) -> Players {
-        Players { by_token: Mutex::default(), claimed: Mutex::default(), store, recorder }
+        Players {
+            by_token: Mutex::default(),
+            claimed: Mutex::default(),
+            store,
+            recorder,
+            write_through: Default::default(),
+        }
+    }
+
+    /// Cluster mode: new guests go to the shared database at once as well.
+    pub fn write_guests_through(&self) {
+        self.write_through.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Learns the claimed names, at start-up.
@@ -67,10 +81,11 @@ impl Players {
             token_hash: token_hash.clone(),
             at: now_ms(),
         };
-        self.recorder
-            .record_and_wait(vec![write])
-            .await
-            .map_err(|_| Refusal::from(ErrorCode::Unavailable))?;
+        let unavailable = || Refusal::from(ErrorCode::Unavailable);
+        if self.write_through.load(std::sync::atomic::Ordering::Relaxed) {
+            self.store.apply(std::slice::from_ref(&write)).await.map_err(|_| unavailable())?;
+        }
+        self.recorder.record_and_wait(vec![write]).await.map_err(|_| unavailable())?;
         self.lock().insert(token_hash, Known { player: player.clone(), expires_at: None });
         Ok((player, token))
     }

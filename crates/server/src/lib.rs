@@ -9,10 +9,12 @@
 //!   [`ratings`]: Glicko-2 ratings of finished games between people.
 //! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
 //! - [`web`]: the browser client at `/`, embedded at compile time.
+//! - [`cluster`]: cluster mode, several nodes on NATS JetStream and PostgreSQL (off by default).
 
 pub mod accounts;
 pub mod api;
 pub mod app;
+pub mod cluster;
 pub mod config;
 pub mod connection;
 pub mod frame;

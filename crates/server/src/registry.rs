@@ -1,19 +1,22 @@
 //! The lobby: which tables exist, how to reach them, and what the lobby shows.
 //!
 //! Only handles and public summaries live here; each table's state belongs
-//! to its own task.
+//! to its own task. In a cluster it also lists the other nodes' tables
+//! (without a handle: their commands go over NATS), and mirrors this node's
+//! changes out ([`Registry::mirror_to`]) for the other nodes to list.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use euchre_protocol::{ServerMessage, TableId, TableSummary};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
 
 use crate::table::TableHandle;
 
 #[derive(Debug)]
 struct Entry {
-    handle: TableHandle,
+    /// `None`: another node of the cluster hosts the table.
+    handle: Option<TableHandle>,
     summary: TableSummary,
     host_id: String,
 }
@@ -24,11 +27,24 @@ pub struct Registry {
     // A std mutex: held for map operations only, never across an await.
     tables: Arc<Mutex<HashMap<TableId, Entry>>>,
     lobby: broadcast::Sender<ServerMessage>,
+    /// In a cluster: where this node's tables' changes go, for the others.
+    mirror: Arc<OnceLock<mpsc::UnboundedSender<Mirrored>>>,
+}
+
+/// A change to one of this node's tables, for the other nodes' lobbies.
+#[derive(Clone, Debug)]
+pub enum Mirrored {
+    Listed { summary: TableSummary, host_id: String },
+    Closed { table: TableId },
 }
 
 impl Default for Registry {
     fn default() -> Registry {
-        Registry { tables: Arc::default(), lobby: broadcast::channel(1024).0 }
+        Registry {
+            tables: Arc::default(),
+            lobby: broadcast::channel(1024).0,
+            mirror: Arc::default(),
+        }
     }
 }
 
@@ -39,12 +55,87 @@ impl Registry {
 
     pub fn insert(&self, handle: TableHandle, summary: TableSummary, host_id: &str) {
         self.announce(&summary);
-        let entry = Entry { handle, summary, host_id: host_id.to_owned() };
+        self.mirror(|| Mirrored::Listed { summary: summary.clone(), host_id: host_id.to_owned() });
+        let entry = Entry { handle: Some(handle), summary, host_id: host_id.to_owned() };
         self.lock().insert(entry.summary.table.clone(), entry);
     }
 
+    /// The handle of a table this node hosts.
     pub fn get(&self, table: &str) -> Option<TableHandle> {
-        self.lock().get(table).map(|entry| entry.handle.clone())
+        self.lock().get(table).and_then(|entry| entry.handle.clone())
+    }
+
+    /// Whether the table exists here or on another node.
+    pub fn contains(&self, table: &str) -> bool {
+        self.lock().contains_key(table)
+    }
+
+    /// The table's summary, wherever it is hosted.
+    pub fn summary(&self, table: &str) -> Option<TableSummary> {
+        self.lock().get(table).map(|entry| entry.summary.clone())
+    }
+
+    /// In a cluster: sends this node's tables' changes to `mirror` from now on.
+    pub fn mirror_to(&self, mirror: mpsc::UnboundedSender<Mirrored>) {
+        let _ = self.mirror.set(mirror);
+    }
+
+    fn mirror(&self, change: impl FnOnce() -> Mirrored) {
+        if let Some(mirror) = self.mirror.get() {
+            let _ = mirror.send(change());
+        }
+    }
+
+    /// Another node's table, as its owner listed it (a local table wins).
+    pub fn insert_remote(&self, summary: TableSummary, host_id: &str) {
+        let changed = {
+            let mut tables = self.lock();
+            match tables.get_mut(&summary.table) {
+                Some(entry) if entry.handle.is_some() => false,
+                Some(entry) => {
+                    let changed = entry.summary != summary;
+                    entry.summary = summary.clone();
+                    changed
+                }
+                None => {
+                    let entry = Entry {
+                        handle: None,
+                        summary: summary.clone(),
+                        host_id: host_id.to_owned(),
+                    };
+                    tables.insert(summary.table.clone(), entry);
+                    true
+                }
+            }
+        };
+        if changed {
+            self.announce(&summary);
+        }
+    }
+
+    /// Another node's table closed for good.
+    pub fn remove_remote(&self, table: &str) {
+        let removed = {
+            let mut tables = self.lock();
+            match tables.get(table) {
+                Some(entry) if entry.handle.is_none() => tables.remove(table),
+                _ => None,
+            }
+        };
+        if let Some(entry) = removed
+            && !entry.summary.private
+        {
+            let _ = self.lobby.send(ServerMessage::LobbyRemoved { table: table.to_owned() });
+        }
+    }
+
+    /// This node's tables' ids, with their summaries.
+    pub fn local_tables(&self) -> Vec<TableId> {
+        self.lock()
+            .values()
+            .filter(|e| e.handle.is_some())
+            .map(|e| e.summary.table.clone())
+            .collect()
     }
 
     /// Records a table's new summary and tells the lobby if it changed.
@@ -60,11 +151,29 @@ impl Registry {
             }
         };
         if changed {
+            self.mirror(|| {
+                let host_id = self.lock().get(&summary.table).map(|e| e.host_id.clone());
+                Mirrored::Listed { summary: summary.clone(), host_id: host_id.unwrap_or_default() }
+            });
             self.announce(&summary);
         }
     }
 
+    /// A table stopped here without closing (shutdown, or another node owns
+    /// it now). On one node it is gone; in a cluster it stays listed, as
+    /// another node's, until its new owner lists it again.
+    pub fn unload(&self, table: &str) {
+        if self.mirror.get().is_none() {
+            return self.remove(table);
+        }
+        if let Some(entry) = self.lock().get_mut(table) {
+            entry.handle = None;
+        }
+    }
+
+    /// A table closed for good.
     pub fn remove(&self, table: &str) {
+        self.mirror(|| Mirrored::Closed { table: table.to_owned() });
         let removed = self.lock().remove(table);
         if let Some(entry) = removed
             && !entry.summary.private

@@ -40,6 +40,8 @@ pub struct AppState {
     pub recorder: Recorder,
     /// Where tables' writes become durable: the recorder's journal on one node.
     pub durability: Arc<dyn Durability>,
+    /// In cluster mode: this node's part in the cluster; `None` on one node.
+    pub cluster: Option<Arc<crate::cluster::Node>>,
     next_conn: Arc<AtomicU64>,
     per_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
 }
@@ -62,6 +64,7 @@ impl AppState {
             ratings,
             store,
             durability: Arc::new(recorder.clone()),
+            cluster: None,
             recorder,
             registry,
             metrics: Arc::new(Metrics::default()),
@@ -146,7 +149,11 @@ impl AppState {
         if self.shutdown.is_cancelled() {
             return Err(ErrorCode::ShuttingDown.into());
         }
-        let table_id = Uuid::now_v7().simple().to_string();
+        let table_id = match &self.cluster {
+            // A table starts on this node: its id must fall in a shard this node owns.
+            Some(cluster) => cluster.new_table_id().ok_or(ErrorCode::Unavailable)?,
+            None => Uuid::now_v7().simple().to_string(),
+        };
         let invite = settings.private.then(|| Uuid::new_v4().simple().to_string()[..10].to_owned());
         let opened = Write::TableOpened {
             id: table_id.clone(),
@@ -167,10 +174,11 @@ impl AppState {
             Some(self.durability.clone()),
         );
         let seats = Write::TableSeats { id: table_id.clone(), seats: table.stored_seats() };
-        self.recorder
-            .record_and_wait(vec![opened, seats])
-            .await
-            .map_err(|_| Refusal::from(ErrorCode::Unavailable))?;
+        let kept = match &self.cluster {
+            Some(cluster) => cluster.keep_and_wait(&table_id, vec![opened, seats]).await,
+            None => self.recorder.record_and_wait(vec![opened, seats]).await,
+        };
+        kept.map_err(|_| Refusal::from(ErrorCode::Unavailable))?;
         self.spawn_table(table, handle, mailbox, &host.id);
         Ok((table_id, invite))
     }
@@ -195,10 +203,15 @@ impl AppState {
         mailbox: tokio::sync::mpsc::Receiver<TableMessage>,
         host_id: &str,
     ) {
+        let table_id = handle.id.clone();
         self.registry.insert(handle, table.summary(), host_id);
         self.metrics.tables_created.inc();
         let metrics = self.metrics.clone();
-        let shutdown = self.shutdown.clone();
+        // In a cluster a table also stops when its shard moves to another node.
+        let shutdown = match &self.cluster {
+            Some(cluster) => cluster.stop_token(&table_id),
+            None => self.shutdown.clone(),
+        };
         metrics.tables_open.inc();
         self.tracker.spawn(async move {
             table.run(mailbox, shutdown).await;

@@ -61,8 +61,9 @@ impl Outbox {
     }
 }
 
-/// What a connection asks of a table.
-#[derive(Debug)]
+/// What a connection asks of a table (in a cluster, also sent to the
+/// table's node as JSON).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub enum Request {
     Sit { seat: Option<u8>, invite: Option<String> },
     Watch { invite: Option<String> },
@@ -413,6 +414,7 @@ impl Table {
     /// or the server shuts down.
     pub async fn run(mut self, mut rx: mpsc::Receiver<TableMessage>, shutdown: CancellationToken) {
         let Some(mut durable) = self.delivery.durable_rx.take() else { return };
+        let mut closed = false;
         loop {
             let wake = self.next_wake();
             tokio::select! {
@@ -437,13 +439,19 @@ impl Table {
                         // Abandoned: the table is closed for good.
                         self.delivery.writes.push(Write::TableClosed { id: self.id.clone(), at: now_ms() });
                         self.end_step();
+                        closed = true;
                         break;
                     }
                 }
                 () = shutdown.cancelled() => break,
             }
         }
-        self.registry.remove(&self.id);
+        if closed {
+            self.registry.remove(&self.id);
+        } else {
+            // Stopped, not closed: in a cluster another node carries it on.
+            self.registry.unload(&self.id);
+        }
         tracing::debug!(table = %self.id, "table closed");
     }
 

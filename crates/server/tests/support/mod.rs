@@ -97,8 +97,13 @@ pub struct Client {
 
 impl Client {
     pub async fn connect(url: &str) -> Client {
-        let (socket, _) = connect_async(url).await.expect("connect");
-        Client { socket, next_id: 1, token: None, player_id: None, log: Vec::new() }
+        Client::try_connect(url).await.expect("connect")
+    }
+
+    /// A connection, or `None` if nothing listens at `url` (a stopped node).
+    pub async fn try_connect(url: &str) -> Option<Client> {
+        let (socket, _) = connect_async(url).await.ok()?;
+        Some(Client { socket, next_id: 1, token: None, player_id: None, log: Vec::new() })
     }
 
     pub fn next_id(&mut self) -> u64 {
