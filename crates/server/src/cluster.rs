@@ -38,6 +38,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::frame::Frame;
 use crate::registry::Mirrored;
 use crate::state::AppState;
 use crate::table::{ConnId, Outbox, Request, TableCommand, TableMessage};
@@ -92,7 +93,7 @@ struct Local {
 #[derive(Debug)]
 struct Remote {
     conn: ConnId,
-    tx: mpsc::WeakSender<ServerMessage>,
+    tx: mpsc::WeakSender<Frame>,
     too_slow: CancellationToken,
 }
 
@@ -553,7 +554,7 @@ impl Node {
         self: Arc<Self>,
         key: (String, ConnId),
         here: ConnId,
-        mut messages: mpsc::Receiver<ServerMessage>,
+        mut messages: mpsc::Receiver<Frame>,
         too_slow: CancellationToken,
     ) {
         let subject = format!("euchre.to.{}", key.0);
@@ -574,18 +575,14 @@ impl Node {
                     break;
                 }
             };
-            let Ok(body) = serde_json::to_vec(&message) else { continue };
+            let Some(json) = message.json() else { continue };
+            let body = Bytes::copy_from_slice(json.as_str().as_bytes());
             number += 1;
             let mut headers = HeaderMap::new();
             headers.insert(CONN, conn.as_str());
             headers.insert(STREAM, stream.as_str());
             headers.insert(NUMBER, number.to_string().as_str());
-            if self
-                .client
-                .publish_with_headers(subject.clone(), headers, body.into())
-                .await
-                .is_err()
-            {
+            if self.client.publish_with_headers(subject.clone(), headers, body).await.is_err() {
                 break;
             }
         }
