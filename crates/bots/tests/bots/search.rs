@@ -8,8 +8,8 @@ use crate::play_out;
 
 /// The search as the levels run it, but with few worlds: the same code
 /// paths, quickly.
-const QUICK: SearchSettings = SearchSettings { worlds: 6, table_bits: 10, bid_miss: 0.25 };
-const QUICK_PLAIN: SearchSettings = SearchSettings { worlds: 6, table_bits: 0, bid_miss: 1.0 };
+const QUICK: SearchSettings = SearchSettings { worlds: 6, table_bits: 10, ..SearchSettings::HARD };
+const QUICK_PLAIN: SearchSettings = SearchSettings { worlds: 6, ..SearchSettings::MEDIUM };
 
 /// Every preset and the options that change bidding or play: a game to
 /// five between search bots, every action checked against the engine.
