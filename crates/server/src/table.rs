@@ -1450,6 +1450,56 @@ mod tests {
         assert_eq!(acted, vec![thinking], "the thinking bot's seat acted, once");
     }
 
+    /// A decision that comes back is applied only at the position it was
+    /// made for, and only while the seat's move is due: one that a player's
+    /// move, or the same decision applied before, has overtaken is dropped.
+    #[tokio::test(start_paused = true)]
+    async fn a_bot_decision_is_applied_only_where_it_was_made() {
+        let settings = TableSettings { bot_seats: vec![0, 1, 2, 3], ..Default::default() };
+        let rules = settings.resolve_rules().expect("rules");
+        let (mut table, _handle, _rx) = Table::new(
+            "t".into(),
+            player("host"),
+            settings,
+            rules,
+            BotKind::Hard,
+            None,
+            config(),
+            Registry::default(),
+            None,
+        );
+        let host = receiver(1, "host", 1024);
+        for request in [Request::Watch { invite: None }, Request::Start] {
+            table.handle(TableMessage::Command(TableCommand {
+                id: 1,
+                conn: host.conn,
+                player: host.who.clone(),
+                outbox: host.outbox.clone(),
+                request,
+                received: std::time::Instant::now(),
+            }));
+        }
+        let game = table.game.as_ref().expect("the game started");
+        let seat = game.turn().expect("a seat to act");
+        let action = game.legal_actions(seat).into_iter().find(|a| *a != Action::Concede);
+        let here = position(table.games_started, game);
+        let decision = |position| Decision { seat, position, bot: None, action };
+        let taken = |table: &Table| table.game.as_ref().map(|game| position(0, game).2);
+        assert_eq!(taken(&table), Some(0));
+
+        table.thinking = true;
+        table.decided(decision(here));
+        assert_eq!(taken(&table), Some(0), "not applied before the bot's delay is up");
+        assert!(!table.thinking, "but the table may ask again");
+        tokio::time::advance(config().bot_delay).await;
+        table.decided(decision((here.0, here.1, here.2 + 1)));
+        assert_eq!(taken(&table), Some(0), "not applied at another position");
+        table.decided(decision(here));
+        assert_eq!(taken(&table), Some(1), "applied where it was made, once due");
+        table.decided(decision(here));
+        assert_eq!(taken(&table), Some(1), "not applied twice");
+    }
+
     /// Runs bots until it is seat 0's turn, returning what seat 0 was sent.
     async fn until_seat_zero_turn(rx: &mut mpsc::Receiver<ServerMessage>) -> Vec<ServerMessage> {
         let mut seen = Vec::new();
