@@ -52,6 +52,7 @@ impl BotSpec {
                 "bid_miss" => settings.bid_miss = number()?,
                 "make_margin" => settings.make_margin = number()?,
                 "alone_margin" => settings.alone_margin = number()?,
+                "basic_prior" => settings.basic_prior = number()?,
                 "match_aware" => {
                     settings.match_aware =
                         value.parse().with_context(|| format!("{key}={value}"))?;

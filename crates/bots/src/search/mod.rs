@@ -46,6 +46,10 @@ pub struct SearchSettings {
     /// more than a march, a loner near the end is worth no more than one
     /// point when one point wins.
     pub match_aware: bool,
+    /// Points added to the basic bot's choice before play (bids, discards,
+    /// the card passed for best): the search must beat the rule of thumb by
+    /// this much to overrule it.
+    pub basic_prior: f64,
 }
 
 impl SearchSettings {
@@ -57,6 +61,7 @@ impl SearchSettings {
         make_margin: 0.0,
         alone_margin: 0.0,
         match_aware: false,
+        basic_prior: 0.0,
     };
     /// More worlds, a transposition table, and reading the others' bids.
     pub const HARD: SearchSettings = SearchSettings {
@@ -66,6 +71,7 @@ impl SearchSettings {
         make_margin: 0.0,
         alone_margin: 0.0,
         match_aware: false,
+        basic_prior: 0.0,
     };
 }
 
@@ -194,9 +200,17 @@ impl Bot for SearchBot {
             // Offered only when it cannot fail: every trick, at once.
             return Some(Action::Claim);
         }
-        let Some(values) = self.evaluate(view, &actions) else {
+        let Some(mut values) = self.evaluate(view, &actions) else {
             return self.fallback.choose(view, legal);
         };
+        if view.phase != Phase::Playing && self.settings.basic_prior != 0.0 {
+            let basic = self.fallback.choose(view, legal);
+            for (value, action) in values.iter_mut().zip(&actions) {
+                if Some(*action) == basic {
+                    *value += self.settings.basic_prior;
+                }
+            }
+        }
         // The first of the best: the engine lists actions in a fixed order.
         let best = values
             .iter()
