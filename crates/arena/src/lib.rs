@@ -10,15 +10,83 @@
 
 use std::time::Instant;
 
-use euchre_bots::{Bot, BotKind};
+use anyhow::{Context, bail};
+use euchre_bots::{Bot, BotKind, SearchBot, SearchSettings};
 use euchre_engine::{Event, Game, HandOutcome, Rules, Seat, Team, Viewer};
 use serde::Serialize;
+
+/// A bot to play: a kind by name, or a search bot with settings changed
+/// from its level's, written `hard:worlds=40,make_margin=0.5` (the keys are
+/// [`SearchSettings`]' fields; `match_aware` takes `true` or `false`). The
+/// variants are for measuring what a setting is worth.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BotSpec {
+    Kind(BotKind),
+    Search { name: String, settings: SearchSettings },
+}
+
+impl BotSpec {
+    pub fn parse(text: &str) -> anyhow::Result<BotSpec> {
+        let (name, changes) = match text.split_once(':') {
+            Some((name, changes)) => (name, Some(changes)),
+            None => (text, None),
+        };
+        let kind = BotKind::from_name(name).with_context(|| {
+            let names: Vec<_> = BotKind::ALL.iter().map(|kind| kind.name()).collect();
+            format!("unknown bot '{name}'; choose one of {} (or easy)", names.join(", "))
+        })?;
+        let Some(changes) = changes else { return Ok(BotSpec::Kind(kind)) };
+        let mut settings = match kind {
+            BotKind::Medium => SearchSettings::MEDIUM,
+            BotKind::Hard => SearchSettings::HARD,
+            _ => bail!("only the search bots (medium, hard) take settings"),
+        };
+        for change in changes.split(',') {
+            let (key, value) =
+                change.split_once('=').with_context(|| format!("'{change}' is not key=value"))?;
+            let number = || value.parse::<f64>().with_context(|| format!("{key}={value}"));
+            let whole = || value.parse::<u32>().with_context(|| format!("{key}={value}"));
+            match key {
+                "worlds" => settings.worlds = whole()?,
+                "table_bits" => settings.table_bits = whole()?,
+                "bid_miss" => settings.bid_miss = number()?,
+                "make_margin" => settings.make_margin = number()?,
+                "alone_margin" => settings.alone_margin = number()?,
+                "basic_prior" => settings.basic_prior = number()?,
+                "match_aware" => {
+                    settings.match_aware =
+                        value.parse().with_context(|| format!("{key}={value}"))?;
+                }
+                _ => bail!("unknown setting '{key}'"),
+            }
+        }
+        if settings.table_bits > 24 {
+            bail!("table_bits is at most 24");
+        }
+        Ok(BotSpec::Search { name: text.to_owned(), settings })
+    }
+
+    /// The name the report shows.
+    pub fn name(&self) -> &str {
+        match self {
+            BotSpec::Kind(kind) => kind.name(),
+            BotSpec::Search { name, .. } => name,
+        }
+    }
+
+    fn create(&self, seed: u64) -> Box<dyn Bot> {
+        match self {
+            BotSpec::Kind(kind) => kind.create(seed),
+            BotSpec::Search { settings, .. } => Box::new(SearchBot::new(*settings, seed)),
+        }
+    }
+}
 
 /// What to play.
 #[derive(Clone, Debug)]
 pub struct Config {
-    pub a: BotKind,
-    pub b: BotKind,
+    pub a: BotSpec,
+    pub b: BotSpec,
     pub rules: Rules,
     /// Deal seeds, each played once per seating.
     pub deals: u64,
@@ -134,8 +202,8 @@ pub fn run(config: &Config, mut progress: impl FnMut(u64, u64)) -> anyhow::Resul
             let is_a = |seat: Seat| rules.team_of(seat) == a_team;
             let mut bots: Vec<Box<dyn Bot>> = (0..4u8)
                 .map(|seat| {
-                    let kind = if is_a(Seat(seat)) { config.a } else { config.b };
-                    kind.create(seed.wrapping_mul(8).wrapping_add(u64::from(seat)))
+                    let spec = if is_a(Seat(seat)) { &config.a } else { &config.b };
+                    spec.create(seed.wrapping_mul(8).wrapping_add(u64::from(seat)))
                 })
                 .collect();
             let mut game = Game::new(rules, seed)?;
@@ -243,6 +311,27 @@ mod tests {
             (low - 10.0 / (10.0 + 1.96f64.powi(2))).abs() < 1e-3 && high > 0.9999,
             "{low} {high}"
         );
+    }
+
+    #[test]
+    fn bot_specs_by_name_or_with_settings() {
+        assert_eq!(BotSpec::parse("easy").expect("a level"), BotSpec::Kind(BotKind::Basic));
+        let spec =
+            BotSpec::parse("hard:worlds=40,make_margin=0.5,match_aware=true").expect("settings");
+        let BotSpec::Search { name, settings } = spec else { panic!("a search bot") };
+        assert_eq!(name, "hard:worlds=40,make_margin=0.5,match_aware=true");
+        assert_eq!(
+            settings,
+            SearchSettings {
+                worlds: 40,
+                make_margin: 0.5,
+                match_aware: true,
+                ..SearchSettings::HARD
+            }
+        );
+        for bad in ["genius", "basic:worlds=3", "hard:worlds", "hard:depth=3", "hard:worlds=x"] {
+            assert!(BotSpec::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! `euchre-arena`: duplicate matches between two bots (see the library).
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use clap::Parser;
-use euchre_bots::BotKind;
+use euchre_arena::BotSpec;
 use euchre_engine::{Preset, Rules};
 
 /// Plays duplicate matches between two bots (the same deals with the seats
@@ -11,7 +11,10 @@ use euchre_engine::{Preset, Rules};
 #[derive(Debug, Parser)]
 #[command(name = "euchre-arena", version)]
 struct Args {
-    /// Bot A: random, naive, basic (or easy), medium, hard.
+    /// Bot A: random, naive, basic (or easy), medium, hard; a search bot
+    /// with changed settings as `hard:worlds=40,make_margin=0.5` (keys:
+    /// worlds, table_bits, bid_miss, make_margin, alone_margin, basic_prior,
+    /// match_aware).
     #[arg(long, default_value = "hard")]
     a: String,
     /// Bot B.
@@ -35,13 +38,6 @@ struct Args {
     json: bool,
 }
 
-fn kind(name: &str) -> anyhow::Result<BotKind> {
-    BotKind::from_name(name).with_context(|| {
-        let names: Vec<_> = BotKind::ALL.iter().map(|kind| kind.name()).collect();
-        format!("unknown bot '{name}'; choose one of {} (or easy)", names.join(", "))
-    })
-}
-
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let Some(preset) = Preset::from_name(&args.preset) else {
@@ -53,8 +49,8 @@ fn main() -> anyhow::Result<()> {
         rules.points_to_win = points;
     }
     let config = euchre_arena::Config {
-        a: kind(&args.a)?,
-        b: kind(&args.b)?,
+        a: BotSpec::parse(&args.a)?,
+        b: BotSpec::parse(&args.b)?,
         rules,
         deals: args.deals,
         seed: args.seed,

@@ -2,15 +2,15 @@
 //! deal seeds, in games to five to keep it quick. Deterministic: the same
 //! seeds give the same games. Longer runs and their figures: BENCHMARKS.md.
 
-use euchre_arena::{Config, run};
+use euchre_arena::{BotSpec, Config, run};
 use euchre_bots::BotKind;
 use euchre_engine::{Preset, Rules};
 
 #[test]
 fn hard_beats_easy_over_duplicate_games() {
     let config = Config {
-        a: BotKind::Hard,
-        b: BotKind::Basic,
+        a: BotSpec::Kind(BotKind::Hard),
+        b: BotSpec::Kind(BotKind::Basic),
         rules: Rules { points_to_win: 5, ..Preset::Standard.rules() },
         deals: 64,
         seed: 1,

@@ -103,6 +103,13 @@ impl BotKind {
         BotKind::ALL.into_iter().find(|kind| kind.name() == name)
     }
 
+    /// Whether this kind searches (medium, hard): its decisions take
+    /// milliseconds, not microseconds, so a server runs them off its
+    /// event loop.
+    pub fn searches(self) -> bool {
+        matches!(self, BotKind::Medium | BotKind::Hard)
+    }
+
     /// A new bot of this kind. `seed` feeds its random generator, if it has
     /// one: the same seed gives the same choices.
     pub fn create(self, seed: u64) -> Box<dyn Bot> {

@@ -183,6 +183,25 @@ pub struct Table {
     rated_players: Option<Vec<String>>,
     /// Messages are held back until what caused them is durable.
     delivery: Delivery,
+    /// Whether a search bot's decision is under way on the blocking pool.
+    thinking: bool,
+    /// Where decisions made on the blocking pool come back; set by
+    /// [`Table::run`] (a table driven by hand decides on the spot).
+    decisions: Option<mpsc::UnboundedSender<Decision>>,
+}
+
+/// Where a game stands: the table's game number, the hand, and the actions
+/// taken in it. A decision is applied only where it was made.
+type Position = (u32, u32, usize);
+
+/// A decision come back from the blocking pool, with the bot that made it
+/// (`None` if it panicked: a new one is made next time).
+#[derive(Debug)]
+struct Decision {
+    seat: Seat,
+    position: Position,
+    bot: Option<Box<dyn Bot>>,
+    action: Option<Action>,
 }
 
 /// A message on its way to one connection.
@@ -315,6 +334,8 @@ impl Table {
             match_id: None,
             rated_players: None,
             delivery: Delivery::new(durability),
+            thinking: false,
+            decisions: None,
         };
         for seat in table.settings.bot_seats.clone() {
             let kind = table.settings.seat_bots.iter().find(|named| named.seat == seat);
@@ -415,6 +436,8 @@ impl Table {
     pub async fn run(mut self, mut rx: mpsc::Receiver<TableMessage>, shutdown: CancellationToken) {
         let Some(mut durable) = self.delivery.durable_rx.take() else { return };
         let mut closed = false;
+        let (decisions_tx, mut decisions) = mpsc::unbounded_channel();
+        self.decisions = Some(decisions_tx);
         loop {
             let wake = self.next_wake();
             tokio::select! {
@@ -434,6 +457,10 @@ impl Table {
                         break;
                     }
                 },
+                Some(decision) = decisions.recv() => {
+                    self.decided(decision);
+                    self.end_step();
+                }
                 () = sleep_until(wake) => {
                     if !self.on_timer(Instant::now()) {
                         // Abandoned: the table is closed for good.
@@ -1079,7 +1106,9 @@ impl Table {
 
     fn next_wake(&self) -> Option<Instant> {
         let idle = self.empty_since.map(|since| since + self.config.idle_close);
-        match (self.automatic_move().map(|(_, due)| due), idle) {
+        // While a bot thinks, its move is not due again.
+        let bot = self.automatic_move().filter(|_| !self.thinking).map(|(_, due)| due);
+        match (bot, idle) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -1094,24 +1123,75 @@ impl Table {
         }
         if let Some((seat, due)) = self.automatic_move()
             && now >= due
+            && !self.thinking
+            && self.play_for(seat)
         {
-            self.play_for(seat);
             self.after_change();
         }
         self.end_step();
         true
     }
 
-    /// A bot acts for `seat`: its own bot, or a stand-in for an absent or slow player.
-    fn play_for(&mut self, seat: Seat) {
-        let Some(game) = &self.game else { return };
+    /// A bot acts for `seat`: its own bot, or a stand-in for an absent or
+    /// slow player. A search bot thinks for milliseconds, which would hold up
+    /// every table sharing this worker: on a running table it decides on the
+    /// blocking pool and its action comes back as a [`Decision`]. True if the
+    /// action was taken now.
+    fn play_for(&mut self, seat: Seat) -> bool {
+        let Some(game) = &self.game else { return false };
         let view = game.view(Viewer::Seat(seat));
         let legal = game.legal_actions(seat);
-        let (kind, seed) = (self.bot_kind, self.bot_seed ^ u64::from(seat.0));
-        let bot = self.seats[seat.index()].bot.get_or_insert_with(|| kind.create(seed));
+        let position = position(self.games_started, game);
+        let kind = match &self.seats[seat.index()].sitter {
+            Some(Sitter::Bot(kind)) => *kind,
+            _ => self.bot_kind,
+        };
+        let seed = self.bot_seed ^ u64::from(seat.0);
+        let mut bot = self.seats[seat.index()].bot.take().unwrap_or_else(|| kind.create(seed));
+        if let Some(decisions) = self.decisions.clone().filter(|_| kind.searches()) {
+            self.thinking = true;
+            tokio::task::spawn_blocking(move || {
+                let chosen = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    bot.choose(&view, &legal)
+                }));
+                let decision = match chosen {
+                    Ok(action) => Decision { seat, position, bot: Some(bot), action },
+                    Err(_) => Decision { seat, position, bot: None, action: None },
+                };
+                // The table may have closed meanwhile: then nobody waits.
+                let _ = decisions.send(decision);
+            });
+            return false;
+        }
+        let action = bot.choose(&view, &legal);
+        self.seats[seat.index()].bot = Some(bot);
+        self.take_bot_action(seat, action);
+        true
+    }
+
+    /// A decision from the blocking pool: applied if the game is still where
+    /// it was decided and the seat's move still due (a player may have come
+    /// back and played, or the game ended); otherwise dropped, and the timer
+    /// asks again if a move is due.
+    fn decided(&mut self, decision: Decision) {
+        let Decision { seat, position: decided_at, bot, action } = decision;
+        self.thinking = false;
+        if let Some(bot) = bot {
+            self.seats[seat.index()].bot.get_or_insert(bot);
+        }
+        let current = self.game.as_ref().map(|game| position(self.games_started, game));
+        let due =
+            self.automatic_move().is_some_and(|(turn, due)| turn == seat && due <= Instant::now());
+        if current == Some(decided_at) && due {
+            self.take_bot_action(seat, action);
+            self.after_change();
+        }
+    }
+
+    fn take_bot_action(&mut self, seat: Seat, action: Option<Action>) {
         // A bot declines only when nothing but a concession is offered, which the
         // engine never leaves as the only choice on a turn: it waits then.
-        let Some(action) = bot.choose(&view, &legal) else {
+        let Some(action) = action else {
             tracing::error!(table = %self.id, seat = seat.0, "a bot had nothing to play");
             self.last_change = Instant::now();
             return;
@@ -1128,6 +1208,12 @@ impl Table {
             self.empty_since = None;
         }
     }
+}
+
+/// Where `game`, the table's game number `games_started`, stands.
+fn position(games_started: u32, game: &Game) -> Position {
+    let actions = game.record().hands.last().map_or(0, |hand| hand.actions.len());
+    (games_started, game.hand_number(), actions)
 }
 
 /// Seals the hand just dealt with a fresh salt from the operating system's
@@ -1303,6 +1389,145 @@ mod tests {
         pass_time(Duration::from_millis(20)).await;
         let acted = game_events(&drain(&mut host.rx));
         assert_eq!(acted.iter().filter(|e| actor(e).is_some()).count(), 1, "{acted:?}");
+    }
+
+    /// A bot that says when it starts to think, and thinks until released:
+    /// a search bot's slow decision, made as slow as the test needs.
+    #[derive(Debug)]
+    struct GatedBot {
+        seat: Seat,
+        started: std::sync::mpsc::Sender<Seat>,
+        release: std::sync::mpsc::Receiver<()>,
+    }
+
+    impl Bot for GatedBot {
+        fn choose(&mut self, view: &euchre_engine::GameView, legal: &[Action]) -> Option<Action> {
+            let _ = self.started.send(self.seat);
+            let _ = self.release.recv();
+            euchre_bots::BasicBot::new().choose(view, legal)
+        }
+    }
+
+    /// A hard bot decides on the blocking pool: while it thinks, the table
+    /// takes a spectator and passes on chat, and the bot's action still
+    /// comes when it is done.
+    #[tokio::test(start_paused = true)]
+    async fn a_table_answers_while_its_search_bot_thinks() {
+        let settings = TableSettings { bot_seats: vec![0, 1, 2, 3], ..Default::default() };
+        let rules = settings.resolve_rules().expect("rules");
+        let (mut table, handle, rx) = Table::new(
+            "t".into(),
+            player("host"),
+            settings,
+            rules,
+            BotKind::Hard,
+            None,
+            config(),
+            Registry::default(),
+            None,
+        );
+        let (started_tx, started) = std::sync::mpsc::channel();
+        let mut releases = Vec::new();
+        for (index, state) in table.seats.iter_mut().enumerate() {
+            assert!(matches!(state.sitter, Some(Sitter::Bot(BotKind::Hard))));
+            let (release_tx, release) = std::sync::mpsc::channel();
+            let seat = Seat(index as u8);
+            state.bot = Some(Box::new(GatedBot { seat, started: started_tx.clone(), release }));
+            releases.push(release_tx);
+        }
+        let harness =
+            Harness { handle, _task: tokio::spawn(table.run(rx, CancellationToken::new())) };
+        let mut host = receiver(1, "host", 1024);
+        harness.ask(&host, Request::Watch { invite: None }).await;
+        harness.ask(&host, Request::Start).await;
+        drain(&mut host.rx);
+        pass_time(Duration::from_millis(510)).await;
+        // The actor handed the decision over and went back to its mailbox.
+        let thinking =
+            started.recv_timeout(Duration::from_secs(30)).expect("a bot starts thinking");
+
+        let mut watcher = receiver(2, "watcher", 1024);
+        harness.ask(&watcher, Request::Watch { invite: None }).await;
+        harness.ask(&host, Request::Chat("still there?".into())).await;
+        let seen = drain(&mut watcher.rx);
+        assert!(seen.iter().any(|m| matches!(m, ServerMessage::Snapshot { .. })), "{seen:?}");
+        let chat = |m: &ServerMessage| {
+            matches!(
+                m,
+                ServerMessage::Event {
+                    event: Some(TableEvent::Table(TableNotice::Chat { .. })),
+                    ..
+                }
+            )
+        };
+        assert!(seen.iter().any(chat), "{seen:?}");
+        assert!(
+            game_events(&drain(&mut host.rx)).iter().all(|e| actor(e).is_none()),
+            "nobody acted yet"
+        );
+
+        releases[thinking.index()].send(()).expect("the bot waits");
+        let mut acted = Vec::new();
+        for _ in 0..10_000 {
+            settle().await;
+            acted.extend(game_events(&drain(&mut host.rx)).into_iter().filter_map(|e| actor(&e)));
+            if !acted.is_empty() {
+                break;
+            }
+            // The decision comes from another thread: give it a moment.
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(acted, vec![thinking], "the thinking bot's seat acted, once");
+    }
+
+    /// A decision that comes back is applied only at the position it was
+    /// made for, and only while the seat's move is due: one that a player's
+    /// move, or the same decision applied before, has overtaken is dropped.
+    #[tokio::test(start_paused = true)]
+    async fn a_bot_decision_is_applied_only_where_it_was_made() {
+        let settings = TableSettings { bot_seats: vec![0, 1, 2, 3], ..Default::default() };
+        let rules = settings.resolve_rules().expect("rules");
+        let (mut table, _handle, _rx) = Table::new(
+            "t".into(),
+            player("host"),
+            settings,
+            rules,
+            BotKind::Hard,
+            None,
+            config(),
+            Registry::default(),
+            None,
+        );
+        let host = receiver(1, "host", 1024);
+        for request in [Request::Watch { invite: None }, Request::Start] {
+            table.handle(TableMessage::Command(TableCommand {
+                id: 1,
+                conn: host.conn,
+                player: host.who.clone(),
+                outbox: host.outbox.clone(),
+                request,
+                received: std::time::Instant::now(),
+            }));
+        }
+        let game = table.game.as_ref().expect("the game started");
+        let seat = game.turn().expect("a seat to act");
+        let action = game.legal_actions(seat).into_iter().find(|a| *a != Action::Concede);
+        let here = position(table.games_started, game);
+        let decision = |position| Decision { seat, position, bot: None, action };
+        let taken = |table: &Table| table.game.as_ref().map(|game| position(0, game).2);
+        assert_eq!(taken(&table), Some(0));
+
+        table.thinking = true;
+        table.decided(decision(here));
+        assert_eq!(taken(&table), Some(0), "not applied before the bot's delay is up");
+        assert!(!table.thinking, "but the table may ask again");
+        tokio::time::advance(config().bot_delay).await;
+        table.decided(decision((here.0, here.1, here.2 + 1)));
+        assert_eq!(taken(&table), Some(0), "not applied at another position");
+        table.decided(decision(here));
+        assert_eq!(taken(&table), Some(1), "applied where it was made, once due");
+        table.decided(decision(here));
+        assert_eq!(taken(&table), Some(1), "not applied twice");
     }
 
     /// Runs bots until it is seat 0's turn, returning what seat 0 was sent.

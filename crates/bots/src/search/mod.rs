@@ -10,6 +10,7 @@
 //! [`Solver`]. Bids, discards, the card passed for best and each card played
 //! are all chosen this way, in every form of the game.
 
+mod odds;
 mod world;
 
 use euchre_engine::sim::Solver;
@@ -18,6 +19,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::{BasicBot, Bot, choices};
+use odds::GameOdds;
 use world::Knowledge;
 
 /// How hard a search bot thinks.
@@ -31,13 +33,46 @@ pub struct SearchSettings {
     /// bot would not have made with those cards: 1 ignores the bidding,
     /// smaller reads more into it.
     pub bid_miss: f64,
+    /// Points taken off a bid that makes trump for the bot's side before it
+    /// is compared with passing. A double-dummy solve plays the makers'
+    /// cards as if they could see every hand, which flatters the side that
+    /// chose trump for its own cards; this is the correction.
+    pub make_margin: f64,
+    /// Further points taken off going alone (the same bias, larger: a lone
+    /// hand leans most on knowing where the cards are).
+    pub alone_margin: f64,
+    /// Value each outcome by the chance of winning the game it leaves
+    /// (two-sided games; others count points): a point at 9 to 9 is worth
+    /// more than a march, a loner near the end is worth no more than one
+    /// point when one point wins.
+    pub match_aware: bool,
+    /// Points added to the basic bot's choice before play (bids, discards,
+    /// the card passed for best): the search must beat the rule of thumb by
+    /// this much to overrule it.
+    pub basic_prior: f64,
 }
 
 impl SearchSettings {
     /// The reference PIMC: 50 worlds, plain alpha-beta, the bidding ignored.
-    pub const MEDIUM: SearchSettings = SearchSettings { worlds: 50, table_bits: 0, bid_miss: 1.0 };
+    pub const MEDIUM: SearchSettings = SearchSettings {
+        worlds: 50,
+        table_bits: 0,
+        bid_miss: 1.0,
+        make_margin: 0.0,
+        alone_margin: 0.0,
+        match_aware: false,
+        basic_prior: 0.0,
+    };
     /// More worlds, a transposition table, and reading the others' bids.
-    pub const HARD: SearchSettings = SearchSettings { worlds: 80, table_bits: 14, bid_miss: 0.25 };
+    pub const HARD: SearchSettings = SearchSettings {
+        worlds: 80,
+        table_bits: 14,
+        bid_miss: 0.25,
+        make_margin: 0.0,
+        alone_margin: 0.0,
+        match_aware: false,
+        basic_prior: 0.0,
+    };
 }
 
 /// A search bot: see the module documentation. Deterministic from its seed.
@@ -49,6 +84,8 @@ pub struct SearchBot {
     /// decision to the next, and filling a new one each time costs more
     /// than a small search.
     solver: Option<Solver>,
+    /// The game odds for the target last played to (match-aware only).
+    odds: Option<GameOdds>,
     /// For the rare view it cannot read (a spectator's) or the world it
     /// cannot deal.
     fallback: BasicBot,
@@ -64,6 +101,7 @@ impl SearchBot {
             settings,
             rng: ChaCha8Rng::seed_from_u64(seed),
             solver: None,
+            odds: None,
             fallback: BasicBot::new(),
         }
     }
@@ -73,6 +111,7 @@ impl SearchBot {
     fn evaluate(&mut self, view: &GameView, actions: &[Action]) -> Option<Vec<f64>> {
         let knowledge = Knowledge::new(view)?;
         let Viewer::Seat(me) = view.viewer else { return None };
+        let valuation = self.valuation(view, me);
         let table_bits = self.settings.table_bits;
         let solver = self.solver.get_or_insert_with(|| Solver::with_table_bits(table_bits));
         let mut totals = vec![0.0; actions.len()];
@@ -84,11 +123,71 @@ impl SearchBot {
             };
             weights += weight;
             for (total, action) in totals.iter_mut().zip(actions) {
-                *total += weight * value(&hand, me, *action, solver);
+                *total += weight * value(&hand, &valuation, *action, solver);
             }
         }
-        (weights > 0.0).then(|| totals.into_iter().map(|total| total / weights).collect())
+        (weights > 0.0).then(|| {
+            totals
+                .into_iter()
+                .zip(actions)
+                .map(|(total, action)| total / weights - self.margin(*action))
+                .collect()
+        })
     }
+
+    /// How this decision's outcomes are valued: by points, or by the chance
+    /// of winning the game from the score they leave.
+    fn valuation(&mut self, view: &GameView, me: Seat) -> Valuation {
+        let rules = view.rules;
+        let mine = rules.team_of(me);
+        let game = (self.settings.match_aware && rules.teams() == 2).then(|| {
+            let target = u32::from(rules.points_to_win);
+            let odds = match self.odds.take() {
+                Some(odds) if odds.target() == target => odds,
+                _ => GameOdds::new(target),
+            };
+            let score = |team_is_mine: bool| {
+                view.scores
+                    .teams()
+                    .filter(|(team, _)| (*team == mine) == team_is_mine)
+                    .map(|(_, points)| u32::from(*points))
+                    .sum::<u32>()
+            };
+            let game = GameScore { mine: score(true), theirs: score(false), odds: odds.clone() };
+            self.odds = Some(odds);
+            game
+        });
+        Valuation { rules, me, game }
+    }
+
+    /// What is taken off `action`'s average for the solver's optimism
+    /// about the side that makes trump.
+    fn margin(&self, action: Action) -> f64 {
+        let (makes, alone) = match action {
+            Action::OrderUp { alone }
+            | Action::Call { alone, .. }
+            | Action::CallNoTrump { alone } => (true, alone),
+            _ => (false, false),
+        };
+        let settings = &self.settings;
+        f64::from(u8::from(makes)) * settings.make_margin
+            + f64::from(u8::from(alone)) * settings.alone_margin
+    }
+}
+
+/// How one decision values a hand's outcome.
+struct Valuation {
+    rules: Rules,
+    me: Seat,
+    /// The game's score before this hand, where outcomes count by the chance
+    /// of winning the game.
+    game: Option<GameScore>,
+}
+
+struct GameScore {
+    mine: u32,
+    theirs: u32,
+    odds: GameOdds,
 }
 
 impl Bot for SearchBot {
@@ -101,9 +200,17 @@ impl Bot for SearchBot {
             // Offered only when it cannot fail: every trick, at once.
             return Some(Action::Claim);
         }
-        let Some(values) = self.evaluate(view, &actions) else {
+        let Some(mut values) = self.evaluate(view, &actions) else {
             return self.fallback.choose(view, legal);
         };
+        if view.phase != Phase::Playing && self.settings.basic_prior != 0.0 {
+            let basic = self.fallback.choose(view, legal);
+            for (value, action) in values.iter_mut().zip(&actions) {
+                if Some(*action) == basic {
+                    *value += self.settings.basic_prior;
+                }
+            }
+        }
         // The first of the best: the engine lists actions in a fixed order.
         let best = values
             .iter()
@@ -117,17 +224,16 @@ impl Bot for SearchBot {
     }
 }
 
-/// What `action` by `me` is worth in the world `hand`: the points it brings
-/// `me`'s side less the others' (their average, without partners), plus a
-/// little for each trick.
-fn value(hand: &Hand, me: Seat, action: Action, solver: &mut Solver) -> f64 {
+/// What `action` by the valuation's seat is worth in the world `hand`: see
+/// [`score`].
+fn value(hand: &Hand, valuation: &Valuation, action: Action, solver: &mut Solver) -> f64 {
     let mut after = *hand;
-    if after.apply_with(me, action, &mut NoEvents).is_err() {
+    if after.apply_with(valuation.me, action, &mut NoEvents).is_err() {
         return f64::NEG_INFINITY;
     }
     bid_out(&mut after);
     match solver.outcome(&after) {
-        Some(outcome) => score(after.rules(), me, &outcome),
+        Some(outcome) => score(valuation, &outcome),
         None => 0.0,
     }
 }
@@ -143,9 +249,30 @@ fn bid_out(hand: &mut Hand) {
     }
 }
 
-fn score(rules: &Rules, me: Seat, outcome: &HandOutcome) -> f64 {
+/// What an outcome is worth to the valuation's seat: the points it brings
+/// that seat's side less the others' (their average, without partners), or,
+/// match-aware, the chance of winning the game it adds, counted in first
+/// points of the game; plus a little for each trick.
+fn score(valuation: &Valuation, outcome: &HandOutcome) -> f64 {
     let HandOutcome::Played(played) = outcome else { return 0.0 };
-    let mine = rules.team_of(me);
+    let rules: &Rules = &valuation.rules;
+    let mine = rules.team_of(valuation.me);
+    let tricks =
+        if played.makers == mine { played.tricks[mine] } else { 5 - played.tricks[played.makers] };
+    let tricks = TRICK_VALUE * f64::from(tricks);
+    if let Some(game) = &valuation.game {
+        let (mut ours, mut theirs) = (0, 0);
+        for (team, points) in played.points.teams() {
+            if team == mine {
+                ours += u32::from(*points);
+            } else {
+                theirs += u32::from(*points);
+            }
+        }
+        let before = game.odds.chance(game.mine, game.theirs);
+        let after = game.odds.chance(game.mine + ours, game.theirs + theirs);
+        return (after - before) / game.odds.first_point() + tricks;
+    }
     let others = f64::from(rules.teams() - 1);
     let points: f64 = played
         .points
@@ -156,7 +283,5 @@ fn score(rules: &Rules, me: Seat, outcome: &HandOutcome) -> f64 {
             },
         )
         .sum();
-    let tricks =
-        if played.makers == mine { played.tricks[mine] } else { 5 - played.tricks[played.makers] };
-    points + TRICK_VALUE * f64::from(tricks)
+    points + tricks
 }

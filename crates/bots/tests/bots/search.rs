@@ -8,8 +8,11 @@ use crate::play_out;
 
 /// The search as the levels run it, but with few worlds: the same code
 /// paths, quickly.
-const QUICK: SearchSettings = SearchSettings { worlds: 6, table_bits: 10, bid_miss: 0.25 };
-const QUICK_PLAIN: SearchSettings = SearchSettings { worlds: 6, table_bits: 0, bid_miss: 1.0 };
+const QUICK: SearchSettings = SearchSettings { worlds: 6, table_bits: 10, ..SearchSettings::HARD };
+const QUICK_PLAIN: SearchSettings = SearchSettings { worlds: 6, ..SearchSettings::MEDIUM };
+/// With the bidding corrections and the game's score taken into account.
+const QUICK_SCORED: SearchSettings =
+    SearchSettings { make_margin: 0.5, alone_margin: 1.0, match_aware: true, ..QUICK };
 
 /// Every preset and the options that change bidding or play: a game to
 /// five between search bots, every action checked against the engine.
@@ -31,7 +34,7 @@ fn search_bots_choose_legal_actions_in_every_form() {
     let rule_sets = Preset::ALL.map(|preset| preset.rules()).into_iter().chain(options);
     for (n, rules) in rule_sets.enumerate() {
         let rules = Rules { points_to_win: 5, ..rules };
-        let settings = if n % 2 == 0 { QUICK } else { QUICK_PLAIN };
+        let settings = [QUICK, QUICK_PLAIN, QUICK_SCORED][n % 3];
         let mut bots: [Box<dyn Bot>; 4] =
             [0u64, 1, 2, 3].map(|seat| Box::new(SearchBot::new(settings, seat)) as Box<dyn Bot>);
         let mut game = Game::new(rules, n as u64).expect("valid rules");
