@@ -67,6 +67,7 @@ pub async fn run(
         }
     }
     let grace = Timing::ms(state.settings.timing.shutdown_grace_ms);
+    let send_buffer_bytes = state.settings.limits.send_buffer_bytes;
     let tracker = state.tracker.clone();
     let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
     let stop = token.clone();
@@ -74,9 +75,15 @@ pub async fn run(
     // Nagle off: an action's events and its ack are separate small frames,
     // and with Nagle the ack waited for the client's delayed TCP ack of the
     // events, about 40 ms on Linux (found by euchre-loadgen).
-    let listener = listener.tap_io(|stream| {
+    let send_buffer = send_buffer_bytes;
+    let listener = listener.tap_io(move |stream| {
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "cannot set TCP_NODELAY");
+        }
+        if send_buffer > 0
+            && let Err(error) = socket2::SockRef::from(&*stream).set_send_buffer_size(send_buffer)
+        {
+            tracing::debug!(%error, "cannot set SO_SNDBUF");
         }
     });
     axum::serve(listener, app)
