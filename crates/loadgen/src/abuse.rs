@@ -619,7 +619,7 @@ async fn slow_reader(
         };
         // Then see what the server did: read until a close, or until it is
         // clear the connection is still being written to.
-        let how = read_to_close(&mut connection.socket, &mut report, ANSWER_WAIT).await;
+        let how = read_to_close(&mut connection.socket, &mut report, SLOW_DRAIN).await;
         if how == "still_open" {
             report.open_at_end += u64::from(stopped);
             let _ = timeout(Duration::from_secs(2), connection.socket.close(None)).await;
