@@ -596,7 +596,15 @@ async fn slow_reader(
             continue;
         };
         token = Some(connection.token.clone());
-        let busy = busy_tables(&mut connection, config.slow_watches, &mut report).await;
+        let busy = match busy_tables(&mut connection, config.slow_watches, &mut report).await {
+            Ok(busy) => busy,
+            Err(how) => {
+                // Cut off before it even stopped reading (the lobby).
+                report.cut_off(format!("{how} (reading the lobby)"), started);
+                sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+        };
         if busy.is_empty() {
             // Nothing to watch yet (the tables are still being set up).
             let _ = timeout(Duration::from_secs(2), connection.socket.close(None)).await;
@@ -633,32 +641,37 @@ async fn slow_reader(
     report
 }
 
-/// Up to `wanted` public tables in play, from the lobby.
+/// Up to `wanted` public tables in play, from the lobby; `Err` with how
+/// the connection ended if it did.
 async fn busy_tables(
     connection: &mut Connection,
     wanted: usize,
     report: &mut AbuserReport,
-) -> Vec<String> {
+) -> Result<Vec<String>, String> {
     let id = connection.next_id();
     let text = serde_json::to_string(&ClientMessage::ListTables { id }).unwrap_or_default();
     if !connection.send_text(text, report).await {
-        return Vec::new();
+        return Err("ended".to_owned());
     }
     let reading = async {
-        while let Some(Ok(frame)) = connection.socket.next().await {
-            let Message::Text(text) = frame else { continue };
-            if let Ok(ServerMessage::Lobby { tables }) = serde_json::from_str(&text) {
-                return tables
+        loop {
+            let frame = connection.socket.next().await;
+            if let Some(Ok(Message::Text(text))) = &frame
+                && let Ok(ServerMessage::Lobby { tables }) = serde_json::from_str(text)
+            {
+                return Ok(tables
                     .into_iter()
                     .filter(|t| t.status == euchre_protocol::TableStatus::Playing)
                     .take(wanted)
                     .map(|t| t.table)
-                    .collect();
+                    .collect());
+            }
+            if let Some(how) = observe(frame, report) {
+                return Err(how);
             }
         }
-        Vec::new()
     };
-    timeout(ANSWER_WAIT, reading).await.unwrap_or_default()
+    timeout(ANSWER_WAIT, reading).await.unwrap_or_else(|_| Ok(Vec::new()))
 }
 
 fn millis(duration: Duration) -> u64 {

@@ -174,9 +174,16 @@ async fn websocket(
         .max_message_size(HARD_MESSAGE_CAP)
         .max_frame_size(HARD_MESSAGE_CAP)
         // Frames wait in the buffer until the connection flushes a burst
-        // (see `connection::write_burst`), up to this much.
+        // (see `connection::write_burst`), up to this much; a socket that
+        // will not take more holds the next write back, so the buffer never
+        // holds much more than one message past this.
         .write_buffer_size(WRITE_BURST_BYTES)
-        .max_write_buffer_size(HARD_MESSAGE_CAP * 4)
+        // No cap of its own: one message larger than a cap cannot be sent
+        // at all. The lobby is one message of every public table (about
+        // 200 bytes each), and with a cap of 256 KiB a client asking for it
+        // with more than about a thousand tables open was dropped as too
+        // slow (found by the load generator's slow reader).
+        .max_write_buffer_size(usize::MAX)
         .on_upgrade(move |socket| {
             let (sink, stream) = socket.split();
             tracker.track_future(async move {
