@@ -9,7 +9,7 @@ use euchre_loadgen::{Config, Stop, Think};
 use euchre_server::Settings;
 use euchre_server::config::DatabaseUrl;
 
-fn abuser<'a>(reports: &'a [AbuserReport], abuser: Abuser) -> &'a AbuserReport {
+fn abuser(reports: &[AbuserReport], abuser: Abuser) -> &AbuserReport {
     reports.iter().find(|r| r.abuser == abuser.name()).expect("a report for each abuser")
 }
 
