@@ -28,9 +28,11 @@ use serde::Serialize;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+pub mod abuse;
 pub mod echo;
 pub mod http;
 pub mod idle;
+pub mod net;
 mod player;
 pub mod process;
 
@@ -62,6 +64,10 @@ pub struct Config {
     pub seed: u64,
     /// How long the database may take to catch up once play stops.
     pub store_timeout: Duration,
+    /// Spread the clients over this many loopback source addresses
+    /// (127.1.x.y, see [`net`]), so a server on loopback can keep its
+    /// per-address connection limit; 0 lets the system choose (one address).
+    pub source_addresses: usize,
 }
 
 /// How long a client thinks before each action.
@@ -261,8 +267,15 @@ async fn set_up_group(
         // A seed per seat: a seat's choices do not depend on the order groups are set up in.
         let seed =
             config.seed.wrapping_mul(1_000_003).wrapping_add((group * 4) as u64 + u64::from(seat));
-        players
-            .push(Player::connect(&config.url, &name, seed, config.think, progress.clone()).await?);
+        let index = group * usize::from(config.players) + usize::from(seat);
+        let dial = net::Dial {
+            source: (config.source_addresses > 0)
+                .then(|| net::loopback(1, index % config.source_addresses)),
+            receive_buffer: None,
+        };
+        players.push(
+            Player::connect(&config.url, &name, seed, config.think, progress.clone(), dial).await?,
+        );
     }
     let first = group * config.tables_per_client;
     for _ in first..config.tables.min(first + config.tables_per_client) {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
-use euchre_loadgen::{Config, Stop, Think, echo, idle, run};
+use euchre_loadgen::{Config, Stop, Think, abuse, echo, idle, run};
 
 /// Plays many tables against a running Euchre server, timing every action.
 ///
@@ -81,6 +81,26 @@ struct Flags {
     /// Run only the echo server, on this address, until stopped.
     #[arg(long, value_name = "ADDRESS")]
     serve_echo: Option<std::net::SocketAddr>,
+    /// Spread the playing clients over this many loopback addresses
+    /// (127.1.x.y; the server must listen on loopback), so the server keeps
+    /// its default per-address connection limit.
+    #[arg(long, default_value_t = 0)]
+    source_addresses: usize,
+    /// Abusive clients to run beside the tables, each from its own loopback
+    /// address (127.2.0.N): flooder, oversized, hog, slow_reader (comma
+    /// separated), all, or none (the baseline, reported the same way).
+    #[arg(long, value_name = "LIST")]
+    abuse: Option<String>,
+    /// Messages a second the flooder sends.
+    #[arg(long, default_value_t = 5000)]
+    flood_rate: u32,
+    /// Busy tables the slow reader watches.
+    #[arg(long, default_value_t = 50)]
+    slow_watches: usize,
+    /// Seconds the slow reader reads nothing before it looks at what it got
+    /// (and how the server ended it), then starts again.
+    #[arg(long, default_value_t = 20.0)]
+    slow_hold: f64,
 }
 
 #[tokio::main]
@@ -132,7 +152,21 @@ async fn main() -> anyhow::Result<()> {
         },
         seed: flags.seed,
         store_timeout: seconds(flags.store_timeout, "--store-timeout")?,
+        source_addresses: flags.source_addresses,
     };
+    if let Some(list) = flags.abuse {
+        let abuse = abuse::AbuseConfig {
+            url: config.url.clone(),
+            abusers: abuse::Abuser::parse_list(&list)?,
+            own_addresses: true,
+            flood_rate: flags.flood_rate,
+            slow_watches: flags.slow_watches,
+            slow_hold: seconds(flags.slow_hold, "--slow-hold")?,
+        };
+        let report = abuse::run_beside(&config, abuse, flags.server_pid).await?;
+        print!("{}", report.to_text());
+        return write_json(flags.json, &report);
+    }
     let report = run(&config).await?;
     print!("{}", report.to_text());
     write_json(flags.json, &report)

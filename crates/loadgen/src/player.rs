@@ -15,14 +15,11 @@ use futures_util::{SinkExt, StreamExt};
 use hdrhistogram::Histogram;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_config};
 
 use crate::Think;
-
-type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+use crate::net::{self, Dial, Socket};
 
 /// How long any one answer may take before the run counts as broken.
 pub const PATIENCE: Duration = Duration::from_secs(15);
@@ -176,10 +173,10 @@ impl Player {
         seed: u64,
         think: Think,
         progress: Arc<Progress>,
+        dial: Dial,
     ) -> anyhow::Result<Player> {
-        // Nagle off: a small frame must not wait for the ack of the one before.
-        let connecting = connect_async_with_config(url, None, true);
-        let (socket, _) = tokio::time::timeout(PATIENCE, connecting)
+        let connecting = net::connect(url, dial);
+        let socket = tokio::time::timeout(PATIENCE, connecting)
             .await
             .context("connecting took too long")?
             .with_context(|| {

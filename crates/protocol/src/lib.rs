@@ -520,7 +520,7 @@ pub mod close {
     pub const NORMAL: u16 = 1000;
     /// The server is shutting down: reconnect later.
     pub const GOING_AWAY: u16 = 1001;
-    /// A policy was broken: a disallowed Origin, or repeated flooding.
+    /// A policy was broken: too many refused messages (a flood).
     pub const POLICY: u16 = 1008;
     /// A frame was larger than the limit.
     pub const TOO_LARGE: u16 = 1009;
@@ -528,7 +528,9 @@ pub mod close {
     pub const TOO_SLOW: u16 = 4000;
     /// No `hello` in time, or no pong to the server's pings.
     pub const IDLE: u16 = 4001;
-    /// The same player connected again elsewhere; this connection was replaced.
+    /// Reserved for "the same player connected again elsewhere; this
+    /// connection was replaced". Never sent: a player may hold several
+    /// connections at once (two tabs), see docs/security.md.
     pub const REPLACED: u16 = 4002;
 }
 

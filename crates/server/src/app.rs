@@ -73,6 +73,7 @@ pub async fn run(
         state
     };
     let grace = Timing::ms(state.settings.timing.shutdown_grace_ms);
+    let send_buffer_bytes = state.settings.limits.send_buffer_bytes;
     let tracker = state.tracker.clone();
     let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
     let stop = token.clone();
@@ -80,9 +81,15 @@ pub async fn run(
     // Nagle off: an action's events and its ack are separate small frames,
     // and with Nagle the ack waited for the client's delayed TCP ack of the
     // events, about 40 ms on Linux (found by euchre-loadgen).
-    let listener = listener.tap_io(|stream| {
+    let send_buffer = send_buffer_bytes;
+    let listener = listener.tap_io(move |stream| {
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "cannot set TCP_NODELAY");
+        }
+        if send_buffer > 0
+            && let Err(error) = socket2::SockRef::from(&*stream).set_send_buffer_size(send_buffer)
+        {
+            tracing::debug!(%error, "cannot set SO_SNDBUF");
         }
     });
     axum::serve(listener, app)
@@ -173,9 +180,16 @@ async fn websocket(
         .max_message_size(HARD_MESSAGE_CAP)
         .max_frame_size(HARD_MESSAGE_CAP)
         // Frames wait in the buffer until the connection flushes a burst
-        // (see `connection::write_burst`), up to this much.
+        // (see `connection::write_burst`), up to this much; a socket that
+        // will not take more holds the next write back, so the buffer never
+        // holds much more than one message past this.
         .write_buffer_size(WRITE_BURST_BYTES)
-        .max_write_buffer_size(HARD_MESSAGE_CAP * 4)
+        // No cap of its own: one message larger than a cap cannot be sent
+        // at all. The lobby is one message of every public table (about
+        // 200 bytes each), and with a cap of 256 KiB a client asking for it
+        // with more than about a thousand tables open was dropped as too
+        // slow (found by the load generator's slow reader).
+        .max_write_buffer_size(usize::MAX)
         .on_upgrade(move |socket| {
             let (sink, stream) = socket.split();
             tracker.track_future(async move {

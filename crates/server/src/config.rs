@@ -117,6 +117,11 @@ pub struct Limits {
     /// Bytes each connection reads from its socket at a time: this buffer is
     /// most of what an idle connection costs (tungstenite's default is 128 KiB).
     pub read_buffer_bytes: usize,
+    /// The kernel's send buffer for each connection (`SO_SNDBUF`), in
+    /// bytes; 0 leaves it to the system, which grows it to megabytes for a
+    /// client that does not read. What a slow reader may pin before its
+    /// queue (`outbound_queue`) overflows and it is dropped.
+    pub send_buffer_bytes: usize,
     /// Events each table keeps for clients that resume; an older `last_seq`
     /// gets a snapshot instead. The ring is most of an idle table's memory
     /// (72 bytes an event, more for a deal).
@@ -184,6 +189,7 @@ impl Default for Limits {
             message_burst: 40,
             outbound_queue: 512,
             read_buffer_bytes: 2048,
+            send_buffer_bytes: 0,
             event_ring: 256,
             tables_per_player: 4,
             connections_per_address: 32,

@@ -29,8 +29,16 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Messages written before one flush, at most: enough for any burst a
 /// table makes, few enough that a busy connection still reads its socket.
 const MAX_BURST: u64 = 64;
-/// Refused messages in a row before a flooding client is closed.
+/// Refused frames (over the rate limit, malformed, too large) a connection
+/// may run up at once before it is closed as a flooder (1008)…
 const FLOOD_LIMIT: u32 = 200;
+/// …and how fast that allowance comes back: an honest client's occasional
+/// bad message never adds up, while one that keeps sending over its rate is
+/// closed (within a fraction of a second at thousands a second).
+const FLOOD_REFILL_PER_SECOND: u32 = 10;
+/// How long the close frame may take to a client dropped for not reading:
+/// it is not reading, so there is no point waiting long.
+const SLOW_CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Why the loop ended, and the close frame to send.
 struct Closing(u16, &'static str);
@@ -54,8 +62,9 @@ where
         );
     }
     let closing = session.run(&mut sink, &mut stream).await;
+    let wait = if closing.0 == close::TOO_SLOW { SLOW_CLOSE_TIMEOUT } else { WRITE_TIMEOUT };
     let frame = CloseFrame { code: closing.0, reason: closing.1.into() };
-    let _ = timeout(WRITE_TIMEOUT, sink.send(Message::Close(Some(frame)))).await;
+    let _ = timeout(wait, sink.send(Message::Close(Some(frame)))).await;
     session.disconnect();
     state.metrics.connections_open.dec();
 }
@@ -72,8 +81,13 @@ struct Session {
     lobby: Option<broadcast::Receiver<ServerMessage>>,
     /// Tables this connection sits at or watches: told when it goes.
     tables: HashSet<TableId>,
+    /// Every frame but pings counts against this rate…
     limiter: DefaultDirectRateLimiter,
-    refused_in_a_row: u32,
+    /// …and pings against one of their own, so a client held back for its
+    /// other messages can still check its connection.
+    ping_limiter: DefaultDirectRateLimiter,
+    /// Refusals allowed before the connection is closed as a flooder.
+    refusals: DefaultDirectRateLimiter,
     last_heard: Instant,
 }
 
@@ -94,7 +108,13 @@ impl Session {
             lobby: None,
             tables: HashSet::new(),
             limiter: RateLimiter::direct(Quota::per_second(per_second).allow_burst(burst)),
-            refused_in_a_row: 0,
+            ping_limiter: RateLimiter::direct(Quota::per_second(per_second).allow_burst(burst)),
+            refusals: RateLimiter::direct(
+                Quota::per_second(
+                    NonZeroU32::new(FLOOD_REFILL_PER_SECOND).unwrap_or(NonZeroU32::MIN),
+                )
+                .allow_burst(NonZeroU32::new(FLOOD_LIMIT).unwrap_or(NonZeroU32::MIN)),
+            ),
             last_heard: Instant::now(),
             state,
         }
@@ -131,8 +151,14 @@ impl Session {
                     }
                 }
                 Some(message) = self.outgoing.recv() => {
-                    let Some(written) = write_burst(sink, message, &mut self.outgoing).await else {
-                        return Closing(close::TOO_SLOW, "write timed out");
+                    // A client that stopped reading blocks the write; its
+                    // queue overflowing ends the wait at once.
+                    let written = tokio::select! {
+                        written = write_burst(sink, message, &mut self.outgoing) => written,
+                        () = self.too_slow.cancelled() => None,
+                    };
+                    let Some(written) = written else {
+                        return Closing(close::TOO_SLOW, "too far behind; reconnect and resume");
                     };
                     self.state.metrics.messages_out.inc_by(written);
                 }
@@ -193,15 +219,19 @@ impl Session {
             let message = format!("messages are limited to {limit} bytes");
             return self.refuse(ErrorCode::TooLarge.with_message(None, message));
         }
-        let message = match parse_client_message(text.as_str()) {
+        // Every frame counts against a rate, malformed ones too: answering
+        // them is work as well.
+        let parsed = parse_client_message(text.as_str());
+        let is_ping = matches!(parsed, Ok(ClientMessage::Ping { .. }));
+        let limiter = if is_ping { &self.ping_limiter } else { &self.limiter };
+        if limiter.check().is_err() {
+            let id = parsed.as_ref().ok().map(ClientMessage::id);
+            return self.refuse(ErrorCode::RateLimited.to_message(id));
+        }
+        let message = match parsed {
             Ok(message) => message,
             Err(bad) => return self.refuse(bad.to_message()),
         };
-        let is_ping = matches!(message, ClientMessage::Ping { .. });
-        if !is_ping && self.limiter.check().is_err() {
-            return self.refuse(ErrorCode::RateLimited.to_message(Some(message.id())));
-        }
-        self.refused_in_a_row = 0;
         let id = message.id();
         if let Err(refusal) = self.dispatch(message).await {
             self.state.metrics.errors_sent.inc();
@@ -213,8 +243,7 @@ impl Session {
     /// Sends an error for a refused frame; closes a client that keeps flooding.
     fn refuse(&mut self, error: ServerMessage) -> Option<Closing> {
         self.state.metrics.errors_sent.inc();
-        self.refused_in_a_row += 1;
-        if self.refused_in_a_row > FLOOD_LIMIT {
+        if self.refusals.check().is_err() {
             return Some(Closing(close::POLICY, "too many bad messages"));
         }
         self.outbox.send(error);
@@ -528,21 +557,54 @@ mod tests {
         assert_eq!(close_code(&wire.written().await), Some(close::IDLE));
     }
 
-    #[tokio::test]
-    async fn pings_are_never_rate_limited() {
-        let mut wire = connect(true).await;
-        for id in 0..200 {
-            wire.send(&ClientMessage::Ping { id });
-        }
-        let frames = wire.written().await;
-        let texts: Vec<String> = frames
+    /// The text frames among `frames`.
+    fn texts(frames: &[Message]) -> Vec<String> {
+        frames
             .iter()
             .filter_map(|f| match f {
                 Message::Text(text) => Some(text.to_string()),
                 _ => None,
             })
-            .collect();
-        assert_eq!(texts.iter().filter(|t| t.contains("\"pong\"")).count(), 200);
-        assert!(!texts.iter().any(|t| t.contains("rate_limited")));
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn pings_have_a_rate_of_their_own() {
+        let mut wire = connect(true).await;
+        let burst = Settings::default().limits.message_burst;
+        // Other messages use up their whole allowance (the hello took one)…
+        for id in 0..u64::from(burst) + 4 {
+            wire.send(&ClientMessage::ListTables { id: 100 + id });
+        }
+        let texts = texts(&wire.written().await);
+        assert_eq!(texts.iter().filter(|t| t.contains("rate_limited")).count(), 5);
+        // …and pings are still answered, up to their own burst.
+        for id in 0..u64::from(burst) + 5 {
+            wire.send(&ClientMessage::Ping { id });
+        }
+        let texts = self::texts(&wire.written().await);
+        assert_eq!(texts.iter().filter(|t| t.contains("\"pong\"")).count(), burst as usize);
+        assert_eq!(texts.iter().filter(|t| t.contains("rate_limited")).count(), 5);
+    }
+
+    #[tokio::test]
+    async fn a_few_bad_frames_are_answered_and_a_flood_of_them_is_closed_with_1008() {
+        let mut wire = connect(true).await;
+        let bad = |wire: &Wire, count: u32| {
+            for _ in 0..count {
+                wire.to_server.send(Ok(Message::Text("{\"type\":".into()))).expect("running");
+            }
+        };
+        // Under the flood limit: each bad frame answered (bad_json, then
+        // rate_limited once past the burst), the connection kept.
+        bad(&wire, FLOOD_LIMIT - 10);
+        let frames = wire.written().await;
+        assert_eq!(close_code(&frames), None);
+        assert_eq!(texts(&frames).len(), (FLOOD_LIMIT - 10) as usize);
+        // Past it: closed as a flooder, with the documented code.
+        bad(&wire, 20);
+        let frames = wire.written().await;
+        assert_eq!(close_code(&frames), Some(close::POLICY));
+        wire.task.await.expect("the loop ended");
     }
 }

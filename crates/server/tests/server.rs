@@ -529,7 +529,7 @@ async fn bad_frames_are_answered_and_other_tables_carry_on() {
         let answer = rude.recv_until(|m| matches!(m, ServerMessage::Error { .. })).await;
         assert_eq!(error_code(&answer), Some(code));
     }
-    // A flood gets rate limited; pings never are.
+    // A flood gets rate limited (pings have a bucket of their own).
     for _ in 0..100 {
         let id = rude.next_id();
         rude.send(&ClientMessage::ListTables { id }).await;
