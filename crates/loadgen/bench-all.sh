@@ -6,7 +6,9 @@
 #
 # Runs (each against a fresh release server, data on tmpfs, through bench.sh):
 #   echo      the bare WebSocket echo, 200 connections flat out: the yardstick
-#   flat      50 tables x 4 clients flat out: actions/s as a share of the echo's
+#   relay     the same server relaying each frame to a group of 4 (a table's
+#             fan-out with no game), 50 groups flat out: the honest ceiling
+#   flat      50 tables x 4 clients flat out: actions/s as a share of both
 #   idle      19,500 identified connections held: memory and CPU each
 #   paced-N   N tables x 4 clients, each thinking 1 s (exponential), for N in
 #             600 1200 2400 4800; and 4800 with a fixed 1 s (tables in waves)
@@ -52,6 +54,7 @@ run() { # NAME BACKEND FLAGS...: one bench.sh run, its text and JSON kept
 }
 
 run echo echo --tables 50 --duration "$play"
+run relay relay --tables 50 --duration "$play"
 run flat sqlite --tables 50 --duration "$play"
 run idle sqlite --idle "$idle" --duration "$play"
 for tables in $sweep; do
@@ -78,6 +81,9 @@ cp "$data/samples.csv" "$out/soak-samples.csv"
     jq -r --slurpfile flat "$out/flat.json" \
         '"Echo: \(.round_trips_per_second | round) round trips/s over \(.connections) connections; flat out is \($flat[0].actions_per_second / .round_trips_per_second * 100 | round)% of it."' \
         "$out/echo.json"
+    jq -r --slurpfile flat "$out/flat.json" \
+        '"Relay: \(.round_trips_per_second | round) frames/s to groups of \(.fan_out); flat out is \($flat[0].actions_per_second / .round_trips_per_second * 100 | round)% of it."' \
+        "$out/relay.json"
     jq -r '"Idle: \(.connections) connections, \(.server_kib_per_connection) KiB each, \(.server_core_share_second_half * 100)% of a core."' \
         "$out/idle.json"
 } >"$out/summary.md"
@@ -97,7 +103,7 @@ set ylabel "milliseconds"
 set logscale y
 set grid
 set key bottom right box opaque
-set yrange [0.1:*]
+set yrange [0.1:20]
 plot "$out/paced.dat" using 1:2 with linespoints title "ack p50", \
      "$out/paced.dat" using 1:3 with linespoints title "ack p99", \
      "$out/paced.dat" using 1:4 with linespoints title "to other seats p99", \

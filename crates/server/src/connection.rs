@@ -154,6 +154,10 @@ impl Session {
                     // A client that stopped reading blocks the write; its
                     // queue overflowing ends the wait at once.
                     let written = tokio::select! {
+                        // The write first: it nearly always finishes at once,
+                        // and then the token is never polled (no waiter to
+                        // register and remove on every burst).
+                        biased;
                         written = write_burst(sink, message, &mut self.outgoing) => written,
                         () = self.too_slow.cancelled() => None,
                     };
