@@ -221,6 +221,21 @@ struct Connection {
 }
 
 impl Connection {
+    /// Counts how a connection ended: cut off by the server (then pauses
+    /// before the next try), or still open when the run stopped (then closes it).
+    async fn ended(mut self, how: Option<String>, report: &mut AbuserReport, started: Instant) {
+        match how {
+            Some(how) => {
+                report.cut_off(how, started);
+                sleep(RECONNECT_PAUSE).await;
+            }
+            None => {
+                report.open_at_end += 1;
+                let _ = timeout(Duration::from_secs(2), self.socket.close(None)).await;
+            }
+        }
+    }
+
     /// Connects and says hello, with `token` if there is one (an abuser
     /// comes back as itself), counting the attempt in `report`.
     async fn open(
@@ -452,16 +467,7 @@ async fn flooder(config: &AbuseConfig, dial: Dial, stop: watch::Receiver<bool>) 
                 }
             }
         };
-        match ended {
-            Some(how) => {
-                report.cut_off(how, started);
-                sleep(RECONNECT_PAUSE).await;
-            }
-            None => {
-                report.open_at_end += 1;
-                let _ = timeout(Duration::from_secs(2), connection.socket.close(None)).await;
-            }
-        }
+        connection.ended(ended, &mut report, started).await;
     }
     report
 }
@@ -505,16 +511,7 @@ async fn oversized(config: &AbuseConfig, dial: Dial, stop: watch::Receiver<bool>
                 }
             }
         };
-        match ended {
-            Some(how) => {
-                report.cut_off(how, started);
-                sleep(RECONNECT_PAUSE).await;
-            }
-            None => {
-                report.open_at_end += 1;
-                let _ = timeout(Duration::from_secs(2), connection.socket.close(None)).await;
-            }
-        }
+        connection.ended(ended, &mut report, started).await;
     }
     report
 }
