@@ -1294,19 +1294,27 @@ mod tests {
     }
 
     fn table(settings: TableSettings) -> Harness {
+        let (table, handle, rx) = unstarted(settings, BotKind::Basic);
+        Harness { handle, _task: tokio::spawn(table.run(rx, CancellationToken::new())) }
+    }
+
+    /// A table, its handle and its mailbox, not yet running.
+    fn unstarted(
+        settings: TableSettings,
+        bot: BotKind,
+    ) -> (Table, TableHandle, mpsc::Receiver<TableMessage>) {
         let rules = settings.resolve_rules().expect("rules");
-        let (table, handle, rx) = Table::new(
+        Table::new(
             "t".into(),
             player("host"),
             settings,
             rules,
-            BotKind::Basic,
+            bot,
             None,
             config(),
             Registry::default(),
             None,
-        );
-        Harness { handle, _task: tokio::spawn(table.run(rx, CancellationToken::new())) }
+        )
     }
 
     struct Receiver {
@@ -1414,18 +1422,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_table_answers_while_its_search_bot_thinks() {
         let settings = TableSettings { bot_seats: vec![0, 1, 2, 3], ..Default::default() };
-        let rules = settings.resolve_rules().expect("rules");
-        let (mut table, handle, rx) = Table::new(
-            "t".into(),
-            player("host"),
-            settings,
-            rules,
-            BotKind::Hard,
-            None,
-            config(),
-            Registry::default(),
-            None,
-        );
+        let (mut table, handle, rx) = unstarted(settings, BotKind::Hard);
         let (started_tx, started) = std::sync::mpsc::channel();
         let mut releases = Vec::new();
         for (index, state) in table.seats.iter_mut().enumerate() {
@@ -1486,18 +1483,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_bot_decision_is_applied_only_where_it_was_made() {
         let settings = TableSettings { bot_seats: vec![0, 1, 2, 3], ..Default::default() };
-        let rules = settings.resolve_rules().expect("rules");
-        let (mut table, _handle, _rx) = Table::new(
-            "t".into(),
-            player("host"),
-            settings,
-            rules,
-            BotKind::Hard,
-            None,
-            config(),
-            Registry::default(),
-            None,
-        );
+        let (mut table, _handle, _rx) = unstarted(settings, BotKind::Hard);
         let host = receiver(1, "host", 1024);
         for request in [Request::Watch { invite: None }, Request::Start] {
             table.handle(TableMessage::Command(TableCommand {
