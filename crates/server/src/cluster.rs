@@ -456,14 +456,7 @@ impl Node {
         state: AppState,
         stop: CancellationToken,
     ) {
-        loop {
-            let message = tokio::select! {
-                message = commands.next() => match message {
-                    Some(message) => message,
-                    None => break,
-                },
-                () = stop.cancelled() => break,
-            };
+        while let Some(message) = next_until(&mut commands, &stop).await {
             let answer = match serde_json::from_slice::<ToOwner>(&message.payload) {
                 Ok(ToOwner::Command { table, id, node, conn, player, request }) => {
                     Some(self.command(&state, table, id, node, conn, player, request))
@@ -596,14 +589,7 @@ impl Node {
     /// owner's numbering (NATS dropped messages for a slow node) closes the
     /// connection, whose client resumes.
     async fn deliver(self: Arc<Self>, mut deliveries: async_nats::Subscriber) {
-        loop {
-            let message = tokio::select! {
-                message = deliveries.next() => match message {
-                    Some(message) => message,
-                    None => break,
-                },
-                () = self.shutdown.cancelled() => break,
-            };
+        while let Some(message) = next_until(&mut deliveries, &self.shutdown).await {
             let Some(headers) = &message.headers else { continue };
             let header = |name: &str| headers.get(name).map(|value| value.as_str().to_owned());
             let Some(conn) = header(CONN).and_then(|conn| conn.parse::<ConnId>().ok()) else {
@@ -642,14 +628,7 @@ impl Node {
     /// A shard moved to a new owner: this node's connections at its tables
     /// close, so their clients resume at the new owner.
     async fn on_moved(self: Arc<Self>, mut moved: async_nats::Subscriber) {
-        loop {
-            let message = tokio::select! {
-                message = moved.next() => match message {
-                    Some(message) => message,
-                    None => break,
-                },
-                () = self.shutdown.cancelled() => break,
-            };
+        while let Some(message) = next_until(&mut moved, &self.shutdown).await {
             let Some(shard) =
                 message.subject.rsplit('.').next().and_then(|s| s.parse::<Shard>().ok())
             else {
@@ -741,5 +720,16 @@ async fn watch_lobby(mut watch: kv::Watch, state: AppState) {
                 state.registry.remove_remote(&entry.key)
             }
         }
+    }
+}
+
+/// The subscription's next message; `None` once it ends or `stop` is cancelled.
+async fn next_until(
+    subscriber: &mut async_nats::Subscriber,
+    stop: &CancellationToken,
+) -> Option<async_nats::Message> {
+    tokio::select! {
+        message = subscriber.next() => message,
+        () = stop.cancelled() => None,
     }
 }
