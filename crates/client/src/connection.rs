@@ -5,19 +5,13 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, RandomState};
 
-use euchre_protocol::{ClientMessage, CommandId, PROTOCOL_VERSION, Reply, ServerMessage, TableId};
-use futures_util::{SinkExt, StreamExt};
+use euchre_protocol::{ClientMessage, CommandId, Reply, ServerMessage, TableId};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_config};
 
 use crate::progress::Progress;
-use crate::{Answer, Command, Config, Error, Follow, Identity, Update};
-
-type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+use crate::{Answer, Command, Config, Error, Follow, Identity, Session, Update};
 
 /// A request sent on the current socket, not yet answered.
 struct Pending {
@@ -46,8 +40,7 @@ enum Ended {
 pub(crate) struct Connection {
     config: Config,
     token: String,
-    socket: Socket,
-    next_id: CommandId,
+    session: Session,
     pending: HashMap<CommandId, Pending>,
     followed: HashMap<TableId, Followed>,
     /// Whether to list the tables again after a reconnection.
@@ -74,14 +67,13 @@ impl Connection {
         updates: mpsc::UnboundedSender<Update>,
         progress: Progress,
     ) -> Result<(Connection, Identity), Error> {
-        let (socket, identity) = handshake(&config, config.token.as_deref()).await?;
+        let (session, identity) = handshake(&config, config.token.as_deref()).await?;
         // Each client's jitter differs, so that clients dropped together spread out.
         let seed = RandomState::new().hash_one(&identity.player.id);
         let connection = Connection {
             config,
             token: identity.token.clone(),
-            socket,
-            next_id: 0,
+            session,
             pending: HashMap::new(),
             followed: HashMap::new(),
             lobby: false,
@@ -101,7 +93,7 @@ impl Connection {
         loop {
             match self.serve(&mut commands).await {
                 Ended::Stop => {
-                    let _ = self.socket.close(None).await;
+                    self.session.close(self.config.connect_timeout).await;
                     self.emit(Update::Closed { reason: "closed by the client".to_owned() });
                     return;
                 }
@@ -135,25 +127,16 @@ impl Connection {
                         return ended;
                     }
                 }
-                frame = self.socket.next() => match frame {
-                    None => return Ended::Lost("the connection closed".to_owned()),
-                    Some(Err(error)) => return Ended::Lost(error.to_string()),
-                    Some(Ok(Message::Close(frame))) => {
-                        let why = frame.map_or_else(String::new, |f| format!(": {} {}", f.code, f.reason));
-                        return Ended::Lost(format!("closed by the server{why}"));
-                    }
-                    Some(Ok(Message::Text(text))) => {
-                        match serde_json::from_str::<ServerMessage>(&text) {
-                            Ok(message) => {
-                                if let Err(reason) = self.receive(message).await {
-                                    return Ended::Lost(reason);
-                                }
-                            }
-                            Err(error) => tracing::warn!(%error, "a frame this client cannot read"),
+                received = self.session.next_message() => match received {
+                    Ok(received) => {
+                        if let Err(reason) = self.receive(received.message).await {
+                            return Ended::Lost(reason);
                         }
                     }
-                    // Pings are answered by tungstenite itself.
-                    Some(Ok(_)) => {}
+                    Err(Error::Unreadable(error)) => {
+                        tracing::warn!(%error, "a frame this client cannot read")
+                    }
+                    Err(error) => return Ended::Lost(error.to_string()),
                 },
             }
         }
@@ -176,20 +159,25 @@ impl Connection {
         answer: Option<oneshot::Sender<Result<Answer, Error>>>,
         resume_of: Option<TableId>,
     ) -> Result<(), String> {
-        self.next_id += 1;
-        let id = self.next_id;
+        let id = self.session.next_id();
         message.set_id(id);
-        let text = match serde_json::to_string(&message) {
-            Ok(text) => text,
-            Err(error) => {
-                if let Some(answer) = answer {
-                    let _ = answer.send(Err(Error::Encoding(error.to_string())));
-                }
-                return Ok(());
+        match self.session.send(&message).await {
+            Ok(_) => {
+                self.pending.insert(id, Pending { follow, answer, resume_of });
+                Ok(())
             }
-        };
-        self.pending.insert(id, Pending { follow, answer, resume_of });
-        self.socket.send(Message::Text(text.into())).await.map_err(|error| error.to_string())
+            Err(error @ Error::Encoding(_)) => {
+                if let Some(answer) = answer {
+                    let _ = answer.send(Err(error));
+                }
+                Ok(())
+            }
+            Err(error) => {
+                // Answered with the others the lost connection leaves pending.
+                self.pending.insert(id, Pending { follow, answer, resume_of });
+                Err(error.to_string())
+            }
+        }
     }
 
     /// The last seq delivered for `table`.
@@ -323,8 +311,8 @@ impl Connection {
                 }
             }
             match handshake(&self.config, Some(&self.token)).await {
-                Ok((socket, _)) => {
-                    self.socket = socket;
+                Ok((session, _)) => {
+                    self.session = session;
                     break;
                 }
                 Err(Error::Refused { code, message }) if code == "bad_token" => {
@@ -366,38 +354,17 @@ impl Connection {
 
 /// Opens the socket and says `hello`, as the player `token` names or as a
 /// new guest.
-async fn handshake(config: &Config, token: Option<&str>) -> Result<(Socket, Identity), Error> {
-    let fail = |reason: String| Error::Connect { url: config.url.clone(), reason };
+async fn handshake(config: &Config, token: Option<&str>) -> Result<(Session, Identity), Error> {
     let attempt = async {
-        // Nagle off: a small frame must not wait for the ack of the one before.
-        let (mut socket, _) = connect_async_with_config(&config.url, None, true)
-            .await
-            .map_err(|error| fail(error.to_string()))?;
-        let hello = ClientMessage::Hello {
-            id: 0,
-            protocol_version: PROTOCOL_VERSION,
-            token: token.map(str::to_owned),
-            name: token.is_none().then(|| config.name.clone()),
-        };
-        let text = serde_json::to_string(&hello).map_err(|error| fail(error.to_string()))?;
-        socket.send(Message::Text(text.into())).await.map_err(|error| fail(error.to_string()))?;
-        while let Some(frame) = socket.next().await {
-            let Message::Text(text) = frame.map_err(|error| fail(error.to_string()))? else {
-                continue;
-            };
-            match serde_json::from_str::<ServerMessage>(&text) {
-                Ok(ServerMessage::Welcome { player, token, .. }) => {
-                    return Ok((socket, Identity { player, token }));
-                }
-                Ok(ServerMessage::Error { code, message, .. }) => {
-                    return Err(Error::Refused { code, message });
-                }
-                _ => {}
-            }
-        }
-        Err(fail("the server closed the connection before its welcome".to_owned()))
+        let mut session = Session::connect(&config.url).await?;
+        let identity = session.hello(&config.name, token).await?;
+        Ok((session, identity))
     };
-    tokio::time::timeout(config.connect_timeout, attempt)
-        .await
-        .map_err(|_| fail(format!("no welcome within {:?}", config.connect_timeout)))?
+    let fail = |reason: String| Error::Connect { url: config.url.clone(), reason };
+    match tokio::time::timeout(config.connect_timeout, attempt).await {
+        Err(_) => Err(fail(format!("no welcome within {:?}", config.connect_timeout))),
+        Ok(Err(error @ (Error::Refused { .. } | Error::Connect { .. }))) => Err(error),
+        Ok(Err(error)) => Err(fail(error.to_string())),
+        Ok(Ok(connected)) => Ok(connected),
+    }
 }

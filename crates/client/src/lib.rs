@@ -34,6 +34,11 @@
 //! # }
 //! ```
 //!
+//! [`Session`] is the layer underneath for code that drives one connection
+//! from its own task and must see or time the protocol as it is (the load
+//! generator, the server's tests): no task, no reconnection, every message
+//! as the server sent it, with the same rule for stale prompts.
+//!
 //! The protocol itself is described in `docs/protocol.md`.
 
 use std::time::Duration;
@@ -47,10 +52,12 @@ use tokio::sync::{mpsc, oneshot};
 mod backoff;
 mod connection;
 mod progress;
+mod session;
 
 pub use backoff::Backoff;
 use progress::Progress;
 pub use progress::moves_game;
+pub use session::{Received, Session, Socket, answer_to};
 
 /// Where to connect and as whom.
 #[derive(Clone, Debug)]
@@ -113,6 +120,12 @@ pub enum Error {
     /// The client was closed, or gave up (its token was refused).
     #[error("the client is closed")]
     Closed,
+    /// A [`Session`]'s connection failed or was closed (the reason given).
+    #[error("connection lost: {0}")]
+    Socket(String),
+    /// A [`Session`] read a frame that is not a server message.
+    #[error("an unreadable message: {0}")]
+    Unreadable(String),
     /// The request could not be written as JSON.
     #[error("cannot encode the request: {0}")]
     Encoding(String),

@@ -1,6 +1,8 @@
-//! What has been delivered of each table, shared by the connection task
-//! (which notes each update as it delivers it) and [`crate::Updates`] (which
-//! drops a prompt the game has moved past by the time it is read).
+//! What has been delivered of each table: a [`Record`] kept by a
+//! [`crate::Session`] of what it has returned, and a [`Progress`] shared by
+//! the connection task (which notes each update as it delivers it) and
+//! [`crate::Updates`] (which drops a prompt the game has moved past by the
+//! time it is read).
 //!
 //! A prompt lists the actions legal as of its `seq`. Only an event that
 //! moves the game makes it stale: a table's own notices (a rating, a deal's
@@ -47,25 +49,20 @@ struct Table {
     moved: u64,
 }
 
-/// A handle on the record; clones share it.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Progress {
-    // A std mutex: held for a lookup, never across an await.
-    tables: Arc<Mutex<HashMap<TableId, Table>>>,
+/// What has been delivered of each table, for one reader.
+#[derive(Debug, Default)]
+pub(crate) struct Record {
+    tables: HashMap<TableId, Table>,
 }
 
-impl Progress {
-    /// Notes `update` as delivered.
-    pub(crate) fn note(&self, update: &Update) {
-        let (table, seq, moved) = match update {
-            Update::Event { table, seq, event } => (table, *seq, moves_game(event.as_ref())),
-            // The server prompts again after any request that sends a
-            // snapshot, so a prompt older than one is never the last word.
-            Update::Snapshot { table, seq, .. } => (table, *seq, true),
-            _ => return,
+impl Record {
+    /// Notes the delivery of `table`'s `seq`, which `moved` the game or not.
+    pub(crate) fn note(&mut self, table: &str, seq: u64, moved: bool) {
+        // Looked up before inserting: a table's name is copied only once.
+        let entry = match self.tables.get_mut(table) {
+            Some(entry) => entry,
+            None => self.tables.entry(table.to_owned()).or_default(),
         };
-        let mut tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());
-        let entry = tables.entry(table.clone()).or_default();
         entry.seq = seq;
         if moved {
             entry.moved = seq;
@@ -74,14 +71,49 @@ impl Progress {
 
     /// The last seq delivered for `table`.
     pub(crate) fn delivered(&self, table: &str) -> Option<u64> {
-        let tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());
-        tables.get(table).map(|entry| entry.seq)
+        self.tables.get(table).map(|entry| entry.seq)
+    }
+
+    /// Whether a prompt of `table` at `seq` is stale: a later delivered
+    /// event moved the game.
+    pub(crate) fn overtaken(&self, table: &str, seq: u64) -> bool {
+        self.tables.get(table).is_some_and(|entry| entry.moved > seq)
+    }
+}
+
+/// A [`Record`] shared by a writer and a reader; clones share it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Progress {
+    // A std mutex: held for a lookup, never across an await.
+    record: Arc<Mutex<Record>>,
+}
+
+impl Progress {
+    fn record(&self) -> std::sync::MutexGuard<'_, Record> {
+        self.record.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Notes `update` as delivered.
+    pub(crate) fn note(&self, update: &Update) {
+        match update {
+            Update::Event { table, seq, event } => {
+                self.record().note(table, *seq, moves_game(event.as_ref()))
+            }
+            // The server prompts again after any request that sends a
+            // snapshot, so a prompt older than one is never the last word.
+            Update::Snapshot { table, seq, .. } => self.record().note(table, *seq, true),
+            _ => {}
+        }
+    }
+
+    /// The last seq delivered for `table`.
+    pub(crate) fn delivered(&self, table: &str) -> Option<u64> {
+        self.record().delivered(table)
     }
 
     /// Whether `update` is a prompt that a later event of its table made stale.
     pub(crate) fn overtaken(&self, update: &Update) -> bool {
         let Update::YourTurn { table, seq, .. } = update else { return false };
-        let tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());
-        tables.get(table).is_some_and(|entry| entry.moved > *seq)
+        self.record().overtaken(table, *seq)
     }
 }
