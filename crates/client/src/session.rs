@@ -222,12 +222,15 @@ impl Session {
                 None => return Err(Error::Socket("the server closed the connection".to_owned())),
                 Some(Err(error)) => return Err(lost(error)),
                 Some(Ok(Message::Close(frame))) => {
-                    let why = frame.map_or_else(String::new, |f| format!(": {} {}", f.code, f.reason));
+                    let why =
+                        frame.map_or_else(String::new, |f| format!(": {} {}", f.code, f.reason));
                     return Err(Error::Socket(format!("closed by the server{why}")));
                 }
                 Some(Ok(Message::Text(text))) => {
-                    let message = serde_json::from_str::<ServerMessage>(text.as_str())
-                        .map_err(|error| Error::Unreadable(format!("{error}: {}", text.as_str())))?;
+                    let message =
+                        serde_json::from_str::<ServerMessage>(text.as_str()).map_err(|error| {
+                            Error::Unreadable(format!("{error}: {}", text.as_str()))
+                        })?;
                     return Ok(Received { at, message });
                 }
                 Some(Ok(_)) => {}

@@ -292,25 +292,25 @@ async fn a_gap_in_a_tables_events_is_refilled_by_a_resume_and_repeats_are_droppe
     };
     let ack = |id, reply| ServerMessage::Ack { id, reply };
     let script = vec![
-        // hello
+        // hello (id 1)
         vec![ServerMessage::Welcome {
-            id: 0,
+            id: 1,
             protocol_version: euchre_protocol::PROTOCOL_VERSION,
             player,
             token: "secret".into(),
         }],
-        // watch (id 1): events 1 and 2, then 4 (3 went missing), and the ack.
+        // watch (id 2): events 1 and 2, then 4 (3 went missing), and the ack.
         vec![
             chat(1),
             chat(2),
             chat(4),
-            ack(1, euchre_protocol::Reply::Watching { table: "t".into() }),
+            ack(2, euchre_protocol::Reply::Watching { table: "t".into() }),
         ],
-        // resume (id 2) from 2: 3 and 4 again, the ack, then 4 repeated and 5.
+        // resume (id 3) from 2: 3 and 4 again, the ack, then 4 repeated and 5.
         vec![
             chat(3),
             chat(4),
-            ack(2, euchre_protocol::Reply::Resumed { table: "t".into(), snapshot: false }),
+            ack(3, euchre_protocol::Reply::Resumed { table: "t".into(), snapshot: false }),
             chat(4),
             chat(5),
         ],
@@ -353,14 +353,14 @@ async fn a_rating_after_a_prompt_leaves_the_prompt_standing() {
     let rated =
         TableNotice::Rated { form: "partnership".into(), ratings: (0..4).map(rating).collect() };
     let script = vec![
-        // hello
+        // hello (id 1)
         vec![ServerMessage::Welcome {
-            id: 0,
+            id: 1,
             protocol_version: euchre_protocol::PROTOCOL_VERSION,
             player,
             token: "secret".into(),
         }],
-        // chat (id 1): before its answer, the end of a game, the next
+        // chat (id 2): before its answer, the end of a game, the next
         // one's first deal and prompt, and the first game's rating.
         vec![
             event(
@@ -376,10 +376,10 @@ async fn a_rating_after_a_prompt_leaves_the_prompt_standing() {
                 deadline_ms: None,
             },
             notice(43, rated),
-            ServerMessage::Ack { id: 1, reply: Reply::Done },
+            ServerMessage::Ack { id: 2, reply: Reply::Done },
         ],
-        // act (id 2)
-        vec![ServerMessage::Ack { id: 2, reply: Reply::Done }],
+        // act (id 3)
+        vec![ServerMessage::Ack { id: 3, reply: Reply::Done }],
     ];
     let (url, server) = scripted_server(script).await;
     let (client, mut updates) = Client::connect(config(&url, "Ann")).await.expect("connect");

@@ -9,14 +9,12 @@
 
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
-use euchre_protocol::{ClientMessage, PROTOCOL_VERSION, ServerMessage};
-use futures_util::{SinkExt, StreamExt, stream};
+use anyhow::Context;
+use euchre_client::Session;
+use futures_util::{StreamExt, stream};
 use serde::Serialize;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
-use tokio_tungstenite::connect_async_with_config;
-use tokio_tungstenite::tungstenite::Message;
 
 use crate::player::PATIENCE;
 use crate::process::ProcessSample;
@@ -89,21 +87,19 @@ pub async fn hold(
     let mut opening = stream::iter(0..connections)
         .map(|index| identified(url.to_owned(), index))
         .buffer_unordered(CONNECT_CONCURRENCY);
-    while let Some(socket) = opening.next().await {
-        let socket = socket?;
+    while let Some(session) = opening.next().await {
+        let mut session = session?;
         let mut stop = stop_rx.clone();
         held.spawn(async move {
-            let (mut sink, mut frames) = socket.split();
             loop {
                 tokio::select! {
                     _ = stop.changed() => {
-                        let _ = sink.close().await;
+                        session.close(PATIENCE).await;
                         return true;
                     }
-                    frame = frames.next() => match frame {
-                        // Pings are answered by tungstenite as it reads.
-                        Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return false,
-                        Some(Ok(_)) => {}
+                    // Pings are answered underneath as it reads.
+                    received = session.recv() => if received.is_err() {
+                        return false;
                     },
                 }
             }
@@ -150,34 +146,16 @@ pub async fn hold(
     })
 }
 
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
 /// One connection that has said `hello` and been welcomed.
-async fn identified(url: String, index: usize) -> anyhow::Result<Socket> {
+async fn identified(url: String, index: usize) -> anyhow::Result<Session> {
     let attempt = async {
-        let (mut socket, _) = connect_async_with_config(&url, None, true)
+        let mut session =
+            Session::connect(&url).await.with_context(|| format!("connection {index}"))?;
+        session
+            .hello(&format!("idle{index}"), None)
             .await
-            .with_context(|| format!("connection {index} to {url}"))?;
-        let hello = ClientMessage::Hello {
-            id: 1,
-            protocol_version: PROTOCOL_VERSION,
-            token: None,
-            name: Some(format!("idle{index}")),
-        };
-        socket.send(Message::Text(serde_json::to_string(&hello)?.into())).await?;
-        while let Some(frame) = socket.next().await {
-            if let Message::Text(text) = frame? {
-                match serde_json::from_str::<ServerMessage>(&text)? {
-                    ServerMessage::Welcome { .. } => return Ok(socket),
-                    ServerMessage::Error { code, message, .. } => {
-                        bail!("connection {index}: hello refused: {code}: {message}")
-                    }
-                    _ => {}
-                }
-            }
-        }
-        bail!("connection {index}: closed before the welcome")
+            .with_context(|| format!("connection {index}: hello"))?;
+        anyhow::Ok(session)
     };
     tokio::time::timeout(PATIENCE, attempt)
         .await

@@ -1,5 +1,10 @@
 //! One seat's client: a WebSocket connection that plays a legal action as
 //! soon as it is its turn, and times each action until its acknowledgement.
+//!
+//! The protocol is spoken by an [`euchre_client::Session`], driven from the
+//! player's own task (one task per connection, as thousands of them need):
+//! it numbers the commands, reads typed messages with the instant each
+//! frame arrived, and says whether a prompt still stands.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -7,19 +12,16 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+use euchre_client::{Received, Session};
 use euchre_engine::{Action, Event};
-use euchre_protocol::{
-    ClientMessage, PROTOCOL_VERSION, Reply, ServerMessage, TableEvent, TableSettings,
-};
-use futures_util::{SinkExt, StreamExt};
+use euchre_protocol::{ClientMessage, Reply, ServerMessage, TableEvent, TableSettings};
 use hdrhistogram::Histogram;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tokio::sync::watch;
-use tokio_tungstenite::tungstenite::Message;
 
 use crate::Think;
-use crate::net::{self, Dial, Socket};
+use crate::net::{self, Dial};
 
 /// How long any one answer may take before the run counts as broken.
 pub const PATIENCE: Duration = Duration::from_secs(15);
@@ -48,7 +50,8 @@ pub struct Progress {
 /// clients: the others time how long the action took to reach them.
 #[derive(Debug, Default)]
 pub struct ActionClock {
-    /// (the seq the action was chosen at, the acting seat, when it was sent),
+    /// (the table's last seq when the action was sent, the acting seat,
+    /// when it was sent),
     /// newest last.
     sent: Mutex<VecDeque<(u64, u8, Instant)>>,
 }
@@ -116,11 +119,10 @@ impl Stats {
 /// One client: a connection, seated at one table or several.
 #[derive(Debug)]
 pub struct Player {
-    socket: Socket,
+    session: Session,
     pub player_id: String,
     /// Where it sits: one seat at each of its tables.
     pub places: Vec<Place>,
-    next_id: u64,
     rng: ChaCha8Rng,
     think: Think,
     pub stats: Stats,
@@ -137,7 +139,6 @@ pub struct Place {
     pub host: bool,
     /// Hands that ended at this table (counted by its host only).
     pub hands: u64,
-    last_seq: Option<u64>,
     /// The latest prompt: its seq and legal actions.
     turn: Option<(u64, Vec<Action>)>,
     /// Not before this instant (think time, or a back-off).
@@ -152,12 +153,12 @@ pub struct Place {
 impl Place {
     /// When this place needs the loop to wake without a message: an
     /// action's answer overdue, or the end of a think time.
-    fn wake_at(&self, phase: Phase) -> Option<Instant> {
+    fn wake_at(&self, phase: Phase, session: &Session) -> Option<Instant> {
         if let Some((_, _, sent)) = self.in_flight {
             return Some(sent + PATIENCE);
         }
         match &self.turn {
-            Some((seq, _)) if phase == Phase::Run && Some(*seq) == self.last_seq => {
+            Some((seq, _)) if phase == Phase::Run && session.prompt_stands(&self.table, *seq) => {
                 Some(self.act_at)
             }
             _ => None,
@@ -185,35 +186,27 @@ impl Player {
                      raise EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS)"
                 )
             })?;
-        let mut player = Player {
-            socket,
-            player_id: String::new(),
+        let mut session = Session::over(socket);
+        let welcome = tokio::time::timeout(PATIENCE, session.hello(name, None))
+            .await
+            .context("no welcome in time")?
+            .context("saying hello")?;
+        Ok(Player {
+            session,
+            player_id: welcome.player.id,
             places: Vec::new(),
-            next_id: 0,
             rng: ChaCha8Rng::seed_from_u64(seed),
             think,
             stats: Stats::new()?,
             progress,
-        };
-        let id = player.next_id();
-        let hello = ClientMessage::Hello {
-            id,
-            protocol_version: PROTOCOL_VERSION,
-            token: None,
-            name: Some(name.to_owned()),
-        };
-        match player.command(hello).await? {
-            ServerMessage::Welcome { player: info, .. } => player.player_id = info.id,
-            other => bail!("expected welcome, got {other:?}"),
-        }
-        Ok(player)
+        })
     }
 
     /// Creates a table (whose host this client becomes when it sits).
     pub async fn create_table(&mut self, settings: TableSettings) -> anyhow::Result<String> {
-        let id = self.next_id();
+        let id = self.session.next_id();
         match self.command(ClientMessage::CreateTable { id, settings }).await? {
-            ServerMessage::Ack { reply: Reply::TableCreated { table, .. }, .. } => Ok(table),
+            Reply::TableCreated { table, .. } => Ok(table),
             other => bail!("expected table_created, got {other:?}"),
         }
     }
@@ -226,16 +219,16 @@ impl Player {
         host: bool,
         clock: Arc<ActionClock>,
     ) -> anyhow::Result<()> {
-        let id = self.next_id();
+        let id = self.session.next_id();
         let sit =
             ClientMessage::Sit { id, table: table.to_owned(), seat: Some(seat), invite: None };
-        // Events of the table may come before the answer: the place must exist.
+        // The table's snapshot and first prompt, which come before the
+        // answer, are read once play begins.
         self.places.push(Place {
             table: table.to_owned(),
             seat,
             host,
             hands: 0,
-            last_seq: None,
             turn: None,
             act_at: Instant::now(),
             in_flight: None,
@@ -243,7 +236,7 @@ impl Player {
             clock,
         });
         match self.command(sit).await? {
-            ServerMessage::Ack { reply: Reply::Seated { .. }, .. } => Ok(()),
+            Reply::Seated { .. } => Ok(()),
             other => bail!("expected seated at {table} seat {seat}, got {other:?}"),
         }
     }
@@ -265,10 +258,8 @@ impl Player {
             }
             let wake = self.next_wake(now);
             tokio::select! {
-                frame = self.socket.next() => {
-                    if let Some(message) = read(frame)? {
-                        self.observe(message, now)?;
-                    }
+                received = self.session.recv() => {
+                    self.observe(received.context("reading from the server")?, now)?;
                 }
                 changed = phase.changed() => {
                     changed.context("the run ended without saying stop")?;
@@ -288,44 +279,24 @@ impl Player {
 
     /// Says goodbye; errors do not matter any more.
     pub async fn close(mut self) {
-        let _ = tokio::time::timeout(Duration::from_secs(2), self.socket.close(None)).await;
+        self.session.close(Duration::from_secs(2)).await;
     }
 
-    fn next_id(&mut self) -> u64 {
-        self.next_id += 1;
-        self.next_id
-    }
-
-    async fn send(&mut self, message: &ClientMessage) -> anyhow::Result<()> {
-        let text = serde_json::to_string(message).context("serializing a message")?;
-        self.socket.send(Message::Text(text.into())).await.context("sending to the server")
-    }
-
-    /// Sends a set-up command and reads (keeping track of the tables) until its answer.
-    async fn command(&mut self, message: ClientMessage) -> anyhow::Result<ServerMessage> {
+    /// Sends a set-up command and waits for its answer; what comes
+    /// meanwhile is read once play begins.
+    async fn command(&mut self, message: ClientMessage) -> anyhow::Result<Reply> {
         let id = message.id();
-        self.send(&message).await?;
-        loop {
-            let frame = tokio::time::timeout(PATIENCE, self.socket.next())
-                .await
-                .with_context(|| format!("no answer to command {id} in {PATIENCE:?}"))?;
-            let Some(message) = read(frame)? else { continue };
-            let answers = answer_id(&message) == Some(id);
-            if answers && let ServerMessage::Error { code, message, .. } = &message {
-                bail!("the server refused command {id}: {code}: {message}");
-            }
-            if answers {
-                return Ok(message);
-            }
-            self.observe(message, Phase::Setup)?;
-        }
+        tokio::time::timeout(PATIENCE, self.session.request(&message))
+            .await
+            .with_context(|| format!("no answer to command {id} in {PATIENCE:?}"))?
+            .with_context(|| format!("command {id}"))
     }
 
     /// The next instant the loop must wake without a message.
     fn next_wake(&self, phase: Phase) -> Instant {
         self.places
             .iter()
-            .filter_map(|place| place.wake_at(phase))
+            .filter_map(|place| place.wake_at(phase, &self.session))
             .min()
             .unwrap_or_else(|| Instant::now() + Duration::from_secs(3600))
     }
@@ -340,26 +311,33 @@ impl Player {
         if place.rematch_wanted {
             place.rematch_wanted = false;
             let table = place.table.clone();
-            let id = self.next_id();
+            let id = self.session.next_id();
             self.send(&ClientMessage::Rematch { id, table }).await?;
         }
         let place = &self.places[index];
         let Some((seq, actions)) = &place.turn else { return Ok(()) };
-        // A prompt older than the last event is stale: the table moved on.
-        if Some(*seq) != place.last_seq || Instant::now() < place.act_at {
+        // A prompt the game has moved past is stale (the client library's rule).
+        if !self.session.prompt_stands(&place.table, *seq) || Instant::now() < place.act_at {
             return Ok(());
         }
         let seq = *seq;
         let action = pick(actions, &mut self.rng);
         let table = place.table.clone();
-        let id = self.next_id();
+        let id = self.session.next_id();
+        // The action's first event follows the last one read (a table's
+        // notice may have come after the prompt).
+        let last = self.session.last_seq(&table).unwrap_or(seq);
         let act = ClientMessage::Act { id, table, action };
-        let sent = Instant::now();
-        self.send(&act).await?;
+        let sent = self.send(&act).await?;
         let place = &mut self.places[index];
-        place.clock.sent(seq, place.seat, sent);
+        place.clock.sent(last, place.seat, sent);
         place.in_flight = Some((id, seq, sent));
         Ok(())
+    }
+
+    /// Sends a message, returning when it was written.
+    async fn send(&mut self, message: &ClientMessage) -> anyhow::Result<Instant> {
+        self.session.send(message).await.context("sending to the server")
     }
 
     /// The place at `table`, if this client sits there.
@@ -380,26 +358,19 @@ impl Player {
     }
 
     /// Keeps track of the tables and of the answers to actions.
-    fn observe(&mut self, message: ServerMessage, phase: Phase) -> anyhow::Result<()> {
+    fn observe(&mut self, received: Received, phase: Phase) -> anyhow::Result<()> {
+        let Received { at: arrived, message } = received;
+        let micros_since =
+            |sent: Instant| u64::try_from((arrived - sent).as_micros()).unwrap_or(u64::MAX).max(1);
         match message {
             ServerMessage::Event { table, seq, event } => {
                 let Some(place) = self.places.iter_mut().find(|place| place.table == table) else {
                     return Ok(());
                 };
-                // A table's own notice (a rating, a seal, a chat line) does not
-                // move the game: a prompt it follows still stands.
-                if matches!(event, Some(TableEvent::Table(_)))
-                    && let Some((at, _)) = &mut place.turn
-                    && Some(*at) == place.last_seq
-                {
-                    *at = seq;
-                }
-                place.last_seq = Some(seq);
                 if let Some((actor, sent)) = place.clock.caused(seq)
                     && actor != place.seat
                 {
-                    let micros = u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX);
-                    self.stats.others_us.saturating_record(micros.max(1));
+                    self.stats.others_us.saturating_record(micros_since(sent));
                 }
                 match event {
                     Some(TableEvent::Game(Event::HandEnded { .. })) if place.host => {
@@ -414,13 +385,8 @@ impl Player {
                     _ => {}
                 }
             }
-            ServerMessage::Snapshot { table, seq, state } => {
-                if let Some(place) = self.place(&table) {
-                    place.last_seq = Some(seq);
-                }
-                if !state.actions.is_empty() {
-                    self.offer(&table, seq, state.actions);
-                }
+            ServerMessage::Snapshot { table, seq, state } if !state.actions.is_empty() => {
+                self.offer(&table, seq, state.actions);
             }
             ServerMessage::YourTurn { table, seq, actions, .. } => self.offer(&table, seq, actions),
             ServerMessage::Ack { id, .. } => {
@@ -429,8 +395,7 @@ impl Player {
                     _ => None,
                 });
                 if let Some((place, seq, sent)) = answered {
-                    let micros = u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX);
-                    self.stats.latency_us.saturating_record(micros.max(1));
+                    self.stats.latency_us.saturating_record(micros_since(sent));
                     self.stats.actions += 1;
                     self.progress.actions.fetch_add(1, Ordering::Relaxed);
                     place.in_flight = None;
@@ -462,30 +427,6 @@ impl Player {
             _ => {}
         }
         Ok(())
-    }
-}
-
-/// A message from a frame: `None` for frames that carry none (pings).
-fn read(
-    frame: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>,
-) -> anyhow::Result<Option<ServerMessage>> {
-    match frame {
-        None => bail!("the server closed the connection"),
-        Some(Err(error)) => Err(error).context("reading from the server"),
-        Some(Ok(Message::Text(text))) => serde_json::from_str(text.as_str())
-            .map(Some)
-            .with_context(|| format!("an unreadable message: {}", text.as_str())),
-        Some(Ok(Message::Close(frame))) => bail!("the server closed the connection: {frame:?}"),
-        Some(Ok(_)) => Ok(None),
-    }
-}
-
-/// The command id a message answers, if it is an answer.
-fn answer_id(message: &ServerMessage) -> Option<u64> {
-    match message {
-        ServerMessage::Ack { id, .. } | ServerMessage::Welcome { id, .. } => Some(*id),
-        ServerMessage::Error { id, .. } => *id,
-        _ => None,
     }
 }
 

@@ -2,12 +2,13 @@
 //! beside a few quickly played tables: what the server does to each (the
 //! defences docs/security.md lists), and that the tables play on.
 
+mod support;
+
 use std::time::Duration;
 
 use euchre_loadgen::abuse::{AbuseConfig, Abuser, AbuserReport, run_beside};
 use euchre_loadgen::{Config, Stop, Think};
-use euchre_server::Settings;
-use euchre_server::config::DatabaseUrl;
+use support::TestServer;
 
 fn abuser(reports: &[AbuserReport], abuser: Abuser) -> &AbuserReport {
     reports.iter().find(|r| r.abuser == abuser.name()).expect("a report for each abuser")
@@ -15,25 +16,17 @@ fn abuser(reports: &[AbuserReport], abuser: Abuser) -> &AbuserReport {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_abuser_is_refused_or_cut_off_and_the_tables_play_on() -> anyhow::Result<()> {
-    let data = tempfile::tempdir()?;
-    let mut settings = Settings {
-        data_dir: data.path().to_owned(),
-        database_url: DatabaseUrl(format!("sqlite://{}", data.path().join("euchre.db").display())),
-        ..Settings::default()
-    };
-    settings.timing.bot_delay_ms = 0;
     // A short outbound queue and a small kernel send buffer, so the slow
     // reader overflows them within the test's few seconds (the defence is
     // the same at the defaults, only slower to trip; see BENCHMARKS.md).
-    settings.limits.outbound_queue = 64;
-    settings.limits.send_buffer_bytes = 8192;
-    let limits = settings.limits.clone();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let url = format!("ws://{}/ws", listener.local_addr()?);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(euchre_server::run(listener, settings, async move {
-        let _ = stopped.await;
-    }));
+    let server = TestServer::start(|settings| {
+        settings.limits.outbound_queue = 64;
+        settings.limits.send_buffer_bytes = 8192;
+    })
+    .await?;
+    // Every other limit is the default.
+    let limits = euchre_server::Settings::default().limits;
+    let url = server.url.clone();
 
     let play = Config {
         url: url.clone(),
@@ -86,8 +79,5 @@ async fn each_abuser_is_refused_or_cut_off_and_the_tables_play_on() -> anyhow::R
         ["4000", "reset", "ended"].iter().filter_map(|how| slow.closed_by_server.get(*how)).sum();
     assert!(cut_off > 0, "{slow:?}");
     assert!(!slow.closed_by_server.contains_key("not_cut_off"), "{slow:?}");
-
-    let _ = stop.send(());
-    tokio::time::timeout(Duration::from_secs(10), server).await???;
-    Ok(())
+    server.stop().await
 }

@@ -3,11 +3,12 @@
 //! hand that ends found in the history afterwards), idle connections, and
 //! the echo yardstick.
 
+mod support;
+
 use std::time::Duration;
 
 use euchre_loadgen::{Config, Report, Stop, Think, echo, idle, run};
-use euchre_server::Settings;
-use euchre_server::config::DatabaseUrl;
+use support::TestServer;
 
 fn config(url: &str, tables: usize, players: u8, hands: u64, think: Think) -> Config {
     Config {
@@ -42,25 +43,14 @@ fn check(report: &Report, hands: u64) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_short_run_plays_times_and_stores_hands() -> anyhow::Result<()> {
-    let data = tempfile::tempdir()?;
-    let mut settings = Settings {
-        data_dir: data.path().to_owned(),
-        database_url: DatabaseUrl(format!("sqlite://{}", data.path().join("euchre.db").display())),
-        ..Settings::default()
-    };
-    // As the benchmark runs it: bots without a pause, and limits for one
-    // address playing flat out.
-    settings.timing.bot_delay_ms = 0;
-    settings.limits.messages_per_second = 100_000;
-    settings.limits.message_burst = 100_000;
-    settings.limits.connections_per_address = 1_000;
-    // Bound before the spawn: the clients never wait for the server to listen.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let url = format!("ws://{}/ws", listener.local_addr()?);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(euchre_server::run(listener, settings, async move {
-        let _ = stopped.await;
-    }));
+    // As the benchmark runs it: limits for one address playing flat out.
+    let server = TestServer::start(|settings| {
+        settings.limits.messages_per_second = 100_000;
+        settings.limits.message_burst = 100_000;
+        settings.limits.connections_per_address = 1_000;
+    })
+    .await?;
+    let url = server.url.clone();
 
     // Every seat a client: every action of the game is timed, on its way
     // to the acting client's ack and to each other client's event.
@@ -89,10 +79,7 @@ async fn a_short_run_plays_times_and_stores_hands() -> anyhow::Result<()> {
     eprint!("{}", held.to_text());
     assert_eq!((held.connections, held.dropped), (20, 0));
     assert!(held.server_kib_per_connection.is_some());
-
-    let _ = stop.send(());
-    tokio::time::timeout(Duration::from_secs(10), server).await???;
-    Ok(())
+    server.stop().await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -8,8 +8,9 @@ mod support;
 
 use std::time::Duration;
 
+use euchre_client::{Error, Identity};
 use euchre_engine::Preset;
-use euchre_protocol::{ClientMessage, PROTOCOL_VERSION, ServerMessage, TableSettings};
+use euchre_protocol::TableSettings;
 use euchre_server::Settings;
 use serde_json::{Value, json};
 use support::http::{Answer, http, request};
@@ -45,30 +46,17 @@ fn session(answer: &Answer, status: u16, player_id: &str) -> String {
     body["token"].as_str().expect("a token").to_owned()
 }
 
-/// `hello` with a token on a new connection: the welcome or the error.
-async fn hello_with(server: &TestServer, token: &str) -> ServerMessage {
-    let mut client = Client::connect(&server.url()).await;
-    let hello = ClientMessage::Hello {
-        id: 1,
-        protocol_version: PROTOCOL_VERSION,
-        token: Some(token.to_owned()),
-        name: None,
-    };
-    client.command(hello).await
+/// `hello` with a token on a new connection: the welcome or the refusal.
+async fn hello_with(server: &TestServer, token: &str) -> Result<Identity, Error> {
+    Client::connect(&server.url()).await.try_hello("", Some(token)).await
 }
 
-fn welcomed_as(message: &ServerMessage) -> Option<(&str, &str)> {
-    match message {
-        ServerMessage::Welcome { player, .. } => Some((&player.id, &player.name)),
-        _ => None,
-    }
+fn welcomed_as(welcome: &Result<Identity, Error>) -> Option<(&str, &str)> {
+    welcome.as_ref().ok().map(|identity| (&*identity.player.id, &*identity.player.name))
 }
 
-fn refused(message: &ServerMessage) -> Option<&str> {
-    match message {
-        ServerMessage::Error { code, .. } => Some(code),
-        _ => None,
-    }
+fn refused(welcome: &Result<Identity, Error>) -> Option<&str> {
+    welcome.as_ref().err().and_then(Error::code)
 }
 
 /// Plays one whole game against three bots; returns the client.
@@ -125,13 +113,7 @@ async fn a_guest_claims_its_name_and_logs_in_elsewhere_keeping_its_history() {
     assert_eq!(claim(&server, &other_token, "aNN", PASSWORD).await.error(409), "name_taken");
     // Nor can a new guest play under it.
     let mut newcomer = Client::connect(&server.url()).await;
-    let hello = ClientMessage::Hello {
-        id: 1,
-        protocol_version: PROTOCOL_VERSION,
-        token: None,
-        name: Some(" ann ".into()),
-    };
-    assert_eq!(refused(&newcomer.command(hello).await), Some("name_taken"));
+    assert_eq!(refused(&newcomer.try_hello(" ann ", None).await), Some("name_taken"));
 
     // Another device: a log-in by name, any case, then hello with the session.
     assert_eq!(log_in(&server, "Ann", "wrong horse").await.error(401), "bad_credentials");

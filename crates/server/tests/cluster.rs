@@ -254,7 +254,7 @@ async fn a_table_taken_over_mid_hand_keeps_every_acknowledged_action_and_plays_o
 mod support;
 
 use euchre_engine::Event;
-use euchre_protocol::{ClientMessage, PROTOCOL_VERSION, TableEvent};
+use euchre_protocol::{ClientMessage, TableEvent};
 use euchre_server::Settings;
 use euchre_server::config::{ClusterSettings, DatabaseUrl};
 use support::{Client, answer_id, error_code, pick, postgres};
@@ -536,11 +536,7 @@ impl Roamer {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             };
-            let id = client.next_id();
-            let token = Some(self.token.clone());
-            let hello =
-                ClientMessage::Hello { id, protocol_version: PROTOCOL_VERSION, token, name: None };
-            if !matches!(client.command(hello).await, ServerMessage::Welcome { .. }) {
+            if client.try_hello("", Some(&self.token)).await.is_err() {
                 continue;
             }
             self.client = client;
@@ -610,7 +606,9 @@ impl Roamer {
                     self.last_seq = Some(seq);
                     self.act(&state.actions).await;
                 }
-                ServerMessage::YourTurn { seq, actions, .. } if Some(seq) == self.last_seq => {
+                ServerMessage::YourTurn { seq, actions, .. }
+                    if self.client.prompt_stands(&self.table, seq) =>
+                {
                     self.act(&actions).await;
                 }
                 _ => {}
@@ -733,7 +731,9 @@ async fn an_owner_paused_past_its_lease_is_refused_and_acknowledges_nothing_more
     let prompt = loop {
         match roamer.client.recv().await {
             ServerMessage::Event { seq, .. } => roamer.last_seq = Some(seq),
-            ServerMessage::YourTurn { seq, actions, .. } if Some(seq) == roamer.last_seq => {
+            ServerMessage::YourTurn { seq, actions, .. }
+                if roamer.client.prompt_stands(&table, seq) =>
+            {
                 if roamer.acked.len() >= 3 {
                     break actions;
                 }

@@ -8,9 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
 use euchre_engine::{Action, Card, Event};
-use euchre_protocol::{
-    ClientMessage, PROTOCOL_VERSION, Reply, ServerMessage, TableEvent, TableSettings,
-};
+use euchre_protocol::{ClientMessage, Reply, ServerMessage, TableEvent, TableSettings};
 use support::{Client, answer_id};
 
 /// Starts the server binary on an ephemeral port with `data` as its folder,
@@ -58,13 +56,7 @@ async fn a_killed_server_resumes_its_tables_with_every_acknowledged_action() {
     // had at least one card acknowledged in the current hand.
     let mut acknowledged: Vec<Action> = Vec::new();
     let mut in_flight: Option<(u64, Action)> = None;
-    let mut last_seq = 0;
     let mut hand_cards: Vec<Card> = Vec::new();
-    for message in ann.log.clone() {
-        if let ServerMessage::Event { seq, .. } | ServerMessage::Snapshot { seq, .. } = message {
-            last_seq = seq;
-        }
-    }
     loop {
         let message = ann.recv().await;
         if let Some((id, action)) = in_flight
@@ -81,16 +73,13 @@ async fn a_killed_server_resumes_its_tables_with_every_acknowledged_action() {
             }
         }
         match message {
-            ServerMessage::Event { seq, event, .. } => {
-                last_seq = seq;
-                match event {
-                    Some(TableEvent::Game(Event::HandDealt { .. })) => hand_cards.clear(),
-                    Some(TableEvent::Game(Event::CardPlayed { card, .. })) => hand_cards.push(card),
-                    _ => {}
-                }
-            }
+            ServerMessage::Event { event: Some(TableEvent::Game(event)), .. } => match event {
+                Event::HandDealt { .. } => hand_cards.clear(),
+                Event::CardPlayed { card, .. } => hand_cards.push(card),
+                _ => {}
+            },
             ServerMessage::YourTurn { seq, actions, .. }
-                if seq == last_seq && in_flight.is_none() =>
+                if in_flight.is_none() && ann.prompt_stands(&table, seq) =>
             {
                 let action = actions
                     .iter()
@@ -108,6 +97,7 @@ async fn a_killed_server_resumes_its_tables_with_every_acknowledged_action() {
         unreachable!()
     };
     assert!(hand_cards.contains(&last_card));
+    let last_seq = support::last_seq(&ann).expect("Ann saw the table");
 
     // Kill it outright: no shutdown, no flush.
     server.kill().expect("SIGKILL");
@@ -116,17 +106,7 @@ async fn a_killed_server_resumes_its_tables_with_every_acknowledged_action() {
 
     let (mut server, url) = start_server(data.path());
     let mut back = Client::connect(&url).await;
-    let id = back.next_id();
-    let hello = ClientMessage::Hello {
-        id,
-        protocol_version: PROTOCOL_VERSION,
-        token: Some(token),
-        name: None,
-    };
-    assert!(
-        matches!(back.command(hello).await, ServerMessage::Welcome { .. }),
-        "the token survived"
-    );
+    back.try_hello("", Some(&token)).await.expect("the token survived");
     let id = back.next_id();
     let resume = ClientMessage::Resume { id, table: table.clone(), last_seq };
     let answer = back.command(resume).await;

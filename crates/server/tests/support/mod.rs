@@ -1,4 +1,6 @@
-//! A test server on an ephemeral port and a typed WebSocket client.
+//! A test server on an ephemeral port and a client that logs every message,
+//! on `euchre_client::Session` (which speaks the protocol and keeps the
+//! stale-prompt rule; the raw socket stays at hand for malformed frames).
 
 #![allow(dead_code)]
 
@@ -8,20 +10,18 @@ pub mod postgres;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+pub use euchre_client::answer_to as answer_id;
+use euchre_client::{Error, Session};
 use euchre_engine::{Action, Event};
-use euchre_protocol::{
-    ClientMessage, PROTOCOL_VERSION, Reply, ServerMessage, TableEvent, TableSettings,
-};
+use euchre_protocol::{ClientMessage, Reply, ServerMessage, TableEvent, TableSettings};
 use euchre_server::Settings;
 use futures_util::{SinkExt, StreamExt};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
-use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 
 /// How long a test waits for any one message before failing.
 pub const PATIENCE: Duration = Duration::from_secs(10);
@@ -84,11 +84,8 @@ impl TestServer {
     }
 }
 
-type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
-
 pub struct Client {
-    socket: Socket,
-    next_id: u64,
+    session: Session,
     pub token: Option<String>,
     pub player_id: Option<String>,
     /// Every message received, in order.
@@ -102,33 +99,31 @@ impl Client {
 
     /// A connection, or `None` if nothing listens at `url` (a stopped node).
     pub async fn try_connect(url: &str) -> Option<Client> {
-        let (socket, _) = connect_async(url).await.ok()?;
-        Some(Client { socket, next_id: 1, token: None, player_id: None, log: Vec::new() })
+        let session = Session::connect(url).await.ok()?;
+        Some(Client { session, token: None, player_id: None, log: Vec::new() })
     }
 
     pub fn next_id(&mut self) -> u64 {
-        self.next_id += 1;
-        self.next_id
+        self.session.next_id()
     }
 
     pub async fn send_text(&mut self, text: String) {
-        self.socket.send(Message::Text(text.into())).await.expect("send");
+        self.session.socket().send(Message::Text(text.into())).await.expect("send");
     }
 
     /// Sends any frame; false if the connection is gone.
     pub async fn send_frame(&mut self, frame: Message) -> bool {
-        self.socket.send(frame).await.is_ok()
+        self.session.socket().send(frame).await.is_ok()
     }
 
     /// The next frame as it came, `None` once the connection has ended.
     pub async fn next_frame(&mut self) -> Option<Message> {
-        let frame = tokio::time::timeout(PATIENCE, self.socket.next()).await;
+        let frame = tokio::time::timeout(PATIENCE, self.session.socket().next()).await;
         frame.expect("a frame in time").and_then(Result::ok)
     }
 
     pub async fn send(&mut self, message: &ClientMessage) {
-        let text = serde_json::to_string(message).expect("serialize");
-        self.send_text(text).await;
+        self.session.send(message).await.expect("send");
     }
 
     /// The next message; panics after [`PATIENCE`] or if the socket closes.
@@ -138,27 +133,29 @@ impl Client {
 
     /// The next message, or `None` when the server closed the connection.
     pub async fn try_recv(&mut self) -> Option<ServerMessage> {
-        loop {
-            let frame = tokio::time::timeout(PATIENCE, self.socket.next())
-                .await
-                .expect("a message in time");
-            match frame {
-                Some(Ok(Message::Text(text))) => {
-                    let message: ServerMessage = serde_json::from_str(text.as_str())
-                        .unwrap_or_else(|e| panic!("unparseable {text}: {e}"));
-                    self.log.push(message.clone());
-                    return Some(message);
-                }
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
-                Some(Ok(_)) => continue,
+        let received =
+            tokio::time::timeout(PATIENCE, self.session.recv()).await.expect("a message in time");
+        match received {
+            Ok(received) => {
+                self.log.push(received.message.clone());
+                Some(received.message)
             }
+            Err(Error::Unreadable(text)) => panic!("unparseable {text}"),
+            Err(_) => None,
         }
+    }
+
+    /// Whether a prompt of `table` at `seq` still stands after what has
+    /// been read since (the client library's rule).
+    pub fn prompt_stands(&self, table: &str, seq: u64) -> bool {
+        self.session.prompt_stands(table, seq)
     }
 
     /// The close code the server sent, reading until the connection ends.
     pub async fn close_code(&mut self) -> Option<u16> {
         loop {
-            let frame = tokio::time::timeout(PATIENCE, self.socket.next()).await.ok()??;
+            let frame =
+                tokio::time::timeout(PATIENCE, self.session.socket().next()).await.ok()??;
             match frame {
                 Ok(Message::Close(Some(frame))) => return Some(frame.code.into()),
                 Ok(Message::Close(None)) | Err(_) => return None,
@@ -194,20 +191,21 @@ impl Client {
     }
 
     pub async fn hello(&mut self, name: &str) {
-        let id = self.next_id();
-        let hello = ClientMessage::Hello {
-            id,
-            protocol_version: PROTOCOL_VERSION,
-            token: None,
-            name: Some(name.to_owned()),
-        };
-        match self.command(hello).await {
-            ServerMessage::Welcome { token, player, .. } => {
-                self.token = Some(token);
-                self.player_id = Some(player.id);
-            }
-            other => panic!("expected welcome, got {other:?}"),
-        }
+        self.try_hello(name, None).await.expect("welcome");
+    }
+
+    /// Says hello as `token`'s player, or else as a new guest `name`: the
+    /// identity, or the server's refusal.
+    pub async fn try_hello(
+        &mut self,
+        name: &str,
+        token: Option<&str>,
+    ) -> Result<euchre_client::Identity, Error> {
+        let welcome = tokio::time::timeout(PATIENCE, self.session.hello(name, token));
+        let identity = welcome.await.expect("an answer to hello in time")?;
+        self.token = Some(identity.token.clone());
+        self.player_id = Some(identity.player.id.clone());
+        Ok(identity)
     }
 
     pub async fn create_table(&mut self, settings: TableSettings) -> String {
@@ -225,15 +223,6 @@ impl Client {
             ServerMessage::Ack { reply: Reply::Seated { seat, .. }, .. } => seat,
             other => panic!("expected seated, got {other:?}"),
         }
-    }
-}
-
-/// The command id a message answers, if it is an answer.
-pub fn answer_id(message: &ServerMessage) -> Option<u64> {
-    match message {
-        ServerMessage::Ack { id, .. } | ServerMessage::Welcome { id, .. } => Some(*id),
-        ServerMessage::Error { id, .. } => *id,
-        _ => None,
     }
 }
 
@@ -270,12 +259,12 @@ pub fn last_seq(client: &Client) -> Option<u64> {
     })
 }
 
-/// A `your_turn` already read (say, while waiting for an ack) that is still current.
+/// The last `your_turn` read (say, while waiting for an ack), if it still
+/// stands: no event that moves the game has come since.
 pub fn pending_turn(client: &Client) -> Option<(u64, Vec<Action>)> {
-    let seq = last_seq(client)?;
     client.log.iter().rev().find_map(|m| match m {
-        ServerMessage::YourTurn { seq: at, actions, .. } if *at == seq => {
-            Some((seq, actions.clone()))
+        ServerMessage::YourTurn { table, seq, actions, .. } => {
+            client.prompt_stands(table, *seq).then(|| (*seq, actions.clone()))
         }
         _ => None,
     })
@@ -284,8 +273,8 @@ pub fn pending_turn(client: &Client) -> Option<(u64, Vec<Action>)> {
 /// Plays for one client until its table's game is won; returns its log.
 ///
 /// Like a careful client, it keeps one action in flight at a time: it acts
-/// on a `your_turn` that is current (its seq is the last seen) and then
-/// waits for that action's answer; a prompt that arrives meanwhile is stale.
+/// on a `your_turn` that still stands and then waits for that action's
+/// answer.
 pub async fn play_to_the_end(client: Client, table: String, seed: u64) -> Client {
     play_until(client, table, seed, |event| matches!(event, Event::GameWon { .. })).await
 }
@@ -299,7 +288,6 @@ pub async fn play_until(
     done: impl Fn(&Event) -> bool,
 ) -> Client {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut last_seq = last_seq(&client);
     let mut in_flight = None;
     if let Some((_, actions)) = pending_turn(&client) {
         in_flight = Some(act(&mut client, &table, pick(&actions, &mut rng)).await);
@@ -310,17 +298,11 @@ pub async fn play_until(
             in_flight = None;
         }
         match message {
-            ServerMessage::Event { seq, event, .. } => {
-                last_seq = Some(seq);
-                if let Some(TableEvent::Game(event)) = event
-                    && done(&event)
-                {
-                    return client;
-                }
+            ServerMessage::Event { event: Some(TableEvent::Game(event)), .. } if done(&event) => {
+                return client;
             }
-            ServerMessage::Snapshot { seq, .. } => last_seq = Some(seq),
             ServerMessage::YourTurn { seq, actions, .. }
-                if Some(seq) == last_seq && in_flight.is_none() =>
+                if in_flight.is_none() && client.prompt_stands(&table, seq) =>
             {
                 in_flight = Some(act(&mut client, &table, pick(&actions, &mut rng)).await);
             }
