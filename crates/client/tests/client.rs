@@ -403,3 +403,82 @@ async fn a_rating_after_a_prompt_leaves_the_prompt_standing() {
     client.close().await;
     tokio::time::timeout(PATIENCE, server).await.expect("done").expect("ran");
 }
+
+/// A session returns every message as the server sent it, in order, the
+/// ones read while a request waited for its answer included, and judges
+/// prompts by the client's rule: a rating after a prompt leaves it
+/// standing, a card played makes it stale.
+#[tokio::test]
+async fn a_session_returns_every_message_in_order_and_judges_prompts_by_the_rule() {
+    use euchre_client::Session;
+    use euchre_engine::{PerTeam, Rules, Seat, Team};
+    use euchre_protocol::{
+        ClientMessage, PlayerInfo, Reply, SeatRating, ServerMessage, TableNotice,
+    };
+    let event = |seq: u64, event: Option<TableEvent>| ServerMessage::Event {
+        table: "t".into(),
+        seq,
+        event,
+    };
+    let rating =
+        |seat| SeatRating { seat, player_id: format!("p{seat}"), rating: 1620, change: 20 };
+    let rated =
+        TableNotice::Rated { form: "partnership".into(), ratings: (0..4).map(rating).collect() };
+    let won = Event::GameWon { team: Team(0), scores: PerTeam::new(2) };
+    let prompt = ServerMessage::YourTurn {
+        table: "t".into(),
+        seq: 42,
+        actions: vec![Action::Pass],
+        deadline_ms: None,
+    };
+    let before_the_answer = vec![
+        event(40, Some(TableEvent::Game(won))),
+        event(
+            41,
+            Some(TableEvent::Table(TableNotice::GameStarted { game: 2, rules: Rules::default() })),
+        ),
+        event(42, None),
+        prompt.clone(),
+        event(43, Some(TableEvent::Table(rated))),
+    ];
+    let played =
+        event(44, Some(TableEvent::Game(Event::CardPlayed { seat: Seat(1), card: Card::JOKER })));
+    let player = PlayerInfo { id: "p1".into(), name: "Ann".into() };
+    let welcome = ServerMessage::Welcome {
+        id: 1,
+        protocol_version: euchre_protocol::PROTOCOL_VERSION,
+        player,
+        token: "secret".into(),
+    };
+    let mut chat_answer = before_the_answer.clone();
+    chat_answer.push(ServerMessage::Ack { id: 2, reply: Reply::Done });
+    let script = vec![vec![welcome], chat_answer, vec![played.clone()]];
+    let (url, server) = scripted_server(script).await;
+
+    let mut session = Session::connect(&url).await.expect("connect");
+    let identity = session.hello("Ann", None).await.expect("welcome");
+    assert_eq!(identity.token, "secret");
+    let id = session.next_id();
+    let chat = ClientMessage::Chat { id, table: "t".into(), text: "gg".into() };
+    assert_eq!(session.request(&chat).await, Ok(Reply::Done));
+    // Nothing read yet counts: the prompt is judged on what recv returned.
+    assert_eq!(session.last_seq("t"), None);
+    let mut arrivals = Vec::new();
+    for expected in before_the_answer {
+        let received = session.recv().await.expect("a message");
+        assert_eq!(received.message, expected);
+        arrivals.push(received.at);
+    }
+    assert!(arrivals.is_sorted(), "each frame stamped as it was read");
+    assert_eq!(session.last_seq("t"), Some(43));
+    assert!(session.prompt_stands("t", 42), "a rating leaves the prompt standing");
+    let id = session.next_id();
+    let sent = session.send(&ClientMessage::Ping { id }).await.expect("sent");
+    let received = session.recv().await.expect("a message");
+    assert_eq!(received.message, played);
+    assert!(received.at >= sent);
+    assert!(!session.prompt_stands("t", 42), "a card played makes it stale");
+    drop(session);
+    let sent = tokio::time::timeout(PATIENCE, server).await.expect("done").expect("ran");
+    assert_eq!(sent.len(), 3, "hello, chat, ping: {sent:?}");
+}
