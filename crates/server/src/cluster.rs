@@ -382,6 +382,8 @@ impl Node {
                 Change::Gained { shard, epoch } => self.clone().gain(&state, shard, epoch).await,
                 Change::Lost { shard } => self.lose(shard),
             }
+            let owned = lock(&self.owned).len();
+            state.metrics.shards_owned.set(i64::try_from(owned).unwrap_or(i64::MAX));
         }
     }
 
