@@ -859,3 +859,123 @@ async fn failover_times() {
     drop(nodes);
     postgres::drop_database(&database).await;
 }
+
+/// Every record of the shard's log was written by the owner of the fence
+/// before it: one writer at a time, and none without the shard.
+async fn one_writer_at_a_time(nats: &Nats, shard: u16) -> Vec<String> {
+    let js = nats.jetstream().await;
+    let entries = read_shard(&js, &LogConfig::default(), shard, 0).await.expect("reads");
+    let (mut fenced_by, mut owners) = (None, Vec::new());
+    for entry in &entries {
+        match entry {
+            LogEntry::Fence { epoch, node, .. } => {
+                fenced_by = Some(*epoch);
+                owners.push(node.clone());
+            }
+            LogEntry::Record { epoch, .. } => {
+                assert_eq!(Some(*epoch), fenced_by, "a record of an owner fenced out");
+            }
+        }
+    }
+    owners
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_nodes_ride_out_nats_outages_without_a_restart_and_lose_no_acknowledged_action() {
+    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
+    let Some(mut nats) = Nats::start() else { return };
+    let database = postgres::fresh_database("cluster_outage").await;
+    let db_url = postgres::url(&database);
+    let nodes: Vec<Node> =
+        ["n1", "n2", "n3"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
+    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+
+    let mut ann = nodes[0].player("Ann").await;
+    let settings = TableSettings { bot_seats: vec![1, 2, 3], ..TableSettings::default() };
+    let table = create_table(&mut ann, settings).await;
+    assert_eq!(ann.sit(&table, Some(0)).await, 0);
+    let urls = nodes.iter().map(|node| node.url.clone()).collect();
+    let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let task = tokio::spawn(Roamer::new(ann, 0, &table, urls).play(acks.clone()));
+    let played = |at_least: usize| {
+        let acks = acks.clone();
+        async move {
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+            while acks.load(std::sync::atomic::Ordering::Relaxed) < at_least {
+                assert!(tokio::time::Instant::now() < deadline, "play never went on");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    };
+    played(3).await;
+
+    // A blip well within the lease's lifetime: appends in flight fail, the
+    // leases hold, and each node takes its stalled shards over again.
+    tokio::task::block_in_place(|| nats.outage(Duration::from_millis(LEASE_TTL_MS / 4)));
+    let before = acks.load(std::sync::atomic::Ordering::Relaxed);
+    played(before + 3).await;
+    // An outage past it: every lease runs out; the nodes take them again
+    // once NATS is back, the same processes, without a restart.
+    tokio::task::block_in_place(|| nats.outage(Duration::from_millis(2 * LEASE_TTL_MS)));
+    let roamer = task.await.expect("Ann finished the game through both outages");
+    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+
+    let (logged, ended) = logged_actions(&nats, &table).await;
+    assert!(ended, "the game's end is in the log");
+    assert!(in_order(&roamer.acked, &logged[&0]), "every acknowledged action is in the log");
+    audit(&roamer.client, 0);
+    for shard in 0..NODE_SHARDS {
+        one_writer_at_a_time(&nats, shard).await;
+    }
+    drop(nodes);
+    postgres::drop_database(&database).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_nodes_connections_are_let_go_by_the_tables_they_sat_at() {
+    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
+    let Some(nats) = Nats::start() else { return };
+    let database = postgres::fresh_database("cluster_dead_remote").await;
+    let db_url = postgres::url(&database);
+    let mut nodes: Vec<Node> =
+        ["n1", "n2", "n3"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
+    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+
+    // Ann's table is on n1; Bob sits at it from n2, and Cy watches from n3.
+    let mut ann = nodes[0].player("Ann").await;
+    let settings = TableSettings { bot_seats: vec![2, 3], ..TableSettings::default() };
+    let table = create_table(&mut ann, settings).await;
+    assert_eq!(ann.sit(&table, Some(0)).await, 0);
+    let mut bob = nodes[1].player("Bob").await;
+    assert_eq!(bob.sit(&table, Some(1)).await, 1);
+
+    // n2 dies. Nothing says so to n1 but its heartbeat stopping: within
+    // about two lease lifetimes n1's table counts Bob away.
+    nodes[1].kill();
+    let killed = std::time::Instant::now();
+    let away = |m: &ServerMessage| {
+        matches!(
+            m,
+            ServerMessage::Event {
+                event: Some(TableEvent::Table(euchre_protocol::TableNotice::Presence {
+                    seat: 1,
+                    connected: false,
+                    ..
+                })),
+                ..
+            }
+        )
+    };
+    let deadline = std::time::Instant::now() + Duration::from_millis(4 * LEASE_TTL_MS);
+    loop {
+        let message = ann.recv().await;
+        if away(&message) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "Bob's seat was never counted away");
+    }
+    eprintln!("Bob's seat counted away {:?} after n2 died", killed.elapsed());
+    drop(bob);
+    drop(nodes);
+    postgres::drop_database(&database).await;
+}
