@@ -557,8 +557,12 @@ impl Node {
             code: code.code().to_owned(),
             message: code.message().to_owned(),
         };
-        let Some(handle) = state.registry.get(&table) else {
-            return refused(ErrorCode::NoSuchTable);
+        // In a handover the shard's subscription outlives its ownership for
+        // a moment: a table that moved is failing over, not unknown, and
+        // the client tries again (its connection is closed with the move).
+        let owned = lock(&self.owned).contains_key(&shard_of(&table, self.shards));
+        let Some(handle) = state.registry.get(&table).filter(|_| owned) else {
+            return refused(if owned { ErrorCode::NoSuchTable } else { ErrorCode::Unavailable });
         };
         let key = (node, conn);
         let (conn, outbox) = self.remote_outbox(state, key.0.clone(), key.1);
@@ -569,6 +573,8 @@ impl Node {
             TableCommand { id, conn, player, outbox, request, received: std::time::Instant::now() };
         if handle.try_send(TableMessage::Command(command)) {
             Answer::Accepted
+        } else if handle.is_closed() {
+            refused(ErrorCode::Unavailable)
         } else {
             refused(ErrorCode::Busy)
         }

@@ -112,6 +112,11 @@ impl TableHandle {
         self.tx.try_send(message).is_ok()
     }
 
+    /// Whether the table has stopped (closed, or moved to another node).
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
     /// Hands a message to the table, waiting for room; false if it has closed.
     pub async fn send(&self, message: TableMessage) -> bool {
         self.tx.send(message).await.is_ok()

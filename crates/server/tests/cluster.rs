@@ -484,6 +484,8 @@ struct Roamer {
     /// When the first action after a reconnection was acknowledged.
     resumed_at: Option<std::time::Instant>,
     reconnected: bool,
+    /// A pause before each action (none: flat out).
+    think: Duration,
 }
 
 impl Roamer {
@@ -505,6 +507,7 @@ impl Roamer {
             last_seq,
             resumed_at: None,
             reconnected: false,
+            think: Duration::ZERO,
         }
     }
 
@@ -513,6 +516,9 @@ impl Roamer {
             return;
         }
         let action = pick(actions, &mut self.rng);
+        if !self.think.is_zero() {
+            tokio::time::sleep(self.think).await;
+        }
         let id = self.client.next_id();
         let table = self.table.clone();
         self.client.send(&ClientMessage::Act { id, table, action }).await;
@@ -976,6 +982,80 @@ async fn a_dead_nodes_connections_are_let_go_by_the_tables_they_sat_at() {
     }
     eprintln!("Bob's seat counted away {:?} after n2 died", killed.elapsed());
     drop(bob);
+    drop(nodes);
+    postgres::drop_database(&database).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_handed_over_to_a_joining_node_answers_every_command_or_closes_the_connection() {
+    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
+    let Some(nats) = Nats::start() else { return };
+    let database = postgres::fresh_database("cluster_handover").await;
+    let db_url = postgres::url(&database);
+    let mut nodes: Vec<Node> =
+        ["n1", "n2"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
+    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+
+    // A table in the shard n1 gives up first when a third node joins (its
+    // highest: the lease loop gives the excess up from the top).
+    let holders = shard_holders(&nats).await;
+    let given_up = (0..NODE_SHARDS)
+        .rev()
+        .find(|&shard| holders[usize::from(shard)].as_deref() == Some("n1"))
+        .expect("n1 holds shards");
+    // (A new host for each try: a player may host only so many tables.)
+    let (ann, table) = loop {
+        let mut ann = nodes[0].player("Ann").await;
+        let table = create_table(&mut ann, TableSettings::default()).await;
+        if shard_of(&table, NODE_SHARDS) == given_up {
+            break (ann, table);
+        }
+    };
+    let mut people = vec![
+        ann,
+        nodes[1].player("Bob").await,
+        nodes[0].player("Cy").await,
+        nodes[1].player("Dee").await,
+    ];
+    for (seat, person) in people.iter_mut().enumerate() {
+        assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
+    }
+    let urls: Vec<String> = nodes.iter().map(|node| node.url.clone()).collect();
+    let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let tasks: Vec<_> = people
+        .into_iter()
+        .enumerate()
+        .map(|(seat, client)| {
+            let mut roamer = Roamer::new(client, seat as u8, &table, urls.clone());
+            // A game of some seconds: the handover comes mid-game.
+            roamer.think = Duration::from_millis(30);
+            tokio::spawn(roamer.play(acks.clone()))
+        })
+        .collect();
+    while acks.load(std::sync::atomic::Ordering::Relaxed) < 10 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // n3 joins mid-hand: n1 hands the table's shard over while four people
+    // play. A command is answered (acked or refused) or its connection is
+    // closed and the player resumes: a player left waiting fails the test
+    // (the client's patience runs out).
+    nodes.push(Node::start("n3", &nats.url, &db_url));
+    let mut roamers = Vec::new();
+    for task in tasks {
+        roamers.push(task.await.expect("the player finished the game through the handover"));
+    }
+    let holders = shard_holders(&nats).await;
+    assert_ne!(holders[usize::from(given_up)].as_deref(), Some("n1"), "the shard moved");
+    let (logged, ended) = logged_actions(&nats, &table).await;
+    assert!(ended, "the game's end is in the log");
+    for roamer in &roamers {
+        audit(&roamer.client, roamer.seat);
+        assert!(in_order(&roamer.acked, &logged[&roamer.seat]), "seat {}", roamer.seat);
+        let unknown = roamer.client.log.iter().filter(|m| error_code(m) == Some("no_such_table"));
+        assert_eq!(unknown.count(), 0, "a table failing over is unavailable, never unknown");
+    }
+    let owners = one_writer_at_a_time(&nats, given_up).await;
+    assert!(owners.iter().any(|node| node != "n1"), "another node fenced the log: {owners:?}");
     drop(nodes);
     postgres::drop_database(&database).await;
 }
