@@ -646,7 +646,7 @@ impl Node {
                 }
             };
             let Some(json) = message.json() else { continue };
-            let body = Bytes::copy_from_slice(json.as_str().as_bytes());
+            let body = Bytes::from(json);
             number += 1;
             let mut headers = HeaderMap::new();
             headers.insert(CONN, conn.as_str());
@@ -731,11 +731,13 @@ impl Node {
                 continue;
             }
             *last = number;
-            match serde_json::from_slice::<ServerMessage>(&message.payload) {
-                Ok(message) => {
-                    local.outbox.send(message);
+            // Encoded and projected for this connection by the table's
+            // owner: relayed as it came, not decoded and encoded again.
+            match axum::extract::ws::Utf8Bytes::try_from(message.payload) {
+                Ok(json) => {
+                    local.outbox.send(Frame::encoded(json));
                 }
-                Err(error) => tracing::warn!(%error, "a message from another node cannot be read"),
+                Err(error) => tracing::warn!(%error, "a message from another node is not UTF-8"),
             }
         }
     }

@@ -88,7 +88,7 @@ impl Ann {
     }
 
     async fn next(&mut self) -> Option<ServerMessage> {
-        timeout(WAIT, self.rx.recv()).await.ok().flatten().map(Frame::into_message)
+        timeout(WAIT, self.rx.recv()).await.ok().flatten().and_then(Frame::into_message)
     }
 }
 
@@ -184,7 +184,7 @@ async fn a_table_taken_over_mid_hand_keeps_every_acknowledged_action_and_plays_o
         }
         match timeout(Duration::from_millis(20), ann.rx.recv())
             .await
-            .map(|f| f.map(Frame::into_message))
+            .map(|f| f.and_then(Frame::into_message))
         {
             Ok(Some(ServerMessage::YourTurn { actions, .. })) => prompt = actions.first().copied(),
             Ok(Some(ServerMessage::Ack { id, .. })) => {
@@ -397,27 +397,106 @@ async fn create_table(client: &mut Client, settings: TableSettings) -> String {
     panic!("the node never owned a shard")
 }
 
-/// No seat was sent another seat's hand, and seqs ran on without a gap
-/// (a snapshot starts a new run).
+/// A seat's audit: see [`audit_viewer`].
 fn audit(client: &Client, seat: u8) {
-    let mut expected = None;
+    audit_viewer(client, Some(seat));
+}
+
+/// The cross-node leak audit of one viewer (a seat, or a spectator with
+/// `None`), over every message it was sent, of every kind: seqs run on
+/// without a gap (a snapshot starts a new run), and every card anywhere in
+/// any message is one this viewer may know by then: the up-card, its own
+/// hand, dummy and discards, the cards played and claimed, and a hand's
+/// whole deck only once that hand has ended (the deal's reveal). Another
+/// seat's hand, dummy or discard is never sent to it, not even as an empty
+/// list.
+fn audit_viewer(client: &Client, seat: Option<u8>) {
+    use euchre_engine::{Card, CardSet};
+    fn cards_in(message: &ServerMessage) -> Vec<Card> {
+        fn walk(value: &serde_json::Value, found: &mut Vec<Card>) {
+            match value {
+                serde_json::Value::String(text) => found.extend(text.parse::<Card>().ok()),
+                serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
+                serde_json::Value::Object(map) => map.values().for_each(|v| walk(v, found)),
+                _ => {}
+            }
+        }
+        let mut found = Vec::new();
+        walk(&serde_json::to_value(message).expect("encodes"), &mut found);
+        found
+    }
+    let own = |index: u8| Some(index) == seat;
+    let (mut expected, mut known, mut ended) = (None, CardSet::default(), false);
     for message in &client.log {
         match message {
-            ServerMessage::Snapshot { seq, .. } => expected = Some(seq + 1),
-            ServerMessage::Event { seq, event, .. } => {
-                if let Some(next) = expected {
-                    assert_eq!(*seq, next, "seat {seat}: event seqs run on without a gap");
-                }
+            ServerMessage::Snapshot { seq, state, .. } => {
                 expected = Some(seq + 1);
-                if let Some(TableEvent::Game(Event::HandDealt { hands, .. })) = event {
-                    for (index, hand) in hands.iter().enumerate() {
-                        if index != usize::from(seat) {
-                            assert!(hand.is_none(), "seat {index}'s hand was sent to seat {seat}");
-                        }
+                assert_eq!(state.your_seat, seat, "a snapshot for another viewer");
+                if let Some(game) = &state.game {
+                    known.insert(game.up_card);
+                    for trick in &game.tricks {
+                        known = known.union(trick.cards.iter().map(|(_, c)| *c).collect());
+                    }
+                    if seat.is_some() {
+                        known = known.union(game.hand.iter().flatten().copied().collect());
+                        known = known.union(game.discard.into_iter().collect());
+                        let dummy_discards = game.dummy_discards.iter().flatten().copied();
+                        known = known.union(dummy_discards.collect());
                     }
                 }
             }
+            ServerMessage::Event { seq, event, .. } => {
+                if let Some(next) = expected {
+                    assert_eq!(*seq, next, "{seat:?}: event seqs run on without a gap");
+                }
+                expected = Some(seq + 1);
+                match event {
+                    Some(TableEvent::Game(event)) => match event {
+                        Event::HandDealt { up_card, hands, .. } => {
+                            (known, ended) = (CardSet::single(*up_card), false);
+                            for (index, hand) in hands.iter().enumerate() {
+                                if own(index as u8) {
+                                    known = known.union(hand.unwrap_or_default());
+                                } else {
+                                    assert!(hand.is_none(), "hand {index} sent to {seat:?}");
+                                }
+                            }
+                        }
+                        Event::CardPlayed { card, .. }
+                        | Event::UpCardPickedUp { card, .. }
+                        | Event::UpCardTurnedDown { card } => known.insert(*card),
+                        Event::Claimed { cards, .. } => known = known.union(*cards),
+                        Event::DummyTaken { seat: taker, cards } => {
+                            if own(taker.0) {
+                                known = known.union(cards.unwrap_or_default());
+                            } else {
+                                assert_eq!(*cards, None, "the dummy shown to {seat:?}");
+                            }
+                        }
+                        Event::Discarded { seat: by, card } => {
+                            if own(by.0) {
+                                known = known.union(card.iter().copied().collect());
+                            } else {
+                                assert_eq!(*card, None, "a discard shown to {seat:?}");
+                            }
+                        }
+                        Event::HandEnded { .. } => ended = true,
+                        _ => {}
+                    },
+                    Some(TableEvent::Table(euchre_protocol::TableNotice::DealRevealed {
+                        deck,
+                        ..
+                    })) => {
+                        assert!(ended, "a deal revealed to {seat:?} before its hand ended");
+                        known = known.union(deck.iter().copied().collect());
+                    }
+                    _ => {}
+                }
+            }
             _ => {}
+        }
+        for card in cards_in(message) {
+            assert!(known.contains(card), "{card} reached {seat:?}: {message:?}");
         }
     }
 }
@@ -450,6 +529,28 @@ async fn four_players_on_three_nodes_play_a_game_to_the_end() {
     for (seat, person) in people.iter_mut().enumerate() {
         assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
     }
+    // Spectators on every node: Eve on n1 (the owner), Fay on n2, Gus on n3.
+    let mut spectators = Vec::new();
+    for (node, name) in nodes.iter().zip(["Eve", "Fay", "Gus"]) {
+        let mut spectator = node.player(name).await;
+        let id = spectator.next_id();
+        let watch = ClientMessage::Watch { id, table: table.clone(), invite: None };
+        let answer = spectator.command(watch).await;
+        assert!(error_code(&answer).is_none(), "{name} watches: {answer:?}");
+        spectators.push(tokio::spawn(async move {
+            let won = |m: &ServerMessage| {
+                matches!(
+                    m,
+                    ServerMessage::Event {
+                        event: Some(TableEvent::Game(Event::GameWon { .. })),
+                        ..
+                    }
+                )
+            };
+            spectator.recv_until(won).await;
+            spectator
+        }));
+    }
     let tasks: Vec<_> = people
         .into_iter()
         .enumerate()
@@ -458,6 +559,16 @@ async fn four_players_on_three_nodes_play_a_game_to_the_end() {
     for (seat, task) in tasks.into_iter().enumerate() {
         let client = task.await.expect("the player finished the game");
         audit(&client, seat as u8);
+        // The audit has teeth: the same frames fail it as another seat's.
+        let other = Some((seat as u8 + 1) % 4);
+        let as_other =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| audit_viewer(&client, other)));
+        assert!(as_other.is_err(), "seat {seat}'s frames pass as seat {other:?}'s");
+    }
+    for spectator in spectators {
+        let spectator = spectator.await.expect("the spectator saw the game to its end");
+        audit_viewer(&spectator, None);
+        assert!(spectator.log.len() > 50, "the spectator was sent the game");
     }
     drop(nodes);
     postgres::drop_database(&database).await;
