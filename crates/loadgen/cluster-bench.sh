@@ -99,7 +99,7 @@ for n in $(seq "$count"); do
         EUCHRE_CLUSTER__SHARDS="$shards" \
         EUCHRE_CLUSTER__LEASE_TTL_MS="$ttl" \
         "$bin/euchre-server" --bind "127.0.0.1:$node_port" --data-dir "$data/n$n" \
-        --database-url "$database" 2>"$data/n$n.log" &
+        --database-url "$database" >"$data/n$n.log" 2>&1 &
     pids+=($!)
     node_pids+=($!)
     urls+=("ws://127.0.0.1:$node_port/ws")
