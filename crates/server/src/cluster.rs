@@ -793,23 +793,41 @@ async fn host_name(state: &AppState, table: &str, writes: &[Write]) -> Option<St
     stats.player.map(|player| player.name)
 }
 
-/// Writes this node's tables' lobby changes to the bucket, in order.
+/// Writes this node's tables' lobby changes to the bucket, in order. A
+/// change NATS does not take (an outage) is tried again until it is, so
+/// the other nodes' lobbies are not left with a stale entry; the later
+/// changes wait behind it, in order.
 async fn mirror_lobby(bucket: kv::Store, mut changes: mpsc::UnboundedReceiver<Mirrored>) {
     while let Some(change) = changes.recv().await {
-        let written = match change {
+        let (key, value) = match change {
             Mirrored::Listed { summary, host_id } => {
                 let key = summary.table.clone();
                 match serde_json::to_vec(&Listing { summary, host_id }) {
-                    Ok(value) => {
-                        bucket.put(key, value.into()).await.map(drop).map_err(|e| e.to_string())
+                    Ok(value) => (key, Some(Bytes::from(value))),
+                    Err(error) => {
+                        tracing::warn!(%error, "a lobby entry cannot be encoded");
+                        continue;
                     }
-                    Err(error) => Err(error.to_string()),
                 }
             }
-            Mirrored::Closed { table } => bucket.delete(table).await.map_err(|e| e.to_string()),
+            Mirrored::Closed { table } => (table, None),
         };
-        if let Err(error) = written {
-            tracing::warn!(%error, "cannot update the cluster's lobby");
+        let mut pause = Duration::from_millis(100);
+        loop {
+            let written = match &value {
+                Some(value) => {
+                    bucket.put(&key, value.clone()).await.map(drop).map_err(|e| e.to_string())
+                }
+                None => bucket.delete(&key).await.map_err(|e| e.to_string()),
+            };
+            match written {
+                Ok(()) => break,
+                Err(error) => {
+                    tracing::warn!(%error, table = %key, "cannot update the cluster's lobby; trying again");
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_secs(2));
+                }
+            }
         }
     }
 }
