@@ -1170,3 +1170,75 @@ async fn a_table_handed_over_to_a_joining_node_answers_every_command_or_closes_t
     drop(nodes);
     postgres::drop_database(&database).await;
 }
+
+/// The leak audit across nodes where a hand has private cards beyond the
+/// deal: the three-handed game's dummy (taken by the maker alone) and the
+/// maker's discards, three players on three nodes and a spectator.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_three_handed_game_with_the_dummy_on_three_nodes_leaks_nothing() {
+    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
+    let Some(nats) = Nats::start() else { return };
+    let database = postgres::fresh_database("cluster_dummy").await;
+    let db_url = postgres::url(&database);
+    let nodes: Vec<Node> =
+        ["n1", "n2", "n3"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
+    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+
+    let mut ann = nodes[0].player("Ann").await;
+    // A long game (to 25): enough hands that some maker is not alone (a
+    // lone maker plays without the dummy, and the random players go alone
+    // often).
+    let rules = serde_json::json!({ "points_to_win": 25 });
+    let settings = TableSettings {
+        preset: euchre_engine::Preset::ThreeHanded,
+        rules: rules.as_object().cloned(),
+        ..TableSettings::default()
+    };
+    let table = create_table(&mut ann, settings).await;
+    let mut people = vec![ann, nodes[1].player("Bob").await, nodes[2].player("Cy").await];
+    for (seat, person) in people.iter_mut().enumerate() {
+        assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
+    }
+    let mut eve = nodes[1].player("Eve").await;
+    let id = eve.next_id();
+    let answer = eve.command(ClientMessage::Watch { id, table: table.clone(), invite: None }).await;
+    assert!(error_code(&answer).is_none(), "Eve watches: {answer:?}");
+    let spectator = tokio::spawn(async move {
+        eve.recv_until(|m| {
+            matches!(
+                m,
+                ServerMessage::Event { event: Some(TableEvent::Game(Event::GameWon { .. })), .. }
+            )
+        })
+        .await;
+        eve
+    });
+    let tasks: Vec<_> = people
+        .into_iter()
+        .enumerate()
+        .map(|(seat, p)| tokio::spawn(support::play_to_the_end(p, table.clone(), seat as u64)))
+        .collect();
+    let mut dummies = 0;
+    for (seat, task) in tasks.into_iter().enumerate() {
+        let client = task.await.expect("the player finished the game");
+        audit(&client, seat as u8);
+        dummies += client
+            .log
+            .iter()
+            .filter(|m| {
+                matches!(
+                    m,
+                    ServerMessage::Event {
+                        event: Some(TableEvent::Game(Event::DummyTaken { cards: Some(_), .. })),
+                        ..
+                    }
+                )
+            })
+            .count();
+    }
+    eprintln!("the dummy was taken and seen by its taker {dummies} times");
+    assert!(dummies > 0, "some maker took the dummy and saw it");
+    audit_viewer(&spectator.await.expect("Eve saw the game end"), None);
+    drop(nodes);
+    postgres::drop_database(&database).await;
+}
