@@ -13,9 +13,9 @@ use std::sync::{Arc, Mutex};
 
 use euchre_store::Write;
 use euchre_store::durable::{Durability, NotDurable, Then};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
-use crate::{LogEntry, LogError, Shard, ShardLog, shard_of};
+use crate::{LogEntry, LogError, Shard, ShardLog, Validity, shard_of};
 
 /// A table's step on its way to the log.
 struct Step {
@@ -29,19 +29,33 @@ struct Step {
 pub struct ShardLogs {
     shards: Shard,
     writers: Arc<Mutex<HashMap<Shard, mpsc::UnboundedSender<Step>>>>,
+    /// With it, a shard's writer appends only while the lease loop says
+    /// the shard's lease (at the log's epoch) is surely still this node's.
+    validity: Option<Validity>,
 }
 
 impl ShardLogs {
     /// With the cluster's number of shards.
     pub fn new(shards: Shard) -> ShardLogs {
-        ShardLogs { shards, writers: Arc::default() }
+        ShardLogs { shards, writers: Arc::default(), validity: None }
     }
 
-    /// Appends for `log`'s shard from now on (after its take-over).
-    pub fn start(&self, log: ShardLog) {
+    /// Appends only while `validity` holds the shard's lease at the log's
+    /// epoch: no write without a lease, whatever NATS would accept.
+    pub fn with_validity(self, validity: Validity) -> ShardLogs {
+        ShardLogs { validity: Some(validity), ..self }
+    }
+
+    /// Appends for `log`'s shard from now on (after its take-over). The
+    /// answer comes if the writer stops on its own (an append refused or
+    /// failed, or the lease no longer surely held): its tables have stopped,
+    /// and the shard must be taken over again (or given up) to go on.
+    pub fn start(&self, log: ShardLog) -> oneshot::Receiver<LogError> {
         let (tx, rx) = mpsc::unbounded_channel();
+        let (stopped_tx, stopped) = oneshot::channel();
         self.lock().insert(log.shard(), tx);
-        tokio::spawn(append_in_order(log, rx));
+        tokio::spawn(append_in_order(log, rx, self.validity.clone(), stopped_tx));
+        stopped
     }
 
     /// Stops appending for `shard` (lost): what is queued is refused.
@@ -74,24 +88,38 @@ impl Durability for ShardLogs {
     }
 }
 
-/// Appends each step in turn; after the first that is not stored, refuses the rest.
-async fn append_in_order(mut log: ShardLog, mut steps: mpsc::UnboundedReceiver<Step>) {
-    let mut stopped = false;
+/// Appends each step in turn; after the first that is not stored, refuses
+/// the rest, and says why on `stopped`.
+async fn append_in_order(
+    mut log: ShardLog,
+    mut steps: mpsc::UnboundedReceiver<Step>,
+    validity: Option<Validity>,
+    stopped: oneshot::Sender<LogError>,
+) {
+    let mut stopped = Some(stopped);
     while let Some(Step { table, writes, then }) = steps.recv().await {
-        if stopped {
+        let Some(tell) = stopped.take() else {
             then(Err(NotDurable::Fenced));
             continue;
-        }
-        let appended = match serde_json::to_vec(&writes) {
-            Ok(body) => log.append(&table, body.into()).await,
-            Err(error) => Err(LogError::Corrupt(log.shard(), error.to_string())),
+        };
+        let leased = validity.as_ref().is_none_or(|v| v.holds(log.shard(), log.epoch()));
+        let appended = if !leased {
+            Err(LogError::LeaseExpired(log.shard()))
+        } else {
+            match serde_json::to_vec(&writes) {
+                Ok(body) => log.append(&table, body.into()).await,
+                Err(error) => Err(LogError::Corrupt(log.shard(), error.to_string())),
+            }
         };
         match appended {
-            Ok(_) => then(Ok(())),
+            Ok(_) => {
+                stopped = Some(tell);
+                then(Ok(()));
+            }
             Err(error) => {
                 tracing::warn!(shard = log.shard(), %error, "the shard's log stopped taking writes here");
-                stopped = true;
                 then(Err(NotDurable::Fenced));
+                let _ = tell.send(error);
             }
         }
     }

@@ -12,6 +12,8 @@
 //! sequence numbers of the bucket's stream, so every new holder's epoch is
 //! higher than every earlier one's: the fencing token the shared log records.
 
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_nats::jetstream::{self, kv};
@@ -154,6 +156,20 @@ impl Leases {
         }
     }
 
+    /// The names of the leases held now (in the nodes' bucket: the live nodes).
+    pub async fn names(&self) -> Result<HashSet<String>, LeaseError> {
+        use futures_util::TryStreamExt;
+        let listing = async {
+            let keys = self.bucket.keys().await.map_err(nats)?;
+            keys.try_collect().await.map_err(nats)
+        };
+        // As in `count`: a key expiring meanwhile would hold the listing up.
+        match tokio::time::timeout(self.ttl, listing).await {
+            Ok(names) => names,
+            Err(_) => Err(LeaseError::Nats("listing the leases timed out".into())),
+        }
+    }
+
     /// Who holds `name` now, if anybody.
     pub async fn holder(&self, name: &str) -> Result<Option<Holder>, LeaseError> {
         let Some(value) = self.bucket.get(name).await.map_err(nats)? else { return Ok(None) };
@@ -186,4 +202,37 @@ impl Lease {
 
 fn encode(holder: &Holder) -> bytes::Bytes {
     serde_json::to_vec(holder).unwrap_or_default().into()
+}
+
+/// Until when this node surely holds each shard's lease, and at which
+/// epoch: set by the lease loop at each renewal, read by the shard logs'
+/// writers before each append. A node whose lease has run out by its own
+/// clock (NATS unreachable, the loop stalled) appends nothing, even before
+/// the loop reports the loss or another node fences the log.
+#[derive(Clone, Debug, Default)]
+pub struct Validity {
+    shards: Arc<Mutex<HashMap<crate::Shard, (u64, Instant)>>>,
+}
+
+impl Validity {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<crate::Shard, (u64, Instant)>> {
+        self.shards.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The shard's lease, at `epoch`, is ours until `until`.
+    pub fn set(&self, shard: crate::Shard, epoch: u64, until: Instant) {
+        self.lock().insert(shard, (epoch, until));
+    }
+
+    /// The shard's lease is ours no more.
+    pub fn clear(&self, shard: crate::Shard) {
+        self.lock().remove(&shard);
+    }
+
+    /// Whether the shard's lease at `epoch` is surely ours now.
+    pub fn holds(&self, shard: crate::Shard, epoch: u64) -> bool {
+        self.lock()
+            .get(&shard)
+            .is_some_and(|&(held, until)| held == epoch && Instant::now() < until)
+    }
 }

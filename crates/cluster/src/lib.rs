@@ -28,7 +28,7 @@ pub mod ownership;
 pub mod testing;
 
 pub use durable::{ShardLogs, tables_in};
-pub use lease::{Holder, Lease, LeaseError, Leases};
+pub use lease::{Holder, Lease, LeaseError, Leases, Validity};
 pub use log::{LogConfig, LogEntry, LogError, ShardLog};
 pub use ownership::{Change, Ownership};
 

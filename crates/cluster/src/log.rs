@@ -80,6 +80,10 @@ pub enum LogError {
     /// Another writer has appended since: this node no longer owns the shard.
     #[error("shard {0}'s log has a newer owner")]
     Fenced(Shard),
+    /// The node's lease on the shard ran out (by its own clock) before the
+    /// append: nothing was sent.
+    #[error("the lease on shard {0} is no longer surely held here")]
+    LeaseExpired(Shard),
     #[error("table id {0:?} cannot name a log subject")]
     BadTable(String),
     #[error("shard {0}'s log holds an entry this version cannot read: {1}")]

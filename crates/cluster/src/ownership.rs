@@ -16,7 +16,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Lease, LeaseError, Leases, Shard};
+use crate::{Lease, LeaseError, Leases, Shard, Validity};
 
 /// A change in the shards this node owns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +42,7 @@ pub struct Ownership {
     heartbeat: Option<Lease>,
     held: BTreeMap<Shard, Lease>,
     changes: mpsc::UnboundedSender<Change>,
+    validity: Validity,
 }
 
 impl Ownership {
@@ -62,7 +63,15 @@ impl Ownership {
             heartbeat: None,
             held: BTreeMap::new(),
             changes,
+            validity: Validity::default(),
         }
+    }
+
+    /// Until when each shard held is surely this node's, kept up to date by
+    /// [`Ownership::run`]: what the shard logs' writers check (see
+    /// [`crate::ShardLogs::with_validity`]).
+    pub fn validity(&self) -> Validity {
+        self.validity.clone()
     }
 
     /// Ticks until `stop`, then releases everything held, so other nodes
@@ -114,6 +123,7 @@ impl Ownership {
                 continue;
             }
             if let Some(lease) = self.owners.try_acquire(&shard_key(shard), &self.node).await? {
+                self.validity.set(shard, lease.epoch(), lease.valid_until());
                 let _ = self.changes.send(Change::Gained { shard, epoch: lease.epoch() });
                 self.held.insert(shard, lease);
             }
@@ -146,7 +156,10 @@ impl Ownership {
             let Some(lease) = self.held.get_mut(&shard) else { continue };
             let renewed = self.owners.renew(lease).await;
             let lost = match renewed {
-                Ok(()) => false,
+                Ok(()) => {
+                    self.validity.set(shard, lease.epoch(), lease.valid_until());
+                    false
+                }
                 Err(LeaseError::Lost(_)) => true,
                 // NATS did not answer: keep trying until the lease runs out.
                 Err(_) => Instant::now() >= lease.valid_until(),
@@ -159,6 +172,7 @@ impl Ownership {
     }
 
     fn lose(&self, shard: Shard) {
+        self.validity.clear(shard);
         let _ = self.changes.send(Change::Lost { shard });
     }
 }

@@ -36,17 +36,19 @@ impl Nats {
             return None;
         }
         let folder = tempfile::tempdir().expect("a folder");
-        let mut nats = Nats::start_in(folder.path());
+        let mut nats = Nats::start_in(folder.path(), None);
         nats._folder = Some(folder);
         Some(nats)
     }
 
-    /// A server on the store in `store`: a restart keeps what it held.
-    fn start_in(store: &Path) -> Nats {
+    /// A server on the store in `store`: a restart keeps what it held. On
+    /// `port`, or on one the server picks.
+    fn start_in(store: &Path, port: Option<u16>) -> Nats {
         let binary = binary().expect("nats-server");
         // Port -1: the server picks a free one and says which in its log.
+        let port = port.map_or("-1".to_owned(), |port| port.to_string());
         let mut child = Command::new(binary)
-            .args(["-a", "127.0.0.1", "-p", "-1", "-js", "-sd"])
+            .args(["-a", "127.0.0.1", "-p", &port, "-js", "-sd"])
             .arg(store)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -74,10 +76,21 @@ impl Nats {
     /// kill -9, then a new server on the same store (on another port).
     pub fn crash_and_restart(&mut self) {
         self.kill();
-        let restarted = Nats::start_in(&self.store);
+        let restarted = Nats::start_in(&self.store, None);
         self.url = restarted.url.clone();
         let old = std::mem::replace(self, restarted);
         // The new one takes over the folder; the killed one is reaped.
+        self._folder = old.into_folder();
+    }
+
+    /// kill -9, `down` without a server, then a new one on the same store
+    /// and the same port: an outage the clients reconnect through.
+    pub fn outage(&mut self, down: Duration) {
+        let port = self.url.rsplit(':').next().and_then(|port| port.parse().ok());
+        self.kill();
+        std::thread::sleep(down);
+        let restarted = Nats::start_in(&self.store, port);
+        let old = std::mem::replace(self, restarted);
         self._folder = old.into_folder();
     }
 

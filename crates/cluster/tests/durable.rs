@@ -76,3 +76,39 @@ async fn steps_are_kept_in_order_read_back_per_table_and_refused_once_fenced() {
     a.stop(shard);
     assert_eq!(keep(&a, &one, vec![closed(&one, 1000)]).await, Err(NotDurable::Fenced));
 }
+
+#[tokio::test]
+async fn nothing_is_appended_once_the_lease_has_run_out_by_the_nodes_clock() {
+    let Some(nats) = Nats::start() else { return };
+    let config = LogConfig::default();
+    let shard = 2;
+    let (one, _, _) = tables(shard);
+    let js = nats.jetstream().await;
+    let validity = euchre_cluster::Validity::default();
+    let until = tokio::time::Instant::now() + Duration::from_millis(300);
+    validity.set(shard, 1, until);
+    let logs = ShardLogs::new(SHARDS).with_validity(validity.clone());
+    let (log, _) = ShardLog::take_over(&js, &config, shard, "a", 1).await.expect("takes over");
+    let stopped = logs.start(log);
+    keep(&logs, &one, vec![closed(&one, 1)]).await.expect("durable while the lease holds");
+
+    // The lease loop could not renew (NATS cut off, say) and the lease's
+    // time ran out: NATS would take the append, the node does not send it.
+    tokio::time::sleep_until(until).await;
+    assert_eq!(keep(&logs, &one, vec![closed(&one, 2)]).await, Err(NotDurable::Fenced));
+    let why =
+        tokio::time::timeout(Duration::from_secs(5), stopped).await.expect("told").expect("why");
+    assert!(matches!(why, euchre_cluster::LogError::LeaseExpired(2)), "{why:?}");
+    // Renewed again, the same log still refuses: it is taken over anew.
+    validity.set(shard, 1, tokio::time::Instant::now() + Duration::from_secs(60));
+    assert_eq!(keep(&logs, &one, vec![closed(&one, 3)]).await, Err(NotDurable::Fenced));
+    let entries = euchre_cluster::log::read_shard(&js, &config, shard, 0).await.expect("reads");
+    assert_eq!(
+        tables_in(shard, &entries).expect("readable").remove(&one),
+        Some(vec![closed(&one, 1)]),
+        "only the append made under the lease is in the log"
+    );
+    // A lease at another epoch (lost, then taken again) is not this log's.
+    validity.set(shard, 7, tokio::time::Instant::now() + Duration::from_secs(60));
+    assert!(!validity.holds(shard, 1));
+}

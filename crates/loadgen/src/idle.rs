@@ -71,21 +71,23 @@ impl IdleReport {
     }
 }
 
-/// Opens `connections` identified connections to `url`, holds them for
-/// `hold`, then closes them. `server_pid` (Linux) adds the server's memory
-/// and CPU figures.
+/// Opens `connections` identified connections to `url` (several URLs,
+/// comma-separated: round-robin over them, see [`crate::urls`]), holds them
+/// for `hold`, then closes them. `server_pids` (Linux; every node of a
+/// cluster) adds the servers' memory and CPU figures, summed.
 pub async fn hold(
     url: &str,
     connections: usize,
     hold: Duration,
-    server_pid: Option<u32>,
+    server_pids: &[u32],
 ) -> anyhow::Result<IdleReport> {
-    let before = server_pid.map(ProcessSample::read).transpose()?;
+    let urls = crate::urls(url);
+    let before = ProcessSample::read_all(server_pids)?;
     let started = Instant::now();
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut held = JoinSet::new();
     let mut opening = stream::iter(0..connections)
-        .map(|index| identified(url.to_owned(), index))
+        .map(|index| identified(urls[index % urls.len()].to_owned(), index))
         .buffer_unordered(CONNECT_CONCURRENCY);
     while let Some(session) = opening.next().await {
         let mut session = session?;
@@ -106,13 +108,13 @@ pub async fn hold(
         });
     }
     let connect_seconds = started.elapsed().as_secs_f64();
-    let at_full = server_pid.map(ProcessSample::read).transpose()?;
+    let at_full = ProcessSample::read_all(server_pids)?;
     let hold_started = Instant::now();
     tokio::time::sleep(hold / 2).await;
-    let at_half = server_pid.map(ProcessSample::read).transpose()?;
+    let at_half = ProcessSample::read_all(server_pids)?;
     let half_seconds = hold_started.elapsed().as_secs_f64();
     tokio::time::sleep(hold - hold / 2).await;
-    let at_end = server_pid.map(ProcessSample::read).transpose()?;
+    let at_end = ProcessSample::read_all(server_pids)?;
     let held_seconds = hold_started.elapsed().as_secs_f64();
     let _ = stop_tx.send(true);
     let mut dropped = 0;

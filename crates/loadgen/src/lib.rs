@@ -45,9 +45,11 @@ const SETUP_CONCURRENCY: usize = 16;
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The server's WebSocket URL, `ws://host:port/ws`.
+    /// The server's WebSocket URL, `ws://host:port/ws`; or several,
+    /// comma-separated (the nodes of a cluster): the clients go round-robin
+    /// over them, so a table's players sit on different nodes ([`urls`]).
     pub url: String,
-    /// Its HTTP base (`http://host:port`); by default from `url`.
+    /// Its HTTP base (`http://host:port`); by default from `url` (the first).
     pub http: Option<String>,
     pub tables: usize,
     /// Load-generator clients per table, 1 to 4; the server's bots take the other seats.
@@ -164,6 +166,13 @@ impl Latency {
     }
 }
 
+/// The URLs in `url`, a comma-separated list (one URL is a list of one):
+/// client `i` of a run connects to the `i % n`th.
+pub fn urls(url: &str) -> Vec<&str> {
+    let urls: Vec<&str> = url.split(',').map(str::trim).filter(|u| !u.is_empty()).collect();
+    if urls.is_empty() { vec![url] } else { urls }
+}
+
 /// Sets up the tables, plays, stops, waits for the database and counts
 /// what it stored.
 pub async fn run(config: &Config) -> anyhow::Result<Report> {
@@ -176,7 +185,13 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     if config.tables_per_client == 0 {
         bail!("each client needs a table to sit at");
     }
-    let http = Http::from_url(config.http.as_deref().unwrap_or(&config.url))?;
+    let urls = urls(&config.url);
+    let http = Http::from_url(config.http.as_deref().unwrap_or(urls[0]))?;
+    // Each node of a cluster writes its own journal to the database.
+    let writers = match &config.http {
+        Some(http) => vec![Http::from_url(http)?],
+        None => urls.iter().map(|url| Http::from_url(url)).collect::<anyhow::Result<_>>()?,
+    };
     let progress = Arc::new(Progress::default());
 
     let groups = config.tables.div_ceil(config.tables_per_client);
@@ -204,8 +219,10 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     let end = players.iter().filter_map(|p| p.stats.idle_at).max().unwrap_or(start);
     let seconds = (end - start).as_secs_f64();
 
-    if !http.wait_for_writer(config.store_timeout).await? {
-        bail!("the database had not caught up {:?} after play stopped", config.store_timeout);
+    for writer in &writers {
+        if !writer.wait_for_writer(config.store_timeout).await? {
+            bail!("the database had not caught up {:?} after play stopped", config.store_timeout);
+        }
     }
     let stored_within_seconds = start.elapsed().as_secs_f64();
 
@@ -273,9 +290,10 @@ async fn set_up_group(
                 .then(|| net::loopback(1, index % config.source_addresses)),
             receive_buffer: None,
         };
-        players.push(
-            Player::connect(&config.url, &name, seed, config.think, progress.clone(), dial).await?,
-        );
+        let nodes = urls(&config.url);
+        let url = nodes[index % nodes.len()];
+        players
+            .push(Player::connect(url, &name, seed, config.think, progress.clone(), dial).await?);
     }
     let first = group * config.tables_per_client;
     for _ in first..config.tables.min(first + config.tables_per_client) {
@@ -408,5 +426,19 @@ impl Report {
             omean = o.mean,
             on = o.count,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::urls;
+
+    #[test]
+    fn clients_go_round_robin_over_a_list_of_nodes() {
+        assert_eq!(urls("ws://a/ws"), ["ws://a/ws"]);
+        assert_eq!(urls("ws://a/ws, ws://b/ws,"), ["ws://a/ws", "ws://b/ws"]);
+        let nodes = urls("ws://a/ws,ws://b/ws,ws://c/ws");
+        let table: Vec<&str> = (4..8).map(|client| nodes[client % nodes.len()]).collect();
+        assert_eq!(table, ["ws://b/ws", "ws://c/ws", "ws://a/ws", "ws://b/ws"]);
     }
 }

@@ -17,9 +17,11 @@ use euchre_loadgen::{Config, Stop, Think, abuse, echo, idle, run};
 #[derive(Debug, Parser)]
 #[command(name = "euchre-loadgen", version)]
 struct Flags {
-    /// The server's WebSocket URL.
-    #[arg(default_value = "ws://127.0.0.1:8080/ws")]
-    url: String,
+    /// The server's WebSocket URL. Several (the nodes of a cluster), as
+    /// more arguments or comma-separated: the clients go round-robin over
+    /// them, so the players of one table sit on different nodes.
+    #[arg(default_value = "ws://127.0.0.1:8080/ws", num_args = 1.., value_delimiter = ',')]
+    url: Vec<String>,
     /// The server's HTTP base, for /readyz and the history API (default: from the URL).
     #[arg(long)]
     http: Option<String>,
@@ -64,9 +66,11 @@ struct Flags {
     /// cost the server (with --server-pid).
     #[arg(long)]
     idle: Option<usize>,
-    /// The server's process id, to read its memory and CPU time from /proc.
-    #[arg(long)]
-    server_pid: Option<u32>,
+    /// The server's process id, to read its memory and CPU time from /proc;
+    /// with --idle, several (a cluster's nodes, repeated or comma-separated)
+    /// are summed.
+    #[arg(long, value_delimiter = ',')]
+    server_pid: Vec<u32>,
     /// Instead of playing: time round trips through a bare echo server at
     /// the URL (see --serve-echo) over tables x players connections, flat
     /// out for --duration seconds: the yardstick for flat-out play.
@@ -106,6 +110,8 @@ struct Flags {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let flags = Flags::parse();
+    let url = flags.url.join(",");
+    let server_pid = flags.server_pid.first().copied();
     if let Some(address) = flags.serve_echo {
         let listener = tokio::net::TcpListener::bind(address)
             .await
@@ -115,21 +121,20 @@ async fn main() -> anyhow::Result<()> {
     if flags.echo {
         let connections = flags.tables * usize::from(flags.players);
         let duration = seconds(flags.duration, "--duration")?;
-        let report = echo::run(&flags.url, connections, duration, flags.server_pid).await?;
+        let report = echo::run(&url, connections, duration, server_pid).await?;
         print!("{}", report.to_text());
         return write_json(flags.json, &report);
     }
     if flags.relay {
         let duration = seconds(flags.duration, "--duration")?;
         let members = usize::from(flags.players);
-        let report =
-            echo::run_relay(&flags.url, flags.tables, members, duration, flags.server_pid).await?;
+        let report = echo::run_relay(&url, flags.tables, members, duration, server_pid).await?;
         print!("{}", report.to_text());
         return write_json(flags.json, &report);
     }
     if let Some(connections) = flags.idle {
         let duration = seconds(flags.duration, "--duration")?;
-        let report = idle::hold(&flags.url, connections, duration, flags.server_pid).await?;
+        let report = idle::hold(&url, connections, duration, &flags.server_pid).await?;
         print!("{}", report.to_text());
         return write_json(flags.json, &report);
     }
@@ -138,7 +143,7 @@ async fn main() -> anyhow::Result<()> {
         None => Stop::After(seconds(flags.duration, "--duration")?),
     };
     let config = Config {
-        url: flags.url,
+        url,
         http: flags.http,
         tables: flags.tables,
         players: flags.players,
@@ -156,14 +161,14 @@ async fn main() -> anyhow::Result<()> {
     };
     if let Some(list) = flags.abuse {
         let abuse = abuse::AbuseConfig {
-            url: config.url.clone(),
+            url: euchre_loadgen::urls(&config.url)[0].to_owned(),
             abusers: abuse::Abuser::parse_list(&list)?,
             own_addresses: true,
             flood_rate: flags.flood_rate,
             slow_watches: flags.slow_watches,
             slow_hold: seconds(flags.slow_hold, "--slow-hold")?,
         };
-        let report = abuse::run_beside(&config, abuse, flags.server_pid).await?;
+        let report = abuse::run_beside(&config, abuse, server_pid).await?;
         print!("{}", report.to_text());
         return write_json(flags.json, &report);
     }

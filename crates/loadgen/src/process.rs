@@ -11,6 +11,18 @@ pub struct ProcessSample {
 }
 
 impl ProcessSample {
+    /// The sum over `pids` (the nodes of a cluster); `None` for no process.
+    pub fn read_all(pids: &[u32]) -> anyhow::Result<Option<ProcessSample>> {
+        let mut total: Option<ProcessSample> = None;
+        for &pid in pids {
+            let one = ProcessSample::read(pid)?;
+            let sum = total.get_or_insert(ProcessSample { rss_kib: 0, cpu_seconds: 0.0 });
+            sum.rss_kib += one.rss_kib;
+            sum.cpu_seconds += one.cpu_seconds;
+        }
+        Ok(total)
+    }
+
     pub fn read(pid: u32) -> anyhow::Result<ProcessSample> {
         let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
             .with_context(|| format!("reading /proc/{pid}/status"))?;

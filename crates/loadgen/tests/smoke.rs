@@ -75,7 +75,9 @@ async fn a_short_run_plays_times_and_stores_hands() -> anyhow::Result<()> {
     let paced = run(&config(&url, 2, 4, 2, Think::Exponential(Duration::from_millis(3)))).await?;
     check(&paced, 2);
     // Idle connections: identified, held, none dropped (this process's own figures).
-    let held = idle::hold(&url, 20, Duration::from_millis(500), Some(std::process::id())).await?;
+    // Two URLs (here the same node twice): the connections alternate.
+    let both = format!("{url},{url}");
+    let held = idle::hold(&both, 20, Duration::from_millis(500), &[std::process::id()]).await?;
     eprint!("{}", held.to_text());
     assert_eq!((held.connections, held.dropped), (20, 0));
     assert!(held.server_kib_per_connection.is_some());

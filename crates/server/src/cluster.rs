@@ -28,7 +28,9 @@ use std::time::Duration;
 use async_nats::HeaderMap;
 use async_nats::jetstream::{self, kv};
 use bytes::Bytes;
-use euchre_cluster::{Change, Leases, LogConfig, Ownership, Shard, ShardLog, ShardLogs, shard_of};
+use euchre_cluster::{
+    Change, Leases, LogConfig, Ownership, Shard, ShardLog, ShardLogs, Validity, shard_of,
+};
 use euchre_protocol::{CommandId, ErrorCode, Occupant, PlayerInfo, ServerMessage, TableId};
 use euchre_store::Write;
 use euchre_store::durable::{Durability, Then};
@@ -47,6 +49,8 @@ use crate::table::{ConnId, Outbox, Request, TableCommand, TableMessage};
 const OWNERS: &str = "euchre_owners";
 const NODES: &str = "euchre_nodes";
 const LOBBY: &str = "euchre_lobby";
+/// How long a node waits before taking a shard over again.
+const RETAKE_PAUSE: Duration = Duration::from_millis(200);
 /// How long a node waits for a table's owner to accept a command.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
 /// Headers of a message to another node's connection.
@@ -65,6 +69,13 @@ pub struct Node {
     log_config: LogConfig,
     logs: ShardLogs,
     durability: Arc<Logged>,
+    /// Until when the lease loop surely holds each shard.
+    validity: Validity,
+    /// The lease loop's changes: a shard whose log stopped is taken over
+    /// again by sending its gain anew.
+    changes: mpsc::UnboundedSender<Change>,
+    /// The nodes' heartbeats: which nodes are alive.
+    nodes: Leases,
     /// Shards this node owns, each with the token that stops its tables.
     owned: Mutex<HashMap<Shard, CancellationToken>>,
     shutdown: CancellationToken,
@@ -95,6 +106,8 @@ struct Remote {
     conn: ConnId,
     tx: mpsc::WeakSender<Frame>,
     too_slow: CancellationToken,
+    /// This node's tables it sent a command to.
+    tables: HashSet<TableId>,
 }
 
 /// What a node sends a shard's owner.
@@ -195,7 +208,10 @@ pub async fn start(mut state: AppState) -> anyhow::Result<AppState> {
     .map_err(anyhow::Error::msg)?;
     tracing::debug!(node = %id, "buckets open");
     let shards = settings.shards.max(1);
-    let logs = ShardLogs::new(shards);
+    let (changes_tx, changes) = mpsc::unbounded_channel();
+    let ownership = Ownership::new(&id, shards, owners, nodes.clone(), changes_tx.clone());
+    let validity = ownership.validity();
+    let logs = ShardLogs::new(shards).with_validity(validity.clone());
     let durability = Arc::new(Logged { logs: logs.clone(), recorder: state.recorder.clone() });
     let node = Arc::new(Node {
         id: id.clone(),
@@ -205,6 +221,9 @@ pub async fn start(mut state: AppState) -> anyhow::Result<AppState> {
         log_config: LogConfig { replicas, ..LogConfig::default() },
         logs,
         durability: durability.clone(),
+        validity,
+        changes: changes_tx,
+        nodes,
         owned: Mutex::default(),
         shutdown: state.shutdown.clone(),
         locals: Mutex::default(),
@@ -228,10 +247,9 @@ pub async fn start(mut state: AppState) -> anyhow::Result<AppState> {
     tokio::spawn(watch_lobby(watch, state.clone()));
     tracing::debug!(node = %id, "lobby watched");
 
-    let (changes_tx, changes) = mpsc::unbounded_channel();
-    let ownership = Ownership::new(&id, shards, owners, nodes, changes_tx);
     state.tracker.spawn(ownership.run(state.shutdown.clone()));
     tokio::spawn(node.clone().follow(changes, state.clone()));
+    tokio::spawn(node.clone().sweep_dead_nodes(state.clone(), ttl));
     tracing::info!(node = %id, shards, "joined the cluster");
     Ok(state)
 }
@@ -382,23 +400,41 @@ impl Node {
                 Change::Gained { shard, epoch } => self.clone().gain(&state, shard, epoch).await,
                 Change::Lost { shard } => self.lose(shard),
             }
+            let owned = lock(&self.owned).len();
+            state.metrics.shards_owned.set(i64::try_from(owned).unwrap_or(i64::MAX));
         }
     }
 
     /// Takes a shard over: fence its log, read it, restore its open tables,
-    /// answer its commands, and tell the other nodes.
+    /// answer its commands, and tell the other nodes. While NATS does not
+    /// answer it tries again, as long as the lease is surely ours.
     async fn gain(self: Arc<Self>, state: &AppState, shard: Shard, epoch: u64) {
-        let taken = ShardLog::take_over(&self.js, &self.log_config, shard, &self.id, epoch).await;
-        let (log, entries) = match taken {
-            Ok(taken) => taken,
-            Err(error) => {
-                tracing::warn!(shard, %error, "cannot take the shard's log over");
+        if lock(&self.owned).contains_key(&shard) {
+            return;
+        }
+        let (log, entries) = loop {
+            if !self.validity.holds(shard, epoch) || self.shutdown.is_cancelled() {
+                tracing::info!(shard, epoch, "the lease ran out before the shard was taken over");
                 return;
+            }
+            let taken =
+                ShardLog::take_over(&self.js, &self.log_config, shard, &self.id, epoch).await;
+            match taken {
+                Ok(taken) => break taken,
+                Err(euchre_cluster::LogError::Fenced(_)) => {
+                    tracing::warn!(shard, epoch, "a newer owner fenced the shard's log first");
+                    return;
+                }
+                Err(error) => {
+                    tracing::warn!(shard, %error, "cannot take the shard's log over yet");
+                    tokio::time::sleep(RETAKE_PAUSE).await;
+                }
             }
         };
         let stop = self.shutdown.child_token();
         lock(&self.owned).insert(shard, stop.clone());
-        self.logs.start(log);
+        let stopped = self.logs.start(log);
+        tokio::spawn(self.clone().retake_when_stopped(shard, epoch, stopped, stop.clone()));
         let tables = match euchre_cluster::tables_in(shard, &entries) {
             Ok(tables) => tables,
             Err(error) => {
@@ -431,6 +467,32 @@ impl Node {
         }
         let _ = self.client.publish(format!("euchre.moved.{shard}"), Bytes::new()).await;
         tracing::info!(node = %self.id, shard, epoch, tables = restored, "shard taken over");
+    }
+
+    /// When the shard's log stops taking writes here while the shard is still
+    /// ours (NATS did not answer an append, or the lease ran out by this
+    /// node's clock while the loop could not renew it), its tables have
+    /// stopped: give the shard up here, and take it over again, from the
+    /// log, as long as the lease is still ours (the lease loop reports a
+    /// real loss on its own).
+    async fn retake_when_stopped(
+        self: Arc<Self>,
+        shard: Shard,
+        epoch: u64,
+        stopped: tokio::sync::oneshot::Receiver<euchre_cluster::LogError>,
+        lost: CancellationToken,
+    ) {
+        let error = tokio::select! {
+            stopped = stopped => match stopped {
+                Ok(error) => error,
+                Err(_) => return,
+            },
+            () = lost.cancelled() => return,
+        };
+        tracing::warn!(node = %self.id, shard, %error, "the shard's log stopped here: taking it over again");
+        self.lose(shard);
+        tokio::time::sleep(RETAKE_PAUSE).await;
+        let _ = self.changes.send(Change::Gained { shard, epoch });
     }
 
     /// Gives a shard up: nothing more is appended, and its tables stop.
@@ -495,14 +557,24 @@ impl Node {
             code: code.code().to_owned(),
             message: code.message().to_owned(),
         };
-        let Some(handle) = state.registry.get(&table) else {
-            return refused(ErrorCode::NoSuchTable);
+        // In a handover the shard's subscription outlives its ownership for
+        // a moment: a table that moved is failing over, not unknown, and
+        // the client tries again (its connection is closed with the move).
+        let owned = lock(&self.owned).contains_key(&shard_of(&table, self.shards));
+        let Some(handle) = state.registry.get(&table).filter(|_| owned) else {
+            return refused(if owned { ErrorCode::NoSuchTable } else { ErrorCode::Unavailable });
         };
-        let (conn, outbox) = self.remote_outbox(state, node, conn);
+        let key = (node, conn);
+        let (conn, outbox) = self.remote_outbox(state, key.0.clone(), key.1);
+        if let Some(remote) = lock(&self.remotes).get_mut(&key) {
+            remote.tables.insert(table.clone());
+        }
         let command =
             TableCommand { id, conn, player, outbox, request, received: std::time::Instant::now() };
         if handle.try_send(TableMessage::Command(command)) {
             Answer::Accepted
+        } else if handle.is_closed() {
+            refused(ErrorCode::Unavailable)
         } else {
             refused(ErrorCode::Busy)
         }
@@ -535,7 +607,12 @@ impl Node {
         let (tx, rx) = mpsc::channel(self.outbound_queue);
         let too_slow = CancellationToken::new();
         let here = state.next_conn_id();
-        let remote = Remote { conn: here, tx: tx.downgrade(), too_slow: too_slow.clone() };
+        let remote = Remote {
+            conn: here,
+            tx: tx.downgrade(),
+            too_slow: too_slow.clone(),
+            tables: HashSet::new(),
+        };
         remotes.insert(key.clone(), remote);
         tokio::spawn(self.clone().pump(key, here, rx, too_slow.clone()));
         (here, Outbox::new(tx, too_slow))
@@ -569,7 +646,7 @@ impl Node {
                 }
             };
             let Some(json) = message.json() else { continue };
-            let body = Bytes::copy_from_slice(json.as_str().as_bytes());
+            let body = Bytes::from(json);
             number += 1;
             let mut headers = HeaderMap::new();
             headers.insert(CONN, conn.as_str());
@@ -582,6 +659,44 @@ impl Node {
         let mut remotes = lock(&self.remotes);
         if remotes.get(&key).is_some_and(|remote| remote.conn == here) {
             remotes.remove(&key);
+        }
+    }
+
+    /// Every lease lifetime: another node's connections at this node's
+    /// tables whose node has stopped beating (killed, cut off) are
+    /// disconnected there, as a closed local connection is (the seat is
+    /// away, and a bot plays for it after the grace), and their queues end;
+    /// their clients, reconnected elsewhere, resume as new connections.
+    async fn sweep_dead_nodes(self: Arc<Self>, state: AppState, every: Duration) {
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                () = self.shutdown.cancelled() => return,
+            }
+            let live = match self.nodes.names().await {
+                Ok(live) => live,
+                Err(error) => {
+                    tracing::debug!(%error, "cannot list the live nodes");
+                    continue;
+                }
+            };
+            let dead: Vec<(ConnId, Vec<TableId>, CancellationToken)> = lock(&self.remotes)
+                .iter()
+                .filter(|((node, _), _)| !live.contains(node))
+                .map(|(_, remote)| {
+                    let tables = remote.tables.iter().cloned().collect();
+                    (remote.conn, tables, remote.too_slow.clone())
+                })
+                .collect();
+            for (conn, tables, queue) in dead {
+                tracing::info!(conn, "a connection of a node that stopped beating is disconnected");
+                for table in tables {
+                    if let Some(handle) = state.registry.get(&table) {
+                        handle.send(TableMessage::Disconnected { conn }).await;
+                    }
+                }
+                queue.cancel();
+            }
         }
     }
 
@@ -616,11 +731,13 @@ impl Node {
                 continue;
             }
             *last = number;
-            match serde_json::from_slice::<ServerMessage>(&message.payload) {
-                Ok(message) => {
-                    local.outbox.send(message);
+            // Encoded and projected for this connection by the table's
+            // owner: relayed as it came, not decoded and encoded again.
+            match axum::extract::ws::Utf8Bytes::try_from(message.payload) {
+                Ok(json) => {
+                    local.outbox.send(Frame::encoded(json));
                 }
-                Err(error) => tracing::warn!(%error, "a message from another node cannot be read"),
+                Err(error) => tracing::warn!(%error, "a message from another node is not UTF-8"),
             }
         }
     }
@@ -676,23 +793,41 @@ async fn host_name(state: &AppState, table: &str, writes: &[Write]) -> Option<St
     stats.player.map(|player| player.name)
 }
 
-/// Writes this node's tables' lobby changes to the bucket, in order.
+/// Writes this node's tables' lobby changes to the bucket, in order. A
+/// change NATS does not take (an outage) is tried again until it is, so
+/// the other nodes' lobbies are not left with a stale entry; the later
+/// changes wait behind it, in order.
 async fn mirror_lobby(bucket: kv::Store, mut changes: mpsc::UnboundedReceiver<Mirrored>) {
     while let Some(change) = changes.recv().await {
-        let written = match change {
+        let (key, value) = match change {
             Mirrored::Listed { summary, host_id } => {
                 let key = summary.table.clone();
                 match serde_json::to_vec(&Listing { summary, host_id }) {
-                    Ok(value) => {
-                        bucket.put(key, value.into()).await.map(drop).map_err(|e| e.to_string())
+                    Ok(value) => (key, Some(Bytes::from(value))),
+                    Err(error) => {
+                        tracing::warn!(%error, "a lobby entry cannot be encoded");
+                        continue;
                     }
-                    Err(error) => Err(error.to_string()),
                 }
             }
-            Mirrored::Closed { table } => bucket.delete(table).await.map_err(|e| e.to_string()),
+            Mirrored::Closed { table } => (table, None),
         };
-        if let Err(error) = written {
-            tracing::warn!(%error, "cannot update the cluster's lobby");
+        let mut pause = Duration::from_millis(100);
+        loop {
+            let written = match &value {
+                Some(value) => {
+                    bucket.put(&key, value.clone()).await.map(drop).map_err(|e| e.to_string())
+                }
+                None => bucket.delete(&key).await.map_err(|e| e.to_string()),
+            };
+            match written {
+                Ok(()) => break,
+                Err(error) => {
+                    tracing::warn!(%error, table = %key, "cannot update the cluster's lobby; trying again");
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_secs(2));
+                }
+            }
         }
     }
 }

@@ -10,40 +10,62 @@ use std::sync::{Arc, OnceLock};
 use axum::extract::ws::Utf8Bytes;
 use euchre_protocol::ServerMessage;
 
-/// A message and, once a connection has needed it, its JSON. Cheap to clone.
+/// A message and, once a connection has needed it, its JSON; or, relayed
+/// from another node of a cluster, only its JSON. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Frame(Arc<Shared>);
 
 #[derive(Debug)]
-struct Shared {
-    message: ServerMessage,
-    json: OnceLock<Option<Utf8Bytes>>,
+enum Shared {
+    Message {
+        message: ServerMessage,
+        json: OnceLock<Option<Utf8Bytes>>,
+    },
+    /// Encoded by the node that owns the table, for one connection here:
+    /// written to the socket as it came, never decoded and encoded again.
+    Encoded(Utf8Bytes),
 }
 
 impl Frame {
     pub fn new(message: ServerMessage) -> Frame {
-        Frame(Arc::new(Shared { message, json: OnceLock::new() }))
+        Frame(Arc::new(Shared::Message { message, json: OnceLock::new() }))
     }
 
-    pub fn message(&self) -> &ServerMessage {
-        &self.0.message
+    /// A message another node encoded (its UTF-8 JSON), to relay as it is.
+    pub fn encoded(json: Utf8Bytes) -> Frame {
+        Frame(Arc::new(Shared::Encoded(json)))
+    }
+
+    /// The message; `None` for one relayed from another node as JSON.
+    pub fn message(&self) -> Option<&ServerMessage> {
+        match &*self.0 {
+            Shared::Message { message, .. } => Some(message),
+            Shared::Encoded(_) => None,
+        }
     }
 
     /// The message as JSON, encoded by whichever receiver asks first;
     /// `None` if it cannot be encoded (no message of ours fails to).
     pub fn json(&self) -> Option<Utf8Bytes> {
-        let shared = &*self.0;
-        shared
-            .json
-            .get_or_init(|| serde_json::to_string(&shared.message).ok().map(Utf8Bytes::from))
-            .clone()
+        match &*self.0 {
+            Shared::Message { message, json } => json
+                .get_or_init(|| serde_json::to_string(message).ok().map(Utf8Bytes::from))
+                .clone(),
+            Shared::Encoded(json) => Some(json.clone()),
+        }
     }
 
-    /// The message itself, copied only if another receiver still shares it.
-    pub fn into_message(self) -> ServerMessage {
+    /// The message itself, copied only if another receiver still shares it;
+    /// for a relayed one, read from its JSON (`None` if that is not a
+    /// server message).
+    pub fn into_message(self) -> Option<ServerMessage> {
         match Arc::try_unwrap(self.0) {
-            Ok(shared) => shared.message,
-            Err(shared) => shared.message.clone(),
+            Ok(Shared::Message { message, .. }) => Some(message),
+            Ok(Shared::Encoded(json)) => serde_json::from_str(json.as_str()).ok(),
+            Err(shared) => match &*shared {
+                Shared::Message { message, .. } => Some(message.clone()),
+                Shared::Encoded(json) => serde_json::from_str(json.as_str()).ok(),
+            },
         }
     }
 }
@@ -67,9 +89,21 @@ mod tests {
         assert_eq!(first.as_str(), second.as_str());
         // The same bytes, not a second encoding.
         assert_eq!(first.as_str().as_ptr(), second.as_str().as_ptr());
-        let expected = serde_json::to_string(frame.message()).expect("encodes");
+        let expected = serde_json::to_string(frame.message().expect("a message")).expect("encodes");
         assert_eq!(first.as_str(), expected);
         drop(copy);
-        assert!(matches!(frame.into_message(), ServerMessage::Ack { id: 7, .. }));
+        assert!(matches!(frame.into_message(), Some(ServerMessage::Ack { id: 7, .. })));
+    }
+
+    #[test]
+    fn a_relayed_frame_is_written_as_it_came() {
+        let ack = ServerMessage::Ack { id: 7, reply: euchre_protocol::Reply::Done };
+        let json = Utf8Bytes::from(serde_json::to_string(&ack).expect("encodes"));
+        let frame = Frame::encoded(json.clone());
+        assert!(frame.message().is_none());
+        let written = frame.json().expect("the relayed bytes");
+        assert_eq!(written.as_str().as_ptr(), json.as_str().as_ptr(), "not copied");
+        assert_eq!(frame.into_message(), Some(ack));
+        assert!(Frame::encoded(Utf8Bytes::from("not json")).into_message().is_none());
     }
 }

@@ -19,6 +19,8 @@ pub struct Metrics {
     pub errors_sent: Counter,
     /// Seconds from a command arriving to its table handling it.
     pub action_latency: Histogram,
+    /// In a cluster: the shards this node owns (0 on one node).
+    pub shards_owned: Gauge,
 }
 
 impl Default for Metrics {
@@ -33,6 +35,7 @@ impl Default for Metrics {
             messages_out: Counter::default(),
             errors_sent: Counter::default(),
             action_latency: Histogram::new(exponential_buckets(0.000_05, 2.0, 16)),
+            shards_owned: Gauge::default(),
             registry: Registry::default(),
         };
         registry.register(
@@ -58,6 +61,11 @@ impl Default for Metrics {
             "action_latency_seconds",
             "Time from receiving a game action to its table applying it",
             metrics.action_latency.clone(),
+        );
+        registry.register(
+            "cluster_shards_owned",
+            "In a cluster: the shards this node owns",
+            metrics.shards_owned.clone(),
         );
         Metrics { registry, ..metrics }
     }

@@ -112,6 +112,11 @@ impl TableHandle {
         self.tx.try_send(message).is_ok()
     }
 
+    /// Whether the table has stopped (closed, or moved to another node).
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
     /// Hands a message to the table, waiting for room; false if it has closed.
     pub async fn send(&self, message: TableMessage) -> bool {
         self.tx.send(message).await.is_ok()
@@ -971,7 +976,7 @@ impl Table {
                 None => {
                     let view = project(&event, viewer);
                     let alike = frames.iter().find(|(_, frame)| {
-                        matches!(frame.message(), ServerMessage::Event { event, .. } if *event == view)
+                        matches!(frame.message(), Some(ServerMessage::Event { event, .. }) if *event == view)
                     });
                     let frame = match alike {
                         Some((_, frame)) => frame.clone(),
@@ -1359,7 +1364,7 @@ mod tests {
     }
 
     fn drain(rx: &mut mpsc::Receiver<Frame>) -> Vec<ServerMessage> {
-        std::iter::from_fn(|| rx.try_recv().ok()).map(Frame::into_message).collect()
+        std::iter::from_fn(|| rx.try_recv().ok()).filter_map(Frame::into_message).collect()
     }
 
     fn game_events(messages: &[ServerMessage]) -> Vec<Event> {
@@ -1877,7 +1882,7 @@ mod leak_audit {
                 table.on_timer(Instant::now());
                 for (rx, auditor) in &mut receivers {
                     while let Ok(frame) = rx.try_recv() {
-                        let message = frame.into_message();
+                        let message = frame.into_message().expect("the table's own message");
                         auditor.check_seal(&message, &rules);
                         auditor.check(&message);
                         audited.frames += 1;
@@ -1990,7 +1995,7 @@ mod delivery {
             .release(ticket)
             .into_iter()
             .filter_map(|(_, _, frame)| match frame.into_message() {
-                ServerMessage::Ack { id, .. } => Some(id),
+                Some(ServerMessage::Ack { id, .. }) => Some(id),
                 _ => None,
             })
             .collect();
@@ -2057,7 +2062,7 @@ mod delivery {
         assert!(handle.send(ask(2, Request::Sit { seat: Some(0), invite: None })).await);
         tokio::time::timeout(Duration::from_secs(5), task).await.expect("stops").expect("ran");
         let after: Vec<ServerMessage> =
-            std::iter::from_fn(|| rx.try_recv().ok()).map(Frame::into_message).collect();
+            std::iter::from_fn(|| rx.try_recv().ok()).filter_map(Frame::into_message).collect();
         assert!(after.is_empty(), "nothing the refused writes caused was sent: {after:?}");
         assert!(registry.get("t").is_none(), "the table left this node's registry");
     }
@@ -2065,7 +2070,7 @@ mod delivery {
     async fn drain_until_ack(rx: &mut mpsc::Receiver<Frame>, id: u64) -> Vec<ServerMessage> {
         let mut seen = Vec::new();
         while let Ok(Some(frame)) = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await {
-            let message = frame.into_message();
+            let message = frame.into_message().expect("the table's own message");
             let done = matches!(message, ServerMessage::Ack { id: acked, .. } if acked == id);
             seen.push(message);
             if done {

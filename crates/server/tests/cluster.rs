@@ -88,7 +88,7 @@ impl Ann {
     }
 
     async fn next(&mut self) -> Option<ServerMessage> {
-        timeout(WAIT, self.rx.recv()).await.ok().flatten().map(Frame::into_message)
+        timeout(WAIT, self.rx.recv()).await.ok().flatten().and_then(Frame::into_message)
     }
 }
 
@@ -184,7 +184,7 @@ async fn a_table_taken_over_mid_hand_keeps_every_acknowledged_action_and_plays_o
         }
         match timeout(Duration::from_millis(20), ann.rx.recv())
             .await
-            .map(|f| f.map(Frame::into_message))
+            .map(|f| f.and_then(Frame::into_message))
         {
             Ok(Some(ServerMessage::YourTurn { actions, .. })) => prompt = actions.first().copied(),
             Ok(Some(ServerMessage::Ack { id, .. })) => {
@@ -397,27 +397,106 @@ async fn create_table(client: &mut Client, settings: TableSettings) -> String {
     panic!("the node never owned a shard")
 }
 
-/// No seat was sent another seat's hand, and seqs ran on without a gap
-/// (a snapshot starts a new run).
+/// A seat's audit: see [`audit_viewer`].
 fn audit(client: &Client, seat: u8) {
-    let mut expected = None;
+    audit_viewer(client, Some(seat));
+}
+
+/// The cross-node leak audit of one viewer (a seat, or a spectator with
+/// `None`), over every message it was sent, of every kind: seqs run on
+/// without a gap (a snapshot starts a new run), and every card anywhere in
+/// any message is one this viewer may know by then: the up-card, its own
+/// hand, dummy and discards, the cards played and claimed, and a hand's
+/// whole deck only once that hand has ended (the deal's reveal). Another
+/// seat's hand, dummy or discard is never sent to it, not even as an empty
+/// list.
+fn audit_viewer(client: &Client, seat: Option<u8>) {
+    use euchre_engine::{Card, CardSet};
+    fn cards_in(message: &ServerMessage) -> Vec<Card> {
+        fn walk(value: &serde_json::Value, found: &mut Vec<Card>) {
+            match value {
+                serde_json::Value::String(text) => found.extend(text.parse::<Card>().ok()),
+                serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
+                serde_json::Value::Object(map) => map.values().for_each(|v| walk(v, found)),
+                _ => {}
+            }
+        }
+        let mut found = Vec::new();
+        walk(&serde_json::to_value(message).expect("encodes"), &mut found);
+        found
+    }
+    let own = |index: u8| Some(index) == seat;
+    let (mut expected, mut known, mut ended) = (None, CardSet::default(), false);
     for message in &client.log {
         match message {
-            ServerMessage::Snapshot { seq, .. } => expected = Some(seq + 1),
-            ServerMessage::Event { seq, event, .. } => {
-                if let Some(next) = expected {
-                    assert_eq!(*seq, next, "seat {seat}: event seqs run on without a gap");
-                }
+            ServerMessage::Snapshot { seq, state, .. } => {
                 expected = Some(seq + 1);
-                if let Some(TableEvent::Game(Event::HandDealt { hands, .. })) = event {
-                    for (index, hand) in hands.iter().enumerate() {
-                        if index != usize::from(seat) {
-                            assert!(hand.is_none(), "seat {index}'s hand was sent to seat {seat}");
-                        }
+                assert_eq!(state.your_seat, seat, "a snapshot for another viewer");
+                if let Some(game) = &state.game {
+                    known.insert(game.up_card);
+                    for trick in &game.tricks {
+                        known = known.union(trick.cards.iter().map(|(_, c)| *c).collect());
+                    }
+                    if seat.is_some() {
+                        known = known.union(game.hand.iter().flatten().copied().collect());
+                        known = known.union(game.discard.into_iter().collect());
+                        let dummy_discards = game.dummy_discards.iter().flatten().copied();
+                        known = known.union(dummy_discards.collect());
                     }
                 }
             }
+            ServerMessage::Event { seq, event, .. } => {
+                if let Some(next) = expected {
+                    assert_eq!(*seq, next, "{seat:?}: event seqs run on without a gap");
+                }
+                expected = Some(seq + 1);
+                match event {
+                    Some(TableEvent::Game(event)) => match event {
+                        Event::HandDealt { up_card, hands, .. } => {
+                            (known, ended) = (CardSet::single(*up_card), false);
+                            for (index, hand) in hands.iter().enumerate() {
+                                if own(index as u8) {
+                                    known = known.union(hand.unwrap_or_default());
+                                } else {
+                                    assert!(hand.is_none(), "hand {index} sent to {seat:?}");
+                                }
+                            }
+                        }
+                        Event::CardPlayed { card, .. }
+                        | Event::UpCardPickedUp { card, .. }
+                        | Event::UpCardTurnedDown { card } => known.insert(*card),
+                        Event::Claimed { cards, .. } => known = known.union(*cards),
+                        Event::DummyTaken { seat: taker, cards } => {
+                            if own(taker.0) {
+                                known = known.union(cards.unwrap_or_default());
+                            } else {
+                                assert_eq!(*cards, None, "the dummy shown to {seat:?}");
+                            }
+                        }
+                        Event::Discarded { seat: by, card } => {
+                            if own(by.0) {
+                                known = known.union(card.iter().copied().collect());
+                            } else {
+                                assert_eq!(*card, None, "a discard shown to {seat:?}");
+                            }
+                        }
+                        Event::HandEnded { .. } => ended = true,
+                        _ => {}
+                    },
+                    Some(TableEvent::Table(euchre_protocol::TableNotice::DealRevealed {
+                        deck,
+                        ..
+                    })) => {
+                        assert!(ended, "a deal revealed to {seat:?} before its hand ended");
+                        known = known.union(deck.iter().copied().collect());
+                    }
+                    _ => {}
+                }
+            }
             _ => {}
+        }
+        for card in cards_in(message) {
+            assert!(known.contains(card), "{card} reached {seat:?}: {message:?}");
         }
     }
 }
@@ -450,6 +529,28 @@ async fn four_players_on_three_nodes_play_a_game_to_the_end() {
     for (seat, person) in people.iter_mut().enumerate() {
         assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
     }
+    // Spectators on every node: Eve on n1 (the owner), Fay on n2, Gus on n3.
+    let mut spectators = Vec::new();
+    for (node, name) in nodes.iter().zip(["Eve", "Fay", "Gus"]) {
+        let mut spectator = node.player(name).await;
+        let id = spectator.next_id();
+        let watch = ClientMessage::Watch { id, table: table.clone(), invite: None };
+        let answer = spectator.command(watch).await;
+        assert!(error_code(&answer).is_none(), "{name} watches: {answer:?}");
+        spectators.push(tokio::spawn(async move {
+            let won = |m: &ServerMessage| {
+                matches!(
+                    m,
+                    ServerMessage::Event {
+                        event: Some(TableEvent::Game(Event::GameWon { .. })),
+                        ..
+                    }
+                )
+            };
+            spectator.recv_until(won).await;
+            spectator
+        }));
+    }
     let tasks: Vec<_> = people
         .into_iter()
         .enumerate()
@@ -458,6 +559,16 @@ async fn four_players_on_three_nodes_play_a_game_to_the_end() {
     for (seat, task) in tasks.into_iter().enumerate() {
         let client = task.await.expect("the player finished the game");
         audit(&client, seat as u8);
+        // The audit has teeth: the same frames fail it as another seat's.
+        let other = Some((seat as u8 + 1) % 4);
+        let as_other =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| audit_viewer(&client, other)));
+        assert!(as_other.is_err(), "seat {seat}'s frames pass as seat {other:?}'s");
+    }
+    for spectator in spectators {
+        let spectator = spectator.await.expect("the spectator saw the game to its end");
+        audit_viewer(&spectator, None);
+        assert!(spectator.log.len() > 50, "the spectator was sent the game");
     }
     drop(nodes);
     postgres::drop_database(&database).await;
@@ -484,6 +595,8 @@ struct Roamer {
     /// When the first action after a reconnection was acknowledged.
     resumed_at: Option<std::time::Instant>,
     reconnected: bool,
+    /// A pause before each action (none: flat out).
+    think: Duration,
 }
 
 impl Roamer {
@@ -505,6 +618,7 @@ impl Roamer {
             last_seq,
             resumed_at: None,
             reconnected: false,
+            think: Duration::ZERO,
         }
     }
 
@@ -513,6 +627,9 @@ impl Roamer {
             return;
         }
         let action = pick(actions, &mut self.rng);
+        if !self.think.is_zero() {
+            tokio::time::sleep(self.think).await;
+        }
         let id = self.client.next_id();
         let table = self.table.clone();
         self.client.send(&ClientMessage::Act { id, table, action }).await;
@@ -856,6 +973,272 @@ async fn failover_times() {
         times[0],
         times[times.len() - 1]
     );
+    drop(nodes);
+    postgres::drop_database(&database).await;
+}
+
+/// Every record of the shard's log was written by the owner of the fence
+/// before it: one writer at a time, and none without the shard.
+async fn one_writer_at_a_time(nats: &Nats, shard: u16) -> Vec<String> {
+    let js = nats.jetstream().await;
+    let entries = read_shard(&js, &LogConfig::default(), shard, 0).await.expect("reads");
+    let (mut fenced_by, mut owners) = (None, Vec::new());
+    for entry in &entries {
+        match entry {
+            LogEntry::Fence { epoch, node, .. } => {
+                fenced_by = Some(*epoch);
+                owners.push(node.clone());
+            }
+            LogEntry::Record { epoch, .. } => {
+                assert_eq!(Some(*epoch), fenced_by, "a record of an owner fenced out");
+            }
+        }
+    }
+    owners
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_nodes_ride_out_nats_outages_without_a_restart_and_lose_no_acknowledged_action() {
+    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
+    let Some(mut nats) = Nats::start() else { return };
+    let database = postgres::fresh_database("cluster_outage").await;
+    let db_url = postgres::url(&database);
+    let nodes: Vec<Node> =
+        ["n1", "n2", "n3"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
+    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+
+    let mut ann = nodes[0].player("Ann").await;
+    let settings = TableSettings { bot_seats: vec![1, 2, 3], ..TableSettings::default() };
+    let table = create_table(&mut ann, settings).await;
+    assert_eq!(ann.sit(&table, Some(0)).await, 0);
+    let urls = nodes.iter().map(|node| node.url.clone()).collect();
+    let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let task = tokio::spawn(Roamer::new(ann, 0, &table, urls).play(acks.clone()));
+    let played = |at_least: usize| {
+        let acks = acks.clone();
+        async move {
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+            while acks.load(std::sync::atomic::Ordering::Relaxed) < at_least {
+                assert!(tokio::time::Instant::now() < deadline, "play never went on");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    };
+    played(3).await;
+
+    // A blip well within the lease's lifetime: appends in flight fail, the
+    // leases hold, and each node takes its stalled shards over again.
+    tokio::task::block_in_place(|| nats.outage(Duration::from_millis(LEASE_TTL_MS / 4)));
+    let before = acks.load(std::sync::atomic::Ordering::Relaxed);
+    played(before + 3).await;
+    // An outage past it: every lease runs out; the nodes take them again
+    // once NATS is back, the same processes, without a restart.
+    tokio::task::block_in_place(|| nats.outage(Duration::from_millis(2 * LEASE_TTL_MS)));
+    let roamer = task.await.expect("Ann finished the game through both outages");
+    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+
+    let (logged, ended) = logged_actions(&nats, &table).await;
+    assert!(ended, "the game's end is in the log");
+    assert!(in_order(&roamer.acked, &logged[&0]), "every acknowledged action is in the log");
+    audit(&roamer.client, 0);
+    for shard in 0..NODE_SHARDS {
+        one_writer_at_a_time(&nats, shard).await;
+    }
+    drop(nodes);
+    postgres::drop_database(&database).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_nodes_connections_are_let_go_by_the_tables_they_sat_at() {
+    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
+    let Some(nats) = Nats::start() else { return };
+    let database = postgres::fresh_database("cluster_dead_remote").await;
+    let db_url = postgres::url(&database);
+    let mut nodes: Vec<Node> =
+        ["n1", "n2", "n3"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
+    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+
+    // Ann's table is on n1; Bob sits at it from n2, and Cy watches from n3.
+    let mut ann = nodes[0].player("Ann").await;
+    let settings = TableSettings { bot_seats: vec![2, 3], ..TableSettings::default() };
+    let table = create_table(&mut ann, settings).await;
+    assert_eq!(ann.sit(&table, Some(0)).await, 0);
+    let mut bob = nodes[1].player("Bob").await;
+    assert_eq!(bob.sit(&table, Some(1)).await, 1);
+
+    // n2 dies. Nothing says so to n1 but its heartbeat stopping: within
+    // about two lease lifetimes n1's table counts Bob away.
+    nodes[1].kill();
+    let killed = std::time::Instant::now();
+    let away = |m: &ServerMessage| {
+        matches!(
+            m,
+            ServerMessage::Event {
+                event: Some(TableEvent::Table(euchre_protocol::TableNotice::Presence {
+                    seat: 1,
+                    connected: false,
+                    ..
+                })),
+                ..
+            }
+        )
+    };
+    let deadline = std::time::Instant::now() + Duration::from_millis(4 * LEASE_TTL_MS);
+    loop {
+        let message = ann.recv().await;
+        if away(&message) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "Bob's seat was never counted away");
+    }
+    eprintln!("Bob's seat counted away {:?} after n2 died", killed.elapsed());
+    drop(bob);
+    drop(nodes);
+    postgres::drop_database(&database).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_handed_over_to_a_joining_node_answers_every_command_or_closes_the_connection() {
+    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
+    let Some(nats) = Nats::start() else { return };
+    let database = postgres::fresh_database("cluster_handover").await;
+    let db_url = postgres::url(&database);
+    let mut nodes: Vec<Node> =
+        ["n1", "n2"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
+    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+
+    // A table in the shard n1 gives up first when a third node joins (its
+    // highest: the lease loop gives the excess up from the top).
+    let holders = shard_holders(&nats).await;
+    let given_up = (0..NODE_SHARDS)
+        .rev()
+        .find(|&shard| holders[usize::from(shard)].as_deref() == Some("n1"))
+        .expect("n1 holds shards");
+    // (A new host for each try: a player may host only so many tables.)
+    let (ann, table) = loop {
+        let mut ann = nodes[0].player("Ann").await;
+        let table = create_table(&mut ann, TableSettings::default()).await;
+        if shard_of(&table, NODE_SHARDS) == given_up {
+            break (ann, table);
+        }
+    };
+    let mut people = vec![
+        ann,
+        nodes[1].player("Bob").await,
+        nodes[0].player("Cy").await,
+        nodes[1].player("Dee").await,
+    ];
+    for (seat, person) in people.iter_mut().enumerate() {
+        assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
+    }
+    let urls: Vec<String> = nodes.iter().map(|node| node.url.clone()).collect();
+    let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let tasks: Vec<_> = people
+        .into_iter()
+        .enumerate()
+        .map(|(seat, client)| {
+            let mut roamer = Roamer::new(client, seat as u8, &table, urls.clone());
+            // A game of some seconds: the handover comes mid-game.
+            roamer.think = Duration::from_millis(30);
+            tokio::spawn(roamer.play(acks.clone()))
+        })
+        .collect();
+    while acks.load(std::sync::atomic::Ordering::Relaxed) < 10 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // n3 joins mid-hand: n1 hands the table's shard over while four people
+    // play. A command is answered (acked or refused) or its connection is
+    // closed and the player resumes: a player left waiting fails the test
+    // (the client's patience runs out).
+    nodes.push(Node::start("n3", &nats.url, &db_url));
+    let mut roamers = Vec::new();
+    for task in tasks {
+        roamers.push(task.await.expect("the player finished the game through the handover"));
+    }
+    let holders = shard_holders(&nats).await;
+    assert_ne!(holders[usize::from(given_up)].as_deref(), Some("n1"), "the shard moved");
+    let (logged, ended) = logged_actions(&nats, &table).await;
+    assert!(ended, "the game's end is in the log");
+    for roamer in &roamers {
+        audit(&roamer.client, roamer.seat);
+        assert!(in_order(&roamer.acked, &logged[&roamer.seat]), "seat {}", roamer.seat);
+        let unknown = roamer.client.log.iter().filter(|m| error_code(m) == Some("no_such_table"));
+        assert_eq!(unknown.count(), 0, "a table failing over is unavailable, never unknown");
+    }
+    let owners = one_writer_at_a_time(&nats, given_up).await;
+    assert!(owners.iter().any(|node| node != "n1"), "another node fenced the log: {owners:?}");
+    drop(nodes);
+    postgres::drop_database(&database).await;
+}
+
+/// The leak audit across nodes where a hand has private cards beyond the
+/// deal: the three-handed game's dummy (taken by the maker alone) and the
+/// maker's discards, three players on three nodes and a spectator.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_three_handed_game_with_the_dummy_on_three_nodes_leaks_nothing() {
+    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
+    let Some(nats) = Nats::start() else { return };
+    let database = postgres::fresh_database("cluster_dummy").await;
+    let db_url = postgres::url(&database);
+    let nodes: Vec<Node> =
+        ["n1", "n2", "n3"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
+    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+
+    let mut ann = nodes[0].player("Ann").await;
+    // A long game (to 25): enough hands that some maker is not alone (a
+    // lone maker plays without the dummy, and the random players go alone
+    // often).
+    let rules = serde_json::json!({ "points_to_win": 25 });
+    let settings = TableSettings {
+        preset: euchre_engine::Preset::ThreeHanded,
+        rules: rules.as_object().cloned(),
+        ..TableSettings::default()
+    };
+    let table = create_table(&mut ann, settings).await;
+    let mut people = vec![ann, nodes[1].player("Bob").await, nodes[2].player("Cy").await];
+    for (seat, person) in people.iter_mut().enumerate() {
+        assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
+    }
+    let mut eve = nodes[1].player("Eve").await;
+    let id = eve.next_id();
+    let answer = eve.command(ClientMessage::Watch { id, table: table.clone(), invite: None }).await;
+    assert!(error_code(&answer).is_none(), "Eve watches: {answer:?}");
+    let spectator = tokio::spawn(async move {
+        eve.recv_until(|m| {
+            matches!(
+                m,
+                ServerMessage::Event { event: Some(TableEvent::Game(Event::GameWon { .. })), .. }
+            )
+        })
+        .await;
+        eve
+    });
+    let tasks: Vec<_> = people
+        .into_iter()
+        .enumerate()
+        .map(|(seat, p)| tokio::spawn(support::play_to_the_end(p, table.clone(), seat as u64)))
+        .collect();
+    let mut dummies = 0;
+    for (seat, task) in tasks.into_iter().enumerate() {
+        let client = task.await.expect("the player finished the game");
+        audit(&client, seat as u8);
+        dummies += client
+            .log
+            .iter()
+            .filter(|m| {
+                matches!(
+                    m,
+                    ServerMessage::Event {
+                        event: Some(TableEvent::Game(Event::DummyTaken { cards: Some(_), .. })),
+                        ..
+                    }
+                )
+            })
+            .count();
+    }
+    eprintln!("the dummy was taken and seen by its taker {dummies} times");
+    assert!(dummies > 0, "some maker took the dummy and saw it");
+    audit_viewer(&spectator.await.expect("Eve saw the game end"), None);
     drop(nodes);
     postgres::drop_database(&database).await;
 }
