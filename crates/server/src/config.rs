@@ -370,6 +370,16 @@ mod tests {
     }
 
     #[test]
+    fn the_production_example_loads() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/production.toml");
+        let settings = Settings::load_with_env(&flags(&["--config", path]), Default::default())
+            .expect("config/production.toml loads");
+        // Behind its proxy one address is everyone: no penalty box.
+        assert_eq!(settings.limits.abuse_penalty_ms, 0);
+        assert_eq!(settings.log_format, LogFormat::Json);
+    }
+
+    #[test]
     fn debug_output_hides_database_passwords() {
         let url = DatabaseUrl("postgres://euchre:hunter2@db:5432/euchre".to_owned());
         let shown = format!("{url:?}");
