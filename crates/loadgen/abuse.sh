@@ -23,22 +23,16 @@ shift 2
 port=${PORT:-18090}
 bin=${BIN:-target/release}
 
-if [ -n "$(ls -A "$data" 2>/dev/null)" ] && [ ! -d "$data/journal" ]; then
-    echo "$data is not empty and holds no journal: choose a new folder" >&2
-    exit 2
-fi
-rm -rf "$data"
-mkdir -p "$data"
+# shellcheck source=crates/loadgen/lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_data_dir "$data"
 
 # Default limits; only the log level is quieter.
 RUST_LOG=${RUST_LOG:-warn} "$bin/euchre-server" --bind "127.0.0.1:$port" \
     --data-dir "$data" --database-url "sqlite://$data/euchre.db" &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
-for _ in $(seq 300); do
-    curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break
-    sleep 0.1
-done
+wait_until_ready "$port"
 
 for round in $(seq "$rounds"); do
     for abuse in none all; do

@@ -29,13 +29,9 @@ shift 2
 port=${PORT:-18080}
 bin=${BIN:-target/release}
 
-# Emptied only if it looks like an earlier run's: never a folder of other things.
-if [ -n "$(ls -A "$data" 2>/dev/null)" ] && [ ! -d "$data/journal" ]; then
-    echo "$data is not empty and holds no journal: choose a new folder" >&2
-    exit 2
-fi
-rm -rf "$data"
-mkdir -p "$data"
+# shellcheck source=crates/loadgen/lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_data_dir "$data"
 case $backend in
 sqlite) database="sqlite://$data/euchre.db" ;;
 echo | relay) ;;
@@ -70,6 +66,7 @@ fi
 RUST_LOG=${RUST_LOG:-warn} \
     EUCHRE_TIMING__BOT_DELAY_MS=${BOT_DELAY_MS:-0} \
     EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS=100000 \
+    EUCHRE_LIMITS__GUESTS_PER_MINUTE=0 \
     EUCHRE_LIMITS__MESSAGES_PER_SECOND=100000 \
     EUCHRE_LIMITS__MESSAGE_BURST=100000 \
     EUCHRE_LIMITS__TABLES_PER_PLAYER=100000 \
@@ -77,11 +74,7 @@ RUST_LOG=${RUST_LOG:-warn} \
     "$bin/euchre-server" --bind "127.0.0.1:$port" --data-dir "$data" --database-url "$database" &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
-
-for _ in $(seq 300); do
-    curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break
-    sleep 0.1
-done
+wait_until_ready "$port"
 echo "# $backend, data in $data ($(df --output=fstype "$data" | tail -1)), $(uptime | sed 's/.*load/load/')"
 sample() {
     local started=$SECONDS metrics rss cpu

@@ -19,6 +19,7 @@ const model = await import(pathToFileURL(join(copy, 'model.js')));
 // The views' words (no DOM needed to import them or for these functions).
 const tableView = await import(pathToFileURL(join(copy, 'table.js')));
 const historyView = await import(pathToFileURL(join(copy, 'history.js')));
+const seal = await import(pathToFileURL(join(copy, 'seal.js')));
 rmSync(copy, { recursive: true, force: true });
 
 test('a hand is shown trump first, bowers on top, as the server sorts it', () => {
@@ -725,4 +726,26 @@ test("a replayed hand's deal is checked against its commitment in the browser", 
   assert.equal(await historyView.checkDeal(swapped), 'mismatch');
   assert.equal(await historyView.checkDeal({ ...hand, salt: null, hands: null }), 'pending');
   assert.equal(await historyView.checkDeal({ ...hand, commitment: null }), 'unsealed');
+});
+
+test("a live deal's seal: kept from the commitment, checked on the reveal, and never taken for a move", async () => {
+  const table = model.fromSnapshot(snapshot());
+  for (const [i, event] of EVENTS.slice(0, 2).entries()) model.applyEvent(table, { type: 'event', table: 't1', seq: i + 2, event });
+  table.prompt = { seq: 3, actions: [{ action: 'pass' }], deadline: null };
+  const commitment = '3104dd3e8e0bbc6fb46da716e3ecec60b800a5ec67a7c6680d6b7c8e0db845ca';
+  model.applyEvent(table, { type: 'event', table: 't1', seq: 4, event: { event: 'deal_committed', hand: 0, commitment } });
+  assert.deepEqual(table.seal, { hand: 0, commitment, check: null });
+  assert.notEqual(table.prompt, null, 'a seal is a notice: the prompt still stands');
+  assert.match(tableView.describe(table, { event: 'deal_committed', hand: 0, commitment }), /Hand 1's deal is sealed: commitment 3104dd3e…/);
+
+  // The engine's test vector (crates/engine/src/fairness.rs), in the order the server reveals it.
+  const deck = ['9s', 'Ts', 'Js', 'Qs', 'Ks', 'As', '9h', 'Th', 'Jh', 'Qh', 'Kh', 'Ah', '9c', 'Tc', 'Jc', 'Qc', 'Kc', 'Ac', '9d', 'Td', 'Jd', 'Qd', 'Kd', 'Ad'];
+  const salt = 'ab'.repeat(32);
+  model.applyEvent(table, { type: 'event', table: 't1', seq: 5, event: { event: 'deal_revealed', hand: 0, deck, salt } });
+  assert.equal(table.seal.check, 'checking');
+  assert.equal(await seal.opens(deck, salt, commitment), true);
+  assert.equal(await seal.opens([deck[1], deck[0], ...deck.slice(2)], salt, commitment), false, 'two cards swapped');
+  assert.equal(await seal.opens(deck, `ac${'ab'.repeat(31)}`, commitment), false, 'another salt');
+  assert.match(tableView.sealText(0, 'verified'), /✓ Hand 1: deal verified/);
+  assert.match(tableView.sealText(0, 'mismatch'), /✗ Hand 1: .*does not match/);
 });

@@ -90,6 +90,11 @@ test('one person and three bots play a whole game, then a rematch', async () => 
   assert.ok(scores.map(Number).some((s) => s >= 10), `somebody reached 10: ${scores}`);
   assert.match(await ann.locator('.game-over').textContent(), /You (win|lose)/);
   assert.match(await ann.locator('.play-log').textContent(), /Game over/);
+  // Every deal was sealed before its bidding and checked here once revealed.
+  await ann.locator('.deal-seal.verified').waitFor();
+  const log = await ann.locator('.play-log').textContent();
+  assert.match(log, /✓ Hand \d+: deal verified/);
+  assert.doesNotMatch(log, /does not match its commitment|cannot hash/);
   await ann.screenshot({ path: join(SCREENSHOTS, 'finished.png') });
 
   await ann.getByRole('button', { name: 'Rematch' }).click();

@@ -194,6 +194,12 @@ export function withServerAndBrowser(serverOptions = {}) {
 // for people; `more` the "More rules" boxes to tick, by the start of their
 // label. Resolves once the table shows.
 export async function createTable(page, { preset = null, bots = [1, 2, 3], points = null, more = [], isPrivate = false } = {}) {
+  // The lobby first: a click on its link mounts it a moment later (on the
+  // hashchange), and the boxes below are listed without waiting. Listed
+  // too early, none were unticked and the table was made with its default
+  // three bots, leaving no seat for the next player (the accounts test's
+  // "Sit here" timeouts, one run in ten).
+  await page.locator('.bot-seats input[type="checkbox"]').first().waitFor();
   if (preset) await page.getByLabel('Rules', { exact: true }).selectOption(preset);
   // The form offers a box for each seat but the player's own.
   for (const box of await page.locator('.bot-seats input[type="checkbox"]').all()) {

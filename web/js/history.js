@@ -8,6 +8,7 @@ import { h, replaceChildren } from './dom.js';
 import { cardFace, cardName, cardShort, isJoker, sortForDisplay, SUIT_SYMBOLS, suitName, upSuit } from './cards.js';
 import { botLevelName, hasPartners, playersOf, seatsOfSide, teamOf } from './model.js';
 import { PRESETS } from './rules.js';
+import { canHash, opens } from './seal.js';
 
 const PAGE_SIZE = 20;
 // Where each seat sits, from the viewer's clockwise, by the number of
@@ -215,13 +216,10 @@ function rulesNote(rules) {
   return notes.length ? `, ${notes.join(', ')}` : '';
 }
 
-// A provably fair deal (docs/security.md): the text whose SHA-256 the
+// A provably fair deal (docs/security.md): the deck in the order the
 // server committed to before the hand's first bid. The API lists each part
-// of the deck in the committed order already.
-export function dealPreimage(hand) {
-  const deck = [...hand.hands.flat(), ...(hand.dummy ?? []), hand.up_card, ...hand.kitty];
-  return `euchre-deal-v1:${deck.join(',')}:${hand.salt}`;
-}
+// of the deck in that order already.
+export const dealDeck = (hand) => [...hand.hands.flat(), ...(hand.dummy ?? []), hand.up_card, ...hand.kitty];
 
 // Checks one hand's deal here, in the browser, against its commitment:
 // 'verified', 'mismatch', 'unsealed' (dealt before deals were sealed) or
@@ -231,11 +229,8 @@ export function dealPreimage(hand) {
 export async function checkDeal(hand) {
   if (!hand.commitment) return 'unsealed';
   if (!hand.salt || !hand.hands) return 'pending';
-  if (!globalThis.crypto?.subtle) return `server-${hand.deal_check}`;
-  const bytes = new TextEncoder().encode(dealPreimage(hand));
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
-  const hex = [...digest].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-  return hex === hand.commitment ? 'verified' : 'mismatch';
+  if (!canHash()) return `server-${hand.deal_check}`;
+  return (await opens(dealDeck(hand), hand.salt, hand.commitment)) ? 'verified' : 'mismatch';
 }
 
 const DEAL_CHECK_TEXT = {

@@ -6,7 +6,8 @@ import { h, replaceChildren } from './dom.js';
 import { Connection } from './net.js';
 import { applyEvent, fromSnapshot } from './model.js';
 import { LobbyView } from './lobby.js';
-import { TableView, describe } from './table.js';
+import { TableView, describe, sealText } from './table.js';
+import { canHash, opens } from './seal.js';
 import { HistoryView, ReplayView } from './history.js';
 import { AccountView, LeaderboardView, ProfileView } from './account.js';
 
@@ -222,6 +223,21 @@ function onEvent(message) {
   applyEvent(table, message);
   const line = message.event ? describe(table, message.event) : null;
   if (line) table.log.push({ text: line, kind: message.event.event });
+  if (message.event?.event === 'deal_revealed') checkSeal(table, message.event);
+}
+
+// Hashes a revealed deal here and says whether it is the one the server
+// committed to before the bidding.
+async function checkSeal(table, { hand, deck, salt }) {
+  const seal = table.seal;
+  if (seal?.hand !== hand) return;
+  if (!canHash()) {
+    seal.check = 'unchecked';
+  } else {
+    seal.check = (await opens(deck, salt, seal.commitment)) ? 'verified' : 'mismatch';
+  }
+  table.log.push({ text: sealText(hand, seal.check), kind: `deal-${seal.check}` });
+  redraw();
 }
 
 // `your_turn`: act on it only if it is current and nothing is in flight.

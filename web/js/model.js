@@ -45,7 +45,21 @@ export function fromSnapshot(message, previous = null) {
     chat: previous?.chat ?? [],
     log: previous?.log ?? [],
     rubber: rubberFromSnapshot(state.game ?? null, previous),
+    // The current hand's deal commitment, and once revealed its check.
+    seal: sealFromSnapshot(state, previous),
   };
+}
+
+// A deal's seal as this client knows it: the commitment sent before the
+// bidding ({ hand, commitment }), and once the hand is over what hashing
+// the revealed deck gave (`check`: 'checking', 'verified', 'mismatch' or
+// 'unchecked' where the page cannot hash).
+function sealFromSnapshot(state, previous) {
+  if (!state.deal_commitment) return null;
+  const hand = state.game?.hand_number ?? 0;
+  const before = previous?.seal;
+  if (before && before.hand === hand && before.commitment === state.deal_commitment) return before;
+  return { hand, commitment: state.deal_commitment, check: null };
 }
 
 // A snapshot's game view, with what the events keep that a view does not
@@ -135,6 +149,13 @@ export function applyEvent(table, message) {
     case 'rated':
       // Each seat's new rating after a rated game.
       table.rated = event;
+      break;
+    // A deal's seal: notices, not moves, so a waiting prompt stays.
+    case 'deal_committed':
+      table.seal = { hand: event.hand, commitment: event.commitment, check: null };
+      break;
+    case 'deal_revealed':
+      if (table.seal?.hand === event.hand) table.seal.check = 'checking';
       break;
     default:
       if (table.game) {

@@ -155,6 +155,29 @@ function myRating(table) {
   return mine ? `Rating ${mine.rating} (${signedChange(mine.change)})` : null;
 }
 
+// What the check of a revealed deal found, for the log.
+export function sealText(hand, check) {
+  const which = `Hand ${hand + 1}`;
+  return {
+    verified: `✓ ${which}: deal verified, it is the one committed to before the bidding.`,
+    mismatch: `✗ ${which}: the revealed deal does not match its commitment.`,
+    unchecked: `${which}: deal revealed; this page cannot hash it (History checks it on the server).`,
+  }[check];
+}
+
+// The bar's mark for the current deal's seal: its commitment's first
+// digits, and once the hand is over whether the deal matched.
+function sealTag(table) {
+  const seal = table.seal;
+  if (!seal) return null;
+  const short = seal.commitment.slice(0, 8);
+  const [text, title, kind] = {
+    verified: [`✓ Deal verified`, 'The revealed deal matches the commitment sent before the bidding', 'verified'],
+    mismatch: [`✗ Deal mismatch`, 'The revealed deal does not match its commitment', 'mismatch'],
+  }[seal.check] ?? [`Deal sealed ${short}`, `Commitment ${seal.commitment}: checked here when the hand ends`, 'sealed'];
+  return h('span', { class: `tag deal-seal ${kind}`, title }, text);
+}
+
 // One line for the log (and the screen reader) about an event, if worth one.
 export function describe(table, event) {
   const name = (seat) => seatName(table, seat);
@@ -217,6 +240,8 @@ export function describe(table, event) {
       const [won, lost] = [event.scores[event.team], event.scores[1 - event.team]];
       return event.team === sideOf(table, table.yourSeat) ? `Game over: you win ${won} to ${lost}.` : `Game over: you lose ${lost} to ${won}.`;
     }
+    case 'deal_committed':
+      return `Hand ${event.hand + 1}'s deal is sealed: commitment ${event.commitment.slice(0, 8)}…, checked here when the hand ends.`;
     case 'rated': {
       const lines = event.ratings.map((r) => `${seatName(table, r.seat)} ${r.rating} (${signedChange(r.change)})`);
       return `Ratings: ${lines.join(', ')}.`;
@@ -486,6 +511,7 @@ export class TableView {
       s.rules.joker && h('span', { class: 'tag' }, 'joker'),
       myRating(table) && h('span', { class: 'tag rating-change', title: 'Your rating after this game' }, myRating(table)),
       s.rules.allow_no_trump && h('span', { class: 'tag' }, 'no trump'),
+      sealTag(table),
       rubber && (tally
         ? h('span', { class: 'tag rubber-tally', 'aria-label': tally.label, title: 'Games won in the rubber (best of three)' }, `Rubber: ${tally.text}`)
         : h('span', { class: 'tag rubber-tally' }, 'Rubber (best of three)')),

@@ -13,7 +13,8 @@ use euchre_loadgen::{Config, Stop, Think, abuse, echo, idle, run};
 /// The server should run with limits fit for one address opening many
 /// connections that act flat out, and with bots that do not pause, e.g.
 /// EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS=100000 EUCHRE_LIMITS__MESSAGES_PER_SECOND=100000
-/// EUCHRE_LIMITS__MESSAGE_BURST=100000 EUCHRE_TIMING__BOT_DELAY_MS=0.
+/// EUCHRE_LIMITS__MESSAGE_BURST=100000 EUCHRE_LIMITS__GUESTS_PER_MINUTE=0
+/// EUCHRE_TIMING__BOT_DELAY_MS=0.
 #[derive(Debug, Parser)]
 #[command(name = "euchre-loadgen", version)]
 struct Flags {

@@ -1,6 +1,7 @@
 //! Each abuser against a server in this process with its default limits,
 //! beside a few quickly played tables: what the server does to each (the
-//! defences docs/security.md lists), and that the tables play on.
+//! defences docs/security.md lists, the penalty box included), and that
+//! the tables play on.
 
 mod support;
 
@@ -58,13 +59,21 @@ async fn each_abuser_is_refused_or_cut_off_and_the_tables_play_on() -> anyhow::R
     assert!(run.play.actions > 0);
     assert!(run.play.errors.is_empty(), "errors at the tables: {:?}", run.play.errors);
 
+    // Closed, then kept out: the run is shorter than the penalty, so each
+    // of these two gets one connection and 429s from then on.
+    assert!(limits.abuse_penalty_ms >= 6_000, "the penalty outlasts the run");
     let flooder = abuser(&run.abusers, Abuser::Flooder);
     assert!(flooder.errors.get("rate_limited").copied().unwrap_or(0) > 0, "{flooder:?}");
-    assert!(flooder.closed_by_server.contains_key("1008"), "{flooder:?}");
+    assert_eq!(flooder.closed_by_server.get("1008"), Some(&1), "{flooder:?}");
+    assert_eq!(flooder.connections_accepted, 1, "{flooder:?}");
+    assert!(flooder.connections_refused.get("http_429").copied().unwrap_or(0) > 0, "{flooder:?}");
 
     let oversized = abuser(&run.abusers, Abuser::OversizedFrames);
     assert!(oversized.errors.get("too_large").copied().unwrap_or(0) > 0, "{oversized:?}");
-    assert!(oversized.closed_by_server.contains_key("1009"), "{oversized:?}");
+    assert_eq!(oversized.closed_by_server.get("1009"), Some(&1), "{oversized:?}");
+    assert_eq!(oversized.connections_accepted, 1, "{oversized:?}");
+    let refused = oversized.connections_refused.get("http_429").copied().unwrap_or(0);
+    assert!(refused > 0, "{oversized:?}");
 
     let hog = abuser(&run.abusers, Abuser::ConnectionHog);
     assert_eq!(hog.connections_accepted, limits.connections_per_address as u64, "{hog:?}");

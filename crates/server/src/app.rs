@@ -5,10 +5,13 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use std::time::Duration;
+
 use axum::Router;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{ConnectInfo, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::serve::ListenerExt;
@@ -18,6 +21,8 @@ use tokio_util::sync::CancellationToken;
 
 use euchre_store::Store;
 
+use crate::admission::Refused;
+use crate::api::ApiError;
 use crate::config::{Settings, Timing};
 use crate::connection;
 use crate::state::AppState;
@@ -30,16 +35,58 @@ const HARD_MESSAGE_CAP: usize = 64 * 1024;
 /// only grows this far if a burst is this large.
 const WRITE_BURST_BYTES: usize = 16 * 1024;
 
+/// How long a client refused as `server_full` is asked to wait.
+const SERVER_FULL_RETRY: Duration = Duration::from_secs(5);
+
 /// The routes, for `run` and for tests.
 pub fn router(state: AppState) -> Router {
-    Router::new()
+    // Everything but the health checks and metrics is closed to an address
+    // in the penalty box (`admission`): its monitoring is not its abuse.
+    let guarded = Router::new()
         .route("/ws", get(websocket))
+        .merge(crate::api::routes())
+        .merge(crate::web::routes())
+        .route_layer(middleware::from_fn_with_state(state.clone(), refuse_penalized));
+    Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
-        .merge(crate::api::routes())
-        .merge(crate::web::routes())
+        .merge(guarded)
         .with_state(state)
+}
+
+/// Refuses any request from an address in the penalty box.
+async fn refuse_penalized(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip());
+    if let Some(wait) = peer.and_then(|peer| state.admission.penalized(peer)) {
+        return refusal(Refused::Penalized(wait));
+    }
+    next.run(request).await
+}
+
+/// The coded answer to a refused connection: `{code, message}`, and
+/// `Retry-After` where the wait is known.
+fn refusal(refused: Refused) -> Response {
+    let answer = match refused {
+        Refused::Penalized(wait) => ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "abuse_penalty",
+            "a connection from this address was just closed for abuse; try again later",
+        )
+        .retry_after(wait),
+        Refused::TooManyFromAddress => ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_connections",
+            "too many connections from this address",
+        ),
+        Refused::ServerFull => ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "server_full",
+            "the server holds all the connections it can; try again shortly",
+        )
+        .retry_after(SERVER_FULL_RETRY),
+    };
+    answer.into_response()
 }
 
 /// Serves on `listener` until `shutdown` completes, then tells every client,
@@ -75,9 +122,10 @@ pub async fn run(
     let grace = Timing::ms(state.settings.timing.shutdown_grace_ms);
     let send_buffer_bytes = state.settings.limits.send_buffer_bytes;
     let tracker = state.tracker.clone();
+    let max_connections = state.admission.max_connections();
     let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
     let stop = token.clone();
-    tracing::info!(address = %listener.local_addr()?, "listening");
+    tracing::info!(address = %listener.local_addr()?, max_connections, "listening");
     // Nagle off: an action's events and its ack are separate small frames,
     // and with Nagle the ack waited for the client's delayed TCP ack of the
     // events, about 40 ms on Linux (found by euchre-loadgen).
@@ -165,14 +213,17 @@ async fn websocket(
     State(state): State<AppState>,
 ) -> Response {
     if !origin_allowed(&headers, &state.settings.allowed_origins) {
-        return (StatusCode::FORBIDDEN, "this origin may not connect").into_response();
+        let message = "this origin may not connect";
+        return ApiError::new(StatusCode::FORBIDDEN, "origin_not_allowed", message).into_response();
     }
     if state.shutdown.is_cancelled() {
-        return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
-    }
-    let Some(slot) = state.admit(peer.ip()) else {
-        return (StatusCode::TOO_MANY_REQUESTS, "too many connections from this address")
+        let message = "the server is shutting down";
+        return ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "shutting_down", message)
             .into_response();
+    }
+    let slot = match state.admission.admit(peer.ip()) {
+        Ok(slot) => slot,
+        Err(refused) => return refusal(refused),
     };
     let tracker = state.tracker.clone();
     upgrade
@@ -193,7 +244,7 @@ async fn websocket(
         .on_upgrade(move |socket| {
             let (sink, stream) = socket.split();
             tracker.track_future(async move {
-                connection::serve(sink, stream, state).await;
+                connection::serve(sink, stream, state, peer.ip()).await;
                 drop(slot);
             })
         })

@@ -128,8 +128,19 @@ pub struct Limits {
     pub event_ring: usize,
     /// Open tables one player may host.
     pub tables_per_player: usize,
-    /// Open connections from one IP address.
+    /// Open connections from one address (an IPv6 address counts by its /64).
     pub connections_per_address: usize,
+    /// Open connections in all; 0: the open-file limit less 256 (kept for
+    /// the database, the journal and plain HTTP requests). A larger value is
+    /// lowered to that too. Past it the upgrade gets `503 server_full`.
+    pub max_connections: usize,
+    /// How long an address whose connection was closed for abuse (1008,
+    /// flooding; 1009, a frame past the hard cap) is refused new
+    /// connections and requests (`429 abuse_penalty`); 0: never.
+    pub abuse_penalty_ms: u64,
+    /// New guests (a `hello` without a token) one address may register a
+    /// minute, the burst too; 0: no limit.
+    pub guests_per_minute: u32,
     /// Tables on the server.
     pub max_tables: usize,
 }
@@ -193,6 +204,9 @@ impl Default for Limits {
             event_ring: 256,
             tables_per_player: 4,
             connections_per_address: 32,
+            max_connections: 0,
+            abuse_penalty_ms: 10_000,
+            guests_per_minute: 30,
             max_tables: 10_000,
         }
     }
@@ -353,6 +367,16 @@ mod tests {
         let settings = Settings::load_with_env(&flags(&["--config", path]), Default::default())
             .expect("config/default.toml loads");
         assert_eq!(settings, Settings::default());
+    }
+
+    #[test]
+    fn the_production_example_loads() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/production.toml");
+        let settings = Settings::load_with_env(&flags(&["--config", path]), Default::default())
+            .expect("config/production.toml loads");
+        // Behind its proxy one address is everyone: no penalty box.
+        assert_eq!(settings.limits.abuse_penalty_ms, 0);
+        assert_eq!(settings.log_format, LogFormat::Json);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! it with channels as well as a real socket.
 
 use std::collections::HashSet;
+use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::time::Duration;
 
@@ -43,8 +44,8 @@ const SLOW_CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 /// Why the loop ended, and the close frame to send.
 struct Closing(u16, &'static str);
 
-/// Serves one connection until it closes.
-pub async fn serve<S, R>(mut sink: S, mut stream: R, state: AppState)
+/// Serves one connection from `peer` until it closes.
+pub async fn serve<S, R>(mut sink: S, mut stream: R, state: AppState, peer: IpAddr)
 where
     S: Sink<Message> + Unpin,
     R: Stream<Item = Result<Message, axum::Error>> + Unpin,
@@ -52,7 +53,7 @@ where
     let conn = state.next_conn_id();
     state.metrics.connections_open.inc();
     state.metrics.connections_total.inc();
-    let mut session = Session::new(conn, state.clone());
+    let mut session = Session::new(conn, state.clone(), peer);
     if let Some(cluster) = &state.cluster {
         cluster.connected(
             conn,
@@ -62,6 +63,12 @@ where
         );
     }
     let closing = session.run(&mut sink, &mut stream).await;
+    if closing.0 == close::POLICY || closing.0 == close::TOO_LARGE {
+        // Abuse: the address waits a while before anything new from it is
+        // taken (`admission`), rather than coming straight back to do it again.
+        tracing::info!(%peer, code = closing.0, "closed for abuse; the address is refused for a while");
+        state.admission.penalize(peer);
+    }
     let wait = if closing.0 == close::TOO_SLOW { SLOW_CLOSE_TIMEOUT } else { WRITE_TIMEOUT };
     let frame = CloseFrame { code: closing.0, reason: closing.1.into() };
     let _ = timeout(wait, sink.send(Message::Close(Some(frame)))).await;
@@ -72,6 +79,8 @@ where
 struct Session {
     conn: ConnId,
     state: AppState,
+    /// The client's address: new guests are counted by it.
+    peer: IpAddr,
     player: Option<PlayerInfo>,
     outbox: Outbox,
     outgoing: mpsc::Receiver<Frame>,
@@ -92,7 +101,7 @@ struct Session {
 }
 
 impl Session {
-    fn new(conn: ConnId, state: AppState) -> Session {
+    fn new(conn: ConnId, state: AppState, peer: IpAddr) -> Session {
         let limits = &state.settings.limits;
         let (tx, outgoing) = mpsc::channel(limits.outbound_queue.max(1));
         let too_slow = CancellationToken::new();
@@ -100,6 +109,7 @@ impl Session {
         let burst = NonZeroU32::new(limits.message_burst).unwrap_or(per_second);
         Session {
             conn,
+            peer,
             player: None,
             outbox: Outbox::new(tx, too_slow.clone()),
             outgoing,
@@ -352,7 +362,17 @@ impl Session {
                 Some(player) => (player, token),
                 None => return Err(ErrorCode::BadToken.into()),
             },
-            None => players.register(name.as_deref().unwrap_or_default()).await?,
+            None => {
+                if let Err(wait) = self.state.admission.new_guest(self.peer) {
+                    let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                    let message = format!(
+                        "too many new players from this address; try again in {seconds} s \
+                         (or say hello with your token)"
+                    );
+                    return Err(ErrorCode::RateLimited.refusal(message));
+                }
+                players.register(name.as_deref().unwrap_or_default()).await?
+            }
         };
         self.player = Some(player.clone());
         self.outbox.send(ServerMessage::Welcome {
@@ -447,6 +467,7 @@ mod tests {
     use crate::config::Settings;
 
     struct Wire {
+        state: AppState,
         to_server: mpsc::UnboundedSender<Result<Message, axum::Error>>,
         from_server: mpsc::Receiver<Message>,
         task: tokio::task::JoinHandle<()>,
@@ -473,8 +494,14 @@ mod tests {
         let frames = stream::unfold(inbound, |mut inbound| async move {
             inbound.recv().await.map(|frame| (frame, inbound))
         });
-        let mut wire = Wire { to_server, from_server, task: tokio::spawn(async {}), _data: data };
-        let serving = serve(PollSender::new(outbound), Box::pin(frames), state);
+        let mut wire = Wire {
+            state: state.clone(),
+            to_server,
+            from_server,
+            task: tokio::spawn(async {}),
+            _data: data,
+        };
+        let serving = serve(PollSender::new(outbound), Box::pin(frames), state, PEER);
         if hello {
             wire.send(&hello_message());
             wire.task = tokio::spawn(serving);
@@ -514,6 +541,9 @@ mod tests {
             std::iter::from_fn(|| self.from_server.try_recv().ok()).collect()
         }
     }
+
+    /// The address every test connection comes from.
+    const PEER: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(127, 3, 0, 1));
 
     fn close_code(frames: &[Message]) -> Option<u16> {
         frames.iter().find_map(|frame| match frame {
@@ -605,10 +635,16 @@ mod tests {
         let frames = wire.written().await;
         assert_eq!(close_code(&frames), None);
         assert_eq!(texts(&frames).len(), (FLOOD_LIMIT - 10) as usize);
-        // Past it: closed as a flooder, with the documented code.
+        assert_eq!(wire.state.admission.penalized(PEER), None);
+        // Past it: closed as a flooder, with the documented code, and its
+        // address refused for a while.
         bad(&wire, 20);
         let frames = wire.written().await;
         assert_eq!(close_code(&frames), Some(close::POLICY));
         wire.task.await.expect("the loop ended");
+        let penalty = Timing::ms(Settings::default().limits.abuse_penalty_ms);
+        let left = wire.state.admission.penalized(PEER).expect("the address is boxed");
+        assert!(left > penalty / 2 && left <= penalty, "{left:?}");
+        assert_eq!(wire.state.admission.penalized(IpAddr::from([127, 3, 0, 2])), None);
     }
 }

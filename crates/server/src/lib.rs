@@ -2,7 +2,8 @@
 //!
 //! - [`app::run`] serves HTTP and WebSockets on a listener until a shutdown
 //!   future completes, then shuts down gracefully.
-//! - [`connection`]: one task per WebSocket connection.
+//! - [`connection`]: one task per WebSocket connection; [`admission`]: who
+//!   may connect (per address, in all, the penalty box) and register guests.
 //! - [`table`]: one actor task per table, owning its game alone.
 //! - [`registry`]: the lobby of tables; [`identity`]: who a token belongs to;
 //!   [`accounts`]: claimed names, passwords and log-in sessions;
@@ -12,6 +13,7 @@
 //! - [`cluster`]: cluster mode, several nodes on NATS JetStream and PostgreSQL (off by default).
 
 pub mod accounts;
+pub mod admission;
 pub mod api;
 pub mod app;
 pub mod cluster;

@@ -1,10 +1,8 @@
 //! What every connection shares: settings, players, the table registry,
 //! metrics, and the handles for shutting down.
 
-use std::collections::HashMap;
-use std::net::IpAddr;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 use euchre_bots::BotKind;
 use euchre_protocol::{ErrorCode, PlayerInfo, Refusal, TableId, TableSettings};
@@ -17,6 +15,7 @@ use euchre_store::writer::Recorder;
 use euchre_store::{LiveTable, Store, Write};
 
 use crate::accounts::Accounts;
+use crate::admission::Admission;
 use crate::config::{Settings, Timing};
 use crate::identity::Players;
 use crate::metrics::Metrics;
@@ -42,8 +41,9 @@ pub struct AppState {
     pub durability: Arc<dyn Durability>,
     /// In cluster mode: this node's part in the cluster; `None` on one node.
     pub cluster: Option<Arc<crate::cluster::Node>>,
+    /// Connections per address and in all, the penalty box, new guests.
+    pub admission: Arc<Admission>,
     next_conn: Arc<AtomicU64>,
-    per_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
 }
 
 impl AppState {
@@ -57,6 +57,7 @@ impl AppState {
         let accounts = Arc::new(Accounts::new(store.clone(), players.clone(), &settings.accounts));
         let registry = Registry::default();
         let ratings = Arc::new(Ratings::new(store.clone(), registry.clone()));
+        let admission = Arc::new(Admission::new(&settings.limits));
         AppState {
             settings: Arc::new(settings),
             players,
@@ -70,24 +71,13 @@ impl AppState {
             metrics: Arc::new(Metrics::default()),
             tracker: TaskTracker::new(),
             shutdown,
+            admission,
             next_conn: Arc::default(),
-            per_address: Arc::default(),
         }
     }
 
     pub fn next_conn_id(&self) -> u64 {
         self.next_conn.fetch_add(1, Ordering::Relaxed) + 1
-    }
-
-    /// Counts a connection from `address`, or `None` if it has too many.
-    pub fn admit(&self, address: IpAddr) -> Option<AddressSlot> {
-        let mut counts = self.per_address.lock().unwrap_or_else(|p| p.into_inner());
-        let count = counts.entry(address).or_default();
-        if *count >= self.settings.limits.connections_per_address {
-            return None;
-        }
-        *count += 1;
-        Some(AddressSlot { address, counts: self.per_address.clone() })
     }
 
     fn table_config(&self) -> TableConfig {
@@ -217,24 +207,5 @@ impl AppState {
             table.run(mailbox, shutdown).await;
             metrics.tables_open.dec();
         });
-    }
-}
-
-/// One counted connection from an address; dropping it frees the slot.
-#[derive(Debug)]
-pub struct AddressSlot {
-    address: IpAddr,
-    counts: Arc<Mutex<HashMap<IpAddr, usize>>>,
-}
-
-impl Drop for AddressSlot {
-    fn drop(&mut self) {
-        let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(count) = counts.get_mut(&self.address) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                counts.remove(&self.address);
-            }
-        }
     }
 }

@@ -741,8 +741,125 @@ async fn limits_on_tables_and_connections() {
     );
     let _two = Client::connect(&server.url()).await;
     let _three = Client::connect(&server.url()).await;
-    let fourth = tokio_tungstenite::connect_async(server.url()).await;
-    assert!(fourth.is_err(), "a fourth connection from one address is refused");
+    let fourth = Client::connect_from(&server, [127, 0, 0, 1]).await.err().expect("refused");
+    assert_eq!(fourth.status, 429, "a fourth connection from one address is refused");
+    assert_eq!(fourth.code(), Some("too_many_connections"), "{fourth:?}");
+    server.stop().await;
+}
+
+/// A flood (1008) or a frame past the hard cap (1009) boxes the address it
+/// came from: its new upgrades and requests get `429 abuse_penalty` with a
+/// `Retry-After` (its health checks still answer), while its connection
+/// already open carries on and other addresses are not touched.
+#[tokio::test]
+async fn an_address_closed_for_abuse_is_refused_for_a_while_and_no_other() {
+    let mut config = euchre_server::Settings::default();
+    config.limits.abuse_penalty_ms = 60_000;
+    let server = TestServer::with_settings(config).await;
+    let (flooder, oversized, neighbour) = ([127, 4, 0, 1], [127, 4, 0, 2], [127, 4, 0, 3]);
+
+    // A connection the flooder's address opened before it flooded.
+    let mut earlier = Client::connect_from(&server, flooder).await.expect("admitted");
+    earlier.hello("Earlier").await;
+    let mut rude = Client::connect_from(&server, flooder).await.expect("admitted");
+    rude.hello("Rude").await;
+    for _ in 0..300 {
+        rude.send_text("{oops".to_owned()).await;
+    }
+    assert_eq!(rude.close_code().await, Some(close::POLICY));
+    let mut huge = Client::connect_from(&server, oversized).await.expect("admitted");
+    huge.send_text("x".repeat(200_000)).await;
+    assert_eq!(huge.close_code().await, Some(close::TOO_LARGE));
+
+    for address in [flooder, oversized] {
+        let refused = Client::connect_from(&server, address).await.err().expect("refused");
+        assert_eq!(refused.status, 429, "{refused:?}");
+        assert_eq!(refused.code(), Some("abuse_penalty"), "{refused:?}");
+        let wait = refused.retry_after().expect("Retry-After");
+        assert!((50..=60).contains(&wait), "Retry-After {wait}");
+        assert_eq!(Client::http_status_from(&server, address, "/api/leaderboard").await, 429);
+        assert_eq!(Client::http_status_from(&server, address, "/").await, 429);
+        assert_eq!(Client::http_status_from(&server, address, "/healthz").await, 200);
+    }
+    // The flooder's earlier connection is not the one that flooded.
+    let id = earlier.next_id();
+    let pong = earlier.command(ClientMessage::Ping { id }).await;
+    assert!(matches!(pong, ServerMessage::Ack { reply: Reply::Pong, .. }), "{pong:?}");
+    // Another address is let in as ever.
+    let mut neighbour = Client::connect_from(&server, neighbour).await.expect("admitted");
+    neighbour.hello("Neighbour").await;
+    assert_eq!(Client::http_status_from(&server, [127, 4, 0, 3], "/api/leaderboard").await, 200);
+    server.stop().await;
+}
+
+/// A `hello` without a token registers a guest: an address may do that
+/// `guests_per_minute` times a minute, then gets `rate_limited`; a player
+/// coming back with a token is not counted, and other addresses have their own.
+#[tokio::test]
+async fn new_guests_are_limited_per_address() {
+    let mut config = euchre_server::Settings::default();
+    config.limits.guests_per_minute = 2;
+    let server = TestServer::with_settings(config).await;
+    let (here, there) = ([127, 4, 1, 1], [127, 4, 1, 2]);
+    let mut first = Client::connect_from(&server, here).await.expect("admitted");
+    first.hello("One").await;
+    let mut second = Client::connect_from(&server, here).await.expect("admitted");
+    second.hello("Two").await;
+
+    let mut third = Client::connect_from(&server, here).await.expect("admitted");
+    let id = third.next_id();
+    let hello = |id, token| ClientMessage::Hello {
+        id,
+        protocol_version: PROTOCOL_VERSION,
+        token,
+        name: Some("Three".to_owned()),
+    };
+    third.send(&hello(id, None)).await;
+    let refused = third.recv_until(|m| answer_id(m) == Some(id)).await;
+    assert_eq!(error_code(&refused), Some("rate_limited"), "{refused:?}");
+    // The same connection may still come back as a known player.
+    let id = third.next_id();
+    let welcome = third.command(hello(id, first.token.clone())).await;
+    assert!(matches!(welcome, ServerMessage::Welcome { .. }), "{welcome:?}");
+
+    let mut elsewhere = Client::connect_from(&server, there).await.expect("admitted");
+    elsewhere.hello("Elsewhere").await;
+    server.stop().await;
+}
+
+/// Past `max_connections` in all the upgrade is refused, `503 server_full`
+/// with a `Retry-After`, whatever the address; a closed connection frees
+/// its place.
+#[tokio::test]
+async fn the_server_refuses_connections_past_its_cap() {
+    let mut config = euchre_server::Settings::default();
+    config.limits.max_connections = 2;
+    let server = TestServer::with_settings(config).await;
+    let one = Client::connect_from(&server, [127, 4, 2, 1]).await.expect("admitted");
+    let _two = Client::connect_from(&server, [127, 4, 2, 2]).await.expect("admitted");
+    let refused = Client::connect_from(&server, [127, 4, 2, 3]).await.err().expect("refused");
+    assert_eq!(refused.status, 503, "{refused:?}");
+    assert_eq!(refused.code(), Some("server_full"), "{refused:?}");
+    assert!(refused.retry_after().is_some_and(|wait| wait > 0), "{refused:?}");
+    // Plain HTTP is not counted.
+    assert_eq!(Client::http_status_from(&server, [127, 4, 2, 3], "/api/leaderboard").await, 200);
+    drop(one);
+    // The place comes free once the server has seen the connection end.
+    let mut admitted = None;
+    for _ in 0..100 {
+        match Client::connect_from(&server, [127, 4, 2, 3]).await {
+            Ok(client) => {
+                admitted = Some(client);
+                break;
+            }
+            Err(refused) => {
+                assert_eq!(refused.code(), Some("server_full"), "{refused:?}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    }
+    let mut admitted = admitted.expect("admitted once a place came free");
+    admitted.hello("Third").await;
     server.stop().await;
 }
 
@@ -759,7 +876,12 @@ fn arbitrary_frames_never_break_a_connection_or_the_server() {
     use tokio_tungstenite::tungstenite::Message;
 
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
-    let server = runtime.block_on(TestServer::start());
+    // Every case connects from the same address; a case that ends in 1009
+    // must not keep the next ones out (the penalty has a test of its own).
+    let mut config = euchre_server::Settings::default();
+    config.timing.bot_delay_ms = 0;
+    config.limits.abuse_penalty_ms = 0;
+    let server = runtime.block_on(TestServer::with_settings(config));
     let (token, table) = runtime.block_on(async {
         let mut ann = server.player("Ann").await;
         let table = ann.create_table(settings(Preset::Standard, vec![1, 2, 3])).await;

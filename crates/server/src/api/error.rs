@@ -16,7 +16,7 @@ pub struct ApiError {
     pub status: StatusCode,
     /// Boxed: every handler's `Result` carries an `ApiError`, kept small.
     pub body: Box<ErrorBody>,
-    /// For `429 rate_limited`: seconds to wait, sent as `Retry-After`.
+    /// For a `429` (or `503 server_full`): seconds to wait, sent as `Retry-After`.
     pub retry_after: Option<u32>,
 }
 
@@ -67,7 +67,7 @@ impl From<&egn::Finding> for FindingBody {
 }
 
 impl ApiError {
-    pub(super) fn new(status: StatusCode, code: &str, message: impl Into<String>) -> ApiError {
+    pub(crate) fn new(status: StatusCode, code: &str, message: impl Into<String>) -> ApiError {
         let body = ErrorBody {
             code: code.to_owned(),
             message: message.into(),
@@ -89,6 +89,14 @@ impl ApiError {
         let mut error = ApiError::bad_request(&first.code, first.message).at(first.location);
         error.body.findings = Some(findings);
         error
+    }
+
+    /// With `Retry-After`: `wait` in whole seconds, rounded up (a client
+    /// waiting that long is let in).
+    pub(crate) fn retry_after(mut self, wait: std::time::Duration) -> ApiError {
+        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        self.retry_after = Some(u32::try_from(seconds).unwrap_or(u32::MAX));
+        self
     }
 
     pub(super) fn bad_request(code: &str, message: impl Into<String>) -> ApiError {
@@ -150,13 +158,11 @@ impl From<AccountError> for ApiError {
             AccountError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             AccountError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         };
-        let mut answer = ApiError::new(status, error.code(), error.to_string());
-        if let AccountError::RateLimited { retry_after } = error {
-            // Whole seconds, rounded up: a client waiting that long is let in.
-            let seconds = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
-            answer.retry_after = Some(u32::try_from(seconds).unwrap_or(u32::MAX));
+        let answer = ApiError::new(status, error.code(), error.to_string());
+        match error {
+            AccountError::RateLimited { retry_after } => answer.retry_after(retry_after),
+            _ => answer,
         }
-        answer
     }
 }
 

@@ -21,6 +21,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tokio_tungstenite::MaybeTlsStream;
 use tokio_tungstenite::tungstenite::Message;
 
 /// How long a test waits for any one message before failing.
@@ -84,6 +85,26 @@ impl TestServer {
     }
 }
 
+/// A WebSocket upgrade the server refused.
+#[derive(Debug)]
+pub struct Refusal {
+    pub status: u16,
+    pub headers: tokio_tungstenite::tungstenite::http::HeaderMap,
+    /// The `{code, message}` body, if it was JSON.
+    pub body: Option<Value>,
+}
+
+impl Refusal {
+    pub fn code(&self) -> Option<&str> {
+        self.body.as_ref()?.get("code")?.as_str()
+    }
+
+    /// `Retry-After`, in seconds.
+    pub fn retry_after(&self) -> Option<u64> {
+        self.headers.get("retry-after")?.to_str().ok()?.parse().ok()
+    }
+}
+
 pub struct Client {
     session: Session,
     pub token: Option<String>,
@@ -95,6 +116,46 @@ pub struct Client {
 impl Client {
     pub async fn connect(url: &str) -> Client {
         Client::try_connect(url).await.expect("connect")
+    }
+
+    /// A connection to `server` from `source`, a loopback address of the
+    /// test's own (`127.x.y.z`), so per-address limits see it alone; or the
+    /// server's refusal of the upgrade: its status, headers and body.
+    pub async fn connect_from(server: &TestServer, source: [u8; 4]) -> Result<Client, Refusal> {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        socket.bind(SocketAddr::from((source, 0))).expect("a loopback address");
+        let stream = socket.connect(server.address).await.expect("a TCP connection");
+        let request = server.url();
+        match tokio_tungstenite::client_async(request, MaybeTlsStream::Plain(stream)).await {
+            Ok((socket, _)) => {
+                let session = Session::over(socket);
+                Ok(Client { session, token: None, player_id: None, log: Vec::new() })
+            }
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                let (parts, body) = response.into_parts();
+                let body = body.and_then(|bytes| serde_json::from_slice(&bytes).ok());
+                Err(Refusal { status: parts.status.as_u16(), headers: parts.headers, body })
+            }
+            Err(error) => panic!("the upgrade failed: {error}"),
+        }
+    }
+
+    /// The status of a plain `GET path` to `server` from `source`.
+    pub async fn http_status_from(server: &TestServer, source: [u8; 4], path: &str) -> u16 {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        socket.bind(SocketAddr::from((source, 0))).expect("a loopback address");
+        let mut stream = socket.connect(server.address).await.expect("a TCP connection");
+        let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.expect("sent");
+        let mut answer = Vec::new();
+        tokio::time::timeout(PATIENCE, stream.read_to_end(&mut answer))
+            .await
+            .expect("an answer in time")
+            .expect("read");
+        let answer = String::from_utf8_lossy(&answer);
+        // "HTTP/1.1 429 Too Many Requests"
+        answer.split_whitespace().nth(1).and_then(|code| code.parse().ok()).unwrap_or(0)
     }
 
     /// A connection, or `None` if nothing listens at `url` (a stopped node).
