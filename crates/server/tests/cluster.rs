@@ -398,8 +398,8 @@ async fn create_table(client: &mut Client, settings: TableSettings) -> String {
 }
 
 /// A seat's audit: see [`audit_viewer`].
-fn audit(client: &Client, seat: u8) {
-    audit_viewer(client, Some(seat));
+fn audit(log: &[ServerMessage], seat: u8) {
+    audit_viewer(log, Some(seat));
 }
 
 /// The cross-node leak audit of one viewer (a seat, or a spectator with
@@ -410,7 +410,7 @@ fn audit(client: &Client, seat: u8) {
 /// whole deck only once that hand has ended (the deal's reveal). Another
 /// seat's hand, dummy or discard is never sent to it, not even as an empty
 /// list.
-fn audit_viewer(client: &Client, seat: Option<u8>) {
+fn audit_viewer(log: &[ServerMessage], seat: Option<u8>) {
     use euchre_engine::{Card, CardSet};
     fn cards_in(message: &ServerMessage) -> Vec<Card> {
         fn walk(value: &serde_json::Value, found: &mut Vec<Card>) {
@@ -427,7 +427,7 @@ fn audit_viewer(client: &Client, seat: Option<u8>) {
     }
     let own = |index: u8| Some(index) == seat;
     let (mut expected, mut known, mut ended) = (None, CardSet::default(), false);
-    for message in &client.log {
+    for message in log {
         match message {
             ServerMessage::Snapshot { seq, state, .. } => {
                 expected = Some(seq + 1);
@@ -558,16 +558,17 @@ async fn four_players_on_three_nodes_play_a_game_to_the_end() {
         .collect();
     for (seat, task) in tasks.into_iter().enumerate() {
         let client = task.await.expect("the player finished the game");
-        audit(&client, seat as u8);
+        audit(&client.log, seat as u8);
         // The audit has teeth: the same frames fail it as another seat's.
         let other = Some((seat as u8 + 1) % 4);
-        let as_other =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| audit_viewer(&client, other)));
+        let as_other = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            audit_viewer(&client.log, other)
+        }));
         assert!(as_other.is_err(), "seat {seat}'s frames pass as seat {other:?}'s");
     }
     for spectator in spectators {
         let spectator = spectator.await.expect("the spectator saw the game to its end");
-        audit_viewer(&spectator, None);
+        audit_viewer(&spectator.log, None);
         assert!(spectator.log.len() > 50, "the spectator was sent the game");
     }
     drop(nodes);
@@ -597,6 +598,8 @@ struct Roamer {
     reconnected: bool,
     /// A pause before each action (none: flat out).
     think: Duration,
+    /// What the connections before this one were sent, in order.
+    earlier: Vec<ServerMessage>,
 }
 
 impl Roamer {
@@ -619,7 +622,15 @@ impl Roamer {
             resumed_at: None,
             reconnected: false,
             think: Duration::ZERO,
+            earlier: Vec::new(),
         }
+    }
+
+    /// Every message of every connection, in order: what the seat was sent
+    /// over the whole game (a replayed resume carries on from the earlier
+    /// connection's cards).
+    fn whole_log(&self) -> Vec<ServerMessage> {
+        self.earlier.iter().chain(&self.client.log).cloned().collect()
     }
 
     async fn act(&mut self, actions: &[Action]) {
@@ -656,7 +667,8 @@ impl Roamer {
             if client.try_hello("", Some(&self.token)).await.is_err() {
                 continue;
             }
-            self.client = client;
+            let earlier = std::mem::replace(&mut self.client, client);
+            self.earlier.extend(earlier.log);
             self.in_flight = None;
             self.reconnected = true;
             self.resume().await;
@@ -813,7 +825,7 @@ async fn a_node_killed_mid_hand_loses_no_acknowledged_action_and_the_game_ends_o
     let (logged, ended) = logged_actions(&nats, &table).await;
     assert!(ended, "the game's end is in the log");
     for roamer in &roamers {
-        audit(&roamer.client, roamer.seat);
+        audit(&roamer.whole_log(), roamer.seat);
         let logged = logged.get(&roamer.seat).cloned().unwrap_or_default();
         assert!(
             in_order(&roamer.acked, &logged),
@@ -1040,7 +1052,7 @@ async fn the_nodes_ride_out_nats_outages_without_a_restart_and_lose_no_acknowled
     let (logged, ended) = logged_actions(&nats, &table).await;
     assert!(ended, "the game's end is in the log");
     assert!(in_order(&roamer.acked, &logged[&0]), "every acknowledged action is in the log");
-    audit(&roamer.client, 0);
+    audit(&roamer.whole_log(), 0);
     for shard in 0..NODE_SHARDS {
         one_writer_at_a_time(&nats, shard).await;
     }
@@ -1160,7 +1172,7 @@ async fn a_table_handed_over_to_a_joining_node_answers_every_command_or_closes_t
     let (logged, ended) = logged_actions(&nats, &table).await;
     assert!(ended, "the game's end is in the log");
     for roamer in &roamers {
-        audit(&roamer.client, roamer.seat);
+        audit(&roamer.whole_log(), roamer.seat);
         assert!(in_order(&roamer.acked, &logged[&roamer.seat]), "seat {}", roamer.seat);
         let unknown = roamer.client.log.iter().filter(|m| error_code(m) == Some("no_such_table"));
         assert_eq!(unknown.count(), 0, "a table failing over is unavailable, never unknown");
@@ -1221,7 +1233,7 @@ async fn a_three_handed_game_with_the_dummy_on_three_nodes_leaks_nothing() {
     let mut dummies = 0;
     for (seat, task) in tasks.into_iter().enumerate() {
         let client = task.await.expect("the player finished the game");
-        audit(&client, seat as u8);
+        audit(&client.log, seat as u8);
         dummies += client
             .log
             .iter()
@@ -1238,7 +1250,7 @@ async fn a_three_handed_game_with_the_dummy_on_three_nodes_leaks_nothing() {
     }
     eprintln!("the dummy was taken and seen by its taker {dummies} times");
     assert!(dummies > 0, "some maker took the dummy and saw it");
-    audit_viewer(&spectator.await.expect("Eve saw the game end"), None);
+    audit_viewer(&spectator.await.expect("Eve saw the game end").log, None);
     drop(nodes);
     postgres::drop_database(&database).await;
 }
