@@ -20,7 +20,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::{BasicBot, Bot, choices};
 use odds::GameOdds;
-use world::Knowledge;
+use world::{Knowledge, Misses, PlaySoFar, World};
 
 /// How hard a search bot thinks.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,6 +33,21 @@ pub struct SearchSettings {
     /// bot would not have made with those cards: 1 ignores the bidding,
     /// smaller reads more into it.
     pub bid_miss: f64,
+    /// The same for each card an opponent played that the basic bot would
+    /// not have played with that world's cards (1 ignores the play).
+    pub play_miss: f64,
+    /// The same for the partner's cards.
+    pub partner_play_miss: f64,
+    /// Worlds dealt before choosing: the `worlds` likeliest of them (by the
+    /// misses above) are solved, so more candidates read the others' bids
+    /// and plays more sharply without more solving. At most `worlds` means
+    /// every world dealt is solved.
+    pub candidates: u32,
+    /// In card play, the opponents still to play to the current trick play
+    /// the basic bot's card in every world (the partner the best of his,
+    /// the rest of the hand double-dummy as before): what a bot that expects
+    /// ordinary play from its opponents does.
+    pub model_trick: bool,
     /// Points taken off a bid that makes trump for the bot's side before it
     /// is compared with passing. A double-dummy solve plays the makers'
     /// cards as if they could see every hand, which flatters the side that
@@ -58,6 +73,10 @@ impl SearchSettings {
         worlds: 50,
         table_bits: 0,
         bid_miss: 1.0,
+        play_miss: 1.0,
+        partner_play_miss: 1.0,
+        candidates: 0,
+        model_trick: false,
         make_margin: 0.0,
         alone_margin: 0.0,
         match_aware: false,
@@ -68,6 +87,10 @@ impl SearchSettings {
         worlds: 80,
         table_bits: 14,
         bid_miss: 0.25,
+        play_miss: 1.0,
+        partner_play_miss: 1.0,
+        candidates: 0,
+        model_trick: false,
         make_margin: 0.0,
         alone_margin: 0.0,
         match_aware: false,
@@ -114,16 +137,27 @@ impl SearchBot {
         let valuation = self.valuation(view, me);
         let table_bits = self.settings.table_bits;
         let solver = self.solver.get_or_insert_with(|| Solver::with_table_bits(table_bits));
+        let misses = Misses {
+            bid: self.settings.bid_miss,
+            play: self.settings.play_miss,
+            partner_play: self.settings.partner_play_miss,
+        };
+        let wanted = self.settings.worlds as usize;
+        let dealt = self.settings.candidates.max(self.settings.worlds);
+        let mut worlds: Vec<World> =
+            (0..dealt).filter_map(|_| knowledge.sample(&mut self.rng, &misses)).collect();
+        if worlds.len() > wanted {
+            // The likeliest, the earlier dealt first among equals.
+            worlds.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+            worlds.truncate(wanted);
+        }
+        let model = self.settings.model_trick;
         let mut totals = vec![0.0; actions.len()];
         let mut weights = 0.0;
-        for _ in 0..self.settings.worlds {
-            let Some((hand, weight)) = knowledge.sample(&mut self.rng, self.settings.bid_miss)
-            else {
-                continue;
-            };
-            weights += weight;
+        for world in &worlds {
+            weights += world.weight;
             for (total, action) in totals.iter_mut().zip(actions) {
-                *total += weight * value(&hand, &valuation, *action, solver);
+                *total += world.weight * value(world, &valuation, *action, solver, model);
             }
         }
         (weights > 0.0).then(|| {
@@ -224,15 +258,73 @@ impl Bot for SearchBot {
     }
 }
 
-/// What `action` by the valuation's seat is worth in the world `hand`: see
-/// [`score`].
-fn value(hand: &Hand, valuation: &Valuation, action: Action, solver: &mut Solver) -> f64 {
-    let mut after = *hand;
+/// What `action` by the valuation's seat is worth in `world`: see
+/// [`score`]. With `model`, a card played is followed by the basic bot's
+/// cards for the opponents to the end of the trick ([`finish_trick`]).
+fn value(
+    world: &World,
+    valuation: &Valuation,
+    action: Action,
+    solver: &mut Solver,
+    model: bool,
+) -> f64 {
+    let mut after = world.hand;
     if after.apply_with(valuation.me, action, &mut NoEvents).is_err() {
         return f64::NEG_INFINITY;
     }
+    if let (true, Action::Play { card }) = (model, action) {
+        let mut cards = world.cards.clone();
+        cards.record(&world.hand, valuation.me, card);
+        return finish_trick(after, cards, world.hand.tricks_played(), valuation, solver);
+    }
     bid_out(&mut after);
-    match solver.outcome(&after) {
+    solved(&after, valuation, solver)
+}
+
+/// The rest of trick number `trick` (counted from 0) in `hand`: each
+/// opponent plays the basic bot's card, the partner the best of his; then
+/// the rest of the hand is solved.
+fn finish_trick(
+    hand: Hand,
+    mut cards: PlaySoFar,
+    trick: u8,
+    valuation: &Valuation,
+    solver: &mut Solver,
+) -> f64 {
+    let Some(seat) = hand.turn().filter(|_| hand.phase() == Phase::Playing) else {
+        return solved(&hand, valuation, solver);
+    };
+    if hand.tricks_played() != trick {
+        return solved(&hand, valuation, solver);
+    }
+    let rules = valuation.rules;
+    if rules.team_of(seat) != rules.team_of(valuation.me) {
+        let Some(card) = cards.basic_card(&hand, seat) else {
+            return solved(&hand, valuation, solver);
+        };
+        let mut next = hand;
+        cards.record(&hand, seat, card);
+        if next.play_with(card, &mut NoEvents).is_err() {
+            return solved(&hand, valuation, solver);
+        }
+        return finish_trick(next, cards, trick, valuation, solver);
+    }
+    hand.legal_plays()
+        .iter()
+        .map(|card| {
+            let (mut next, mut cards) = (hand, cards.clone());
+            cards.record(&hand, seat, card);
+            if next.play_with(card, &mut NoEvents).is_err() {
+                return f64::NEG_INFINITY;
+            }
+            finish_trick(next, cards, trick, valuation, solver)
+        })
+        .fold(f64::NEG_INFINITY, f64::max)
+}
+
+/// The value of `hand` (in card play, or over) with best play by all.
+fn solved(hand: &Hand, valuation: &Valuation, solver: &mut Solver) -> f64 {
+    match solver.outcome(hand) {
         Some(outcome) => score(valuation, &outcome),
         None => 0.0,
     }
