@@ -48,6 +48,7 @@ impl BotSpec {
             let whole = || value.parse::<u32>().with_context(|| format!("{key}={value}"));
             match key {
                 "worlds" => settings.worlds = whole()?,
+                "bid_worlds" => settings.bid_worlds = whole()?,
                 "table_bits" => settings.table_bits = whole()?,
                 "bid_miss" => settings.bid_miss = number()?,
                 "play_miss" => settings.play_miss = number()?,
@@ -337,13 +338,14 @@ mod tests {
             }
         );
         let spec = BotSpec::parse(
-            "hard:play_miss=0.1,partner_play_miss=0.5,candidates=160,model_trick=true",
+            "hard:bid_worlds=160,play_miss=0.1,partner_play_miss=0.5,candidates=160,model_trick=true",
         )
         .expect("settings");
         let BotSpec::Search { settings, .. } = spec else { panic!("a search bot") };
         assert_eq!(
             settings,
             SearchSettings {
+                bid_worlds: 160,
                 play_miss: 0.1,
                 partner_play_miss: 0.5,
                 candidates: 160,

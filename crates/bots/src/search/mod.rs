@@ -27,6 +27,10 @@ use world::{Knowledge, Misses, PlaySoFar, World};
 pub struct SearchSettings {
     /// Worlds dealt for each decision.
     pub worlds: u32,
+    /// Worlds for each decision before card play (bids, discards, the card
+    /// passed for best), where they are more than `worlds`: these are few
+    /// decisions, and the ones the search gains most by.
+    pub bid_worlds: u32,
     /// The solver's transposition table: 2^`table_bits` slots, none for 0.
     pub table_bits: u32,
     /// How much less likely a world is for each bid in it that the basic
@@ -71,6 +75,7 @@ impl SearchSettings {
     /// The reference PIMC: 50 worlds, plain alpha-beta, the bidding ignored.
     pub const MEDIUM: SearchSettings = SearchSettings {
         worlds: 50,
+        bid_worlds: 0,
         table_bits: 0,
         bid_miss: 1.0,
         play_miss: 1.0,
@@ -85,6 +90,7 @@ impl SearchSettings {
     /// More worlds, a transposition table, and reading the others' bids.
     pub const HARD: SearchSettings = SearchSettings {
         worlds: 80,
+        bid_worlds: 0,
         table_bits: 14,
         bid_miss: 0.25,
         play_miss: 1.0,
@@ -142,8 +148,12 @@ impl SearchBot {
             play: self.settings.play_miss,
             partner_play: self.settings.partner_play_miss,
         };
-        let wanted = self.settings.worlds as usize;
-        let dealt = self.settings.candidates.max(self.settings.worlds);
+        let worlds = match view.phase {
+            Phase::Playing => self.settings.worlds,
+            _ => self.settings.worlds.max(self.settings.bid_worlds),
+        };
+        let wanted = worlds as usize;
+        let dealt = self.settings.candidates.max(worlds);
         let mut worlds: Vec<World> =
             (0..dealt).filter_map(|_| knowledge.sample(&mut self.rng, &misses)).collect();
         if worlds.len() > wanted {

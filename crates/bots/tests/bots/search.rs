@@ -13,10 +13,11 @@ const QUICK_PLAIN: SearchSettings = SearchSettings { worlds: 6, ..SearchSettings
 /// With the bidding corrections and the game's score taken into account.
 const QUICK_SCORED: SearchSettings =
     SearchSettings { make_margin: 0.5, alone_margin: 1.0, match_aware: true, ..QUICK };
-/// Reading the others' cards as well as their bids, from more worlds dealt
-/// than solved, and expecting the basic bot's cards from the opponents in
+/// More worlds for the bids, reading the others' cards as well as their
+/// bids, from more worlds dealt than solved, and expecting the basic bot's cards from the opponents in
 /// the trick being played.
 const QUICK_READING: SearchSettings = SearchSettings {
+    bid_worlds: 10,
     play_miss: 0.1,
     partner_play_miss: 0.5,
     candidates: 18,
