@@ -9,6 +9,12 @@
 //! world's cards), then the card play solved double-dummy by the engine's
 //! [`Solver`]. Bids, discards, the card passed for best and each card played
 //! are all chosen this way, in every form of the game.
+//!
+//! A world counts for less when the others' bids in it are not the basic
+//! bot's with its cards (hard does this), and optionally when their cards
+//! played are not; the opponents can also be expected to play the basic
+//! bot's cards to the trick in progress. BENCHMARKS.md measures each
+//! setting; those not in the levels did not win there.
 
 mod odds;
 mod world;
