@@ -48,11 +48,19 @@ impl BotSpec {
             let whole = || value.parse::<u32>().with_context(|| format!("{key}={value}"));
             match key {
                 "worlds" => settings.worlds = whole()?,
+                "bid_worlds" => settings.bid_worlds = whole()?,
                 "table_bits" => settings.table_bits = whole()?,
                 "bid_miss" => settings.bid_miss = number()?,
+                "play_miss" => settings.play_miss = number()?,
+                "partner_play_miss" => settings.partner_play_miss = number()?,
+                "candidates" => settings.candidates = whole()?,
                 "make_margin" => settings.make_margin = number()?,
                 "alone_margin" => settings.alone_margin = number()?,
                 "basic_prior" => settings.basic_prior = number()?,
+                "model_trick" => {
+                    settings.model_trick =
+                        value.parse().with_context(|| format!("{key}={value}"))?;
+                }
                 "match_aware" => {
                     settings.match_aware =
                         value.parse().with_context(|| format!("{key}={value}"))?;
@@ -326,6 +334,22 @@ mod tests {
                 worlds: 40,
                 make_margin: 0.5,
                 match_aware: true,
+                ..SearchSettings::HARD
+            }
+        );
+        let spec = BotSpec::parse(
+            "hard:bid_worlds=160,play_miss=0.1,partner_play_miss=0.5,candidates=160,model_trick=true",
+        )
+        .expect("settings");
+        let BotSpec::Search { settings, .. } = spec else { panic!("a search bot") };
+        assert_eq!(
+            settings,
+            SearchSettings {
+                bid_worlds: 160,
+                play_miss: 0.1,
+                partner_play_miss: 0.5,
+                candidates: 160,
+                model_trick: true,
                 ..SearchSettings::HARD
             }
         );

@@ -13,7 +13,8 @@ use euchre_engine::{Preset, Rules};
 struct Args {
     /// Bot A: random, naive, basic (or easy), medium, hard; a search bot
     /// with changed settings as `hard:worlds=40,make_margin=0.5` (keys:
-    /// worlds, table_bits, bid_miss, make_margin, alone_margin, basic_prior,
+    /// worlds, bid_worlds, table_bits, bid_miss, play_miss, partner_play_miss,
+    /// candidates, model_trick, make_margin, alone_margin, basic_prior,
     /// match_aware).
     #[arg(long, default_value = "hard")]
     a: String,

@@ -136,6 +136,30 @@ pub(crate) fn before_play(
     }
 }
 
+/// What a seat knows while cards are played, gathered by whoever follows
+/// the hand: the search bot replaying a world checks each card the others
+/// played against the card the basic bot would have chosen in their place.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PlayFacts<'a> {
+    pub rules: Rules,
+    pub trump: Option<Suit>,
+    pub maker: Seat,
+    pub sitting_out: Option<Seat>,
+    /// The cards the seat has not seen: not in its hand, not played, not
+    /// the turned-down up-card, not its own discard.
+    pub unseen: CardSet,
+    /// `voids[seat][suit]`: the seat failed to follow that effective suit.
+    pub voids: [[bool; 4]; 4],
+    /// The trick in progress, from its leader; empty on lead.
+    pub trick: &'a [(Seat, Card)],
+}
+
+/// The card the basic bot plays for `me` from `playable` (its legal
+/// cards), knowing `facts`. It never claims here: a claim is not a card.
+pub(crate) fn play_card(facts: &PlayFacts, me: Seat, playable: CardSet) -> Option<Card> {
+    play::choose_card(&Seen::of(facts, me), playable)
+}
+
 /// What this seat knows about the hand being played, gathered from its view.
 #[derive(Debug)]
 struct Seen {
@@ -159,7 +183,7 @@ struct Seen {
 
 impl Seen {
     fn new(view: &GameView, me: Seat, hand: CardSet) -> Option<Seen> {
-        view.maker?;
+        let maker = view.maker?;
         let mode = Mode::of(view.trump);
         let mut unseen = view.rules.pack().difference(hand);
         // Turned down (or left in the kitty for a loner), the up-card is out
@@ -182,32 +206,47 @@ impl Seen {
             }
         }
         let trick = match view.tricks.last() {
-            Some(last) if last.winner.is_none() => last.cards.clone(),
-            _ => Vec::new(),
+            Some(last) if last.winner.is_none() => last.cards.as_slice(),
+            _ => &[],
         };
-        // Walk clockwise from here to whoever led (or back to here when on
-        // lead): everybody in between still has to play.
-        let leader = trick.first().map_or(me, |(seat, _)| *seat);
-        let players = view.rules.players;
-        let mut after_me = Vec::new();
-        let mut seat = me.next(players);
-        while seat != leader && seat != me {
-            if Some(seat) != view.sitting_out {
-                after_me.push(seat);
-            }
-            seat = seat.next(players);
-        }
-        Some(Seen {
+        let facts = PlayFacts {
             rules: view.rules,
-            me,
-            mode,
-            maker: view.maker,
+            trump: view.trump,
+            maker,
             sitting_out: view.sitting_out,
             unseen,
             voids,
             trick,
+        };
+        Some(Seen::of(&facts, me))
+    }
+
+    /// What `me` knows from `facts` (whose `unseen` leaves out `me`'s hand).
+    fn of(facts: &PlayFacts, me: Seat) -> Seen {
+        let trick = facts.trick.to_vec();
+        // Walk clockwise from here to whoever led (or back to here when on
+        // lead): everybody in between still has to play.
+        let leader = trick.first().map_or(me, |(seat, _)| *seat);
+        let players = facts.rules.players;
+        let mut after_me = Vec::new();
+        let mut seat = me.next(players);
+        while seat != leader && seat != me {
+            if Some(seat) != facts.sitting_out {
+                after_me.push(seat);
+            }
+            seat = seat.next(players);
+        }
+        Seen {
+            rules: facts.rules,
+            me,
+            mode: Mode::of(facts.trump),
+            maker: Some(facts.maker),
+            sitting_out: facts.sitting_out,
+            unseen: facts.unseen,
+            voids: facts.voids,
+            trick,
             after_me,
-        })
+        }
     }
 
     /// The partner, in the four-handed game.

@@ -9,6 +9,12 @@
 //! world's cards), then the card play solved double-dummy by the engine's
 //! [`Solver`]. Bids, discards, the card passed for best and each card played
 //! are all chosen this way, in every form of the game.
+//!
+//! A world counts for less when the others' bids in it are not the basic
+//! bot's with its cards (hard does this), and optionally when their cards
+//! played are not; the opponents can also be expected to play the basic
+//! bot's cards to the trick in progress. BENCHMARKS.md measures each
+//! setting; those not in the levels did not win there.
 
 mod odds;
 mod world;
@@ -20,19 +26,38 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::{BasicBot, Bot, choices};
 use odds::GameOdds;
-use world::Knowledge;
+use world::{Knowledge, Misses, PlaySoFar, World};
 
 /// How hard a search bot thinks.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SearchSettings {
     /// Worlds dealt for each decision.
     pub worlds: u32,
+    /// Worlds for each decision before card play (bids, discards, the card
+    /// passed for best), where they are more than `worlds`: these are few
+    /// decisions, and the ones the search gains most by.
+    pub bid_worlds: u32,
     /// The solver's transposition table: 2^`table_bits` slots, none for 0.
     pub table_bits: u32,
     /// How much less likely a world is for each bid in it that the basic
     /// bot would not have made with those cards: 1 ignores the bidding,
     /// smaller reads more into it.
     pub bid_miss: f64,
+    /// The same for each card an opponent played that the basic bot would
+    /// not have played with that world's cards (1 ignores the play).
+    pub play_miss: f64,
+    /// The same for the partner's cards.
+    pub partner_play_miss: f64,
+    /// Worlds dealt before choosing: the `worlds` likeliest of them (by the
+    /// misses above) are solved, so more candidates read the others' bids
+    /// and plays more sharply without more solving. At most `worlds` means
+    /// every world dealt is solved.
+    pub candidates: u32,
+    /// In card play, the opponents still to play to the current trick play
+    /// the basic bot's card in every world (the partner the best of his,
+    /// the rest of the hand double-dummy as before): what a bot that expects
+    /// ordinary play from its opponents does.
+    pub model_trick: bool,
     /// Points taken off a bid that makes trump for the bot's side before it
     /// is compared with passing. A double-dummy solve plays the makers'
     /// cards as if they could see every hand, which flatters the side that
@@ -56,8 +81,13 @@ impl SearchSettings {
     /// The reference PIMC: 50 worlds, plain alpha-beta, the bidding ignored.
     pub const MEDIUM: SearchSettings = SearchSettings {
         worlds: 50,
+        bid_worlds: 0,
         table_bits: 0,
         bid_miss: 1.0,
+        play_miss: 1.0,
+        partner_play_miss: 1.0,
+        candidates: 0,
+        model_trick: false,
         make_margin: 0.0,
         alone_margin: 0.0,
         match_aware: false,
@@ -66,8 +96,13 @@ impl SearchSettings {
     /// More worlds, a transposition table, and reading the others' bids.
     pub const HARD: SearchSettings = SearchSettings {
         worlds: 80,
+        bid_worlds: 0,
         table_bits: 14,
         bid_miss: 0.25,
+        play_miss: 1.0,
+        partner_play_miss: 1.0,
+        candidates: 0,
+        model_trick: false,
         make_margin: 0.0,
         alone_margin: 0.0,
         match_aware: false,
@@ -114,16 +149,31 @@ impl SearchBot {
         let valuation = self.valuation(view, me);
         let table_bits = self.settings.table_bits;
         let solver = self.solver.get_or_insert_with(|| Solver::with_table_bits(table_bits));
+        let misses = Misses {
+            bid: self.settings.bid_miss,
+            play: self.settings.play_miss,
+            partner_play: self.settings.partner_play_miss,
+        };
+        let worlds = match view.phase {
+            Phase::Playing => self.settings.worlds,
+            _ => self.settings.worlds.max(self.settings.bid_worlds),
+        };
+        let wanted = worlds as usize;
+        let dealt = self.settings.candidates.max(worlds);
+        let mut worlds: Vec<World> =
+            (0..dealt).filter_map(|_| knowledge.sample(&mut self.rng, &misses)).collect();
+        if worlds.len() > wanted {
+            // The likeliest, the earlier dealt first among equals.
+            worlds.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+            worlds.truncate(wanted);
+        }
+        let model = self.settings.model_trick;
         let mut totals = vec![0.0; actions.len()];
         let mut weights = 0.0;
-        for _ in 0..self.settings.worlds {
-            let Some((hand, weight)) = knowledge.sample(&mut self.rng, self.settings.bid_miss)
-            else {
-                continue;
-            };
-            weights += weight;
+        for world in &worlds {
+            weights += world.weight;
             for (total, action) in totals.iter_mut().zip(actions) {
-                *total += weight * value(&hand, &valuation, *action, solver);
+                *total += world.weight * value(world, &valuation, *action, solver, model);
             }
         }
         (weights > 0.0).then(|| {
@@ -224,15 +274,73 @@ impl Bot for SearchBot {
     }
 }
 
-/// What `action` by the valuation's seat is worth in the world `hand`: see
-/// [`score`].
-fn value(hand: &Hand, valuation: &Valuation, action: Action, solver: &mut Solver) -> f64 {
-    let mut after = *hand;
+/// What `action` by the valuation's seat is worth in `world`: see
+/// [`score`]. With `model`, a card played is followed by the basic bot's
+/// cards for the opponents to the end of the trick ([`finish_trick`]).
+fn value(
+    world: &World,
+    valuation: &Valuation,
+    action: Action,
+    solver: &mut Solver,
+    model: bool,
+) -> f64 {
+    let mut after = world.hand;
     if after.apply_with(valuation.me, action, &mut NoEvents).is_err() {
         return f64::NEG_INFINITY;
     }
+    if let (true, Action::Play { card }) = (model, action) {
+        let mut cards = world.cards.clone();
+        cards.record(&world.hand, valuation.me, card);
+        return finish_trick(after, cards, world.hand.tricks_played(), valuation, solver);
+    }
     bid_out(&mut after);
-    match solver.outcome(&after) {
+    solved(&after, valuation, solver)
+}
+
+/// The rest of trick number `trick` (counted from 0) in `hand`: each
+/// opponent plays the basic bot's card, the partner the best of his; then
+/// the rest of the hand is solved.
+fn finish_trick(
+    hand: Hand,
+    mut cards: PlaySoFar,
+    trick: u8,
+    valuation: &Valuation,
+    solver: &mut Solver,
+) -> f64 {
+    let Some(seat) = hand.turn().filter(|_| hand.phase() == Phase::Playing) else {
+        return solved(&hand, valuation, solver);
+    };
+    if hand.tricks_played() != trick {
+        return solved(&hand, valuation, solver);
+    }
+    let rules = valuation.rules;
+    if rules.team_of(seat) != rules.team_of(valuation.me) {
+        let Some(card) = cards.basic_card(&hand, seat) else {
+            return solved(&hand, valuation, solver);
+        };
+        let mut next = hand;
+        cards.record(&hand, seat, card);
+        if next.play_with(card, &mut NoEvents).is_err() {
+            return solved(&hand, valuation, solver);
+        }
+        return finish_trick(next, cards, trick, valuation, solver);
+    }
+    hand.legal_plays()
+        .iter()
+        .map(|card| {
+            let (mut next, mut cards) = (hand, cards.clone());
+            cards.record(&hand, seat, card);
+            if next.play_with(card, &mut NoEvents).is_err() {
+                return f64::NEG_INFINITY;
+            }
+            finish_trick(next, cards, trick, valuation, solver)
+        })
+        .fold(f64::NEG_INFINITY, f64::max)
+}
+
+/// The value of `hand` (in card play, or over) with best play by all.
+fn solved(hand: &Hand, valuation: &Valuation, solver: &mut Solver) -> f64 {
+    match solver.outcome(hand) {
         Some(outcome) => score(valuation, &outcome),
         None => 0.0,
     }

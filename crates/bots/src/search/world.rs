@@ -15,7 +15,7 @@ use euchre_engine::{
 };
 use rand::{Rng, RngExt};
 
-use crate::basic::{self, Situation};
+use crate::basic::{self, PlayFacts, Situation};
 
 /// How many times a world is dealt before giving up on it (the constraints
 /// are almost always met at the first try).
@@ -148,15 +148,15 @@ impl Knowledge {
     }
 
     /// A world: the hand as it stands now, the hidden cards dealt at random
-    /// within what the seat knows, and how likely the others' bids make it
-    /// (1 when each bid is the one the basic bot would have made holding
-    /// those cards, `miss` for each that is not). `None` if no world fits
-    /// after several tries.
-    pub(super) fn sample(&self, rng: &mut impl Rng, miss: f64) -> Option<(Hand, f64)> {
-        (0..ATTEMPTS).find_map(|_| self.try_sample(rng, miss))
+    /// within what the seat knows, and how likely the others' bids and
+    /// plays make it (1 when each is what the basic bot would have done
+    /// holding those cards, less by `misses` for each that is not). `None`
+    /// if no world fits after several tries.
+    pub(super) fn sample(&self, rng: &mut impl Rng, misses: &Misses) -> Option<World> {
+        (0..ATTEMPTS).find_map(|_| self.try_sample(rng, misses))
     }
 
-    fn try_sample(&self, rng: &mut impl Rng, miss: f64) -> Option<(Hand, f64)> {
+    fn try_sample(&self, rng: &mut impl Rng, misses: &Misses) -> Option<World> {
         let players = self.rules.players;
         // The hands now, most constrained first.
         let mut now = self.known;
@@ -242,19 +242,20 @@ impl Knowledge {
         }
         let deal = Deal::with_dummy(&self.rules, self.dealer, dealt, dummy, self.up_card).ok()?;
         let steps = Steps { discard, dummy_discards, passed, loner_discard };
-        let (hand, weight) = self.replay(deal, steps, miss)?;
-        let matches = Seat::all(players).all(|seat| hand.holding(seat) == now[seat.index()]);
-        matches.then_some((hand, weight))
+        let world = self.replay(deal, steps, misses)?;
+        let matches = Seat::all(players).all(|seat| world.hand.holding(seat) == now[seat.index()]);
+        matches.then_some(world)
     }
 
     /// Replays this hand on `deal` up to the seat's turn: the bids and plays
-    /// seen, the hidden steps from the world. Weighs each bid of another
-    /// seat by whether the basic bot would have made it.
-    fn replay(&self, deal: Deal, steps: Steps, miss: f64) -> Option<(Hand, f64)> {
+    /// seen, the hidden steps from the world. Weighs each bid and each card
+    /// of another seat by whether the basic bot would have chosen it.
+    fn replay(&self, deal: Deal, steps: Steps, misses: &Misses) -> Option<World> {
         let mut hand = Hand::new(self.rules, deal);
         let (mut bids, mut plays) = (self.bids.iter(), self.plays.iter());
         let mut dummy_discards = steps.dummy_discards.unwrap_or_default().iter();
         let mut weight = 1.0;
+        let mut cards = PlaySoFar::default();
         loop {
             let seat = hand.turn()?;
             // The next step seen, or the world's hidden one; none left means
@@ -265,21 +266,132 @@ impl Knowledge {
                 | Phase::Calling
                 | Phase::DefendingAlone => bids.next().copied().inspect(|bid| {
                     if seat != self.me && expected_bid(&hand, seat) != Some(*bid) {
-                        weight *= miss;
+                        weight *= misses.bid;
                     }
                 }),
                 Phase::DealerDiscard => steps.discard.map(|card| Action::Discard { card }),
                 Phase::DummyDiscard => dummy_discards.next().map(|card| Action::Discard { card }),
                 Phase::PassingBest => steps.passed.map(|card| Action::PassCard { card }),
                 Phase::LonerDiscard => steps.loner_discard.map(|card| Action::Discard { card }),
-                Phase::Playing => plays.next().map(|card| Action::Play { card: *card }),
+                Phase::Playing => plays.next().map(|card| {
+                    let miss = misses.play_by(&self.rules, self.me, seat);
+                    if miss < 1.0 && cards.expected(&hand, seat).is_some_and(|basic| basic != *card)
+                    {
+                        weight *= miss;
+                    }
+                    cards.record(&hand, seat, *card);
+                    Action::Play { card: *card }
+                }),
                 Phase::Finished => return None,
             };
             let Some(action) = action else { break };
             hand.apply_with(seat, action, &mut NoEvents).ok()?;
         }
-        (hand.turn() == Some(self.me) && bids.len() == 0 && plays.len() == 0)
-            .then_some((hand, weight))
+        (hand.turn() == Some(self.me) && bids.len() == 0 && plays.len() == 0).then_some(World {
+            hand,
+            weight,
+            cards,
+        })
+    }
+}
+
+/// One world dealt: the hand at the seat's turn, how likely the others'
+/// steps make it, and the cards played so far as each seat saw them.
+#[derive(Clone, Debug)]
+pub(super) struct World {
+    pub hand: Hand,
+    pub weight: f64,
+    pub cards: PlaySoFar,
+}
+
+/// How much less likely a world is for each step of another seat in it
+/// that the basic bot would not have taken with that world's cards; 1
+/// reads nothing into such steps, 0 rules the world out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Misses {
+    /// A bid (or a lone defence, or a joker's suit).
+    pub bid: f64,
+    /// A card played by an opponent (in the games without partners, by
+    /// anybody else).
+    pub play: f64,
+    /// A card played by the partner.
+    pub partner_play: f64,
+}
+
+impl Misses {
+    /// For a card played by `seat`, as seen by `me`.
+    fn play_by(&self, rules: &Rules, me: Seat, seat: Seat) -> f64 {
+        if seat == me {
+            1.0
+        } else if rules.partnerships() && seat == me.partner() {
+            self.partner_play
+        } else {
+            self.play
+        }
+    }
+}
+
+/// The cards of one world's hand played so far, as the replay goes: what
+/// every seat has seen, for asking what the basic bot would have played.
+#[derive(Clone, Debug, Default)]
+pub(super) struct PlaySoFar {
+    played: CardSet,
+    voids: [[bool; 4]; 4],
+    trick: Vec<(Seat, Card)>,
+}
+
+impl PlaySoFar {
+    /// The card the basic bot would play for `seat` (to play now in
+    /// `hand`); `None` when the seat has no choice.
+    fn expected(&mut self, hand: &Hand, seat: Seat) -> Option<Card> {
+        if hand.legal_plays().len() <= 1 {
+            return None;
+        }
+        self.basic_card(hand, seat)
+    }
+
+    /// The card the basic bot plays for `seat`, to play now in `hand`.
+    pub(super) fn basic_card(&mut self, hand: &Hand, seat: Seat) -> Option<Card> {
+        let playable = hand.legal_plays();
+        if hand.trick().is_empty() {
+            self.trick.clear();
+        }
+        let mut unseen = hand.rules().pack().difference(self.played).difference(hand.holding(seat));
+        if hand.up_card_picked_up() {
+            if seat == hand.dealer()
+                && let Some(card) = hand.discard()
+            {
+                unseen.remove(card);
+            }
+        } else {
+            unseen.remove(hand.up_card());
+        }
+        let facts = PlayFacts {
+            rules: *hand.rules(),
+            trump: hand.trump(),
+            maker: hand.maker()?,
+            sitting_out: hand.sitting_out(),
+            unseen,
+            voids: self.voids,
+            trick: &self.trick,
+        };
+        basic::play_card(&facts, seat, playable)
+    }
+
+    /// Notes `card` played by `seat` (to play now in `hand`).
+    pub(super) fn record(&mut self, hand: &Hand, seat: Seat, card: Card) {
+        if hand.trick().is_empty() {
+            self.trick.clear();
+        }
+        let mode = Mode::of(hand.trump());
+        if let Some(&(_, first)) = self.trick.first() {
+            let led = effective_suit_in(first, mode);
+            if effective_suit_in(card, mode) != led {
+                self.voids[seat.index()][led.index()] = true;
+            }
+        }
+        self.played.insert(card);
+        self.trick.push((seat, card));
     }
 }
 
@@ -348,6 +460,7 @@ mod tests {
     #[test]
     fn every_decision_gets_a_world_that_fits_the_view() {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let misses = Misses { bid: 0.5, play: 0.5, partner_play: 0.5 };
         let (mut decisions, mut weighed) = (0, 0);
         for rules in rule_sets() {
             for seed in 0..12 {
@@ -357,9 +470,9 @@ mod tests {
                     let Some(seat) = game.turn() else { break };
                     let view = game.view(Viewer::Seat(seat));
                     let knowledge = Knowledge::new(&view).expect("a seat's view");
-                    let (world, weight) = knowledge
-                        .try_sample(&mut rng, 0.5)
-                        .or_else(|| knowledge.sample(&mut rng, 0.5))
+                    let World { hand: world, weight, .. } = knowledge
+                        .try_sample(&mut rng, &misses)
+                        .or_else(|| knowledge.sample(&mut rng, &misses))
                         .unwrap_or_else(|| panic!("no world for {view:?}"));
                     let real = game.hand();
                     assert_eq!(world.phase(), real.phase());
@@ -379,6 +492,41 @@ mod tests {
         }
         assert!(decisions > 10_000, "{decisions} decisions");
         assert!(weighed > 0, "some bids are unlike the basic bot's in some world");
+    }
+
+    /// The basic bot's card as the replay of a world asks for it (from the
+    /// hand and the cards played, not from a view) is the card the basic
+    /// bot chooses from the seat's own view, at every play with a choice in
+    /// every form: the model the worlds are weighed by is the real bot.
+    #[test]
+    fn the_replayed_basic_card_is_the_basic_bots_choice() {
+        let mut checked = 0;
+        for rules in rule_sets() {
+            for seed in 0..12 {
+                let mut game = Game::new(rules, seed).expect("valid rules");
+                let mut basic = BasicBotPolicy;
+                let mut so_far = PlaySoFar::default();
+                let mut hand_number = game.view(Viewer::Spectator).hand_number;
+                for _ in 0..400 {
+                    let Some(seat) = game.turn() else { break };
+                    let view = game.view(Viewer::Seat(seat));
+                    if view.hand_number != hand_number {
+                        (so_far, hand_number) = (PlaySoFar::default(), view.hand_number);
+                    }
+                    let action = basic.choose(&game, seat);
+                    if let Action::Play { card } = action {
+                        let hand = game.hand();
+                        if let Some(expected) = so_far.expected(hand, seat) {
+                            assert_eq!(expected, card, "{rules:?} seed {seed}: {view:?}");
+                            checked += 1;
+                        }
+                        so_far.record(hand, seat, card);
+                    }
+                    game.apply(seat, action).expect("legal");
+                }
+            }
+        }
+        assert!(checked > 2_000, "{checked} plays");
     }
 
     /// The basic bot's choices, to drive the games above.

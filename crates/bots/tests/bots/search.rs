@@ -13,6 +13,17 @@ const QUICK_PLAIN: SearchSettings = SearchSettings { worlds: 6, ..SearchSettings
 /// With the bidding corrections and the game's score taken into account.
 const QUICK_SCORED: SearchSettings =
     SearchSettings { make_margin: 0.5, alone_margin: 1.0, match_aware: true, ..QUICK };
+/// More worlds for the bids, reading the others' cards as well as their
+/// bids, from more worlds dealt than solved, and expecting the basic bot's cards from the opponents in
+/// the trick being played.
+const QUICK_READING: SearchSettings = SearchSettings {
+    bid_worlds: 10,
+    play_miss: 0.1,
+    partner_play_miss: 0.5,
+    candidates: 18,
+    model_trick: true,
+    ..QUICK
+};
 
 /// Every preset and the options that change bidding or play: a game to
 /// five between search bots, every action checked against the engine.
@@ -34,7 +45,7 @@ fn search_bots_choose_legal_actions_in_every_form() {
     let rule_sets = Preset::ALL.map(|preset| preset.rules()).into_iter().chain(options);
     for (n, rules) in rule_sets.enumerate() {
         let rules = Rules { points_to_win: 5, ..rules };
-        let settings = [QUICK, QUICK_PLAIN, QUICK_SCORED][n % 3];
+        let settings = [QUICK, QUICK_PLAIN, QUICK_SCORED, QUICK_READING][n % 4];
         let mut bots: [Box<dyn Bot>; 4] =
             [0u64, 1, 2, 3].map(|seat| Box::new(SearchBot::new(settings, seat)) as Box<dyn Bot>);
         let mut game = Game::new(rules, n as u64).expect("valid rules");
