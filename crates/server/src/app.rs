@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use std::time::Duration;
 
-use axum::Router;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -15,6 +14,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::serve::ListenerExt;
+use axum::{Extension, Router};
 use futures_util::StreamExt;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -23,6 +23,7 @@ use euchre_store::Store;
 
 use crate::admission::Refused;
 use crate::api::ApiError;
+use crate::client_address::{self, ClientAddress};
 use crate::config::{Settings, Timing};
 use crate::connection;
 use crate::state::AppState;
@@ -46,7 +47,7 @@ pub fn router(state: AppState) -> Router {
         .route("/ws", get(websocket))
         .merge(crate::api::routes())
         .merge(crate::web::routes())
-        .route_layer(middleware::from_fn_with_state(state.clone(), refuse_penalized));
+        .route_layer(middleware::from_fn_with_state(state.clone(), admit_address));
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
@@ -55,12 +56,24 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Refuses any request from an address in the penalty box.
-async fn refuse_penalized(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip());
-    if let Some(wait) = peer.and_then(|peer| state.admission.penalized(peer)) {
+/// Finds the request's client address (its peer's, or the one a trusted
+/// proxy forwarded for), refuses it if it is in the penalty box, and hands
+/// it on to the route as a [`ClientAddress`].
+async fn admit_address(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let Some(ConnectInfo(peer)) = request.extensions().get::<ConnectInfo<SocketAddr>>().copied()
+    else {
+        return next.run(request).await;
+    };
+    let client =
+        client_address::resolve(peer.ip(), request.headers(), &state.settings.trusted_proxies);
+    if let Some(wait) = state.admission.penalized(client) {
         return refusal(Refused::Penalized(wait));
     }
+    request.extensions_mut().insert(ClientAddress(client));
     next.run(request).await
 }
 
@@ -209,7 +222,7 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
 async fn websocket(
     upgrade: WebSocketUpgrade,
     headers: HeaderMap,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Extension(ClientAddress(peer)): Extension<ClientAddress>,
     State(state): State<AppState>,
 ) -> Response {
     if !origin_allowed(&headers, &state.settings.allowed_origins) {
@@ -221,7 +234,7 @@ async fn websocket(
         return ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "shutting_down", message)
             .into_response();
     }
-    let slot = match state.admission.admit(peer.ip()) {
+    let slot = match state.admission.admit(peer) {
         Ok(slot) => slot,
         Err(refused) => return refusal(refused),
     };
@@ -244,7 +257,7 @@ async fn websocket(
         .on_upgrade(move |socket| {
             let (sink, stream) = socket.split();
             tracker.track_future(async move {
-                connection::serve(sink, stream, state, peer.ip()).await;
+                connection::serve(sink, stream, state, peer).await;
                 drop(slot);
             })
         })

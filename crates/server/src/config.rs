@@ -27,6 +27,12 @@ pub struct Settings {
     /// Browser origins allowed to connect, besides the server's own host.
     /// Clients that send no `Origin` (native ones) are always allowed.
     pub allowed_origins: Vec<String>,
+    /// Reverse proxies (addresses or networks, `10.0.0.0/8`) whose
+    /// `X-Forwarded-For` names the client: a request from one of them counts
+    /// as from the address it forwarded for, so the per-address limits and
+    /// the penalty box see each client, not the proxy. Empty: every request
+    /// is from its peer.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Several nodes behind one address, on NATS JetStream and PostgreSQL
     /// (off by default: one node, SQLite, the local journal).
     pub cluster: ClusterSettings,
@@ -187,6 +193,7 @@ impl Default for Settings {
             timing: Timing::default(),
             accounts: AccountSettings::default(),
             allowed_origins: Vec::new(),
+            trusted_proxies: Vec::new(),
             cluster: ClusterSettings::default(),
         }
     }
@@ -291,6 +298,7 @@ impl Settings {
                 .separator("__")
                 .list_separator(",")
                 .with_list_parse_key("allowed_origins")
+                .with_list_parse_key("trusted_proxies")
                 .try_parsing(true)
                 .source(Some(env.into_iter().filter(|(key, _)| is_setting(key)).collect())),
         );
@@ -374,8 +382,10 @@ mod tests {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../config/production.toml");
         let settings = Settings::load_with_env(&flags(&["--config", path]), Default::default())
             .expect("config/production.toml loads");
-        // Behind its proxy one address is everyone: no penalty box.
-        assert_eq!(settings.limits.abuse_penalty_ms, 0);
+        // Behind its proxy, trusted to name each client: the penalty box on.
+        let proxy: std::net::IpAddr = "127.0.0.1".parse().expect("an address");
+        assert!(settings.trusted_proxies.iter().any(|net| net.contains(&proxy)));
+        assert_eq!(settings.limits.abuse_penalty_ms, 10_000);
         assert_eq!(settings.log_format, LogFormat::Json);
     }
 

@@ -16,6 +16,7 @@ pub mod accounts;
 pub mod admission;
 pub mod api;
 pub mod app;
+pub mod client_address;
 pub mod cluster;
 pub mod config;
 pub mod connection;

@@ -792,6 +792,46 @@ async fn an_address_closed_for_abuse_is_refused_for_a_while_and_no_other() {
     server.stop().await;
 }
 
+/// Behind a reverse proxy the settings trust, each client counts by the
+/// address the proxy forwarded for: a flooder's address is boxed, while the
+/// proxy itself and the other clients behind it are let in; a peer that is
+/// not a trusted proxy cannot name another address (its header is ignored).
+#[tokio::test]
+async fn a_trusted_proxys_clients_count_by_the_address_it_forwarded_for() {
+    let mut config = euchre_server::Settings::default();
+    config.limits.abuse_penalty_ms = 60_000;
+    config.trusted_proxies = vec!["127.5.0.0/16".parse().expect("a network")];
+    let server = TestServer::with_settings(config).await;
+    let (proxy, stranger) = ([127, 5, 0, 1], [127, 6, 0, 1]);
+    let (flooder, other) = ("203.0.113.9", "203.0.113.10");
+
+    let mut rude =
+        Client::connect_forwarded(&server, proxy, Some(flooder)).await.expect("admitted");
+    rude.hello("Rude").await;
+    for _ in 0..300 {
+        rude.send_text("{oops".to_owned()).await;
+    }
+    assert_eq!(rude.close_code().await, Some(close::POLICY));
+
+    let refused = Client::connect_forwarded(&server, proxy, Some(flooder)).await.err();
+    assert_eq!(refused.and_then(|r| r.code().map(str::to_owned)).as_deref(), Some("abuse_penalty"));
+    let status = |source, forwarded| {
+        Client::http_status_forwarded(&server, source, "/api/leaderboard", forwarded)
+    };
+    assert_eq!(status(proxy, Some(flooder)).await, 429, "the flooder, through the proxy");
+    let (untrusted_hop, written_by_client) =
+        (format!("{flooder}, 10.0.0.1"), format!("192.0.2.1, {flooder}"));
+    assert_eq!(status(proxy, Some(&untrusted_hop)).await, 200, "10.0.0.1 is not trusted");
+    assert_eq!(status(proxy, Some(&written_by_client)).await, 429, "the left is the client's");
+    assert_eq!(status(proxy, Some(other)).await, 200, "another client behind the proxy");
+    assert_eq!(status(proxy, None).await, 200, "the proxy itself");
+    assert_eq!(status(stranger, Some(flooder)).await, 200, "an untrusted peer's header is ignored");
+    let mut neighbour =
+        Client::connect_forwarded(&server, proxy, Some(other)).await.expect("admitted");
+    neighbour.hello("Neighbour").await;
+    server.stop().await;
+}
+
 /// A `hello` without a token registers a guest: an address may do that
 /// `guests_per_minute` times a minute, then gets `rate_limited`; a player
 /// coming back with a token is not counted, and other addresses have their own.

@@ -1,16 +1,16 @@
 //! Accounts: a guest claims its name, an account changes its password.
 
-use std::net::SocketAddr;
-
+use axum::Extension;
 use axum::Json;
+use axum::extract::State;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorBody};
 use super::sessions::{Credentials, SessionView, bearer, body};
+use crate::client_address::ClientAddress;
 use crate::state::AppState;
 
 /// The password now and the one to have instead.
@@ -53,13 +53,13 @@ impl std::fmt::Debug for PasswordChange {
 )]
 pub(super) async fn claim(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Extension(ClientAddress(peer)): Extension<ClientAddress>,
     headers: HeaderMap,
     credentials: Result<Json<Credentials>, JsonRejection>,
 ) -> Result<(StatusCode, Json<SessionView>), ApiError> {
     let token = bearer(&headers)?;
     let Credentials { name, password } = body(credentials)?;
-    let started = state.accounts.claim(peer.ip(), token, &name, &password).await?;
+    let started = state.accounts.claim(peer, token, &name, &password).await?;
     Ok((StatusCode::CREATED, Json(started.into())))
 }
 
@@ -85,7 +85,7 @@ pub(super) async fn claim(
 )]
 pub(super) async fn change_password(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Extension(ClientAddress(peer)): Extension<ClientAddress>,
     headers: HeaderMap,
     change: Result<Json<PasswordChange>, JsonRejection>,
 ) -> Result<Json<SessionView>, ApiError> {
@@ -93,7 +93,7 @@ pub(super) async fn change_password(
     let change = body(change)?;
     let accounts = &state.accounts;
     let started = accounts
-        .change_password(peer.ip(), token, &change.current_password, &change.new_password)
+        .change_password(peer, token, &change.current_password, &change.new_password)
         .await?;
     Ok(Json(started.into()))
 }

@@ -1,17 +1,17 @@
 //! Log-in sessions: logging in with a name and password, logging out, and
 //! the bearer token the other account requests carry.
 
-use std::net::SocketAddr;
-
+use axum::Extension;
 use axum::Json;
+use axum::extract::State;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorBody};
 use crate::accounts::{AccountError, Started};
+use crate::client_address::ClientAddress;
 use crate::state::AppState;
 
 /// A name and password, to claim the name or to log in with it.
@@ -97,11 +97,11 @@ pub(super) fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, ApiErro
 )]
 pub(super) async fn log_in(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Extension(ClientAddress(peer)): Extension<ClientAddress>,
     credentials: Result<Json<Credentials>, JsonRejection>,
 ) -> Result<(StatusCode, Json<SessionView>), ApiError> {
     let Credentials { name, password } = body(credentials)?;
-    let started = state.accounts.log_in(peer.ip(), &name, &password).await?;
+    let started = state.accounts.log_in(peer, &name, &password).await?;
     Ok((StatusCode::CREATED, Json(started.into())))
 }
 

@@ -122,10 +122,25 @@ impl Client {
     /// test's own (`127.x.y.z`), so per-address limits see it alone; or the
     /// server's refusal of the upgrade: its status, headers and body.
     pub async fn connect_from(server: &TestServer, source: [u8; 4]) -> Result<Client, Refusal> {
+        Client::connect_forwarded(server, source, None).await
+    }
+
+    /// As [`Client::connect_from`], the upgrade carrying `X-Forwarded-For:
+    /// forwarded_for` when given (as a reverse proxy at `source` would).
+    pub async fn connect_forwarded(
+        server: &TestServer,
+        source: [u8; 4],
+        forwarded_for: Option<&str>,
+    ) -> Result<Client, Refusal> {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
         let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
         socket.bind(SocketAddr::from((source, 0))).expect("a loopback address");
         let stream = socket.connect(server.address).await.expect("a TCP connection");
-        let request = server.url();
+        let mut request = server.url().into_client_request().expect("a request");
+        if let Some(forwarded_for) = forwarded_for {
+            let value = forwarded_for.parse().expect("a header value");
+            request.headers_mut().insert("x-forwarded-for", value);
+        }
         match tokio_tungstenite::client_async(request, MaybeTlsStream::Plain(stream)).await {
             Ok((socket, _)) => {
                 let session = Session::over(socket);
@@ -142,11 +157,25 @@ impl Client {
 
     /// The status of a plain `GET path` to `server` from `source`.
     pub async fn http_status_from(server: &TestServer, source: [u8; 4], path: &str) -> u16 {
+        Client::http_status_forwarded(server, source, path, None).await
+    }
+
+    /// As [`Client::http_status_from`], with `X-Forwarded-For: forwarded_for` when given.
+    pub async fn http_status_forwarded(
+        server: &TestServer,
+        source: [u8; 4],
+        path: &str,
+        forwarded_for: Option<&str>,
+    ) -> u16 {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
         socket.bind(SocketAddr::from((source, 0))).expect("a loopback address");
         let mut stream = socket.connect(server.address).await.expect("a TCP connection");
-        let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+        let forwarded = forwarded_for
+            .map(|client| format!("X-Forwarded-For: {client}\r\n"))
+            .unwrap_or_default();
+        let request =
+            format!("GET {path} HTTP/1.1\r\nHost: test\r\n{forwarded}Connection: close\r\n\r\n");
         stream.write_all(request.as_bytes()).await.expect("sent");
         let mut answer = Vec::new();
         tokio::time::timeout(PATIENCE, stream.read_to_end(&mut answer))
