@@ -65,13 +65,7 @@ fi
 # with many connections acting flat out.
 RUST_LOG=${RUST_LOG:-warn} \
     EUCHRE_TIMING__BOT_DELAY_MS=${BOT_DELAY_MS:-0} \
-    EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS=100000 \
-    EUCHRE_LIMITS__GUESTS_PER_MINUTE=0 \
-    EUCHRE_LIMITS__MESSAGES_PER_SECOND=100000 \
-    EUCHRE_LIMITS__MESSAGE_BURST=100000 \
-    EUCHRE_LIMITS__TABLES_PER_PLAYER=100000 \
-    EUCHRE_LIMITS__MAX_TABLES=100000 \
-    "$bin/euchre-server" --bind "127.0.0.1:$port" --data-dir "$data" --database-url "$database" &
+    env "${load_test_limits[@]}" "$bin/euchre-server" --bind "127.0.0.1:$port" --data-dir "$data" --database-url "$database" &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
 wait_until_ready "$port"

@@ -29,6 +29,9 @@
 # (BIN=target/debug to use a debug build).
 set -euo pipefail
 
+# shellcheck source=crates/loadgen/lib.sh
+. "$(dirname "$0")/lib.sh"
+
 nodes=${1:?1, 2, 3 or single}
 data=${2:?a data folder}
 port=${PORT:-18180}
@@ -88,28 +91,19 @@ for n in $(seq "$count"); do
     node_port=$((port + n - 1))
     mkdir -p "$data/n$n"
     RUST_LOG=${RUST_LOG:-warn} \
-        EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS=100000 \
-        EUCHRE_LIMITS__GUESTS_PER_MINUTE=0 \
-        EUCHRE_LIMITS__MESSAGES_PER_SECOND=100000 \
-        EUCHRE_LIMITS__MESSAGE_BURST=100000 \
-        EUCHRE_LIMITS__TABLES_PER_PLAYER=100000 \
-        EUCHRE_LIMITS__MAX_TABLES=100000 \
         EUCHRE_CLUSTER__ENABLED=$cluster \
         EUCHRE_CLUSTER__NATS_URL="nats://127.0.0.1:$nats_port" \
         EUCHRE_CLUSTER__NODE_ID="n$n" \
         EUCHRE_CLUSTER__SHARDS="$shards" \
         EUCHRE_CLUSTER__LEASE_TTL_MS="$ttl" \
-        "$bin/euchre-server" --bind "127.0.0.1:$node_port" --data-dir "$data/n$n" \
+        env "${load_test_limits[@]}" "$bin/euchre-server" --bind "127.0.0.1:$node_port" --data-dir "$data/n$n" \
         --database-url "$database" >"$data/n$n.log" 2>&1 &
     pids+=($!)
     node_pids+=($!)
     urls+=("ws://127.0.0.1:$node_port/ws")
 done
 for n in $(seq "$count"); do
-    for _ in $(seq 300); do
-        curl -sf "http://127.0.0.1:$((port + n - 1))/readyz" >/dev/null && break
-        sleep 0.1
-    done
+    wait_until_ready "$((port + n - 1))"
 done
 
 # Every shard owned and taken over, none about to move (each node at most
