@@ -114,16 +114,24 @@ struct Remote {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum ToOwner {
-    Command {
+    Command(RemoteCommand),
+    /// The connection closed: the table treats it as disconnected.
+    Left {
         table: TableId,
-        id: CommandId,
         node: String,
         conn: ConnId,
-        player: PlayerInfo,
-        request: Request,
     },
-    /// The connection closed: the table treats it as disconnected.
-    Left { table: TableId, node: String, conn: ConnId },
+}
+
+/// A command of another node's connection `conn`, for the table here.
+#[derive(Debug, Serialize, Deserialize)]
+struct RemoteCommand {
+    table: TableId,
+    id: CommandId,
+    node: String,
+    conn: ConnId,
+    player: PlayerInfo,
+    request: Request,
 }
 
 /// The owner's answer to a command: the command's own answer (ack or
@@ -356,14 +364,14 @@ impl Node {
         request: Request,
     ) -> Result<(), ServerMessage> {
         let unavailable = || ErrorCode::Unavailable.to_message(Some(id));
-        let message = ToOwner::Command {
+        let message = ToOwner::Command(RemoteCommand {
             table: table.to_owned(),
             id,
             node: self.id.clone(),
             conn,
             player: player.clone(),
             request,
-        };
+        });
         let body = serde_json::to_vec(&message).map_err(|_| unavailable())?;
         let request =
             async_nats::Request::new().payload(body.into()).timeout(Some(REQUEST_TIMEOUT));
@@ -520,9 +528,7 @@ impl Node {
     ) {
         while let Some(message) = next_until(&mut commands, &stop).await {
             let answer = match serde_json::from_slice::<ToOwner>(&message.payload) {
-                Ok(ToOwner::Command { table, id, node, conn, player, request }) => {
-                    Some(self.command(&state, table, id, node, conn, player, request))
-                }
+                Ok(ToOwner::Command(command)) => Some(self.command(&state, command)),
                 Ok(ToOwner::Left { table, node, conn }) => {
                     self.remote_left(&state, &table, node, conn);
                     None
@@ -542,17 +548,8 @@ impl Node {
     }
 
     /// Hands another node's command to the table here.
-    #[allow(clippy::too_many_arguments)]
-    fn command(
-        self: &Arc<Self>,
-        state: &AppState,
-        table: TableId,
-        id: CommandId,
-        node: String,
-        conn: ConnId,
-        player: PlayerInfo,
-        request: Request,
-    ) -> Answer {
+    fn command(self: &Arc<Self>, state: &AppState, command: RemoteCommand) -> Answer {
+        let RemoteCommand { table, id, node, conn, player, request } = command;
         let refused = |code: ErrorCode| Answer::Refused {
             code: code.code().to_owned(),
             message: code.message().to_owned(),
