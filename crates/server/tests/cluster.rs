@@ -264,6 +264,41 @@ use support::{Client, answer_id, error_code, pick, postgres};
 /// same reason: 1 s was missed now and then on a loaded machine.)
 static ONE_CLUSTER_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
+/// What each cluster test starts from: its turn (one cluster at a time),
+/// a nats-server and a PostgreSQL database of its own (`None`, and the test
+/// passes as skipped, where nats-server is missing).
+struct Cluster {
+    nats: Nats,
+    database: String,
+    db_url: String,
+    // Last: released once the rest is gone.
+    _serial: tokio::sync::MutexGuard<'static, ()>,
+}
+
+impl Cluster {
+    async fn start(database: &str) -> Option<Cluster> {
+        let serial = ONE_CLUSTER_AT_A_TIME.lock().await;
+        let nats = Nats::start()?;
+        let database = postgres::fresh_database(database).await;
+        let db_url = postgres::url(&database);
+        Some(Cluster { nats, database, db_url, _serial: serial })
+    }
+
+    /// Nodes of these names, once the shards are spread over them.
+    async fn nodes(&self, names: &[&str]) -> Vec<Node> {
+        let nodes: Vec<Node> =
+            names.iter().map(|name| Node::start(name, &self.nats.url, &self.db_url)).collect();
+        wait_for_balance(&self.nats, &nodes.iter().collect::<Vec<_>>()).await;
+        nodes
+    }
+
+    /// Stops `nodes`, then drops the database.
+    async fn finish(self, nodes: Vec<Node>) {
+        drop(nodes);
+        postgres::drop_database(&self.database).await;
+    }
+}
+
 /// The shards of the test clusters, and their leases' time to live.
 const NODE_SHARDS: u16 = 8;
 const LEASE_TTL_MS: u64 = 2_000;
@@ -503,13 +538,8 @@ fn audit_viewer(log: &[ServerMessage], seat: Option<u8>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn four_players_on_three_nodes_play_a_game_to_the_end() {
-    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
-    let Some(nats) = Nats::start() else { return };
-    let database = postgres::fresh_database("cluster_game").await;
-    let db_url = postgres::url(&database);
-    let nodes: Vec<Node> =
-        ["n1", "n2", "n3"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
-    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+    let Some(cluster) = Cluster::start("cluster_game").await else { return };
+    let nodes = cluster.nodes(&["n1", "n2", "n3"]).await;
 
     // Ann on n1 opens the table; Cy, on n3, finds it in his lobby.
     let mut ann = nodes[0].player("Ann").await;
@@ -571,8 +601,7 @@ async fn four_players_on_three_nodes_play_a_game_to_the_end() {
         audit_viewer(&spectator.log, None);
         assert!(spectator.log.len() > 50, "the spectator was sent the game");
     }
-    drop(nodes);
-    postgres::drop_database(&database).await;
+    cluster.finish(nodes).await;
 }
 
 /// A player who follows its table through failovers, as a careful client
@@ -774,13 +803,8 @@ fn in_order(part: &[Action], whole: &[Action]) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_killed_mid_hand_loses_no_acknowledged_action_and_the_game_ends_on_the_others() {
-    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
-    let Some(nats) = Nats::start() else { return };
-    let database = postgres::fresh_database("cluster_kill").await;
-    let db_url = postgres::url(&database);
-    let mut nodes: Vec<Node> =
-        ["n1", "n2", "n3"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
-    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+    let Some(cluster) = Cluster::start("cluster_kill").await else { return };
+    let mut nodes = cluster.nodes(&["n1", "n2", "n3"]).await;
 
     // The table lives on n1, where Ann and Dee are; Bob is on n2, Cy on n3.
     let mut ann = nodes[0].player("Ann").await;
@@ -822,7 +846,7 @@ async fn a_node_killed_mid_hand_loses_no_acknowledged_action_and_the_game_ends_o
         "lease TTL {LEASE_TTL_MS} ms: the first action after the kill acknowledged {:?} after it",
         first_resumed - killed
     );
-    let (logged, ended) = logged_actions(&nats, &table).await;
+    let (logged, ended) = logged_actions(&cluster.nats, &table).await;
     assert!(ended, "the game's end is in the log");
     for roamer in &roamers {
         audit(&roamer.whole_log(), roamer.seat);
@@ -833,19 +857,13 @@ async fn a_node_killed_mid_hand_loses_no_acknowledged_action_and_the_game_ends_o
             roamer.seat
         );
     }
-    drop(nodes);
-    postgres::drop_database(&database).await;
+    cluster.finish(nodes).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_owner_paused_past_its_lease_is_refused_and_acknowledges_nothing_more() {
-    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
-    let Some(nats) = Nats::start() else { return };
-    let database = postgres::fresh_database("cluster_stale").await;
-    let db_url = postgres::url(&database);
-    let nodes: Vec<Node> =
-        ["n1", "n2", "n3"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
-    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+    let Some(cluster) = Cluster::start("cluster_stale").await else { return };
+    let nodes = cluster.nodes(&["n1", "n2", "n3"]).await;
 
     // Ann plays against three bots at a table on n1, until it is her turn again.
     let mut ann = nodes[0].player("Ann").await;
@@ -886,7 +904,7 @@ async fn an_owner_paused_past_its_lease_is_refused_and_acknowledges_nothing_more
     roamer.act(&prompt).await;
     let (stale_id, _) = roamer.in_flight.expect("sent");
     let new_owner = loop {
-        let holder = shard_holders(&nats).await[shard].clone();
+        let holder = shard_holders(&cluster.nats).await[shard].clone();
         if let Some(holder) = holder.filter(|holder| holder != "n1") {
             break holder;
         }
@@ -900,7 +918,7 @@ async fn an_owner_paused_past_its_lease_is_refused_and_acknowledges_nothing_more
     }
     // The log has one writer at a time: every record is written by the owner
     // of the fence before it, and a fence by another node than n1 followed n1's.
-    let js = nats.jetstream().await;
+    let js = cluster.nats.jetstream().await;
     let entries = read_shard(&js, &LogConfig::default(), shard as u16, 0).await.expect("reads");
     let mut fenced_by = None;
     let mut owners = Vec::new();
@@ -930,11 +948,10 @@ async fn an_owner_paused_past_its_lease_is_refused_and_acknowledges_nothing_more
     let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let roamer = tokio::spawn(roamer.play(acks)).await.expect("Ann finished the game");
     assert!(roamer.acked.len() > before);
-    let (logged, ended) = logged_actions(&nats, &table).await;
+    let (logged, ended) = logged_actions(&cluster.nats, &table).await;
     assert!(ended);
     assert!(in_order(&roamer.acked, &logged[&0]), "every acknowledged action is in the log");
-    drop(nodes);
-    postgres::drop_database(&database).await;
+    cluster.finish(nodes).await;
 }
 
 /// Failover time, kill to the first action acknowledged after it, over 20
@@ -944,15 +961,11 @@ async fn an_owner_paused_past_its_lease_is_refused_and_acknowledges_nothing_more
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a measurement: about a minute; cargo test -p euchre-server --test cluster failover_times -- --ignored --nocapture"]
 async fn failover_times() {
-    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
-    let Some(nats) = Nats::start() else { return };
-    let database = postgres::fresh_database("cluster_failover").await;
-    let db_url = postgres::url(&database);
-    let mut nodes: Vec<Node> =
-        ["n0", "n1", "n2"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
+    let Some(cluster) = Cluster::start("cluster_failover").await else { return };
+    let mut nodes = cluster.nodes(&["n0", "n1", "n2"]).await;
     let mut times = Vec::new();
     for round in 0..20 {
-        wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+        wait_for_balance(&cluster.nats, &nodes.iter().collect::<Vec<_>>()).await;
         let mut ann = nodes[0].player("Ann").await;
         let settings = TableSettings { bot_seats: vec![1, 2, 3], ..TableSettings::default() };
         let table = create_table(&mut ann, settings).await;
@@ -973,7 +986,7 @@ async fn failover_times() {
         // The dead node's place goes to a new one (a new name: a node's
         // heartbeat key outlives it by the lease's time to live).
         nodes.remove(0);
-        nodes.push(Node::start(&format!("n{}", round + 3), &nats.url, &db_url));
+        nodes.push(Node::start(&format!("n{}", round + 3), &cluster.nats.url, &cluster.db_url));
     }
     times.sort();
     let at = |q: f64| times[((times.len() as f64 * q).ceil() as usize).saturating_sub(1)];
@@ -985,8 +998,7 @@ async fn failover_times() {
         times[0],
         times[times.len() - 1]
     );
-    drop(nodes);
-    postgres::drop_database(&database).await;
+    cluster.finish(nodes).await;
 }
 
 /// Every record of the shard's log was written by the owner of the fence
@@ -1011,13 +1023,8 @@ async fn one_writer_at_a_time(nats: &Nats, shard: u16) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_nodes_ride_out_nats_outages_without_a_restart_and_lose_no_acknowledged_action() {
-    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
-    let Some(mut nats) = Nats::start() else { return };
-    let database = postgres::fresh_database("cluster_outage").await;
-    let db_url = postgres::url(&database);
-    let nodes: Vec<Node> =
-        ["n1", "n2", "n3"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
-    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+    let Some(mut cluster) = Cluster::start("cluster_outage").await else { return };
+    let nodes = cluster.nodes(&["n1", "n2", "n3"]).await;
 
     let mut ann = nodes[0].player("Ann").await;
     let settings = TableSettings { bot_seats: vec![1, 2, 3], ..TableSettings::default() };
@@ -1040,35 +1047,29 @@ async fn the_nodes_ride_out_nats_outages_without_a_restart_and_lose_no_acknowled
 
     // A blip well within the lease's lifetime: appends in flight fail, the
     // leases hold, and each node takes its stalled shards over again.
-    tokio::task::block_in_place(|| nats.outage(Duration::from_millis(LEASE_TTL_MS / 4)));
+    tokio::task::block_in_place(|| cluster.nats.outage(Duration::from_millis(LEASE_TTL_MS / 4)));
     let before = acks.load(std::sync::atomic::Ordering::Relaxed);
     played(before + 3).await;
     // An outage past it: every lease runs out; the nodes take them again
     // once NATS is back, the same processes, without a restart.
-    tokio::task::block_in_place(|| nats.outage(Duration::from_millis(2 * LEASE_TTL_MS)));
+    tokio::task::block_in_place(|| cluster.nats.outage(Duration::from_millis(2 * LEASE_TTL_MS)));
     let roamer = task.await.expect("Ann finished the game through both outages");
-    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+    wait_for_balance(&cluster.nats, &nodes.iter().collect::<Vec<_>>()).await;
 
-    let (logged, ended) = logged_actions(&nats, &table).await;
+    let (logged, ended) = logged_actions(&cluster.nats, &table).await;
     assert!(ended, "the game's end is in the log");
     assert!(in_order(&roamer.acked, &logged[&0]), "every acknowledged action is in the log");
     audit(&roamer.whole_log(), 0);
     for shard in 0..NODE_SHARDS {
-        one_writer_at_a_time(&nats, shard).await;
+        one_writer_at_a_time(&cluster.nats, shard).await;
     }
-    drop(nodes);
-    postgres::drop_database(&database).await;
+    cluster.finish(nodes).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_nodes_connections_are_let_go_by_the_tables_they_sat_at() {
-    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
-    let Some(nats) = Nats::start() else { return };
-    let database = postgres::fresh_database("cluster_dead_remote").await;
-    let db_url = postgres::url(&database);
-    let mut nodes: Vec<Node> =
-        ["n1", "n2", "n3"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
-    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+    let Some(cluster) = Cluster::start("cluster_dead_remote").await else { return };
+    let mut nodes = cluster.nodes(&["n1", "n2", "n3"]).await;
 
     // Ann's table is on n1; Bob sits at it from n2, and Cy watches from n3.
     let mut ann = nodes[0].player("Ann").await;
@@ -1105,23 +1106,17 @@ async fn a_dead_nodes_connections_are_let_go_by_the_tables_they_sat_at() {
     }
     eprintln!("Bob's seat counted away {:?} after n2 died", killed.elapsed());
     drop(bob);
-    drop(nodes);
-    postgres::drop_database(&database).await;
+    cluster.finish(nodes).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_table_handed_over_to_a_joining_node_answers_every_command_or_closes_the_connection() {
-    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
-    let Some(nats) = Nats::start() else { return };
-    let database = postgres::fresh_database("cluster_handover").await;
-    let db_url = postgres::url(&database);
-    let mut nodes: Vec<Node> =
-        ["n1", "n2"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
-    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+    let Some(cluster) = Cluster::start("cluster_handover").await else { return };
+    let mut nodes = cluster.nodes(&["n1", "n2"]).await;
 
     // A table in the shard n1 gives up first when a third node joins (its
     // highest: the lease loop gives the excess up from the top).
-    let holders = shard_holders(&nats).await;
+    let holders = shard_holders(&cluster.nats).await;
     let given_up = (0..NODE_SHARDS)
         .rev()
         .find(|&shard| holders[usize::from(shard)].as_deref() == Some("n1"))
@@ -1162,14 +1157,14 @@ async fn a_table_handed_over_to_a_joining_node_answers_every_command_or_closes_t
     // play. A command is answered (acked or refused) or its connection is
     // closed and the player resumes: a player left waiting fails the test
     // (the client's patience runs out).
-    nodes.push(Node::start("n3", &nats.url, &db_url));
+    nodes.push(Node::start("n3", &cluster.nats.url, &cluster.db_url));
     let mut roamers = Vec::new();
     for task in tasks {
         roamers.push(task.await.expect("the player finished the game through the handover"));
     }
-    let holders = shard_holders(&nats).await;
+    let holders = shard_holders(&cluster.nats).await;
     assert_ne!(holders[usize::from(given_up)].as_deref(), Some("n1"), "the shard moved");
-    let (logged, ended) = logged_actions(&nats, &table).await;
+    let (logged, ended) = logged_actions(&cluster.nats, &table).await;
     assert!(ended, "the game's end is in the log");
     for roamer in &roamers {
         audit(&roamer.whole_log(), roamer.seat);
@@ -1177,10 +1172,9 @@ async fn a_table_handed_over_to_a_joining_node_answers_every_command_or_closes_t
         let unknown = roamer.client.log.iter().filter(|m| error_code(m) == Some("no_such_table"));
         assert_eq!(unknown.count(), 0, "a table failing over is unavailable, never unknown");
     }
-    let owners = one_writer_at_a_time(&nats, given_up).await;
+    let owners = one_writer_at_a_time(&cluster.nats, given_up).await;
     assert!(owners.iter().any(|node| node != "n1"), "another node fenced the log: {owners:?}");
-    drop(nodes);
-    postgres::drop_database(&database).await;
+    cluster.finish(nodes).await;
 }
 
 /// The leak audit across nodes where a hand has private cards beyond the
@@ -1188,13 +1182,8 @@ async fn a_table_handed_over_to_a_joining_node_answers_every_command_or_closes_t
 /// maker's discards, three players on three nodes and a spectator.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_three_handed_game_with_the_dummy_on_three_nodes_leaks_nothing() {
-    let _serial = ONE_CLUSTER_AT_A_TIME.lock().await;
-    let Some(nats) = Nats::start() else { return };
-    let database = postgres::fresh_database("cluster_dummy").await;
-    let db_url = postgres::url(&database);
-    let nodes: Vec<Node> =
-        ["n1", "n2", "n3"].iter().map(|name| Node::start(name, &nats.url, &db_url)).collect();
-    wait_for_balance(&nats, &nodes.iter().collect::<Vec<_>>()).await;
+    let Some(cluster) = Cluster::start("cluster_dummy").await else { return };
+    let nodes = cluster.nodes(&["n1", "n2", "n3"]).await;
 
     let mut ann = nodes[0].player("Ann").await;
     // A long game (to 25): enough hands that some maker is not alone (a
@@ -1251,6 +1240,5 @@ async fn a_three_handed_game_with_the_dummy_on_three_nodes_leaks_nothing() {
     eprintln!("the dummy was taken and seen by its taker {dummies} times");
     assert!(dummies > 0, "some maker took the dummy and saw it");
     audit_viewer(&spectator.await.expect("Eve saw the game end").log, None);
-    drop(nodes);
-    postgres::drop_database(&database).await;
+    cluster.finish(nodes).await;
 }
