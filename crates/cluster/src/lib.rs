@@ -58,23 +58,41 @@ pub async fn open_bucket(
     // The bucket's stream, made the way a key-value bucket is:
     // `create_key_value` first reads account fields that NATS servers
     // before 2.10 (Debian's 2.9) do not send.
-    js.get_or_create_stream(stream::Config {
-        name: format!("KV_{name}"),
-        description: Some(description.to_owned()),
-        subjects: vec![format!("$KV.{name}.>")],
-        max_messages_per_subject: 1,
-        max_age: max_age.unwrap_or_default(),
-        storage: stream::StorageType::File,
-        num_replicas: replicas,
-        allow_rollup: true,
-        deny_delete: true,
-        allow_direct: true,
-        discard: stream::DiscardPolicy::New,
-        ..Default::default()
-    })
+    open_stream(
+        js,
+        stream::Config {
+            name: format!("KV_{name}"),
+            description: Some(description.to_owned()),
+            subjects: vec![format!("$KV.{name}.>")],
+            max_messages_per_subject: 1,
+            max_age: max_age.unwrap_or_default(),
+            storage: stream::StorageType::File,
+            num_replicas: replicas,
+            allow_rollup: true,
+            deny_delete: true,
+            allow_direct: true,
+            discard: stream::DiscardPolicy::New,
+            ..Default::default()
+        },
+    )
     .await
     .map_err(|error| error.to_string())?;
     js.get_key_value(name).await.map_err(|error| error.to_string())
+}
+
+/// Opens the stream `config.name`, creating it if it is missing. Nodes
+/// starting together may all find it missing and all create it; NATS lets
+/// one create win and refuses the others (its subjects now overlap an
+/// existing stream), so a refused create reads the winner's stream back.
+pub async fn open_stream(
+    js: &async_nats::jetstream::Context,
+    config: async_nats::jetstream::stream::Config,
+) -> Result<async_nats::jetstream::stream::Stream, String> {
+    let name = config.name.clone();
+    match js.get_or_create_stream(config).await {
+        Ok(stream) => Ok(stream),
+        Err(create) => js.get_stream(&name).await.map_err(|_| create.to_string()),
+    }
 }
 
 /// Connects to NATS and opens its JetStream context.

@@ -311,16 +311,19 @@ async fn open_stream(
     config: &LogConfig,
     shard: Shard,
 ) -> Result<stream::Stream, LogError> {
-    js.get_or_create_stream(stream::Config {
-        name: config.stream(shard),
-        description: Some(format!("Euchre action log, shard {shard}")),
-        subjects: vec![format!("{}.{shard}.>", config.subject_prefix)],
-        storage: stream::StorageType::File,
-        num_replicas: config.replicas,
-        // Entries leave only with their table (a purge of its subject), never one by one.
-        deny_delete: true,
-        ..Default::default()
-    })
+    crate::open_stream(
+        js,
+        stream::Config {
+            name: config.stream(shard),
+            description: Some(format!("Euchre action log, shard {shard}")),
+            subjects: vec![format!("{}.{shard}.>", config.subject_prefix)],
+            storage: stream::StorageType::File,
+            num_replicas: config.replicas,
+            // Entries leave only with their table (a purge of its subject), never one by one.
+            deny_delete: true,
+            ..Default::default()
+        },
+    )
     .await
     .map_err(nats)
 }

@@ -158,3 +158,24 @@ async fn a_table_id_that_cannot_be_a_subject_is_refused_before_anything_is_sent(
     log.append("fine", "x".into()).await.expect("appends");
     assert_eq!(records(&read_shard(&js, &config, 2, 0).await.expect("reads")).len(), 1);
 }
+
+#[tokio::test]
+async fn nodes_starting_together_all_open_the_same_streams_and_buckets() {
+    let Some(nats) = Nats::start() else { return };
+    let mut contexts = Vec::new();
+    for _ in 0..8 {
+        contexts.push(nats.jetstream().await);
+    }
+    // Every node creates what is missing at once; one create wins, and the
+    // others must read the winner's back rather than fail to start.
+    let opened = futures_util::future::join_all(contexts.iter().map(|js| async move {
+        let log = euchre_cluster::log::read_shard(js, &LogConfig::default(), 0, 0).await;
+        let bucket = euchre_cluster::open_bucket(js, "together", "a test bucket", None, 1).await;
+        (log.map(|_| ()).map_err(|e| e.to_string()), bucket.map(|_| ()))
+    }))
+    .await;
+    for (log, bucket) in opened {
+        log.expect("the log's stream opens");
+        bucket.expect("the bucket opens");
+    }
+}
