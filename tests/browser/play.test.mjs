@@ -17,6 +17,20 @@ async function assertTrumpFirst(page) {
   assert.ok(firstPlain === -1 || !flags.slice(firstPlain).includes(true), `trump cards come first: ${flags}`);
 }
 
+// Starts noting the lines the play log gains; returns a wait for one of
+// `texts` among them.
+async function watchLog(page) {
+  await page.evaluate(() => {
+    window.logWatch?.disconnect();
+    window.logLines = [];
+    window.logWatch = new MutationObserver((changes) => {
+      for (const change of changes) for (const line of change.addedNodes) window.logLines.push(line.textContent);
+    });
+    window.logWatch.observe(document.querySelector('.play-log'), { childList: true });
+  });
+  return (texts) => page.waitForFunction((wanted) => window.logLines.some((text) => wanted.includes(text)), texts);
+}
+
 function noProblems(...pages) {
   for (const page of pages) assert.deepEqual(page.problems, [], 'no script errors or console errors');
 }
@@ -56,8 +70,12 @@ test('one person and three bots play a whole game, then a rematch', async () => 
         await ann.keyboard.press('ArrowLeft');
         assert.equal(await focused(), start);
       }
+      // The play log says when the card went: the hand's size cannot, as a
+      // bot's claim can end the hand and deal the next before a look.
+      const played = await watchLog(ann);
       await ann.keyboard.press('Enter');
-      await ann.waitForFunction((n) => document.querySelectorAll('.hand .card').length < n, before);
+      const card = label.split(',')[0];
+      await played([`You played the ${card}.`, `You discarded the ${card}.`]);
       keyboardPlays += 1;
     } else if (await bid.count() > 0) {
       const seq = Number(await ann.locator('.table-view').getAttribute('data-seq'));
