@@ -147,6 +147,10 @@ pub struct Limits {
     /// New guests (a `hello` without a token) one address may register a
     /// minute, the burst too; 0: no limit.
     pub guests_per_minute: u32,
+    /// Tokens (guests' and log-in sessions') whose player is kept in memory,
+    /// the most recently used; an older one is looked up in the database at
+    /// its next `hello`. About 250 bytes each.
+    pub known_tokens: usize,
     /// Tables on the server.
     pub max_tables: usize,
 }
@@ -214,6 +218,7 @@ impl Default for Limits {
             max_connections: 0,
             abuse_penalty_ms: 10_000,
             guests_per_minute: 30,
+            known_tokens: 100_000,
             max_tables: 10_000,
         }
     }

@@ -3,12 +3,14 @@
 //! may be revoked; see [`crate::accounts`]). Only a hash of each token is
 //! kept, in memory and in storage, so a leaked database gives nobody a way in.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use euchre_protocol::{ErrorCode, PlayerInfo, Refusal};
 use euchre_store::writer::Recorder;
 use euchre_store::{Millis, Store, Write};
+use lru::LruCache;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
@@ -17,8 +19,12 @@ use crate::table::now_ms;
 /// The players the server knows: a cache in front of the store.
 #[derive(Debug)]
 pub struct Players {
+    /// The most recently used tokens' players, at most `limits.known_tokens`:
+    /// a guest's token never expires, so without a bound the map would grow
+    /// with every guest ever seen. A token that fell out is looked up in the
+    /// store at its next `hello`, once.
     // A std mutex: held only for a map lookup or insert, never across an await.
-    by_token: Mutex<HashMap<String, Known>>,
+    by_token: Mutex<LruCache<String, Known>>,
     /// The accounts' names, as compared (lower case): no new guest takes one.
     claimed: Mutex<HashSet<String>>,
     store: Arc<dyn Store>,
@@ -37,9 +43,11 @@ struct Known {
 }
 
 impl Players {
-    pub fn new(store: Arc<dyn Store>, recorder: Recorder) -> Players {
+    /// Players keeping at most `known_tokens` tokens in memory (at least one).
+    pub fn new(store: Arc<dyn Store>, recorder: Recorder, known_tokens: usize) -> Players {
+        let capacity = NonZeroUsize::new(known_tokens).unwrap_or(NonZeroUsize::MIN);
         Players {
-            by_token: Mutex::default(),
+            by_token: Mutex::new(LruCache::new(capacity)),
             claimed: Mutex::default(),
             store,
             recorder,
@@ -86,7 +94,7 @@ impl Players {
             self.store.apply(std::slice::from_ref(&write)).await.map_err(|_| unavailable())?;
         }
         self.recorder.record_and_wait(vec![write]).await.map_err(|_| unavailable())?;
-        self.lock().insert(token_hash, Known { player: player.clone(), expires_at: None });
+        self.lock().put(token_hash, Known { player: player.clone(), expires_at: None });
         Ok((player, token))
     }
 
@@ -109,7 +117,7 @@ impl Players {
             self.store.player_by_token_hash(&token_hash).await.map_err(unavailable)?
         {
             let player = PlayerInfo { id: row.id, name: row.name };
-            self.lock().insert(token_hash, Known { player: player.clone(), expires_at: None });
+            self.lock().put(token_hash, Known { player: player.clone(), expires_at: None });
             return Ok(Some(player));
         }
         let Some(session) =
@@ -131,20 +139,28 @@ impl Players {
     /// A session just started, so its first `hello` needs no lookup.
     pub fn remember_session(&self, token_hash: &str, player: &PlayerInfo, expires_at: Millis) {
         let known = Known { player: player.clone(), expires_at: Some(expires_at) };
-        self.lock().insert(token_hash.to_owned(), known);
+        self.lock().put(token_hash.to_owned(), known);
     }
 
     /// Forgets one token: a session logged out, a guest's token retired by its claim.
     pub fn forget(&self, token_hash: &str) {
-        self.lock().remove(token_hash);
+        self.lock().pop(token_hash);
     }
 
     /// Forgets every token of a player (its password changed, ending its sessions).
     pub fn forget_player(&self, player_id: &str) {
-        self.lock().retain(|_, known| known.player.id != player_id);
+        let mut known = self.lock();
+        let tokens: Vec<String> = known
+            .iter()
+            .filter(|(_, known)| known.player.id == player_id)
+            .map(|(token, _)| token.clone())
+            .collect();
+        for token in tokens {
+            known.pop(&token);
+        }
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Known>> {
+    fn lock(&self) -> MutexGuard<'_, LruCache<String, Known>> {
         // A panic while holding this lock cannot leave the map half-updated.
         self.by_token.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -180,6 +196,42 @@ mod tests {
             assert_eq!(parse_name(name), Err(ErrorCode::BadName), "{name:?}");
         }
         assert_eq!(parse_name("Zoë ♠").as_deref(), Ok("Zoë ♠"));
+    }
+
+    #[tokio::test]
+    async fn memory_keeps_only_the_latest_tokens_and_the_store_the_rest() {
+        let data = tempfile::tempdir().expect("a folder");
+        let url = format!("sqlite://{}/euchre.db", data.path().display());
+        let store: Arc<dyn Store> = Arc::from(euchre_store::connect(&url).await.expect("a store"));
+        store.migrate().await.expect("migrated");
+        let (recorder, writer) =
+            euchre_store::writer::start(store.clone(), data.path().join("journal"), 16)
+                .await
+                .expect("the writer starts");
+        let stop = tokio_util::sync::CancellationToken::new();
+        let _writer = tokio::spawn(writer.run(stop.clone()));
+        let players = Players::new(store.clone(), recorder, 2);
+        let mut guests = Vec::new();
+        for name in ["Ann", "Bob", "Cat"] {
+            guests.push(players.register(name).await.expect("registered"));
+        }
+        assert_eq!(players.lock().len(), 2, "memory holds two tokens, not three");
+        let (ann, ann_token) = &guests[0];
+        assert!(!players.lock().contains(&hash(ann_token)), "the least recently used went");
+        // Once the writer has stored Ann, her token still lets her in, from the store.
+        for _ in 0..500 {
+            if store.player_by_token_hash(&hash(ann_token)).await.expect("reads").is_some() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        let found = players.authenticate(ann_token).await.expect("no error");
+        assert_eq!(found.as_ref().map(|p| &p.id), Some(&ann.id));
+        assert!(players.lock().contains(&hash(ann_token)), "and she is remembered again");
+        assert_eq!(players.lock().len(), 2);
+        players.forget_player(&ann.id);
+        assert!(!players.lock().contains(&hash(ann_token)));
+        stop.cancel();
     }
 
     #[test]

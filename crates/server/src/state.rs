@@ -53,7 +53,8 @@ impl AppState {
         store: Arc<dyn Store>,
         recorder: Recorder,
     ) -> AppState {
-        let players = Arc::new(Players::new(store.clone(), recorder.clone()));
+        let players =
+            Arc::new(Players::new(store.clone(), recorder.clone(), settings.limits.known_tokens));
         let accounts = Arc::new(Accounts::new(store.clone(), players.clone(), &settings.accounts));
         let registry = Registry::default();
         let ratings = Arc::new(Ratings::new(store.clone(), registry.clone()));
