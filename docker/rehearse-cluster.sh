@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# docker/compose.cluster.yaml rehearsed without Docker (this machine has no
+# Docker engine): the three nodes with the environment the compose file
+# gives them and the image's config (config/default.toml), behind HAProxy
+# running docker/haproxy.cfg, on a nats-server -js and a PostgreSQL
+# database of the run's own. Only what Docker would provide is replaced:
+# the containers' names become loopback ports, and the nodes trust the
+# balancer at 127.0.0.1 instead of Docker's network.
+#
+#   docker/rehearse-cluster.sh DATA_DIR
+#
+# It checks that HAProxy finds the nodes healthy and serves the page and
+# /healthz through them; plays TABLES paced tables (default 40) through it
+# for DURATION seconds (default 20); kills one node with SIGKILL, waits for
+# HAProxy to mark it down and the other two to take its shards over; and
+# plays again through the balancer on the two left. (That tables in play
+# survive the kill is the three-node failover tests' part, in
+# crates/server/tests/cluster.rs: the load generator does not reconnect.)
+#
+# Needs haproxy, nats-server, psql and PostgreSQL on 127.0.0.1:5432, and
+# the binaries (BIN, default target/debug): cargo build -p euchre-server -p euchre-loadgen
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=crates/loadgen/lib.sh
+. crates/loadgen/lib.sh
+
+data=${1:?a data folder}
+bin=${BIN:-target/debug}
+tables=${TABLES:-40}
+duration=${DURATION:-20}
+port=${PORT:-18280}
+lb_port=${LB_PORT:-18290}
+nats_port=${NATS_PORT:-14322}
+nats_bin=$(command -v nats-server || echo /usr/sbin/nats-server)
+haproxy_bin=$(command -v haproxy || echo /usr/sbin/haproxy)
+
+if [ -n "$(ls -A "$data" 2>/dev/null)" ] && [ ! -f "$data/rehearsal" ]; then
+    echo "$data is not empty and is not an earlier rehearsal's: choose a new folder" >&2
+    exit 2
+fi
+rm -rf "$data"
+mkdir -p "$data"
+touch "$data/rehearsal"
+
+database=postgres://postgres@127.0.0.1:5432/euchre_rehearsal
+psql postgres://postgres@127.0.0.1:5432/postgres -q -c "DROP DATABASE IF EXISTS euchre_rehearsal" \
+    -c "CREATE DATABASE euchre_rehearsal"
+
+pids=()
+stop_all() {
+    local pid
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap stop_all EXIT
+
+# Each node's environment, as the compose file writes it (its ${VAR:-default}
+# taken at the default), one KEY=VALUE a line.
+compose_env() {
+    python3 - "$1" <<'PY'
+import re, sys, yaml
+compose = yaml.safe_load(open("docker/compose.cluster.yaml"))
+env = compose["services"][sys.argv[1]]["environment"]
+# ${VAR:-default} is its default; ${VAR:?message} (a password) a stand-in.
+default = lambda m: m.group(2) if m.group(1) == "-" else "rehearsal"
+for key, value in env.items():
+    print(key + "=" + re.sub(r"\$\{[A-Z_]+:?([-?])([^}]*)\}", default, str(value)))
+PY
+}
+
+"$nats_bin" -a 127.0.0.1 -p "$nats_port" -js -sd "$data/nats" 2>"$data/nats.log" &
+pids+=($!)
+for _ in $(seq 100); do
+    grep -q "Server is ready" "$data/nats.log" && break
+    sleep 0.1
+done
+
+node_pids=()
+for n in 1 2 3; do
+    mapfile -t environment < <(compose_env "euchre$n")
+    mkdir -p "$data/euchre$n"
+    env "${environment[@]}" \
+        DATABASE_URL="$database" \
+        EUCHRE_CLUSTER__NATS_URL="nats://127.0.0.1:$nats_port" \
+        EUCHRE_TRUSTED_PROXIES=127.0.0.1 \
+        EUCHRE_BIND="127.0.0.1:$((port + n))" \
+        EUCHRE_DATA_DIR="$data/euchre$n" \
+        EUCHRE_LOG_FORMAT=json \
+        "${load_test_limits[@]}" EUCHRE_TIMING__BOT_DELAY_MS=0 \
+        "$bin/euchre-server" --config config/default.toml >"$data/euchre$n.log" 2>&1 &
+    pids+=($!)
+    node_pids+=($!)
+done
+
+# The compose file's balancer, its nodes' names and its port put on loopback.
+# HAProxy needs two files a connection: maxconn is lowered to fit this
+# machine's open-file limit (the compose file raises the container's).
+awk -v port="$port" -v lb="$lb_port" -v maxconn="$((($(ulimit -n) - 100) / 2))" '
+    /^ *maxconn / { $2 = maxconn; $0 = "    " $1 " " $2 }
+    /^ *bind :8080/ { sub(/:8080/, "127.0.0.1:" lb) }
+    /^ *server euchre[123] euchre[123]:8080/ { n = substr($2, 7, 1); sub(/euchre[123]:8080/, "127.0.0.1:" port + n) }
+    { print }' docker/haproxy.cfg >"$data/haproxy.cfg"
+echo "== haproxy -c"
+"$haproxy_bin" -c -f "$data/haproxy.cfg" 2>&1 | grep -v NOTICE
+"$haproxy_bin" -db -f "$data/haproxy.cfg" >"$data/haproxy.log" 2>&1 &
+pids+=($!)
+
+for n in 1 2 3; do wait_until_ready "$((port + n))"; done
+lb="http://127.0.0.1:$lb_port"
+for _ in $(seq 100); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$lb/healthz")" = 200 ] && break
+    sleep 0.1
+done
+echo "== through the balancer: /healthz $(curl -s -o /dev/null -w '%{http_code}' "$lb/healthz"), / $(curl -s -o /dev/null -w '%{http_code}' "$lb/")"
+grep -q "<title>" <(curl -s "$lb/") || { echo "the page did not come through the balancer" >&2 && exit 1; }
+
+# Every shard owned, none by more than its fair share, two looks apart
+# agreeing (the compose file leaves the shards at their default, 256).
+shards=256
+settle() {
+    local nodes=("$@") fair=$(((shards + $# - 1) / $#)) owned last="" n
+    for _ in $(seq 120); do
+        owned=""
+        for n in "${nodes[@]}"; do
+            owned+="$(curl -sf "http://127.0.0.1:$((port + n))/metrics" |
+                awk '$1 == "euchre_cluster_shards_owned" { print $2 }') "
+        done
+        if echo "$owned" | awk -v s="$shards" -v f="$fair" \
+            '{ t = 0; for (i = 1; i <= NF; i++) { t += $i; if ($i > f) exit 1 } exit t != s }' &&
+            [ "$owned" = "$last" ]; then
+            echo "$owned"
+            return
+        fi
+        last=$owned
+        sleep 1
+    done
+    echo "the shards never settled: $owned" >&2
+    exit 1
+}
+echo "== shards owned by euchre1, 2, 3: $(settle 1 2 3)"
+
+play() {
+    "$bin/euchre-loadgen" "ws://127.0.0.1:$lb_port/ws" --http "$lb" --tables "$tables" --players 4 \
+        --think-ms 500 --think-exponential --duration "$duration" --json "$data/$1.json"
+    # Every table played, every hand stored, no error.
+    python3 - "$data/$1.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+problems = []
+if run["errors"]:
+    problems.append(f"errors: {run['errors']}")
+if run["actions"] == 0 or run["hands_ended"] == 0:
+    problems.append("nothing was played")
+if run["hands_stored"] < run["hands_ended"]:
+    problems.append(f"{run['hands_ended'] - run['hands_stored']} hands not stored")
+sys.exit("; ".join(problems) or None)
+PY
+}
+echo "== $tables paced tables through the balancer for $duration s"
+play three-nodes
+killed=$(date +%s%N)
+kill -9 "${node_pids[1]}"
+wait "${node_pids[1]}" 2>/dev/null || true
+since_kill() { awk -v a="$killed" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f s", (b - a) / 1e9 }'; }
+echo "== euchre2 killed (SIGKILL)"
+for _ in $(seq 200); do
+    grep -q "Server nodes/euchre2 is DOWN" "$data/haproxy.log" && break
+    sleep 0.1
+done
+grep -q "Server nodes/euchre2 is DOWN" "$data/haproxy.log" || { echo "HAProxy never marked euchre2 down" >&2 && exit 1; }
+echo "== HAProxy marked euchre2 down $(since_kill) after the kill"
+owned=$(settle 1 3)
+echo "== shards owned by euchre1, 3: $owned(settled $(since_kill) after the kill)"
+echo "== $tables paced tables through the balancer for $duration s, on the two left"
+play two-nodes
