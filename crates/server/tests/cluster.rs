@@ -441,7 +441,8 @@ fn audit(log: &[ServerMessage], seat: u8) {
 /// `None`), over every message it was sent, of every kind: seqs run on
 /// without a gap (a snapshot starts a new run), and every card anywhere in
 /// any message is one this viewer may know by then: the up-card, its own
-/// hand, dummy and discards, the cards played and claimed, and a hand's
+/// hand, dummy and discards, a card it passed or was passed (call for
+/// best), the cards played and claimed, and a hand's
 /// whole deck only once that hand has ended (the deal's reveal). Another
 /// seat's hand, dummy or discard is never sent to it, not even as an empty
 /// list.
@@ -513,6 +514,13 @@ fn audit_viewer(log: &[ServerMessage], seat: Option<u8>) {
                                 known = known.union(card.iter().copied().collect());
                             } else {
                                 assert_eq!(*card, None, "a discard shown to {seat:?}");
+                            }
+                        }
+                        Event::CardPassed { from, to, card } => {
+                            if own(from.0) || own(to.0) {
+                                known = known.union(card.iter().copied().collect());
+                            } else {
+                                assert_eq!(*card, None, "a passed card shown to {seat:?}");
                             }
                         }
                         Event::HandEnded { .. } => ended = true,
@@ -1239,6 +1247,71 @@ async fn a_three_handed_game_with_the_dummy_on_three_nodes_leaks_nothing() {
     }
     eprintln!("the dummy was taken and seen by its taker {dummies} times");
     assert!(dummies > 0, "some maker took the dummy and saw it");
+    audit_viewer(&spectator.await.expect("Eve saw the game end").log, None);
+    cluster.finish(nodes).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_joker_game_with_call_for_best_on_three_nodes_leaks_nothing() {
+    let Some(cluster) = Cluster::start("cluster_best").await else { return };
+    let nodes = cluster.nodes(&["n1", "n2", "n3"]).await;
+
+    // The joker's pack, and a loner's partner passing him its best card:
+    // the one card that goes from one hidden hand to another. A long game,
+    // so the random players go alone often enough.
+    let rules = serde_json::json!({ "points_to_win": 25, "call_for_best": true });
+    let settings = TableSettings {
+        preset: euchre_engine::Preset::ClassicJoker,
+        rules: rules.as_object().cloned(),
+        ..TableSettings::default()
+    };
+    let mut ann = nodes[0].player("Ann").await;
+    let table = create_table(&mut ann, settings).await;
+    let mut people = vec![
+        ann,
+        nodes[1].player("Bob").await,
+        nodes[2].player("Cy").await,
+        nodes[0].player("Di").await,
+    ];
+    for (seat, person) in people.iter_mut().enumerate() {
+        assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
+    }
+    let mut eve = nodes[2].player("Eve").await;
+    let id = eve.next_id();
+    let answer = eve.command(ClientMessage::Watch { id, table: table.clone(), invite: None }).await;
+    assert!(error_code(&answer).is_none(), "Eve watches: {answer:?}");
+    let spectator = tokio::spawn(async move {
+        eve.recv_until(|m| {
+            matches!(
+                m,
+                ServerMessage::Event { event: Some(TableEvent::Game(Event::GameWon { .. })), .. }
+            )
+        })
+        .await;
+        eve
+    });
+    let tasks: Vec<_> = people
+        .into_iter()
+        .enumerate()
+        .map(|(seat, p)| tokio::spawn(support::play_to_the_end(p, table.clone(), 40 + seat as u64)))
+        .collect();
+    let (mut passes_seen, mut joker_seen) = (0, false);
+    for (seat, task) in tasks.into_iter().enumerate() {
+        let client = task.await.expect("the player finished the game");
+        audit(&client.log, seat as u8);
+        for message in &client.log {
+            if let ServerMessage::Event { event: Some(TableEvent::Game(event)), .. } = message {
+                match event {
+                    Event::CardPassed { card: Some(_), .. } => passes_seen += 1,
+                    Event::CardPlayed { card, .. } => joker_seen |= card.is_joker(),
+                    _ => {}
+                }
+            }
+        }
+    }
+    eprintln!("a passed card was seen by its giver or its loner {passes_seen} times");
+    assert!(passes_seen > 0, "some partner passed a loner its best card");
+    assert!(joker_seen, "the joker was played");
     audit_viewer(&spectator.await.expect("Eve saw the game end").log, None);
     cluster.finish(nodes).await;
 }
