@@ -112,3 +112,44 @@ async fn nothing_is_appended_once_the_lease_has_run_out_by_the_nodes_clock() {
     validity.set(shard, 7, tokio::time::Instant::now() + Duration::from_secs(60));
     assert!(!validity.holds(shard, 1));
 }
+
+#[tokio::test]
+async fn a_closed_table_is_purged_by_the_shards_writer_only_while_the_lease_holds() {
+    let Some(nats) = Nats::start() else { return };
+    let config = LogConfig::default();
+    let shard = 3;
+    let (one, two, elsewhere) = tables(shard);
+    let (a_js, b_js) = (nats.jetstream().await, nats.jetstream().await);
+    let validity = euchre_cluster::Validity::default();
+    validity.set(shard, 1, tokio::time::Instant::now() + Duration::from_secs(60));
+    let logs = ShardLogs::new(SHARDS).with_validity(validity.clone());
+    let (log, _) = ShardLog::take_over(&a_js, &config, shard, "a", 1).await.expect("takes over");
+    logs.start(log);
+    keep(&logs, &one, vec![closed(&one, 1)]).await.expect("durable");
+    keep(&logs, &two, vec![closed(&two, 2)]).await.expect("durable");
+    keep(&logs, &one, vec![closed(&one, 3)]).await.expect("durable");
+
+    assert_eq!(logs.purge(&one).await.expect("purged"), 2);
+    let entries = euchre_cluster::log::read_shard(&a_js, &config, shard, 0).await.expect("reads");
+    let left = tables_in(shard, &entries).expect("readable");
+    assert_eq!(left.keys().collect::<Vec<_>>(), [&two], "only the purged table went");
+    // The shard's log goes on after a purge.
+    keep(&logs, &two, vec![closed(&two, 4)]).await.expect("durable after a purge");
+    // Not this node's shard: refused.
+    assert!(matches!(logs.purge(&elsewhere).await, Err(euchre_cluster::LogError::Fenced(_))));
+
+    // The lease no longer surely held: nothing is sent, and the table stays.
+    validity.clear(shard);
+    let refused = logs.purge(&two).await;
+    assert!(matches!(refused, Err(euchre_cluster::LogError::LeaseExpired(3))), "{refused:?}");
+    let entries = euchre_cluster::log::read_shard(&a_js, &config, shard, 0).await.expect("reads");
+    assert_eq!(tables_in(shard, &entries).expect("readable")[two.as_str()].len(), 2);
+
+    // Fenced by a new owner: a's writer purges nothing more.
+    validity.set(shard, 1, tokio::time::Instant::now() + Duration::from_secs(60));
+    let (_log, _) = ShardLog::take_over(&b_js, &config, shard, "b", 2).await.expect("takes over");
+    assert_eq!(keep(&logs, &two, vec![closed(&two, 5)]).await, Err(NotDurable::Fenced));
+    assert!(matches!(logs.purge(&two).await, Err(euchre_cluster::LogError::Fenced(3))));
+    let entries = euchre_cluster::log::read_shard(&b_js, &config, shard, 0).await.expect("reads");
+    assert_eq!(tables_in(shard, &entries).expect("readable")[two.as_str()].len(), 2);
+}
