@@ -241,7 +241,9 @@ impl ShardLog {
     /// new owner reading the log meanwhile either sees all of them (and
     /// records them again, which is idempotent) or none. A purge landing in
     /// the middle of its read leaves it short of the count it expected, so
-    /// the read fails and the take-over is tried again. A purge adds no
+    /// the read fails after its wait and the take-over is tried again
+    /// (unless a newer owner's appends make the count up, and then the
+    /// reader is fenced out anyway). A purge adds no
     /// entry and leaves the stream's last sequence as it was, so the
     /// owner's next append still finds its own last one there.
     pub async fn purge_table(&mut self, table: &str) -> Result<u64, LogError> {
