@@ -277,8 +277,14 @@ async fn purge_stored(logs: &ShardLogs, table: &str, shutdown: &CancellationToke
                 tracing::debug!(%table, shard, "a closed table is left to its shard's next take-over");
                 return;
             }
-            Err(error) => {
-                tracing::warn!(%table, %error, "cannot purge a closed table yet; trying again");
+            Err(error @ (LogError::BadTable(_) | LogError::Corrupt(..))) => {
+                tracing::error!(%table, %error, "a closed table cannot be purged");
+                return;
+            }
+            Err(error @ (LogError::Nats(_) | LogError::LeaseExpired(_))) => {
+                if pause == RETAKE_PAUSE {
+                    tracing::warn!(%table, %error, "cannot purge a closed table yet; trying again");
+                }
                 tokio::select! {
                     () = tokio::time::sleep(pause) => {}
                     () = shutdown.cancelled() => return,
