@@ -7,6 +7,9 @@
 //! so nothing may be acknowledged after it either way. The node then takes
 //! the shard over again (same epoch) or gives it up, and rebuilds its
 //! tables from the log with [`tables_in`].
+//!
+//! The same task purges closed tables from the log ([`ShardLogs::purge`]),
+//! in order with the appends and only while the lease holds.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -24,11 +27,21 @@ struct Step {
     then: Then,
 }
 
+/// What a shard's writer does, in order.
+enum Job {
+    Append(Step),
+    /// Purge a closed table's records; the answer is how many went.
+    Purge {
+        table: String,
+        then: oneshot::Sender<Result<u64, LogError>>,
+    },
+}
+
 /// Keeps each table's writes in its shard's log, for the shards this node owns.
 #[derive(Clone, Debug)]
 pub struct ShardLogs {
     shards: Shard,
-    writers: Arc<Mutex<HashMap<Shard, mpsc::UnboundedSender<Step>>>>,
+    writers: Arc<Mutex<HashMap<Shard, mpsc::UnboundedSender<Job>>>>,
     /// With it, a shard's writer appends only while the lease loop says
     /// the shard's lease (at the log's epoch) is surely still this node's.
     validity: Option<Validity>,
@@ -63,7 +76,26 @@ impl ShardLogs {
         self.lock().remove(&shard);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Shard, mpsc::UnboundedSender<Step>>> {
+    /// Purges `table`'s records from its shard's log, once the table has
+    /// closed and its history is stored elsewhere (see
+    /// [`ShardLog::purge_table`]). Done by the shard's writer, after the
+    /// appends queued before it, and only while the shard is this node's:
+    /// refused ([`LogError::Fenced`]) where it is not or its writer has
+    /// stopped, and ([`LogError::LeaseExpired`]) where the lease is not
+    /// surely held, sending nothing; the shard's next owner purges it then.
+    pub async fn purge(&self, table: &str) -> Result<u64, LogError> {
+        let shard = shard_of(table, self.shards);
+        let (then, answer) = oneshot::channel();
+        let job = Job::Purge { table: table.to_owned(), then };
+        let writer = self.lock().get(&shard).cloned();
+        match writer {
+            Some(writer) if writer.send(job).is_ok() => {}
+            _ => return Err(LogError::Fenced(shard)),
+        }
+        answer.await.unwrap_or(Err(LogError::Fenced(shard)))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Shard, mpsc::UnboundedSender<Job>>> {
         self.writers.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
@@ -79,30 +111,45 @@ impl Durability for ShardLogs {
         let step = Step { table: table.to_owned(), writes, then };
         let writer = self.lock().get(&shard_of(table, self.shards)).cloned();
         let refused = match writer {
-            Some(writer) => writer.send(step).err().map(|error| error.0),
-            None => Some(step),
+            Some(writer) => writer.send(Job::Append(step)).err().map(|error| error.0),
+            None => Some(Job::Append(step)),
         };
-        if let Some(step) = refused {
+        if let Some(Job::Append(step)) = refused {
             (step.then)(Err(NotDurable::Fenced));
         }
     }
 }
 
 /// Appends each step in turn; after the first that is not stored, refuses
-/// the rest, and says why on `stopped`.
+/// the rest, and says why on `stopped`. Purges go in the same order; one
+/// that fails leaves the appends alone (it adds nothing to the log).
 async fn append_in_order(
     mut log: ShardLog,
-    mut steps: mpsc::UnboundedReceiver<Step>,
+    mut jobs: mpsc::UnboundedReceiver<Job>,
     validity: Option<Validity>,
     stopped: oneshot::Sender<LogError>,
 ) {
     let mut stopped = Some(stopped);
-    while let Some(Step { table, writes, then }) = steps.recv().await {
+    while let Some(job) = jobs.recv().await {
+        let leased = validity.as_ref().is_none_or(|v| v.holds(log.shard(), log.epoch()));
+        let Step { table, writes, then } = match job {
+            Job::Append(step) => step,
+            Job::Purge { table, then } => {
+                let purged = if stopped.is_none() {
+                    Err(LogError::Fenced(log.shard()))
+                } else if !leased {
+                    Err(LogError::LeaseExpired(log.shard()))
+                } else {
+                    log.purge_table(&table).await
+                };
+                let _ = then.send(purged);
+                continue;
+            }
+        };
         let Some(tell) = stopped.take() else {
             then(Err(NotDurable::Fenced));
             continue;
         };
-        let leased = validity.as_ref().is_none_or(|v| v.holds(log.shard(), log.epoch()));
         let appended = if !leased {
             Err(LogError::LeaseExpired(log.shard()))
         } else {

@@ -13,7 +13,8 @@
 //!   makes every later append of an old owner fail.
 //! - [`durable`]: [`ShardLogs`], the cluster's `Durability`: each table
 //!   step's writes appended to its shard's log, in order, before anything
-//!   they caused is sent; and [`tables_in`], each table's writes read back.
+//!   they caused is sent; closed tables purged from it once their history
+//!   is stored; and [`tables_in`], each table's writes read back.
 //! - [`ownership`]: a node's lease loop: its heartbeat, and its fair share
 //!   of the shards, reported as gained and lost.
 //!

@@ -224,6 +224,48 @@ impl ShardLog {
     }
 }
 
+impl ShardLog {
+    /// Removes every record of `table`, a table that has closed and whose
+    /// history is stored elsewhere (PostgreSQL), from the shard's log: a
+    /// purge of its subject. Returns how many records went. Refused, sending
+    /// nothing, once this handle appends no more (fenced, or an append
+    /// failed): a purge is for the shard's owner, and the caller checks the
+    /// lease as for an append.
+    ///
+    /// Why a purge needs no single-writer check of its own, even from an
+    /// owner that lost the shard without knowing yet: a table's id is never
+    /// reused (a fresh UUIDv7 each time) and a closed table is never
+    /// reopened (a rebuild that reads its close drops it), so nobody ever
+    /// appends to a closed table's subject again, and what a purge removes
+    /// is exactly that table's records, all of them in PostgreSQL by then. A
+    /// new owner reading the log meanwhile either sees all of them (and
+    /// records them again, which is idempotent) or none. A purge landing in
+    /// the middle of its read leaves it short of the count it expected, so
+    /// the read fails after its wait and the take-over is tried again
+    /// (unless a newer owner's appends make the count up, and then the
+    /// reader is fenced out anyway). A purge adds no
+    /// entry and leaves the stream's last sequence as it was, so the
+    /// owner's next append still finds its own last one there.
+    pub async fn purge_table(&mut self, table: &str) -> Result<u64, LogError> {
+        match self.stopped {
+            Some(Stopped::Fenced) => return Err(LogError::Fenced(self.shard)),
+            Some(Stopped::Uncertain) => {
+                return Err(LogError::Nats(
+                    "an earlier append failed; take the shard over again".into(),
+                ));
+            }
+            None => {}
+        }
+        if !valid_token(table) {
+            return Err(LogError::BadTable(table.to_owned()));
+        }
+        let stream = open_stream(&self.js, &self.config, self.shard).await?;
+        let subject = self.config.table_subject(self.shard, table);
+        let purged = stream.purge().filter(subject).await.map_err(nats)?;
+        Ok(purged.purged)
+    }
+}
+
 /// Every entry of `shard`'s log after `after`, in order.
 pub async fn read_shard(
     js: &jetstream::Context,

@@ -112,3 +112,94 @@ async fn nothing_is_appended_once_the_lease_has_run_out_by_the_nodes_clock() {
     validity.set(shard, 7, tokio::time::Instant::now() + Duration::from_secs(60));
     assert!(!validity.holds(shard, 1));
 }
+
+#[tokio::test]
+async fn a_closed_table_is_purged_by_the_shards_writer_only_while_the_lease_holds() {
+    let Some(nats) = Nats::start() else { return };
+    let config = LogConfig::default();
+    let shard = 3;
+    let (one, two, elsewhere) = tables(shard);
+    let (a_js, b_js) = (nats.jetstream().await, nats.jetstream().await);
+    let validity = euchre_cluster::Validity::default();
+    validity.set(shard, 1, tokio::time::Instant::now() + Duration::from_secs(60));
+    let logs = ShardLogs::new(SHARDS).with_validity(validity.clone());
+    let (log, _) = ShardLog::take_over(&a_js, &config, shard, "a", 1).await.expect("takes over");
+    logs.start(log);
+    keep(&logs, &one, vec![closed(&one, 1)]).await.expect("durable");
+    keep(&logs, &two, vec![closed(&two, 2)]).await.expect("durable");
+    keep(&logs, &one, vec![closed(&one, 3)]).await.expect("durable");
+
+    assert_eq!(logs.purge(&one).await.expect("purged"), 2);
+    let entries = euchre_cluster::log::read_shard(&a_js, &config, shard, 0).await.expect("reads");
+    let left = tables_in(shard, &entries).expect("readable");
+    assert_eq!(left.keys().collect::<Vec<_>>(), [&two], "only the purged table went");
+    // The shard's log goes on after a purge.
+    keep(&logs, &two, vec![closed(&two, 4)]).await.expect("durable after a purge");
+    // Not this node's shard: refused.
+    assert!(matches!(logs.purge(&elsewhere).await, Err(euchre_cluster::LogError::Fenced(_))));
+
+    // The lease no longer surely held: nothing is sent, and the table stays.
+    validity.clear(shard);
+    let refused = logs.purge(&two).await;
+    assert!(matches!(refused, Err(euchre_cluster::LogError::LeaseExpired(3))), "{refused:?}");
+    let entries = euchre_cluster::log::read_shard(&a_js, &config, shard, 0).await.expect("reads");
+    assert_eq!(tables_in(shard, &entries).expect("readable")[two.as_str()].len(), 2);
+
+    // Fenced by a new owner: a's writer purges nothing more.
+    validity.set(shard, 1, tokio::time::Instant::now() + Duration::from_secs(60));
+    let (_log, _) = ShardLog::take_over(&b_js, &config, shard, "b", 2).await.expect("takes over");
+    assert_eq!(keep(&logs, &two, vec![closed(&two, 5)]).await, Err(NotDurable::Fenced));
+    assert!(matches!(logs.purge(&two).await, Err(euchre_cluster::LogError::Fenced(3))));
+    let entries = euchre_cluster::log::read_shard(&b_js, &config, shard, 0).await.expect("reads");
+    assert_eq!(tables_in(shard, &entries).expect("readable")[two.as_str()].len(), 2);
+}
+
+#[tokio::test]
+async fn a_purge_asked_while_nats_is_away_never_stops_the_shards_writer() {
+    let Some(mut nats) = Nats::start() else { return };
+    let config = LogConfig::default();
+    let shard = 0;
+    let (one, two, _) = tables(shard);
+    let js = nats.jetstream().await;
+    let logs = ShardLogs::new(SHARDS);
+    let (log, _) = ShardLog::take_over(&js, &config, shard, "a", 1).await.expect("takes over");
+    logs.start(log);
+    keep(&logs, &one, vec![closed(&one, 1)]).await.expect("durable");
+    keep(&logs, &two, vec![closed(&two, 2)]).await.expect("durable");
+
+    // NATS goes away for a second (same port and store), while the purge is asked.
+    let outage = tokio::task::spawn_blocking(move || {
+        nats.outage(Duration::from_secs(1));
+        nats
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let during = tokio::time::timeout(Duration::from_secs(15), logs.purge(&one)).await;
+    // It gets through once NATS is back (the client holds it meanwhile: so
+    // it went in the runs here), or fails as NATS's failure, which the node
+    // tries again; never as a lost shard.
+    let during = during.expect("answered");
+    eprintln!("a purge asked while NATS was away: {during:?}");
+    assert!(matches!(during, Ok(_) | Err(euchre_cluster::LogError::Nats(_))), "{during:?}");
+    let nats = outage.await.expect("NATS is back");
+    let mut purged = None;
+    for _ in 0..50 {
+        match logs.purge(&one).await {
+            Ok(n) => {
+                purged = Some(n);
+                break;
+            }
+            Err(euchre_cluster::LogError::Nats(_)) => {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Err(error) => panic!("{error}"),
+        }
+    }
+    assert!(purged.is_some(), "a purge goes through once NATS is back");
+    // A failed purge leaves the shard's writer as it was.
+    keep(&logs, &two, vec![closed(&two, 3)]).await.expect("durable after the outage");
+    let js = nats.jetstream().await;
+    let entries = euchre_cluster::log::read_shard(&js, &config, shard, 0).await.expect("reads");
+    let left = tables_in(shard, &entries).expect("readable");
+    assert!(!left.contains_key(&one), "purged");
+    assert_eq!(left[two.as_str()], vec![closed(&two, 2), closed(&two, 3)]);
+}

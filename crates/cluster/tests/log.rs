@@ -179,3 +179,35 @@ async fn nodes_starting_together_all_open_the_same_streams_and_buckets() {
         bucket.expect("the bucket opens");
     }
 }
+
+#[tokio::test]
+async fn a_closed_tables_records_are_purged_alone_and_the_owner_appends_on() {
+    let Some(nats) = Nats::start() else { return };
+    let config = LogConfig::default();
+    let js = nats.jetstream().await;
+    let (mut log, _) = ShardLog::take_over(&js, &config, 4, "a", 1).await.expect("takes over");
+    for n in 0..6 {
+        log.append(&format!("t{}", n % 2), Bytes::from(n.to_string())).await.expect("appends");
+    }
+    // t1's record is the stream's last: purging it must not move the last
+    // sequence the owner's next append expects.
+    assert_eq!(log.purge_table("t1").await.expect("purges"), 3);
+    assert!(read_table(&js, &config, 4, "t1").await.expect("reads").is_empty());
+    log.append("t0", "6".into()).await.expect("the owner appends on after the purge");
+    let kept = read_table(&js, &config, 4, "t0").await.expect("reads");
+    let kept: Vec<String> = records(&kept).into_iter().map(|(_, body)| body).collect();
+    assert_eq!(kept, ["0", "2", "4", "6"]);
+    // Nothing left to purge: a second purge is harmless.
+    assert_eq!(log.purge_table("t1").await.expect("purges"), 0);
+    assert!(matches!(log.purge_table("a.b").await, Err(LogError::BadTable(_))));
+    // The next owner reads the rest, and the single-writer check still holds.
+    let (mut next, read) = ShardLog::take_over(&js, &config, 4, "b", 2).await.expect("takes over");
+    assert_eq!(records(&read).len(), 4);
+    assert_eq!(fences(&read), vec![("a".into(), 1)]);
+    assert!(matches!(log.append("t0", "stale".into()).await, Err(LogError::Fenced(4))));
+    assert!(
+        matches!(log.purge_table("t0").await, Err(LogError::Fenced(4))),
+        "a fenced handle purges nothing"
+    );
+    next.append("t0", "7".into()).await.expect("the new owner appends");
+}

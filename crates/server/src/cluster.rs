@@ -11,6 +11,9 @@
 //! - **Durability.** A table's writes go to its shard's log
 //!   ([`ShardLogs`]) before anything they caused is sent; once stored they
 //!   also go to the local journal, on their way to PostgreSQL for history.
+//!   Once a closed table's last write is in PostgreSQL, its records are
+//!   purged from the log; a closed table a take-over finds there (its owner
+//!   died first) is recorded again and purged the same way.
 //! - **Remote connections.** A command for a table another node owns is a
 //!   NATS request to its shard's subject; the owner answers "accepted" or
 //!   the refusal, and the command's own answer comes the way of events: the
@@ -29,12 +32,13 @@ use async_nats::HeaderMap;
 use async_nats::jetstream::{self, kv};
 use bytes::Bytes;
 use euchre_cluster::{
-    Change, Leases, LogConfig, Ownership, Shard, ShardLog, ShardLogs, Validity, shard_of,
+    Change, Leases, LogConfig, LogError, Ownership, Shard, ShardLog, ShardLogs, Validity, shard_of,
 };
 use euchre_protocol::{CommandId, ErrorCode, Occupant, PlayerInfo, ServerMessage, TableId};
 use euchre_store::Write;
 use euchre_store::durable::{Durability, Then};
-use euchre_store::writer::Recorder;
+use euchre_store::journal::Lsn;
+use euchre_store::writer::{Health, Recorder};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
@@ -51,6 +55,8 @@ const NODES: &str = "euchre_nodes";
 const LOBBY: &str = "euchre_lobby";
 /// How long a node waits before taking a shard over again.
 const RETAKE_PAUSE: Duration = Duration::from_millis(200);
+/// The longest wait between tries of a closed table's purge.
+const PURGE_PAUSE_MAX: Duration = Duration::from_secs(5);
 /// How long a node waits for a table's owner to accept a command.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
 /// Headers of a message to another node's connection.
@@ -155,23 +161,137 @@ struct Listing {
 #[derive(Debug)]
 struct Logged {
     logs: ShardLogs,
+    history: History,
+}
+
+/// A table's writes on their way to PostgreSQL through the local journal,
+/// and closed tables on their way out of the log once PostgreSQL has them.
+#[derive(Clone, Debug)]
+struct History {
     recorder: Recorder,
+    /// A closed table, with the journal's LSN of its last write.
+    closed: mpsc::UnboundedSender<(TableId, Lsn)>,
+    /// Tables some of whose writes the journal refused here: when one
+    /// closes, its records stay in the log (they are its only whole
+    /// history), for its shard's next take-over to record again.
+    unsure: Arc<Mutex<HashSet<TableId>>>,
+}
+
+impl History {
+    /// Journals `writes` of `table` for PostgreSQL; `whole` when they are
+    /// all its writes (read back from the log). If they close the table,
+    /// its purge waits for PostgreSQL to have them. Never waits itself.
+    fn record(&self, table: &str, writes: Vec<Write>, whole: bool) {
+        let closes = writes.iter().any(|write| matches!(write, Write::TableClosed { .. }));
+        let (table, closed, unsure) = (table.to_owned(), self.closed.clone(), self.unsure.clone());
+        // On the journal's thread, in the order journaled: short.
+        self.recorder.record_at(writes, move |journaled| match journaled {
+            Ok(lsn) => {
+                let missed = if whole {
+                    // All its writes are journaled now, whatever missed before.
+                    lock(&unsure).remove(&table);
+                    false
+                } else if closes {
+                    // The table is done here either way.
+                    lock(&unsure).remove(&table)
+                } else {
+                    false
+                };
+                if closes && missed {
+                    tracing::warn!(%table, "a closed table's history missed the journal here: it stays in the log");
+                } else if closes {
+                    let _ = closed.send((table, lsn));
+                }
+            }
+            Err(error) => {
+                tracing::error!(%table, %error, "a table's history missed the journal");
+                if !closes {
+                    lock(&unsure).insert(table);
+                }
+            }
+        });
+    }
 }
 
 impl Durability for Logged {
     fn keep(&self, table: &str, writes: Vec<Write>, then: Then) {
-        let recorder = self.recorder.clone();
-        let history = writes.clone();
+        let history = self.history.clone();
+        let copy = writes.clone();
+        let table_id = table.to_owned();
         self.logs.keep(
             table,
             writes,
             Box::new(move |result| {
                 if result.is_ok() {
-                    recorder.record(history, |_| {});
+                    history.record(&table_id, copy, false);
                 }
                 then(result);
             }),
         );
+    }
+}
+
+/// Purges each closed table from its shard's log once PostgreSQL has its
+/// last write (`stored_through`: the journal is stored in order, so it has
+/// all the table's writes then). Neither the table nor any acknowledgement
+/// waits for this.
+async fn purge_closed(
+    logs: ShardLogs,
+    health: Arc<Health>,
+    mut closed: mpsc::UnboundedReceiver<(TableId, Lsn)>,
+    shutdown: CancellationToken,
+) {
+    loop {
+        let (table, lsn) = tokio::select! {
+            next = closed.recv() => match next {
+                Some(next) => next,
+                None => return,
+            },
+            () = shutdown.cancelled() => return,
+        };
+        let (logs, health, shutdown) = (logs.clone(), health.clone(), shutdown.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                () = health.stored_through(lsn) => {}
+                () = shutdown.cancelled() => return,
+            }
+            purge_stored(&logs, &table, &shutdown).await;
+        });
+    }
+}
+
+/// Purges a closed table whose history PostgreSQL has, trying again while
+/// it fails (NATS away, the lease not surely held for a moment) and the
+/// shard is still this node's. A shard given up (or whose log stopped
+/// here) leaves the table to the take-over that follows, which reads it,
+/// records it again and purges it.
+async fn purge_stored(logs: &ShardLogs, table: &str, shutdown: &CancellationToken) {
+    let mut pause = RETAKE_PAUSE;
+    loop {
+        match logs.purge(table).await {
+            Ok(purged) => {
+                tracing::debug!(%table, purged, "a closed table left its shard's log");
+                return;
+            }
+            Err(LogError::Fenced(shard)) => {
+                tracing::debug!(%table, shard, "a closed table is left to its shard's next take-over");
+                return;
+            }
+            Err(error @ (LogError::BadTable(_) | LogError::Corrupt(..))) => {
+                tracing::error!(%table, %error, "a closed table cannot be purged");
+                return;
+            }
+            Err(error @ (LogError::Nats(_) | LogError::LeaseExpired(_))) => {
+                if pause == RETAKE_PAUSE {
+                    tracing::warn!(%table, %error, "cannot purge a closed table yet; trying again");
+                }
+                tokio::select! {
+                    () = tokio::time::sleep(pause) => {}
+                    () = shutdown.cancelled() => return,
+                }
+                pause = (pause * 2).min(PURGE_PAUSE_MAX);
+            }
+        }
     }
 }
 
@@ -220,7 +340,11 @@ pub async fn start(mut state: AppState) -> anyhow::Result<AppState> {
     let ownership = Ownership::new(&id, shards, owners, nodes.clone(), changes_tx.clone());
     let validity = ownership.validity();
     let logs = ShardLogs::new(shards).with_validity(validity.clone());
-    let durability = Arc::new(Logged { logs: logs.clone(), recorder: state.recorder.clone() });
+    let (closed, closed_rx) = mpsc::unbounded_channel();
+    let history = History { recorder: state.recorder.clone(), closed, unsure: Arc::default() };
+    let durability = Arc::new(Logged { logs: logs.clone(), history });
+    let health = state.recorder.health().clone();
+    tokio::spawn(purge_closed(logs.clone(), health, closed_rx, state.shutdown.clone()));
     let node = Arc::new(Node {
         id: id.clone(),
         shards,
@@ -450,14 +574,22 @@ impl Node {
                 Default::default()
             }
         };
-        let mut restored = 0;
+        let (mut restored, mut closed) = (0, 0);
         for (table, writes) in tables {
+            // History is idempotent: what a dead owner's journal held
+            // reaches the database this way too.
+            let history = &self.durability.history;
+            if writes.iter().any(|write| matches!(write, Write::TableClosed { .. })) {
+                // Closed before its owner purged it (it died first, or
+                // PostgreSQL or NATS was away): recorded, then purged.
+                history.record(&table, writes, true);
+                closed += 1;
+                continue;
+            }
             let host = host_name(state, &table, &writes).await;
             match euchre_store::live::live_table(&writes, |_| host) {
                 Ok(Some(live)) => {
-                    // History is idempotent: what a dead owner's journal held
-                    // reaches the database this way too.
-                    self.durability.recorder.record(writes, |_| {});
+                    history.record(&table, writes, true);
                     match state.restore_table(live) {
                         Ok(()) => restored += 1,
                         Err(error) => tracing::error!(%table, %error, "cannot restore a table"),
@@ -474,7 +606,7 @@ impl Node {
             Err(error) => tracing::error!(shard, %error, "cannot listen for the shard's commands"),
         }
         let _ = self.client.publish(format!("euchre.moved.{shard}"), Bytes::new()).await;
-        tracing::info!(node = %self.id, shard, epoch, tables = restored, "shard taken over");
+        tracing::info!(node = %self.id, shard, epoch, tables = restored, closed, "shard taken over");
     }
 
     /// When the shard's log stops taking writes here while the shard is still

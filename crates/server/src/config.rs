@@ -178,6 +178,9 @@ pub struct Timing {
     pub idle_timeout_ms: u64,
     /// How long a disconnected player's seat waits before a bot plays it.
     pub reconnect_grace_ms: u64,
+    /// A table with no connection at all closes after this long (never
+    /// sooner than `reconnect_grace_ms`).
+    pub table_close_ms: u64,
     /// Pause before a bot acts, so people can follow the play.
     pub bot_delay_ms: u64,
     /// On shutdown, how long clients are told to wait before reconnecting.
@@ -241,6 +244,7 @@ impl Default for Timing {
             ping_interval_ms: 30_000,
             idle_timeout_ms: 60_000,
             reconnect_grace_ms: 30_000,
+            table_close_ms: 60_000,
             bot_delay_ms: 700,
             reconnect_after_ms: 5_000,
             shutdown_grace_ms: 5_000,

@@ -87,7 +87,7 @@ impl AppState {
             event_ring: self.settings.limits.event_ring,
             bot_delay: Timing::ms(timing.bot_delay_ms),
             reconnect_grace: Timing::ms(timing.reconnect_grace_ms),
-            idle_close: Timing::ms(timing.reconnect_grace_ms.max(60_000)),
+            idle_close: Timing::ms(timing.reconnect_grace_ms.max(timing.table_close_ms)),
             metrics: self.metrics.clone(),
             ratings: Some(self.ratings.clone()),
         }

@@ -286,8 +286,15 @@ impl Cluster {
 
     /// Nodes of these names, once the shards are spread over them.
     async fn nodes(&self, names: &[&str]) -> Vec<Node> {
-        let nodes: Vec<Node> =
-            names.iter().map(|name| Node::start(name, &self.nats.url, &self.db_url)).collect();
+        self.nodes_with(names, |_| {}).await
+    }
+
+    /// [`Cluster::nodes`], each with its settings changed by `tweak`.
+    async fn nodes_with(&self, names: &[&str], tweak: fn(&mut Settings)) -> Vec<Node> {
+        let nodes: Vec<Node> = names
+            .iter()
+            .map(|name| Node::start_with(name, &self.nats.url, &self.db_url, tweak))
+            .collect();
         wait_for_balance(&self.nats, &nodes.iter().collect::<Vec<_>>()).await;
         nodes
     }
@@ -312,6 +319,10 @@ struct Node {
 
 impl Node {
     fn start(name: &str, nats: &str, database: &str) -> Node {
+        Node::start_with(name, nats, database, |_| {})
+    }
+
+    fn start_with(name: &str, nats: &str, database: &str, tweak: fn(&mut Settings)) -> Node {
         // Quiet unless RUST_LOG asks.
         if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_default_env() {
             let _ = tracing_subscriber::fmt().with_env_filter(filter).with_test_writer().try_init();
@@ -334,6 +345,7 @@ impl Node {
             replicas: 1,
             shards: NODE_SHARDS,
         };
+        tweak(&mut settings);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -1313,5 +1325,176 @@ async fn a_joker_game_with_call_for_best_on_three_nodes_leaks_nothing() {
     assert!(passes_seen > 0, "some partner passed a loner its best card");
     assert!(joker_seen, "the joker was played");
     audit_viewer(&spectator.await.expect("Eve saw the game end").log, None);
+    cluster.finish(nodes).await;
+}
+
+// ---------------------------------------------------------------------------
+// Closed tables leave the shards' logs once PostgreSQL has their history.
+
+/// How many records of `table` its shard's log holds.
+async fn records_of(nats: &Nats, table: &str) -> usize {
+    try_records_of(nats, table).await.expect("reads")
+}
+
+/// [`records_of`]; a read that a purge overtakes falls short of the count
+/// it expected and fails (it never returns part of a table).
+async fn try_records_of(nats: &Nats, table: &str) -> Result<usize, euchre_cluster::LogError> {
+    let shard = shard_of(table, NODE_SHARDS);
+    let js = nats.jetstream().await;
+    let entries = euchre_cluster::log::read_table(&js, &LogConfig::default(), shard, table).await?;
+    Ok(entries.len())
+}
+
+/// What PostgreSQL holds of `table`: whether it is closed, and its ended
+/// matches' finished hands.
+async fn stored_history(db_url: &str, table: &str) -> (bool, i64) {
+    use sqlx::Connection;
+    let mut db = sqlx::PgConnection::connect(db_url).await.expect("connects");
+    let closed: Option<Option<i64>> =
+        sqlx::query_scalar("SELECT closed_at FROM game_tables WHERE id = $1")
+            .bind(table)
+            .fetch_optional(&mut db)
+            .await
+            .expect("reads game_tables");
+    let hands: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM hands h JOIN matches m ON m.id = h.match_id \
+         WHERE m.table_id = $1 AND m.ended_at IS NOT NULL AND h.outcome IS NOT NULL",
+    )
+    .bind(table)
+    .fetch_one(&mut db)
+    .await
+    .expect("reads hands");
+    (closed.flatten().is_some(), hands)
+}
+
+/// Waits until the table has left its shard's log and PostgreSQL has it
+/// closed with `hands` finished hands.
+async fn wait_purged_and_stored(cluster: &Cluster, table: &str, hands: i64) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        // While the purge happens a read may fail: read again.
+        let left = try_records_of(&cluster.nats, table).await.map_err(|e| e.to_string());
+        let stored = stored_history(&cluster.db_url, table).await;
+        if left == Ok(0) && stored == (true, hands) {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the table's log holds {left:?} records; PostgreSQL has (closed, hands) {stored:?}, \
+             expected (true, {hands})"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_and_closed_table_leaves_its_shards_log_once_postgresql_has_its_hands() {
+    let Some(cluster) = Cluster::start("cluster_purge").await else { return };
+    // A table nobody is connected to closes half a second later.
+    let nodes = cluster
+        .nodes_with(&["n1", "n2"], |settings| {
+            settings.timing.reconnect_grace_ms = 500;
+            settings.timing.table_close_ms = 500;
+        })
+        .await;
+    let mut ann = nodes[0].player("Ann").await;
+    let settings = TableSettings { bot_seats: vec![1, 2, 3], ..TableSettings::default() };
+    let table = create_table(&mut ann, settings).await;
+    assert_eq!(ann.sit(&table, Some(0)).await, 0);
+    let ann = support::play_to_the_end(ann, table.clone(), 11).await;
+    let hands = ann
+        .log
+        .iter()
+        .filter(|m| {
+            matches!(
+                m,
+                ServerMessage::Event { event: Some(TableEvent::Game(Event::HandEnded { .. })), .. }
+            )
+        })
+        .count();
+    assert!(hands >= 3, "a game is several hands: {hands}");
+    // Open, the table keeps its records in the log, finished game and all.
+    assert!(records_of(&cluster.nats, &table).await > 0);
+
+    // PostgreSQL cannot take the table's close for now: a transaction
+    // holds game_tables, so the node's history writer waits.
+    use sqlx::Connection;
+    let mut blocker = sqlx::PgConnection::connect(&cluster.db_url).await.expect("connects");
+    let mut hold = blocker.begin().await.expect("begins");
+    sqlx::query("LOCK TABLE game_tables IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut *hold)
+        .await
+        .expect("locks");
+    // Ann goes: nobody is connected, and the table closes.
+    drop(ann);
+    let shard = shard_of(&table, NODE_SHARDS);
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let js = cluster.nats.jetstream().await;
+        let entries = euchre_cluster::log::read_table(&js, &LogConfig::default(), shard, &table)
+            .await
+            .expect("reads");
+        assert!(!entries.is_empty(), "the table left the log before PostgreSQL had it");
+        let writes = tables_in(shard, &entries).expect("readable").remove(&table);
+        if writes.unwrap_or_default().iter().any(|w| matches!(w, Write::TableClosed { .. })) {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the table never closed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Closed, but not in PostgreSQL yet: it stays in the log.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(records_of(&cluster.nats, &table).await > 0, "purged before PostgreSQL had it");
+    hold.commit().await.expect("lets go");
+    wait_purged_and_stored(&cluster, &table, hands as i64).await;
+    cluster.finish(nodes).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_table_its_owner_died_before_purging_is_stored_and_purged_at_the_take_over() {
+    let Some(cluster) = Cluster::start("cluster_orphan").await else { return };
+    // A finished game at a closed table, in its shard's log as an owner
+    // that died before its journal reached PostgreSQL left it.
+    let table = "0193a8f2c4e07b3d9f1a2b3c4d5e6f70";
+    let rules = euchre_engine::Preset::Standard.rules();
+    let mut game = euchre_engine::Game::new(rules, 5).expect("valid rules");
+    let mut bots: Vec<_> = (0..4).map(|seat| BotKind::Basic.create(seat)).collect();
+    while let Some(seat) = game.turn() {
+        let legal = game.legal_actions(seat);
+        let view = game.view(euchre_engine::Viewer::Seat(seat));
+        let action = bots[usize::from(seat.0)].choose(&view, &legal).expect("a move");
+        game.apply(seat, action).expect("a legal move");
+    }
+    let names: Vec<String> = (0..4).map(|seat| format!("Bot {seat}")).collect();
+    let mut played = euchre_server::api::import_writes("m-orphan", game.record(), &names, 1_000);
+    if let Some(Write::MatchStarted { table_id, .. }) = played.first_mut() {
+        *table_id = table.to_owned();
+    }
+    let opened = vec![Write::TableOpened {
+        id: table.to_owned(),
+        host_id: "p-gone".to_owned(),
+        settings: serde_json::json!({}),
+        invite: None,
+        at: 1_000,
+    }];
+    let closed = vec![Write::TableClosed { id: table.to_owned(), at: 2_000 }];
+    let shard = shard_of(table, NODE_SHARDS);
+    {
+        let js = cluster.nats.jetstream().await;
+        let (mut dead, _) = ShardLog::take_over(&js, &LogConfig::default(), shard, "dead", 0)
+            .await
+            .expect("takes over");
+        for writes in [opened, played, closed] {
+            let body = serde_json::to_vec(&writes).expect("encodes");
+            dead.append(table, body.into()).await.expect("appends");
+        }
+    }
+    // (PostgreSQL has nothing yet: the database is new, not even migrated.)
+    assert_eq!(records_of(&cluster.nats, table).await, 3);
+
+    // The nodes start and share the shards: the shard's new owner records
+    // the table's history and purges it.
+    let nodes = cluster.nodes(&["n1", "n2"]).await;
+    wait_purged_and_stored(&cluster, table, game.record().hands.len() as i64).await;
     cluster.finish(nodes).await;
 }

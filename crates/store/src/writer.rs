@@ -34,6 +34,8 @@ pub struct Health {
     connected: AtomicBool,
     journaled: AtomicU64,
     stored: AtomicU64,
+    /// Wakes [`Health::stored_through`]'s waiters when `stored` moves.
+    stored_moved: tokio::sync::Notify,
 }
 
 impl Health {
@@ -46,6 +48,31 @@ impl Health {
     pub fn backlog(&self) -> u64 {
         let journaled = self.journaled.load(Ordering::Relaxed);
         journaled.saturating_sub(self.stored.load(Ordering::Relaxed))
+    }
+
+    /// The journal's last LSN the database has: every write journaled at or
+    /// before it is stored (the writer stores the journal in order).
+    pub fn stored(&self) -> Lsn {
+        self.stored.load(Ordering::Acquire)
+    }
+
+    /// Waits until the database has every write journaled up to `lsn`
+    /// (from [`Recorder::record_at`]). Waits for as long as that takes: a
+    /// database away, or a writer stopped, keeps it waiting.
+    pub async fn stored_through(&self, lsn: Lsn) {
+        loop {
+            // Made before the check, so a move between the two still wakes it.
+            let moved = self.stored_moved.notified();
+            if self.stored() >= lsn {
+                return;
+            }
+            moved.await;
+        }
+    }
+
+    fn set_stored(&self, lsn: Lsn) {
+        self.stored.store(lsn, Ordering::Release);
+        self.stored_moved.notify_waiters();
     }
 }
 
@@ -66,6 +93,17 @@ impl Recorder {
         writes: Vec<Write>,
         durable: impl FnOnce(Result<(), String>) + Send + 'static,
     ) {
+        self.record_at(writes, move |result| durable(result.map(drop)));
+    }
+
+    /// As [`Recorder::record`], and tells the journal's LSN of the last of
+    /// `writes`: once [`Health::stored`] reaches it, the database has them
+    /// all ([`Health::stored_through`] waits for that).
+    pub fn record_at(
+        &self,
+        writes: Vec<Write>,
+        durable: impl FnOnce(Result<Lsn, String>) + Send + 'static,
+    ) {
         let count = writes.len() as u64;
         let queue = self.queue.clone();
         let health = self.health.clone();
@@ -76,7 +114,7 @@ impl Recorder {
                 health.journaled.fetch_max(last, Ordering::Relaxed);
                 // A full queue is fine: the writer finds the gap and reads the journal.
                 let _ = queue.try_send((last + 1 - count, last, copy));
-                durable(Ok(()));
+                durable(Ok(last));
             }
             Err(error) => durable(Err(error)),
         });
@@ -125,7 +163,7 @@ pub async fn start(
     health.connected.store(store.ping().await.is_ok(), Ordering::Relaxed);
     let stored = pending.first().map_or(0, |(lsn, _)| lsn - 1);
     let last = pending.last().map_or(stored, |(lsn, _)| *lsn);
-    health.stored.store(stored, Ordering::Relaxed);
+    health.set_stored(stored);
     health.journaled.store(last, Ordering::Relaxed);
     let (tx, rx) = mpsc::channel(queue_capacity.max(1));
     let mut writer = Writer {
@@ -267,7 +305,7 @@ impl Writer {
                 Ok(()) => {
                     self.health.connected.store(true, Ordering::Relaxed);
                     self.stored = last;
-                    self.health.stored.store(last, Ordering::Relaxed);
+                    self.health.set_stored(last);
                     self.journal.checkpoint(last);
                     return;
                 }
@@ -466,6 +504,40 @@ mod tests {
         until(|| store.stored().len() == 51).await;
         assert_eq!(store.stored(), (0..51).map(closed).collect::<Vec<_>>());
         until(|| recorder.health().connected() && recorder.health().backlog() == 0).await;
+        stop.cancel();
+        task.await.expect("the writer stopped");
+    }
+
+    #[tokio::test]
+    async fn a_write_is_known_stored_once_the_database_has_it() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let store = Arc::new(MemoryStore::default());
+        store.down.store(true, Ordering::Relaxed);
+        let (recorder, writer) = start(store.clone(), dir.path().into(), 8).await.expect("starts");
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(writer.run(stop.clone()));
+        let mut lsns = Vec::new();
+        for n in 0..3 {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            recorder.record_at(vec![closed(2 * n), closed(2 * n + 1)], move |lsn| {
+                let _ = tx.send(lsn);
+            });
+            lsns.push(rx.await.expect("answered").expect("journaled"));
+        }
+        assert!(lsns.windows(2).all(|w| w[1] == w[0] + 2), "the last write's LSN: {lsns:?}");
+        // Journaled, not stored: whoever waits for the database still waits.
+        let health = recorder.health().clone();
+        let last = lsns[2];
+        let waiting = tokio::spawn(async move { health.stored_through(last).await });
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(!waiting.is_finished(), "the database is away");
+        assert!(recorder.health().stored() < lsns[0]);
+        store.down.store(false, Ordering::Relaxed);
+        tokio::time::timeout(Duration::from_secs(10), waiting)
+            .await
+            .expect("told once stored")
+            .expect("the waiter ran");
+        assert_eq!(store.stored(), (0..6).map(closed).collect::<Vec<_>>());
         stop.cancel();
         task.await.expect("the writer stopped");
     }
