@@ -9,15 +9,19 @@
 #
 #   docker/rehearse-cluster.sh DATA_DIR
 #
-# It checks that HAProxy finds the nodes healthy and serves the page and
-# /healthz through them; plays TABLES paced tables (default 40) through it
-# for DURATION seconds (default 20); kills one node with SIGKILL, waits for
-# HAProxy to mark it down and the other two to take its shards over; and
-# plays again through the balancer on the two left. (That tables in play
+# It checks that Compose reads both compose files, that HAProxy finds the
+# nodes healthy and serves the page and /healthz through them; plays TABLES
+# paced tables (default 40; THINK_MS, default 100, the mean pause before
+# each action) through it for DURATION seconds (default 20), every hand
+# stored and no error; kills one node with SIGKILL, waits for HAProxy to
+# mark it down and the other two to take its shards over; and plays again
+# through the balancer on the two left. (That tables in play
 # survive the kill is the three-node failover tests' part, in
 # crates/server/tests/cluster.rs: the load generator does not reconnect.)
 #
-# Needs haproxy, nats-server, psql and PostgreSQL on 127.0.0.1:5432, and
+# Needs haproxy, docker-compose (to read the compose files: Debian's
+# package, version 1, reads them without a Docker engine), nats-server,
+# psql and PostgreSQL on 127.0.0.1:5432, and
 # the binaries (BIN, default target/debug): cargo build -p euchre-server -p euchre-loadgen
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +32,7 @@ data=${1:?a data folder}
 bin=${BIN:-target/debug}
 tables=${TABLES:-40}
 duration=${DURATION:-20}
+think=${THINK_MS:-100}
 port=${PORT:-18280}
 lb_port=${LB_PORT:-18290}
 nats_port=${NATS_PORT:-14322}
@@ -54,17 +59,17 @@ stop_all() {
 }
 trap stop_all EXIT
 
-# Each node's environment, as the compose file writes it (its ${VAR:-default}
-# taken at the default), one KEY=VALUE a line.
+# The compose file as Compose reads it (validated, its variables filled in:
+# POSTGRES_PASSWORD is a stand-in, the database URL is replaced below).
+POSTGRES_PASSWORD=rehearsal docker-compose -f docker/compose.cluster.yaml config >"$data/compose.yaml"
+POSTGRES_PASSWORD=rehearsal docker-compose -f docker/compose.yaml config -q
+# Each node's environment there, one KEY=VALUE a line.
 compose_env() {
-    python3 - "$1" <<'PY'
-import re, sys, yaml
-compose = yaml.safe_load(open("docker/compose.cluster.yaml"))
-env = compose["services"][sys.argv[1]]["environment"]
-# ${VAR:-default} is its default; ${VAR:?message} (a password) a stand-in.
-default = lambda m: m.group(2) if m.group(1) == "-" else "rehearsal"
-for key, value in env.items():
-    print(key + "=" + re.sub(r"\$\{[A-Z_]+:?([-?])([^}]*)\}", default, str(value)))
+    python3 - "$data/compose.yaml" "$1" <<'PY'
+import sys, yaml
+compose = yaml.safe_load(open(sys.argv[1]))
+for key, value in compose["services"][sys.argv[2]]["environment"].items():
+    print(f"{key}={'' if value is None else value}")
 PY
 }
 
@@ -141,7 +146,7 @@ echo "== shards owned by euchre1, 2, 3: $(settle 1 2 3)"
 
 play() {
     "$bin/euchre-loadgen" "ws://127.0.0.1:$lb_port/ws" --http "$lb" --tables "$tables" --players 4 \
-        --think-ms 500 --think-exponential --duration "$duration" --json "$data/$1.json"
+        --think-ms "$think" --think-exponential --duration "$duration" --json "$data/$1.json"
     # Every table played, every hand stored, no error.
     python3 - "$data/$1.json" <<'PY'
 import json, sys
