@@ -41,10 +41,17 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq)]
 pub enum BotSpec {
     Kind(BotKind),
-    Search { name: String, settings: SearchSettings },
+    Search {
+        name: String,
+        settings: SearchSettings,
+    },
     Oracle,
     /// One player for everything before the card play, another for it.
-    Split { name: String, bids: Box<BotSpec>, play: Box<BotSpec> },
+    Split {
+        name: String,
+        bids: Box<BotSpec>,
+        play: Box<BotSpec>,
+    },
 }
 
 impl BotSpec {
@@ -128,7 +135,7 @@ impl BotSpec {
             BotSpec::Search { settings, .. } => {
                 Player::Bot(Box::new(SearchBot::new(*settings, seed)))
             }
-            BotSpec::Oracle => Player::Oracle(Box::new(Oracle::new())),
+            BotSpec::Oracle => Player::Oracle(Box::default()),
             BotSpec::Split { bids, play, .. } => {
                 Player::Split(Box::new([bids.create(seed), play.create(seed)]))
             }
@@ -524,7 +531,25 @@ mod tests {
                 ..SearchSettings::HARD
             }
         );
-        for bad in ["genius", "basic:worlds=3", "hard:worlds", "hard:depth=3", "hard:worlds=x"] {
+        assert_eq!(BotSpec::parse("oracle").expect("the oracle"), BotSpec::Oracle);
+        let spec = BotSpec::parse("hard:worlds=40/oracle").expect("a split player");
+        let BotSpec::Split { name, bids, play } = spec else { panic!("a split player") };
+        assert_eq!(name, "hard:worlds=40/oracle");
+        assert_eq!(*play, BotSpec::Oracle);
+        assert!(
+            matches!(*bids, BotSpec::Search { settings, .. } if settings.worlds == 40),
+            "{bids:?}"
+        );
+        for bad in [
+            "genius",
+            "basic:worlds=3",
+            "hard:worlds",
+            "hard:depth=3",
+            "hard:worlds=x",
+            "oracle:worlds=3",
+            "hard/",
+            "hard/basic/oracle",
+        ] {
             assert!(BotSpec::parse(bad).is_err(), "{bad}");
         }
     }

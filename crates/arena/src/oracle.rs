@@ -127,9 +127,11 @@ fn score(game: &Game, seat: Seat, outcome: &HandOutcome) -> f64 {
     let points: f64 = played
         .points
         .teams()
-        .map(|(team, points)| {
-            if team == mine { f64::from(*points) } else { -f64::from(*points) / others }
-        })
+        .map(
+            |(team, points)| {
+                if team == mine { f64::from(*points) } else { -f64::from(*points) / others }
+            },
+        )
         .sum();
     points + TRICK_VALUE * f64::from(tricks)
 }

@@ -73,3 +73,18 @@ fn the_oracle_beats_easy_by_far() {
     assert!(report.a_win_rate > 0.7, "the oracle won only {:.3}", report.a_win_rate);
     assert!(report.a_points_per_hand > report.b_points_per_hand + 0.3);
 }
+
+#[test]
+fn a_player_against_itself_wins_half() {
+    // The same deterministic player on both sides wins each deal's game on
+    // one side and loses it on the other: so the split players must ask
+    // each half for its own decisions to come out even too.
+    for (a, b) in [("basic/basic", "basic"), ("oracle/oracle", "oracle"), ("oracle", "oracle")] {
+        let report = run(&config(a, b, 8), 1, |_, _| {}).expect("the match is played");
+        assert_eq!((report.games, report.a_won), (16, 8), "{a} against {b}");
+        assert_eq!(report.a_points_per_hand, report.b_points_per_hand, "{a} against {b}");
+    }
+    // And a split player is not its halves alone.
+    let mixed = run(&config("oracle/basic", "basic", 8), 1, |_, _| {}).expect("played");
+    assert_ne!(mixed.a_points_per_hand, mixed.b_points_per_hand);
+}
