@@ -7,33 +7,79 @@
 //! either. The report gives A's share of games won with a 95% Wilson
 //! interval, the points each scored per hand, and how long each took to
 //! decide: wall-clock time and the time the thread actually ran (on a busy machine the wall clock counts the waits too).
+//!
+//! The deals can be played on several threads ([`run`]'s `threads`): each
+//! game depends only on its deal seed and the bots, and the results are
+//! added up in deal order, so the report is the same for any number of
+//! threads (but for the decision times).
+//!
+//! Besides the bots, the arena can seat the [`oracle::Oracle`], a player
+//! that sees every card: a ceiling to measure the bots against, never a
+//! player for a table.
 
+pub mod oracle;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
 use euchre_bots::{Bot, BotKind, SearchBot, SearchSettings};
-use euchre_engine::{Event, Game, HandOutcome, Rules, Seat, Team, Viewer};
+use euchre_engine::{Action, Event, Game, HandOutcome, Phase, Rules, Seat, Team, Viewer};
+use oracle::Oracle;
 use serde::Serialize;
 
 /// A bot to play: a kind by name, or a search bot with settings changed
 /// from its level's, written `hard:worlds=40,make_margin=0.5` (the keys are
 /// [`SearchSettings`]' fields; `match_aware` takes `true` or `false`). The
 /// variants are for measuring what a setting is worth.
+///
+/// Two more, for measurement only: `oracle`, the player that sees every
+/// card ([`oracle::Oracle`]), and a split player written `BIDS/PLAY`
+/// (`hard/oracle`: hard's bids, discards and card passed, the oracle's card
+/// play), which shows what each part of a player is worth.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BotSpec {
     Kind(BotKind),
-    Search { name: String, settings: SearchSettings },
+    Search {
+        name: String,
+        settings: SearchSettings,
+    },
+    Oracle,
+    /// One player for everything before the card play, another for it.
+    Split {
+        name: String,
+        bids: Box<BotSpec>,
+        play: Box<BotSpec>,
+    },
 }
 
 impl BotSpec {
     pub fn parse(text: &str) -> anyhow::Result<BotSpec> {
+        if let Some((bids, play)) = text.split_once('/') {
+            let (bids, play) = (BotSpec::parse(bids)?, BotSpec::parse(play)?);
+            if matches!(bids, BotSpec::Split { .. }) || matches!(play, BotSpec::Split { .. }) {
+                bail!("'{text}': a split player has one '/'");
+            }
+            return Ok(BotSpec::Split {
+                name: text.to_owned(),
+                bids: Box::new(bids),
+                play: Box::new(play),
+            });
+        }
+        if text == "oracle" {
+            return Ok(BotSpec::Oracle);
+        }
         let (name, changes) = match text.split_once(':') {
             Some((name, changes)) => (name, Some(changes)),
             None => (text, None),
         };
         let kind = BotKind::from_name(name).with_context(|| {
             let names: Vec<_> = BotKind::ALL.iter().map(|kind| kind.name()).collect();
-            format!("unknown bot '{name}'; choose one of {} (or easy)", names.join(", "))
+            format!(
+                "unknown bot '{name}'; choose one of {} (or easy, oracle, BIDS/PLAY)",
+                names.join(", ")
+            )
         })?;
         let Some(changes) = changes else { return Ok(BotSpec::Kind(kind)) };
         let mut settings = match kind {
@@ -78,14 +124,48 @@ impl BotSpec {
     pub fn name(&self) -> &str {
         match self {
             BotSpec::Kind(kind) => kind.name(),
-            BotSpec::Search { name, .. } => name,
+            BotSpec::Search { name, .. } | BotSpec::Split { name, .. } => name,
+            BotSpec::Oracle => "oracle",
         }
     }
 
-    fn create(&self, seed: u64) -> Box<dyn Bot> {
+    fn create(&self, seed: u64) -> Player {
         match self {
-            BotSpec::Kind(kind) => kind.create(seed),
-            BotSpec::Search { settings, .. } => Box::new(SearchBot::new(*settings, seed)),
+            BotSpec::Kind(kind) => Player::Bot(kind.create(seed)),
+            BotSpec::Search { settings, .. } => {
+                Player::Bot(Box::new(SearchBot::new(*settings, seed)))
+            }
+            BotSpec::Oracle => Player::Oracle(Box::default()),
+            BotSpec::Split { bids, play, .. } => {
+                Player::Split(Box::new([bids.create(seed), play.create(seed)]))
+            }
+        }
+    }
+}
+
+/// A seat's player in an arena game.
+enum Player {
+    /// Sees its seat's view.
+    Bot(Box<dyn Bot>),
+    /// Sees the whole game.
+    Oracle(Box<Oracle>),
+    /// The first before card play, the second in it.
+    Split(Box<[Player; 2]>),
+}
+
+impl Player {
+    fn choose(&mut self, game: &Game, seat: Seat, legal: &[Action]) -> Option<Action> {
+        match self {
+            Player::Bot(bot) => bot.choose(&game.view(Viewer::Seat(seat)), legal),
+            Player::Oracle(oracle) => oracle.choose(game, seat, legal),
+            Player::Split(players) => {
+                let [bids, play] = &mut **players;
+                if game.hand().phase() == Phase::Playing {
+                    play.choose(game, seat, legal)
+                } else {
+                    bids.choose(game, seat, legal)
+                }
+            }
         }
     }
 }
@@ -182,6 +262,12 @@ impl Clock {
             cpu: self.cpu_known.then(|| Percentiles::of(self.cpu)),
         }
     }
+
+    fn add(&mut self, other: Clock) {
+        self.wall.extend(other.wall);
+        self.cpu.extend(other.cpu);
+        self.cpu_known &= other.cpu_known;
+    }
 }
 
 /// The nanoseconds this thread has run (`None` where the system cannot say).
@@ -190,69 +276,161 @@ fn thread_cpu_nanos() -> Option<u64> {
     u64::try_from(ran.as_nanos()).ok()
 }
 
-/// Plays the match. `progress` hears of each game as it ends (games done,
-/// games in all).
-pub fn run(config: &Config, mut progress: impl FnMut(u64, u64)) -> anyhow::Result<Report> {
-    config.rules.validate()?;
+/// How one game went.
+struct GameResult {
+    a_won: bool,
+    hands: u64,
+    a_points: u64,
+    b_points: u64,
+    /// Hands counted once for each of A's seats and B's (per seat in the
+    /// games without partners).
+    a_seats_hands: u64,
+    b_seats_hands: u64,
+    a_clock: Clock,
+    b_clock: Clock,
+}
+
+/// Plays deal seed `seed` once with A on each side: the games in order.
+fn play_deal(config: &Config, seed: u64) -> anyhow::Result<Vec<GameResult>> {
     let rules = config.rules;
     let teams = rules.teams();
-    let games_in_all = config.deals * u64::from(teams);
-    let (mut a_won, mut games, mut hands) = (0, 0, 0);
-    let (mut a_points, mut b_points) = (0u64, 0u64);
-    let (mut a_seats_hands, mut b_seats_hands) = (0u64, 0u64);
-    let (mut a_clock, mut b_clock) = (Clock::default(), Clock::default());
     let cpu_known = thread_cpu_nanos().is_some();
-    a_clock.cpu_known = cpu_known;
-    b_clock.cpu_known = cpu_known;
-    for deal in 0..config.deals {
-        let seed = config.seed.wrapping_add(deal);
-        for a_team in (0..teams).map(Team) {
-            let is_a = |seat: Seat| rules.team_of(seat) == a_team;
-            let mut bots: Vec<Box<dyn Bot>> = (0..4u8)
-                .map(|seat| {
-                    let spec = if is_a(Seat(seat)) { &config.a } else { &config.b };
-                    spec.create(seed.wrapping_mul(8).wrapping_add(u64::from(seat)))
-                })
-                .collect();
-            let mut game = Game::new(rules, seed)?;
-            while let Some(seat) = game.turn() {
-                let view = game.view(Viewer::Seat(seat));
-                let legal = game.legal_actions(seat);
-                let (wall, cpu) = (Instant::now(), thread_cpu_nanos());
-                let action = bots[seat.index()]
-                    .choose(&view, &legal)
-                    .ok_or_else(|| anyhow::anyhow!("{seat} chose nothing from {legal:?}"))?;
-                let ran = cpu.zip(thread_cpu_nanos()).map(|(start, end)| end.saturating_sub(start));
-                let clock = if is_a(seat) { &mut a_clock } else { &mut b_clock };
-                if legal.iter().filter(|action| **action != euchre_engine::Action::Concede).count()
-                    > 1
-                {
-                    clock.wall.push(wall.elapsed().as_secs_f64() * 1e3);
-                    if let Some(ran) = ran {
-                        clock.cpu.push(ran as f64 / 1e6);
-                    }
+    let mut results = Vec::with_capacity(usize::from(teams));
+    for a_team in (0..teams).map(Team) {
+        let is_a = |seat: Seat| rules.team_of(seat) == a_team;
+        let mut players: Vec<Player> = (0..4u8)
+            .map(|seat| {
+                let spec = if is_a(Seat(seat)) { &config.a } else { &config.b };
+                spec.create(seed.wrapping_mul(8).wrapping_add(u64::from(seat)))
+            })
+            .collect();
+        let mut result = GameResult {
+            a_won: false,
+            hands: 0,
+            a_points: 0,
+            b_points: 0,
+            a_seats_hands: 0,
+            b_seats_hands: 0,
+            a_clock: Clock { cpu_known, ..Clock::default() },
+            b_clock: Clock { cpu_known, ..Clock::default() },
+        };
+        let mut game = Game::new(rules, seed)?;
+        while let Some(seat) = game.turn() {
+            let legal = game.legal_actions(seat);
+            let (wall, cpu) = (Instant::now(), thread_cpu_nanos());
+            let action = players[seat.index()]
+                .choose(&game, seat, &legal)
+                .ok_or_else(|| anyhow::anyhow!("{seat} chose nothing from {legal:?}"))?;
+            let ran = cpu.zip(thread_cpu_nanos()).map(|(start, end)| end.saturating_sub(start));
+            let clock = if is_a(seat) { &mut result.a_clock } else { &mut result.b_clock };
+            if legal.iter().filter(|action| **action != Action::Concede).count() > 1 {
+                clock.wall.push(wall.elapsed().as_secs_f64() * 1e3);
+                if let Some(ran) = ran {
+                    clock.cpu.push(ran as f64 / 1e6);
                 }
-                for event in game.apply(seat, action)? {
-                    if let Event::HandEnded { outcome, .. } = event {
-                        hands += 1;
-                        if let HandOutcome::Played(played) = outcome {
-                            for (team, points) in played.points.teams() {
-                                if team == a_team {
-                                    a_points += u64::from(*points);
-                                } else {
-                                    b_points += u64::from(*points);
-                                }
+            }
+            for event in game.apply(seat, action)? {
+                if let Event::HandEnded { outcome, .. } = event {
+                    result.hands += 1;
+                    if let HandOutcome::Played(played) = outcome {
+                        for (team, points) in played.points.teams() {
+                            if team == a_team {
+                                result.a_points += u64::from(*points);
+                            } else {
+                                result.b_points += u64::from(*points);
                             }
                         }
-                        a_seats_hands += 1;
-                        b_seats_hands += u64::from(teams - 1);
+                    }
+                    result.a_seats_hands += 1;
+                    result.b_seats_hands += u64::from(teams - 1);
+                }
+            }
+        }
+        result.a_won = game.winner() == Some(a_team);
+        results.push(result);
+    }
+    Ok(results)
+}
+
+/// Plays the match on `threads` threads (at least one). `progress` hears of
+/// each game as its deal's games are all played (games done, games in
+/// all), on the calling thread.
+///
+/// The report does not depend on `threads`: each deal's games are played
+/// from their seeds alone and added up in deal order. The decision times
+/// are each decision's own, but with more threads than free cores each
+/// thread waits for a core, which inflates the wall-clock times (and, on a
+/// busy machine, the thread times somewhat, through shared caches).
+pub fn run(
+    config: &Config,
+    threads: usize,
+    mut progress: impl FnMut(u64, u64),
+) -> anyhow::Result<Report> {
+    config.rules.validate()?;
+    let teams = config.rules.teams();
+    let games_in_all = config.deals * u64::from(teams);
+    let deals = usize::try_from(config.deals).context("too many deals")?;
+    let mut played: Vec<Option<Vec<GameResult>>> = (0..deals).map(|_| None).collect();
+    let next = AtomicU64::new(0);
+    let mut failed: Option<(u64, anyhow::Error)> = None;
+    std::thread::scope(|scope| {
+        let (sender, receiver) = mpsc::channel();
+        for _ in 0..threads.max(1) {
+            let (sender, next) = (sender.clone(), &next);
+            scope.spawn(move || {
+                loop {
+                    let deal = next.fetch_add(1, Ordering::Relaxed);
+                    if deal >= config.deals {
+                        return;
+                    }
+                    let result = play_deal(config, config.seed.wrapping_add(deal));
+                    if sender.send((deal, result)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        let mut games_done = 0;
+        for (deal, result) in receiver {
+            match result {
+                Ok(games) => {
+                    for _ in &games {
+                        games_done += 1;
+                        progress(games_done, games_in_all);
+                    }
+                    // `deal` < `config.deals`, which fits `deals`.
+                    played[deal as usize] = Some(games);
+                }
+                Err(error) => {
+                    // Stop handing out deals; report the earliest failure.
+                    next.store(config.deals, Ordering::Relaxed);
+                    if failed.as_ref().is_none_or(|(first, _)| deal < *first) {
+                        failed = Some((deal, error));
                     }
                 }
             }
-            games += 1;
-            a_won += u64::from(game.winner() == Some(a_team));
-            progress(games, games_in_all);
         }
+    });
+    if let Some((deal, error)) = failed {
+        return Err(error.context(format!("deal seed {}", config.seed.wrapping_add(deal))));
+    }
+    let (mut a_won, mut games, mut hands) = (0, 0, 0);
+    let (mut a_points, mut b_points) = (0u64, 0u64);
+    let (mut a_seats_hands, mut b_seats_hands) = (0u64, 0u64);
+    let cpu_known = thread_cpu_nanos().is_some();
+    let mut a_clock = Clock { cpu_known, ..Clock::default() };
+    let mut b_clock = Clock { cpu_known, ..Clock::default() };
+    for game in played.into_iter().flatten().flatten() {
+        games += 1;
+        a_won += u64::from(game.a_won);
+        hands += game.hands;
+        a_points += game.a_points;
+        b_points += game.b_points;
+        a_seats_hands += game.a_seats_hands;
+        b_seats_hands += game.b_seats_hands;
+        a_clock.add(game.a_clock);
+        b_clock.add(game.b_clock);
     }
     let share = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 / whole as f64 };
     Ok(Report {
@@ -353,7 +531,25 @@ mod tests {
                 ..SearchSettings::HARD
             }
         );
-        for bad in ["genius", "basic:worlds=3", "hard:worlds", "hard:depth=3", "hard:worlds=x"] {
+        assert_eq!(BotSpec::parse("oracle").expect("the oracle"), BotSpec::Oracle);
+        let spec = BotSpec::parse("hard:worlds=40/oracle").expect("a split player");
+        let BotSpec::Split { name, bids, play } = spec else { panic!("a split player") };
+        assert_eq!(name, "hard:worlds=40/oracle");
+        assert_eq!(*play, BotSpec::Oracle);
+        assert!(
+            matches!(*bids, BotSpec::Search { settings, .. } if settings.worlds == 40),
+            "{bids:?}"
+        );
+        for bad in [
+            "genius",
+            "basic:worlds=3",
+            "hard:worlds",
+            "hard:depth=3",
+            "hard:worlds=x",
+            "oracle:worlds=3",
+            "hard/",
+            "hard/basic/oracle",
+        ] {
             assert!(BotSpec::parse(bad).is_err(), "{bad}");
         }
     }

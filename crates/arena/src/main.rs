@@ -15,7 +15,10 @@ struct Args {
     /// with changed settings as `hard:worlds=40,make_margin=0.5` (keys:
     /// worlds, bid_worlds, table_bits, bid_miss, play_miss, partner_play_miss,
     /// candidates, model_trick, make_margin, alone_margin, basic_prior,
-    /// match_aware).
+    /// match_aware). For measurement only: `oracle`, a player that sees
+    /// every card (see the crate's documentation), and `BIDS/PLAY`, one
+    /// player's bids and discards with another's card play
+    /// (`hard/oracle`, `oracle/basic`).
     #[arg(long, default_value = "hard")]
     a: String,
     /// Bot B.
@@ -34,6 +37,13 @@ struct Args {
     /// The first deal seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Threads to play the deals on. The report is the same for any number
+    /// (each deal is played from its seed alone; results are added up in
+    /// deal order); the decision times stay per decision, but with more
+    /// threads than free cores each thread waits for a core, which inflates
+    /// them (the wall-clock times most).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: u16,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -56,7 +66,7 @@ fn main() -> anyhow::Result<()> {
         deals: args.deals,
         seed: args.seed,
     };
-    let report = euchre_arena::run(&config, |done, all| {
+    let report = euchre_arena::run(&config, usize::from(args.threads), |done, all| {
         if done % 20 == 0 || done == all {
             eprint!("\r{done}/{all} games");
         }
