@@ -181,7 +181,8 @@ impl Session {
                         Ok(message) => message,
                         // Missed updates: send the whole lobby again rather than a gap.
                         Err(broadcast::error::RecvError::Lagged(_)) => {
-                            ServerMessage::Lobby { tables: self.state.registry.public_tables() }
+                            self.outbox.send(self.state.registry.listing());
+                            continue;
                         }
                         Err(broadcast::error::RecvError::Closed) => {
                             self.lobby = None;
@@ -284,8 +285,7 @@ impl Session {
             }
             ClientMessage::ListTables { .. } => {
                 self.lobby.get_or_insert_with(|| self.state.registry.subscribe());
-                let tables = self.state.registry.public_tables();
-                self.outbox.send(ServerMessage::Lobby { tables });
+                self.outbox.send(self.state.registry.listing());
                 self.outbox.send(ack(Reply::Done));
                 return Ok(());
             }

@@ -70,6 +70,14 @@ impl Frame {
     }
 }
 
+#[cfg(test)]
+impl Frame {
+    /// Whether both are the one frame (not merely equal).
+    pub fn same(&self, other: &Frame) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 impl From<ServerMessage> for Frame {
     fn from(message: ServerMessage) -> Frame {
         Frame::new(message)

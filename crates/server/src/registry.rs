@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use euchre_protocol::{ServerMessage, TableId, TableSummary};
 use tokio::sync::{broadcast, mpsc};
 
+use crate::frame::Frame;
 use crate::table::TableHandle;
 
 #[derive(Debug)]
@@ -27,6 +28,13 @@ pub struct Registry {
     // A std mutex: held for map operations only, never across an await.
     tables: Arc<Mutex<HashMap<TableId, Entry>>>,
     lobby: broadcast::Sender<ServerMessage>,
+    /// The whole lobby as one message, kept until a table changes: the
+    /// connections that ask meanwhile share it, built and encoded once (the
+    /// lobby of a busy server is megabytes of JSON). Its lock is taken
+    /// before the tables' while it is built, and after theirs is let go
+    /// when a change clears it, so a listing built from the tables as they
+    /// were before a change never outlives the change.
+    listing: Arc<Mutex<Option<Frame>>>,
     /// In a cluster: where this node's tables' changes go, for the others.
     mirror: Arc<OnceLock<mpsc::UnboundedSender<Mirrored>>>,
 }
@@ -43,6 +51,7 @@ impl Default for Registry {
         Registry {
             tables: Arc::default(),
             lobby: broadcast::channel(1024).0,
+            listing: Arc::default(),
             mirror: Arc::default(),
         }
     }
@@ -58,6 +67,7 @@ impl Registry {
         self.mirror(|| Mirrored::Listed { summary: summary.clone(), host_id: host_id.to_owned() });
         let entry = Entry { handle: Some(handle), summary, host_id: host_id.to_owned() };
         self.lock().insert(entry.summary.table.clone(), entry);
+        self.relist();
     }
 
     /// The handle of a table this node hosts.
@@ -109,6 +119,7 @@ impl Registry {
             }
         };
         if changed {
+            self.relist();
             self.announce(&summary);
         }
     }
@@ -122,6 +133,9 @@ impl Registry {
                 _ => None,
             }
         };
+        if removed.is_some() {
+            self.relist();
+        }
         if let Some(entry) = removed
             && !entry.summary.private
         {
@@ -151,6 +165,7 @@ impl Registry {
             }
         };
         if changed {
+            self.relist();
             self.mirror(|| {
                 let host_id = self.lock().get(&summary.table).map(|e| e.host_id.clone());
                 Mirrored::Listed { summary: summary.clone(), host_id: host_id.unwrap_or_default() }
@@ -175,6 +190,9 @@ impl Registry {
     pub fn remove(&self, table: &str) {
         self.mirror(|| Mirrored::Closed { table: table.to_owned() });
         let removed = self.lock().remove(table);
+        if removed.is_some() {
+            self.relist();
+        }
         if let Some(entry) = removed
             && !entry.summary.private
         {
@@ -189,8 +207,23 @@ impl Registry {
         }
     }
 
-    /// The public tables, newest last.
-    pub fn public_tables(&self) -> Vec<TableSummary> {
+    /// The `lobby` message: every public table, by id.
+    pub fn listing(&self) -> Frame {
+        let mut listing = self.listing.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        listing
+            .get_or_insert_with(|| {
+                Frame::new(ServerMessage::Lobby { tables: self.public_tables() })
+            })
+            .clone()
+    }
+
+    /// Clears the listing after a change to the tables.
+    fn relist(&self) {
+        *self.listing.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+    }
+
+    /// The public tables, newest last (ids sort by creation).
+    fn public_tables(&self) -> Vec<TableSummary> {
         let mut tables: Vec<TableSummary> = self
             .lock()
             .values()
@@ -217,5 +250,59 @@ impl Registry {
     /// Lobby changes from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<ServerMessage> {
         self.lobby.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use euchre_engine::{Preset, Rules};
+    use euchre_protocol::TableStatus;
+
+    use super::*;
+
+    fn summary(table: &str, private: bool, seated: u8) -> TableSummary {
+        TableSummary {
+            table: table.into(),
+            host: "Ann".into(),
+            preset: Preset::Standard,
+            rules: Rules::default(),
+            private,
+            seated,
+            status: TableStatus::Open,
+            turn_seconds: None,
+            chat: true,
+        }
+    }
+
+    fn listed(listing: &Frame) -> Vec<(String, u8)> {
+        match listing.message() {
+            Some(ServerMessage::Lobby { tables }) => {
+                tables.iter().map(|t| (t.table.clone(), t.seated)).collect()
+            }
+            other => panic!("not a lobby: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_listing_is_shared_until_a_table_changes() {
+        let registry = Registry::default();
+        registry.insert_remote(summary("t1", false, 1), "h1");
+        registry.insert_remote(summary("t2", true, 1), "h2");
+        let first = registry.listing();
+        assert_eq!(listed(&first), vec![("t1".into(), 1)], "the private table is not listed");
+        assert!(first.same(&registry.listing()), "asked again, the same frame");
+        // Each change is in the next listing, never an older one.
+        registry.insert_remote(summary("t1", false, 2), "h1");
+        let second = registry.listing();
+        assert!(!second.same(&first));
+        assert_eq!(listed(&second), vec![("t1".into(), 2)]);
+        registry.insert_remote(summary("t3", false, 1), "h3");
+        assert_eq!(listed(&registry.listing()), vec![("t1".into(), 2), ("t3".into(), 1)]);
+        registry.remove_remote("t1");
+        assert_eq!(listed(&registry.listing()), vec![("t3".into(), 1)]);
+        // A summary sent again unchanged keeps the listing.
+        let kept = registry.listing();
+        registry.insert_remote(summary("t3", false, 1), "h3");
+        assert!(kept.same(&registry.listing()));
     }
 }
