@@ -327,6 +327,10 @@ test('a three-seat table on a phone: every seat, the dummy and the hand fit the 
     if (await page.locator('.dummy-pile').count() > 0) await fits('.dummy-pile');
     if (!await playOneStep(page)) await page.waitForTimeout(25);
   }
+  // The felt may be between two views (a hand's last trick held with its
+  // result): measure once all three seats are drawn.
+  await page.waitForFunction(() => [...document.querySelectorAll('.felt .seat')]
+    .filter((seat) => seat.getBoundingClientRect().width > 0).length === 3);
   assert.equal(await fits('.felt .seat'), 3);
   assert.ok(await fits('.hand .card') > 0, 'the hand is on screen');
   await fits('.trick .card');
