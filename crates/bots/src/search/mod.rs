@@ -442,3 +442,44 @@ fn score(valuation: &Valuation, outcome: &HandOutcome) -> f64 {
         .sum();
     points + tricks
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use euchre_engine::{Event, Game, Preset};
+
+    /// The play-out that scores a bid with `bid_rollout` is the basic bot's
+    /// own card play: from the first card of each hand of basic bots'
+    /// games, it comes to the outcome the bots' real play does.
+    #[test]
+    fn the_rollout_plays_as_the_basic_bot() {
+        let rules = Preset::Standard.rules();
+        let mut solver = Solver::with_table_bits(0);
+        let mut checked = 0;
+        for seed in 0..6 {
+            let mut game = Game::new(rules, seed).expect("valid rules");
+            let mut bots: Vec<BasicBot> = (0..4).map(|_| BasicBot::new()).collect();
+            let mut expected = None;
+            while let Some(seat) = game.turn() {
+                let valuation = Valuation { rules, me: seat, game: None };
+                if expected.is_none() && game.hand().phase() == Phase::Playing {
+                    let rolled =
+                        rolled_out(game.hand(), &PlaySoFar::default(), &valuation, &mut solver);
+                    expected = Some((valuation, rolled));
+                }
+                let legal = game.legal_actions(seat);
+                let view = game.view(Viewer::Seat(seat));
+                let action = bots[seat.index()].choose(&view, &legal).expect("a choice");
+                for event in game.apply(seat, action).expect("legal") {
+                    if let Event::HandEnded { outcome, .. } = event
+                        && let Some((valuation, rolled)) = expected.take()
+                    {
+                        assert_eq!(score(&valuation, &outcome), rolled, "seed {seed}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 30, "{checked} hands");
+    }
+}
