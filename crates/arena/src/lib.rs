@@ -103,6 +103,12 @@ impl BotSpec {
                 "make_margin" => settings.make_margin = number()?,
                 "alone_margin" => settings.alone_margin = number()?,
                 "basic_prior" => settings.basic_prior = number()?,
+                "bid_rollout" => {
+                    settings.bid_rollout = number()?;
+                    if !(0.0..=1.0).contains(&settings.bid_rollout) {
+                        bail!("bid_rollout is from 0 to 1");
+                    }
+                }
                 "model_trick" => {
                     settings.model_trick =
                         value.parse().with_context(|| format!("{key}={value}"))?;
@@ -201,6 +207,140 @@ pub struct Report {
     pub b_points_per_hand: f64,
     pub a_times: Times,
     pub b_times: Times,
+    /// Each game, in deal order (not in the JSON report: see
+    /// [`write_games`]).
+    #[serde(skip)]
+    pub per_game: Vec<GameRow>,
+}
+
+/// One game of a match: enough to compare two runs over the same deals
+/// game by game ([`paired`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameRow {
+    /// The deal seed.
+    pub seed: u64,
+    /// A's side (the seat A held alone, in the games without partners).
+    pub a_team: u8,
+    pub a_won: bool,
+    pub hands: u64,
+    pub a_points: u64,
+    pub b_points: u64,
+}
+
+/// The header of [`write_games`]' table.
+const GAMES_HEADER: &str = "seed,a_team,a_won,hands,a_points,b_points";
+
+/// The games as CSV, a header then one line a game.
+pub fn write_games(rows: &[GameRow], out: &mut impl std::io::Write) -> std::io::Result<()> {
+    writeln!(out, "{GAMES_HEADER}")?;
+    for row in rows {
+        writeln!(
+            out,
+            "{},{},{},{},{},{}",
+            row.seed,
+            row.a_team,
+            u8::from(row.a_won),
+            row.hands,
+            row.a_points,
+            row.b_points
+        )?;
+    }
+    Ok(())
+}
+
+/// Reads what [`write_games`] wrote.
+pub fn read_games(text: &str) -> anyhow::Result<Vec<GameRow>> {
+    let mut lines = text.lines();
+    if lines.next() != Some(GAMES_HEADER) {
+        bail!("not a table of games: the first line is not '{GAMES_HEADER}'");
+    }
+    lines
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(number, line)| {
+            let fields: Vec<&str> = line.split(',').collect();
+            let parse = |at: usize| -> anyhow::Result<u64> {
+                let field =
+                    fields.get(at).with_context(|| format!("line {}: short", number + 2))?;
+                field.trim().parse().with_context(|| format!("line {}: '{field}'", number + 2))
+            };
+            if fields.len() != 6 {
+                bail!("line {}: {} fields, not 6", number + 2, fields.len());
+            }
+            Ok(GameRow {
+                seed: parse(0)?,
+                a_team: u8::try_from(parse(1)?).context("a_team")?,
+                a_won: match parse(2)? {
+                    0 => false,
+                    1 => true,
+                    other => bail!("line {}: a_won is {other}", number + 2),
+                },
+                hands: parse(3)?,
+                a_points: parse(4)?,
+                b_points: parse(5)?,
+            })
+        })
+        .collect()
+}
+
+/// Two runs over the same deals compared game by game: X's win rate less
+/// Y's, with a 95% interval from the spread of the per-deal differences
+/// (each deal's games share their cards, so the deal is the unit).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Paired {
+    /// Deals and games both runs played.
+    pub deals: u64,
+    pub games: u64,
+    pub x_won: u64,
+    pub y_won: u64,
+    /// Games X won and Y lost, and the other way round.
+    pub x_only: u64,
+    pub y_only: u64,
+    /// X's win rate less Y's, and its 95% interval (normal approximation).
+    pub difference: f64,
+    pub interval: [f64; 2],
+}
+
+/// Compares runs `x` and `y` over the games both played (matched by deal
+/// seed and A's side).
+pub fn paired(x: &[GameRow], y: &[GameRow]) -> anyhow::Result<Paired> {
+    use std::collections::BTreeMap;
+    let key = |row: &GameRow| (row.seed, row.a_team);
+    let y_games: BTreeMap<(u64, u8), bool> = y.iter().map(|row| (key(row), row.a_won)).collect();
+    // Per deal: X's wins less Y's, and the games.
+    let mut deals: BTreeMap<u64, (i64, u64)> = BTreeMap::new();
+    let (mut x_won, mut y_won, mut x_only, mut y_only) = (0, 0, 0, 0);
+    for row in x {
+        let Some(&other) = y_games.get(&key(row)) else { continue };
+        let deal = deals.entry(row.seed).or_default();
+        deal.0 += i64::from(row.a_won) - i64::from(other);
+        deal.1 += 1;
+        x_won += u64::from(row.a_won);
+        y_won += u64::from(other);
+        x_only += u64::from(row.a_won && !other);
+        y_only += u64::from(!row.a_won && other);
+    }
+    let games: u64 = deals.values().map(|(_, games)| games).sum();
+    if deals.len() < 2 {
+        bail!("the runs share {} deals; at least two are needed", deals.len());
+    }
+    // The difference in rate is the ratio of the wins' differences to the
+    // games; its variance, by the delta method, from each deal's residual.
+    let n = deals.len() as f64;
+    let mean = deals.values().map(|(d, _)| *d as f64).sum::<f64>() / games as f64;
+    let residuals: f64 = deals.values().map(|(d, g)| (*d as f64 - mean * *g as f64).powi(2)).sum();
+    let variance = n / (n - 1.0) * residuals / (games as f64).powi(2);
+    let spread = 1.959_963_984_540_054 * variance.sqrt();
+    Ok(Paired {
+        deals: deals.len() as u64,
+        games,
+        x_won,
+        y_won,
+        x_only,
+        y_only,
+        difference: mean,
+        interval: [mean - spread, mean + spread],
+    })
 }
 
 /// Decision times in milliseconds, over every decision with a choice.
@@ -278,6 +418,8 @@ fn thread_cpu_nanos() -> Option<u64> {
 
 /// How one game went.
 struct GameResult {
+    seed: u64,
+    a_team: u8,
     a_won: bool,
     hands: u64,
     a_points: u64,
@@ -305,6 +447,8 @@ fn play_deal(config: &Config, seed: u64) -> anyhow::Result<Vec<GameResult>> {
             })
             .collect();
         let mut result = GameResult {
+            seed,
+            a_team: a_team.0,
             a_won: false,
             hands: 0,
             a_points: 0,
@@ -421,7 +565,16 @@ pub fn run(
     let cpu_known = thread_cpu_nanos().is_some();
     let mut a_clock = Clock { cpu_known, ..Clock::default() };
     let mut b_clock = Clock { cpu_known, ..Clock::default() };
+    let mut per_game = Vec::new();
     for game in played.into_iter().flatten().flatten() {
+        per_game.push(GameRow {
+            seed: game.seed,
+            a_team: game.a_team,
+            a_won: game.a_won,
+            hands: game.hands,
+            a_points: game.a_points,
+            b_points: game.b_points,
+        });
         games += 1;
         a_won += u64::from(game.a_won);
         hands += game.hands;
@@ -446,6 +599,7 @@ pub fn run(
         b_points_per_hand: share(b_points, b_seats_hands),
         a_times: a_clock.times(),
         b_times: b_clock.times(),
+        per_game,
     })
 }
 
@@ -516,7 +670,7 @@ mod tests {
             }
         );
         let spec = BotSpec::parse(
-            "hard:bid_worlds=160,play_miss=0.1,partner_play_miss=0.5,candidates=160,model_trick=true",
+            "hard:bid_worlds=160,play_miss=0.1,partner_play_miss=0.5,candidates=160,model_trick=true,bid_rollout=0.5",
         )
         .expect("settings");
         let BotSpec::Search { settings, .. } = spec else { panic!("a search bot") };
@@ -528,6 +682,7 @@ mod tests {
                 partner_play_miss: 0.5,
                 candidates: 160,
                 model_trick: true,
+                bid_rollout: 0.5,
                 ..SearchSettings::HARD
             }
         );
@@ -546,12 +701,50 @@ mod tests {
             "hard:worlds",
             "hard:depth=3",
             "hard:worlds=x",
+            "hard:bid_rollout=2",
             "oracle:worlds=3",
             "hard/",
             "hard/basic/oracle",
         ] {
             assert!(BotSpec::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn games_round_trip_and_pair_by_deal() {
+        let row = |seed, a_team, a_won| GameRow {
+            seed,
+            a_team,
+            a_won,
+            hands: 9,
+            a_points: 10,
+            b_points: 4,
+        };
+        // Y wins one game of each deal; X the same one, and both on deal 3.
+        let y: Vec<GameRow> =
+            (1..=4).flat_map(|seed| [row(seed, 0, true), row(seed, 1, false)]).collect();
+        let mut x = y.clone();
+        x[5].a_won = true;
+        let mut csv = Vec::new();
+        write_games(&x, &mut csv).expect("written");
+        let text = String::from_utf8(csv).expect("text");
+        assert!(text.starts_with("seed,a_team,a_won,hands,a_points,b_points\n1,0,1,9,10,4\n"));
+        assert_eq!(read_games(&text).expect("read back"), x);
+        assert!(read_games("seed,won\n1,1\n").is_err());
+        let compared = paired(&x, &y).expect("four deals in common");
+        assert_eq!((compared.deals, compared.games), (4, 8));
+        assert_eq!(
+            (compared.x_won, compared.y_won, compared.x_only, compared.y_only),
+            (5, 4, 1, 0)
+        );
+        assert!((compared.difference - 0.125).abs() < 1e-12);
+        // Per-deal differences 0, 0, 1, 0 (of 2 games): sd 0.5, so
+        // 0.125 +- 1.96 * 0.5 / 2 / 2.
+        let [low, high] = compared.interval;
+        assert!((high - low - 2.0 * 1.959_964 * 0.125).abs() < 1e-5, "{low} {high}");
+        // Only deals both played count.
+        assert_eq!(paired(&x[..4], &y).expect("two deals").games, 4);
+        assert!(paired(&x[..2], &y).is_err());
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! `euchre-arena`: duplicate matches between two bots (see the library).
 
-use anyhow::bail;
+use std::io::Write;
+
+use anyhow::{Context, bail};
 use clap::Parser;
 use euchre_arena::BotSpec;
 use euchre_engine::{Preset, Rules};
@@ -15,7 +17,7 @@ struct Args {
     /// with changed settings as `hard:worlds=40,make_margin=0.5` (keys:
     /// worlds, bid_worlds, table_bits, bid_miss, play_miss, partner_play_miss,
     /// candidates, model_trick, make_margin, alone_margin, basic_prior,
-    /// match_aware). For measurement only: `oracle`, a player that sees
+    /// bid_rollout, match_aware). For measurement only: `oracle`, a player that sees
     /// every card (see the crate's documentation), and `BIDS/PLAY`, one
     /// player's bids and discards with another's card play
     /// (`hard/oracle`, `oracle/basic`).
@@ -47,6 +49,11 @@ struct Args {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
+    /// Also write each game (deal seed, A's side, whether A won, hands,
+    /// points) to this file as CSV, so that two runs over the same deals
+    /// can be compared game by game with `euchre-arena-paired`.
+    #[arg(long, value_name = "FILE")]
+    per_deal: Option<std::path::PathBuf>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -72,6 +79,14 @@ fn main() -> anyhow::Result<()> {
         }
     })?;
     eprintln!();
+    if let Some(path) = &args.per_deal {
+        let mut file = std::io::BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("{}", path.display()))?,
+        );
+        euchre_arena::write_games(&report.per_game, &mut file)
+            .and_then(|()| file.flush())
+            .with_context(|| format!("{}", path.display()))?;
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

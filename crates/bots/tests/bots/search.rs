@@ -7,8 +7,9 @@ use euchre_engine::{Game, Preset, Rules};
 use crate::play_out;
 
 /// The search as the levels run it, but with few worlds: the same code
-/// paths, quickly.
-const QUICK: SearchSettings = SearchSettings { worlds: 6, table_bits: 10, ..SearchSettings::HARD };
+/// paths (for hard's bids, the basic bot's play-out), quickly.
+const QUICK: SearchSettings =
+    SearchSettings { worlds: 6, bid_worlds: 12, table_bits: 10, ..SearchSettings::HARD };
 const QUICK_PLAIN: SearchSettings = SearchSettings { worlds: 6, ..SearchSettings::MEDIUM };
 /// With the bidding corrections and the game's score taken into account.
 const QUICK_SCORED: SearchSettings =
