@@ -1212,6 +1212,24 @@ async fn a_table_handed_over_to_a_joining_node_answers_every_command_or_closes_t
 /// The leak audit across nodes where a hand has private cards beyond the
 /// deal: the three-handed game's dummy (taken by the maker alone) and the
 /// maker's discards, three players on three nodes and a spectator.
+/// `eve` watches `table`, then reads in a task of its own until the game is won.
+async fn watch_to_the_end(mut eve: Client, table: &str) -> tokio::task::JoinHandle<Client> {
+    let id = eve.next_id();
+    let watch = ClientMessage::Watch { id, table: table.to_owned(), invite: None };
+    let answer = eve.command(watch).await;
+    assert!(error_code(&answer).is_none(), "Eve watches: {answer:?}");
+    tokio::spawn(async move {
+        eve.recv_until(|m| {
+            matches!(
+                m,
+                ServerMessage::Event { event: Some(TableEvent::Game(Event::GameWon { .. })), .. }
+            )
+        })
+        .await;
+        eve
+    })
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_three_handed_game_with_the_dummy_on_three_nodes_leaks_nothing() {
     let Some(cluster) = Cluster::start("cluster_dummy").await else { return };
@@ -1232,20 +1250,7 @@ async fn a_three_handed_game_with_the_dummy_on_three_nodes_leaks_nothing() {
     for (seat, person) in people.iter_mut().enumerate() {
         assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
     }
-    let mut eve = nodes[1].player("Eve").await;
-    let id = eve.next_id();
-    let answer = eve.command(ClientMessage::Watch { id, table: table.clone(), invite: None }).await;
-    assert!(error_code(&answer).is_none(), "Eve watches: {answer:?}");
-    let spectator = tokio::spawn(async move {
-        eve.recv_until(|m| {
-            matches!(
-                m,
-                ServerMessage::Event { event: Some(TableEvent::Game(Event::GameWon { .. })), .. }
-            )
-        })
-        .await;
-        eve
-    });
+    let spectator = watch_to_the_end(nodes[1].player("Eve").await, &table).await;
     let tasks: Vec<_> = people
         .into_iter()
         .enumerate()
@@ -1300,20 +1305,7 @@ async fn a_joker_game_with_call_for_best_on_three_nodes_leaks_nothing() {
     for (seat, person) in people.iter_mut().enumerate() {
         assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
     }
-    let mut eve = nodes[2].player("Eve").await;
-    let id = eve.next_id();
-    let answer = eve.command(ClientMessage::Watch { id, table: table.clone(), invite: None }).await;
-    assert!(error_code(&answer).is_none(), "Eve watches: {answer:?}");
-    let spectator = tokio::spawn(async move {
-        eve.recv_until(|m| {
-            matches!(
-                m,
-                ServerMessage::Event { event: Some(TableEvent::Game(Event::GameWon { .. })), .. }
-            )
-        })
-        .await;
-        eve
-    });
+    let spectator = watch_to_the_end(nodes[2].player("Eve").await, &table).await;
     let tasks: Vec<_> = people
         .into_iter()
         .enumerate()
