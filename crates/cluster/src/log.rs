@@ -192,18 +192,7 @@ impl ShardLog {
     /// Fails with [`LogError::Fenced`] if anything else was appended to the
     /// shard since this owner's last append: then it must stop writing.
     pub async fn append(&mut self, table: &str, body: Bytes) -> Result<u64, LogError> {
-        match self.stopped {
-            Some(Stopped::Fenced) => return Err(LogError::Fenced(self.shard)),
-            Some(Stopped::Uncertain) => {
-                return Err(LogError::Nats(
-                    "an earlier append failed; take the shard over again".into(),
-                ));
-            }
-            None => {}
-        }
-        if !valid_token(table) {
-            return Err(LogError::BadTable(table.to_owned()));
-        }
+        self.check_writable(table)?;
         let mut headers = HeaderMap::new();
         headers.insert(EPOCH, self.epoch.to_string().as_str());
         let subject = self.config.table_subject(self.shard, table);
@@ -225,6 +214,19 @@ impl ShardLog {
 }
 
 impl ShardLog {
+    /// Whether this handle may still write for `table`: not fenced, no
+    /// append failed, and a well-formed table id.
+    fn check_writable(&self, table: &str) -> Result<(), LogError> {
+        match self.stopped {
+            Some(Stopped::Fenced) => Err(LogError::Fenced(self.shard)),
+            Some(Stopped::Uncertain) => {
+                Err(LogError::Nats("an earlier append failed; take the shard over again".into()))
+            }
+            None if !valid_token(table) => Err(LogError::BadTable(table.to_owned())),
+            None => Ok(()),
+        }
+    }
+
     /// Removes every record of `table`, a table that has closed and whose
     /// history is stored elsewhere (PostgreSQL), from the shard's log: a
     /// purge of its subject. Returns how many records went. Refused, sending
@@ -247,18 +249,7 @@ impl ShardLog {
     /// entry and leaves the stream's last sequence as it was, so the
     /// owner's next append still finds its own last one there.
     pub async fn purge_table(&mut self, table: &str) -> Result<u64, LogError> {
-        match self.stopped {
-            Some(Stopped::Fenced) => return Err(LogError::Fenced(self.shard)),
-            Some(Stopped::Uncertain) => {
-                return Err(LogError::Nats(
-                    "an earlier append failed; take the shard over again".into(),
-                ));
-            }
-            None => {}
-        }
-        if !valid_token(table) {
-            return Err(LogError::BadTable(table.to_owned()));
-        }
+        self.check_writable(table)?;
         let stream = open_stream(&self.js, &self.config, self.shard).await?;
         let subject = self.config.table_subject(self.shard, table);
         let purged = stream.purge().filter(subject).await.map_err(nats)?;
