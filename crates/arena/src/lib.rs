@@ -97,16 +97,22 @@ impl BotSpec {
                 "bid_worlds" => settings.bid_worlds = whole()?,
                 "table_bits" => settings.table_bits = whole()?,
                 "bid_miss" => settings.bid_miss = number()?,
+                "partner_bid_miss" => settings.partner_bid_miss = number()?,
                 "play_miss" => settings.play_miss = number()?,
                 "partner_play_miss" => settings.partner_play_miss = number()?,
                 "candidates" => settings.candidates = whole()?,
                 "make_margin" => settings.make_margin = number()?,
                 "alone_margin" => settings.alone_margin = number()?,
                 "basic_prior" => settings.basic_prior = number()?,
-                "bid_rollout" => {
-                    settings.bid_rollout = number()?;
-                    if !(0.0..=1.0).contains(&settings.bid_rollout) {
-                        bail!("bid_rollout is from 0 to 1");
+                "bid_rollout" | "play_rollout" => {
+                    let weight = number()?;
+                    if !(0.0..=1.0).contains(&weight) {
+                        bail!("{key} is from 0 to 1");
+                    }
+                    if key == "bid_rollout" {
+                        settings.bid_rollout = weight;
+                    } else {
+                        settings.play_rollout = weight;
                     }
                 }
                 "model_trick" => {
@@ -670,7 +676,7 @@ mod tests {
             }
         );
         let spec = BotSpec::parse(
-            "hard:bid_worlds=160,play_miss=0.1,partner_play_miss=0.5,candidates=160,model_trick=true,bid_rollout=0.5",
+            "hard:bid_worlds=160,play_miss=0.1,partner_play_miss=0.5,candidates=160,model_trick=true,bid_rollout=0.5,play_rollout=0.25",
         )
         .expect("settings");
         let BotSpec::Search { settings, .. } = spec else { panic!("a search bot") };
@@ -683,6 +689,7 @@ mod tests {
                 candidates: 160,
                 model_trick: true,
                 bid_rollout: 0.5,
+                play_rollout: 0.25,
                 ..SearchSettings::HARD
             }
         );

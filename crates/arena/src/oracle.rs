@@ -22,18 +22,14 @@
 //!   play solved double-dummy on the real cards.
 //!
 //! An action is worth the points it brings the oracle's side less the
-//! others' (their average, without partners), plus 0.05 a trick to break
-//! ties, as the search bots score a world. The double-dummy play assumes
-//! the opponents play perfectly too, which the basic bot does not, so the
-//! bids are scored somewhat cautiously.
+//! others', plus a little a trick to break ties: the search bots' own
+//! [`outcome_value`]. The double-dummy play assumes the opponents play
+//! perfectly too, which the basic bot does not, so the bids are scored
+//! somewhat cautiously.
 
-use euchre_bots::{BasicBot, Bot};
+use euchre_bots::{BasicBot, Bot, outcome_value};
 use euchre_engine::sim::Solver;
 use euchre_engine::{Action, Event, Game, HandOutcome, Phase, Seat, Viewer};
-
-/// A tie between actions is broken by the tricks they take, worth this much
-/// a trick against a point (as in the search bots).
-const TRICK_VALUE: f64 = 0.05;
 
 /// Bids or discards played out before the solve, at most: a hand's
 /// bidding ends in a few, so more means something is stuck.
@@ -89,14 +85,14 @@ impl Oracle {
         let mut ended = hand_ended(game.apply(seat, action).ok()?);
         for _ in 0..MAX_ROLLOUT {
             if let Some(outcome) = ended {
-                return Some(score(&game, seat, &outcome));
+                return Some(outcome_value(game.rules(), seat, &outcome));
             }
             if game.hand_number() != number {
                 return None;
             }
             if game.hand().phase() == Phase::Playing {
                 let outcome = self.solver.outcome(game.hand())?;
-                return Some(score(&game, seat, &outcome));
+                return Some(outcome_value(game.rules(), seat, &outcome));
             }
             let next = game.turn()?;
             let legal = game.legal_actions(next);
@@ -113,25 +109,4 @@ fn hand_ended(events: impl IntoIterator<Item = Event>) -> Option<HandOutcome> {
         Event::HandEnded { outcome, .. } => Some(outcome),
         _ => None,
     })
-}
-
-/// What `outcome` is worth to `seat`'s side: its points less the others'
-/// (their average where there are several), plus a little a trick.
-fn score(game: &Game, seat: Seat, outcome: &HandOutcome) -> f64 {
-    let HandOutcome::Played(played) = outcome else { return 0.0 };
-    let rules = game.rules();
-    let mine = rules.team_of(seat);
-    let tricks =
-        if played.makers == mine { played.tricks[mine] } else { 5 - played.tricks[played.makers] };
-    let others = f64::from(rules.teams() - 1);
-    let points: f64 = played
-        .points
-        .teams()
-        .map(
-            |(team, points)| {
-                if team == mine { f64::from(*points) } else { -f64::from(*points) / others }
-            },
-        )
-        .sum();
-    points + TRICK_VALUE * f64::from(tricks)
 }

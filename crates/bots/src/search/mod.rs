@@ -24,7 +24,9 @@ mod odds;
 mod world;
 
 use euchre_engine::sim::Solver;
-use euchre_engine::{Action, GameView, Hand, HandOutcome, NoEvents, Phase, Rules, Seat, Viewer};
+use euchre_engine::{
+    Action, GameView, Hand, HandOutcome, NoEvents, Phase, PlayedHand, Rules, Seat, Viewer,
+};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -47,6 +49,9 @@ pub struct SearchSettings {
     /// bot would not have made with those cards: 1 ignores the bidding,
     /// smaller reads more into it.
     pub bid_miss: f64,
+    /// The same for the partner's bids, who may not bid as the basic bot
+    /// does (another search bot calls more often).
+    pub partner_bid_miss: f64,
     /// The same for each card an opponent played that the basic bot would
     /// not have played with that world's cards (1 ignores the play).
     pub play_miss: f64,
@@ -85,6 +90,12 @@ pub struct SearchSettings {
     /// solve (0, every seat perfect). Real opponents are not perfect, and
     /// a solve plays every seat as if it saw the others' cards.
     pub bid_rollout: f64,
+    /// The same for a card played: the weight of the play-out by the basic
+    /// bot's cards for all four seats after it, against the solve. A card
+    /// chosen by a play-out is a one-step improvement on the basic bot's
+    /// play, which can neither see the hidden cards nor choose differently
+    /// in worlds it cannot tell apart; a solved card assumes both.
+    pub play_rollout: f64,
 }
 
 impl SearchSettings {
@@ -94,6 +105,7 @@ impl SearchSettings {
         bid_worlds: 0,
         table_bits: 0,
         bid_miss: 1.0,
+        partner_bid_miss: 1.0,
         play_miss: 1.0,
         partner_play_miss: 1.0,
         candidates: 0,
@@ -103,6 +115,7 @@ impl SearchSettings {
         match_aware: false,
         basic_prior: 0.0,
         bid_rollout: 0.0,
+        play_rollout: 0.0,
     };
     /// More worlds, a transposition table, reading the others' bids, and
     /// bids scored by the basic bot's play-out over 320 worlds (session 9:
@@ -113,6 +126,7 @@ impl SearchSettings {
         bid_worlds: 320,
         table_bits: 14,
         bid_miss: 0.25,
+        partner_bid_miss: 0.25,
         play_miss: 1.0,
         partner_play_miss: 1.0,
         candidates: 0,
@@ -122,6 +136,7 @@ impl SearchSettings {
         match_aware: false,
         basic_prior: 0.0,
         bid_rollout: 1.0,
+        play_rollout: 0.0,
     };
 }
 
@@ -166,6 +181,7 @@ impl SearchBot {
         let solver = self.solver.get_or_insert_with(|| Solver::with_table_bits(table_bits));
         let misses = Misses {
             bid: self.settings.bid_miss,
+            partner_bid: self.settings.partner_bid_miss,
             play: self.settings.play_miss,
             partner_play: self.settings.partner_play_miss,
         };
@@ -182,7 +198,11 @@ impl SearchBot {
             worlds.sort_by(|a, b| b.weight.total_cmp(&a.weight));
             worlds.truncate(wanted);
         }
-        let model = Model { trick: self.settings.model_trick, rollout: self.settings.bid_rollout };
+        let model = Model {
+            trick: self.settings.model_trick,
+            rollout: self.settings.bid_rollout,
+            play_rollout: self.settings.play_rollout,
+        };
         let mut totals = vec![0.0; actions.len()];
         let mut weights = 0.0;
         for world in &worlds {
@@ -296,6 +316,8 @@ struct Model {
     trick: bool,
     /// [`SearchSettings::bid_rollout`].
     rollout: f64,
+    /// [`SearchSettings::play_rollout`].
+    play_rollout: f64,
 }
 
 /// What `action` by the valuation's seat is worth in `world`: see
@@ -316,21 +338,33 @@ fn value(
         return f64::NEG_INFINITY;
     }
     if let Action::Play { card } = action {
+        let mut cards = world.cards.clone();
+        cards.record(&world.hand, valuation.me, card);
         if model.trick {
-            let mut cards = world.cards.clone();
-            cards.record(&world.hand, valuation.me, card);
             return finish_trick(after, cards, world.hand.tricks_played(), valuation, solver);
         }
-        return solved(&after, valuation, solver);
+        return mixed(&after, &cards, model.play_rollout, valuation, solver);
     }
     bid_out(&mut after);
-    let weight = model.rollout.clamp(0.0, 1.0);
+    mixed(&after, &world.cards, model.rollout, valuation, solver)
+}
+
+/// The value of `hand` solved and played out by the basic bot, weighed
+/// `1 - rollout` and `rollout` (each computed only when it counts).
+fn mixed(
+    hand: &Hand,
+    cards: &PlaySoFar,
+    rollout: f64,
+    valuation: &Valuation,
+    solver: &mut Solver,
+) -> f64 {
+    let weight = rollout.clamp(0.0, 1.0);
     let mut total = 0.0;
     if weight < 1.0 {
-        total += (1.0 - weight) * solved(&after, valuation, solver);
+        total += (1.0 - weight) * solved(hand, valuation, solver);
     }
     if weight > 0.0 {
-        total += weight * rolled_out(&after, &world.cards, valuation, solver);
+        total += weight * rolled_out(hand, cards, valuation, solver);
     }
     total
 }
@@ -411,30 +445,37 @@ fn bid_out(hand: &mut Hand) {
     }
 }
 
-/// What an outcome is worth to the valuation's seat: the points it brings
-/// that seat's side less the others' (their average, without partners), or,
-/// match-aware, the chance of winning the game it adds, counted in first
-/// points of the game; plus a little for each trick.
+/// What an outcome is worth to the valuation's seat: [`outcome_value`],
+/// or, match-aware, the chance of winning the game it adds, counted in
+/// first points of the game, plus the same little for each trick.
 fn score(valuation: &Valuation, outcome: &HandOutcome) -> f64 {
+    let Some(game) = &valuation.game else {
+        return outcome_value(&valuation.rules, valuation.me, outcome);
+    };
     let HandOutcome::Played(played) = outcome else { return 0.0 };
-    let rules: &Rules = &valuation.rules;
-    let mine = rules.team_of(valuation.me);
-    let tricks =
-        if played.makers == mine { played.tricks[mine] } else { 5 - played.tricks[played.makers] };
-    let tricks = TRICK_VALUE * f64::from(tricks);
-    if let Some(game) = &valuation.game {
-        let (mut ours, mut theirs) = (0, 0);
-        for (team, points) in played.points.teams() {
-            if team == mine {
-                ours += u32::from(*points);
-            } else {
-                theirs += u32::from(*points);
-            }
+    let mine = valuation.rules.team_of(valuation.me);
+    let (mut ours, mut theirs) = (0, 0);
+    for (team, points) in played.points.teams() {
+        if team == mine {
+            ours += u32::from(*points);
+        } else {
+            theirs += u32::from(*points);
         }
-        let before = game.odds.chance(game.mine, game.theirs);
-        let after = game.odds.chance(game.mine + ours, game.theirs + theirs);
-        return (after - before) / game.odds.first_point() + tricks;
     }
+    let before = game.odds.chance(game.mine, game.theirs);
+    let after = game.odds.chance(game.mine + ours, game.theirs + theirs);
+    (after - before) / game.odds.first_point() + trick_bonus(valuation.rules, valuation.me, played)
+}
+
+/// What a hand's outcome is worth to `seat`'s side, as every search (and
+/// the arena's oracle) scores a world: the points it brings that side less
+/// the others' (their average, without partners), plus a little for each
+/// trick the side took (as makers) or kept from the makers, which breaks
+/// ties between actions worth the same points (more tricks are a margin
+/// against a wrong guess). A hand thrown in is worth nothing.
+pub fn outcome_value(rules: &Rules, seat: Seat, outcome: &HandOutcome) -> f64 {
+    let HandOutcome::Played(played) = outcome else { return 0.0 };
+    let mine = rules.team_of(seat);
     let others = f64::from(rules.teams() - 1);
     let points: f64 = played
         .points
@@ -445,7 +486,16 @@ fn score(valuation: &Valuation, outcome: &HandOutcome) -> f64 {
             },
         )
         .sum();
-    points + tricks
+    points + trick_bonus(*rules, seat, played)
+}
+
+/// [`TRICK_VALUE`] for each trick `seat`'s side took as makers, or kept
+/// from the makers.
+fn trick_bonus(rules: Rules, seat: Seat, played: &PlayedHand) -> f64 {
+    let mine = rules.team_of(seat);
+    let tricks =
+        if played.makers == mine { played.tricks[mine] } else { 5 - played.tricks[played.makers] };
+    TRICK_VALUE * f64::from(tricks)
 }
 
 #[cfg(test)]

@@ -265,8 +265,9 @@ impl Knowledge {
                 | Phase::OrderingUp
                 | Phase::Calling
                 | Phase::DefendingAlone => bids.next().copied().inspect(|bid| {
-                    if seat != self.me && expected_bid(&hand, seat) != Some(*bid) {
-                        weight *= misses.bid;
+                    let miss = misses.bid_by(&self.rules, self.me, seat);
+                    if miss < 1.0 && expected_bid(&hand, seat) != Some(*bid) {
+                        weight *= miss;
                     }
                 }),
                 Phase::DealerDiscard => steps.discard.map(|card| Action::Discard { card }),
@@ -309,8 +310,11 @@ pub(super) struct World {
 /// reads nothing into such steps, 0 rules the world out.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Misses {
-    /// A bid (or a lone defence, or a joker's suit).
+    /// A bid (or a lone defence, or a joker's suit) by an opponent (in the
+    /// games without partners, by anybody else).
     pub bid: f64,
+    /// A bid by the partner.
+    pub partner_bid: f64,
     /// A card played by an opponent (in the games without partners, by
     /// anybody else).
     pub play: f64,
@@ -319,6 +323,17 @@ pub(super) struct Misses {
 }
 
 impl Misses {
+    /// For a bid by `seat`, as seen by `me`.
+    fn bid_by(&self, rules: &Rules, me: Seat, seat: Seat) -> f64 {
+        if seat == me {
+            1.0
+        } else if rules.partnerships() && seat == me.partner() {
+            self.partner_bid
+        } else {
+            self.bid
+        }
+    }
+
     /// For a card played by `seat`, as seen by `me`.
     fn play_by(&self, rules: &Rules, me: Seat, seat: Seat) -> f64 {
         if seat == me {
@@ -460,7 +475,7 @@ mod tests {
     #[test]
     fn every_decision_gets_a_world_that_fits_the_view() {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
-        let misses = Misses { bid: 0.5, play: 0.5, partner_play: 0.5 };
+        let misses = Misses { bid: 0.5, partner_bid: 0.5, play: 0.5, partner_play: 0.5 };
         let (mut decisions, mut weighed) = (0, 0);
         for rules in rule_sets() {
             for seed in 0..12 {
