@@ -6,49 +6,13 @@ use std::time::Duration;
 use euchre_client::{Backoff, Client, Config, Error, Update, Updates};
 use euchre_engine::{Action, Card, Event};
 use euchre_protocol::{TableEvent, TableSettings};
-use euchre_server::Settings;
+use euchre_server::testing::TestServer;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 /// How long a test waits for any one update.
 const PATIENCE: Duration = Duration::from_secs(10);
-
-struct TestServer {
-    url: String,
-    _data: tempfile::TempDir,
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<anyhow::Result<()>>,
-}
-
-impl TestServer {
-    async fn start() -> TestServer {
-        let data = tempfile::tempdir().expect("a data folder");
-        let mut settings = Settings::default();
-        settings.timing.bot_delay_ms = 0;
-        settings.data_dir = data.path().to_owned();
-        settings.database_url = euchre_server::config::DatabaseUrl(format!(
-            "sqlite://{}/euchre.db",
-            data.path().display()
-        ));
-        // Bound before the spawn: nothing waits for the server to listen.
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let url = format!("ws://{}/ws", listener.local_addr().expect("address"));
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(euchre_server::run(listener, settings, async move {
-            let _ = stopped.await;
-        }));
-        TestServer { url, _data: data, stop: Some(stop), task }
-    }
-
-    async fn stop(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        let stopped = tokio::time::timeout(PATIENCE, self.task).await;
-        assert!(matches!(stopped, Ok(Ok(Ok(())))), "the server stopped cleanly");
-    }
-}
 
 /// A TCP relay in front of the server whose connections can all be cut at
 /// once, as a dropped network would; it keeps accepting new ones.
@@ -166,7 +130,8 @@ fn assert_gap_free(updates: &[Update]) -> usize {
 #[tokio::test]
 async fn a_game_against_bots_is_played_to_the_end() {
     let server = TestServer::start().await;
-    let (client, mut updates) = Client::connect(config(&server.url, "Ann")).await.expect("connect");
+    let (client, mut updates) =
+        Client::connect(config(&server.url(), "Ann")).await.expect("connect");
     assert_eq!(client.identity().player.name, "Ann");
     client.ping().await.expect("pong");
     let created = client.create_table(against_bots()).await.expect("created");
@@ -188,7 +153,7 @@ async fn a_game_against_bots_is_played_to_the_end() {
 #[tokio::test]
 async fn a_connection_cut_mid_hand_resumes_without_losing_or_repeating_an_event() {
     let server = TestServer::start().await;
-    let relay = Relay::start(&server.url).await;
+    let relay = Relay::start(&server.url()).await;
     let (client, mut updates) = Client::connect(config(&relay.url, "Ann")).await.expect("connect");
     let table = client.create_table(against_bots()).await.expect("created").table;
     client.sit(&table, Some(0), None).await.expect("seated");
@@ -204,8 +169,8 @@ async fn a_connection_cut_mid_hand_resumes_without_losing_or_repeating_an_event(
 #[tokio::test]
 async fn refusals_come_back_as_typed_errors_and_change_nothing() {
     let server = TestServer::start().await;
-    let (ann, mut updates) = Client::connect(config(&server.url, "Ann")).await.expect("connect");
-    let (bob, _bob_updates) = Client::connect(config(&server.url, "Bob")).await.expect("connect");
+    let (ann, mut updates) = Client::connect(config(&server.url(), "Ann")).await.expect("connect");
+    let (bob, _bob_updates) = Client::connect(config(&server.url(), "Bob")).await.expect("connect");
     let code = |result: Result<(), Error>| result.expect_err("refused").code().map(str::to_owned);
 
     let bad = TableSettings { bot_seats: vec![7], ..TableSettings::default() };
@@ -238,12 +203,12 @@ async fn refusals_come_back_as_typed_errors_and_change_nothing() {
 
     // The token brings the same player back, to the same seat.
     let token = ann.identity().token.clone();
-    let again = config(&server.url, "ignored").with_token(token);
+    let again = config(&server.url(), "ignored").with_token(token);
     let (ann_again, _) = Client::connect(again).await.expect("connect");
     assert_eq!(ann_again.identity().player, ann.identity().player);
     let refused = ann_again.sit(&table, None, None).await.expect_err("already seated");
     assert_eq!(refused.code(), Some("already_seated"));
-    let forged = config(&server.url, "x").with_token("not-a-token");
+    let forged = config(&server.url(), "x").with_token("not-a-token");
     let refused = Client::connect(forged).await.expect_err("a forged token");
     assert_eq!(refused.code(), Some("bad_token"));
     server.stop().await;

@@ -3,13 +3,11 @@
 //! defences docs/security.md lists, the penalty box included), and that
 //! the tables play on.
 
-mod support;
-
 use std::time::Duration;
 
 use euchre_loadgen::abuse::{AbuseConfig, Abuser, AbuserReport, run_beside};
 use euchre_loadgen::{Config, Stop, Think};
-use support::TestServer;
+use euchre_server::testing::TestServer;
 
 fn abuser(reports: &[AbuserReport], abuser: Abuser) -> &AbuserReport {
     reports.iter().find(|r| r.abuser == abuser.name()).expect("a report for each abuser")
@@ -20,14 +18,14 @@ async fn each_abuser_is_refused_or_cut_off_and_the_tables_play_on() -> anyhow::R
     // A short outbound queue and a small kernel send buffer, so the slow
     // reader overflows them within the test's few seconds (the defence is
     // the same at the defaults, only slower to trip; see BENCHMARKS.md).
-    let server = TestServer::start(|settings| {
+    let server = TestServer::start_with(|settings| {
         settings.limits.outbound_queue = 64;
         settings.limits.send_buffer_bytes = 8192;
     })
-    .await?;
+    .await;
     // Every other limit is the default.
     let limits = euchre_server::Settings::default().limits;
-    let url = server.url.clone();
+    let url = server.url();
 
     let play = Config {
         url: url.clone(),
@@ -88,5 +86,6 @@ async fn each_abuser_is_refused_or_cut_off_and_the_tables_play_on() -> anyhow::R
         ["4000", "reset", "ended"].iter().filter_map(|how| slow.closed_by_server.get(*how)).sum();
     assert!(cut_off > 0, "{slow:?}");
     assert!(!slow.closed_by_server.contains_key("not_cut_off"), "{slow:?}");
-    server.stop().await
+    server.stop().await;
+    Ok(())
 }

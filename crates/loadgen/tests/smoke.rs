@@ -3,12 +3,11 @@
 //! hand that ends found in the history afterwards), idle connections, and
 //! the echo yardstick.
 
-mod support;
-
 use std::time::Duration;
 
 use euchre_loadgen::{Config, Report, Stop, Think, echo, idle, run};
-use support::TestServer;
+use euchre_server::testing::TestServer;
+use tokio::task::JoinHandle;
 
 fn config(url: &str, tables: usize, players: u8, hands: u64, think: Think) -> Config {
     Config {
@@ -44,14 +43,14 @@ fn check(report: &Report, hands: u64) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_short_run_plays_times_and_stores_hands() -> anyhow::Result<()> {
     // As the benchmark runs it: limits for one address playing flat out.
-    let server = TestServer::start(|settings| {
+    let server = TestServer::start_with(|settings| {
         settings.limits.messages_per_second = 100_000;
         settings.limits.message_burst = 100_000;
         settings.limits.connections_per_address = 1_000;
         settings.limits.guests_per_minute = 0;
     })
-    .await?;
-    let url = server.url.clone();
+    .await;
+    let url = server.url();
 
     // Every seat a client: every action of the game is timed, on its way
     // to the acting client's ack and to each other client's event.
@@ -82,14 +81,20 @@ async fn a_short_run_plays_times_and_stores_hands() -> anyhow::Result<()> {
     eprint!("{}", held.to_text());
     assert_eq!((held.connections, held.dropped), (20, 0));
     assert!(held.server_kib_per_connection.is_some());
-    server.stop().await
+    server.stop().await;
+    Ok(())
+}
+
+/// The yardsticks' server on an ephemeral port, and its URL at `path`.
+async fn echo_server(path: &str) -> anyhow::Result<(JoinHandle<anyhow::Result<()>>, String)> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("ws://{}/{path}", listener.local_addr()?);
+    Ok((tokio::spawn(echo::serve(listener)), url))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_echo_yardstick_times_round_trips() -> anyhow::Result<()> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let url = format!("ws://{}/ws", listener.local_addr()?);
-    let server = tokio::spawn(echo::serve(listener));
+    let (server, url) = echo_server("ws").await?;
     let report = echo::run(&url, 8, Duration::from_millis(500), Some(std::process::id())).await?;
     eprint!("{}", report.to_text());
     assert_eq!(report.connections, 8);
@@ -103,9 +108,7 @@ async fn the_echo_yardstick_times_round_trips() -> anyhow::Result<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_relay_yardstick_hands_each_frame_to_the_whole_group() -> anyhow::Result<()> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let url = format!("ws://{}/relay", listener.local_addr()?);
-    let server = tokio::spawn(echo::serve(listener));
+    let (server, url) = echo_server("relay").await?;
     let report = echo::run_relay(&url, 3, 4, Duration::from_millis(500), None).await?;
     eprint!("{}", report.to_text());
     assert_eq!((report.fan_out, report.connections), (4, 12));

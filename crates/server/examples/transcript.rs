@@ -1,24 +1,18 @@
 //! Prints a real transcript of one hand, frame by frame, for `docs/protocol.md`:
-//! a server on an ephemeral port, one player and three bots.
+//! a server on an ephemeral port with a data folder of its own (the shared
+//! test server, `euchre_server::testing`), one player and three bots.
 //!
 //! `cargo run -p euchre-server --example transcript`
 
 use euchre_protocol::{ClientMessage, PROTOCOL_VERSION, ServerMessage, TableEvent, TableNotice};
-use euchre_server::Settings;
+use euchre_server::testing::TestServer;
 use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::Message;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let mut settings = Settings::default();
-    settings.timing.bot_delay_ms = 0;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let url = format!("ws://{}/ws", listener.local_addr()?);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(euchre_server::run(listener, settings, async move {
-        let _ = stopped.await;
-    }));
-    let (mut socket, _) = tokio_tungstenite::connect_async(url.as_str()).await?;
+    let server = TestServer::start().await;
+    let (mut socket, _) = tokio_tungstenite::connect_async(server.url()).await?;
 
     let send = async |socket: &mut _, message: ClientMessage| -> anyhow::Result<()> {
         let text = serde_json::to_string(&message)?;
@@ -94,7 +88,6 @@ async fn main() -> anyhow::Result<()> {
             send(&mut socket, message).await?;
         }
     }
-    let _ = stop.send(());
-    server.await??;
+    server.stop().await;
     Ok(())
 }

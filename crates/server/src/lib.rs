@@ -11,6 +11,8 @@
 //! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
 //! - [`web`]: the browser client at `/`, embedded at compile time.
 //! - [`cluster`]: cluster mode, several nodes on NATS JetStream and PostgreSQL (off by default).
+//! - `testing` (the `testing` feature): the server in a test's own process,
+//!   on port 0 with its own data folder.
 
 pub mod accounts;
 pub mod admission;
@@ -27,6 +29,8 @@ pub mod ratings;
 pub mod registry;
 pub mod state;
 pub mod table;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod web;
 
 pub use app::{router, run};

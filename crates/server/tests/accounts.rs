@@ -14,7 +14,7 @@ use euchre_protocol::TableSettings;
 use euchre_server::Settings;
 use serde_json::{Value, json};
 use support::http::{Answer, http, request};
-use support::{Client, PATIENCE, TestServer, play_to_the_end};
+use support::{Client, PATIENCE, Players, TestServer, play_to_the_end};
 
 const PASSWORD: &str = "correct horse";
 

@@ -18,7 +18,7 @@ use euchre_store::sqlite::SqliteStore;
 use euchre_store::{Store, Write};
 use serde_json::{Value, json};
 use support::http::{Answer, http};
-use support::{Client, PATIENCE, TestServer, play_to_the_end, play_until};
+use support::{Client, PATIENCE, Players, TestServer, play_to_the_end, play_until};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/egn");
 

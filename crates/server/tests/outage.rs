@@ -11,10 +11,9 @@ use std::time::Duration;
 
 use euchre_engine::Event;
 use euchre_protocol::{ServerMessage, TableEvent, TableSettings};
-use euchre_server::Settings;
 use euchre_server::config::DatabaseUrl;
 use sqlx::Connection;
-use support::TestServer;
+use support::{Players, TestServer};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 
@@ -63,7 +62,7 @@ impl Proxy {
     }
 }
 
-/// A fresh database for this test, dropped (best effort) at the end.
+/// `GET /readyz`: its status and JSON body (null when it has none).
 async fn readyz(server: &TestServer) -> (u16, serde_json::Value) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = TcpStream::connect(server.address).await.expect("connect");
@@ -114,11 +113,11 @@ fn actions_seen(log: &[ServerMessage]) -> i64 {
 async fn the_table_plays_on_while_the_database_is_away_and_nothing_is_lost() {
     let database = support::postgres::fresh_database("outage").await;
     let proxy = Proxy::start().await;
-    let mut settings = Settings::default();
-    settings.timing.bot_delay_ms = 0;
-    settings.database_url =
-        DatabaseUrl(format!("postgres://postgres@127.0.0.1:{}/{database}", proxy.port));
-    let server = TestServer::with_settings(settings).await;
+    let server = TestServer::start_with(|settings| {
+        settings.database_url =
+            DatabaseUrl(format!("postgres://postgres@127.0.0.1:{}/{database}", proxy.port));
+    })
+    .await;
     wait_ready(&server, |status, _| status == 200).await;
 
     let mut ann = server.player("Ann").await;

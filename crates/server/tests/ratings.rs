@@ -9,10 +9,9 @@ use euchre_engine::Event;
 use euchre_protocol::{
     ClientMessage, SeatRating, ServerMessage, TableEvent, TableNotice, TableSettings,
 };
-use euchre_server::Settings;
 use euchre_server::config::DatabaseUrl;
 use support::http::{http, request};
-use support::{Client, TestServer, play_to_the_end};
+use support::{Client, Players, TestServer, play_to_the_end};
 
 fn rated_notice(message: &ServerMessage) -> Option<Vec<SeatRating>> {
     match message {
@@ -186,9 +185,7 @@ async fn rated_game(server: &TestServer) {
 
 #[tokio::test]
 async fn a_rated_game_between_four_people_on_sqlite() {
-    let mut settings = Settings::default();
-    settings.timing.bot_delay_ms = 0;
-    let server = TestServer::with_settings(settings).await;
+    let server = TestServer::start().await;
     rated_game(&server).await;
     server.stop().await;
 }
@@ -196,10 +193,10 @@ async fn a_rated_game_between_four_people_on_sqlite() {
 #[tokio::test]
 async fn a_rated_game_between_four_people_on_postgres() {
     let database = support::postgres::fresh_database("ratings").await;
-    let mut settings = Settings::default();
-    settings.timing.bot_delay_ms = 0;
-    settings.database_url = DatabaseUrl(support::postgres::url(&database));
-    let server = TestServer::with_settings(settings).await;
+    let server = TestServer::start_with(|settings| {
+        settings.database_url = DatabaseUrl(support::postgres::url(&database));
+    })
+    .await;
     rated_game(&server).await;
     server.stop().await;
     support::postgres::drop_database(&database).await;

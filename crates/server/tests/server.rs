@@ -13,7 +13,7 @@ use euchre_protocol::{
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use support::{
-    Client, TestServer, answer_id, cards_in, error_code, last_seq, pending_turn, pick,
+    Client, Players, TestServer, answer_id, cards_in, error_code, last_seq, pending_turn, pick,
     play_to_the_end,
 };
 
@@ -920,11 +920,10 @@ fn arbitrary_frames_never_break_a_connection_or_the_server() {
     // must not keep the next ones out, nor may the guests that edited hellos
     // register keep Bob out at the end (the penalty and the guest limit have
     // tests of their own).
-    let mut config = euchre_server::Settings::default();
-    config.timing.bot_delay_ms = 0;
-    config.limits.abuse_penalty_ms = 0;
-    config.limits.guests_per_minute = 0;
-    let server = runtime.block_on(TestServer::with_settings(config));
+    let server = runtime.block_on(TestServer::start_with(|config| {
+        config.limits.abuse_penalty_ms = 0;
+        config.limits.guests_per_minute = 0;
+    }));
     let (token, table) = runtime.block_on(async {
         let mut ann = server.player("Ann").await;
         let table = ann.create_table(settings(Preset::Standard, vec![1, 2, 3])).await;

@@ -11,10 +11,9 @@ use std::time::Duration;
 use euchre_client::{Client, Config, Update};
 use euchre_engine::Event;
 use euchre_protocol::{TableEvent, TableSettings};
-use euchre_server::Settings;
+use euchre_server::testing::TestServer;
 use euchre_tui::history::{self, Roots};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::pki_types::pem::PemObject;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -85,27 +84,15 @@ async fn play_a_game(client: &Client, updates: &mut euchre_client::Updates) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_history_pages_and_replays_over_https() {
-    let data = tempfile::tempdir().expect("a data folder");
-    let mut settings = Settings::default();
-    settings.timing.bot_delay_ms = 0;
-    settings.data_dir = data.path().to_owned();
-    settings.database_url =
-        euchre_server::config::DatabaseUrl(format!("sqlite://{}/euchre.db", data.path().display()));
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let address = listener.local_addr().expect("address");
-    let (stop, stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(euchre_server::run(listener, settings, async move {
-        let _ = stopped.await;
-    }));
-    let plain = format!("ws://{address}/ws");
+    let server = TestServer::start().await;
     let (client, mut updates) =
-        Client::connect(Config::new(&plain, "Tess")).await.expect("connect");
+        Client::connect(Config::new(server.url(), "Tess")).await.expect("connect");
     play_a_game(&client, &mut updates).await;
     play_a_game(&client, &mut updates).await;
     let player = client.identity().player.id.clone();
     client.close().await;
 
-    let port = tls_terminator(address).await;
+    let port = tls_terminator(server.address).await;
     let secure = format!("wss://127.0.0.1:{port}/ws");
     let roots = test_roots();
     // A page of one, then the next, then no more.
@@ -133,7 +120,5 @@ async fn the_history_pages_and_replays_over_https() {
     let refused = history::matches(&secure, &player, None).await.expect_err("an unknown issuer");
     assert!(refused.contains("no secure connection"), "{refused}");
 
-    let _ = stop.send(());
-    let stopped = tokio::time::timeout(PATIENCE, server).await;
-    assert!(matches!(stopped, Ok(Ok(Ok(())))), "the server stopped cleanly");
+    server.stop_within(PATIENCE).await;
 }

@@ -9,8 +9,8 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use euchre_server::Settings;
+use euchre_server::testing::{self, ServerTask};
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
 
 /// A tmux server of our own (its own socket), killed when dropped.
 struct Tmux {
@@ -84,7 +84,7 @@ async fn a_whole_game_from_the_keyboard_in_tmux() {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = listener.local_addr().expect("address");
     let url = format!("ws://{address}/ws");
-    let server = Server::start(listener, data.path());
+    let server = start_server(listener, data.path());
 
     let tmux = Tmux::new();
     let binary = env!("CARGO_BIN_EXE_euchre-tui");
@@ -160,7 +160,7 @@ async fn a_whole_game_from_the_keyboard_in_tmux() {
     server.stop().await;
     tmux.wait_for("again", "Disconnected: reconnecting…").await;
     let listener = TcpListener::bind(address).await.expect("the same address again");
-    let server = Server::start(listener, data.path());
+    let server = start_server(listener, data.path());
     tmux.wait_for("again", "Reconnected").await;
     tmux.keys("again", "q");
 
@@ -168,30 +168,13 @@ async fn a_whole_game_from_the_keyboard_in_tmux() {
     server.stop().await;
 }
 
-struct Server {
-    stop: oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<anyhow::Result<()>>,
-}
-
-impl Server {
-    fn start(listener: TcpListener, data: &Path) -> Server {
-        let mut settings = Settings::default();
-        settings.timing.bot_delay_ms = 0;
-        // Clients told of a shutdown come back quickly.
-        settings.timing.reconnect_after_ms = 100;
-        settings.data_dir = data.to_owned();
-        settings.database_url =
-            euchre_server::config::DatabaseUrl(format!("sqlite://{}/euchre.db", data.display()));
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(euchre_server::run(listener, settings, async move {
-            let _ = stopped.await;
-        }));
-        Server { stop, task }
-    }
-
-    async fn stop(self) {
-        let _ = self.stop.send(());
-        let stopped = tokio::time::timeout(Duration::from_secs(10), self.task).await;
-        assert!(matches!(stopped, Ok(Ok(Ok(())))), "the server stopped cleanly");
-    }
+/// The server on `listener` with its data in `data`, so a second one can
+/// take over the same address and tables.
+fn start_server(listener: TcpListener, data: &Path) -> ServerTask {
+    let mut settings = Settings::default();
+    settings.timing.bot_delay_ms = 0;
+    // Clients told of a shutdown come back quickly.
+    settings.timing.reconnect_after_ms = 100;
+    testing::keep_data_in(&mut settings, data);
+    ServerTask::spawn(listener, settings)
 }

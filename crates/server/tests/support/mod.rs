@@ -1,6 +1,7 @@
-//! A test server on an ephemeral port and a client that logs every message,
-//! on `euchre_client::Session` (which speaks the protocol and keeps the
-//! stale-prompt rule; the raw socket stays at hand for malformed frames).
+//! The server's tests' harness: the shared test server
+//! (`euchre_server::testing`) with players on a client that logs every
+//! message, on `euchre_client::Session` (which speaks the protocol and keeps
+//! the stale-prompt rule; the raw socket stays at hand for malformed frames).
 
 #![allow(dead_code)]
 
@@ -14,74 +15,28 @@ pub use euchre_client::answer_to as answer_id;
 use euchre_client::{Error, Session};
 use euchre_engine::{Action, Event};
 use euchre_protocol::{ClientMessage, Reply, ServerMessage, TableEvent, TableSettings};
-use euchre_server::Settings;
+pub use euchre_server::testing::TestServer;
 use futures_util::{SinkExt, StreamExt};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 use tokio_tungstenite::MaybeTlsStream;
 use tokio_tungstenite::tungstenite::Message;
 
 /// How long a test waits for any one message before failing.
 pub const PATIENCE: Duration = Duration::from_secs(10);
 
-pub struct TestServer {
-    pub address: SocketAddr,
-    /// The server's data folder (journal and SQLite file), removed at the end.
-    pub data: tempfile::TempDir,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<anyhow::Result<()>>>,
+/// What the tests add to the shared server: players on this harness's [`Client`].
+pub trait Players {
+    /// A connected client that has said hello as `name`.
+    fn player(&self, name: &str) -> impl Future<Output = Client>;
 }
 
-impl TestServer {
-    /// A server with quick bots and otherwise default settings.
-    pub async fn start() -> TestServer {
-        let mut settings = Settings::default();
-        settings.timing.bot_delay_ms = 0;
-        TestServer::with_settings(settings).await
-    }
-
-    pub async fn with_settings(mut settings: Settings) -> TestServer {
-        let data = tempfile::tempdir().expect("a data folder");
-        settings.data_dir = data.path().to_owned();
-        if settings.database_url.expose() == Settings::default().database_url.expose() {
-            settings.database_url = euchre_server::config::DatabaseUrl(format!(
-                "sqlite://{}/euchre.db",
-                data.path().display()
-            ));
-        }
-        // Bound before the spawn: no test ever waits for the server to listen.
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let address = listener.local_addr().expect("address");
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(euchre_server::run(listener, settings, async move {
-            let _ = stopped.await;
-        }));
-        TestServer { address, data, stop: Some(stop), task: Some(task) }
-    }
-
-    pub fn url(&self) -> String {
-        format!("ws://{}/ws", self.address)
-    }
-
-    /// A connected client that has said hello as `name`.
-    pub async fn player(&self, name: &str) -> Client {
+impl Players for TestServer {
+    async fn player(&self, name: &str) -> Client {
         let mut client = Client::connect(&self.url()).await;
         client.hello(name).await;
         client
-    }
-
-    /// Stops the server and waits for it to finish.
-    pub async fn stop(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(task) = self.task.take() {
-            let result = tokio::time::timeout(PATIENCE, task).await;
-            assert!(matches!(result, Ok(Ok(Ok(())))), "the server did not stop cleanly");
-        }
     }
 }
 
