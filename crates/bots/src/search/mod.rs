@@ -1,24 +1,33 @@
-//! The search bots: perfect-information Monte-Carlo (deal the unseen cards
-//! many ways, solve each deal exactly, choose what does best on average).
+//! The search bots: Monte-Carlo search over worlds (deal the unseen cards
+//! many ways, score each action in each deal, choose what does best on
+//! average).
 //!
 //! Each decision gathers what the seat knows from its [`GameView`] (the
 //! bot gets nothing else), deals worlds consistent with it
 //! ([`world::Knowledge`]), and scores every legal action in every world by
 //! the points it brings: the action, then the rest of the bidding and
 //! discarding as the basic bot would do it (for every seat, holding that
-//! world's cards), then the card play solved double-dummy by the engine's
-//! [`Solver`]. Bids, discards, the card passed for best and each card played
-//! are all chosen this way, in every form of the game.
+//! world's cards), then the card play, either solved double-dummy by the
+//! engine's [`Solver`] (every seat playing perfectly, as if it saw every
+//! hand) or played out by the basic bot's cards for all four seats (each
+//! from its own sight of the cards played), or a blend of the two. Bids,
+//! discards, the card passed for best and each card played are all chosen
+//! this way, in every form of the game.
+//!
+//! Medium is the reference perfect-information Monte-Carlo search: 50
+//! worlds, each solved. Hard deals 320 worlds and plays each out: against
+//! the basic bot that wins 2.3 points of win rate more than solving 80
+//! (paired over 2,000 matches, session 10 in BENCHMARKS.md). A solve credits every seat with sight of
+//! the hidden cards, so it cannot tell a card that works only if the
+//! others guess right from one that works whatever they hold; the play-out
+//! is a step of improvement on a sound player's own play, and cheap enough
+//! for four times the worlds.
 //!
 //! A world counts for less when the others' bids in it are not the basic
 //! bot's with its cards (hard does this), and optionally when their cards
 //! played are not; the opponents can also be expected to play the basic
-//! bot's cards to the trick in progress. The card play after a bid, a
-//! discard or the card passed can be played out by the basic bot's cards
-//! for all four seats instead of (or as well as) solved: hard does this,
-//! in four times as many worlds as it solves for a card (the play-out is
-//! far cheaper than a solve). BENCHMARKS.md measures each setting; those
-//! not in the levels did not win there.
+//! bot's cards to the trick in progress. BENCHMARKS.md measures each
+//! setting; those not in the levels did not win there.
 
 mod odds;
 mod world;
@@ -117,12 +126,13 @@ impl SearchSettings {
         bid_rollout: 0.0,
         play_rollout: 0.0,
     };
-    /// More worlds, a transposition table, reading the others' bids, and
-    /// bids scored by the basic bot's play-out over 320 worlds (session 9:
-    /// +1.7 points of win rate against basic over 2,000 matches, paired,
-    /// and half the time of solving 80).
+    /// 320 worlds, reading the others' bids, and every action scored by
+    /// the basic bot's play-out of the rest of the hand (session 9: the
+    /// bids, +1.7 points of win rate against basic over 2,000 matches,
+    /// paired; session 10: the cards, +2.3 more, +1.0 to +3.6). The transposition
+    /// table serves the rare play-out the basic bot cannot finish.
     pub const HARD: SearchSettings = SearchSettings {
-        worlds: 80,
+        worlds: 320,
         bid_worlds: 320,
         table_bits: 14,
         bid_miss: 0.25,
@@ -136,7 +146,7 @@ impl SearchSettings {
         match_aware: false,
         basic_prior: 0.0,
         bid_rollout: 1.0,
-        play_rollout: 0.0,
+        play_rollout: 1.0,
     };
 }
 

@@ -7,7 +7,7 @@ use euchre_engine::{Game, Preset, Rules};
 use crate::play_out;
 
 /// The search as the levels run it, but with few worlds: the same code
-/// paths (for hard's bids, the basic bot's play-out), quickly.
+/// paths (for hard, the basic bot's play-out for bids and cards), quickly.
 const QUICK: SearchSettings =
     SearchSettings { worlds: 6, bid_worlds: 12, table_bits: 10, ..SearchSettings::HARD };
 const QUICK_PLAIN: SearchSettings = SearchSettings { worlds: 6, ..SearchSettings::MEDIUM };
@@ -15,10 +15,12 @@ const QUICK_PLAIN: SearchSettings = SearchSettings { worlds: 6, ..SearchSettings
 const QUICK_SCORED: SearchSettings =
     SearchSettings { make_margin: 0.5, alone_margin: 1.0, match_aware: true, ..QUICK };
 /// More worlds for the bids, reading the others' cards as well as their
-/// bids, from more worlds dealt than solved, and expecting the basic bot's cards from the opponents in
-/// the trick being played.
+/// bids (the partner's apart), from more worlds dealt than solved, and
+/// expecting the basic bot's cards from the opponents in the trick being
+/// played.
 const QUICK_READING: SearchSettings = SearchSettings {
     bid_worlds: 10,
+    partner_bid_miss: 0.5,
     play_miss: 0.1,
     partner_play_miss: 0.5,
     candidates: 18,
