@@ -544,6 +544,38 @@ mod tests {
         assert!(checked > 2_000, "{checked} plays");
     }
 
+    /// The basic bot's bid as the replay of a world asks for it (from the
+    /// hand alone) is the bid the basic bot makes from the seat's own view,
+    /// at every bid in every form: the model the others' bids are read by
+    /// is the real bot.
+    #[test]
+    fn the_replayed_basic_bid_is_the_basic_bots_choice() {
+        let mut checked = 0;
+        for rules in rule_sets() {
+            for seed in 0..12 {
+                let mut game = Game::new(rules, seed).expect("valid rules");
+                let mut basic = BasicBotPolicy;
+                for _ in 0..400 {
+                    let Some(seat) = game.turn() else { break };
+                    let action = basic.choose(&game, seat);
+                    let hand = game.hand();
+                    if matches!(
+                        hand.phase(),
+                        Phase::NamingJokerSuit
+                            | Phase::OrderingUp
+                            | Phase::Calling
+                            | Phase::DefendingAlone
+                    ) {
+                        assert_eq!(expected_bid(hand, seat), Some(action), "{rules:?} seed {seed}");
+                        checked += 1;
+                    }
+                    game.apply(seat, action).expect("legal");
+                }
+            }
+        }
+        assert!(checked > 2_000, "{checked} bids");
+    }
+
     /// The basic bot's choices, to drive the games above.
     struct BasicBotPolicy;
 
