@@ -140,31 +140,30 @@ impl Leases {
         }
     }
 
-    /// How many leases are held now.
-    pub async fn count(&self) -> Result<usize, LeaseError> {
-        use futures_util::TryStreamExt;
-        let listing = async {
-            let keys = self.bucket.keys().await.map_err(nats)?;
-            keys.try_fold(0, |count, _| async move { Ok(count + 1) }).await.map_err(nats)
-        };
-        // The listing ends with the last key it was told of; a key that
-        // expires meanwhile never comes, and it would wait for ever (seen
-        // in the three-node tests): give up after a lease's lifetime.
-        match tokio::time::timeout(self.ttl, listing).await {
-            Ok(counted) => counted,
-            Err(_) => Err(LeaseError::Nats("listing the leases timed out".into())),
-        }
+    /// How many leases are held now: distinct names, for a listing can
+    /// bring a key rewritten meanwhile (a renewal) twice. (It can also miss
+    /// one: a count may come short, never over.) Given up after `within`,
+    /// as a listing can wait for a key that expired meanwhile.
+    pub async fn count(&self, within: Duration) -> Result<usize, LeaseError> {
+        Ok(self.listing(within).await?.len())
     }
 
-    /// The names of the leases held now (in the nodes' bucket: the live nodes).
+    /// The names of the leases held now (in the nodes' bucket: the live
+    /// nodes), given up after a lease's lifetime.
     pub async fn names(&self) -> Result<HashSet<String>, LeaseError> {
+        self.listing(self.ttl).await
+    }
+
+    async fn listing(&self, within: Duration) -> Result<HashSet<String>, LeaseError> {
         use futures_util::TryStreamExt;
         let listing = async {
             let keys = self.bucket.keys().await.map_err(nats)?;
             keys.try_collect().await.map_err(nats)
         };
-        // As in `count`: a key expiring meanwhile would hold the listing up.
-        match tokio::time::timeout(self.ttl, listing).await {
+        // The listing ends with the last key it was told of; a key that
+        // expires meanwhile never comes, and it waits for the consumer's
+        // next idle heartbeat (seconds; seen in the three-node tests).
+        match tokio::time::timeout(within, listing).await {
             Ok(names) => names,
             Err(_) => Err(LeaseError::Nats("listing the leases timed out".into())),
         }

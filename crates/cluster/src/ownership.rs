@@ -79,11 +79,15 @@ impl Ownership {
     pub async fn run(mut self, stop: CancellationToken) {
         let every = self.owners.ttl() / 3;
         loop {
+            // Ticks are a third of a lifetime apart however long one takes
+            // (a slow listing, a loaded machine): the next renewal does not
+            // wait a whole pause more behind it.
+            let next = Instant::now() + every;
             if let Err(error) = self.tick().await {
                 tracing::warn!(node = %self.node, %error, "cluster lease tick failed");
             }
             tokio::select! {
-                () = tokio::time::sleep(every) => {}
+                () = tokio::time::sleep_until(next) => {}
                 () = stop.cancelled() => break,
             }
         }
@@ -106,10 +110,13 @@ impl Ownership {
         // Shards first: a failed heartbeat must not cost the shards a renewal.
         self.renew_all().await;
         self.beat().await?;
-        let nodes = self.nodes.count().await?.max(1);
+        // Within a tick: a listing held up (a key expiring under it) must
+        // not hold the next renewals up past the leases' lifetime.
+        let nodes = self.nodes.count(self.owners.ttl() / 3).await?.max(1);
         let fair = usize::from(self.shards).div_ceil(nodes);
         while self.held.len() > fair {
             let Some((shard, lease)) = self.held.pop_last() else { break };
+            tracing::info!(node = %self.node, shard, nodes, "giving a shard up: above the fair share");
             self.lose(shard);
             self.owners.release(lease).await?;
         }
@@ -154,10 +161,16 @@ impl Ownership {
         let shards: Vec<Shard> = self.held.keys().copied().collect();
         for shard in shards {
             let Some(lease) = self.held.get_mut(&shard) else { continue };
+            let left = lease.valid_until().saturating_duration_since(Instant::now());
             let renewed = self.owners.renew(lease).await;
             let lost = match renewed {
                 Ok(()) => {
                     self.validity.set(shard, lease.epoch(), lease.valid_until());
+                    // Due with two thirds left: this node's loop is starved.
+                    if left < self.owners.ttl() / 3 {
+                        let left_ms = left.as_millis();
+                        tracing::warn!(node = %self.node, shard, left_ms, "a shard's lease was renewed late");
+                    }
                     false
                 }
                 Err(LeaseError::Lost(_)) => true,

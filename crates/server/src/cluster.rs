@@ -809,9 +809,23 @@ impl Node {
                     continue;
                 }
             };
+            let missing: HashSet<String> = lock(&self.remotes)
+                .keys()
+                .map(|(node, _)| node.clone())
+                .filter(|node| !live.contains(node))
+                .collect();
+            // A listing can miss a heartbeat rewritten under it: a node is
+            // dead only if its heartbeat's key is gone when read alone
+            // (seen letting a live node's player go mid-game).
+            let mut dead_nodes = HashSet::new();
+            for node in missing {
+                if let Ok(None) = self.nodes.holder(&node).await {
+                    dead_nodes.insert(node);
+                }
+            }
             let dead: Vec<(ConnId, Vec<TableId>, CancellationToken)> = lock(&self.remotes)
                 .iter()
-                .filter(|((node, _), _)| !live.contains(node))
+                .filter(|((node, _), _)| dead_nodes.contains(node))
                 .map(|(_, remote)| {
                     let tables = remote.tables.iter().cloned().collect();
                     (remote.conn, tables, remote.too_slow.clone())

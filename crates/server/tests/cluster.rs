@@ -292,9 +292,9 @@ impl Cluster {
     /// [`Cluster::nodes`] for a test that plays a game through without
     /// losing a node: a lease of [`STEADY_LEASE_TTL_MS`]. With the failover
     /// tests' 2 s, a renewal late by a second on a busy machine lapses the
-    /// lease mid-game; the node then closes the table's connections (1001)
-    /// for their clients to resume, which these tests' players do not
-    /// (seen once in nine runs of the whole file beside other work).
+    /// lease mid-game; the node then closes the table's connections (1001),
+    /// and the players and spectators resume elsewhere (as a real client
+    /// does: [`play_to_the_end`], [`watch_to_the_end`]) but the game slows.
     async fn steady_nodes(&self, names: &[&str]) -> Vec<Node> {
         self.nodes_with(names, |settings| settings.cluster.lease_ttl_ms = STEADY_LEASE_TTL_MS).await
     }
@@ -593,57 +593,102 @@ async fn four_players_on_three_nodes_play_a_game_to_the_end() {
     }
     // Spectators on every node: Eve on n1 (the owner), Fay on n2, Gus on n3.
     let mut spectators = Vec::new();
-    for (node, name) in nodes.iter().zip(["Eve", "Fay", "Gus"]) {
-        let mut spectator = node.player(name).await;
-        let id = spectator.next_id();
-        let watch = ClientMessage::Watch { id, table: table.clone(), invite: None };
-        let answer = spectator.command(watch).await;
-        assert!(error_code(&answer).is_none(), "{name} watches: {answer:?}");
-        spectators.push(tokio::spawn(async move {
-            let won = |m: &ServerMessage| {
-                matches!(
-                    m,
-                    ServerMessage::Event {
-                        event: Some(TableEvent::Game(Event::GameWon { .. })),
-                        ..
-                    }
-                )
-            };
-            spectator.recv_until(won).await;
-            spectator
-        }));
+    for (index, (node, name)) in nodes.iter().zip(["Eve", "Fay", "Gus"]).enumerate() {
+        let spectator = node.player(name).await;
+        spectators.push(watch_to_the_end(spectator, index as u8, &table, urls(&nodes)).await);
     }
-    let tasks: Vec<_> = people
-        .into_iter()
-        .enumerate()
-        .map(|(seat, p)| tokio::spawn(support::play_to_the_end(p, table.clone(), seat as u64)))
-        .collect();
-    for (seat, task) in tasks.into_iter().enumerate() {
-        let client = task.await.expect("the player finished the game");
-        audit(&client.log, seat as u8);
-        // The audit has teeth: the same frames fail it as another seat's.
-        let other = Some((seat as u8 + 1) % 4);
-        let as_other = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            audit_viewer(&client.log, other)
-        }));
-        assert!(as_other.is_err(), "seat {seat}'s frames pass as seat {other:?}'s");
-    }
-    for spectator in spectators {
-        let spectator = spectator.await.expect("the spectator saw the game to its end");
-        audit_viewer(&spectator.log, None);
-        assert!(spectator.log.len() > 50, "the spectator was sent the game");
+    let players = play_to_the_end(people, &table, urls(&nodes), |seat| seat);
+    let (players, spectators) = (finished(players).await, finished(spectators).await);
+    audit_all(&players, &spectators);
+    for spectator in &spectators {
+        assert!(spectator.whole_log().len() > 50, "the spectator was sent the game");
     }
     cluster.finish(nodes).await;
 }
 
-/// A player who follows its table through failovers, as a careful client
-/// does: when its connection closes it reconnects (to the next node that
-/// answers) with its token and resumes; while the table's shard has no
-/// owner it is told `unavailable`, and tries again.
+/// Every node's address: where a roamer may reconnect.
+fn urls(nodes: &[Node]) -> Vec<String> {
+    nodes.iter().map(|node| node.url.clone()).collect()
+}
+
+/// Plays for each of `people` (seat by seat, each drawing its actions
+/// from `seed(seat)`) until the game is won, following the table through
+/// any close as a real client does (a lease that lapses on a loaded
+/// machine moves the table; see [`Cluster::steady_nodes`]).
+fn play_to_the_end(
+    people: Vec<Client>,
+    table: &str,
+    urls: Vec<String>,
+    seed: fn(u64) -> u64,
+) -> Vec<tokio::task::JoinHandle<Roamer>> {
+    let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    people
+        .into_iter()
+        .enumerate()
+        .map(|(seat, client)| {
+            let roamer = Roamer::new(client, seat as u8, table, urls.clone());
+            tokio::spawn(roamer.seeded(seed(seat as u64)).play(acks.clone()))
+        })
+        .collect()
+}
+
+/// `eve` watches `table`, then follows it in a task of its own until the
+/// game is won, through any close (the `index`th spectator: where it
+/// reconnects first).
+async fn watch_to_the_end(
+    mut eve: Client,
+    index: u8,
+    table: &str,
+    urls: Vec<String>,
+) -> tokio::task::JoinHandle<Roamer> {
+    let id = eve.next_id();
+    let watch = ClientMessage::Watch { id, table: table.to_owned(), invite: None };
+    let answer = eve.command(watch).await;
+    assert!(error_code(&answer).is_none(), "a spectator watches: {answer:?}");
+    let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    tokio::spawn(Roamer::watching(eve, index, table, urls).play(acks))
+}
+
+/// Each task's roamer, once it has seen the game won.
+async fn finished(tasks: Vec<tokio::task::JoinHandle<Roamer>>) -> Vec<Roamer> {
+    let mut roamers = Vec::new();
+    for task in tasks {
+        roamers.push(task.await.expect("followed the game to its end"));
+    }
+    roamers
+}
+
+/// The leak audit of every player and spectator, each over all it was
+/// sent on all its connections; and the audit has teeth: a player's
+/// frames fail it as the next seat's.
+fn audit_all(players: &[Roamer], spectators: &[Roamer]) {
+    for player in players {
+        let log = player.whole_log();
+        audit_viewer(&log, player.viewer());
+        let other = Some((player.seat + 1) % players.len() as u8);
+        let as_other =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| audit_viewer(&log, other)));
+        assert!(as_other.is_err(), "seat {}'s frames pass as seat {other:?}'s", player.seat);
+    }
+    for spectator in spectators {
+        assert_eq!(spectator.viewer(), None);
+        audit_viewer(&spectator.whole_log(), None);
+    }
+    let reconnections: usize =
+        players.iter().chain(spectators).map(|roamer| roamer.reconnections).sum();
+    eprintln!("the audit covered {reconnections} reconnections");
+}
+
+/// A player (or a spectator) who follows its table through failovers, as
+/// a careful client does: when its connection closes it reconnects (to the
+/// next node that answers) with its token and resumes; while the table's
+/// shard has no owner it is told `unavailable`, and tries again.
 struct Roamer {
     client: Client,
     token: String,
     seat: u8,
+    /// A spectator: it never acts (`seat` only picks its first node).
+    watching: bool,
     table: String,
     /// Nodes to reconnect to, tried in turn.
     urls: Vec<String>,
@@ -656,7 +701,8 @@ struct Roamer {
     last_seq: Option<u64>,
     /// When the first action after a reconnection was acknowledged.
     resumed_at: Option<std::time::Instant>,
-    reconnected: bool,
+    /// How many times its connection closed and it reconnected.
+    reconnections: usize,
     /// A pause before each action (none: flat out).
     think: Duration,
     /// What the connections before this one were sent, in order.
@@ -672,6 +718,7 @@ impl Roamer {
             token: client.token.clone().expect("welcomed"),
             client,
             seat,
+            watching: false,
             table: table.to_owned(),
             urls,
             turn: usize::from(seat),
@@ -681,10 +728,28 @@ impl Roamer {
             resuming: None,
             last_seq,
             resumed_at: None,
-            reconnected: false,
+            reconnections: 0,
             think: Duration::ZERO,
             earlier: Vec::new(),
         }
+    }
+
+    /// A spectator of `table` (it has watched it on `client`), following it
+    /// the same way; the `index`th of them, for the node it tries first.
+    fn watching(client: Client, index: u8, table: &str, urls: Vec<String>) -> Roamer {
+        Roamer { watching: true, ..Roamer::new(client, index, table, urls) }
+    }
+
+    /// Its actions drawn from `seed`'s stream rather than its seat's.
+    fn seeded(mut self, seed: u64) -> Roamer {
+        use rand::SeedableRng;
+        self.rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        self
+    }
+
+    /// Whose eyes it sees the table with: its seat, or a spectator's.
+    fn viewer(&self) -> Option<u8> {
+        (!self.watching).then_some(self.seat)
     }
 
     /// Every message of every connection, in order: what the seat was sent
@@ -695,7 +760,11 @@ impl Roamer {
     }
 
     async fn act(&mut self, actions: &[Action]) {
-        if self.in_flight.is_some() || self.resuming.is_some() || actions.is_empty() {
+        if self.watching
+            || self.in_flight.is_some()
+            || self.resuming.is_some()
+            || actions.is_empty()
+        {
             return;
         }
         let action = pick(actions, &mut self.rng);
@@ -731,7 +800,7 @@ impl Roamer {
             let earlier = std::mem::replace(&mut self.client, client);
             self.earlier.extend(earlier.log);
             self.in_flight = None;
-            self.reconnected = true;
+            self.reconnections += 1;
             self.resume().await;
             return;
         }
@@ -755,7 +824,7 @@ impl Roamer {
         }
         loop {
             let Some(message) = self.client.try_recv().await else {
-                tracing::info!(seat = self.seat, "connection closed; reconnecting");
+                tracing::info!(viewer = ?self.viewer(), "connection closed; reconnecting");
                 self.reconnect().await;
                 continue;
             };
@@ -765,7 +834,7 @@ impl Roamer {
                 if matches!(message, ServerMessage::Ack { reply: Reply::Done, .. }) {
                     self.acked.push(action);
                     acks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if self.reconnected && self.resumed_at.is_none() {
+                    if self.reconnections > 0 && self.resumed_at.is_none() {
                         self.resumed_at = Some(std::time::Instant::now());
                         if resumed {
                             return self;
@@ -773,11 +842,18 @@ impl Roamer {
                     }
                 }
                 // Refused (a prompt gone stale, the shard failing over): the
-                // next prompt or snapshot says what to do.
+                // next prompt or snapshot says what to do; told to slow
+                // down (no pause in tests), it waits and acts again.
+                if error_code(&message) == Some("rate_limited") {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    if let Some((_, actions)) = support::pending_turn(&self.client) {
+                        self.act(&actions).await;
+                    }
+                }
                 continue;
             }
             if answers.is_some() && answers == self.resuming {
-                tracing::info!(seat = self.seat, ?message, "resume answered");
+                tracing::info!(viewer = ?self.viewer(), ?message, "resume answered");
                 self.resuming = None;
                 if error_code(&message).is_some() {
                     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -1170,7 +1246,13 @@ async fn a_table_handed_over_to_a_joining_node_answers_every_command_or_closes_t
     for (seat, person) in people.iter_mut().enumerate() {
         assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
     }
-    let urls: Vec<String> = nodes.iter().map(|node| node.url.clone()).collect();
+    let urls = urls(&nodes);
+    // A spectator on each node follows the table through the handover too.
+    let mut spectators = Vec::new();
+    for (index, (node, name)) in nodes.iter().zip(["Eve", "Fay"]).enumerate() {
+        let spectator = node.player(name).await;
+        spectators.push(watch_to_the_end(spectator, index as u8, &table, urls.clone()).await);
+    }
     let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let tasks: Vec<_> = people
         .into_iter()
@@ -1204,6 +1286,10 @@ async fn a_table_handed_over_to_a_joining_node_answers_every_command_or_closes_t
         let unknown = roamer.client.log.iter().filter(|m| error_code(m) == Some("no_such_table"));
         assert_eq!(unknown.count(), 0, "a table failing over is unavailable, never unknown");
     }
+    for spectator in finished(spectators).await {
+        audit_viewer(&spectator.whole_log(), None);
+        assert!(spectator.reconnections > 0, "the handover closed a spectator's connection");
+    }
     let owners = one_writer_at_a_time(&cluster.nats, given_up).await;
     assert!(owners.iter().any(|node| node != "n1"), "another node fenced the log: {owners:?}");
     cluster.finish(nodes).await;
@@ -1212,24 +1298,6 @@ async fn a_table_handed_over_to_a_joining_node_answers_every_command_or_closes_t
 /// The leak audit across nodes where a hand has private cards beyond the
 /// deal: the three-handed game's dummy (taken by the maker alone) and the
 /// maker's discards, three players on three nodes and a spectator.
-/// `eve` watches `table`, then reads in a task of its own until the game is won.
-async fn watch_to_the_end(mut eve: Client, table: &str) -> tokio::task::JoinHandle<Client> {
-    let id = eve.next_id();
-    let watch = ClientMessage::Watch { id, table: table.to_owned(), invite: None };
-    let answer = eve.command(watch).await;
-    assert!(error_code(&answer).is_none(), "Eve watches: {answer:?}");
-    tokio::spawn(async move {
-        eve.recv_until(|m| {
-            matches!(
-                m,
-                ServerMessage::Event { event: Some(TableEvent::Game(Event::GameWon { .. })), .. }
-            )
-        })
-        .await;
-        eve
-    })
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_three_handed_game_with_the_dummy_on_three_nodes_leaks_nothing() {
     let Some(cluster) = Cluster::start("cluster_dummy").await else { return };
@@ -1250,33 +1318,25 @@ async fn a_three_handed_game_with_the_dummy_on_three_nodes_leaks_nothing() {
     for (seat, person) in people.iter_mut().enumerate() {
         assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
     }
-    let spectator = watch_to_the_end(nodes[1].player("Eve").await, &table).await;
-    let tasks: Vec<_> = people
-        .into_iter()
-        .enumerate()
-        .map(|(seat, p)| tokio::spawn(support::play_to_the_end(p, table.clone(), seat as u64)))
-        .collect();
-    let mut dummies = 0;
-    for (seat, task) in tasks.into_iter().enumerate() {
-        let client = task.await.expect("the player finished the game");
-        audit(&client.log, seat as u8);
-        dummies += client
-            .log
-            .iter()
-            .filter(|m| {
-                matches!(
-                    m,
-                    ServerMessage::Event {
-                        event: Some(TableEvent::Game(Event::DummyTaken { cards: Some(_), .. })),
-                        ..
-                    }
-                )
-            })
-            .count();
-    }
+    let spectator = watch_to_the_end(nodes[1].player("Eve").await, 1, &table, urls(&nodes)).await;
+    let players = play_to_the_end(people, &table, urls(&nodes), |seat| seat);
+    let (players, spectators) = (finished(players).await, finished(vec![spectator]).await);
+    audit_all(&players, &spectators);
+    let dummies = players
+        .iter()
+        .flat_map(Roamer::whole_log)
+        .filter(|m| {
+            matches!(
+                m,
+                ServerMessage::Event {
+                    event: Some(TableEvent::Game(Event::DummyTaken { cards: Some(_), .. })),
+                    ..
+                }
+            )
+        })
+        .count();
     eprintln!("the dummy was taken and seen by its taker {dummies} times");
     assert!(dummies > 0, "some maker took the dummy and saw it");
-    audit_viewer(&spectator.await.expect("Eve saw the game end").log, None);
     cluster.finish(nodes).await;
 }
 
@@ -1305,30 +1365,23 @@ async fn a_joker_game_with_call_for_best_on_three_nodes_leaks_nothing() {
     for (seat, person) in people.iter_mut().enumerate() {
         assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
     }
-    let spectator = watch_to_the_end(nodes[2].player("Eve").await, &table).await;
-    let tasks: Vec<_> = people
-        .into_iter()
-        .enumerate()
-        .map(|(seat, p)| tokio::spawn(support::play_to_the_end(p, table.clone(), 40 + seat as u64)))
-        .collect();
+    let spectator = watch_to_the_end(nodes[2].player("Eve").await, 2, &table, urls(&nodes)).await;
+    let players = play_to_the_end(people, &table, urls(&nodes), |seat| 40 + seat);
+    let (players, spectators) = (finished(players).await, finished(vec![spectator]).await);
+    audit_all(&players, &spectators);
     let (mut passes_seen, mut joker_seen) = (0, false);
-    for (seat, task) in tasks.into_iter().enumerate() {
-        let client = task.await.expect("the player finished the game");
-        audit(&client.log, seat as u8);
-        for message in &client.log {
-            if let ServerMessage::Event { event: Some(TableEvent::Game(event)), .. } = message {
-                match event {
-                    Event::CardPassed { card: Some(_), .. } => passes_seen += 1,
-                    Event::CardPlayed { card, .. } => joker_seen |= card.is_joker(),
-                    _ => {}
-                }
+    for message in players.iter().flat_map(Roamer::whole_log) {
+        if let ServerMessage::Event { event: Some(TableEvent::Game(event)), .. } = message {
+            match event {
+                Event::CardPassed { card: Some(_), .. } => passes_seen += 1,
+                Event::CardPlayed { card, .. } => joker_seen |= card.is_joker(),
+                _ => {}
             }
         }
     }
     eprintln!("a passed card was seen by its giver or its loner {passes_seen} times");
     assert!(passes_seen > 0, "some partner passed a loner its best card");
     assert!(joker_seen, "the joker was played");
-    audit_viewer(&spectator.await.expect("Eve saw the game end").log, None);
     cluster.finish(nodes).await;
 }
 
