@@ -424,12 +424,7 @@ fn thread_cpu_nanos() -> Option<u64> {
 
 /// How one game went.
 struct GameResult {
-    seed: u64,
-    a_team: u8,
-    a_won: bool,
-    hands: u64,
-    a_points: u64,
-    b_points: u64,
+    row: GameRow,
     /// Hands counted once for each of A's seats and B's (per seat in the
     /// games without partners).
     a_seats_hands: u64,
@@ -453,12 +448,14 @@ fn play_deal(config: &Config, seed: u64) -> anyhow::Result<Vec<GameResult>> {
             })
             .collect();
         let mut result = GameResult {
-            seed,
-            a_team: a_team.0,
-            a_won: false,
-            hands: 0,
-            a_points: 0,
-            b_points: 0,
+            row: GameRow {
+                seed,
+                a_team: a_team.0,
+                a_won: false,
+                hands: 0,
+                a_points: 0,
+                b_points: 0,
+            },
             a_seats_hands: 0,
             b_seats_hands: 0,
             a_clock: Clock { cpu_known, ..Clock::default() },
@@ -481,13 +478,13 @@ fn play_deal(config: &Config, seed: u64) -> anyhow::Result<Vec<GameResult>> {
             }
             for event in game.apply(seat, action)? {
                 if let Event::HandEnded { outcome, .. } = event {
-                    result.hands += 1;
+                    result.row.hands += 1;
                     if let HandOutcome::Played(played) = outcome {
                         for (team, points) in played.points.teams() {
                             if team == a_team {
-                                result.a_points += u64::from(*points);
+                                result.row.a_points += u64::from(*points);
                             } else {
-                                result.b_points += u64::from(*points);
+                                result.row.b_points += u64::from(*points);
                             }
                         }
                     }
@@ -496,7 +493,7 @@ fn play_deal(config: &Config, seed: u64) -> anyhow::Result<Vec<GameResult>> {
                 }
             }
         }
-        result.a_won = game.winner() == Some(a_team);
+        result.row.a_won = game.winner() == Some(a_team);
         results.push(result);
     }
     Ok(results)
@@ -573,19 +570,12 @@ pub fn run(
     let mut b_clock = Clock { cpu_known, ..Clock::default() };
     let mut per_game = Vec::new();
     for game in played.into_iter().flatten().flatten() {
-        per_game.push(GameRow {
-            seed: game.seed,
-            a_team: game.a_team,
-            a_won: game.a_won,
-            hands: game.hands,
-            a_points: game.a_points,
-            b_points: game.b_points,
-        });
+        per_game.push(game.row);
         games += 1;
-        a_won += u64::from(game.a_won);
-        hands += game.hands;
-        a_points += game.a_points;
-        b_points += game.b_points;
+        a_won += u64::from(game.row.a_won);
+        hands += game.row.hands;
+        a_points += game.row.a_points;
+        b_points += game.row.b_points;
         a_seats_hands += game.a_seats_hands;
         b_seats_hands += game.b_seats_hands;
         a_clock.add(game.a_clock);

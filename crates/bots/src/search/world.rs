@@ -325,24 +325,24 @@ pub(super) struct Misses {
 impl Misses {
     /// For a bid by `seat`, as seen by `me`.
     fn bid_by(&self, rules: &Rules, me: Seat, seat: Seat) -> f64 {
-        if seat == me {
-            1.0
-        } else if rules.partnerships() && seat == me.partner() {
-            self.partner_bid
-        } else {
-            self.bid
-        }
+        by_whom(rules, me, seat, self.partner_bid, self.bid)
     }
 
     /// For a card played by `seat`, as seen by `me`.
     fn play_by(&self, rules: &Rules, me: Seat, seat: Seat) -> f64 {
-        if seat == me {
-            1.0
-        } else if rules.partnerships() && seat == me.partner() {
-            self.partner_play
-        } else {
-            self.play
-        }
+        by_whom(rules, me, seat, self.partner_play, self.play)
+    }
+}
+
+/// A step by `seat`, seen by `me`: nothing read into one's own, `partner`
+/// for the partner's, `opponent` for anybody else's.
+fn by_whom(rules: &Rules, me: Seat, seat: Seat, partner: f64, opponent: f64) -> f64 {
+    if seat == me {
+        1.0
+    } else if rules.partnerships() && seat == me.partner() {
+        partner
+    } else {
+        opponent
     }
 }
 
