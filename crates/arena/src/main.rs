@@ -19,9 +19,8 @@ struct Args {
     /// play_miss, partner_play_miss, candidates, model_trick, make_margin,
     /// alone_margin, basic_prior, bid_rollout, play_rollout, match_aware).
     /// For measurement only: `oracle`, a player that sees every card (see
-    /// the crate's documentation), and `BIDS/PLAY`, one
-    /// player's bids and discards with another's card play
-    /// (`hard/oracle`, `oracle/basic`).
+    /// the crate's documentation), and `BIDS/PLAY`, one player's bids and
+    /// discards with another's card play (`hard/oracle`, `oracle/basic`).
     #[arg(long, default_value = "hard")]
     a: String,
     /// Bot B.
