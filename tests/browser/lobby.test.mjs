@@ -84,9 +84,11 @@ test('the lobby shows the open tables a page at a time, filters them, and follow
   await rows.nth(49).waitFor();
   assert.equal(await ann.locator('.lobby-count').textContent(), `Showing 50 of ${OPEN + 1}`);
   assert.equal(await more.isVisible(), true);
+  // Back to the open tables: their first page again (55 of them now).
   await show.selectOption('open');
-  await rows.nth(49).waitFor();
+  await ann.locator('.lobby-count', { hasText: `Showing 50 of ${OPEN}` }).waitFor();
   assert.equal(await rows.count(), 50);
+  assert.equal(await ann.locator(`.table-row[data-table="${open[OPEN - 1]}"]`).count(), 0, 'the last one is on the next page');
   assert.deepEqual(hal.problems, []);
   assert.deepEqual(ann.problems, []);
 });
