@@ -26,7 +26,7 @@ struct Entry {
 #[derive(Clone, Debug)]
 pub struct Registry {
     // A std mutex: held for map operations only, never across an await.
-    // Ordered by id: the lobby's pages are ranges of it.
+    // Ordered by id, the order of the lobby's pages.
     tables: Arc<Mutex<BTreeMap<TableId, Entry>>>,
     lobby: broadcast::Sender<LobbyChange>,
     /// In a cluster: where this node's tables' changes go, for the others.
