@@ -14,7 +14,9 @@ use euchre_cluster::log::read_shard;
 use euchre_cluster::testing::Nats;
 use euchre_cluster::{LogConfig, LogEntry, ShardLog, ShardLogs, shard_of, tables_in};
 use euchre_engine::Action;
-use euchre_protocol::{PlayerInfo, Reply, ServerMessage, TableSettings};
+use euchre_protocol::{
+    LobbyFilter, LobbyQuery, PlayerInfo, Reply, ServerMessage, TableSettings, TableStatus,
+};
 use euchre_server::frame::Frame;
 use euchre_server::registry::Registry;
 use euchre_server::table::{Outbox, Request, Table, TableCommand, TableConfig, TableMessage};
@@ -573,14 +575,17 @@ async fn four_players_on_three_nodes_play_a_game_to_the_end() {
     let Some(cluster) = Cluster::start("cluster_game").await else { return };
     let nodes = cluster.steady_nodes(&["n1", "n2", "n3"]).await;
 
-    // Ann on n1 opens the table; Cy, on n3, finds it in his lobby.
+    // Ann on n1 opens the table; Cy, on n3, finds it among his lobby's
+    // open tables (the filter applies to other nodes' tables too).
     let mut ann = nodes[0].player("Ann").await;
     let table = create_table(&mut ann, TableSettings::default()).await;
     let mut cy = nodes[2].player("Cy").await;
     let id = cy.next_id();
-    cy.send(&ClientMessage::ListTables { id }).await;
+    let filter = LobbyFilter { status: Some(TableStatus::Open), free_seat: true, preset: None };
+    let query = LobbyQuery { filter, ..LobbyQuery::default() };
+    cy.send(&ClientMessage::ListTables { id, query }).await;
     let listed = |m: &ServerMessage| match m {
-        ServerMessage::Lobby { tables } => tables.iter().any(|t| t.table == table),
+        ServerMessage::Lobby(page) => page.tables.iter().any(|t| t.table == table),
         ServerMessage::LobbyUpdate { table: t } => t.table == table,
         _ => false,
     };
