@@ -36,27 +36,11 @@ think=${THINK_MS:-100}
 port=${PORT:-18280}
 lb_port=${LB_PORT:-18290}
 nats_port=${NATS_PORT:-14322}
-nats_bin=$(command -v nats-server || echo /usr/sbin/nats-server)
 haproxy_bin=$(command -v haproxy || echo /usr/sbin/haproxy)
 
-if [ -n "$(ls -A "$data" 2>/dev/null)" ] && [ ! -f "$data/rehearsal" ]; then
-    echo "$data is not empty and is not an earlier rehearsal's: choose a new folder" >&2
-    exit 2
-fi
-rm -rf "$data"
-mkdir -p "$data"
-touch "$data/rehearsal"
-
+fresh_marked_dir "$data" rehearsal
 database=postgres://postgres@127.0.0.1:5432/euchre_rehearsal
-psql postgres://postgres@127.0.0.1:5432/postgres -q -c "DROP DATABASE IF EXISTS euchre_rehearsal" \
-    -c "CREATE DATABASE euchre_rehearsal"
-
-pids=()
-stop_all() {
-    local pid
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-}
+fresh_database "$database"
 trap stop_all EXIT
 
 # The compose file as Compose reads it (validated, its variables filled in:
@@ -73,12 +57,7 @@ for key, value in compose["services"][sys.argv[2]]["environment"].items():
 PY
 }
 
-"$nats_bin" -a 127.0.0.1 -p "$nats_port" -js -sd "$data/nats" 2>"$data/nats.log" &
-pids+=($!)
-for _ in $(seq 100); do
-    grep -q "Server is ready" "$data/nats.log" && break
-    sleep 0.1
-done
+start_nats "$nats_port" "$data"
 
 node_pids=()
 for n in 1 2 3; do
@@ -119,30 +98,16 @@ done
 echo "== through the balancer: /healthz $(curl -s -o /dev/null -w '%{http_code}' "$lb/healthz"), / $(curl -s -o /dev/null -w '%{http_code}' "$lb/")"
 grep -q "<title>" <(curl -s "$lb/") || { echo "the page did not come through the balancer" >&2 && exit 1; }
 
-# Every shard owned, none by more than its fair share, two looks apart
-# agreeing (the compose file leaves the shards at their default, 256).
-shards=256
+# Every shard owned, none by more than its fair share, two looks a second
+# apart agreeing, within two minutes (the compose file leaves the shards at
+# their default, 256).
 settle() {
-    local nodes=("$@") fair=$(((shards + $# - 1) / $#)) owned last="" n
-    for _ in $(seq 120); do
-        owned=""
-        for n in "${nodes[@]}"; do
-            owned+="$(curl -sf "http://127.0.0.1:$((port + n))/metrics" |
-                awk '$1 == "euchre_cluster_shards_owned" { print $2 }') "
-        done
-        if echo "$owned" | awk -v s="$shards" -v f="$fair" \
-            '{ t = 0; for (i = 1; i <= NF; i++) { t += $i; if ($i > f) exit 1 } exit t != s }' &&
-            [ "$owned" = "$last" ]; then
-            echo "$owned"
-            return
-        fi
-        last=$owned
-        sleep 1
-    done
-    echo "the shards never settled: $owned" >&2
-    exit 1
+    local n node_ports=()
+    for n in "$@"; do node_ports+=("$((port + n))"); done
+    settle_shards 256 1 120 "${node_ports[@]}"
 }
-echo "== shards owned by euchre1, 2, 3: $(settle 1 2 3)"
+owned=$(settle 1 2 3)
+echo "== shards owned by euchre1, 2, 3: $owned"
 
 play() {
     "$bin/euchre-loadgen" "ws://127.0.0.1:$lb_port/ws" --http "$lb" --tables "$tables" --players 4 \

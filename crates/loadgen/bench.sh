@@ -37,9 +37,7 @@ sqlite) database="sqlite://$data/euchre.db" ;;
 echo | relay) ;;
 postgres)
     database=${PG_URL:-postgres://postgres@127.0.0.1:5432/euchre_loadgen}
-    admin=${database%/*}/postgres
-    name=${database##*/}
-    psql "$admin" -q -c "DROP DATABASE IF EXISTS $name" -c "CREATE DATABASE $name"
+    fresh_database "$database"
     ;;
 *) echo "backend: sqlite, postgres, echo or relay" >&2 && exit 2 ;;
 esac

@@ -44,7 +44,6 @@ duration=${DURATION:-30}
 think=${THINK_MS:-1000}
 shards=${SHARDS:-256}
 ttl=${TTL_MS:-6000}
-nats_bin=$(command -v nats-server || echo /usr/sbin/nats-server)
 
 case $nodes in
 single) count=1 cluster=false ;;
@@ -52,38 +51,16 @@ single) count=1 cluster=false ;;
 *) echo "NODES: 1, 2, 3 or single" >&2 && exit 2 ;;
 esac
 
-# Emptied only if it looks like an earlier run's: never a folder of other things.
-if [ -n "$(ls -A "$data" 2>/dev/null)" ] && [ ! -f "$data/cluster-bench" ]; then
-    echo "$data is not empty and is not an earlier run's: choose a new folder" >&2
-    exit 2
-fi
-rm -rf "$data"
-mkdir -p "$data"
-touch "$data/cluster-bench"
-
+fresh_marked_dir "$data" cluster-bench
 database=${PG_URL:-postgres://postgres@127.0.0.1:5432/euchre_cluster_bench}
-psql "${database%/*}/postgres" -q -c "DROP DATABASE IF EXISTS ${database##*/}" \
-    -c "CREATE DATABASE ${database##*/}"
-
-pids=()
-stop_all() {
-    local pid
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-}
+fresh_database "$database"
 trap stop_all EXIT
 
 cpu_of() { awk -v t="$(getconf CLK_TCK)" '{ split($0, a, ") "); split(a[2], f, " "); printf "%.1f", (f[12] + f[13]) / t }' "/proc/$1/stat"; }
 rss_of() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 
 if [ "$cluster" = true ]; then
-    "$nats_bin" -a 127.0.0.1 -p "$nats_port" -js -sd "$data/nats" 2>"$data/nats.log" &
-    nats=$!
-    pids+=("$nats")
-    for _ in $(seq 100); do
-        grep -q "Server is ready" "$data/nats.log" && break
-        sleep 0.1
-    done
+    start_nats "$nats_port" "$data"
 fi
 
 urls=() node_pids=()
@@ -106,34 +83,12 @@ for n in $(seq "$count"); do
     wait_until_ready "$((port + n - 1))"
 done
 
-# Every shard owned and taken over, none about to move (each node at most
-# its fair share; two looks a lease tick apart agree).
-owned() {
-    local n out=""
-    for n in $(seq "$count"); do
-        out+="$(curl -sf "http://127.0.0.1:$((port + n - 1))/metrics" |
-            awk '$1 == "euchre_cluster_shards_owned" { print $2 }') "
-    done
-    echo "$out"
-}
+# Every shard owned and taken over, none about to move (looks a lease tick
+# apart, for up to a minute).
 if [ "$cluster" = true ]; then
-    fair=$(((shards + count - 1) / count))
-    settled="" started=$SECONDS
-    while [ $((SECONDS - started)) -lt 60 ]; do
-        now=$(owned)
-        total=0 over=0
-        for held in $now; do
-            total=$((total + held))
-            [ "$held" -gt "$fair" ] && over=1
-        done
-        if [ "$total" = "$shards" ] && [ "$over" = 0 ] && [ "$now" = "$settled" ]; then
-            break
-        fi
-        settled=$([ "$total" = "$shards" ] && [ "$over" = 0 ] && echo "$now" || echo "")
-        sleep "$(awk -v t="$ttl" 'BEGIN { print t / 3000 }')"
-    done
-    [ -n "$settled" ] || { echo "the shards never settled: $(owned)" >&2 && exit 1; }
-    echo "# $count nodes, shards owned: $(owned)(of $shards), lease TTL $ttl ms"
+    mapfile -t node_ports < <(seq "$port" "$((port + count - 1))")
+    owned=$(settle_shards "$shards" "$(awk -v t="$ttl" 'BEGIN { print t / 3000 }')" 60 "${node_ports[@]}")
+    echo "# $count nodes, shards owned: $owned(of $shards), lease TTL $ttl ms"
 else
     echo "# one node out of cluster mode, on PostgreSQL"
 fi
@@ -141,7 +96,7 @@ echo "# $(nproc) cores, open files $(ulimit -n), $(uptime | sed 's/.*load/load/'
 
 nats_line() {
     [ "$cluster" = true ] || return 0
-    echo "# nats-server: $(cpu_of "$nats") s of CPU so far, RSS $(rss_of "$nats") KiB"
+    echo "# nats-server: $(cpu_of "$nats_pid") s of CPU so far, RSS $(rss_of "$nats_pid") KiB"
 }
 list=$(IFS=,; echo "${urls[*]}")
 node_list=$(IFS=,; echo "${node_pids[*]}")

@@ -1,4 +1,6 @@
-# Shared by bench.sh, abuse.sh and cluster-bench.sh (sourced, not run).
+# shellcheck shell=bash
+# Shared by bench.sh, abuse.sh, cluster-bench.sh and docker/rehearse-cluster.sh
+# (sourced, not run).
 
 # Empties DIR for a fresh run, and makes it; only a folder that looks like
 # an earlier run's (it holds a journal) or an empty one: never a folder of
@@ -25,6 +27,7 @@ wait_until_ready() {
 # The limits a load test from one address needs (the defaults allow 32
 # connections and 30 new guests a minute an address, 20 messages a second a
 # connection): `env "${load_test_limits[@]}" SERVER ...`.
+# shellcheck disable=SC2034 # used by the scripts that source this
 load_test_limits=(
     EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS=100000
     EUCHRE_LIMITS__GUESTS_PER_MINUTE=0
@@ -33,3 +36,77 @@ load_test_limits=(
     EUCHRE_LIMITS__TABLES_PER_PLAYER=100000
     EUCHRE_LIMITS__MAX_TABLES=100000
 )
+
+# Empties DIR for a fresh run, and makes it, marking it with a file MARKER;
+# only a folder that looks like an earlier run's (it holds MARKER) or an
+# empty one: never a folder of other things.
+fresh_marked_dir() {
+    local data=$1 marker=$2
+    if [ -n "$(ls -A "$data" 2>/dev/null)" ] && [ ! -f "$data/$marker" ]; then
+        echo "$data is not empty and is not an earlier run's (no $marker in it): choose a new folder" >&2
+        exit 2
+    fi
+    rm -rf "$data"
+    mkdir -p "$data"
+    touch "$data/$marker"
+}
+
+# Drops the PostgreSQL database at URL (postgres://.../NAME) and makes it
+# afresh, through the server's `postgres` database.
+fresh_database() {
+    local url=$1
+    psql "${url%/*}/postgres" -q -c "DROP DATABASE IF EXISTS ${url##*/}" -c "CREATE DATABASE ${url##*/}"
+}
+
+# The processes a script starts, each added with `pids+=($!)`, are stopped
+# and waited for when it exits once it has run `trap stop_all EXIT`.
+pids=()
+stop_all() {
+    local pid
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+
+# Starts nats-server with JetStream on 127.0.0.1:PORT, its store in
+# DIR/nats and its log in DIR/nats.log, one of the `pids` (its own in
+# nats_pid), and waits (up to 10 s) until it is ready.
+start_nats() {
+    local port=$1 dir=$2 bin
+    bin=$(command -v nats-server || echo /usr/sbin/nats-server)
+    "$bin" -a 127.0.0.1 -p "$port" -js -sd "$dir/nats" 2>"$dir/nats.log" &
+    nats_pid=$!
+    pids+=("$nats_pid")
+    for _ in $(seq 100); do
+        grep -q "Server is ready" "$dir/nats.log" && break
+        sleep 0.1
+    done
+}
+
+# Prints how many of the SHARDS each cluster node on 127.0.0.1:PORT... owns
+# once they have settled: every shard owned, no node over its fair share,
+# and two looks PAUSE seconds apart agreeing (a shard about to move would
+# show). Exits the script if they have not within LIMIT seconds. Run it as
+# `owned=$(settle_shards ...)`: an assignment, so that its exit stops a
+# script under `set -e`.
+settle_shards() {
+    local shards=$1 pause=$2 limit=$3
+    shift 3
+    local fair=$(((shards + $# - 1) / $#)) owned last="" port started=$SECONDS
+    while [ $((SECONDS - started)) -lt "$limit" ]; do
+        owned=""
+        for port in "$@"; do
+            owned+="$(curl -sf "http://127.0.0.1:$port/metrics" |
+                awk '$1 == "euchre_cluster_shards_owned" { print $2 }') "
+        done
+        if echo "$owned" | awk -v s="$shards" -v f="$fair" \
+            '{ t = 0; for (i = 1; i <= NF; i++) { t += $i; if ($i > f) exit 1 } exit t != s }' &&
+            [ "$owned" = "$last" ]; then
+            echo "$owned"
+            return
+        fi
+        last=$owned
+        sleep "$pause"
+    done
+    echo "the shards never settled: $owned" >&2
+    exit 1
+}

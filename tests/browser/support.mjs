@@ -18,8 +18,9 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 // Starts the server; resolves to { url, data, stop() } once it logs its
 // address. `data` and `bind` let a test start it again where it was;
-// `stop({ keep: true })` leaves the data folder for that.
-export async function startServer({ botDelayMs = 0, data = null, bind = '127.0.0.1:0' } = {}) {
+// `stop({ keep: true })` leaves the data folder for that. `env` adds
+// settings (`EUCHRE_LIMITS__…`).
+export async function startServer({ botDelayMs = 0, data = null, bind = '127.0.0.1:0', env = {} } = {}) {
   data ??= mkdtempSync(join(tmpdir(), 'euchre-browser-'));
   const child = spawn(BINARY, [
     '--bind', bind, '--log-format', 'json',
@@ -30,6 +31,7 @@ export async function startServer({ botDelayMs = 0, data = null, bind = '127.0.0
       EUCHRE_TIMING__BOT_DELAY_MS: String(botDelayMs),
       EUCHRE_TIMING__RECONNECT_AFTER_MS: '300',
       RUST_LOG: 'info',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -24,6 +24,13 @@ const levelSelect = (name, first, label) => h('select', { name, 'aria-label': la
   first ? h('option', { value: '' }, first) : null,
   BOT_LEVELS.map(([value, text]) => h('option', { value, selected: !first && value === 'basic' }, text)));
 
+// What the lobby can show, as `list_tables` filters: open tables first.
+export const LOBBY_FILTERS = {
+  open: { label: 'Open tables with a free seat', query: { status: 'open', free_seat: true }, none: 'No open tables yet. Start one!' },
+  playing: { label: 'Games in play', query: { status: 'playing' }, none: 'No games in play right now.' },
+  all: { label: 'All tables', query: {}, none: 'No tables yet. Start one!' },
+};
+
 // The presets grouped by the number of players, for the form's list.
 const FORMS = [
   [4, 'Four players, two partnerships'],
@@ -32,11 +39,16 @@ const FORMS = [
 ];
 
 export class LobbyView {
-  // `app` gives: tables(), myTables(), createTable(settings), join(id),
-  // watch(id), open(id), quickGame().
+  // `app` gives: tables(), filter(), setFilter(name), total(), hasMore(),
+  // more(), myTables(), createTable(settings), join(id), watch(id),
+  // open(id), quickGame().
   constructor(app) {
     this.app = app;
     this.list = h('div', { class: 'table-list', 'aria-live': 'polite' });
+    this.filter = h('select', { name: 'lobby-filter', 'aria-label': 'Show', onchange: () => this.app.setFilter(this.filter.value) },
+      Object.entries(LOBBY_FILTERS).map(([value, f]) => h('option', { value }, f.label)));
+    this.count = h('p', { class: 'muted lobby-count' });
+    this.more = h('button', { type: 'button', class: 'secondary', 'data-action': 'more-tables', onclick: () => this.app.more() }, 'More tables');
     this.mine = h('section', { class: 'my-tables', 'aria-label': 'Your tables' });
     this.form = this.buildForm();
     this.root = h('section', { class: 'lobby' },
@@ -47,8 +59,8 @@ export class LobbyView {
           h('button', { type: 'button', class: 'primary big', 'data-action': 'quick-game', onclick: () => this.app.quickGame() }, 'Play now with three bots')),
         this.mine,
         h('section', { class: 'open-tables', 'aria-labelledby': 'tables-heading' },
-          h('h2', { id: 'tables-heading' }, 'Open tables'),
-          this.list)),
+          h('div', { class: 'lobby-head' }, h('h2', { id: 'tables-heading' }, 'Tables'), this.filter),
+          this.list, this.count, this.more)),
       h('section', { class: 'create', 'aria-labelledby': 'create-heading' },
         h('h2', { id: 'create-heading' }, 'New table'),
         this.form));
@@ -73,12 +85,17 @@ export class LobbyView {
         h('div', { class: 'row-actions' },
           h('button', { type: 'button', class: 'primary', 'data-focus': `back-${t.id}`, onclick: () => this.app.open(t.id) }, 'Back to table'))))));
     const tables = this.app.tables();
+    const filter = this.app.filter();
+    this.filter.value = filter;
+    this.more.hidden = tables === null || !this.app.hasMore();
+    this.count.hidden = tables === null || tables.length === 0;
+    this.count.textContent = tables && `Showing ${tables.length} of ${this.app.total()}`;
     if (tables === null) {
       replaceChildren(this.list, h('p', { class: 'muted' }, 'Loading tables…'));
       return;
     }
     if (tables.length === 0) {
-      replaceChildren(this.list, h('p', { class: 'muted' }, 'No open tables yet. Start one!'));
+      replaceChildren(this.list, h('p', { class: 'muted' }, LOBBY_FILTERS[filter].none));
       return;
     }
     const order = { open: 0, playing: 1, finished: 2 };

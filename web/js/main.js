@@ -5,7 +5,7 @@
 import { h, replaceChildren } from './dom.js';
 import { Connection } from './net.js';
 import { applyEvent, fromSnapshot } from './model.js';
-import { LobbyView } from './lobby.js';
+import { LOBBY_FILTERS, LobbyView } from './lobby.js';
 import { TableView, describe, sealText } from './table.js';
 import { canHash, opens } from './seal.js';
 import { HistoryView, ReplayView } from './history.js';
@@ -38,7 +38,10 @@ function save(key, value) {
 const state = {
   identity: load(IDENTITY_KEY, {}), // { name, token, id, account }
   hosted: new Set(load(HOSTED_KEY, [])), // tables this player created
-  lobby: null, // Map of table id → summary, once listed
+  lobby: null, // Map of table id → summary, once listed: the pages so far
+  lobbyFilter: 'open', // a key of LOBBY_FILTERS
+  lobbyNext: null, // the next page's `after`, while there are more
+  lobbyTotal: 0, // how many tables match the filter
   tables: new Map(), // table id → model (js/model.js)
   resyncing: new Set(), // tables with a resume in flight after a gap
   invites: new Map(), // table id → invite code, for private tables seen
@@ -169,7 +172,7 @@ const connection = new Connection({
     state.identity = { name: welcome.player.name, token: welcome.token, id: welcome.player.id, account: state.identity.account };
     save(IDENTITY_KEY, state.identity);
     nameBadge.textContent = welcome.player.name;
-    connection.send({ type: 'list_tables' }).catch(failed);
+    listTables();
     // Come back to every table followed before the drop, then the one in the URL.
     for (const [id, table] of state.tables) resumeTable(id, table.seq);
     if (state.route.page === 'table' && !state.tables.has(state.route.id)) joinTable(state.route.id);
@@ -182,14 +185,22 @@ const connection = new Connection({
 function receive(message) {
   switch (message.type) {
     case 'lobby':
-      state.lobby = new Map(message.tables.map((t) => [t.table, t]));
+      // A first page (no `after`) starts the list again; a later one adds to it.
+      if (!message.after || !state.lobby) state.lobby = new Map();
+      for (const t of message.tables) state.lobby.set(t.table, t);
+      state.lobbyNext = message.next ?? null;
+      state.lobbyTotal = message.total ?? state.lobby.size;
       break;
-    case 'lobby_update':
+    case 'lobby_update': {
+      // Past the pages listed (ids sort like the pages): it comes with a later page.
+      if (state.lobbyNext !== null && message.table.table > state.lobbyNext) break;
       state.lobby ??= new Map();
+      if (!state.lobby.has(message.table.table)) state.lobbyTotal += 1;
       state.lobby.set(message.table.table, message.table);
       break;
+    }
     case 'lobby_removed':
-      state.lobby?.delete(message.table);
+      if (state.lobby?.delete(message.table)) state.lobbyTotal = Math.max(0, state.lobbyTotal - 1);
       break;
     case 'snapshot': {
       const previous = state.tables.get(message.table);
@@ -281,8 +292,30 @@ function tableGone(id) {
 
 // ---- what the views may do ----
 
+// Asks for the lobby's first page under the chosen filter, or the page
+// after `after`; the server sends the filter's changes from then on.
+function listTables(after = null) {
+  const query = { type: 'list_tables', ...LOBBY_FILTERS[state.lobbyFilter].query };
+  if (after) query.after = after;
+  connection.send(query).catch(failed);
+}
+
 const lobbyApp = {
   tables: () => (state.lobby ? [...state.lobby.values()] : null),
+  filter: () => state.lobbyFilter,
+  total: () => state.lobbyTotal,
+  hasMore: () => state.lobbyNext !== null,
+  setFilter(name) {
+    if (!LOBBY_FILTERS[name] || name === state.lobbyFilter) return;
+    state.lobbyFilter = name;
+    state.lobby = null;
+    state.lobbyNext = null;
+    redraw();
+    listTables();
+  },
+  more() {
+    if (state.lobbyNext !== null) listTables(state.lobbyNext);
+  },
   myTables: () => [...state.tables.values()].filter((t) => t.yourSeat !== null),
   open(id) {
     const invite = state.invites.get(id);

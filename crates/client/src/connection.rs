@@ -5,7 +5,9 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, RandomState};
 
-use euchre_protocol::{ClientMessage, CommandId, Reply, ServerMessage, TableId};
+use euchre_protocol::{
+    ClientMessage, CommandId, LobbyPage, LobbyQuery, Reply, ServerMessage, TableId,
+};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use tokio::sync::{mpsc, oneshot};
@@ -43,12 +45,12 @@ pub(crate) struct Connection {
     session: Session,
     pending: HashMap<CommandId, Pending>,
     followed: HashMap<TableId, Followed>,
-    /// Whether to list the tables again after a reconnection.
-    lobby: bool,
+    /// What to list again after a reconnection, if the tables were listed.
+    lobby: Option<LobbyQuery>,
     /// Tables with a `resume` in flight to fill a gap (one at a time).
     resuming: HashSet<TableId>,
-    /// The last full lobby, the answer to `list_tables`.
-    last_lobby: Option<Vec<euchre_protocol::TableSummary>>,
+    /// The last lobby page, the answer to `list_tables`.
+    last_lobby: Option<LobbyPage>,
     /// The server said to come back no sooner than this.
     come_back_after_ms: Option<u64>,
     /// Requests made while reconnecting, sent once connected.
@@ -76,7 +78,7 @@ impl Connection {
             session,
             pending: HashMap::new(),
             followed: HashMap::new(),
-            lobby: false,
+            lobby: None,
             resuming: HashSet::new(),
             last_lobby: None,
             come_back_after_ms: None,
@@ -227,9 +229,9 @@ impl Connection {
             ServerMessage::YourTurn { table, seq, actions, deadline_ms } => {
                 self.emit(Update::YourTurn { table, seq, actions, deadline_ms })
             }
-            ServerMessage::Lobby { tables } => {
-                self.last_lobby = Some(tables.clone());
-                self.emit(Update::Lobby(tables));
+            ServerMessage::Lobby(page) => {
+                self.last_lobby = Some(page.clone());
+                self.emit(Update::Lobby(page));
             }
             ServerMessage::LobbyUpdate { table } => self.emit(Update::LobbyUpdate(table)),
             ServerMessage::LobbyRemoved { table } => self.emit(Update::LobbyRemoved(table)),
@@ -261,8 +263,8 @@ impl Connection {
                         self.followed.remove(table);
                         None
                     }
-                    Follow::Lobby => {
-                        self.lobby = true;
+                    Follow::Lobby(query) => {
+                        self.lobby = Some(query.clone());
                         self.last_lobby.clone()
                     }
                     Follow::Nothing => None,
@@ -344,9 +346,10 @@ impl Connection {
                 return true;
             }
         }
-        if self.lobby {
-            let _ =
-                self.send(ClientMessage::ListTables { id: 0 }, Follow::Nothing, None, None).await;
+        if let Some(query) = self.lobby.clone() {
+            let _ = self
+                .send(ClientMessage::ListTables { id: 0, query }, Follow::Nothing, None, None)
+                .await;
         }
         true
     }

@@ -45,7 +45,8 @@ use std::time::Duration;
 
 use euchre_engine::Action;
 use euchre_protocol::{
-    ClientMessage, PlayerInfo, Reply, TableEvent, TableId, TableSettings, TableState, TableSummary,
+    ClientMessage, LobbyPage, LobbyQuery, PlayerInfo, Reply, TableEvent, TableId, TableSettings,
+    TableState, TableSummary,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -171,8 +172,11 @@ pub enum Update {
         actions: Vec<Action>,
         deadline_ms: Option<u64>,
     },
-    /// The public tables, in full.
-    Lobby(Vec<TableSummary>),
+    /// A page of the lobby: the answer to [`Client::list_tables`], or its
+    /// first page again after a reconnection (or when the server resends it
+    /// to a client that fell behind). A first page (`after: None`) replaces
+    /// what was listed; a later one adds to it.
+    Lobby(LobbyPage),
     LobbyUpdate(TableSummary),
     LobbyRemoved(TableId),
     /// The server is going down; the client reconnects after this long.
@@ -253,15 +257,16 @@ pub(crate) enum Follow {
     },
     /// Leaving: stop following it.
     Unfollow(TableId),
-    /// Listing tables: list them again after a reconnection.
-    Lobby,
+    /// Listing tables: list them again (the first page, the same filter)
+    /// after a reconnection.
+    Lobby(LobbyQuery),
 }
 
 /// An acknowledged request: the reply, and the lobby for `list_tables`.
 #[derive(Debug)]
 pub(crate) struct Answer {
     reply: Reply,
-    lobby: Option<Vec<TableSummary>>,
+    lobby: Option<LobbyPage>,
 }
 
 pub(crate) enum Command {
@@ -345,10 +350,13 @@ impl Client {
         }
     }
 
-    /// The public tables; changes follow as [`Update::LobbyUpdate`] and
-    /// [`Update::LobbyRemoved`].
-    pub async fn list_tables(&self) -> Result<Vec<TableSummary>, Error> {
-        let answer = self.request(Follow::Lobby, ClientMessage::ListTables { id: 0 }).await?;
+    /// A page of the public tables matching `query`'s filter (the next
+    /// one: `after` the last page's `next`). Changes to the tables matching
+    /// the filter follow as [`Update::LobbyUpdate`] and
+    /// [`Update::LobbyRemoved`], whichever page they are on.
+    pub async fn list_tables(&self, query: LobbyQuery) -> Result<LobbyPage, Error> {
+        let follow = Follow::Lobby(LobbyQuery { after: None, ..query.clone() });
+        let answer = self.request(follow, ClientMessage::ListTables { id: 0, query }).await?;
         Ok(answer.lobby.unwrap_or_default())
     }
 

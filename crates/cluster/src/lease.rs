@@ -228,6 +228,12 @@ impl Validity {
         self.lock().remove(&shard);
     }
 
+    /// The epoch at which this node holds the shard's lease, surely or not
+    /// (`None` once it knows it lost it).
+    pub fn epoch(&self, shard: crate::Shard) -> Option<u64> {
+        self.lock().get(&shard).map(|&(epoch, _)| epoch)
+    }
+
     /// Whether the shard's lease at `epoch` is surely ours now.
     pub fn holds(&self, shard: crate::Shard, epoch: u64) -> bool {
         self.lock()

@@ -25,7 +25,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use euchre_engine::{Action, Card};
-use euchre_protocol::{ClientMessage, PROTOCOL_VERSION, Reply, ServerMessage, TableSettings};
+use euchre_protocol::{
+    ClientMessage, LobbyFilter, LobbyQuery, PROTOCOL_VERSION, Reply, ServerMessage, TableSettings,
+    TableStatus,
+};
 use futures_util::{SinkExt, StreamExt};
 use serde::Serialize;
 use tokio::sync::watch;
@@ -638,37 +641,45 @@ async fn slow_reader(
     report
 }
 
-/// Up to `wanted` public tables in play, from the lobby; `Err` with how
-/// the connection ended if it did.
+/// Up to `wanted` public tables in play, from the lobby, a page at a time;
+/// `Err` with how the connection ended if it did.
 async fn busy_tables(
     connection: &mut Connection,
     wanted: usize,
     report: &mut AbuserReport,
 ) -> Result<Vec<String>, String> {
-    let id = connection.next_id();
-    let text = serde_json::to_string(&ClientMessage::ListTables { id }).unwrap_or_default();
-    if !connection.send_text(text, report).await {
-        return Err("ended".to_owned());
-    }
-    let reading = async {
-        loop {
-            let frame = connection.socket.next().await;
-            if let Some(Ok(Message::Text(text))) = &frame
-                && let Ok(ServerMessage::Lobby { tables }) = serde_json::from_str(text)
-            {
-                return Ok(tables
-                    .into_iter()
-                    .filter(|t| t.status == euchre_protocol::TableStatus::Playing)
-                    .take(wanted)
-                    .map(|t| t.table)
-                    .collect());
-            }
-            if let Some(how) = observe(frame, report) {
-                return Err(how);
-            }
+    let filter = LobbyFilter { status: Some(TableStatus::Playing), ..LobbyFilter::default() };
+    let mut query =
+        LobbyQuery { filter, limit: Some(euchre_protocol::LOBBY_PAGE_MAX), after: None };
+    let mut found = Vec::new();
+    while found.len() < wanted {
+        let message = ClientMessage::ListTables { id: connection.next_id(), query: query.clone() };
+        if !connection.send_text(serde_json::to_string(&message).unwrap_or_default(), report).await
+        {
+            return Err("ended".to_owned());
         }
-    };
-    timeout(ANSWER_WAIT, reading).await.unwrap_or_else(|_| Ok(Vec::new()))
+        let reading = async {
+            loop {
+                let frame = connection.socket.next().await;
+                if let Some(Ok(Message::Text(text))) = &frame
+                    && let Ok(ServerMessage::Lobby(page)) = serde_json::from_str(text)
+                {
+                    return Ok(Some(page));
+                }
+                if let Some(how) = observe(frame, report) {
+                    return Err(how);
+                }
+            }
+        };
+        let Some(page) = timeout(ANSWER_WAIT, reading).await.unwrap_or(Ok(None))? else { break };
+        found.extend(page.tables.into_iter().map(|t| t.table));
+        match page.next {
+            Some(next) => query.after = Some(next),
+            None => break,
+        }
+    }
+    found.truncate(wanted);
+    Ok(found)
 }
 
 fn millis(duration: Duration) -> u64 {

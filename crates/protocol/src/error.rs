@@ -57,6 +57,9 @@ pub enum ErrorCode {
     ChatDisabled,
     /// The chat message is empty or too long.
     BadChat,
+    /// A `list_tables` asked for a page the server does not give (the
+    /// message says why).
+    BadQuery,
     /// The server is shutting down.
     ShuttingDown,
     /// The table is busy; try again.
@@ -93,6 +96,7 @@ impl ErrorCode {
             ErrorCode::BadSettings => "bad_settings",
             ErrorCode::ChatDisabled => "chat_disabled",
             ErrorCode::BadChat => "bad_chat",
+            ErrorCode::BadQuery => "bad_query",
             ErrorCode::ShuttingDown => "shutting_down",
             ErrorCode::Busy => "busy",
             ErrorCode::Unavailable => "unavailable",
@@ -126,6 +130,7 @@ impl ErrorCode {
             ErrorCode::BadSettings => "invalid table settings",
             ErrorCode::ChatDisabled => "chat is off at this table",
             ErrorCode::BadChat => "a chat message must be 1 to 500 characters",
+            ErrorCode::BadQuery => "invalid lobby query",
             ErrorCode::ShuttingDown => "the server is shutting down",
             ErrorCode::Busy => "the table is busy; try again",
             ErrorCode::Unavailable => "the server cannot store this right now; try again",

@@ -54,8 +54,15 @@ pub enum ClientMessage {
     },
     /// Keeps the connection alive; answered with a `pong` reply. Never rate limited.
     Ping { id: CommandId },
-    /// Lists the public tables and subscribes to lobby updates.
-    ListTables { id: CommandId },
+    /// Lists a page of the public tables matching a filter, in the order of
+    /// their ids, and subscribes to lobby updates of the tables matching it
+    /// (a later `list_tables` replaces the filter). Without its optional
+    /// fields: the first page of every public table.
+    ListTables {
+        id: CommandId,
+        #[serde(flatten)]
+        query: LobbyQuery,
+    },
     /// Creates a table; the creator is its host.
     CreateTable {
         id: CommandId,
@@ -106,7 +113,7 @@ impl ClientMessage {
         match self {
             ClientMessage::Hello { id, .. }
             | ClientMessage::Ping { id }
-            | ClientMessage::ListTables { id }
+            | ClientMessage::ListTables { id, .. }
             | ClientMessage::CreateTable { id, .. }
             | ClientMessage::Sit { id, .. }
             | ClientMessage::Leave { id, .. }
@@ -124,7 +131,7 @@ impl ClientMessage {
         match self {
             ClientMessage::Hello { id, .. }
             | ClientMessage::Ping { id }
-            | ClientMessage::ListTables { id }
+            | ClientMessage::ListTables { id, .. }
             | ClientMessage::CreateTable { id, .. }
             | ClientMessage::Sit { id, .. }
             | ClientMessage::Leave { id, .. }
@@ -339,11 +346,13 @@ pub enum ServerMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         deadline_ms: Option<u64>,
     },
-    /// The public tables, in full (after `list_tables`, or to resynchronize).
-    Lobby { tables: Vec<TableSummary> },
-    /// One public table changed or appeared.
+    /// A page of the public tables matching the filter (after
+    /// `list_tables`; or its first page again, to resynchronize a client
+    /// that fell behind on updates).
+    Lobby(LobbyPage),
+    /// A public table matching the subscriber's filter changed or appeared.
     LobbyUpdate { table: TableSummary },
-    /// One public table closed.
+    /// A public table closed, or stopped matching the subscriber's filter.
     LobbyRemoved { table: TableId },
     /// The server is going down; reconnect after this many milliseconds.
     Shutdown { reconnect_after_ms: u64 },
@@ -512,6 +521,82 @@ pub enum TableStatus {
     Playing,
     /// A game ended; a rematch may follow.
     Finished,
+}
+
+/// Tables in a lobby page when `list_tables` names no `limit`.
+pub const LOBBY_PAGE_DEFAULT: u32 = 50;
+/// The largest `limit` a `list_tables` may ask for.
+pub const LOBBY_PAGE_MAX: u32 = 200;
+
+/// Which public tables `list_tables` lists, and which page of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LobbyQuery {
+    #[serde(flatten)]
+    pub filter: LobbyFilter,
+    /// Tables in the page: 1 to 200 (`LOBBY_PAGE_MAX`); 50
+    /// (`LOBBY_PAGE_DEFAULT`) if omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = LOBBY_PAGE_MAX))]
+    pub limit: Option<u32>,
+    /// The page after this table id: the previous page's `next`. Omitted:
+    /// the first page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<TableId>,
+}
+
+impl LobbyQuery {
+    /// The page's size, or why the `limit` is refused (`bad_query`).
+    pub fn page_size(&self) -> Result<usize, Refusal> {
+        match self.limit.unwrap_or(LOBBY_PAGE_DEFAULT) {
+            limit @ 1..=LOBBY_PAGE_MAX => Ok(limit as usize),
+            limit => Err(ErrorCode::BadQuery
+                .refusal(format!("limit must be 1 to {LOBBY_PAGE_MAX}, not {limit}"))),
+        }
+    }
+}
+
+/// Which public tables a lobby lists; every field left out lets all through.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LobbyFilter {
+    /// Only tables in this state (`open`: waiting for players).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<TableStatus>,
+    /// Only tables of this preset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<Preset>,
+    /// Only tables with a seat nobody (person or bot) has taken.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub free_seat: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
+}
+
+impl LobbyFilter {
+    /// Whether the lobby lists `table` under this filter (never a private one).
+    pub fn matches(&self, table: &TableSummary) -> bool {
+        !table.private
+            && self.status.is_none_or(|status| status == table.status)
+            && self.preset.is_none_or(|preset| preset == table.preset)
+            && (!self.free_seat || table.seated < table.rules.players)
+    }
+}
+
+/// One page of the lobby, in the order of the tables' ids.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LobbyPage {
+    pub tables: Vec<TableSummary>,
+    /// How many public tables match the filter, on every page.
+    #[serde(default)]
+    pub total: u64,
+    /// The `after` this page answers; omitted for a first page, which
+    /// replaces whatever a client listed before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<TableId>,
+    /// When more tables match: the `after` that asks for the next page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<TableId>,
 }
 
 /// WebSocket close codes the server uses.

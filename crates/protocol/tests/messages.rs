@@ -127,7 +127,7 @@ fn every_client_type_is_known() {
     let samples = [
         ClientMessage::Hello { id: 1, protocol_version: 1, token: None, name: None },
         ClientMessage::Ping { id: 1 },
-        ClientMessage::ListTables { id: 1 },
+        ClientMessage::ListTables { id: 1, query: LobbyQuery::default() },
         ClientMessage::CreateTable { id: 1, settings: TableSettings::default() },
         ClientMessage::Sit { id: 1, table: "t".into(), seat: None, invite: None },
         ClientMessage::Leave { id: 1, table: "t".into() },
@@ -175,6 +175,102 @@ fn server_messages_round_trip() {
         serde_json::to_value(ServerMessage::Event { table: "t1".into(), seq: 13, event: None })
             .expect("serializes");
     assert_eq!(placeholder, json!({"type": "event", "table": "t1", "seq": 13}));
+}
+
+#[test]
+fn list_tables_reads_its_filter_and_page_and_defaults_to_everything() {
+    // An old client's `list_tables` still reads: every public table, the first page.
+    let old = parse(json!({"type": "list_tables", "id": 1})).expect("valid");
+    assert_eq!(old, ClientMessage::ListTables { id: 1, query: LobbyQuery::default() });
+    assert_eq!(
+        serde_json::to_value(&old).expect("serializes"),
+        json!({"type": "list_tables", "id": 1})
+    );
+    let wire = json!({"type": "list_tables", "id": 2, "status": "open", "preset": "cutthroat",
+        "free_seat": true, "limit": 20, "after": "t9"});
+    let query = LobbyQuery {
+        filter: LobbyFilter {
+            status: Some(TableStatus::Open),
+            preset: Some(Preset::Cutthroat),
+            free_seat: true,
+        },
+        limit: Some(20),
+        after: Some("t9".into()),
+    };
+    let message = ClientMessage::ListTables { id: 2, query };
+    assert_eq!(parse(wire.clone()), Ok(message.clone()));
+    assert_eq!(serde_json::to_value(&message).expect("serializes"), wire);
+    // An unknown preset or status is refused like any malformed field, by name.
+    for (field, value) in [("preset", "euchre_deluxe"), ("status", "closed")] {
+        let bad = parse(json!({"type": "list_tables", "id": 3, field: value})).expect_err("bad");
+        assert_eq!((bad.code, bad.id), (ErrorCode::BadJson, Some(3)));
+        assert!(bad.message.contains(value), "{}", bad.message);
+    }
+    let bad = parse(json!({"type": "list_tables", "id": 4, "limit": -1})).expect_err("bad");
+    assert_eq!((bad.code, bad.id), (ErrorCode::BadJson, Some(4)));
+}
+
+#[test]
+fn a_lobby_page_is_1_to_the_maximum_tables() {
+    let query = |limit| LobbyQuery { limit, ..LobbyQuery::default() };
+    assert_eq!(query(None).page_size(), Ok(LOBBY_PAGE_DEFAULT as usize));
+    assert_eq!(query(Some(1)).page_size(), Ok(1));
+    assert_eq!(query(Some(LOBBY_PAGE_MAX)).page_size(), Ok(LOBBY_PAGE_MAX as usize));
+    for limit in [0, LOBBY_PAGE_MAX + 1, u32::MAX] {
+        let refusal = query(Some(limit)).page_size().expect_err("refused");
+        assert_eq!(refusal.code, "bad_query");
+        assert!(refusal.message.contains(&limit.to_string()), "{}", refusal.message);
+    }
+}
+
+#[test]
+fn a_filter_lists_public_tables_by_status_preset_and_free_seat() {
+    let table = TableSummary {
+        table: "t1".into(),
+        host: "Ann".into(),
+        preset: Preset::Cutthroat,
+        rules: Preset::Cutthroat.rules(),
+        private: false,
+        seated: 2,
+        status: TableStatus::Open,
+        turn_seconds: None,
+        chat: true,
+    };
+    let all = LobbyFilter::default();
+    assert!(all.matches(&table));
+    assert!(!all.matches(&TableSummary { private: true, ..table.clone() }), "never a private one");
+    let open = LobbyFilter { status: Some(TableStatus::Open), ..all.clone() };
+    assert!(open.matches(&table));
+    assert!(!open.matches(&TableSummary { status: TableStatus::Playing, ..table.clone() }));
+    let standard = LobbyFilter { preset: Some(Preset::Standard), ..all.clone() };
+    assert!(!standard.matches(&table));
+    // Three seats in cutthroat: two taken leaves one free, three none.
+    let free = LobbyFilter { free_seat: true, ..all };
+    assert!(free.matches(&table));
+    assert!(!free.matches(&TableSummary { seated: 3, ..table.clone() }));
+}
+
+#[test]
+fn a_lobby_page_round_trips_and_an_older_one_still_reads() {
+    let page = LobbyPage {
+        tables: Vec::new(),
+        total: 120,
+        after: Some("t5".into()),
+        next: Some("t9".into()),
+    };
+    let wire = serde_json::to_value(ServerMessage::Lobby(page.clone())).expect("serializes");
+    assert_eq!(
+        wire,
+        json!({"type": "lobby", "tables": [], "total": 120, "after": "t5", "next": "t9"})
+    );
+    assert_eq!(
+        serde_json::from_value::<ServerMessage>(wire).ok(),
+        Some(ServerMessage::Lobby(page))
+    );
+    // The last page (no `next`) of a server that did not page at all.
+    let old: ServerMessage =
+        serde_json::from_value(json!({"type": "lobby", "tables": []})).expect("reads");
+    assert_eq!(old, ServerMessage::Lobby(LobbyPage::default()));
 }
 
 /// The schema in `docs/` must match the types. Regenerate it with

@@ -249,10 +249,10 @@ async fn websocket(
         // holds much more than one message past this.
         .write_buffer_size(WRITE_BURST_BYTES)
         // No cap of its own: one message larger than a cap cannot be sent
-        // at all. The lobby is one message of every public table (about
-        // 200 bytes each), and with a cap of 256 KiB a client asking for it
-        // with more than about a thousand tables open was dropped as too
-        // slow (found by the load generator's slow reader).
+        // at all. With a cap of 256 KiB a client listing the lobby, then one
+        // message of every public table, was dropped as too slow past about
+        // a thousand tables (found by the load generator's slow reader); the
+        // lobby now comes a page at a time, but a snapshot can be large too.
         .max_write_buffer_size(usize::MAX)
         .on_upgrade(move |socket| {
             let (sink, stream) = socket.split();

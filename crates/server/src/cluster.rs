@@ -605,7 +605,10 @@ impl Node {
             }
             Err(error) => tracing::error!(shard, %error, "cannot listen for the shard's commands"),
         }
-        let _ = self.client.publish(format!("euchre.moved.{shard}"), Bytes::new()).await;
+        // With the epoch: a node that still believes it owns the shard at
+        // an older one learns here that it is fenced out.
+        let _ =
+            self.client.publish(format!("euchre.moved.{shard}"), epoch.to_string().into()).await;
         tracing::info!(node = %self.id, shard, epoch, tables = restored, closed, "shard taken over");
     }
 
@@ -886,7 +889,12 @@ impl Node {
     }
 
     /// A shard moved to a new owner: this node's connections at its tables
-    /// close, so their clients resume at the new owner.
+    /// close, so their clients resume at the new owner. If this node still
+    /// owns the shard at an older epoch (its lease was taken while it ran,
+    /// and neither a renewal nor an append has told it yet), it gives the
+    /// shard up at once: its tables, fenced out of the log, would otherwise
+    /// go on answering what writes nothing (a resume, say) until then, beside
+    /// the new owner's, both to the same connections.
     async fn on_moved(self: Arc<Self>, mut moved: async_nats::Subscriber) {
         while let Some(message) = next_until(&mut moved, &self.shutdown).await {
             let Some(shard) =
@@ -894,7 +902,15 @@ impl Node {
             else {
                 continue;
             };
-            self.close_joined(shard);
+            let theirs =
+                std::str::from_utf8(&message.payload).ok().and_then(|e| e.parse::<u64>().ok());
+            let fenced = theirs.zip(self.validity.epoch(shard)).is_some_and(|(t, mine)| t > mine);
+            if fenced && lock(&self.owned).contains_key(&shard) {
+                tracing::warn!(node = %self.id, shard, "another node took the shard over: giving it up");
+                self.lose(shard);
+            } else {
+                self.close_joined(shard);
+            }
         }
     }
 

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message};
 use euchre_protocol::{
-    ClientMessage, ErrorCode, PROTOCOL_VERSION, PlayerInfo, Refusal, Reply, ServerMessage, TableId,
-    close, parse_client_message,
+    ClientMessage, ErrorCode, LobbyQuery, PROTOCOL_VERSION, PlayerInfo, Refusal, Reply,
+    ServerMessage, TableId, close, parse_client_message,
 };
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Timing;
 use crate::frame::Frame;
+use crate::registry::LobbyChange;
 use crate::state::AppState;
 use crate::table::{ConnId, Outbox, Request, TableCommand, TableMessage};
 
@@ -76,6 +77,15 @@ where
     state.metrics.connections_open.dec();
 }
 
+/// A connection's subscription to the lobby.
+struct Lobby {
+    changes: broadcast::Receiver<LobbyChange>,
+    /// The last `list_tables`, as its first page: what the changes are
+    /// filtered by, and what is sent again after missed changes.
+    query: LobbyQuery,
+    limit: usize,
+}
+
 struct Session {
     conn: ConnId,
     state: AppState,
@@ -87,7 +97,8 @@ struct Session {
     too_slow: CancellationToken,
     /// In a cluster: a table this connection joined moved to another node.
     moved: CancellationToken,
-    lobby: Option<broadcast::Receiver<ServerMessage>>,
+    /// The lobby's changes, once the client lists the tables.
+    lobby: Option<Lobby>,
     /// Tables this connection sits at or watches: told when it goes.
     tables: HashSet<TableId>,
     /// Every frame but pings counts against this rate…
@@ -177,19 +188,20 @@ impl Session {
                     self.state.metrics.messages_out.inc_by(written);
                 }
                 change = next_lobby(&mut self.lobby) => {
-                    let message = match change {
-                        Ok(message) => message,
-                        // Missed updates: send the whole lobby again rather than a gap.
+                    let Some(lobby) = &self.lobby else { continue };
+                    match change {
+                        Ok(change) => {
+                            if let Some(frame) = change.for_filter(&lobby.query.filter) {
+                                self.outbox.send(frame);
+                            }
+                        }
+                        // Missed changes: the first page again rather than a gap.
                         Err(broadcast::error::RecvError::Lagged(_)) => {
-                            self.outbox.send(self.state.registry.listing());
-                            continue;
+                            let page = self.state.registry.page(&lobby.query, lobby.limit);
+                            self.outbox.send(ServerMessage::Lobby(page));
                         }
-                        Err(broadcast::error::RecvError::Closed) => {
-                            self.lobby = None;
-                            continue;
-                        }
-                    };
-                    self.outbox.send(message);
+                        Err(broadcast::error::RecvError::Closed) => self.lobby = None,
+                    }
                 }
                 _ = pings.tick() => {
                     if self.last_heard.elapsed() > idle_after {
@@ -283,9 +295,17 @@ impl Session {
                 self.outbox.send(ack(Reply::Pong));
                 return Ok(());
             }
-            ClientMessage::ListTables { .. } => {
-                self.lobby.get_or_insert_with(|| self.state.registry.subscribe());
-                self.outbox.send(self.state.registry.listing());
+            ClientMessage::ListTables { query, .. } => {
+                let limit = query.page_size()?;
+                // Subscribed before the page is read: no change falls between.
+                let changes = match self.lobby.take() {
+                    Some(lobby) => lobby.changes,
+                    None => self.state.registry.subscribe(),
+                };
+                let page = self.state.registry.page(&query, limit);
+                let query = LobbyQuery { after: None, ..query };
+                self.lobby = Some(Lobby { changes, query, limit });
+                self.outbox.send(ServerMessage::Lobby(page));
                 self.outbox.send(ack(Reply::Done));
                 return Ok(());
             }
@@ -446,11 +466,9 @@ async fn write<S: Sink<Message> + Unpin>(sink: &mut S, message: &ServerMessage) 
     matches!(timeout(WRITE_TIMEOUT, sink.send(Message::Text(text.into()))).await, Ok(Ok(())))
 }
 
-async fn next_lobby(
-    lobby: &mut Option<broadcast::Receiver<ServerMessage>>,
-) -> Result<ServerMessage, broadcast::error::RecvError> {
+async fn next_lobby(lobby: &mut Option<Lobby>) -> Result<LobbyChange, broadcast::error::RecvError> {
     match lobby {
-        Some(receiver) => receiver.recv().await,
+        Some(lobby) => lobby.changes.recv().await,
         None => std::future::pending().await,
     }
 }
@@ -608,7 +626,7 @@ mod tests {
         let burst = Settings::default().limits.message_burst;
         // Other messages use up their whole allowance (the hello took one)…
         for id in 0..u64::from(burst) + 4 {
-            wire.send(&ClientMessage::ListTables { id: 100 + id });
+            wire.send(&ClientMessage::ListTables { id: 100 + id, query: LobbyQuery::default() });
         }
         let texts = texts(&wire.written().await);
         assert_eq!(texts.iter().filter(|t| t.contains("rate_limited")).count(), 5);

@@ -5,10 +5,10 @@
 //! (without a handle: their commands go over NATS), and mirrors this node's
 //! changes out ([`Registry::mirror_to`]) for the other nodes to list.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use euchre_protocol::{ServerMessage, TableId, TableSummary};
+use euchre_protocol::{LobbyFilter, LobbyPage, LobbyQuery, ServerMessage, TableId, TableSummary};
 use tokio::sync::{broadcast, mpsc};
 
 use crate::frame::Frame;
@@ -26,15 +26,9 @@ struct Entry {
 #[derive(Clone, Debug)]
 pub struct Registry {
     // A std mutex: held for map operations only, never across an await.
-    tables: Arc<Mutex<HashMap<TableId, Entry>>>,
-    lobby: broadcast::Sender<ServerMessage>,
-    /// The whole lobby as one message, kept until a table changes: the
-    /// connections that ask meanwhile share it, built and encoded once (the
-    /// lobby of a busy server is megabytes of JSON). Its lock is taken
-    /// before the tables' while it is built, and after theirs is let go
-    /// when a change clears it, so a listing built from the tables as they
-    /// were before a change never outlives the change.
-    listing: Arc<Mutex<Option<Frame>>>,
+    // Ordered by id, the order of the lobby's pages.
+    tables: Arc<Mutex<BTreeMap<TableId, Entry>>>,
+    lobby: broadcast::Sender<LobbyChange>,
     /// In a cluster: where this node's tables' changes go, for the others.
     mirror: Arc<OnceLock<mpsc::UnboundedSender<Mirrored>>>,
 }
@@ -46,28 +40,83 @@ pub enum Mirrored {
     Closed { table: TableId },
 }
 
+/// A public table as it was and as it is now, for every lobby subscriber:
+/// each one's filter picks what it is sent, and the frames are shared, so
+/// a change is encoded once however many subscribers it reaches.
+#[derive(Clone, Debug)]
+pub struct LobbyChange(Arc<Change>);
+
+#[derive(Debug)]
+struct Change {
+    before: Option<TableSummary>,
+    /// The table as it is now, and its `lobby_update`; `None` once closed.
+    after: Option<(TableSummary, Frame)>,
+    removed: Frame,
+}
+
+impl LobbyChange {
+    /// `None` when no lobby lists the table, before or after (a private one).
+    fn new(before: Option<TableSummary>, after: Option<TableSummary>) -> Option<LobbyChange> {
+        let listed = |summary: &Option<TableSummary>| summary.as_ref().is_some_and(|s| !s.private);
+        if !listed(&before) && !listed(&after) {
+            return None;
+        }
+        let table = after.as_ref().or(before.as_ref())?.table.clone();
+        let after = after.map(|summary| {
+            let update = Frame::new(ServerMessage::LobbyUpdate { table: summary.clone() });
+            (summary, update)
+        });
+        let removed = Frame::new(ServerMessage::LobbyRemoved { table });
+        Some(LobbyChange(Arc::new(Change { before, after, removed })))
+    }
+
+    /// What a subscriber with `filter` is sent: the table if it matches
+    /// now, its removal if it matched before but no longer does, else nothing.
+    pub fn for_filter(&self, filter: &LobbyFilter) -> Option<Frame> {
+        let change = &*self.0;
+        match &change.after {
+            Some((summary, update)) if filter.matches(summary) => Some(update.clone()),
+            _ if change.before.as_ref().is_some_and(|before| filter.matches(before)) => {
+                Some(change.removed.clone())
+            }
+            _ => None,
+        }
+    }
+}
+
 impl Default for Registry {
     fn default() -> Registry {
         Registry {
             tables: Arc::default(),
             lobby: broadcast::channel(1024).0,
-            listing: Arc::default(),
             mirror: Arc::default(),
         }
     }
 }
 
 impl Registry {
-    fn lock(&self) -> MutexGuard<'_, HashMap<TableId, Entry>> {
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<TableId, Entry>> {
         self.tables.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Tells the lobby's subscribers. Called with the tables locked, after
+    /// the change: a connection subscribes before it reads a page, so it
+    /// either reads the change there or receives it, and a table's changes
+    /// go out in the order they were made.
+    fn announce(&self, before: Option<TableSummary>, after: Option<TableSummary>) {
+        if let Some(change) = LobbyChange::new(before, after) {
+            // Nobody listening is fine.
+            let _ = self.lobby.send(change);
+        }
+    }
+
     pub fn insert(&self, handle: TableHandle, summary: TableSummary, host_id: &str) {
-        self.announce(&summary);
         self.mirror(|| Mirrored::Listed { summary: summary.clone(), host_id: host_id.to_owned() });
-        let entry = Entry { handle: Some(handle), summary, host_id: host_id.to_owned() };
-        self.lock().insert(entry.summary.table.clone(), entry);
-        self.relist();
+        let entry =
+            Entry { handle: Some(handle), summary: summary.clone(), host_id: host_id.to_owned() };
+        let mut tables = self.lock();
+        let before = tables.insert(summary.table.clone(), entry).map(|entry| entry.summary);
+        self.announce(before, Some(summary));
     }
 
     /// The handle of a table this node hosts.
@@ -98,48 +147,27 @@ impl Registry {
 
     /// Another node's table, as its owner listed it (a local table wins).
     pub fn insert_remote(&self, summary: TableSummary, host_id: &str) {
-        let changed = {
-            let mut tables = self.lock();
-            match tables.get_mut(&summary.table) {
-                Some(entry) if entry.handle.is_some() => false,
-                Some(entry) => {
-                    let changed = entry.summary != summary;
-                    entry.summary = summary.clone();
-                    changed
-                }
-                None => {
-                    let entry = Entry {
-                        handle: None,
-                        summary: summary.clone(),
-                        host_id: host_id.to_owned(),
-                    };
-                    tables.insert(summary.table.clone(), entry);
-                    true
-                }
+        let mut tables = self.lock();
+        let before = match tables.get_mut(&summary.table) {
+            Some(entry) if entry.handle.is_some() || entry.summary == summary => return,
+            Some(entry) => Some(std::mem::replace(&mut entry.summary, summary.clone())),
+            None => {
+                let entry =
+                    Entry { handle: None, summary: summary.clone(), host_id: host_id.to_owned() };
+                tables.insert(summary.table.clone(), entry);
+                None
             }
         };
-        if changed {
-            self.relist();
-            self.announce(&summary);
-        }
+        self.announce(before, Some(summary));
     }
 
     /// Another node's table closed for good.
     pub fn remove_remote(&self, table: &str) {
-        let removed = {
-            let mut tables = self.lock();
-            match tables.get(table) {
-                Some(entry) if entry.handle.is_none() => tables.remove(table),
-                _ => None,
-            }
-        };
-        if removed.is_some() {
-            self.relist();
-        }
-        if let Some(entry) = removed
-            && !entry.summary.private
+        let mut tables = self.lock();
+        if tables.get(table).is_some_and(|entry| entry.handle.is_none())
+            && let Some(entry) = tables.remove(table)
         {
-            let _ = self.lobby.send(ServerMessage::LobbyRemoved { table: table.to_owned() });
+            self.announce(Some(entry.summary), None);
         }
     }
 
@@ -154,24 +182,16 @@ impl Registry {
 
     /// Records a table's new summary and tells the lobby if it changed.
     pub fn update(&self, summary: TableSummary) {
-        let changed = {
-            let mut tables = self.lock();
-            match tables.get_mut(&summary.table) {
-                Some(entry) if entry.summary != summary => {
-                    entry.summary = summary.clone();
-                    true
-                }
-                _ => false,
-            }
+        let mut tables = self.lock();
+        let Some(entry) = tables.get_mut(&summary.table).filter(|e| e.summary != summary) else {
+            return;
         };
-        if changed {
-            self.relist();
-            self.mirror(|| {
-                let host_id = self.lock().get(&summary.table).map(|e| e.host_id.clone());
-                Mirrored::Listed { summary: summary.clone(), host_id: host_id.unwrap_or_default() }
-            });
-            self.announce(&summary);
-        }
+        let before = std::mem::replace(&mut entry.summary, summary.clone());
+        self.mirror(|| Mirrored::Listed {
+            summary: summary.clone(),
+            host_id: entry.host_id.clone(),
+        });
+        self.announce(Some(before), Some(summary));
     }
 
     /// A table stopped here without closing (shutdown, or another node owns
@@ -189,49 +209,34 @@ impl Registry {
     /// A table closed for good.
     pub fn remove(&self, table: &str) {
         self.mirror(|| Mirrored::Closed { table: table.to_owned() });
-        let removed = self.lock().remove(table);
-        if removed.is_some() {
-            self.relist();
-        }
-        if let Some(entry) = removed
-            && !entry.summary.private
-        {
-            // Nobody listening is fine.
-            let _ = self.lobby.send(ServerMessage::LobbyRemoved { table: table.to_owned() });
+        let mut tables = self.lock();
+        if let Some(entry) = tables.remove(table) {
+            self.announce(Some(entry.summary), None);
         }
     }
 
-    fn announce(&self, summary: &TableSummary) {
-        if !summary.private {
-            let _ = self.lobby.send(ServerMessage::LobbyUpdate { table: summary.clone() });
+    /// A page of the public tables matching `query`, of at most `limit`
+    /// (checked by the caller). One pass over the tables' summaries,
+    /// which also counts every match; only the page's are copied.
+    pub fn page(&self, query: &LobbyQuery, limit: usize) -> LobbyPage {
+        let tables = self.lock();
+        let mut page = LobbyPage { after: query.after.clone(), ..LobbyPage::default() };
+        let mut more = false;
+        for (id, entry) in tables.iter().filter(|(_, e)| query.filter.matches(&e.summary)) {
+            page.total += 1;
+            if query.after.as_ref().is_some_and(|after| id <= after) {
+                continue;
+            }
+            if page.tables.len() < limit {
+                page.tables.push(entry.summary.clone());
+            } else {
+                more = true;
+            }
         }
-    }
-
-    /// The `lobby` message: every public table, by id.
-    pub fn listing(&self) -> Frame {
-        let mut listing = self.listing.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        listing
-            .get_or_insert_with(|| {
-                Frame::new(ServerMessage::Lobby { tables: self.public_tables() })
-            })
-            .clone()
-    }
-
-    /// Clears the listing after a change to the tables.
-    fn relist(&self) {
-        *self.listing.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
-    }
-
-    /// The public tables, newest last (ids sort by creation).
-    fn public_tables(&self) -> Vec<TableSummary> {
-        let mut tables: Vec<TableSummary> = self
-            .lock()
-            .values()
-            .filter(|entry| !entry.summary.private)
-            .map(|entry| entry.summary.clone())
-            .collect();
-        tables.sort_by(|a, b| a.table.cmp(&b.table));
-        tables
+        if more {
+            page.next = page.tables.last().map(|last| last.table.clone());
+        }
+        page
     }
 
     pub fn len(&self) -> usize {
@@ -248,7 +253,7 @@ impl Registry {
     }
 
     /// Lobby changes from now on.
-    pub fn subscribe(&self) -> broadcast::Receiver<ServerMessage> {
+    pub fn subscribe(&self) -> broadcast::Receiver<LobbyChange> {
         self.lobby.subscribe()
     }
 }
@@ -274,35 +279,144 @@ mod tests {
         }
     }
 
-    fn listed(listing: &Frame) -> Vec<(String, u8)> {
-        match listing.message() {
-            Some(ServerMessage::Lobby { tables }) => {
-                tables.iter().map(|t| (t.table.clone(), t.seated)).collect()
-            }
-            other => panic!("not a lobby: {other:?}"),
-        }
+    fn ids(page: &LobbyPage) -> Vec<&str> {
+        page.tables.iter().map(|t| t.table.as_str()).collect()
     }
 
     #[test]
-    fn the_listing_is_shared_until_a_table_changes() {
+    fn pages_follow_the_ids_from_a_cursor_and_count_every_match() {
         let registry = Registry::default();
-        registry.insert_remote(summary("t1", false, 1), "h1");
-        registry.insert_remote(summary("t2", true, 1), "h2");
-        let first = registry.listing();
-        assert_eq!(listed(&first), vec![("t1".into(), 1)], "the private table is not listed");
-        assert!(first.same(&registry.listing()), "asked again, the same frame");
-        // Each change is in the next listing, never an older one.
-        registry.insert_remote(summary("t1", false, 2), "h1");
-        let second = registry.listing();
-        assert!(!second.same(&first));
-        assert_eq!(listed(&second), vec![("t1".into(), 2)]);
-        registry.insert_remote(summary("t3", false, 1), "h3");
-        assert_eq!(listed(&registry.listing()), vec![("t1".into(), 2), ("t3".into(), 1)]);
+        // Listed out of order; t3 is private.
+        for (table, private) in
+            [("t4", false), ("t1", false), ("t3", true), ("t2", false), ("t5", false)]
+        {
+            registry.insert_remote(summary(table, private, 1), "h");
+        }
+        let query = |after: Option<&str>| LobbyQuery {
+            after: after.map(Into::into),
+            ..LobbyQuery::default()
+        };
+        let first = registry.page(&query(None), 2);
+        assert_eq!(
+            (ids(&first), first.total, first.next.as_deref()),
+            (vec!["t1", "t2"], 4, Some("t2"))
+        );
+        assert_eq!(first.after, None);
+        let second = registry.page(&query(first.next.as_deref()), 2);
+        assert_eq!(
+            (ids(&second), second.total, second.next.as_deref()),
+            (vec!["t4", "t5"], 4, None)
+        );
+        assert_eq!(second.after.as_deref(), Some("t2"));
+        // A cursor need not be a table that still exists.
+        let page = registry.page(&query(Some("t3")), 10);
+        assert_eq!((ids(&page), page.next.as_deref()), (vec!["t4", "t5"], None));
+        assert!(registry.page(&query(Some("t9")), 10).tables.is_empty());
+    }
+
+    #[test]
+    fn a_filter_picks_the_page_and_the_total() {
+        let registry = Registry::default();
+        registry.insert_remote(summary("t1", false, 4), "h");
+        registry.insert_remote(
+            TableSummary { status: TableStatus::Playing, ..summary("t2", false, 4) },
+            "h",
+        );
+        registry.insert_remote(summary("t3", false, 1), "h");
+        registry.insert_remote(
+            TableSummary { preset: Preset::Cutthroat, ..summary("t4", false, 1) },
+            "h",
+        );
+        let page = |filter: LobbyFilter| {
+            registry.page(&LobbyQuery { filter, ..LobbyQuery::default() }, 50)
+        };
+        let open = LobbyFilter { status: Some(TableStatus::Open), ..LobbyFilter::default() };
+        let found = page(open.clone());
+        assert_eq!((ids(&found), found.total), (vec!["t1", "t3", "t4"], 3));
+        let free = page(LobbyFilter { free_seat: true, ..open });
+        assert_eq!(ids(&free), vec!["t3", "t4"]);
+        let cutthroat =
+            page(LobbyFilter { preset: Some(Preset::Cutthroat), ..LobbyFilter::default() });
+        assert_eq!((ids(&cutthroat), cutthroat.total), (vec!["t4"], 1));
+    }
+
+    /// The lobby's size at 10,000 public tables, paged and whole (as it was
+    /// sent before it was paged), for BENCHMARKS.md:
+    /// `cargo test -p euchre-server --lib lobby_at_10000 -- --nocapture`.
+    #[test]
+    fn the_lobby_at_10000_tables_is_a_page_not_megabytes() {
+        let registry = Registry::default();
+        for n in 0..10_000u32 {
+            // Ids as the server makes them (32 hex digits); one table in ten waiting.
+            let status = if n % 10 == 0 { TableStatus::Open } else { TableStatus::Playing };
+            let table = TableSummary {
+                host: format!("Player {n}"),
+                status,
+                ..summary(&format!("{n:032x}"), false, 4)
+            };
+            registry.insert_remote(table, "h");
+        }
+        let bytes = |filter: LobbyFilter, limit: usize| {
+            let page = registry.page(&LobbyQuery { filter, ..LobbyQuery::default() }, limit);
+            serde_json::to_string(&ServerMessage::Lobby(page)).expect("encodes").len()
+        };
+        let open = LobbyFilter { status: Some(TableStatus::Open), ..LobbyFilter::default() };
+        let whole = bytes(LobbyFilter::default(), usize::MAX);
+        let first = bytes(LobbyFilter::default(), euchre_protocol::LOBBY_PAGE_DEFAULT as usize);
+        let largest = bytes(LobbyFilter::default(), euchre_protocol::LOBBY_PAGE_MAX as usize);
+        let first_open = bytes(open, euchre_protocol::LOBBY_PAGE_DEFAULT as usize);
+        println!(
+            "lobby at 10,000 tables: all in one message {whole} bytes; first page of 50 \
+             {first} bytes; of 200 {largest} bytes; first page of the open ones {first_open} bytes"
+        );
+        assert!(whole > 5_000_000, "{whole}");
+        assert!(first < whole / 150 && largest < 200_000, "{first} {largest}");
+    }
+
+    /// What a subscriber with `filter` is sent of `change`.
+    fn sent(change: &LobbyChange, filter: &LobbyFilter) -> Option<ServerMessage> {
+        change.for_filter(filter).and_then(Frame::into_message)
+    }
+
+    #[test]
+    fn a_subscriber_is_sent_the_changes_its_filter_lets_through() {
+        let registry = Registry::default();
+        let mut changes = registry.subscribe();
+        let mut next = || changes.try_recv().expect("a change");
+        let all = LobbyFilter::default();
+        let open = LobbyFilter { status: Some(TableStatus::Open), free_seat: true, preset: None };
+        let update = |summary: &TableSummary| ServerMessage::LobbyUpdate { table: summary.clone() };
+        let removed = ServerMessage::LobbyRemoved { table: "t1".into() };
+
+        let waiting = summary("t1", false, 1);
+        registry.insert_remote(waiting.clone(), "h");
+        let change = next();
+        assert_eq!(sent(&change, &all), Some(update(&waiting)));
+        assert_eq!(sent(&change, &open), Some(update(&waiting)));
+        let (one, other) = (change.for_filter(&all), change.for_filter(&open));
+        assert!(one.zip(other).is_some_and(|(a, b)| a.same(&b)), "one frame for all");
+        // Full: gone from the open tables, still in the whole lobby.
+        let full = summary("t1", false, 4);
+        registry.insert_remote(full.clone(), "h");
+        let change = next();
+        assert_eq!(sent(&change, &all), Some(update(&full)));
+        assert_eq!(sent(&change, &open), Some(removed.clone()));
+        // A change outside the filter, before and after: nothing.
+        let playing = TableSummary { status: TableStatus::Playing, ..full };
+        registry.insert_remote(playing.clone(), "h");
+        let change = next();
+        assert_eq!(sent(&change, &all), Some(update(&playing)));
+        assert_eq!(sent(&change, &open), None);
         registry.remove_remote("t1");
-        assert_eq!(listed(&registry.listing()), vec![("t3".into(), 1)]);
-        // A summary sent again unchanged keeps the listing.
-        let kept = registry.listing();
-        registry.insert_remote(summary("t3", false, 1), "h3");
-        assert!(kept.same(&registry.listing()));
+        let change = next();
+        assert_eq!(sent(&change, &all), Some(removed));
+        assert_eq!(sent(&change, &open), None);
+        // A private table is never announced; one sent again unchanged neither.
+        registry.insert_remote(summary("t2", true, 1), "h");
+        let listed = summary("t3", false, 1);
+        registry.insert_remote(listed.clone(), "h");
+        registry.insert_remote(listed.clone(), "h");
+        assert_eq!(sent(&next(), &all), Some(update(&listed)));
+        assert!(changes.try_recv().is_err(), "nothing more");
     }
 }

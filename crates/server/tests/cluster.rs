@@ -14,7 +14,9 @@ use euchre_cluster::log::read_shard;
 use euchre_cluster::testing::Nats;
 use euchre_cluster::{LogConfig, LogEntry, ShardLog, ShardLogs, shard_of, tables_in};
 use euchre_engine::Action;
-use euchre_protocol::{PlayerInfo, Reply, ServerMessage, TableSettings};
+use euchre_protocol::{
+    LobbyFilter, LobbyQuery, PlayerInfo, Reply, ServerMessage, TableSettings, TableStatus,
+};
 use euchre_server::frame::Frame;
 use euchre_server::registry::Registry;
 use euchre_server::table::{Outbox, Request, Table, TableCommand, TableConfig, TableMessage};
@@ -573,14 +575,17 @@ async fn four_players_on_three_nodes_play_a_game_to_the_end() {
     let Some(cluster) = Cluster::start("cluster_game").await else { return };
     let nodes = cluster.steady_nodes(&["n1", "n2", "n3"]).await;
 
-    // Ann on n1 opens the table; Cy, on n3, finds it in his lobby.
+    // Ann on n1 opens the table; Cy, on n3, finds it among his lobby's
+    // open tables (the filter applies to other nodes' tables too).
     let mut ann = nodes[0].player("Ann").await;
     let table = create_table(&mut ann, TableSettings::default()).await;
     let mut cy = nodes[2].player("Cy").await;
     let id = cy.next_id();
-    cy.send(&ClientMessage::ListTables { id }).await;
+    let filter = LobbyFilter { status: Some(TableStatus::Open), free_seat: true, preset: None };
+    let query = LobbyQuery { filter, ..LobbyQuery::default() };
+    cy.send(&ClientMessage::ListTables { id, query }).await;
     let listed = |m: &ServerMessage| match m {
-        ServerMessage::Lobby { tables } => tables.iter().any(|t| t.table == table),
+        ServerMessage::Lobby(page) => page.tables.iter().any(|t| t.table == table),
         ServerMessage::LobbyUpdate { table: t } => t.table == table,
         _ => false,
     };
@@ -703,6 +708,11 @@ struct Roamer {
     resumed_at: Option<std::time::Instant>,
     /// How many times its connection closed and it reconnected.
     reconnections: usize,
+    /// Actions in flight when a connection closed: never answered, so
+    /// stored or not (the log says).
+    unanswered: usize,
+    /// Commands a connection was answered twice (an ack and a refusal, say).
+    answered_twice: Vec<u64>,
     /// A pause before each action (none: flat out).
     think: Duration,
     /// What the connections before this one were sent, in order.
@@ -729,6 +739,8 @@ impl Roamer {
             last_seq,
             resumed_at: None,
             reconnections: 0,
+            unanswered: 0,
+            answered_twice: Vec::new(),
             think: Duration::ZERO,
             earlier: Vec::new(),
         }
@@ -798,8 +810,9 @@ impl Roamer {
                 continue;
             }
             let earlier = std::mem::replace(&mut self.client, client);
+            self.answered_twice.extend(answered_twice(&earlier.log));
             self.earlier.extend(earlier.log);
-            self.in_flight = None;
+            self.unanswered += usize::from(self.in_flight.take().is_some());
             self.reconnections += 1;
             self.resume().await;
             return;
@@ -881,6 +894,12 @@ impl Roamer {
             }
         }
     }
+}
+
+/// The commands of one connection answered more than once.
+fn answered_twice(log: &[ServerMessage]) -> Vec<u64> {
+    let mut answered = std::collections::HashSet::new();
+    log.iter().filter_map(answer_id).filter(|&id| !answered.insert(id)).collect()
 }
 
 /// Each seat's actions in the table's log, in order.
@@ -1292,6 +1311,156 @@ async fn a_table_handed_over_to_a_joining_node_answers_every_command_or_closes_t
     }
     let owners = one_writer_at_a_time(&cluster.nats, given_up).await;
     assert!(owners.iter().any(|node| node != "n1"), "another node fenced the log: {owners:?}");
+    cluster.finish(nodes).await;
+}
+
+/// Takes `shard`'s lease from `owner`, a node still running and serving the
+/// shard's tables: its key is deleted under it (as if NATS had lost it or
+/// expired it early), so the owner still believes it holds the shard until
+/// its next renewal is refused. Nodes below their fair share race for the
+/// key, the owner among them (it holds one shard less now); deleted again
+/// while the owner wins it back, until another node has it. Returns that
+/// node's name and how many times the key was taken.
+async fn take_the_lease_from(nats: &Nats, shard: u16, owner: &str) -> (String, usize) {
+    let js = nats.jetstream().await;
+    let bucket = js.get_key_value("euchre_owners").await.expect("the owners' bucket");
+    let ttl = Duration::from_millis(LEASE_TTL_MS);
+    let owners = euchre_cluster::Leases::open(&js, "euchre_owners", ttl, 1).await.expect("opens");
+    let key = format!("shard-{shard}");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let mut taken = 0;
+    loop {
+        assert!(tokio::time::Instant::now() < deadline, "no other node ever took the shard");
+        match owners.holder(&key).await.expect("reads") {
+            Some(holder) if holder.node != owner => return (holder.node, taken),
+            Some(_) => {
+                bucket.delete(&key).await.expect("deletes the key");
+                taken += 1;
+                // Until somebody holds it again.
+                while owners.holder(&key).await.expect("reads").is_none() {
+                    assert!(tokio::time::Instant::now() < deadline, "nobody took the free shard");
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            }
+            None => tokio::time::sleep(Duration::from_millis(10)).await,
+        }
+    }
+}
+
+/// Each hand's actions in the table's log: every (match, hand, index) once
+/// and none missing, so no step was stored twice, by two owners or one.
+async fn each_action_once(nats: &Nats, table: &str) {
+    let shard = shard_of(table, NODE_SHARDS);
+    let js = nats.jetstream().await;
+    let entries = euchre_cluster::log::read_table(&js, &LogConfig::default(), shard, table)
+        .await
+        .expect("reads");
+    let writes = tables_in(shard, &entries).expect("readable").remove(table).unwrap_or_default();
+    let mut next: HashMap<(String, u32), u32> = HashMap::new();
+    for write in writes {
+        if let Write::Action { match_id, hand, index, .. } = write {
+            let expected = next.entry((match_id.clone(), hand)).or_default();
+            assert_eq!(
+                index, *expected,
+                "match {match_id}, hand {hand}: an action stored twice or lost"
+            );
+            *expected += 1;
+        }
+    }
+    assert!(!next.is_empty(), "the log holds the game's actions");
+}
+
+/// The forced handover: a shard's lease taken from its owner while it runs
+/// and four people on three nodes play, so that for a moment two nodes
+/// believe they own the shard. Every acknowledged action is in the log,
+/// none is stored twice or without its player being answered (but the
+/// unanswered), no command is answered twice, no seat sees a gap, and the
+/// log has one writer at a time. (Before the owner gave a shard up on
+/// hearing that another node took it over, its tables went on answering
+/// what writes nothing, resumes, beside the new owner's, until its next
+/// renewal: the same resume answered twice and seqs of two tables
+/// interleaved, in every run.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lease_taken_from_a_running_owner_loses_no_acknowledged_action_and_stores_none_twice() {
+    let Some(cluster) = Cluster::start("cluster_forced").await else { return };
+    let nodes = cluster.nodes(&["n1", "n2", "n3"]).await;
+
+    // Eight shards on three nodes are held 3, 3 and 2. The table goes to a
+    // node with three: when its lease goes, the node with two (below its
+    // fair share) races the owner (below it too, now) for the shard.
+    let holders = shard_holders(&cluster.nats).await;
+    let held = |node: &Node| holders.iter().filter(|h| h.as_deref() == Some(&node.name)).count();
+    let owner = (0..3).find(|&i| held(&nodes[i]) == 3).expect("a node holds three shards");
+    let (left, right) = ((owner + 1) % 3, (owner + 2) % 3);
+    let mut ann = nodes[owner].player("Ann").await;
+    let table = create_table(&mut ann, TableSettings::default()).await;
+    let shard = shard_of(&table, NODE_SHARDS);
+    let mut people = vec![
+        ann,
+        nodes[left].player("Bob").await,
+        nodes[right].player("Cy").await,
+        nodes[owner].player("Dee").await,
+    ];
+    for (seat, person) in people.iter_mut().enumerate() {
+        assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
+    }
+    let urls = urls(&nodes);
+    let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let tasks: Vec<_> = people
+        .into_iter()
+        .enumerate()
+        .map(|(seat, client)| {
+            let mut roamer = Roamer::new(client, seat as u8, &table, urls.clone());
+            // A game of some seconds: the race comes mid-game.
+            roamer.think = Duration::from_millis(30);
+            tokio::spawn(roamer.play(acks.clone()))
+        })
+        .collect();
+
+    // Mid-hand, four people playing, the owner's lease goes.
+    while acks.load(std::sync::atomic::Ordering::Relaxed) < 10 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let owner_name = nodes[owner].name.clone();
+    let (thief, taken) = take_the_lease_from(&cluster.nats, shard, &owner_name).await;
+    let at_theft = acks.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!("{thief} took shard {shard} from {owner_name} (its key taken {taken} times)");
+
+    let mut roamers = Vec::new();
+    for task in tasks {
+        roamers.push(task.await.expect("the player finished the game through the race"));
+    }
+    let (logged, ended) = logged_actions(&cluster.nats, &table).await;
+    assert!(ended, "the game's end is in the log");
+    for roamer in &roamers {
+        audit(&roamer.whole_log(), roamer.seat);
+        let seat = roamer.seat;
+        let logged = &logged[&seat];
+        // Nothing acknowledged is lost; nothing is stored that was not
+        // acknowledged, but for actions whose connection closed first (and
+        // the game's last, whose ack comes after the end it caused).
+        assert!(in_order(&roamer.acked, logged), "seat {seat}: an acknowledged action is lost");
+        let unanswered = roamer.unanswered + usize::from(roamer.in_flight.is_some());
+        assert!(
+            logged.len() <= roamer.acked.len() + unanswered,
+            "seat {seat}: {} actions stored, {} acknowledged, {} unanswered",
+            logged.len(),
+            roamer.acked.len(),
+            unanswered
+        );
+        let mut twice = roamer.answered_twice.clone();
+        twice.extend(answered_twice(&roamer.client.log));
+        assert!(twice.is_empty(), "seat {seat}: commands {twice:?} answered twice");
+    }
+    each_action_once(&cluster.nats, &table).await;
+    // One writer at a time (nothing the owner tried after the thief's fence
+    // was stored), the thief fenced the owner out, and play went on after.
+    let owners = one_writer_at_a_time(&cluster.nats, shard).await;
+    assert!(
+        owners.windows(2).any(|w| w[0] == owner_name && w[1] == thief),
+        "{thief} fenced {owner_name} out: {owners:?}"
+    );
+    assert!(acks.load(std::sync::atomic::Ordering::Relaxed) > at_theft, "play went on after");
     cluster.finish(nodes).await;
 }
 

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 
 use euchre_engine::{Action, Card, CardSet, Event, Preset, Seat, fairness};
 use euchre_protocol::{
-    ClientMessage, PROTOCOL_VERSION, Reply, ServerMessage, TableEvent, TableNotice, TableSettings,
-    close,
+    ClientMessage, LOBBY_PAGE_MAX, LobbyFilter, LobbyQuery, PROTOCOL_VERSION, Reply, ServerMessage,
+    TableEvent, TableNotice, TableSettings, TableStatus, close,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -504,7 +504,7 @@ async fn bad_frames_are_answered_and_other_tables_carry_on() {
 
     let mut rude = Client::connect(&server.url()).await;
     let id = rude.next_id();
-    let early = rude.command(ClientMessage::ListTables { id }).await;
+    let early = rude.command(ClientMessage::ListTables { id, query: LobbyQuery::default() }).await;
     assert_eq!(error_code(&early), Some("hello_first"));
     let id = rude.next_id();
     let old =
@@ -532,7 +532,7 @@ async fn bad_frames_are_answered_and_other_tables_carry_on() {
     // A flood gets rate limited (pings have a bucket of their own).
     for _ in 0..100 {
         let id = rude.next_id();
-        rude.send(&ClientMessage::ListTables { id }).await;
+        rude.send(&ClientMessage::ListTables { id, query: LobbyQuery::default() }).await;
     }
     let limited = rude.recv_until(|m| error_code(m) == Some("rate_limited")).await;
     assert!(answer_id(&limited).is_some());
@@ -559,13 +559,7 @@ async fn the_lobby_lists_public_tables_and_hides_private_ones() {
     };
     let invite = invite.expect("a private table has an invite code");
     let mut bob = server.player("Bob").await;
-    let id = bob.next_id();
-    bob.send(&ClientMessage::ListTables { id }).await;
-    let ServerMessage::Lobby { tables } =
-        bob.recv_until(|m| matches!(m, ServerMessage::Lobby { .. })).await
-    else {
-        unreachable!()
-    };
+    let tables = bob.list_tables(LobbyQuery::default()).await.expect("a page").tables;
     let listed: Vec<&str> = tables.iter().map(|t| t.table.as_str()).collect();
     assert_eq!(listed, vec![public.as_str()]);
     // The private table needs its invite.
@@ -583,6 +577,121 @@ async fn the_lobby_lists_public_tables_and_hides_private_ones() {
     if !bob.log.iter().any(seated_one) {
         bob.recv_until(seated_one).await;
     }
+    server.stop().await;
+}
+
+/// The ids of the lobby messages in `log` after its last page.
+fn lobby_changes(log: &[ServerMessage]) -> Vec<(String, Option<TableStatus>)> {
+    let page = log.iter().rposition(|m| matches!(m, ServerMessage::Lobby(_))).expect("a page");
+    log[page..]
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::LobbyUpdate { table } => Some((table.table.clone(), Some(table.status))),
+            ServerMessage::LobbyRemoved { table } => Some((table.clone(), None)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_lobby_pages_by_id_filters_and_refuses_bad_queries() {
+    let server = TestServer::start_with(|s| s.limits.tables_per_player = 10).await;
+    let mut ann = server.player("Ann").await;
+    let mut open = Vec::new();
+    for _ in 0..4 {
+        open.push(ann.create_table(settings(Preset::Standard, vec![])).await);
+    }
+    // One in play (bots in the other seats, so it starts when Ann sits)…
+    let playing = ann.create_table(settings(Preset::Standard, vec![1, 2, 3])).await;
+    ann.sit(&playing, Some(0)).await;
+    // …and one of another preset, open.
+    let cutthroat = ann.create_table(settings(Preset::Cutthroat, vec![])).await;
+    let mut every = [open.clone(), vec![playing.clone(), cutthroat.clone()]].concat();
+    every.sort();
+
+    // Every public table, two at a time, in the order of the ids.
+    let mut bob = server.player("Bob").await;
+    let (mut listed, mut after, mut pages) = (Vec::new(), None, 0);
+    loop {
+        let query = LobbyQuery { limit: Some(2), after: after.clone(), ..LobbyQuery::default() };
+        let page = bob.list_tables(query).await.expect("a page");
+        assert_eq!((page.total, page.after.clone()), (6, after));
+        assert!(page.tables.len() <= 2);
+        listed.extend(page.tables.into_iter().map(|t| t.table));
+        pages += 1;
+        match page.next {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!((listed, pages), (every, 3));
+
+    // Filters: the open ones; the open ones of a preset.
+    let status = LobbyFilter { status: Some(TableStatus::Open), ..LobbyFilter::default() };
+    let query = LobbyQuery { filter: status.clone(), ..LobbyQuery::default() };
+    let page = bob.list_tables(query).await.expect("a page");
+    let ids: Vec<&str> = page.tables.iter().map(|t| t.table.as_str()).collect();
+    assert!(!ids.contains(&playing.as_str()) && ids.len() == 5 && page.total == 5, "{ids:?}");
+    assert_eq!(page.next, None);
+    let filter = LobbyFilter { preset: Some(Preset::Cutthroat), ..status };
+    let page = bob.list_tables(LobbyQuery { filter, ..LobbyQuery::default() }).await;
+    let page = page.expect("a page");
+    assert_eq!((page.tables.len(), page.total), (1, 1));
+    assert_eq!(page.tables[0].table, cutthroat);
+
+    // Bad queries: a typed error each, and the connection carries on.
+    for limit in [0, LOBBY_PAGE_MAX + 1] {
+        let query = LobbyQuery { limit: Some(limit), ..LobbyQuery::default() };
+        let refused = bob.list_tables(query).await.expect_err("refused");
+        assert_eq!(error_code(&refused), Some("bad_query"), "{refused:?}");
+    }
+    bob.send_text(r#"{"type":"list_tables","id":900,"preset":"deluxe"}"#.to_owned()).await;
+    let refused = bob.recv_until(|m| answer_id(m) == Some(900)).await;
+    assert_eq!(error_code(&refused), Some("bad_json"));
+    let id = bob.next_id();
+    assert!(matches!(bob.command(ClientMessage::Ping { id }).await, ServerMessage::Ack { .. }));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_lobby_subscriber_gets_only_the_changes_its_filter_lets_through() {
+    let server = TestServer::start_with(|s| s.limits.tables_per_player = 10).await;
+    let mut ann = server.player("Ann").await;
+    let waiting = ann.create_table(settings(Preset::Standard, vec![])).await;
+    let playing = ann.create_table(settings(Preset::Standard, vec![1, 2, 3])).await;
+    ann.sit(&playing, Some(0)).await;
+
+    // Carol lists the open tables with a seat free; Bob everything.
+    let mut carol = server.player("Carol").await;
+    let filter =
+        LobbyFilter { status: Some(TableStatus::Open), free_seat: true, ..LobbyFilter::default() };
+    let page = carol.list_tables(LobbyQuery { filter, ..LobbyQuery::default() }).await;
+    let ids: Vec<String> = page.expect("a page").tables.into_iter().map(|t| t.table).collect();
+    assert_eq!(ids, vec![waiting.clone()]);
+    let mut bob = server.player("Bob").await;
+    assert_eq!(bob.list_tables(LobbyQuery::default()).await.expect("a page").total, 2);
+
+    // A table that opens with three bots, then fills and plays: Carol sees
+    // it come and go; the table already in play changes nothing for her.
+    let newcomer = ann.create_table(settings(Preset::Standard, vec![1, 2, 3])).await;
+    ann.sit(&newcomer, Some(0)).await;
+    // A last open table: once Carol has it, she has had every change before it.
+    let last = ann.create_table(settings(Preset::Standard, vec![])).await;
+    let is_last = |m: &ServerMessage| matches!(m, ServerMessage::LobbyUpdate { table } if table.table == last);
+    carol.recv_until(is_last).await;
+    assert_eq!(
+        lobby_changes(&carol.log),
+        vec![
+            (newcomer.clone(), Some(TableStatus::Open)),
+            (newcomer.clone(), None),
+            (last.clone(), Some(TableStatus::Open)),
+        ]
+    );
+    // Bob, unfiltered, saw the newcomer in play.
+    bob.recv_until(is_last).await;
+    let bobs = lobby_changes(&bob.log);
+    assert!(bobs.contains(&(newcomer.clone(), Some(TableStatus::Playing))), "{bobs:?}");
+    assert!(!bobs.iter().any(|(_, status)| status.is_none()), "nothing left Bob's lobby");
     server.stop().await;
 }
 

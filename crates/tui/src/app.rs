@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 
 use euchre_client::{CreatedTable, Error, Update};
 use euchre_engine::{Action, GameRecord};
-use euchre_protocol::{TableEvent, TableId, TableNotice, TableSettings, TableStatus, TableSummary};
+use euchre_protocol::{
+    LobbyFilter, LobbyPage, LobbyQuery, TableEvent, TableId, TableNotice, TableSettings,
+    TableStatus, TableSummary,
+};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 pub use crate::form::CreateForm;
@@ -64,7 +67,8 @@ pub struct Status {
 /// A request for `main.rs` to make.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
-    ListTables,
+    /// A page of the lobby (the first one: `after` none).
+    ListTables(LobbyQuery),
     Create(TableSettings),
     /// Sit down (the first free seat for `None`); `or_watch`: a full table
     /// is watched instead.
@@ -94,7 +98,7 @@ pub enum Command {
 impl Command {
     fn what(&self) -> &'static str {
         match self {
-            Command::ListTables => "Listing tables",
+            Command::ListTables(_) => "Listing tables",
             Command::Create(_) => "Creating the table",
             Command::Sit { .. } => "Sitting down",
             Command::Watch { .. } => "Watching",
@@ -113,7 +117,7 @@ impl Command {
 /// How a request went.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
-    Listed(Vec<TableSummary>),
+    Listed(LobbyPage),
     Created(CreatedTable),
     Seated {
         table: TableId,
@@ -152,8 +156,19 @@ pub struct App {
     /// The player's id, for the match history.
     pub player_id: String,
     pub screen: Screen,
+    /// The lobby's tables listed so far, in the order of their ids: its
+    /// first pages, kept current by the server's updates.
     pub lobby: Vec<TableSummary>,
     pub lobby_selected: usize,
+    /// Open tables with a free seat only (`f` shows every table).
+    pub lobby_open_only: bool,
+    /// How many tables match the filter, as of the last page and the
+    /// updates since.
+    pub lobby_total: u64,
+    /// Where the lobby's next page starts, if there is one.
+    pub lobby_next: Option<TableId>,
+    /// A page of the lobby is being fetched.
+    pub lobby_loading: bool,
     pub history: Vec<MatchRow>,
     pub history_selected: usize,
     /// Where the next page of the history starts, if there is one.
@@ -196,6 +211,10 @@ impl App {
             screen: Screen::Lobby,
             lobby: Vec::new(),
             lobby_selected: 0,
+            lobby_open_only: true,
+            lobby_total: 0,
+            lobby_next: None,
+            lobby_loading: false,
             history: Vec::new(),
             history_selected: 0,
             history_next: None,
@@ -219,7 +238,21 @@ impl App {
 
     /// The requests to make when the app starts.
     pub fn start(&self) -> Vec<Command> {
-        vec![Command::ListTables]
+        vec![self.list_tables(None)]
+    }
+
+    /// The lobby's filter: open tables with a free seat, or every one.
+    pub fn lobby_filter(&self) -> LobbyFilter {
+        if self.lobby_open_only {
+            LobbyFilter { status: Some(TableStatus::Open), free_seat: true, preset: None }
+        } else {
+            LobbyFilter::default()
+        }
+    }
+
+    /// The lobby's page after `after` (the first page for `None`).
+    fn list_tables(&self, after: Option<TableId>) -> Command {
+        Command::ListTables(LobbyQuery { filter: self.lobby_filter(), limit: None, after })
     }
 
     fn info(&mut self, text: impl Into<String>) {
@@ -318,16 +351,26 @@ impl App {
                     self.turn_deadline = deadline_ms.map(|ms| self.now + Duration::from_millis(ms));
                 }
             }
-            Update::Lobby(tables) => self.set_lobby(tables),
+            Update::Lobby(page) => self.add_page(page),
             Update::LobbyUpdate(summary) => {
-                match self.lobby.iter_mut().find(|known| known.table == summary.table) {
-                    Some(known) => *known = summary,
-                    None => self.lobby.push(summary),
+                // Past the pages listed: it comes with a later page.
+                if self.lobby_next.as_ref().is_some_and(|next| summary.table > *next) {
+                    return Vec::new();
+                }
+                match self.lobby.binary_search_by(|known| known.table.cmp(&summary.table)) {
+                    Ok(known) => self.lobby[known] = summary,
+                    Err(at) => {
+                        self.lobby.insert(at, summary);
+                        self.lobby_total += 1;
+                    }
                 }
             }
             Update::LobbyRemoved(table) => {
-                self.lobby.retain(|known| known.table != table);
-                self.clamp_lobby();
+                if let Ok(known) = self.lobby.binary_search_by(|known| known.table.cmp(&table)) {
+                    self.lobby.remove(known);
+                    self.lobby_total = self.lobby_total.saturating_sub(1);
+                    self.clamp_lobby();
+                }
             }
             Update::ServerShutdown { reconnect_after_ms } => {
                 let seconds = reconnect_after_ms.div_ceil(1000);
@@ -343,7 +386,7 @@ impl App {
                 if self.table.as_ref().is_some_and(|model| model.id == table) {
                     self.leave_table();
                     self.error(format!("Table {table} is gone: {message}"));
-                    return vec![Command::ListTables];
+                    return vec![self.list_tables(None)];
                 }
             }
             Update::ServerError { code, message } => {
@@ -354,8 +397,21 @@ impl App {
         Vec::new()
     }
 
-    fn set_lobby(&mut self, tables: Vec<TableSummary>) {
-        self.lobby = tables;
+    /// A first page replaces the list; a later one adds to it (the
+    /// updates may have brought some of its tables already).
+    fn add_page(&mut self, page: LobbyPage) {
+        if page.after.is_none() {
+            self.lobby.clear();
+        }
+        for summary in page.tables {
+            match self.lobby.binary_search_by(|known| known.table.cmp(&summary.table)) {
+                Ok(known) => self.lobby[known] = summary,
+                Err(at) => self.lobby.insert(at, summary),
+            }
+        }
+        self.lobby_total = page.total;
+        self.lobby_next = page.next;
+        self.lobby_loading = false;
         self.clamp_lobby();
     }
 
@@ -374,7 +430,7 @@ impl App {
 
     fn on_outcome(&mut self, outcome: Outcome) -> Vec<Command> {
         match outcome {
-            Outcome::Listed(tables) => self.set_lobby(tables),
+            Outcome::Listed(page) => self.add_page(page),
             Outcome::Created(CreatedTable { table, invite }) => {
                 self.invite = invite.clone();
                 self.info(format!("Table {table} created."));
@@ -448,6 +504,9 @@ impl App {
                 self.error(format!("{} failed: {error}", command.what()))
             }
             Outcome::Failed(command, error) => {
+                if let Command::ListTables(_) = command {
+                    self.lobby_loading = false;
+                }
                 if let Command::Act(..) = command {
                     self.acting = false;
                     // Only if nothing has happened since: else a fresh prompt comes.
@@ -495,8 +554,21 @@ impl App {
         match key.code {
             KeyCode::Up => self.lobby_selected = self.lobby_selected.saturating_sub(1),
             KeyCode::Down => {
-                self.lobby_selected =
-                    (self.lobby_selected + 1).min(self.lobby.len().saturating_sub(1))
+                let last = self.lobby.len().saturating_sub(1);
+                // Past the last one listed: the next page, if there is one.
+                if self.lobby_selected == last
+                    && !self.lobby_loading
+                    && let Some(next) = self.lobby_next.clone()
+                {
+                    self.lobby_loading = true;
+                    return vec![self.list_tables(Some(next))];
+                }
+                self.lobby_selected = (self.lobby_selected + 1).min(last)
+            }
+            KeyCode::Char('f') => {
+                self.lobby_open_only = !self.lobby_open_only;
+                self.lobby_selected = 0;
+                return vec![self.list_tables(None)];
             }
             KeyCode::Char('n') => {
                 self.screen = Screen::Create;
@@ -507,7 +579,7 @@ impl App {
                 self.join_input.clear();
                 self.status = None;
             }
-            KeyCode::Char('r') => return vec![Command::ListTables],
+            KeyCode::Char('r') => return vec![self.list_tables(None)],
             KeyCode::Char('h') => {
                 self.screen = Screen::History;
                 self.status = None;
@@ -692,7 +764,7 @@ impl App {
             KeyCode::Char('l') | KeyCode::Esc => {
                 self.leave_table();
                 self.info(format!("Left table {id}."));
-                return vec![Command::Leave(id), Command::ListTables];
+                return vec![Command::Leave(id), self.list_tables(None)];
             }
             KeyCode::Char('q') => self.quit = true,
             _ => {}

@@ -150,7 +150,7 @@ fn spawn(client: &Client, server: &str, command: Command, messages: &mpsc::Unbou
 
 async fn execute(client: &Client, server: &str, command: Command) -> Outcome {
     let result = match &command {
-        Command::ListTables => client.list_tables().await.map(Outcome::Listed),
+        Command::ListTables(query) => client.list_tables(query.clone()).await.map(Outcome::Listed),
         Command::Create(settings) => {
             client.create_table(settings.clone()).await.map(Outcome::Created)
         }

@@ -96,8 +96,8 @@ fn status_line(app: &App) -> Paragraph<'static> {
 fn help_line(app: &App) -> String {
     match app.screen {
         Screen::Lobby => {
-            " ↑↓ pick · Enter sit · w watch · n new · j join · h history · r refresh · q quit"
-                .into()
+            // `r` (refresh) works too; the lobby is live, so it is not shown.
+            " ↑↓ pick · Enter sit · w watch · n new · j join · h history · f filter · q quit".into()
         }
         Screen::History => " ↑↓ PgUp/PgDn pick · Enter replay · Esc back".into(),
         Screen::Replay => " ←→ previous/next hand · Home/End first/last · Esc back".into(),
@@ -173,6 +173,17 @@ fn lobby_row(summary: &TableSummary) -> String {
     )
 }
 
+/// "Public tables: open, a seat free (50 of 120; ↓ for more)".
+fn lobby_title(app: &App) -> String {
+    let which = if app.lobby_open_only { "open, a seat free" } else { "all" };
+    let more = match (&app.lobby_next, app.lobby_loading) {
+        (_, true) => "; loading…",
+        (Some(_), false) => "; ↓ for more",
+        (None, false) => "",
+    };
+    format!(" Public tables: {which} ({} of {}{more}) ", app.lobby.len(), app.lobby_total)
+}
+
 fn lobby(frame: &mut Frame, app: &App, area: Rect) {
     let header = format!(
         "{} {} {} {} host",
@@ -183,9 +194,13 @@ fn lobby(frame: &mut Frame, app: &App, area: Rect) {
     );
     let list = selectable_list(
         area,
-        format!(" Public tables ({}) ", app.lobby.len()),
+        lobby_title(app),
         header,
-        "No public tables yet: press n to create one.",
+        if app.lobby_open_only {
+            "No open table has a free seat: press n to create one, f to see every table."
+        } else {
+            "No public tables yet: press n to create one."
+        },
         &app.lobby,
         lobby_row,
         app.lobby_selected,

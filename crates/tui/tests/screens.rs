@@ -5,7 +5,8 @@
 use euchre_client::{CreatedTable, Update};
 use euchre_engine::{Action, Game, Preset, Seat, Viewer};
 use euchre_protocol::{
-    Occupant, PlayerInfo, TableEvent, TableNotice, TableState, TableStatus, TableSummary,
+    LobbyFilter, LobbyPage, LobbyQuery, Occupant, PlayerInfo, TableEvent, TableNotice, TableState,
+    TableStatus, TableSummary,
 };
 use euchre_tui::app::{App, Command, Connection, Msg, Outcome, Screen};
 use euchre_tui::history::MatchPage;
@@ -157,17 +158,16 @@ fn app_at_play(preset: Preset, seed: u64) -> App {
 fn the_lobby_lists_public_tables() {
     let mut app = app();
     let open = TableSummary { table: "t2".into(), ..summary(Preset::Cutthroat, TableStatus::Open) };
-    app.update(Msg::Update(Update::Lobby(vec![
-        summary(Preset::Standard, TableStatus::Playing),
-        TableSummary { seated: 1, ..open },
-    ])));
+    let tables =
+        vec![summary(Preset::Standard, TableStatus::Playing), TableSummary { seated: 1, ..open }];
+    app.update(Msg::Update(Update::Lobby(LobbyPage { tables, total: 2, ..LobbyPage::default() })));
     let screen = render(&app, 80, 24);
-    assert!(screen.contains("Public tables (2)"), "{screen}");
+    assert!(screen.contains("Public tables: open, a seat free (2 of 2)"), "{screen}");
     assert!(screen.contains("standard · 4 players, partners"), "{screen}");
     assert!(screen.contains("cutthroat · cutthroat, 3 players"), "{screen}");
     assert!(screen.contains("1/3"), "{screen}");
     assert!(screen.contains("playing"), "{screen}");
-    assert!(screen.contains("n new · j join · h history"), "{screen}");
+    assert!(screen.contains("n new · j join · h history · f filter"), "{screen}");
     // Enter sits at the selected table, or watches it when full.
     app.update(key(KeyCode::Down));
     let commands = app.update(key(KeyCode::Enter));
@@ -175,6 +175,52 @@ fn the_lobby_lists_public_tables() {
         commands,
         vec![Command::Sit { table: "t2".into(), seat: None, invite: None, or_watch: true }]
     );
+}
+
+/// An open table `id` with a seat free.
+fn waiting(id: &str) -> TableSummary {
+    TableSummary { table: id.into(), seated: 1, ..summary(Preset::Standard, TableStatus::Open) }
+}
+
+#[test]
+fn the_lobby_starts_with_open_tables_pages_on_down_and_filters_on_f() {
+    let mut app = app();
+    let open = LobbyFilter { status: Some(TableStatus::Open), free_seat: true, preset: None };
+    let first = LobbyQuery { filter: open.clone(), ..LobbyQuery::default() };
+    assert_eq!(app.start(), vec![Command::ListTables(first.clone())]);
+    let page = LobbyPage {
+        tables: vec![waiting("t1"), waiting("t3")],
+        total: 3,
+        after: None,
+        next: Some("t3".into()),
+    };
+    app.update(Msg::Done(Outcome::Listed(page)));
+    assert!(render(&app, 80, 24).contains("(2 of 3; ↓ for more)"));
+    // A table past the pages listed waits for its page; one among them shows.
+    app.update(Msg::Update(Update::LobbyUpdate(waiting("t5"))));
+    app.update(Msg::Update(Update::LobbyUpdate(waiting("t2"))));
+    let ids = |app: &App| app.lobby.iter().map(|t| t.table.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&app), vec!["t1", "t2", "t3"]);
+    // Down past the last one: the next page, once.
+    for _ in 0..2 {
+        assert_eq!(app.update(key(KeyCode::Down)), vec![]);
+    }
+    let more = LobbyQuery { after: Some("t3".into()), ..first };
+    assert_eq!(app.update(key(KeyCode::Down)), vec![Command::ListTables(more)]);
+    assert_eq!(app.update(key(KeyCode::Down)), vec![], "one page at a time");
+    let page =
+        LobbyPage { tables: vec![waiting("t5")], total: 4, after: Some("t3".into()), next: None };
+    app.update(Msg::Done(Outcome::Listed(page)));
+    assert_eq!(ids(&app), vec!["t1", "t2", "t3", "t5"]);
+    assert!(render(&app, 80, 24).contains("(4 of 4)"));
+    app.update(Msg::Update(Update::LobbyRemoved("t2".into())));
+    assert_eq!((ids(&app).len(), app.lobby_total), (3, 3));
+    // f: every table, from the first page.
+    let every = LobbyQuery::default();
+    assert_eq!(app.update(key(KeyCode::Char('f'))), vec![Command::ListTables(every)]);
+    app.update(Msg::Done(Outcome::Listed(LobbyPage::default())));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Public tables: all (0 of 0)"), "{screen}");
 }
 
 #[test]

@@ -14,7 +14,9 @@ use std::time::Duration;
 pub use euchre_client::answer_to as answer_id;
 use euchre_client::{Error, Session};
 use euchre_engine::{Action, Event};
-use euchre_protocol::{ClientMessage, Reply, ServerMessage, TableEvent, TableSettings};
+use euchre_protocol::{
+    ClientMessage, LobbyPage, LobbyQuery, Reply, ServerMessage, TableEvent, TableSettings,
+};
 pub use euchre_server::testing::TestServer;
 use futures_util::{SinkExt, StreamExt};
 use rand::{RngExt, SeedableRng};
@@ -259,6 +261,22 @@ impl Client {
             ServerMessage::Ack { reply: Reply::TableCreated { table, .. }, .. } => table,
             other => panic!("expected table_created, got {other:?}"),
         }
+    }
+
+    /// A page of the lobby (which subscribes to its changes), or the
+    /// error that refused the query.
+    pub async fn list_tables(&mut self, query: LobbyQuery) -> Result<LobbyPage, ServerMessage> {
+        let id = self.next_id();
+        let answer = self.command(ClientMessage::ListTables { id, query }).await;
+        if error_code(&answer).is_some() {
+            return Err(answer);
+        }
+        // The page comes before the ack.
+        let page = self.log.iter().rev().find_map(|m| match m {
+            ServerMessage::Lobby(page) => Some(page.clone()),
+            _ => None,
+        });
+        Ok(page.expect("a lobby page before the ack"))
     }
 
     pub async fn sit(&mut self, table: &str, seat: Option<u8>) -> u8 {
