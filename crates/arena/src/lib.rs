@@ -104,6 +104,8 @@ impl BotSpec {
                 "make_margin" => settings.make_margin = number()?,
                 "alone_margin" => settings.alone_margin = number()?,
                 "basic_prior" => settings.basic_prior = number()?,
+                "own_worlds" => settings.own_worlds = whole()?,
+                "own_depth" => settings.own_depth = whole()?,
                 "bid_rollout" | "play_rollout" => {
                     let weight = number()?;
                     if !(0.0..=1.0).contains(&weight) {
@@ -666,7 +668,7 @@ mod tests {
             }
         );
         let spec = BotSpec::parse(
-            "hard:bid_worlds=160,play_miss=0.1,partner_play_miss=0.5,candidates=160,model_trick=true,bid_rollout=0.5,play_rollout=0.25",
+            "hard:bid_worlds=160,play_miss=0.1,partner_play_miss=0.5,candidates=160,model_trick=true,bid_rollout=0.5,play_rollout=0.25,own_worlds=8,own_depth=2",
         )
         .expect("settings");
         let BotSpec::Search { settings, .. } = spec else { panic!("a search bot") };
@@ -680,6 +682,8 @@ mod tests {
                 model_trick: true,
                 bid_rollout: 0.5,
                 play_rollout: 0.25,
+                own_worlds: 8,
+                own_depth: 2,
                 ..SearchSettings::HARD
             }
         );

@@ -314,6 +314,22 @@ impl Hand {
     pub fn holding(&self, seat: Seat) -> CardSet {
         self.holding[seat.index()]
     }
+
+    /// This hand in card play with the cards in hand dealt otherwise, for a
+    /// search that imagines the hidden cards elsewhere (the deal it reports
+    /// stays the one dealt). `None` unless it is in card play, each seat
+    /// holds as many cards as now, no card is held twice, and none has been
+    /// played.
+    pub fn with_holdings(&self, holdings: [CardSet; 4]) -> Option<Hand> {
+        let mut seen = self.played;
+        for (now, new) in self.holding.iter().zip(holdings) {
+            if now.len() != new.len() || !seen.intersection(new).is_empty() {
+                return None;
+            }
+            seen = seen.union(new);
+        }
+        (self.phase == Phase::Playing).then_some(Hand { holding: holdings, ..*self })
+    }
     pub fn trick(&self) -> &Trick {
         &self.trick
     }

@@ -382,3 +382,51 @@ fn event_public(event: &Event) -> CardSet {
 fn cards_in_json(json: &str) -> CardSet {
     json.split('"').filter_map(|piece| piece.parse::<Card>().ok()).collect()
 }
+
+/// `Hand::with_holdings` deals the cards in hand otherwise in card play, and
+/// refuses a deal that could not be: a card played, a card twice, a hand of
+/// another size, or a hand not yet in card play.
+#[test]
+fn a_hand_takes_other_holdings_only_where_they_could_be() {
+    let rules = Preset::Standard.rules();
+    let mut checked = 0;
+    for seed in 0..40 {
+        let mut game = Game::new(rules, seed).expect("valid rules");
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let bidding = *game.hand();
+        assert_eq!(bidding.with_holdings([CardSet::EMPTY; 4]), None, "not in card play");
+        let mut played = CardSet::EMPTY;
+        while game.hand().tricks_played() < 2 && game.hand().phase() != Phase::Finished {
+            let Some(seat) = game.turn() else { break };
+            let action = choose(&game, seat, &mut rng);
+            if let Action::Play { card } = action {
+                played.insert(card);
+            }
+            game.apply(seat, action).expect("legal");
+        }
+        let hand = *game.hand();
+        if hand.phase() != Phase::Playing
+            || hand.holding(Seat(0)).len() != hand.holding(Seat(2)).len()
+        {
+            continue;
+        }
+        let mut holdings = [0, 1, 2, 3].map(|i| hand.holding(Seat(i)));
+        holdings.swap(0, 2);
+        let swapped = hand.with_holdings(holdings).expect("the same cards, swapped");
+        assert_eq!(swapped.holding(Seat(0)), hand.holding(Seat(2)));
+        assert_eq!(swapped.holding(Seat(2)), hand.holding(Seat(0)));
+        assert_eq!(swapped.turn(), hand.turn());
+        if let Some(card) = played.first() {
+            let mut stale = holdings;
+            let mine = stale[0].first().expect("cards in hand");
+            stale[0].remove(mine);
+            stale[0].insert(card);
+            assert_eq!(hand.with_holdings(stale), None, "{card} was played");
+        }
+        let mut twice = holdings;
+        twice[1] = twice[1].union(twice[0]);
+        assert_eq!(hand.with_holdings(twice), None, "another size, cards twice");
+        checked += 1;
+    }
+    assert!(checked > 10, "{checked} hands");
+}

@@ -34,7 +34,7 @@ mod world;
 
 use euchre_engine::sim::Solver;
 use euchre_engine::{
-    Action, GameView, Hand, HandOutcome, NoEvents, Phase, PlayedHand, Rules, Seat, Viewer,
+    Action, Card, GameView, Hand, HandOutcome, NoEvents, Phase, PlayedHand, Rules, Seat, Viewer,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -105,6 +105,14 @@ pub struct SearchSettings {
     /// play, which can neither see the hidden cards nor choose differently
     /// in worlds it cannot tell apart; a solved card assumes both.
     pub play_rollout: f64,
+    /// In a play-out, the bot's own side (itself and its partner) plays,
+    /// for its first `own_depth` choices, the card that does best over
+    /// `own_worlds` worlds dealt from that seat's own sight inside the
+    /// world, each played out by the basic bot: a second step of
+    /// improvement. 0 worlds plays the basic bot's cards throughout.
+    pub own_worlds: u32,
+    /// See `own_worlds`.
+    pub own_depth: u32,
 }
 
 impl SearchSettings {
@@ -125,6 +133,8 @@ impl SearchSettings {
         basic_prior: 0.0,
         bid_rollout: 0.0,
         play_rollout: 0.0,
+        own_worlds: 0,
+        own_depth: 0,
     };
     /// 320 worlds, reading the others' bids, and every action scored by
     /// the basic bot's play-out of the rest of the hand (session 9: the
@@ -147,6 +157,8 @@ impl SearchSettings {
         basic_prior: 0.0,
         bid_rollout: 1.0,
         play_rollout: 1.0,
+        own_worlds: 0,
+        own_depth: 0,
     };
 }
 
@@ -213,12 +225,17 @@ impl SearchBot {
             rollout: self.settings.bid_rollout,
             play_rollout: self.settings.play_rollout,
         };
+        let mut own = OwnSearch {
+            worlds: self.settings.own_worlds,
+            depth: self.settings.own_depth,
+            rng: &mut self.rng,
+        };
         let mut totals = vec![0.0; actions.len()];
         let mut weights = 0.0;
         for world in &worlds {
             weights += world.weight;
             for (total, action) in totals.iter_mut().zip(actions) {
-                *total += world.weight * value(world, &valuation, *action, solver, model);
+                *total += world.weight * value(world, &valuation, *action, solver, model, &mut own);
             }
         }
         (weights > 0.0).then(|| {
@@ -342,6 +359,7 @@ fn value(
     action: Action,
     solver: &mut Solver,
     model: Model,
+    own: &mut OwnSearch,
 ) -> f64 {
     let mut after = world.hand;
     if after.apply_with(valuation.me, action, &mut NoEvents).is_err() {
@@ -353,10 +371,10 @@ fn value(
         if model.trick {
             return finish_trick(after, cards, world.hand.tricks_played(), valuation, solver);
         }
-        return mixed(&after, &cards, model.play_rollout, valuation, solver);
+        return mixed(&after, &cards, model.play_rollout, valuation, solver, own);
     }
     bid_out(&mut after);
-    mixed(&after, &world.cards, model.rollout, valuation, solver)
+    mixed(&after, &world.cards, model.rollout, valuation, solver, own)
 }
 
 /// The value of `hand` solved and played out by the basic bot, weighed
@@ -367,6 +385,7 @@ fn mixed(
     rollout: f64,
     valuation: &Valuation,
     solver: &mut Solver,
+    own: &mut OwnSearch,
 ) -> f64 {
     let weight = rollout.clamp(0.0, 1.0);
     let mut total = 0.0;
@@ -374,25 +393,88 @@ fn mixed(
         total += (1.0 - weight) * solved(hand, valuation, solver);
     }
     if weight > 0.0 {
-        total += weight * rolled_out(hand, cards, valuation, solver);
+        total += weight * rolled_out(hand, cards, valuation, solver, Some(own));
     }
     total
 }
 
+/// How the bot's own side chooses its cards in a play-out
+/// ([`SearchSettings::own_worlds`]).
+struct OwnSearch<'a> {
+    worlds: u32,
+    depth: u32,
+    rng: &'a mut ChaCha8Rng,
+}
+
 /// The value of `hand` with every seat playing the basic bot's cards to the
-/// end (`cards`: the cards played so far). Should the basic bot have no
-/// card to give, the rest is solved.
-fn rolled_out(hand: &Hand, cards: &PlaySoFar, valuation: &Valuation, solver: &mut Solver) -> f64 {
+/// end (`cards`: the cards played so far), or, with `own`, the bot's side
+/// searching its first choices. Should the basic bot have no card to give,
+/// the rest is solved.
+fn rolled_out(
+    hand: &Hand,
+    cards: &PlaySoFar,
+    valuation: &Valuation,
+    solver: &mut Solver,
+    mut own: Option<&mut OwnSearch>,
+) -> f64 {
     let (mut hand, mut cards) = (*hand, cards.clone());
+    let rules = valuation.rules;
+    let mut searched = 0;
     while hand.phase() == Phase::Playing {
         let Some(seat) = hand.turn() else { break };
-        let Some(card) = cards.basic_card(&hand, seat) else { break };
+        let search = own.as_deref_mut().filter(|own| {
+            own.worlds > 0
+                && searched < own.depth
+                && rules.team_of(seat) == rules.team_of(valuation.me)
+                && hand.legal_plays().len() > 1
+        });
+        let chosen = match search {
+            Some(own) => {
+                searched += 1;
+                own_card(&hand, &cards, seat, valuation, solver, own)
+            }
+            None => None,
+        };
+        let Some(card) = chosen.or_else(|| cards.basic_card(&hand, seat)) else { break };
         cards.record(&hand, seat, card);
         if hand.play_with(card, &mut NoEvents).is_err() {
             break;
         }
     }
     solved(&hand, valuation, solver)
+}
+
+/// The card `seat` (of the bot's side, to play in `hand`) does best with
+/// over worlds of its own sight, each played out by the basic bot.
+fn own_card(
+    hand: &Hand,
+    cards: &PlaySoFar,
+    seat: Seat,
+    valuation: &Valuation,
+    solver: &mut Solver,
+    own: &mut OwnSearch,
+) -> Option<Card> {
+    let plays: Vec<Card> = hand.legal_plays().iter().collect();
+    let mut totals = vec![0.0; plays.len()];
+    let mut dealt = 0;
+    for _ in 0..own.worlds {
+        let Some(world) = cards.redeal(hand, seat, own.rng) else { continue };
+        dealt += 1;
+        for (total, card) in totals.iter_mut().zip(&plays) {
+            let (mut next, mut seen) = (world, cards.clone());
+            seen.record(&world, seat, *card);
+            *total += match next.play_with(*card, &mut NoEvents) {
+                Ok(()) => rolled_out(&next, &seen, valuation, solver, None),
+                Err(_) => f64::NEG_INFINITY,
+            };
+        }
+    }
+    let best =
+        totals.iter().enumerate().fold(None, |best: Option<(usize, f64)>, (i, v)| match best {
+            Some((_, top)) if top >= *v => best,
+            _ => Some((i, *v)),
+        })?;
+    (dealt > 0).then(|| plays[best.0])
 }
 
 /// The rest of trick number `trick` (counted from 0) in `hand`: each
@@ -528,8 +610,13 @@ mod tests {
             while let Some(seat) = game.turn() {
                 let valuation = Valuation { rules, me: seat, game: None };
                 if expected.is_none() && game.hand().phase() == Phase::Playing {
-                    let rolled =
-                        rolled_out(game.hand(), &PlaySoFar::default(), &valuation, &mut solver);
+                    let rolled = rolled_out(
+                        game.hand(),
+                        &PlaySoFar::default(),
+                        &valuation,
+                        &mut solver,
+                        None,
+                    );
                     expected = Some((valuation, rolled));
                 }
                 let legal = game.legal_actions(seat);

@@ -11,7 +11,7 @@
 
 use euchre_engine::trump::{Mode, effective_suit_in, suit_cards_in};
 use euchre_engine::{
-    Action, Card, CardSet, Deal, GameView, Hand, NoEvents, Phase, Rules, Seat, Viewer,
+    Action, Card, CardSet, Deal, GameView, Hand, NoEvents, Phase, Rules, Seat, Suit, Viewer,
 };
 use rand::{Rng, RngExt};
 
@@ -393,6 +393,50 @@ impl PlaySoFar {
         basic::play_card(&facts, seat, playable)
     }
 
+    /// `hand` (in card play) with the cards `seat` cannot see dealt again
+    /// at random, within what it knows: its own cards, the cards played, the
+    /// suits each seat has shown void in, the up-card in the dealer's hand
+    /// (and, for the dealer, his discard out of play). A world of the
+    /// seat's own, for a search from its sight inside another world.
+    /// `None` if the deal fails.
+    pub(super) fn redeal(&self, hand: &Hand, seat: Seat, rng: &mut impl Rng) -> Option<Hand> {
+        let rules = hand.rules();
+        let mode = Mode::of(hand.trump());
+        let mut holdings = [CardSet::EMPTY; 4];
+        holdings[seat.index()] = hand.holding(seat);
+        let mut unknown = rules.pack().difference(self.played).difference(hand.holding(seat));
+        let dealer = hand.dealer();
+        if hand.up_card_picked_up() {
+            if seat == dealer
+                && let Some(card) = hand.discard()
+            {
+                unknown.remove(card);
+            }
+            if seat != dealer && hand.holding(dealer).contains(hand.up_card()) {
+                holdings[dealer.index()].insert(hand.up_card());
+                unknown.remove(hand.up_card());
+            }
+        } else {
+            unknown.remove(hand.up_card());
+        }
+        let void_cards = |other: Seat| {
+            Suit::ALL
+                .iter()
+                .filter(|suit| self.voids[other.index()][suit.index()])
+                .fold(CardSet::EMPTY, |all, suit| all.union(suit_cards_in(*suit, mode)))
+        };
+        let mut others: Vec<Seat> =
+            Seat::all(rules.players).filter(|other| *other != seat).collect();
+        others.sort_by_key(|other| unknown.difference(void_cards(*other)).len());
+        for other in others {
+            let need = hand.holding(other).len().checked_sub(holdings[other.index()].len())?;
+            let drawn = draw(unknown.difference(void_cards(other)), need, rng)?;
+            holdings[other.index()] = holdings[other.index()].union(drawn);
+            unknown = unknown.difference(drawn);
+        }
+        hand.with_holdings(holdings)
+    }
+
     /// Notes `card` played by `seat` (to play now in `hand`).
     pub(super) fn record(&mut self, hand: &Hand, seat: Seat, card: Card) {
         if hand.trick().is_empty() {
@@ -542,6 +586,63 @@ mod tests {
             }
         }
         assert!(checked > 2_000, "{checked} plays");
+    }
+
+    /// A world of one seat's own sight dealt inside another ([`PlaySoFar::redeal`])
+    /// keeps everything the seat can see, at every play with a choice in every
+    /// form: its own cards, how many each seat holds, whose turn and the
+    /// legal plays, the up-card with the dealer who took it; and it deals no
+    /// card played, nor any card of a suit a seat has shown void in.
+    #[test]
+    fn a_redeal_keeps_what_the_seat_sees() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let (mut checked, mut moved) = (0, 0);
+        for rules in rule_sets() {
+            for seed in 0..12 {
+                let mut game = Game::new(rules, seed).expect("valid rules");
+                let mut basic = BasicBotPolicy;
+                let mut so_far = PlaySoFar::default();
+                let mut hand_number = game.view(Viewer::Spectator).hand_number;
+                for _ in 0..400 {
+                    let Some(seat) = game.turn() else { break };
+                    let view = game.view(Viewer::Seat(seat));
+                    if view.hand_number != hand_number {
+                        (so_far, hand_number) = (PlaySoFar::default(), view.hand_number);
+                    }
+                    let action = basic.choose(&game, seat);
+                    if let Action::Play { card } = action {
+                        let real = game.hand();
+                        let world = so_far.redeal(real, seat, &mut rng).expect("a world");
+                        let mode = Mode::of(real.trump());
+                        assert_eq!(world.holding(seat), real.holding(seat));
+                        assert_eq!(world.turn(), real.turn());
+                        assert_eq!(world.legal_plays(), real.legal_plays());
+                        let dealer = real.dealer();
+                        if dealer != seat && real.holding(dealer).contains(real.up_card()) {
+                            assert!(world.holding(dealer).contains(real.up_card()));
+                        }
+                        for other in Seat::all(rules.players) {
+                            let held = world.holding(other);
+                            assert_eq!(held.len(), real.holding(other).len());
+                            assert!(held.intersection(so_far.played).is_empty());
+                            for suit in Suit::ALL {
+                                if so_far.voids[other.index()][suit.index()] {
+                                    assert!(
+                                        held.intersection(suit_cards_in(suit, mode)).is_empty()
+                                    );
+                                }
+                            }
+                            moved += usize::from(held != real.holding(other));
+                        }
+                        checked += 1;
+                        so_far.record(real, seat, card);
+                    }
+                    game.apply(seat, action).expect("legal");
+                }
+            }
+        }
+        assert!(checked > 2_000, "{checked} plays");
+        assert!(moved > 1_000, "the hidden cards move");
     }
 
     /// The basic bot's bid as the replay of a world asks for it (from the

@@ -14,6 +14,8 @@ const QUICK_PLAIN: SearchSettings = SearchSettings { worlds: 6, ..SearchSettings
 /// With the bidding corrections and the game's score taken into account.
 const QUICK_SCORED: SearchSettings =
     SearchSettings { make_margin: 0.5, alone_margin: 1.0, match_aware: true, ..QUICK };
+/// The bot's own side searching its cards inside the play-outs.
+const QUICK_NESTED: SearchSettings = SearchSettings { own_worlds: 3, own_depth: 2, ..QUICK };
 /// More worlds for the bids, reading the others' cards as well as their
 /// bids (the partner's apart), from more worlds dealt than solved, and
 /// expecting the basic bot's cards from the opponents in the trick being
@@ -48,7 +50,7 @@ fn search_bots_choose_legal_actions_in_every_form() {
     let rule_sets = Preset::ALL.map(|preset| preset.rules()).into_iter().chain(options);
     for (n, rules) in rule_sets.enumerate() {
         let rules = Rules { points_to_win: 5, ..rules };
-        let settings = [QUICK, QUICK_PLAIN, QUICK_SCORED, QUICK_READING][n % 4];
+        let settings = [QUICK, QUICK_PLAIN, QUICK_SCORED, QUICK_READING, QUICK_NESTED][n % 5];
         let mut bots: [Box<dyn Bot>; 4] =
             [0u64, 1, 2, 3].map(|seat| Box::new(SearchBot::new(settings, seat)) as Box<dyn Bot>);
         let mut game = Game::new(rules, n as u64).expect("valid rules");
