@@ -637,6 +637,34 @@ fn play_to_the_end(
         .collect()
 }
 
+/// `people` (by seat) play `table` as roamers, each in a task of its own,
+/// thinking `think` before each action; with the count of actions acked
+/// across them.
+fn roam(
+    people: Vec<Client>,
+    table: &str,
+    urls: &[String],
+    think: Duration,
+) -> (Vec<tokio::task::JoinHandle<Roamer>>, Arc<std::sync::atomic::AtomicUsize>) {
+    let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let tasks = people
+        .into_iter()
+        .enumerate()
+        .map(|(seat, client)| {
+            let roamer = Roamer { think, ..Roamer::new(client, seat as u8, table, urls.to_vec()) };
+            tokio::spawn(roamer.play(acks.clone()))
+        })
+        .collect();
+    (tasks, acks)
+}
+
+/// Until `acks` has counted `count` actions.
+async fn until_acked(acks: &std::sync::atomic::AtomicUsize, count: usize) {
+    while acks.load(std::sync::atomic::Ordering::Relaxed) < count {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 /// `eve` watches `table`, then follows it in a task of its own until the
 /// game is won, through any close (the `index`th spectator: where it
 /// reconnects first).
@@ -946,20 +974,10 @@ async fn a_node_killed_mid_hand_loses_no_acknowledged_action_and_the_game_ends_o
         assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
     }
     let survivors = vec![nodes[1].url.clone(), nodes[2].url.clone()];
-    let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let tasks: Vec<_> = people
-        .into_iter()
-        .enumerate()
-        .map(|(seat, client)| {
-            let roamer = Roamer::new(client, seat as u8, &table, survivors.clone());
-            tokio::spawn(roamer.play(acks.clone()))
-        })
-        .collect();
+    let (tasks, acks) = roam(people, &table, &survivors, Duration::ZERO);
 
     // Some way into the first hand (a hand is five tricks: 20 cards at least), n1 dies.
-    while acks.load(std::sync::atomic::Ordering::Relaxed) < 10 {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    until_acked(&acks, 10).await;
     nodes[0].kill();
     let killed = std::time::Instant::now();
     tracing::info!(%table, shard = shard_of(&table, NODE_SHARDS), "n1 killed");
@@ -1101,9 +1119,7 @@ async fn failover_times() {
         let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let roamer = Roamer::new(ann, 0, &table, survivors);
         let task = tokio::spawn(roamer.play_until(acks.clone(), true));
-        while acks.load(std::sync::atomic::Ordering::Relaxed) < 2 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        until_acked(&acks, 2).await;
         nodes[0].kill();
         let killed = std::time::Instant::now();
         let roamer = task.await.expect("Ann played on");
@@ -1272,20 +1288,9 @@ async fn a_table_handed_over_to_a_joining_node_answers_every_command_or_closes_t
         let spectator = node.player(name).await;
         spectators.push(watch_to_the_end(spectator, index as u8, &table, urls.clone()).await);
     }
-    let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let tasks: Vec<_> = people
-        .into_iter()
-        .enumerate()
-        .map(|(seat, client)| {
-            let mut roamer = Roamer::new(client, seat as u8, &table, urls.clone());
-            // A game of some seconds: the handover comes mid-game.
-            roamer.think = Duration::from_millis(30);
-            tokio::spawn(roamer.play(acks.clone()))
-        })
-        .collect();
-    while acks.load(std::sync::atomic::Ordering::Relaxed) < 10 {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    // A game of some seconds: the handover comes mid-game.
+    let (tasks, acks) = roam(people, &table, &urls, Duration::from_millis(30));
+    until_acked(&acks, 10).await;
     // n3 joins mid-hand: n1 hands the table's shard over while four people
     // play. A command is answered (acked or refused) or its connection is
     // closed and the player resumes: a player left waiting fails the test
@@ -1405,22 +1410,11 @@ async fn a_lease_taken_from_a_running_owner_loses_no_acknowledged_action_and_sto
         assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
     }
     let urls = urls(&nodes);
-    let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let tasks: Vec<_> = people
-        .into_iter()
-        .enumerate()
-        .map(|(seat, client)| {
-            let mut roamer = Roamer::new(client, seat as u8, &table, urls.clone());
-            // A game of some seconds: the race comes mid-game.
-            roamer.think = Duration::from_millis(30);
-            tokio::spawn(roamer.play(acks.clone()))
-        })
-        .collect();
+    // A game of some seconds: the race comes mid-game.
+    let (tasks, acks) = roam(people, &table, &urls, Duration::from_millis(30));
 
     // Mid-hand, four people playing, the owner's lease goes.
-    while acks.load(std::sync::atomic::Ordering::Relaxed) < 10 {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    until_acked(&acks, 10).await;
     let owner_name = nodes[owner].name.clone();
     let (thief, taken) = take_the_lease_from(&cluster.nats, shard, &owner_name).await;
     let at_theft = acks.load(std::sync::atomic::Ordering::Relaxed);

@@ -553,6 +553,32 @@ mod tests {
         assert!(weighed > 0, "some bids are unlike the basic bot's in some world");
     }
 
+    /// Games in every form, played by the basic bot: `check` is shown each
+    /// card before it is played, with the rules, the game's seed, the hand,
+    /// the cards played so far as a world's replay keeps them, and the seat.
+    fn each_play(mut check: impl FnMut(Rules, u64, &Hand, &mut PlaySoFar, Seat, Card)) {
+        for rules in rule_sets() {
+            for seed in 0..12 {
+                let mut game = Game::new(rules, seed).expect("valid rules");
+                let mut so_far = PlaySoFar::default();
+                let mut hand_number = game.view(Viewer::Spectator).hand_number;
+                for _ in 0..400 {
+                    let Some(seat) = game.turn() else { break };
+                    let number = game.view(Viewer::Spectator).hand_number;
+                    if number != hand_number {
+                        (so_far, hand_number) = (PlaySoFar::default(), number);
+                    }
+                    let action = BasicBotPolicy.choose(&game, seat);
+                    if let Action::Play { card } = action {
+                        check(rules, seed, game.hand(), &mut so_far, seat, card);
+                        so_far.record(game.hand(), seat, card);
+                    }
+                    game.apply(seat, action).expect("legal");
+                }
+            }
+        }
+    }
+
     /// The basic bot's card as the replay of a world asks for it (from the
     /// hand and the cards played, not from a view) is the card the basic
     /// bot chooses from the seat's own view, at every play with a choice in
@@ -560,87 +586,47 @@ mod tests {
     #[test]
     fn the_replayed_basic_card_is_the_basic_bots_choice() {
         let mut checked = 0;
-        for rules in rule_sets() {
-            for seed in 0..12 {
-                let mut game = Game::new(rules, seed).expect("valid rules");
-                let mut basic = BasicBotPolicy;
-                let mut so_far = PlaySoFar::default();
-                let mut hand_number = game.view(Viewer::Spectator).hand_number;
-                for _ in 0..400 {
-                    let Some(seat) = game.turn() else { break };
-                    let view = game.view(Viewer::Seat(seat));
-                    if view.hand_number != hand_number {
-                        (so_far, hand_number) = (PlaySoFar::default(), view.hand_number);
-                    }
-                    let action = basic.choose(&game, seat);
-                    if let Action::Play { card } = action {
-                        let hand = game.hand();
-                        if let Some(expected) = so_far.expected(hand, seat) {
-                            assert_eq!(expected, card, "{rules:?} seed {seed}: {view:?}");
-                            checked += 1;
-                        }
-                        so_far.record(hand, seat, card);
-                    }
-                    game.apply(seat, action).expect("legal");
-                }
+        each_play(|rules, seed, hand, so_far, seat, card| {
+            if let Some(expected) = so_far.expected(hand, seat) {
+                assert_eq!(expected, card, "{rules:?} seed {seed}: {hand:?}");
+                checked += 1;
             }
-        }
+        });
         assert!(checked > 2_000, "{checked} plays");
     }
 
     /// A world of one seat's own sight dealt inside another ([`PlaySoFar::redeal`])
-    /// keeps everything the seat can see, at every play with a choice in every
-    /// form: its own cards, how many each seat holds, whose turn and the
-    /// legal plays, the up-card with the dealer who took it; and it deals no
-    /// card played, nor any card of a suit a seat has shown void in.
+    /// keeps everything the seat can see, at every play in every form: its
+    /// own cards, how many each seat holds, whose turn and the legal plays,
+    /// the up-card with the dealer who took it; and it deals no card played,
+    /// nor any card of a suit a seat has shown void in.
     #[test]
     fn a_redeal_keeps_what_the_seat_sees() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let (mut checked, mut moved) = (0, 0);
-        for rules in rule_sets() {
-            for seed in 0..12 {
-                let mut game = Game::new(rules, seed).expect("valid rules");
-                let mut basic = BasicBotPolicy;
-                let mut so_far = PlaySoFar::default();
-                let mut hand_number = game.view(Viewer::Spectator).hand_number;
-                for _ in 0..400 {
-                    let Some(seat) = game.turn() else { break };
-                    let view = game.view(Viewer::Seat(seat));
-                    if view.hand_number != hand_number {
-                        (so_far, hand_number) = (PlaySoFar::default(), view.hand_number);
-                    }
-                    let action = basic.choose(&game, seat);
-                    if let Action::Play { card } = action {
-                        let real = game.hand();
-                        let world = so_far.redeal(real, seat, &mut rng).expect("a world");
-                        let mode = Mode::of(real.trump());
-                        assert_eq!(world.holding(seat), real.holding(seat));
-                        assert_eq!(world.turn(), real.turn());
-                        assert_eq!(world.legal_plays(), real.legal_plays());
-                        let dealer = real.dealer();
-                        if dealer != seat && real.holding(dealer).contains(real.up_card()) {
-                            assert!(world.holding(dealer).contains(real.up_card()));
-                        }
-                        for other in Seat::all(rules.players) {
-                            let held = world.holding(other);
-                            assert_eq!(held.len(), real.holding(other).len());
-                            assert!(held.intersection(so_far.played).is_empty());
-                            for suit in Suit::ALL {
-                                if so_far.voids[other.index()][suit.index()] {
-                                    assert!(
-                                        held.intersection(suit_cards_in(suit, mode)).is_empty()
-                                    );
-                                }
-                            }
-                            moved += usize::from(held != real.holding(other));
-                        }
-                        checked += 1;
-                        so_far.record(real, seat, card);
-                    }
-                    game.apply(seat, action).expect("legal");
-                }
+        each_play(|rules, _, real, so_far, seat, _| {
+            let world = so_far.redeal(real, seat, &mut rng).expect("a world");
+            let mode = Mode::of(real.trump());
+            assert_eq!(world.holding(seat), real.holding(seat));
+            assert_eq!(world.turn(), real.turn());
+            assert_eq!(world.legal_plays(), real.legal_plays());
+            let dealer = real.dealer();
+            if dealer != seat && real.holding(dealer).contains(real.up_card()) {
+                assert!(world.holding(dealer).contains(real.up_card()));
             }
-        }
+            for other in Seat::all(rules.players) {
+                let held = world.holding(other);
+                assert_eq!(held.len(), real.holding(other).len());
+                assert!(held.intersection(so_far.played).is_empty());
+                for suit in Suit::ALL {
+                    if so_far.voids[other.index()][suit.index()] {
+                        assert!(held.intersection(suit_cards_in(suit, mode)).is_empty());
+                    }
+                }
+                moved += usize::from(held != real.holding(other));
+            }
+            checked += 1;
+        });
         assert!(checked > 2_000, "{checked} plays");
         assert!(moved > 1_000, "the hidden cards move");
     }
