@@ -324,15 +324,7 @@ impl Bot for SearchBot {
             }
         }
         // The first of the best: the engine lists actions in a fixed order.
-        let best = values
-            .iter()
-            .enumerate()
-            .fold(None, |best: Option<(usize, f64)>, (i, v)| match best {
-                Some((_, top)) if top >= *v => best,
-                _ => Some((i, *v)),
-            })
-            .map(|(i, _)| actions[i]);
-        best.or_else(|| self.fallback.choose(view, legal))
+        first_best(&values).map(|i| actions[i]).or_else(|| self.fallback.choose(view, legal))
     }
 }
 
@@ -469,12 +461,20 @@ fn own_card(
             };
         }
     }
-    let best =
-        totals.iter().enumerate().fold(None, |best: Option<(usize, f64)>, (i, v)| match best {
+    let best = first_best(&totals)?;
+    (dealt > 0).then(|| plays[best])
+}
+
+/// The index of the first of the highest `values` (ties go to the earlier).
+fn first_best(values: &[f64]) -> Option<usize> {
+    values
+        .iter()
+        .enumerate()
+        .fold(None, |best: Option<(usize, f64)>, (i, v)| match best {
             Some((_, top)) if top >= *v => best,
             _ => Some((i, *v)),
-        })?;
-    (dealt > 0).then(|| plays[best.0])
+        })
+        .map(|(i, _)| i)
 }
 
 /// The rest of trick number `trick` (counted from 0) in `hand`: each

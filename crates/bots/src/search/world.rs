@@ -419,18 +419,19 @@ impl PlaySoFar {
         } else {
             unknown.remove(hand.up_card());
         }
-        let void_cards = |other: Seat| {
+        // The cards each seat cannot hold: the suits it has shown void in.
+        let void_cards = self.voids.map(|suits| {
             Suit::ALL
                 .iter()
-                .filter(|suit| self.voids[other.index()][suit.index()])
+                .filter(|suit| suits[suit.index()])
                 .fold(CardSet::EMPTY, |all, suit| all.union(suit_cards_in(*suit, mode)))
-        };
+        });
         let mut others: Vec<Seat> =
             Seat::all(rules.players).filter(|other| *other != seat).collect();
-        others.sort_by_key(|other| unknown.difference(void_cards(*other)).len());
+        others.sort_by_key(|other| unknown.difference(void_cards[other.index()]).len());
         for other in others {
             let need = hand.holding(other).len().checked_sub(holdings[other.index()].len())?;
-            let drawn = draw(unknown.difference(void_cards(other)), need, rng)?;
+            let drawn = draw(unknown.difference(void_cards[other.index()]), need, rng)?;
             holdings[other.index()] = holdings[other.index()].union(drawn);
             unknown = unknown.difference(drawn);
         }
