@@ -357,12 +357,8 @@ impl App {
                 if self.lobby_next.as_ref().is_some_and(|next| summary.table > *next) {
                     return Vec::new();
                 }
-                match self.lobby.binary_search_by(|known| known.table.cmp(&summary.table)) {
-                    Ok(known) => self.lobby[known] = summary,
-                    Err(at) => {
-                        self.lobby.insert(at, summary);
-                        self.lobby_total += 1;
-                    }
+                if self.list_in_lobby(summary) {
+                    self.lobby_total += 1;
                 }
             }
             Update::LobbyRemoved(table) => {
@@ -404,15 +400,27 @@ impl App {
             self.lobby.clear();
         }
         for summary in page.tables {
-            match self.lobby.binary_search_by(|known| known.table.cmp(&summary.table)) {
-                Ok(known) => self.lobby[known] = summary,
-                Err(at) => self.lobby.insert(at, summary),
-            }
+            self.list_in_lobby(summary);
         }
         self.lobby_total = page.total;
         self.lobby_next = page.next;
         self.lobby_loading = false;
         self.clamp_lobby();
+    }
+
+    /// `summary` in its place in the lobby (the list is in id order), in
+    /// place of the one listed with its id; whether it is new to the list.
+    fn list_in_lobby(&mut self, summary: TableSummary) -> bool {
+        match self.lobby.binary_search_by(|known| known.table.cmp(&summary.table)) {
+            Ok(known) => {
+                self.lobby[known] = summary;
+                false
+            }
+            Err(at) => {
+                self.lobby.insert(at, summary);
+                true
+            }
+        }
     }
 
     fn clamp_lobby(&mut self) {
