@@ -932,12 +932,7 @@ fn answered_twice(log: &[ServerMessage]) -> Vec<u64> {
 
 /// Each seat's actions in the table's log, in order.
 async fn logged_actions(nats: &Nats, table: &str) -> (HashMap<u8, Vec<Action>>, bool) {
-    let shard = shard_of(table, NODE_SHARDS);
-    let js = nats.jetstream().await;
-    let entries = euchre_cluster::log::read_table(&js, &LogConfig::default(), shard, table)
-        .await
-        .expect("reads");
-    let writes = tables_in(shard, &entries).expect("readable").remove(table).unwrap_or_default();
+    let writes = logged_writes(nats, table).await;
     let mut actions: HashMap<u8, Vec<Action>> = HashMap::new();
     let mut ended = false;
     for write in writes {
@@ -1355,12 +1350,7 @@ async fn take_the_lease_from(nats: &Nats, shard: u16, owner: &str) -> (String, u
 /// Each hand's actions in the table's log: every (match, hand, index) once
 /// and none missing, so no step was stored twice, by two owners or one.
 async fn each_action_once(nats: &Nats, table: &str) {
-    let shard = shard_of(table, NODE_SHARDS);
-    let js = nats.jetstream().await;
-    let entries = euchre_cluster::log::read_table(&js, &LogConfig::default(), shard, table)
-        .await
-        .expect("reads");
-    let writes = tables_in(shard, &entries).expect("readable").remove(table).unwrap_or_default();
+    let writes = logged_writes(nats, table).await;
     let mut next: HashMap<(String, u32), u32> = HashMap::new();
     for write in writes {
         if let Write::Action { match_id, hand, index, .. } = write {
@@ -1559,10 +1549,21 @@ async fn records_of(nats: &Nats, table: &str) -> usize {
 /// [`records_of`]; a read that a purge overtakes falls short of the count
 /// it expected and fails (it never returns part of a table).
 async fn try_records_of(nats: &Nats, table: &str) -> Result<usize, euchre_cluster::LogError> {
-    let shard = shard_of(table, NODE_SHARDS);
+    Ok(log_entries(nats, table).await?.len())
+}
+
+/// `table`'s entries in its shard's log.
+async fn log_entries(nats: &Nats, table: &str) -> Result<Vec<LogEntry>, euchre_cluster::LogError> {
     let js = nats.jetstream().await;
-    let entries = euchre_cluster::log::read_table(&js, &LogConfig::default(), shard, table).await?;
-    Ok(entries.len())
+    let shard = shard_of(table, NODE_SHARDS);
+    euchre_cluster::log::read_table(&js, &LogConfig::default(), shard, table).await
+}
+
+/// `table`'s writes in its shard's log, in order.
+async fn logged_writes(nats: &Nats, table: &str) -> Vec<Write> {
+    let entries = log_entries(nats, table).await.expect("reads");
+    let shard = shard_of(table, NODE_SHARDS);
+    tables_in(shard, &entries).expect("readable").remove(table).unwrap_or_default()
 }
 
 /// What PostgreSQL holds of `table`: whether it is closed, and its ended
@@ -1650,10 +1651,7 @@ async fn a_finished_and_closed_table_leaves_its_shards_log_once_postgresql_has_i
     let shard = shard_of(&table, NODE_SHARDS);
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
-        let js = cluster.nats.jetstream().await;
-        let entries = euchre_cluster::log::read_table(&js, &LogConfig::default(), shard, &table)
-            .await
-            .expect("reads");
+        let entries = log_entries(&cluster.nats, &table).await.expect("reads");
         assert!(!entries.is_empty(), "the table left the log before PostgreSQL had it");
         let writes = tables_in(shard, &entries).expect("readable").remove(&table);
         if writes.unwrap_or_default().iter().any(|w| matches!(w, Write::TableClosed { .. })) {
