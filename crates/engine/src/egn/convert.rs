@@ -6,7 +6,7 @@
 //! each outcome, then checks that [`Game::replay`] ends it where [`verify`](super::verify)
 //! does. What a record cannot say is an error ([`RecordError`]): a game
 //! starting mid-way (`initialScore` other than 0 to 0), a deal out of turn,
-//! a repeated deal, deals after the game was won.
+//! a repeated deal or deal number, deals after the game was won.
 
 use super::verifier::replay_game;
 use super::{EgnGame, Location, Problem, Verification, VerifyError, per_team};
@@ -26,8 +26,8 @@ pub enum RecordError {
     /// so its scores, and where its game ends, would come out wrong.
     #[error("the game starts mid-way, at {initial_score:?}; an engine record starts at [0, 0]")]
     StartsMidGame { initial_score: [u16; 2] },
-    /// Something a [`Game`] never does: a deal out of turn, or deals after
-    /// the game was won.
+    /// Something a [`Game`] never does: a deal out of turn, a deal repeated
+    /// or numbered twice, or deals after the game was won.
     #[error("{0}")]
     NotAGame(Problem),
     /// The converted record does not replay as verified: a bug here, not in the file.

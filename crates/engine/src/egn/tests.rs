@@ -151,6 +151,12 @@ fn what_a_record_cannot_say_is_refused() {
     assert_eq!(error.code(), "repeated_deal");
     assert_eq!(error.location(), Some(Location::new(1, Step::Setup)));
 
+    let mut numbered_twice = game.clone();
+    numbered_twice.deals[1].number = Some(0);
+    let error = to_record(&numbered_twice).expect_err("a deal number twice");
+    assert_eq!(error.code(), "repeated_deal_number");
+    assert_eq!(error.location(), Some(Location::new(1, Step::Setup)));
+
     let empty = EgnGame { deals: Vec::new(), ..game.clone() };
     assert_eq!(to_record(&empty).expect_err("no deals").code(), "no_deals");
 

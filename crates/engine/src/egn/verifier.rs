@@ -19,10 +19,10 @@
 //!   bidding gives trump and a leader;
 //! - a deal that stops before its hand is over while more follow
 //!   (`incomplete_deal`): it scores nothing;
-//! - a deal dealt by the wrong seat, deals after the game was won (one
-//!   finding each), a deal repeated word for word (left out of the score and
-//!   of the rotation), and a `finalScore` the deals do not add up to: the
-//!   [`Problem`]s.
+//! - a deal dealt by the wrong seat, a deal numbered as an earlier one,
+//!   deals after the game was won (one finding each), a deal repeated word
+//!   for word (left out of the score and of the rotation), and a
+//!   `finalScore` the deals do not add up to: the [`Problem`]s.
 //!
 //! The scores are those of the deals that could be scored.
 
@@ -88,6 +88,9 @@ pub enum Problem {
     /// The deal is word for word an earlier one (`of`): it is left out of
     /// the score and of the dealers' rotation.
     RepeatedDeal { deal: usize, of: usize },
+    /// The deal's `dealNumber` is an earlier deal's (`of`). The deal itself
+    /// is another, so it is scored.
+    RepeatedDealNumber { deal: usize, number: u32, of: usize },
 }
 
 impl Problem {
@@ -98,6 +101,7 @@ impl Problem {
             Problem::FinalScoreDiffers { .. } => "final_score_differs",
             Problem::DealerOutOfTurn { .. } => "dealer_out_of_turn",
             Problem::RepeatedDeal { .. } => "repeated_deal",
+            Problem::RepeatedDealNumber { .. } => "repeated_deal_number",
         }
     }
 
@@ -106,7 +110,8 @@ impl Problem {
         match self {
             Problem::PlayedAfterGameOver { deal }
             | Problem::DealerOutOfTurn { deal, .. }
-            | Problem::RepeatedDeal { deal, .. } => Some(Location::new(*deal, Step::Setup)),
+            | Problem::RepeatedDeal { deal, .. }
+            | Problem::RepeatedDealNumber { deal, .. } => Some(Location::new(*deal, Step::Setup)),
             Problem::FinalScoreDiffers { .. } => Some(Location::HEADER),
         }
     }
@@ -129,6 +134,9 @@ impl fmt::Display for Problem {
                     f,
                     "deal {deal} repeats deal {of} word for word; it is left out of the score"
                 )
+            }
+            Problem::RepeatedDealNumber { deal, number, of } => {
+                write!(f, "deal {deal} is numbered {number}, as deal {of} is")
             }
         }
     }
@@ -287,6 +295,15 @@ pub(super) fn replay_game(game: &EgnGame) -> (Checked, Vec<HandRecord>) {
             }));
         }
         previous_dealer = Some(deal.dealer);
+        if let Some(number) = deal.number
+            && let Some(of) = game.deals[..index].iter().position(|d| d.number == Some(number))
+        {
+            findings.push(Finding::Problem(Problem::RepeatedDealNumber {
+                deal: index,
+                number,
+                of,
+            }));
+        }
         let mut faults = Vec::new();
         let played = replay_deal(&game.rules, index, deal, &mut faults);
         findings.extend(faults.into_iter().map(Finding::Fault));
