@@ -68,5 +68,7 @@ pub use fairness::{Commitment, DealCheck, Salt, Seal};
 pub use game::{Game, GameResult, GameStart, ReplayError, RubberResult};
 pub use hand::{ActionList, Hand, Phase};
 pub use record::{GameRecord, HandRecord, SeatAction};
-pub use rules::{AllPass, Deck, FirstDealer, LonerLead, Preset, Rules, Scoring, TurnedDownSuit};
+pub use rules::{
+    AllPass, Deck, FirstDealer, GameForm, LonerLead, Preset, Rules, Scoring, TurnedDownSuit,
+};
 pub use view::GameView;
