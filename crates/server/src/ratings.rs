@@ -88,15 +88,10 @@ impl Ratings {
 /// A player's rating before their first rated game in a form.
 const START: Glicko2Rating = Glicko2Rating::new();
 
-/// The name of the game form `rules` play, one rating for each.
+/// The name of the game form `rules` play, one rating for each: the
+/// engine's name, which keys the stored ratings.
 pub fn form(rules: &Rules) -> &'static str {
-    match (rules.players, rules.dummy) {
-        (4, _) => "partnership",
-        (3, false) => "cutthroat",
-        (3, true) => "three_handed",
-        (2, true) => "two_handed",
-        _ => "two_handed_plain",
-    }
+    rules.form().name()
 }
 
 /// The new ratings of a game's players (in seat order), from their ratings

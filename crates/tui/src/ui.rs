@@ -2,7 +2,7 @@
 //! for 80x24 first; a larger terminal gets more room for the chat.
 
 use euchre_engine::{
-    Action, Card, GameView, HandOutcome, Phase, Preset, Rules, Seat, Suit, Team, ThrowIn,
+    Action, Card, GameForm, GameView, HandOutcome, Phase, Preset, Rules, Seat, Suit, Team, ThrowIn,
 };
 use euchre_protocol::{Occupant, TableStatus, TableSummary};
 use ratatui::Frame;
@@ -118,12 +118,12 @@ fn help_line(app: &App) -> String {
 
 /// The game form in a few words.
 pub fn form_name(rules: &Rules) -> &'static str {
-    match (rules.players, rules.dummy) {
-        (4, _) => "4 players, partners",
-        (3, true) => "3 players, a dummy",
-        (3, false) => "cutthroat, 3 players",
-        (2, true) => "2 players, a dummy",
-        _ => "2 players",
+    match rules.form() {
+        GameForm::Partnership => "4 players, partners",
+        GameForm::ThreeHanded => "3 players, a dummy",
+        GameForm::Cutthroat => "cutthroat, 3 players",
+        GameForm::TwoHanded => "2 players, a dummy",
+        GameForm::TwoHandedPlain => "2 players",
     }
 }
 
