@@ -52,7 +52,8 @@ impl Ratings {
     /// the game's table. A failure is logged and answers `None`: the game
     /// stays unrated, nothing else is lost.
     pub async fn rate(&self, game: FinishedGame) -> Option<TableNotice> {
-        let form = form(&game.rules);
+        // The engine's name of the form keys the stored ratings: one rating per form.
+        let form = game.rules.form().name();
         let sides: Vec<usize> = (0..game.players.len())
             .map(|seat| usize::from(game.rules.team_of(Seat(seat as u8)).0))
             .collect();
@@ -87,12 +88,6 @@ impl Ratings {
 
 /// A player's rating before their first rated game in a form.
 const START: Glicko2Rating = Glicko2Rating::new();
-
-/// The name of the game form `rules` play, one rating for each: the
-/// engine's name, which keys the stored ratings.
-pub fn form(rules: &Rules) -> &'static str {
-    rules.form().name()
-}
 
 /// The new ratings of a game's players (in seat order), from their ratings
 /// before (`None`: not rated yet), the side each sits on, the sides' scores
@@ -165,7 +160,7 @@ mod tests {
 
     #[test]
     fn forms_are_named_by_players_and_dummy() {
-        let name = |preset: Preset| form(&preset.rules());
+        let name = |preset: Preset| preset.rules().form().name();
         assert_eq!(name(Preset::Standard), "partnership");
         assert_eq!(name(Preset::Cutthroat), "cutthroat");
         assert_eq!(name(Preset::ThreeHanded), "three_handed");
