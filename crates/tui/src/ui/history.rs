@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
-use super::text::{action_text, bold, card_span, fit, form_name, selectable_list};
+use super::text::{action_text, bold, card_span, fit, form_name, made_words, selectable_list};
 use crate::app::{App, Replay};
 use crate::history::MatchRow;
 
@@ -124,13 +124,7 @@ pub(super) fn replay_screen(frame: &mut Frame, replay: &Replay, area: Rect) {
     };
     let outcome = match hand.outcome {
         Some(HandOutcome::Played(played)) => {
-            let made = if played.euchred() {
-                "was euchred"
-            } else if played.march() {
-                "marched"
-            } else {
-                "made it"
-            };
+            let made = made_words(&played);
             let tricks: Vec<String> = played.tricks.iter().map(u8::to_string).collect();
             format!("{} {made} ({} tricks)", name(played.maker), tricks.join("–"))
         }

@@ -10,7 +10,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
-use super::text::{action_text, bold, card_span, dim, fit, form_name, reversed};
+use super::text::{action_text, bold, card_span, dim, fit, form_name, made_words, reversed};
 use crate::app::{App, signed};
 use crate::seal::{self, Verdict};
 use crate::table::TableModel;
@@ -303,13 +303,7 @@ fn result_line(table: &TableModel, game: &GameView) -> Line<'static> {
             if game.phase == Phase::Finished || game.tricks.is_empty() =>
         {
             let who = seat_name(table, played.maker);
-            let made = if played.euchred() {
-                "was euchred"
-            } else if played.march() {
-                "marched"
-            } else {
-                "made it"
-            };
+            let made = made_words(&played);
             format!("Last hand: {who} {made}.")
         }
         Some(HandOutcome::ThrownIn(ThrowIn::AllPassed)) if game.tricks.is_empty() => {

@@ -1,8 +1,9 @@
 //! The pieces every screen shares: the styles, text cut or padded to a
-//! column, a card and an action as coloured spans, the game form's name, and
-//! the scrolled list the lobby and the history both show.
+//! column, a card and an action as coloured spans, the game form's name, how
+//! a played hand went, and the scrolled list the lobby and the history both
+//! show.
 
-use euchre_engine::{Action, Card, Rules};
+use euchre_engine::{Action, Card, PlayedHand, Rules};
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -101,5 +102,16 @@ pub(super) fn action_text(action: Action) -> Vec<Span<'static>> {
         Action::DefendAlone => vec![Span::raw("Defend alone")],
         Action::PassCard { card } => with_card("Pass", card),
         Action::NameSuit { suit } => vec![Span::raw(format!("Name {}", suit.symbol()))],
+    }
+}
+
+/// How a played hand went for its maker, as the table and a replay say it.
+pub(super) fn made_words(played: &PlayedHand) -> &'static str {
+    if played.euchred() {
+        "was euchred"
+    } else if played.march() {
+        "marched"
+    } else {
+        "made it"
     }
 }
