@@ -232,22 +232,8 @@ impl ShardLog {
     /// purge of its subject. Returns how many records went. Refused, sending
     /// nothing, once this handle appends no more (fenced, or an append
     /// failed): a purge is for the shard's owner, and the caller checks the
-    /// lease as for an append.
-    ///
-    /// Why a purge needs no single-writer check of its own, even from an
-    /// owner that lost the shard without knowing yet: a table's id is never
-    /// reused (a fresh UUIDv7 each time) and a closed table is never
-    /// reopened (a rebuild that reads its close drops it), so nobody ever
-    /// appends to a closed table's subject again, and what a purge removes
-    /// is exactly that table's records, all of them in PostgreSQL by then. A
-    /// new owner reading the log meanwhile either sees all of them (and
-    /// records them again, which is idempotent) or none. A purge landing in
-    /// the middle of its read leaves it short of the count it expected, so
-    /// the read fails after its wait and the take-over is tried again
-    /// (unless a newer owner's appends make the count up, and then the
-    /// reader is fenced out anyway). A purge adds no
-    /// entry and leaves the stream's last sequence as it was, so the
-    /// owner's next append still finds its own last one there.
+    /// lease as for an append. Why it needs no single-writer check of its
+    /// own: docs/architecture.md, "Compaction".
     pub async fn purge_table(&mut self, table: &str) -> Result<u64, LogError> {
         self.check_writable(table)?;
         let stream = open_stream(&self.js, &self.config, self.shard).await?;

@@ -434,6 +434,7 @@ impl Hand {
     /// for a referee replaying a record, who reports the renege and reads on.
     /// Anything else wrong with the play (not his turn, not his card, not
     /// card play) is still refused. Live play never calls this.
+    #[cfg(feature = "egn")]
     pub(crate) fn play_renege(&mut self, seat: Seat, card: Card) -> Result<(), RuleError> {
         if self.phase != Phase::Playing || seat != self.turn || self.sits_out(seat) {
             return self.check(seat, Action::Play { card });

@@ -3,6 +3,10 @@
 //! No I/O, no clock, no global random generator: a [`Game`] is a function of
 //! its [`Rules`], its seed and the actions applied to it.
 //!
+//! Game records in EGN (Euchre Game Notation) are read, verified and written
+//! by the `egn` module, behind the `egn` feature (on by default): the
+//! engine's only use of serde_json.
+//!
 //! ```
 //! use euchre_engine::{Game, Rules, Viewer};
 //!
@@ -40,6 +44,7 @@
 pub mod action;
 pub mod card;
 pub mod deal;
+#[cfg(feature = "egn")]
 pub mod egn;
 pub mod error;
 pub mod fairness;
@@ -63,5 +68,7 @@ pub use fairness::{Commitment, DealCheck, Salt, Seal};
 pub use game::{Game, GameResult, GameStart, ReplayError, RubberResult};
 pub use hand::{ActionList, Hand, Phase};
 pub use record::{GameRecord, HandRecord, SeatAction};
-pub use rules::{AllPass, Deck, FirstDealer, LonerLead, Preset, Rules, Scoring, TurnedDownSuit};
+pub use rules::{
+    AllPass, Deck, FirstDealer, GameForm, LonerLead, Preset, Rules, Scoring, TurnedDownSuit,
+};
 pub use view::GameView;

@@ -345,6 +345,49 @@ impl Preset {
     }
 }
 
+/// Who plays against whom: the shape of the game, whatever its other rules.
+/// Each form has its own ratings and leaderboard; see [`Rules::form`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameForm {
+    /// Four players in two partnerships.
+    Partnership,
+    /// Three players, the maker alone against the other two.
+    Cutthroat,
+    /// Three players and a dummy hand for the maker.
+    ThreeHanded,
+    /// Two players and a dummy hand for the maker.
+    TwoHanded,
+    /// Two players, no dummy.
+    TwoHandedPlain,
+}
+
+impl GameForm {
+    /// Every form, the partnership game first (the leaderboard's default).
+    pub const ALL: [GameForm; 5] = [
+        GameForm::Partnership,
+        GameForm::Cutthroat,
+        GameForm::ThreeHanded,
+        GameForm::TwoHanded,
+        GameForm::TwoHandedPlain,
+    ];
+
+    /// The form's name: the key of each stored rating and the `form` of the
+    /// HTTP API and the protocol, so a name never changes.
+    pub const fn name(self) -> &'static str {
+        match self {
+            GameForm::Partnership => "partnership",
+            GameForm::Cutthroat => "cutthroat",
+            GameForm::ThreeHanded => "three_handed",
+            GameForm::TwoHanded => "two_handed",
+            GameForm::TwoHandedPlain => "two_handed_plain",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<GameForm> {
+        GameForm::ALL.into_iter().find(|form| form.name() == name)
+    }
+}
+
 /// Rules that cannot be played.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RulesError {
@@ -421,6 +464,17 @@ impl Rules {
         if self.dummy { DUMMY_SIZE } else { 0 }
     }
 
+    /// The game form: the number of players, and whether there is a dummy.
+    pub const fn form(&self) -> GameForm {
+        match (self.players, self.dummy) {
+            (4, _) => GameForm::Partnership,
+            (3, false) => GameForm::Cutthroat,
+            (3, true) => GameForm::ThreeHanded,
+            (2, true) => GameForm::TwoHanded,
+            _ => GameForm::TwoHandedPlain,
+        }
+    }
+
     /// Whether players sit in partnerships: the four-handed game only.
     pub const fn partnerships(&self) -> bool {
         self.players == 4
@@ -454,6 +508,16 @@ mod tests {
             assert_eq!(Preset::from_name(preset.name()), Some(preset));
             assert_eq!(preset.rules().validate(), Ok(()));
         }
+    }
+
+    #[test]
+    fn each_form_has_its_own_name_and_its_presets() {
+        for form in GameForm::ALL {
+            assert_eq!(GameForm::from_name(form.name()), Some(form));
+            assert!(Preset::ALL.iter().any(|preset| preset.rules().form() == form), "{form:?}");
+        }
+        assert_eq!(GameForm::from_name("Partnership"), None);
+        assert_eq!(Rules::default().form(), GameForm::ALL[0]);
     }
 
     #[test]

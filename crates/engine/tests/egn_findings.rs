@@ -3,7 +3,7 @@
 //! `data/faulty/` are engine games written as EGN (without `playerCards`)
 //! and then damaged by hand; each file's `description` says how.
 
-use euchre_engine::egn::{self, Checked, Ending, Finding, Location, Step, VerifyError};
+use euchre_engine::egn::{self, Checked, Ending, Finding, Location, Problem, Step, VerifyError};
 use euchre_engine::{Card, Seat, Suit};
 
 fn checked(name: &str) -> Checked {
@@ -110,6 +110,21 @@ fn a_repeated_deal_is_reported_and_left_out() {
     let deals = &checked.verification.deals;
     assert_eq!((deals[3].ending, deals[3].points), (Ending::Repeated, [0, 0]));
     assert_eq!(deals[3].score, deals[2].score);
+}
+
+#[test]
+fn a_repeated_deal_number_is_reported_and_the_deal_scored() {
+    let checked = checked("repeated_deal_number");
+    assert_eq!(found(&checked), [("repeated_deal_number", setup(1))]);
+    assert_eq!(checked.findings[0].to_string(), "deal 1 is numbered 0, as deal 0 is");
+    assert!(!checked.findings[0].is_fault());
+    // Another deal under an old number: played, scored and in the rotation,
+    // so the file's finalScore adds up.
+    assert!(checked.verification.deals.iter().all(|d| d.ending == Ending::Played));
+    assert_eq!(
+        checked.verification.problems,
+        [Problem::RepeatedDealNumber { deal: 1, number: 0, of: 0 }]
+    );
 }
 
 #[test]

@@ -23,9 +23,9 @@ use euchre_protocol::{ErrorCode, PlayerInfo};
 use euchre_store::{Account, AccountClaim, ClaimOutcome, NewSession, PlayerRow, Store};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
+use crate::clock::now_ms;
 use crate::config::AccountSettings;
 use crate::identity::{self, Players};
-use crate::table::now_ms;
 
 /// The shortest and longest password accepted, in characters.
 pub const PASSWORD_CHARS: std::ops::RangeInclusive<usize> = 8..=128;

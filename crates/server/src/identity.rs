@@ -14,7 +14,7 @@ use lru::LruCache;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use crate::table::now_ms;
+use crate::clock::now_ms;
 
 /// The players the server knows: a cache in front of the store.
 #[derive(Debug)]

@@ -19,6 +19,7 @@ pub mod admission;
 pub mod api;
 pub mod app;
 pub mod client_address;
+pub mod clock;
 pub mod cluster;
 pub mod config;
 pub mod connection;

@@ -11,24 +11,23 @@
 //!
 //! A table rates a game that started with a person in every seat, unless it
 //! was set up unrated; the players rated are those seated at the start (a
-//! player who leaves a losing game is still rated). The result reaches the
-//! table as a [`TableNotice::Rated`] a moment after the game's end.
+//! player who leaves a losing game is still rated). [`Ratings::rate`]
+//! answers with the [`TableNotice::Rated`] to publish; the table that asked
+//! gets it back on its own mailbox, a moment after the game's end.
 
 use std::sync::Arc;
 
 use euchre_engine::{Rules, Seat};
-use euchre_protocol::{SeatRating, TableId, TableNotice};
+use euchre_protocol::{SeatRating, TableNotice};
 use euchre_store::{Glicko, RatedMatch, Store};
 use skillratings::Outcomes;
 use skillratings::glicko2::{Glicko2Config, Glicko2Rating, glicko2_rating_period};
 
-use crate::registry::Registry;
-use crate::table::{TableMessage, now_ms};
+use crate::clock::now_ms;
 
 /// A rated game that has just ended.
 #[derive(Clone, Debug)]
 pub struct FinishedGame {
-    pub table: TableId,
     pub match_id: String,
     pub rules: Rules,
     /// The player in each seat when the game started.
@@ -38,21 +37,21 @@ pub struct FinishedGame {
     pub winner: u8,
 }
 
-/// Rates finished games and tells their tables.
+/// Rates finished games.
 #[derive(Debug)]
 pub struct Ratings {
     store: Arc<dyn Store>,
-    registry: Registry,
 }
 
 impl Ratings {
-    pub fn new(store: Arc<dyn Store>, registry: Registry) -> Ratings {
-        Ratings { store, registry }
+    pub fn new(store: Arc<dyn Store>) -> Ratings {
+        Ratings { store }
     }
 
-    /// Rates `game`, stores the ratings and sends the table its notice. A
-    /// failure is logged: the game stays unrated, nothing else is lost.
-    pub async fn rate(&self, game: FinishedGame) {
+    /// Rates `game` and stores the ratings, answering with the notice for
+    /// the game's table. A failure is logged and answers `None`: the game
+    /// stays unrated, nothing else is lost.
+    pub async fn rate(&self, game: FinishedGame) -> Option<TableNotice> {
         let form = form(&game.rules);
         let sides: Vec<usize> = (0..game.players.len())
             .map(|seat| usize::from(game.rules.team_of(Seat(seat as u8)).0))
@@ -68,7 +67,7 @@ impl Ratings {
             Ok(changes) => changes,
             Err(error) => {
                 tracing::error!(%error, match_id = %game.match_id, "the game could not be rated");
-                return;
+                return None;
             }
         };
         let ratings = changes
@@ -82,25 +81,17 @@ impl Ratings {
                     as i32,
             })
             .collect();
-        let notice = TableNotice::Rated { form: form.to_owned(), ratings };
-        if let Some(table) = self.registry.get(&game.table) {
-            table.send(TableMessage::Rated(notice)).await;
-        }
+        Some(TableNotice::Rated { form: form.to_owned(), ratings })
     }
 }
 
 /// A player's rating before their first rated game in a form.
 const START: Glicko2Rating = Glicko2Rating::new();
 
-/// The name of the game form `rules` play, one rating for each.
+/// The name of the game form `rules` play, one rating for each: the
+/// engine's name, which keys the stored ratings.
 pub fn form(rules: &Rules) -> &'static str {
-    match (rules.players, rules.dummy) {
-        (4, _) => "partnership",
-        (3, false) => "cutthroat",
-        (3, true) => "three_handed",
-        (2, true) => "two_handed",
-        _ => "two_handed_plain",
-    }
+    rules.form().name()
 }
 
 /// The new ratings of a game's players (in seat order), from their ratings

@@ -16,12 +16,13 @@ use euchre_store::{LiveTable, Store, Write};
 
 use crate::accounts::Accounts;
 use crate::admission::Admission;
+use crate::clock::now_ms;
 use crate::config::{Settings, Timing};
 use crate::identity::Players;
 use crate::metrics::Metrics;
 use crate::ratings::Ratings;
 use crate::registry::Registry;
-use crate::table::{Table, TableConfig, TableHandle, TableMessage, now_ms};
+use crate::table::{Table, TableConfig, TableHandle, TableMessage};
 
 /// Cheap to clone: everything inside is shared.
 #[derive(Clone, Debug)]
@@ -57,7 +58,7 @@ impl AppState {
             Arc::new(Players::new(store.clone(), recorder.clone(), settings.limits.known_tokens));
         let accounts = Arc::new(Accounts::new(store.clone(), players.clone(), &settings.accounts));
         let registry = Registry::default();
-        let ratings = Arc::new(Ratings::new(store.clone(), registry.clone()));
+        let ratings = Arc::new(Ratings::new(store.clone()));
         let admission = Arc::new(Admission::new(&settings.limits));
         AppState {
             settings: Arc::new(settings),

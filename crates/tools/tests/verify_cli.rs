@@ -149,7 +149,7 @@ fn a_faulty_record_is_read_to_the_end() {
 
 #[test]
 fn every_kind_of_score_finding_is_reported() {
-    let names = ["wrong_dealer", "repeated_deal", "after_the_game_was_won"];
+    let names = ["wrong_dealer", "repeated_deal", "after_the_game_was_won", "repeated_deal_number"];
     let output = run(&names.map(faulty));
     assert_eq!(output.status.code(), Some(1));
     let docs = documents(&output);
@@ -159,6 +159,7 @@ fn every_kind_of_score_finding_is_reported() {
         findings(&docs[2]),
         (5..8).map(|deal| at("played_after_game_over", deal, "initial state")).collect::<Vec<_>>()
     );
+    assert_eq!(findings(&docs[3]), [at("repeated_deal_number", 1, "initial state")]);
 }
 
 #[test]

@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorBody};
+use crate::clock::now_ms;
 use crate::state::AppState;
-use crate::table::now_ms;
 
 /// The largest EGN file `POST /api/matches/import` takes. Real records are
 /// 2 to 25 KiB; a game to 255 points would still fit.

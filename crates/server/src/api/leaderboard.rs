@@ -3,6 +3,7 @@
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
+use euchre_engine::GameForm;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -10,10 +11,6 @@ use super::error::{ApiError, ErrorBody};
 use super::query::parse_limit;
 use super::sessions::AccountPlayer;
 use crate::state::AppState;
-
-/// The game forms, each with its own ratings.
-const FORMS: [&str; 5] =
-    ["partnership", "cutthroat", "three_handed", "two_handed", "two_handed_plain"];
 
 /// Places per page unless `limit` says otherwise, and the most it may say.
 /// Far past any board, and far from overflowing a rank.
@@ -59,12 +56,15 @@ pub struct Place {
 
 impl BoardParams {
     /// The form, the page size and the offset, or the first thing wrong.
-    fn parse(&self) -> Result<(&str, u32, u32), ApiError> {
-        let form = self.form.as_deref().unwrap_or(FORMS[0]);
-        if !FORMS.contains(&form) {
-            let message = format!("form must be one of {}, not {form:?}", FORMS.join(", "));
-            return Err(ApiError::bad_request("bad_form", message));
-        }
+    fn parse(&self) -> Result<(GameForm, u32, u32), ApiError> {
+        let form = match self.form.as_deref() {
+            None => GameForm::Partnership,
+            Some(name) => GameForm::from_name(name).ok_or_else(|| {
+                let names: Vec<&str> = GameForm::ALL.iter().map(|form| form.name()).collect();
+                let message = format!("form must be one of {}, not {name:?}", names.join(", "));
+                ApiError::bad_request("bad_form", message)
+            })?,
+        };
         let limit = parse_limit(self.limit.as_deref())?;
         let offset = match self.offset.as_deref() {
             None => 0,
@@ -105,7 +105,7 @@ pub(super) async fn leaderboard(
     let (form, limit, offset) = params.parse()?;
     // One more than asked, to know whether another page follows.
     let mut entries =
-        state.store.leaderboard(form, limit + 1, offset).await.map_err(ApiError::store)?;
+        state.store.leaderboard(form.name(), limit + 1, offset).await.map_err(ApiError::store)?;
     let more = entries.len() > limit as usize;
     entries.truncate(limit as usize);
     let places = entries
@@ -120,7 +120,7 @@ pub(super) async fn leaderboard(
         })
         .collect();
     Ok(Json(Leaderboard {
-        form: form.to_owned(),
+        form: form.name().to_owned(),
         places,
         next_offset: more.then_some(offset + limit),
     }))

@@ -3,7 +3,7 @@
 //! a played hand went, and the scrolled list the lobby and the history both
 //! show.
 
-use euchre_engine::{Action, Card, PlayedHand, Rules};
+use euchre_engine::{Action, Card, GameForm, PlayedHand, Rules};
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -23,12 +23,12 @@ pub(super) fn bold() -> Style {
 
 /// The game form in a few words.
 pub fn form_name(rules: &Rules) -> &'static str {
-    match (rules.players, rules.dummy) {
-        (4, _) => "4 players, partners",
-        (3, true) => "3 players, a dummy",
-        (3, false) => "cutthroat, 3 players",
-        (2, true) => "2 players, a dummy",
-        _ => "2 players",
+    match rules.form() {
+        GameForm::Partnership => "4 players, partners",
+        GameForm::ThreeHanded => "3 players, a dummy",
+        GameForm::Cutthroat => "cutthroat, 3 players",
+        GameForm::TwoHanded => "2 players, a dummy",
+        GameForm::TwoHandedPlain => "2 players",
     }
 }
 

@@ -1,0 +1,159 @@
+//! Moves made for a seat: by its bot after the bot's delay, or by a
+//! stand-in for a player who is away past the grace period or slow past the
+//! turn timer; a search bot decides on the blocking pool. And the table's
+//! timers: when the next move is due, and when an empty table closes.
+
+use std::time::Duration;
+
+use euchre_bots::Bot;
+use euchre_engine::{Action, Game, Seat, Viewer};
+use tokio::time::Instant;
+
+use super::{Sitter, Table};
+
+/// Where a game stands: the table's game number, the hand, and the actions
+/// taken in it. A decision is applied only where it was made.
+pub(super) type Position = (u32, u32, usize);
+
+/// A decision come back from the blocking pool, with the bot that made it
+/// (`None` if it panicked: a new one is made next time).
+#[derive(Debug)]
+pub(super) struct Decision {
+    pub(super) seat: Seat,
+    pub(super) position: Position,
+    pub(super) bot: Option<Box<dyn Bot>>,
+    pub(super) action: Option<Action>,
+}
+
+impl Table {
+    pub(super) fn turn_deadline(&self) -> Option<Instant> {
+        let seconds = self.settings.turn_seconds?;
+        Some(self.last_change + Duration::from_secs(u64::from(seconds)))
+    }
+
+    /// When the seat to act will be played automatically, if it will be.
+    fn automatic_move(&self) -> Option<(Seat, Instant)> {
+        let game = self.game.as_ref()?;
+        let seat = game.turn()?;
+        let state = &self.seats[seat.index()];
+        let bot_time = self.last_change + self.config.bot_delay;
+        match &state.sitter {
+            Some(Sitter::Bot(_)) => Some((seat, bot_time)),
+            Some(Sitter::Human(_)) => {
+                let away = state
+                    .away_since
+                    .map(|since| (since + self.config.reconnect_grace).max(bot_time));
+                let timed_out = self.turn_deadline();
+                let due = match (away, timed_out) {
+                    (Some(a), Some(t)) => Some(a.min(t)),
+                    (a, t) => a.or(t),
+                };
+                due.map(|due| (seat, due))
+            }
+            None => None,
+        }
+    }
+
+    pub(super) fn next_wake(&self) -> Option<Instant> {
+        let idle = self.empty_since.map(|since| since + self.config.idle_close);
+        // While a bot thinks, its move is not due again.
+        let bot = self.automatic_move().filter(|_| !self.thinking).map(|(_, due)| due);
+        match (bot, idle) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Runs what is due at `now`. False when the table should close.
+    pub fn on_timer(&mut self, now: Instant) -> bool {
+        if let Some(since) = self.empty_since
+            && now >= since + self.config.idle_close
+        {
+            return false;
+        }
+        if let Some((seat, due)) = self.automatic_move()
+            && now >= due
+            && !self.thinking
+            && self.play_for(seat)
+        {
+            self.after_change();
+        }
+        self.end_step();
+        true
+    }
+
+    /// A bot acts for `seat`: its own bot, or a stand-in for an absent or
+    /// slow player. A search bot thinks for milliseconds, which would hold up
+    /// every table sharing this worker: on a running table it decides on the
+    /// blocking pool and its action comes back as a [`Decision`]. True if the
+    /// action was taken now.
+    fn play_for(&mut self, seat: Seat) -> bool {
+        let Some(game) = &self.game else { return false };
+        let view = game.view(Viewer::Seat(seat));
+        let legal = game.legal_actions(seat);
+        let position = position(self.games_started, game);
+        let kind = match &self.seats[seat.index()].sitter {
+            Some(Sitter::Bot(kind)) => *kind,
+            _ => self.bot_kind,
+        };
+        let seed = self.bot_seed ^ u64::from(seat.0);
+        let mut bot = self.seats[seat.index()].bot.take().unwrap_or_else(|| kind.create(seed));
+        if let Some(decisions) = self.decisions.clone().filter(|_| kind.searches()) {
+            self.thinking = true;
+            tokio::task::spawn_blocking(move || {
+                let chosen = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    bot.choose(&view, &legal)
+                }));
+                let decision = match chosen {
+                    Ok(action) => Decision { seat, position, bot: Some(bot), action },
+                    Err(_) => Decision { seat, position, bot: None, action: None },
+                };
+                // The table may have closed meanwhile: then nobody waits.
+                let _ = decisions.send(decision);
+            });
+            return false;
+        }
+        let action = bot.choose(&view, &legal);
+        self.seats[seat.index()].bot = Some(bot);
+        self.take_bot_action(seat, action);
+        true
+    }
+
+    /// A decision from the blocking pool: applied if the game is still where
+    /// it was decided and the seat's move still due (a player may have come
+    /// back and played, or the game ended); otherwise dropped, and the timer
+    /// asks again if a move is due.
+    pub(super) fn decided(&mut self, decision: Decision) {
+        let Decision { seat, position: decided_at, bot, action } = decision;
+        self.thinking = false;
+        if let Some(bot) = bot {
+            self.seats[seat.index()].bot.get_or_insert(bot);
+        }
+        let current = self.game.as_ref().map(|game| position(self.games_started, game));
+        let due =
+            self.automatic_move().is_some_and(|(turn, due)| turn == seat && due <= Instant::now());
+        if current == Some(decided_at) && due {
+            self.take_bot_action(seat, action);
+            self.after_change();
+        }
+    }
+
+    fn take_bot_action(&mut self, seat: Seat, action: Option<Action>) {
+        // A bot declines only when nothing but a concession is offered, which the
+        // engine never leaves as the only choice on a turn: it waits then.
+        let Some(action) = action else {
+            tracing::error!(table = %self.id, seat = seat.0, "a bot had nothing to play");
+            self.last_change = Instant::now();
+            return;
+        };
+        if let Err(error) = self.apply(seat, action) {
+            tracing::error!(table = %self.id, %error, "a bot chose an illegal action");
+        }
+    }
+}
+
+/// Where `game`, the table's game number `games_started`, stands.
+pub(super) fn position(games_started: u32, game: &Game) -> Position {
+    let actions = game.record().hands.last().map_or(0, |hand| hand.actions.len());
+    (games_started, game.hand_number(), actions)
+}

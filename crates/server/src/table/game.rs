@@ -1,0 +1,234 @@
+//! A game at a table: its start, each action applied and the writes it
+//! makes, the fair-deal seals and reveals, and, once won, its rating.
+
+use euchre_engine::{Action, Commitment, Event, Game, GameRecord, Salt, Seat, Viewer};
+use euchre_protocol::{TableEvent, TableNotice};
+use euchre_store::{MatchSeat, Write};
+use tokio::time::Instant;
+
+use super::{Sitter, Table, TableMessage};
+use crate::clock::now_ms;
+use crate::ratings::FinishedGame;
+
+impl Table {
+    pub(super) fn begin_game(&mut self) {
+        let seed = uuid::Uuid::new_v4().as_u64_pair().0;
+        let mut game = match Game::new(self.rules, seed) {
+            Ok(game) => game,
+            Err(error) => {
+                // The rules were validated when the table was made.
+                tracing::error!(table = %self.id, %error, "cannot start a game");
+                return;
+            }
+        };
+        let commitment = seal_hand(&mut game);
+        self.games_started += 1;
+        let match_id = uuid::Uuid::now_v7().to_string();
+        let first_deal = game.current_deal_event();
+        self.delivery.writes.push(Write::MatchStarted {
+            id: match_id.clone(),
+            table_id: self.id.clone(),
+            number: self.games_started,
+            rules: self.rules,
+            seed,
+            start: game.start().clone(),
+            seats: self.match_seats(),
+            at: now_ms(),
+        });
+        self.delivery.writes.push(Write::HandDealt {
+            match_id: match_id.clone(),
+            number: 0,
+            deal: *game.hand().deal(),
+            seal: game.record().hands[0].seal,
+        });
+        self.rated_players = self.rated_players();
+        self.game = Some(game);
+        self.match_id = Some(match_id);
+        self.last_change = Instant::now();
+        self.publish(TableEvent::Table(TableNotice::GameStarted {
+            game: self.games_started,
+            rules: self.rules,
+        }));
+        self.publish(TableEvent::Game(first_deal));
+        if let Some(commitment) = commitment {
+            self.publish(TableEvent::Table(TableNotice::DealCommitted { hand: 0, commitment }));
+        }
+    }
+
+    /// The players to rate when the game starting now ends: a person in
+    /// every seat, at a table set up rated.
+    pub(super) fn rated_players(&self) -> Option<Vec<String>> {
+        if !self.settings.rated || self.config.ratings.is_none() {
+            return None;
+        }
+        self.seats
+            .iter()
+            .map(|state| match &state.sitter {
+                Some(Sitter::Human(player)) => Some(player.id.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Hands a game just won to the ratings, off the loop (they wait on the
+    /// store); their notice comes back on the table's own mailbox.
+    fn rate(&mut self, match_id: &str, scores: Vec<u16>, winner: u8) {
+        let (Some(players), Some(ratings)) = (self.rated_players.take(), &self.config.ratings)
+        else {
+            return;
+        };
+        let game = FinishedGame {
+            match_id: match_id.to_owned(),
+            rules: self.rules,
+            players,
+            scores,
+            winner,
+        };
+        let ratings = ratings.clone();
+        let mailbox = self.mailbox.clone();
+        tokio::spawn(async move {
+            // Rated and stored even if the table has closed meanwhile; only
+            // then is there nobody left to tell.
+            let Some(notice) = ratings.rate(game).await else { return };
+            if let Some(mailbox) = mailbox.upgrade() {
+                let _ = mailbox.send(TableMessage::Rated(notice)).await;
+            }
+        });
+    }
+
+    /// Who sits where, as a match records it.
+    fn match_seats(&self) -> Vec<MatchSeat> {
+        self.seats
+            .iter()
+            .enumerate()
+            .map(|(index, state)| {
+                let seat = index as u8;
+                let kind = match &state.sitter {
+                    Some(Sitter::Human(player)) => {
+                        return MatchSeat {
+                            seat,
+                            player_id: Some(player.id.clone()),
+                            bot: None,
+                            name: player.name.clone(),
+                        };
+                    }
+                    Some(Sitter::Bot(kind)) => *kind,
+                    None => self.bot_kind,
+                };
+                let bot = kind.name().to_owned();
+                MatchSeat { seat, player_id: None, name: format!("{bot} bot"), bot: Some(bot) }
+            })
+            .collect()
+    }
+
+    /// Who sits where, as stored (the seats of a spectator's view).
+    pub fn stored_seats(&self) -> serde_json::Value {
+        serde_json::to_value(self.state_for(Viewer::Spectator).seats).unwrap_or_default()
+    }
+
+    /// Records who sits where now.
+    pub(super) fn record_seats(&mut self) {
+        let seats = self.stored_seats();
+        self.delivery.writes.push(Write::TableSeats { id: self.id.clone(), seats });
+    }
+    /// Applies an action to the game and publishes what happened.
+    pub(super) fn apply(
+        &mut self,
+        seat: Seat,
+        action: Action,
+    ) -> Result<(), euchre_engine::RuleError> {
+        let game = self.game.as_mut().ok_or(euchre_engine::RuleError::GameOver)?;
+        let hand = game.hand_number();
+        let index = game.record().hands.last().map_or(0, |h| h.actions.len()) as u32;
+        let events = game.apply(seat, action)?;
+        let dealt = events.iter().any(|event| matches!(event, Event::HandDealt { .. }));
+        let commitment = if dealt { seal_hand(game) } else { None };
+        let ended = events.iter().any(|event| matches!(event, Event::HandEnded { .. }));
+        let mut reveal = if ended { reveal_notice(game.record(), hand) } else { None };
+        let next_deal = *game.hand().deal();
+        let next_seal = game.record().hands.last().and_then(|record| record.seal);
+        // The match ends with the game, or with a rubber's last game.
+        let (over, final_scores, games) = (game.is_over(), game.scores(), game.games().to_vec());
+        self.last_change = Instant::now();
+        for event in &events {
+            self.publish(TableEvent::Game(*event));
+            // The reveal right after the hand's end, the commitment right after the deal.
+            let notice = match event {
+                Event::HandEnded { .. } => reveal.take(),
+                Event::HandDealt { number, .. } => commitment
+                    .map(|commitment| TableNotice::DealCommitted { hand: *number, commitment }),
+                _ => None,
+            };
+            if let Some(notice) = notice {
+                self.publish(TableEvent::Table(notice));
+            }
+        }
+        let Some(match_id) = self.match_id.clone() else { return Ok(()) };
+        let at = now_ms();
+        let mut rated = None;
+        let writes = &mut self.delivery.writes;
+        writes.push(Write::Action {
+            match_id: match_id.clone(),
+            hand,
+            index,
+            seat: seat.0,
+            action,
+            seq: self.seq,
+            at,
+        });
+        for event in events {
+            match event {
+                Event::HandEnded { outcome, .. } => writes.push(Write::HandEnded {
+                    match_id: match_id.clone(),
+                    number: hand,
+                    outcome,
+                    at,
+                }),
+                Event::HandDealt { number, .. } => writes.push(Write::HandDealt {
+                    match_id: match_id.clone(),
+                    number,
+                    deal: next_deal,
+                    seal: next_seal,
+                }),
+                Event::GameWon { team, .. } if over => {
+                    writes.push(Write::MatchEnded {
+                        match_id: match_id.clone(),
+                        scores: final_scores.as_slice().to_vec(),
+                        winner: Some(team.0),
+                        at,
+                        games: games.clone(),
+                    });
+                    rated = Some(team.0);
+                }
+                _ => {}
+            }
+        }
+        if let Some(winner) = rated {
+            self.rate(&match_id, final_scores.as_slice().to_vec(), winner);
+        }
+        Ok(())
+    }
+}
+
+/// Seals the hand just dealt with a fresh salt from the operating system's
+/// generator, returning the commitment to publish. Should the generator
+/// fail, the hand is dealt unsealed (and says so) rather than sealed with a
+/// guessable salt.
+fn seal_hand(game: &mut Game) -> Option<Commitment> {
+    let mut salt = [0u8; 32];
+    match getrandom::fill(&mut salt) {
+        Ok(()) => Some(game.seal_hand(Salt(salt))),
+        Err(error) => {
+            tracing::error!(%error, "no random salt: the hand is dealt without a commitment");
+            None
+        }
+    }
+}
+
+/// The reveal of hand `number`, once it has ended: its deck in the
+/// committed order and its salt (none for a hand dealt unsealed).
+fn reveal_notice(record: &GameRecord, number: u32) -> Option<TableNotice> {
+    let hand = record.hands.get(number as usize)?;
+    let seal = hand.seal?;
+    Some(TableNotice::DealRevealed { hand: number, deck: hand.deal.deck(), salt: seal.salt })
+}

@@ -1,0 +1,126 @@
+//! How the world reaches a table: its handle and the messages it takes
+//! (commands with everything needed to answer them), the outbox it answers
+//! each connection through, and the timers and limits it is made with.
+
+use std::time::Duration;
+
+use euchre_engine::Action;
+use euchre_protocol::{CommandId, PlayerInfo, TableId, TableNotice};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::frame::Frame;
+
+/// Identifies one WebSocket connection.
+pub type ConnId = u64;
+
+/// Where a connection's messages go. Sending never waits: a connection whose
+/// queue is full is told it is too slow, and is dropped.
+#[derive(Clone, Debug)]
+pub struct Outbox {
+    tx: mpsc::Sender<Frame>,
+    too_slow: CancellationToken,
+}
+
+impl Outbox {
+    pub fn new(tx: mpsc::Sender<Frame>, too_slow: CancellationToken) -> Outbox {
+        Outbox { tx, too_slow }
+    }
+
+    /// How many more messages the connection's queue takes now.
+    pub fn room(&self) -> usize {
+        self.tx.capacity()
+    }
+
+    /// Queues `message`; false if the connection is gone or too slow.
+    pub fn send(&self, message: impl Into<Frame>) -> bool {
+        match self.tx.try_send(message.into()) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                self.too_slow.cancel();
+                false
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        }
+    }
+}
+
+/// What a connection asks of a table (in a cluster, also sent to the
+/// table's node as JSON).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub enum Request {
+    Sit { seat: Option<u8>, invite: Option<String> },
+    Watch { invite: Option<String> },
+    Resume { last_seq: u64 },
+    Leave,
+    Start,
+    Rematch,
+    Act(Action),
+    Chat(String),
+}
+
+/// A command with everything needed to answer it.
+#[derive(Debug)]
+pub struct TableCommand {
+    pub id: CommandId,
+    pub conn: ConnId,
+    pub player: PlayerInfo,
+    pub outbox: Outbox,
+    pub request: Request,
+    /// When the connection read it: for the action-latency metric.
+    pub received: std::time::Instant,
+}
+
+#[derive(Debug)]
+pub enum TableMessage {
+    Command(TableCommand),
+    /// The connection closed: its subscriptions end, its player is away.
+    Disconnected {
+        conn: ConnId,
+    },
+    /// A game here was rated (see [`crate::ratings`]): the notice to publish.
+    /// Sent by the table's own rating job, which it spawned at the game's end.
+    Rated(TableNotice),
+}
+
+/// A cheap, cloneable way to reach a table.
+#[derive(Clone, Debug)]
+pub struct TableHandle {
+    pub id: TableId,
+    tx: mpsc::Sender<TableMessage>,
+}
+
+impl TableHandle {
+    pub(super) fn new(id: TableId, tx: mpsc::Sender<TableMessage>) -> TableHandle {
+        TableHandle { id, tx }
+    }
+
+    /// Hands a message to the table without waiting; false if its mailbox
+    /// is full or it has closed.
+    pub fn try_send(&self, message: TableMessage) -> bool {
+        self.tx.try_send(message).is_ok()
+    }
+
+    /// Whether the table has stopped (closed, or moved to another node).
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
+    /// Hands a message to the table, waiting for room; false if it has closed.
+    pub async fn send(&self, message: TableMessage) -> bool {
+        self.tx.send(message).await.is_ok()
+    }
+}
+
+/// Timers and limits a table needs.
+#[derive(Clone, Debug)]
+pub struct TableConfig {
+    pub event_ring: usize,
+    pub bot_delay: Duration,
+    pub reconnect_grace: Duration,
+    /// How long a table with nobody connected stays open.
+    pub idle_close: Duration,
+    pub metrics: std::sync::Arc<crate::metrics::Metrics>,
+    /// Where finished rated games go; `None`: no game is rated.
+    pub ratings: Option<std::sync::Arc<crate::ratings::Ratings>>,
+}

@@ -1,0 +1,358 @@
+//! One table: an actor that owns its game alone.
+//!
+//! Connections talk to it through a bounded channel ([`TableHandle`]); it
+//! answers through each connection's bounded [`Outbox`], never waiting on a
+//! client. Every event gets the next `seq` and is kept in a ring for clients
+//! that resume; each receiver gets its own projection of it.
+//!
+//! This file holds the actor's state, how it is made or restored, and its
+//! loop; the rest of it is in its parts: `mailbox` (the handle and the
+//! messages a table takes), `requests` (what a connection asks of it),
+//! `game` (a game's start, its actions and their writes, its rating),
+//! `views` (events numbered and projected for each receiver, snapshots,
+//! prompts), `bots` (moves made for a seat, and when they are due) and
+//! `delivery` (messages held until their writes are durable).
+
+mod bots;
+mod delivery;
+mod game;
+mod mailbox;
+mod requests;
+mod views;
+
+#[cfg(test)]
+mod leak_audit;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use euchre_bots::{Bot, BotKind};
+use euchre_engine::{Game, Rules, Viewer};
+use euchre_protocol::{
+    Occupant, PlayerInfo, TableEvent, TableId, TableSettings, TableStatus, TableSummary,
+};
+use euchre_store::durable::Durability;
+use euchre_store::{LiveTable, Write};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use self::bots::Decision;
+use self::delivery::{Delivery, Kept, Outgoing};
+pub use self::mailbox::{
+    ConnId, Outbox, Request, TableCommand, TableConfig, TableHandle, TableMessage,
+};
+pub use self::views::project;
+use crate::clock::now_ms;
+use crate::registry::Registry;
+
+/// How far a restored table's seq jumps past its last stored action.
+const RESTORE_SEQ_GAP: u64 = 1 << 20;
+
+#[derive(Debug)]
+enum Sitter {
+    Human(PlayerInfo),
+    Bot(BotKind),
+}
+
+#[derive(Debug, Default)]
+struct SeatState {
+    sitter: Option<Sitter>,
+    /// The bot playing this seat: its own, or one standing in for an absent player.
+    bot: Option<Box<dyn Bot>>,
+    /// When the seated player lost their last connection.
+    away_since: Option<Instant>,
+}
+
+#[derive(Debug)]
+struct Subscriber {
+    viewer: Viewer,
+    player_id: String,
+    outbox: Outbox,
+}
+
+/// The table actor's state.
+#[derive(Debug)]
+pub struct Table {
+    id: TableId,
+    host: PlayerInfo,
+    settings: TableSettings,
+    rules: Rules,
+    bot_kind: BotKind,
+    /// Seeds this table's bots, so random bots differ from table to table.
+    bot_seed: u64,
+    invite: Option<String>,
+    config: TableConfig,
+    registry: Registry,
+    /// Its own mailbox, where work it hands off (a game's rating) reports
+    /// back; weak, so the table still stops once every handle is gone.
+    mailbox: mpsc::WeakSender<TableMessage>,
+    /// One per seat the rules have: 2, 3 or 4.
+    seats: Vec<SeatState>,
+    game: Option<Game>,
+    games_started: u32,
+    seq: u64,
+    ring: VecDeque<(u64, TableEvent)>,
+    subscribers: HashMap<ConnId, Subscriber>,
+    /// When the last game action (or start) happened: bots and timers count from here.
+    last_change: Instant,
+    /// When the table last had no connection at all.
+    empty_since: Option<Instant>,
+    /// The stored id of the game in progress.
+    match_id: Option<String>,
+    /// The players of the game in progress, by seat, when it is rated.
+    rated_players: Option<Vec<String>>,
+    /// Messages are held back until what caused them is durable.
+    delivery: Delivery,
+    /// Whether a search bot's decision is under way on the blocking pool.
+    thinking: bool,
+    /// Where decisions made on the blocking pool come back; set by
+    /// [`Table::run`] (a table driven by hand decides on the spot).
+    decisions: Option<mpsc::UnboundedSender<Decision>>,
+}
+
+impl Table {
+    /// A new table and the handle to reach it; run it with [`Table::run`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: TableId,
+        host: PlayerInfo,
+        settings: TableSettings,
+        rules: Rules,
+        bot_kind: BotKind,
+        invite: Option<String>,
+        config: TableConfig,
+        registry: Registry,
+        durability: Option<Arc<dyn Durability>>,
+    ) -> (Table, TableHandle, mpsc::Receiver<TableMessage>) {
+        let (tx, rx) = mpsc::channel(256);
+        let mut table = Table {
+            id: id.clone(),
+            host,
+            settings,
+            rules,
+            bot_kind,
+            bot_seed: uuid::Uuid::new_v4().as_u64_pair().0,
+            invite,
+            config,
+            registry,
+            mailbox: tx.downgrade(),
+            seats: (0..rules.players).map(|_| SeatState::default()).collect(),
+            game: None,
+            games_started: 0,
+            seq: 0,
+            ring: VecDeque::new(),
+            subscribers: HashMap::new(),
+            last_change: Instant::now(),
+            empty_since: Some(Instant::now()),
+            match_id: None,
+            rated_players: None,
+            delivery: Delivery::new(durability),
+            thinking: false,
+            decisions: None,
+        };
+        for seat in table.settings.bot_seats.clone() {
+            let kind = table.settings.seat_bots.iter().find(|named| named.seat == seat);
+            let kind = kind.and_then(|named| BotKind::from_name(&named.bot)).unwrap_or(bot_kind);
+            if let Some(state) = table.seats.get_mut(usize::from(seat)) {
+                state.sitter = Some(Sitter::Bot(kind));
+                state.bot = Some(kind.create(table.bot_seed ^ u64::from(seat)));
+            }
+        }
+        (table, TableHandle::new(id, tx), rx)
+    }
+
+    /// A table that was open when the server stopped, rebuilt from storage:
+    /// its settings, its seats (everybody away until they come back), and
+    /// its game replayed to where it was.
+    pub fn restore(
+        live: LiveTable,
+        config: TableConfig,
+        registry: Registry,
+        durability: Option<Arc<dyn Durability>>,
+    ) -> Result<(Table, TableHandle, mpsc::Receiver<TableMessage>), String> {
+        let settings: TableSettings = serde_json::from_value(live.settings)
+            .map_err(|error| format!("table {}: settings: {error}", live.id))?;
+        let rules = settings.resolve_rules()?;
+        let bot_kind = BotKind::from_name(&settings.bot).unwrap_or(BotKind::Basic);
+        let seats: Vec<Option<Occupant>> = serde_json::from_value(live.seats)
+            .map_err(|error| format!("table {}: seats: {error}", live.id))?;
+        let host = PlayerInfo { id: live.host.id, name: live.host.name };
+        let (mut table, handle, rx) = Table::new(
+            live.id,
+            host,
+            settings,
+            rules,
+            bot_kind,
+            live.invite,
+            config,
+            registry,
+            durability,
+        );
+        let now = Instant::now();
+        for (index, occupant) in seats.into_iter().enumerate().take(table.seats.len()) {
+            table.seats[index] = match occupant {
+                Some(Occupant::Player { player, .. }) => SeatState {
+                    sitter: Some(Sitter::Human(player)),
+                    bot: None,
+                    away_since: Some(now),
+                },
+                Some(Occupant::Bot { bot }) => {
+                    let kind = BotKind::from_name(&bot).unwrap_or(bot_kind);
+                    SeatState {
+                        sitter: Some(Sitter::Bot(kind)),
+                        bot: Some(kind.create(table.bot_seed ^ index as u64)),
+                        away_since: None,
+                    }
+                }
+                None => SeatState::default(),
+            };
+        }
+        if let Some(live_match) = live.game {
+            let game = Game::replay(&live_match.record)
+                .map_err(|error| format!("table {}: game: {error}", table.id))?;
+            table.game = Some(game);
+            table.match_id = Some(live_match.id);
+            table.games_started = live_match.number;
+            // Rated as before the restart if every seat still holds a person.
+            table.rated_players = table.rated_players();
+            // Events after the last stored action (chat, presence) are gone:
+            // jump the seq so that every client resumes from a snapshot.
+            table.seq = live_match.last_seq + RESTORE_SEQ_GAP;
+        }
+        Ok((table, handle, rx))
+    }
+
+    pub fn summary(&self) -> TableSummary {
+        TableSummary {
+            table: self.id.clone(),
+            host: self.host.name.clone(),
+            preset: self.settings.preset,
+            rules: self.rules,
+            private: self.settings.private,
+            seated: self.seats.iter().filter(|s| s.sitter.is_some()).count() as u8,
+            status: self.status(),
+            turn_seconds: self.settings.turn_seconds,
+            chat: self.settings.chat,
+        }
+    }
+
+    pub(super) fn status(&self) -> TableStatus {
+        match &self.game {
+            None => TableStatus::Open,
+            Some(game) if game.is_over() => TableStatus::Finished,
+            Some(_) => TableStatus::Playing,
+        }
+    }
+
+    /// The actor's loop. It waits on five things: its mailbox (connections'
+    /// commands and goodbyes, and the ratings of a game it finished), the
+    /// journal's word that held messages may go, a bot's decision back from
+    /// the blocking pool, its next timer (a move due, or closing when idle),
+    /// and shutdown. It runs until every handle is gone, the table is
+    /// abandoned, another node takes it over, or the server shuts down.
+    pub async fn run(mut self, mut rx: mpsc::Receiver<TableMessage>, shutdown: CancellationToken) {
+        let Some(mut durable) = self.delivery.durable_rx.take() else { return };
+        let mut closed = false;
+        let (decisions_tx, mut decisions) = mpsc::unbounded_channel();
+        self.decisions = Some(decisions_tx);
+        loop {
+            let wake = self.next_wake();
+            tokio::select! {
+                message = rx.recv() => match message {
+                    Some(message) => self.handle(message),
+                    None => break,
+                },
+                Some(kept) = durable.recv() => match kept {
+                    Kept::Released(ticket) => {
+                        let ready = self.delivery.release(ticket);
+                        self.deliver(ready);
+                    }
+                    Kept::Fenced => {
+                        // Another node took the table over: what is held was
+                        // never stored, so it is never sent.
+                        tracing::warn!(table = %self.id, "another node owns this table now; stopping it here");
+                        break;
+                    }
+                },
+                Some(decision) = decisions.recv() => {
+                    self.decided(decision);
+                    self.end_step();
+                }
+                () = sleep_until(wake) => {
+                    if !self.on_timer(Instant::now()) {
+                        // Abandoned: the table is closed for good.
+                        self.delivery.writes.push(Write::TableClosed { id: self.id.clone(), at: now_ms() });
+                        self.end_step();
+                        closed = true;
+                        break;
+                    }
+                }
+                () = shutdown.cancelled() => break,
+            }
+        }
+        if closed {
+            self.registry.remove(&self.id);
+        } else {
+            // Stopped, not closed: in a cluster another node carries it on.
+            self.registry.unload(&self.id);
+        }
+        tracing::debug!(table = %self.id, "table closed");
+    }
+
+    /// Handles one message.
+    pub fn handle(&mut self, message: TableMessage) {
+        match message {
+            TableMessage::Command(command) => self.command(command),
+            TableMessage::Disconnected { conn } => self.disconnected(conn),
+            TableMessage::Rated(notice) => self.publish(TableEvent::Table(notice)),
+        }
+        self.touch_connections();
+        self.end_step();
+    }
+
+    /// Sends (or holds until durable) what the last step produced.
+    pub(super) fn end_step(&mut self) {
+        // Dropping a slow receiver can publish a notice, which is a new step.
+        for _ in 0..8 {
+            let ready = self.delivery.finish_step(&self.id);
+            if ready.is_empty() && self.delivery.staged.is_empty() {
+                return;
+            }
+            self.deliver(ready);
+            if self.delivery.staged.is_empty() && self.delivery.writes.is_empty() {
+                return;
+            }
+        }
+    }
+
+    /// Sends messages; receivers too slow to take them are dropped.
+    fn deliver(&mut self, messages: Vec<Outgoing>) {
+        let mut too_slow = Vec::new();
+        for (conn, outbox, message) in messages {
+            if !outbox.send(message) && !too_slow.contains(&conn) {
+                too_slow.push(conn);
+            }
+        }
+        for conn in too_slow {
+            self.disconnected(conn);
+        }
+    }
+
+    fn touch_connections(&mut self) {
+        if self.subscribers.is_empty() {
+            self.empty_since.get_or_insert_with(Instant::now);
+        } else {
+            self.empty_since = None;
+        }
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
