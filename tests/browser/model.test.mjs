@@ -17,7 +17,7 @@ writeFileSync(join(copy, 'package.json'), '{"type":"module"}');
 const cards = await import(pathToFileURL(join(copy, 'cards.js')));
 const model = await import(pathToFileURL(join(copy, 'model.js')));
 // The views' words (no DOM needed to import them or for these functions).
-const tableView = await import(pathToFileURL(join(copy, 'table.js')));
+const tableText = await import(pathToFileURL(join(copy, 'text.js')));
 const historyView = await import(pathToFileURL(join(copy, 'history.js')));
 const seal = await import(pathToFileURL(join(copy, 'seal.js')));
 rmSync(copy, { recursive: true, force: true });
@@ -510,10 +510,10 @@ test('a rubber seen again by a snapshot keeps its games; one first seen mid-rubb
 test('the words for no trump and for a rubber\'s games, at the table and in history', () => {
   const table = play([...madeHand(0, 3, [2, 0]), { event: 'game_won', team: 0, scores: [2, 0] }], { options: { rubber: true, points_to_win: 2, allow_no_trump: true } });
   const outcome = { ending: 'played', maker: 0, makers: 0, trump: null, alone: true, tricks: [5, 0], points: [4, 0] };
-  assert.equal(tableView.outcomeText(table, outcome), 'Lone march! You called no trump alone and took 5 tricks: Us +4.');
-  assert.equal(tableView.describe(table, { event: 'no_trump_called', seat: 1, alone: false }), 'Left bot called no trump. No trump: no bowers, the led suit wins.');
-  assert.equal(tableView.gameBreakText(table), 'Game 1 to Us, 2–0; game 2 begins.');
-  assert.equal(tableView.describe(table, { event: 'game_won', team: 0, scores: [2, 0] }), 'Game 1 to Us, 2–0; game 2 begins.');
+  assert.equal(tableText.outcomeText(table, outcome), 'Lone march! You called no trump alone and took 5 tricks: Us +4.');
+  assert.equal(tableText.describe(table, { event: 'no_trump_called', seat: 1, alone: false }), 'Left bot called no trump. No trump: no bowers, the led suit wins.');
+  assert.equal(tableText.gameBreakText(table), 'Game 1 to Us, 2–0; game 2 begins.');
+  assert.equal(tableText.describe(table, { event: 'game_won', team: 0, scores: [2, 0] }), 'Game 1 to Us, 2–0; game 2 begins.');
   const who = { nameOf: (seat) => ['You', 'Left bot', 'Partner bot', 'Right bot'][seat], teamName: (team) => (team === 0 ? 'Us' : 'Them') };
   assert.equal(historyView.outcomeLine({ ...outcome, alone: false, tricks: [3, 2], points: [1, 0] }, who), 'Made it. You called no trump and took 3 tricks: Us +1.');
 
@@ -610,9 +610,9 @@ test('three-handed: the maker takes the dummy and discards three, seen by him al
   ].entries()) model.applyEvent(theirs, { type: 'event', table: 't3', seq: 13 + seq, event });
   assert.equal(theirs.game.tricks[0].cards.length, 3, 'three cards to a trick');
   assert.deepEqual(theirs.game.tricks_won, [1, 0, 0], 'one count per player');
-  assert.equal(tableView.seatName(theirs, 0), 'Ann');
-  assert.equal(tableView.seatName(theirs, 2), 'Left bot');
-  assert.equal(tableView.describe(theirs, hidden[6]), 'Ann took the dummy and discards three.');
+  assert.equal(tableText.seatName(theirs, 0), 'Ann');
+  assert.equal(tableText.seatName(theirs, 2), 'Left bot');
+  assert.equal(tableText.describe(theirs, hidden[6]), 'Ann took the dummy and discards three.');
 });
 
 test('three-handed: going alone means without the dummy; nobody sits out', () => {
@@ -627,7 +627,7 @@ test('three-handed: going alone means without the dummy; nobody sits out', () =>
   assert.equal(table.game.dummy_taken, false);
   assert.deepEqual([...model.sittingOut(table.game)], []);
   assert.equal(table.game.turn, 0);
-  assert.equal(tableView.describe(table, { event: 'trump_made', seat: 1, suit: 'diamonds', alone: true }),
+  assert.equal(tableText.describe(table, { event: 'trump_made', seat: 1, suit: 'diamonds', alone: true }),
     'Left bot ordered up diamonds, going without the dummy. Trump is diamonds.');
 });
 
@@ -638,16 +638,16 @@ test('cutthroat: one score per player, a euchre scores for both defenders, the w
   assert.deepEqual(table.game.scores, [0, 0, 0]);
   assert.deepEqual(table.game.tricks_won, [0, 0, 0]);
   assert.equal(table.game.turn, 1);
-  assert.deepEqual(tableView.sideOrder(table), [0, 1, 2]);
-  assert.equal(tableView.teamName(table, 0), 'You');
-  assert.equal(tableView.teamName(table, 2), 'Right bot');
+  assert.deepEqual(tableText.sideOrder(table), [0, 1, 2]);
+  assert.equal(tableText.teamName(table, 0), 'You');
+  assert.equal(tableText.teamName(table, 2), 'Right bot');
   const outcome = { ending: 'played', maker: 0, makers: 0, trump: 'spades', alone: false, tricks: [2, 2, 1], points: [0, 2, 2] };
-  assert.equal(tableView.outcomeText(table, outcome), 'Euchred! You called spades and took 2 tricks: Left bot +2, Right bot +2.');
+  assert.equal(tableText.outcomeText(table, outcome), 'Euchred! You called spades and took 2 tricks: Left bot +2, Right bot +2.');
   model.applyEvent(table, { type: 'event', table: 't3', seq: 4, event: { event: 'hand_ended', outcome, scores: [8, 10, 4] } });
   model.applyEvent(table, { type: 'event', table: 't3', seq: 5, event: { event: 'game_won', team: 1, scores: [8, 10, 4] } });
   assert.equal(table.game.winner, 1);
   assert.equal(table.summary.status, 'finished');
-  assert.equal(tableView.describe(table, { event: 'game_won', team: 1, scores: [8, 10, 4] }),
+  assert.equal(tableText.describe(table, { event: 'game_won', team: 1, scores: [8, 10, 4] }),
     'Game over: Left bot wins. You 8, Left bot 10, Right bot 4.');
   // A concession by the maker goes to the next seat.
   const conceded = playForm(CUTTHROAT, [
@@ -674,8 +674,8 @@ test('two-handed: two seats, you and one opposite, two cards to a trick', () => 
   assert.equal(table.game.tricks[0].cards.length, 2);
   assert.deepEqual(table.game.tricks_won, [0, 1]);
   assert.equal(table.game.turn, 1);
-  assert.equal(tableView.seatName(table, 1), 'Opponent bot');
-  assert.deepEqual(tableView.sideOrder(table), [0, 1]);
+  assert.equal(tableText.seatName(table, 1), 'Opponent bot');
+  assert.deepEqual(tableText.sideOrder(table), [0, 1]);
 });
 
 test('history: per-player scores and the winning seats in the two- and three-handed games', () => {
@@ -736,7 +736,7 @@ test("a live deal's seal: kept from the commitment, checked on the reveal, and n
   model.applyEvent(table, { type: 'event', table: 't1', seq: 4, event: { event: 'deal_committed', hand: 0, commitment } });
   assert.deepEqual(table.seal, { hand: 0, commitment, check: null });
   assert.notEqual(table.prompt, null, 'a seal is a notice: the prompt still stands');
-  assert.match(tableView.describe(table, { event: 'deal_committed', hand: 0, commitment }), /Hand 1's deal is sealed: commitment 3104dd3e…/);
+  assert.match(tableText.describe(table, { event: 'deal_committed', hand: 0, commitment }), /Hand 1's deal is sealed: commitment 3104dd3e…/);
 
   // The engine's test vector (crates/engine/src/fairness.rs), in the order the server reveals it.
   const deck = ['9s', 'Ts', 'Js', 'Qs', 'Ks', 'As', '9h', 'Th', 'Jh', 'Qh', 'Kh', 'Ah', '9c', 'Tc', 'Jc', 'Qc', 'Kc', 'Ac', '9d', 'Td', 'Jd', 'Qd', 'Kd', 'Ad'];
@@ -746,6 +746,6 @@ test("a live deal's seal: kept from the commitment, checked on the reveal, and n
   assert.equal(await seal.opens(deck, salt, commitment), true);
   assert.equal(await seal.opens([deck[1], deck[0], ...deck.slice(2)], salt, commitment), false, 'two cards swapped');
   assert.equal(await seal.opens(deck, `ac${'ab'.repeat(31)}`, commitment), false, 'another salt');
-  assert.match(tableView.sealText(0, 'verified'), /✓ Hand 1: deal verified/);
-  assert.match(tableView.sealText(0, 'mismatch'), /✗ Hand 1: .*does not match/);
+  assert.match(tableText.sealText(0, 'verified'), /✓ Hand 1: deal verified/);
+  assert.match(tableText.sealText(0, 'mismatch'), /✗ Hand 1: .*does not match/);
 });

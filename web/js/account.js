@@ -4,6 +4,7 @@
 // form; #/players/<id> is a player's profile with a small rating chart.
 
 import { h, replaceChildren } from './dom.js';
+import { signedChange } from './text.js';
 
 const FORMS = {
   partnership: 'Four players, partners',
@@ -27,8 +28,6 @@ async function api(method, url, { token = null, body = null } = {}) {
   }
   return answer;
 }
-
-const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '±0');
 
 function field(id, label, attributes) {
   const input = h('input', { id, name: id, required: true, ...attributes });
@@ -232,7 +231,7 @@ export class ProfileView {
           `${FORMS[r.form] ?? r.form}: `, h('strong', { class: 'profile-rating' }, String(r.rating)), ` ±${r.deviation}, ${r.games} rated`))),
       ratingChart(player.rating_history),
       player.rating_history.length > 0 && h('p', { class: 'muted' },
-        `Last game: ${signed(player.rating_history.at(-1).change)}`));
+        `Last game: ${signedChange(player.rating_history.at(-1).change)}`));
   }
 }
 

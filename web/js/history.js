@@ -12,7 +12,7 @@ import { canHash, opens } from './seal.js';
 
 const PAGE_SIZE = 20;
 // Where each seat sits, from the viewer's clockwise, by the number of
-// players (as at the table, js/table.js).
+// players (as at the table, js/text.js).
 const LAYOUTS = { 4: ['bottom', 'left', 'top', 'right'], 3: ['bottom', 'left', 'right'], 2: ['bottom', 'top'] };
 
 // The options shown apart from the preset's title (see `rulesNote`).

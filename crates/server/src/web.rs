@@ -65,6 +65,7 @@ const ASSETS: &[Asset] = &[
     asset!("js/rules.js", JS),
     asset!("js/seal.js", JS),
     asset!("js/table.js", JS),
+    asset!("js/text.js", JS),
 ];
 
 /// Each file's entity tag (the start of its SHA-256), computed once.

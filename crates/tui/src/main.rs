@@ -1,5 +1,5 @@
 //! `euchre-tui`: the thin I/O loop. It connects (as the saved identity, if
-//! any), then feeds the reducer in `app.rs` the server's updates, the keys
+//! any), then feeds the reducer in `app/` the server's updates, the keys
 //! pressed and each request's outcome, makes the requests it returns, and
 //! redraws.
 

@@ -1,7 +1,12 @@
 //! The application's state and its reducer: [`App::update`] takes one
 //! message (an update from the server, a key, the outcome of a request) and
 //! returns the requests to make. No I/O here: `main.rs` carries the requests
-//! out and feeds their outcomes back; `ui.rs` draws the state.
+//! out and feeds their outcomes back; `ui/` draws the state.
+//!
+//! This file holds the state, the server's updates and the requests'
+//! outcomes; `keys.rs` holds what each screen does with a key.
+
+mod keys;
 
 use std::time::{Duration, Instant};
 
@@ -11,7 +16,7 @@ use euchre_protocol::{
     LobbyFilter, LobbyPage, LobbyQuery, TableEvent, TableId, TableNotice, TableSettings,
     TableStatus, TableSummary,
 };
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 
 pub use crate::form::CreateForm;
 use crate::history::{MatchPage, MatchRow};
@@ -535,247 +540,6 @@ impl App {
                 }
                 self.error(format!("{} failed: {}", command.what(), describe(&error)));
             }
-        }
-        Vec::new()
-    }
-
-    fn on_key(&mut self, key: KeyEvent) -> Vec<Command> {
-        if key.kind == KeyEventKind::Release {
-            return Vec::new();
-        }
-        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
-            self.quit = true;
-            return Vec::new();
-        }
-        match self.screen {
-            Screen::Lobby => self.lobby_key(key),
-            Screen::Create => self.create_key(key),
-            Screen::Join => self.join_key(key),
-            Screen::Table => self.table_key(key),
-            Screen::History => self.history_key(key),
-            Screen::Replay => self.replay_key(key),
-        }
-    }
-
-    fn lobby_key(&mut self, key: KeyEvent) -> Vec<Command> {
-        let selected = self.lobby.get(self.lobby_selected).map(|summary| summary.table.clone());
-        match key.code {
-            KeyCode::Up => self.lobby_selected = self.lobby_selected.saturating_sub(1),
-            KeyCode::Down => {
-                let last = self.lobby.len().saturating_sub(1);
-                // Past the last one listed: the next page, if there is one.
-                if self.lobby_selected == last
-                    && !self.lobby_loading
-                    && let Some(next) = self.lobby_next.clone()
-                {
-                    self.lobby_loading = true;
-                    return vec![self.list_tables(Some(next))];
-                }
-                self.lobby_selected = (self.lobby_selected + 1).min(last)
-            }
-            KeyCode::Char('f') => {
-                self.lobby_open_only = !self.lobby_open_only;
-                self.lobby_selected = 0;
-                return vec![self.list_tables(None)];
-            }
-            KeyCode::Char('n') => {
-                self.screen = Screen::Create;
-                self.status = None;
-            }
-            KeyCode::Char('j') => {
-                self.screen = Screen::Join;
-                self.join_input.clear();
-                self.status = None;
-            }
-            KeyCode::Char('r') => return vec![self.list_tables(None)],
-            KeyCode::Char('h') => {
-                self.screen = Screen::History;
-                self.status = None;
-                self.history_loading = true;
-                return vec![Command::ListMatches];
-            }
-            KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
-            KeyCode::Enter => {
-                if let Some(table) = selected {
-                    self.invite = None;
-                    return vec![Command::Sit { table, seat: None, invite: None, or_watch: true }];
-                }
-            }
-            KeyCode::Char('w') => {
-                if let Some(table) = selected {
-                    self.invite = None;
-                    return vec![Command::Watch { table, invite: None }];
-                }
-            }
-            _ => {}
-        }
-        Vec::new()
-    }
-
-    fn history_key(&mut self, key: KeyEvent) -> Vec<Command> {
-        match key.code {
-            KeyCode::Esc | KeyCode::Char('q') => self.screen = Screen::Lobby,
-            KeyCode::Up => self.history_selected = self.history_selected.saturating_sub(1),
-            KeyCode::Down | KeyCode::PageDown | KeyCode::End => {
-                let last = self.history.len().saturating_sub(1);
-                let target = match key.code {
-                    KeyCode::Down => self.history_selected + 1,
-                    KeyCode::PageDown => self.history_selected + 10,
-                    _ => last,
-                };
-                // Past the last one loaded: the next page, if there is one.
-                if target > last
-                    && self.history_selected == last
-                    && !self.history_loading
-                    && let Some(cursor) = self.history_next.clone()
-                {
-                    self.history_loading = true;
-                    return vec![Command::MoreMatches(cursor)];
-                }
-                self.history_selected = target.min(last);
-            }
-            KeyCode::PageUp => self.history_selected = self.history_selected.saturating_sub(10),
-            KeyCode::Home => self.history_selected = 0,
-            KeyCode::Enter => match self.history.get(self.history_selected) {
-                Some(row) if row.finished => return vec![Command::FetchRecord(row.id.clone())],
-                Some(_) => {
-                    self.error("That match is still being played: its replay comes at the end.")
-                }
-                None => {}
-            },
-            _ => {}
-        }
-        Vec::new()
-    }
-
-    fn replay_key(&mut self, key: KeyEvent) -> Vec<Command> {
-        let Some(replay) = self.replay.as_mut() else {
-            self.screen = Screen::History;
-            return Vec::new();
-        };
-        let last = replay.record.hands.len().saturating_sub(1);
-        match key.code {
-            KeyCode::Esc | KeyCode::Char('q') => self.screen = Screen::History,
-            KeyCode::Left | KeyCode::Up => replay.hand = replay.hand.saturating_sub(1),
-            KeyCode::Right | KeyCode::Down | KeyCode::Enter | KeyCode::Char(' ') => {
-                replay.hand = (replay.hand + 1).min(last)
-            }
-            KeyCode::Home => replay.hand = 0,
-            KeyCode::End => replay.hand = last,
-            _ => {}
-        }
-        Vec::new()
-    }
-
-    fn create_key(&mut self, key: KeyEvent) -> Vec<Command> {
-        let form = &mut self.create;
-        match key.code {
-            KeyCode::Esc => self.screen = Screen::Lobby,
-            KeyCode::Up | KeyCode::BackTab => form.move_cursor(false),
-            KeyCode::Down | KeyCode::Tab => form.move_cursor(true),
-            KeyCode::Left => form.change(false),
-            KeyCode::Right | KeyCode::Char(' ') => form.change(true),
-            KeyCode::Enter => {
-                self.info("Creating the table…");
-                return vec![Command::Create(self.create.settings())];
-            }
-            _ => {}
-        }
-        Vec::new()
-    }
-
-    fn join_key(&mut self, key: KeyEvent) -> Vec<Command> {
-        match key.code {
-            KeyCode::Esc => self.screen = Screen::Lobby,
-            KeyCode::Backspace => {
-                self.join_input.pop();
-            }
-            KeyCode::Char(c) => self.join_input.push(c),
-            KeyCode::Enter => match invite::parse(&self.join_input) {
-                Some((table, invite)) => {
-                    self.invite = invite.clone();
-                    self.info(format!("Joining table {table}…"));
-                    return vec![Command::Sit { table, seat: None, invite, or_watch: true }];
-                }
-                None => {
-                    self.error("Type a table id (and its invite code), or paste an invite link.")
-                }
-            },
-            _ => {}
-        }
-        Vec::new()
-    }
-
-    fn table_key(&mut self, key: KeyEvent) -> Vec<Command> {
-        let Some(table) = self.table.as_ref() else {
-            self.screen = Screen::Lobby;
-            return Vec::new();
-        };
-        let id = table.id.clone();
-        if let Some(line) = self.chat_input.as_mut() {
-            match key.code {
-                KeyCode::Esc => self.chat_input = None,
-                KeyCode::Backspace => {
-                    line.pop();
-                }
-                KeyCode::Char(c) => line.push(c),
-                KeyCode::Enter => {
-                    let text = line.trim().to_owned();
-                    self.chat_input = None;
-                    if !text.is_empty() {
-                        return vec![Command::Chat(id, text)];
-                    }
-                }
-                _ => {}
-            }
-            return Vec::new();
-        }
-        let count = self.actions().len();
-        match key.code {
-            KeyCode::Left | KeyCode::Up if count > 0 => {
-                self.selected = (self.selected + count - 1) % count
-            }
-            KeyCode::Right | KeyCode::Down if count > 0 => {
-                self.selected = (self.selected + 1) % count
-            }
-            KeyCode::Char(digit @ '1'..='9') => {
-                let index = digit as usize - '1' as usize;
-                if index < count {
-                    self.selected = index;
-                }
-            }
-            KeyCode::Enter => {
-                if self.acting {
-                    return Vec::new();
-                }
-                if let Some(action) = self.actions().get(self.selected).copied() {
-                    self.acting = true;
-                    if let Some(model) = self.table.as_mut() {
-                        let seq = model.moved_at;
-                        self.sent_from =
-                            model.prompt.take().map(|actions| (id.clone(), seq, actions));
-                    }
-                    return vec![Command::Act(id, action)];
-                }
-            }
-            KeyCode::Char('c') => {
-                if table.summary.chat {
-                    self.chat_input = Some(String::new());
-                } else {
-                    self.error("This table has no chat.");
-                }
-            }
-            KeyCode::Char('s') if table.summary.status == TableStatus::Open => {
-                return vec![Command::Start(id)];
-            }
-            KeyCode::Char('r') if table.finished() => return vec![Command::Rematch(id)],
-            KeyCode::Char('l') | KeyCode::Esc => {
-                self.leave_table();
-                self.info(format!("Left table {id}."));
-                return vec![Command::Leave(id), self.list_tables(None)];
-            }
-            KeyCode::Char('q') => self.quit = true,
-            _ => {}
         }
         Vec::new()
     }

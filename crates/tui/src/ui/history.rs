@@ -1,0 +1,148 @@
+//! The player's matches (from the HTTP API) and a finished match replayed
+//! hand by hand: the deal, the bidding, the tricks and the outcome.
+
+use euchre_engine::view::sorted_for_display;
+use euchre_engine::{Action, HandOutcome, Seat};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Wrap};
+
+use super::text::{action_text, bold, card_span, fit, form_name, made_words, selectable_list};
+use crate::app::{App, Replay};
+use crate::history::MatchRow;
+
+pub(super) fn history(frame: &mut Frame, app: &App, area: Rect) {
+    let header = format!("{} {} {} players", fit("match", 10), fit("form", 22), fit("score", 11));
+    let history_row = |row: &MatchRow| {
+        let scores: Vec<String> = row.scores.iter().map(u16::to_string).collect();
+        let score =
+            if row.finished { scores.join("–") } else { format!("{} …", scores.join("–")) };
+        let names: Vec<&str> = row.seats.iter().map(|seat| seat.name.as_str()).collect();
+        format!(
+            "{} {} {} {}",
+            fit(&row.id, 10),
+            fit(form_name(&row.rules), 22),
+            fit(&score, 11),
+            names.join(", ")
+        )
+    };
+    let title = match (&app.history_next, app.history_loading) {
+        (_, true) if !app.history.is_empty() => {
+            format!(" Your matches ({}, loading more…) ", app.history.len())
+        }
+        (Some(_), _) => format!(" Your matches ({}, ↓ at the end for more) ", app.history.len()),
+        _ => format!(" Your matches ({}) ", app.history.len()),
+    };
+    let list = selectable_list(
+        area,
+        title,
+        header,
+        "No matches yet (or still loading).",
+        &app.history,
+        history_row,
+        app.history_selected,
+    );
+    frame.render_widget(list, area);
+}
+
+pub(super) fn replay_screen(frame: &mut Frame, replay: &Replay, area: Rect) {
+    let record = &replay.record;
+    let rules = record.rules;
+    let name = |seat: Seat| {
+        let name = replay.names.get(seat.index()).filter(|name| !name.is_empty());
+        name.cloned().unwrap_or_else(|| format!("seat {}", seat.0))
+    };
+    let mut lines = Vec::new();
+    let Some(hand) = record.hands.get(replay.hand) else {
+        frame.render_widget(
+            Paragraph::new("No hands in this match.").block(Block::bordered()),
+            area,
+        );
+        return;
+    };
+    lines.push(Line::from(vec![
+        Span::raw(format!("Dealer {} · up-card ", name(hand.deal.dealer))),
+        card_span(hand.deal.up_card),
+    ]));
+    for seat in Seat::all(rules.players) {
+        let mut spans = vec![Span::raw(format!("  {}", fit(&name(seat), 14)))];
+        for card in sorted_for_display(hand.deal.hands[seat.index()].to_vec(), None) {
+            spans.push(card_span(card));
+            spans.push(Span::raw(" "));
+        }
+        lines.push(Line::from(spans));
+    }
+    // The bidding, then the tricks, each led by its first card.
+    let mut bids = vec![Span::raw("Bids: ")];
+    let mut plays = Vec::new();
+    let mut out = 0;
+    for step in &hand.actions {
+        match step.action {
+            Action::Play { card } => plays.push((step.seat, card)),
+            action => {
+                if matches!(
+                    action,
+                    Action::OrderUp { alone: true }
+                        | Action::Call { alone: true, .. }
+                        | Action::CallNoTrump { alone: true }
+                ) && rules.partnerships()
+                {
+                    out += 1;
+                }
+                if action == Action::DefendAlone {
+                    out += 1;
+                }
+                bids.push(Span::raw(format!("{} ", name(step.seat))));
+                bids.extend(action_text(action));
+                bids.push(Span::raw(" · "));
+            }
+        }
+    }
+    bids.pop();
+    lines.push(Line::from(bids));
+    let per_trick = usize::from(rules.players).saturating_sub(out).max(1);
+    for (number, trick) in plays.chunks(per_trick).enumerate() {
+        let mut spans = vec![Span::raw(format!("  {}. ", number + 1))];
+        for (seat, card) in trick {
+            spans.push(Span::raw(format!("{} ", name(*seat))));
+            spans.push(card_span(*card));
+            spans.push(Span::raw("  "));
+        }
+        lines.push(Line::from(spans));
+    }
+    let points = |upto: usize| {
+        let mut total = vec![0u32; usize::from(rules.teams())];
+        for played in record.hands[..upto].iter().filter_map(|hand| hand.outcome) {
+            if let Some(points) = played.points() {
+                for (sum, point) in total.iter_mut().zip(points.iter()) {
+                    *sum += u32::from(*point);
+                }
+            }
+        }
+        total.iter().map(u32::to_string).collect::<Vec<_>>().join("–")
+    };
+    let outcome = match hand.outcome {
+        Some(HandOutcome::Played(played)) => {
+            let made = made_words(&played);
+            let tricks: Vec<String> = played.tricks.iter().map(u8::to_string).collect();
+            format!("{} {made} ({} tricks)", name(played.maker), tricks.join("–"))
+        }
+        Some(HandOutcome::ThrownIn(_)) => "Thrown in.".to_owned(),
+        None => "Not finished.".to_owned(),
+    };
+    // Rubbers start each game at 0: the running total would mislead there.
+    let score =
+        if rules.rubber { String::new() } else { format!(" · score {}", points(replay.hand + 1)) };
+    lines.push(Line::styled(format!("{outcome}{score}"), bold()));
+    let title = format!(
+        " Replay · match {} · hand {} of {} ",
+        replay.id.chars().take(8).collect::<String>(),
+        replay.hand + 1,
+        record.hands.len()
+    );
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).block(Block::bordered().title(title)),
+        area,
+    );
+}

@@ -1,0 +1,168 @@
+//! The screens before a table: the lobby's list of tables, the form for a
+//! new table, and joining one by its id or an invite link.
+
+use euchre_engine::Preset;
+use euchre_protocol::{TableStatus, TableSummary};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+
+use super::text::{bold, dim, fit, form_name, reversed, selectable_list};
+use crate::app::{App, CreateForm};
+use crate::form::{BOT_LEVELS, Field, SeatChoice, level_name};
+
+fn describe_preset(preset: Preset) -> &'static str {
+    match preset {
+        Preset::Standard => "our defaults",
+        Preset::StickTheDealer => "the dealer must call in round two",
+        Preset::Tournament => "club rules: the up-card cannot be discarded",
+        Preset::Classic => "the draw picks partners and the first dealer",
+        Preset::Farmers => "a farmer's hand may be thrown in",
+        Preset::Online => "stick the dealer, left of the loner leads",
+        Preset::ThreeHanded => "three players and a dummy hand",
+        Preset::Cutthroat => "three players, the maker against the others",
+        Preset::TwoHanded => "two players, a dummy, nines out",
+        Preset::TwoHandedPlain => "two players, the 24-card pack",
+        Preset::ClassicPiquet => "classic with the 32-card pack",
+        Preset::ClassicJoker => "classic with the joker",
+        Preset::ClassicRubber => "classic, best of three games",
+        Preset::FarmersEights => "farmer's hands, eights added",
+    }
+}
+
+fn status_name(status: TableStatus) -> &'static str {
+    match status {
+        TableStatus::Open => "open",
+        TableStatus::Playing => "playing",
+        TableStatus::Finished => "finished",
+    }
+}
+
+fn lobby_row(summary: &TableSummary) -> String {
+    format!(
+        "{} {} {} {} {}",
+        fit(&summary.table, 10),
+        fit(&format!("{} · {}", summary.preset.name(), form_name(&summary.rules)), 40),
+        fit(&format!("{}/{}", summary.seated, summary.rules.players), 5),
+        fit(status_name(summary.status), 9),
+        summary.host
+    )
+}
+
+/// "Public tables: open, a seat free (50 of 120; ↓ for more)".
+fn lobby_title(app: &App) -> String {
+    let which = if app.lobby_open_only { "open, a seat free" } else { "all" };
+    let more = match (&app.lobby_next, app.lobby_loading) {
+        (_, true) => "; loading…",
+        (Some(_), false) => "; ↓ for more",
+        (None, false) => "",
+    };
+    format!(" Public tables: {which} ({} of {}{more}) ", app.lobby.len(), app.lobby_total)
+}
+
+pub(super) fn lobby(frame: &mut Frame, app: &App, area: Rect) {
+    let header = format!(
+        "{} {} {} {} host",
+        fit("table", 10),
+        fit("form", 40),
+        fit("seats", 5),
+        fit("status", 9)
+    );
+    let list = selectable_list(
+        area,
+        lobby_title(app),
+        header,
+        if app.lobby_open_only {
+            "No open table has a free seat: press n to create one, f to see every table."
+        } else {
+            "No public tables yet: press n to create one."
+        },
+        &app.lobby,
+        lobby_row,
+        app.lobby_selected,
+    );
+    frame.render_widget(list, area);
+}
+
+pub(super) fn create(frame: &mut Frame, form: &CreateForm, area: Rect) {
+    let preset = form.preset();
+    let rules = preset.rules();
+    let cursor = form.current();
+    let line = |field: Field, label: String, value: String, note: &str| {
+        let style = if cursor == field { reversed() } else { Style::new() };
+        Line::from(vec![
+            Span::raw(format!("  {label:<10}")),
+            Span::styled(format!("‹ {value} ›"), style),
+            Span::styled(format!(" {note}"), dim()),
+        ])
+    };
+    let table_level = level_name(form.bot_level());
+    let mut lines = vec![
+        Line::raw(""),
+        line(Field::Preset, "Rules".into(), preset.name().to_owned(), ""),
+        Line::styled(
+            format!("            {} · {}", form_name(&rules), describe_preset(preset)),
+            dim(),
+        ),
+        Line::raw(""),
+    ];
+    for seat in form.other_seats() {
+        let value = match form.seat(seat) {
+            SeatChoice::Bot => format!("bot, the table's level ({table_level})"),
+            SeatChoice::BotAt(level) => {
+                format!("bot, {}", level_name(BOT_LEVELS[level % BOT_LEVELS.len()]))
+            }
+            SeatChoice::Open => "empty, for a person".into(),
+        };
+        lines.push(line(Field::Seat(seat), format!("Seat {seat}"), value, ""));
+    }
+    lines.push(line(
+        Field::BotLevel,
+        "Bot level".into(),
+        table_level.into(),
+        "also plays for anyone away",
+    ));
+    let bots = form.bot_seats().len();
+    let open = form.other_seats().len() - bots;
+    // At most 66 characters: under the values, within 80 columns.
+    let seats_note = match (bots, open) {
+        (_, 0) => format!("Seat 0 is yours, bots in the other {bots}: it starts at once."),
+        (0, _) => "Seat 0 is yours; the rest wait for people (s starts with bots).".into(),
+        (_, 1) => "Seat 0 is yours; 1 seat waits for a person (s starts with bots).".into(),
+        _ => format!("Seat 0 is yours; {open} seats wait for people (s starts with bots)."),
+    };
+    let seats_note = format!("            {seats_note}");
+    lines.push(Line::styled(seats_note, dim()));
+    lines.push(Line::raw(""));
+    let visibility = if form.private { "private: invite only" } else { "public: in the lobby" };
+    lines.push(line(Field::Private, "Table".into(), visibility.into(), ""));
+    let (rated, note) = match (form.rated, bots) {
+        (false, _) => ("no", ""),
+        (true, 0) => ("yes", "when every seat is a person"),
+        (true, _) => ("yes", "but a game with a bot never is"),
+    };
+    lines.push(line(Field::Rated, "Rated".into(), rated.into(), note));
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        format!("  {} rule presets: ←→ go through them all.", Preset::ALL.len()),
+        dim(),
+    ));
+    frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(" New table ")), area);
+}
+
+pub(super) fn join(frame: &mut Frame, app: &App, area: Rect) {
+    let lines = vec![
+        Line::raw(""),
+        Line::raw("  A table id, a table id and its invite code, or an invite link:"),
+        Line::raw(""),
+        Line::from(vec![Span::raw("  > "), Span::styled(format!("{}█", app.join_input), bold())]),
+        Line::raw(""),
+        Line::styled("  e.g.  t3   ·   t3 k9x2   ·   http://host/#/table/t3?invite=k9x2", dim()),
+    ];
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" Join a table ")),
+        area,
+    );
+}
