@@ -55,8 +55,8 @@ where
     state.metrics.connections_open.inc();
     state.metrics.connections_total.inc();
     let mut session = Session::new(conn, state.clone(), peer);
-    if let Some(cluster) = &state.cluster {
-        cluster.connected(
+    if let Some(remote_tables) = &state.remote_tables {
+        remote_tables.connected(
             conn,
             session.outbox.clone(),
             session.too_slow.clone(),
@@ -329,13 +329,15 @@ impl Session {
             matches!(request, Request::Sit { .. } | Request::Watch { .. } | Request::Resume { .. });
         let Some(handle) = self.state.registry.get(&table) else {
             // Another node's table, in a cluster: its owner answers.
-            let cluster = self.state.cluster.clone().ok_or(ErrorCode::NoSuchTable)?;
+            let remote_tables = self.state.remote_tables.clone().ok_or(ErrorCode::NoSuchTable)?;
             if joins {
                 // Before the request: a notice that the table moved must
                 // find the connection even if it comes before the answer.
-                cluster.joined(self.conn, &table);
+                remote_tables.joined(self.conn, &table);
             }
-            if let Err(refused) = cluster.forward(&table, id, self.conn, &player, request).await {
+            if let Err(refused) =
+                remote_tables.forward(&table, id, self.conn, &player, request).await
+            {
                 self.state.metrics.errors_sent.inc();
                 self.outbox.send(refused);
             } else if joins {
@@ -355,8 +357,8 @@ impl Session {
             return Err(ErrorCode::Busy.into());
         }
         if joins {
-            if let Some(cluster) = &self.state.cluster {
-                cluster.joined(self.conn, &table);
+            if let Some(remote_tables) = &self.state.remote_tables {
+                remote_tables.joined(self.conn, &table);
             }
             self.tables.insert(table);
         }
@@ -406,14 +408,14 @@ impl Session {
 
     /// Tells every table this connection joined that it is gone.
     fn disconnect(&mut self) {
-        if let Some(cluster) = &self.state.cluster {
-            cluster.gone(self.conn);
+        if let Some(remote_tables) = &self.state.remote_tables {
+            remote_tables.gone(self.conn);
         }
         for table in self.tables.drain() {
-            if let Some(cluster) = &self.state.cluster
+            if let Some(remote_tables) = &self.state.remote_tables
                 && self.state.registry.get(&table).is_none()
             {
-                cluster.left(self.conn, &table);
+                remote_tables.left(self.conn, &table);
                 continue;
             }
             if let Some(handle) = self.state.registry.get(&table) {

@@ -10,7 +10,8 @@
 //!   [`ratings`]: Glicko-2 ratings of finished games between people.
 //! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
 //! - [`web`]: the browser client at `/`, embedded at compile time.
-//! - [`cluster`]: cluster mode, several nodes on NATS JetStream and PostgreSQL (off by default).
+//! - [`cluster`]: cluster mode, several nodes on NATS JetStream and PostgreSQL (off by default);
+//!   [`placement`]: where tables live, the seam between the state and the cluster.
 //! - `testing` (the `testing` feature): the server in a test's own process,
 //!   on port 0 with its own data folder.
 
@@ -26,6 +27,7 @@ pub mod connection;
 pub mod frame;
 pub mod identity;
 pub mod metrics;
+pub mod placement;
 pub mod ratings;
 pub mod registry;
 pub mod state;

@@ -10,7 +10,6 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
-use euchre_store::durable::Durability;
 use euchre_store::writer::Recorder;
 use euchre_store::{LiveTable, Store, Write};
 
@@ -20,6 +19,7 @@ use crate::clock::now_ms;
 use crate::config::{Settings, Timing};
 use crate::identity::Players;
 use crate::metrics::Metrics;
+use crate::placement::{OneNode, Placement, RemoteTables};
 use crate::ratings::Ratings;
 use crate::registry::Registry;
 use crate::table::{Table, TableConfig, TableHandle, TableMessage};
@@ -38,16 +38,20 @@ pub struct AppState {
     pub shutdown: CancellationToken,
     pub store: Arc<dyn Store>,
     pub recorder: Recorder,
-    /// Where tables' writes become durable: the recorder's journal on one node.
-    pub durability: Arc<dyn Durability>,
-    /// In cluster mode: this node's part in the cluster; `None` on one node.
-    pub cluster: Option<Arc<crate::cluster::Node>>,
+    /// Where this node's tables live: their ids, where their writes become
+    /// durable, what stops them ([`OneNode`] unless built otherwise).
+    pub placement: Arc<dyn Placement>,
+    /// In a cluster: the tables other nodes own, for this node's
+    /// connections; `None` on one node.
+    pub remote_tables: Option<Arc<dyn RemoteTables>>,
     /// Connections per address and in all, the penalty box, new guests.
     pub admission: Arc<Admission>,
     next_conn: Arc<AtomicU64>,
 }
 
 impl AppState {
+    /// The state of one node alone; [`AppState::with_placement`] places its
+    /// tables otherwise (in a cluster).
     pub fn new(
         settings: Settings,
         shutdown: CancellationToken,
@@ -66,8 +70,8 @@ impl AppState {
             accounts,
             ratings,
             store,
-            durability: Arc::new(recorder.clone()),
-            cluster: None,
+            placement: Arc::new(OneNode::new(recorder.clone(), shutdown.clone())),
+            remote_tables: None,
             recorder,
             registry,
             metrics: Arc::new(Metrics::default()),
@@ -76,6 +80,16 @@ impl AppState {
             admission,
             next_conn: Arc::default(),
         }
+    }
+
+    /// This state with its tables placed by `placement`, and other nodes'
+    /// tables reached through `remote_tables`: before any table starts.
+    pub fn with_placement(
+        self,
+        placement: Arc<dyn Placement>,
+        remote_tables: Option<Arc<dyn RemoteTables>>,
+    ) -> AppState {
+        AppState { placement, remote_tables, ..self }
     }
 
     pub fn next_conn_id(&self) -> u64 {
@@ -141,11 +155,7 @@ impl AppState {
         if self.shutdown.is_cancelled() {
             return Err(ErrorCode::ShuttingDown.into());
         }
-        let table_id = match &self.cluster {
-            // A table starts on this node: its id must fall in a shard this node owns.
-            Some(cluster) => cluster.new_table_id().ok_or(ErrorCode::Unavailable)?,
-            None => Uuid::now_v7().simple().to_string(),
-        };
+        let table_id = self.placement.new_table_id().ok_or(ErrorCode::Unavailable)?;
         let invite = settings.private.then(|| Uuid::new_v4().simple().to_string()[..10].to_owned());
         let opened = Write::TableOpened {
             id: table_id.clone(),
@@ -163,13 +173,10 @@ impl AppState {
             invite.clone(),
             self.table_config(),
             self.registry.clone(),
-            Some(self.durability.clone()),
+            Some(self.placement.durability()),
         );
         let seats = Write::TableSeats { id: table_id.clone(), seats: table.stored_seats() };
-        let kept = match &self.cluster {
-            Some(cluster) => cluster.keep_and_wait(&table_id, vec![opened, seats]).await,
-            None => self.recorder.record_and_wait(vec![opened, seats]).await,
-        };
+        let kept = self.placement.keep(&table_id, vec![opened, seats]).await;
         kept.map_err(|_| Refusal::from(ErrorCode::Unavailable))?;
         self.spawn_table(table, handle, mailbox, &host.id);
         Ok((table_id, invite))
@@ -182,7 +189,7 @@ impl AppState {
             live,
             self.table_config(),
             self.registry.clone(),
-            Some(self.durability.clone()),
+            Some(self.placement.durability()),
         )?;
         self.spawn_table(table, handle, mailbox, &host_id);
         Ok(())
@@ -200,10 +207,7 @@ impl AppState {
         self.metrics.tables_created.inc();
         let metrics = self.metrics.clone();
         // In a cluster a table also stops when its shard moves to another node.
-        let shutdown = match &self.cluster {
-            Some(cluster) => cluster.stop_token(&table_id),
-            None => self.shutdown.clone(),
-        };
+        let shutdown = self.placement.stop_token(&table_id);
         metrics.tables_open.inc();
         self.tracker.spawn(async move {
             table.run(mailbox, shutdown).await;

@@ -3,6 +3,7 @@
 
 use crate::StoreError;
 use crate::conn::{Conn, Decodes, Param};
+use crate::rows::{AccountRow, SessionRow};
 use crate::{Account, AccountClaim, ClaimOutcome, Millis, NewSession, PlayerRow, Session};
 
 /// The guest's row, for a claim that overtakes the journal's `Player`
@@ -46,23 +47,6 @@ const REVOKE_SESSIONS_OF: &str =
 
 const SET_PASSWORD: &str =
     "UPDATE accounts SET password_hash = $2, updated_at = $3 WHERE player_id = $1";
-
-/// A row of [`ACCOUNT_BY_NAME`] or [`ACCOUNT_BY_PLAYER`].
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct AccountRow {
-    pub id: String,
-    pub name: String,
-    pub password_hash: String,
-}
-
-/// A row of [`SESSION_BY_TOKEN_HASH`].
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct SessionRow {
-    pub id: String,
-    pub name: String,
-    pub expires_at: i64,
-    pub revoked_at: Option<i64>,
-}
 
 fn text(value: &str) -> Param<'_> {
     Param::Text(Some(value))

@@ -1,6 +1,6 @@
 //! One connection type for the code both backends share: [`Conn`] runs one
 //! of [`crate::sql`]'s statements with bound [`Param`]s, and its rows decode
-//! into [`crate::sql`]'s row types. One blanket impl gives it to every sqlx
+//! into the row types of [`crate::rows`]. One blanket impl gives it to every sqlx
 //! connection whose database can do that, so sqlx's bounds are spelt out
 //! once, here, and the shared reads ([`crate::read`]) and writes
 //! ([`crate::write`]) say only `C: Conn`.
@@ -12,12 +12,21 @@ use sqlx::types::Json;
 use sqlx::{Connection, Database, Encode, Executor, FromRow, IntoArguments, Type};
 
 use crate::StoreError;
-use crate::accounts::{AccountRow, SessionRow};
-use crate::ratings::{BoardRow, FormRow, HistoryRow, PointRow, RatingRow};
-use crate::sql::{
-    ActionRow, HandRow, MatchRow, PageRow, SeatRow, StatsHandRow, StatsSeatRow, TableRow,
-    read_error,
+use crate::rows::{
+    AccountRow, ActionRow, BoardRow, FormRow, HandRow, HistoryRow, MatchRow, PageRow, PointRow,
+    RatingRow, SeatRow, SessionRow, StatsHandRow, StatsSeatRow, TableRow,
 };
+
+/// A failure to read: a column that does not decode means the stored data is
+/// not what this code wrote, which is corruption, not a database outage.
+fn read_error(error: sqlx::Error) -> StoreError {
+    match error {
+        sqlx::Error::ColumnDecode { .. } | sqlx::Error::Decode(_) => {
+            StoreError::Corrupt(error.to_string())
+        }
+        other => StoreError::Database(other),
+    }
+}
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 

@@ -26,6 +26,7 @@ pub mod live;
 pub mod postgres;
 mod ratings;
 mod read;
+mod rows;
 mod sql;
 pub mod sqlite;
 mod write;

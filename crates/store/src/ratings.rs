@@ -5,6 +5,7 @@
 
 use crate::StoreError;
 use crate::conn::{Conn, Decodes, Param};
+use crate::rows::{BoardRow, FormRow, HistoryRow, PointRow, RatingRow};
 use crate::{
     BoardEntry, FormRating, Glicko, PlayerRow, RateFn, RatedMatch, RatingChange, RatingPoint,
 };
@@ -44,55 +45,6 @@ const RATINGS_OF: &str = "\
 const HISTORY_OF: &str = "\
     SELECT form, match_id, rating_before, rating, at FROM rating_history WHERE player_id = $1 \
     ORDER BY at DESC, match_id DESC LIMIT $2";
-
-/// A row of [`LEADERBOARD`].
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct BoardRow {
-    pub id: String,
-    pub name: String,
-    pub rating: f64,
-    pub deviation: f64,
-    pub volatility: f64,
-    pub games: i64,
-}
-
-/// A row of [`RATINGS_OF`].
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct FormRow {
-    pub form: String,
-    pub rating: f64,
-    pub deviation: f64,
-    pub volatility: f64,
-    pub games: i64,
-}
-
-/// A row of [`HISTORY_OF`].
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct PointRow {
-    pub form: String,
-    pub match_id: String,
-    pub rating_before: Option<f64>,
-    pub rating: f64,
-    pub at: i64,
-}
-
-/// A row of [`RATING_OF`].
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct RatingRow {
-    pub rating: f64,
-    pub deviation: f64,
-    pub volatility: f64,
-}
-
-/// A row of [`HISTORY_OF_MATCH`].
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct HistoryRow {
-    pub player_id: String,
-    pub rating_before: Option<f64>,
-    pub rating: f64,
-    pub deviation: f64,
-    pub volatility: f64,
-}
 
 impl RatingRow {
     pub(crate) fn glicko(&self) -> Glicko {

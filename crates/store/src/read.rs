@@ -3,7 +3,8 @@
 //! these.
 
 use crate::conn::{Conn, Decodes, Param};
-use crate::sql::{self, MatchRow, TableRow};
+use crate::rows::{MatchRow, TableRow};
+use crate::sql;
 use crate::{
     LiveMatch, LiveTable, MatchDetail, MatchPage, MatchQuery, PlayerRow, PlayerStats, StoreError,
 };

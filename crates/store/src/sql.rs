@@ -1,5 +1,5 @@
-//! What the two backends share: the SQL text, the rows as read, and how rows
-//! become records, summaries and statistics.
+//! What the two backends share: the SQL text, and how the rows it reads
+//! ([`crate::rows`]) become records, summaries and statistics.
 //!
 //! PostgreSQL and sqlx's SQLite driver both take `$n` placeholders, `ON
 //! CONFLICT` and `LIMIT $n`, so one statement serves both wherever the
@@ -12,11 +12,12 @@
 use std::collections::HashMap;
 
 use euchre_engine::{
-    Action, Deal, Game, GameRecord, GameResult, GameStart, HandOutcome, HandRecord, MAX_TEAMS,
-    PerTeam, Rules, Seal, Seat, SeatAction, Team,
+    Game, GameRecord, HandOutcome, HandRecord, MAX_TEAMS, PerTeam, Rules, Seat, SeatAction, Team,
 };
-use sqlx::types::Json;
 
+use crate::rows::{
+    ActionRow, HandRow, MatchRow, PageRow, SeatRow, StatsHandRow, StatsSeatRow, TableRow,
+};
 use crate::{
     Cursor, MatchPage, MatchQuery, MatchSeat, MatchSummary, PlayerRow, PlayerStats, StoreError,
 };
@@ -162,105 +163,7 @@ pub(crate) const TIME_PLAYED: &str = "\
     FROM matches m WHERE m.ended_at IS NOT NULL AND m.id IN ( \
         SELECT s.match_id FROM match_seats s WHERE s.player_id = $1)";
 
-// --- Rows as read. ---
-
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct MatchRow {
-    pub id: String,
-    pub table_id: String,
-    pub number: i64,
-    pub rules: Json<Rules>,
-    pub seed: i64,
-    pub start: Json<GameStart>,
-    pub started_at: i64,
-    pub ended_at: Option<i64>,
-    pub rubber: Option<Json<Vec<GameResult>>>,
-}
-
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct SeatRow {
-    pub seat: i64,
-    pub player_id: Option<String>,
-    pub bot: Option<String>,
-    pub name: String,
-    pub side: i64,
-    /// The side's score.
-    pub score: i64,
-    /// Whether the side won; NULL until the match ends with a winner.
-    pub won: Option<bool>,
-}
-
-/// A row of [`LIST_MATCHES`]: a match and one of its seats (none if the
-/// match has no seats stored).
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct PageRow {
-    #[sqlx(flatten)]
-    pub game: MatchRow,
-    pub seat: Option<i64>,
-    pub player_id: Option<String>,
-    pub bot: Option<String>,
-    pub name: Option<String>,
-    pub side: Option<i64>,
-    pub score: Option<i64>,
-    pub won: Option<bool>,
-}
-
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct HandRow {
-    pub number: i64,
-    pub deal: Json<Deal>,
-    pub outcome: Option<Json<HandOutcome>>,
-    pub seal: Option<Json<Seal>>,
-}
-
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct ActionRow {
-    pub hand: i64,
-    pub idx: i64,
-    pub seat: i64,
-    pub action: Json<Action>,
-    pub seq: i64,
-}
-
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct TableRow {
-    pub id: String,
-    pub host_id: String,
-    pub host_name: Option<String>,
-    pub settings: Json<serde_json::Value>,
-    pub invite: Option<String>,
-    pub seats: Json<serde_json::Value>,
-    pub live_match: Option<String>,
-}
-
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct StatsSeatRow {
-    pub match_id: String,
-    pub seat: i64,
-    pub player_id: Option<String>,
-    pub side: i64,
-    pub score: i64,
-    pub won: Option<bool>,
-}
-
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct StatsHandRow {
-    pub match_id: String,
-    pub outcome: Json<HandOutcome>,
-}
-
 // --- Conversions. ---
-
-/// A failure to read: a column that does not decode means the stored data is
-/// not what this code wrote, which is corruption, not a database outage.
-pub(crate) fn read_error(error: sqlx::Error) -> StoreError {
-    match error {
-        sqlx::Error::ColumnDecode { .. } | sqlx::Error::Decode(_) => {
-            StoreError::Corrupt(error.to_string())
-        }
-        other => StoreError::Database(other),
-    }
-}
 
 fn narrow<T: TryFrom<i64>>(value: i64, what: &str) -> Result<T, StoreError> {
     T::try_from(value).map_err(|_| StoreError::Corrupt(format!("{what} {value} is out of range")))

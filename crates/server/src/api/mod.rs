@@ -1,6 +1,7 @@
 //! The HTTP API under `/api`, one module per resource:
 //! [`matches`](mod@matches) (the list, one match, its engine record),
-//! [`replay`] (a match replayed hand by hand), [`export`] (EGN files),
+//! [`replay`] (a match replayed hand by hand) with [`views`] (a match as
+//! the API shows it, listed and in full), [`export`] (EGN files),
 //! [`import`] (EGN imports), [`players`] (profiles), [`leaderboard`], [`accounts`] (claiming a name,
 //! changing the password) and [`sessions`] (logging in and out); with
 //! [`query`] for the list's filters and cursors and [`error`] for the
@@ -45,6 +46,7 @@ pub mod players;
 pub mod query;
 pub mod replay;
 pub mod sessions;
+pub mod views;
 
 pub use error::{ApiError, ErrorBody, FindingBody};
 pub use import::{IMPORT_LIMIT, IMPORT_TABLE, import_writes, parse_import};

@@ -1,137 +1,10 @@
 //! One match in full, replayed through the engine: every hand, its actions
 //! and tricks, and the hidden cards only once the match is over.
 
-use euchre_engine::{
-    Action, Card, CardSet, Commitment, DealCheck, Event, Hand, HandOutcome, HandRecord, Rules,
-    Salt, Suit, fairness,
-};
+use euchre_engine::{Event, Hand, HandRecord, Rules, fairness};
 use euchre_store::MatchDetail;
-use serde::Serialize;
-use utoipa::ToSchema;
 
-use super::matches::MatchSummaryView;
-
-/// A match in full: every hand, with the hidden cards once it is over.
-#[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct MatchView {
-    #[serde(flatten)]
-    pub summary: MatchSummaryView,
-    /// Whether the deals and discards are shown: only once the match is over.
-    pub cards_revealed: bool,
-    /// Who dealt first.
-    pub first_dealer: u8,
-    pub hands: Vec<HandView>,
-}
-
-/// One hand: the public record always, the cards dealt once the match is over.
-#[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct HandView {
-    /// Counting from 0.
-    pub number: u32,
-    pub dealer: u8,
-    #[schema(value_type = String, example = "Jh")]
-    pub up_card: Card,
-    /// Each seat's five cards as dealt, one hand per seat (four, three or
-    /// two); `null` while the match is in progress.
-    #[schema(value_type = Option<Vec<Vec<String>>>)]
-    pub hands: Option<Vec<CardSet>>,
-    /// The three-card dummy of the two- and three-handed games that have
-    /// one, as dealt; `null` while the match is in progress, and in the
-    /// games without a dummy.
-    #[schema(value_type = Option<Vec<String>>)]
-    pub dummy: Option<CardSet>,
-    /// The face-down rest of the kitty; `null` while the match is in progress.
-    #[schema(value_type = Option<Vec<String>>)]
-    pub kitty: Option<CardSet>,
-    /// Every action in order: bids, the discard, plays, claims, concessions.
-    pub actions: Vec<ActionView>,
-    /// The tricks as played; the last may be incomplete.
-    pub tricks: Vec<TrickView>,
-    /// How the hand ended (the engine's `HandOutcome`); `null` while it is played.
-    #[schema(value_type = Option<Object>)]
-    pub outcome: Option<HandOutcome>,
-    /// The match score after this hand, one per side as in the summary
-    /// (in a rubber, the score of the game this hand belongs to).
-    pub scores: Vec<u16>,
-    /// The SHA-256 commitment to this deal that every seat was sent before
-    /// the first bid (docs/security.md); `null` for a hand dealt before
-    /// deals were sealed.
-    #[schema(value_type = Option<String>, example = "3104dd3e8e0bbc6fb46da716e3ecec60b800a5ec67a7c6680d6b7c8e0db845ca")]
-    pub commitment: Option<Commitment>,
-    /// The salt that opens the commitment; `null` while the match is in
-    /// progress. SHA-256 of `euchre-deal-v1:` + the deck (`hands` in seat
-    /// order, `dummy`, `up_card`, `kitty`, each card as listed here, joined
-    /// by commas) + `:` + `salt` is `commitment`.
-    #[schema(value_type = Option<String>)]
-    pub salt: Option<Salt>,
-    /// The server's check of the above: `verified`, `mismatch` (the stored
-    /// hand is not the one committed to), or `unsealed` (no commitment was
-    /// made); `null` while the match is in progress.
-    #[schema(value_type = Option<String>, example = "verified")]
-    pub deal_check: Option<DealCheck>,
-}
-
-/// One action, as the engine names it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
-pub struct ActionView {
-    pub seat: u8,
-    /// The engine's name for it: `pass`, `order_up`, `call`, `discard`,
-    /// `play`, `claim`, `concede`, … (`Action::name`).
-    pub action: String,
-    /// For `order_up` and `call`: the maker goes alone.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub alone: Option<bool>,
-    /// For `call`, and for `name_suit` (the suit a turned-up joker stands
-    /// for): the suit named.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>, example = "hearts")]
-    pub suit: Option<Suit>,
-    /// For `play`; for `discard` and `pass_card` once the match is over
-    /// (until then they are face down).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>, example = "9s")]
-    pub card: Option<Card>,
-}
-
-impl ActionView {
-    fn new(seat: u8, action: Action, revealed: bool) -> ActionView {
-        let mut view = ActionView {
-            seat,
-            action: action.name().to_owned(),
-            alone: None,
-            suit: None,
-            card: None,
-        };
-        match action {
-            Action::OrderUp { alone } => view.alone = Some(alone),
-            Action::Call { suit, alone } => (view.suit, view.alone) = (Some(suit), Some(alone)),
-            Action::NameSuit { suit } => view.suit = Some(suit),
-            Action::Play { card } => view.card = Some(card),
-            Action::Discard { card } | Action::PassCard { card } if revealed => {
-                view.card = Some(card)
-            }
-            // Any other card an action carries stays hidden: secrecy by default.
-            _ => {}
-        }
-        view
-    }
-}
-
-/// A trick: the cards in playing order (the first is the lead) and who won it.
-#[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct TrickView {
-    pub plays: Vec<PlayView>,
-    /// The seat that took it; `null` while it is being played.
-    pub winner: Option<u8>,
-}
-
-/// One card played, and by whom.
-#[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct PlayView {
-    pub seat: u8,
-    #[schema(value_type = String, example = "Jh")]
-    pub card: Card,
-}
+use super::views::{ActionView, HandView, MatchSummaryView, MatchView, PlayView, TrickView};
 
 /// Whether a match is over, so its hidden cards may be shown. The replayed
 /// winner counts too: the last action and `MatchEnded` may be stored a
@@ -230,7 +103,7 @@ fn hand_view(
 mod tests {
     use super::*;
     use crate::api::testing::{detail, game_in_progress};
-    use euchre_engine::Game;
+    use euchre_engine::{Action, Card, CardSet, DealCheck, Game, HandOutcome, Salt};
 
     #[test]
     fn each_hand_reports_whether_its_deal_opens_its_commitment() {
@@ -279,15 +152,6 @@ mod tests {
         old.record.hands.iter_mut().for_each(|hand| hand.seal = None);
         let old = match_view(&old).expect("replays");
         assert!(old.hands.iter().all(|h| h.deal_check == Some(DealCheck::Unsealed)));
-    }
-
-    #[test]
-    fn the_suit_named_for_a_turned_up_joker_is_shown() {
-        let named = ActionView::new(3, Action::NameSuit { suit: Suit::Hearts }, false);
-        assert_eq!(
-            (named.action.as_str(), named.suit, named.card),
-            ("name_suit", Some(Suit::Hearts), None)
-        );
     }
 
     /// Every card code in a JSON value.

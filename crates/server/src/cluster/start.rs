@@ -1,0 +1,105 @@
+//! Joining the cluster: connect to NATS, open the shared buckets, build
+//! this node, place the state's tables with it, and start its loops.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_nats::jetstream;
+use euchre_cluster::{Leases, LogConfig, Ownership, ShardLogs};
+use tokio::sync::mpsc;
+
+use super::Node;
+use super::durability::{Logged, purge_closed};
+use super::lobby::{mirror_lobby, watch_lobby};
+use crate::state::AppState;
+
+/// The buckets every node of a cluster shares.
+const OWNERS: &str = "euchre_owners";
+const NODES: &str = "euchre_nodes";
+const LOBBY: &str = "euchre_lobby";
+
+/// Whether `name` can be one token of a NATS subject and a bucket key.
+fn valid_node_id(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// Joins the cluster: connects to NATS, opens the buckets, and starts the
+/// lease loop and the node's listeners. Returns the state to serve with:
+/// `state`, its tables placed in this node's shards.
+pub async fn start(state: AppState) -> anyhow::Result<AppState> {
+    let settings = state.settings.cluster.clone();
+    anyhow::ensure!(
+        state.settings.database_url.expose().starts_with("postgres"),
+        "cluster mode needs a shared PostgreSQL database: set database_url to postgres://…"
+    );
+    let id = if settings.node_id.is_empty() {
+        format!("node-{}", &uuid::Uuid::new_v4().simple().to_string()[..12])
+    } else {
+        settings.node_id.clone()
+    };
+    anyhow::ensure!(valid_node_id(&id), "cluster.node_id {id:?}: use letters, digits, - and _");
+    let client = async_nats::connect(settings.nats_url.as_str()).await?;
+    tracing::debug!(node = %id, "connected to NATS");
+    let js = jetstream::new(client.clone());
+    let ttl = Duration::from_millis(settings.lease_ttl_ms.max(300));
+    let replicas = settings.replicas.max(1);
+    let owners = Leases::open(&js, OWNERS, ttl, replicas).await?;
+    let nodes = Leases::open(&js, NODES, ttl, replicas).await?;
+    let lobby = euchre_cluster::open_bucket(
+        &js,
+        LOBBY,
+        "Euchre lobby: every table of the cluster",
+        None,
+        replicas,
+    )
+    .await
+    .map_err(anyhow::Error::msg)?;
+    tracing::debug!(node = %id, "buckets open");
+    let shards = settings.shards.max(1);
+    let (changes_tx, changes) = mpsc::unbounded_channel();
+    let ownership = Ownership::new(&id, shards, owners, nodes.clone(), changes_tx.clone());
+    let validity = ownership.validity();
+    let logs = ShardLogs::new(shards).with_validity(validity.clone());
+    let (durability, closed_rx) = Logged::new(logs.clone(), state.recorder.clone());
+    let durability = Arc::new(durability);
+    let health = state.recorder.health().clone();
+    tokio::spawn(purge_closed(logs.clone(), health, closed_rx, state.shutdown.clone()));
+    let node = Arc::new(Node {
+        id: id.clone(),
+        shards,
+        client: client.clone(),
+        js,
+        log_config: LogConfig { replicas, ..LogConfig::default() },
+        logs,
+        durability: durability.clone(),
+        validity,
+        changes: changes_tx,
+        nodes,
+        owned: Mutex::default(),
+        shutdown: state.shutdown.clone(),
+        locals: Mutex::default(),
+        remotes: Mutex::default(),
+        outbound_queue: state.settings.limits.outbound_queue.max(1),
+        registry: state.registry.clone(),
+    });
+    let state = state.with_placement(node.clone(), Some(node.clone()));
+    state.players.write_guests_through();
+
+    let deliveries = client.subscribe(format!("euchre.to.{id}")).await?;
+    tokio::spawn(node.clone().deliver(deliveries));
+    let moved = client.subscribe("euchre.moved.*").await?;
+    tokio::spawn(node.clone().on_moved(moved));
+
+    let (mirror, mirrored) = mpsc::unbounded_channel();
+    state.registry.mirror_to(mirror);
+    tokio::spawn(mirror_lobby(lobby.clone(), mirrored));
+    let watch = lobby.watch_with_history(">").await?;
+    tokio::spawn(watch_lobby(watch, state.clone()));
+    tracing::debug!(node = %id, "lobby watched");
+
+    state.tracker.spawn(ownership.run(state.shutdown.clone()));
+    tokio::spawn(node.clone().follow(changes, state.clone()));
+    tokio::spawn(node.clone().sweep_dead_nodes(state.clone(), ttl));
+    tracing::info!(node = %id, shards, "joined the cluster");
+    Ok(state)
+}

@@ -1,0 +1,119 @@
+//! Where this node's tables live: the seam between the shared state
+//! ([`crate::state`]) and cluster mode ([`crate::cluster`]), so that neither
+//! reaches into the other.
+//!
+//! - [`Placement`]: a new table's id, where its writes become durable, and
+//!   what stops it. On one node ([`OneNode`]): a time-ordered uuid, the
+//!   local journal, the server's shutdown. In a cluster (`cluster::Node`):
+//!   an id in a shard this node owns, the shard's log, the shard moving to
+//!   another node.
+//! - [`RemoteTables`]: in a cluster, what this node's connections need of
+//!   the tables other nodes own (commands forwarded to the owner, and the
+//!   owner's messages back); on one node there are none.
+
+use std::fmt;
+use std::sync::Arc;
+
+use euchre_protocol::{CommandId, PlayerInfo, ServerMessage, TableId};
+use euchre_store::Write;
+use euchre_store::durable::{Durability, NotDurable};
+use euchre_store::writer::Recorder;
+use futures_util::future::BoxFuture;
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+use crate::table::{ConnId, Outbox, Request};
+
+/// Where this node's tables live.
+pub trait Placement: Send + Sync + fmt::Debug {
+    /// An id for a new table of this node; `None` when this node can start
+    /// none now (in a cluster: it owns no shard at the moment).
+    fn new_table_id(&self) -> Option<TableId>;
+
+    /// Where a table's writes become durable before anything they caused
+    /// is sent.
+    fn durability(&self) -> Arc<dyn Durability>;
+
+    /// What stops a table of this node.
+    fn stop_token(&self, table: &str) -> CancellationToken;
+}
+
+impl dyn Placement {
+    /// Makes a new table's opening writes durable and waits for them: the
+    /// table is announced only once it would survive this process.
+    pub async fn keep(&self, table: &str, writes: Vec<Write>) -> Result<(), NotDurable> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.durability().keep(
+            table,
+            writes,
+            Box::new(move |result| {
+                let _ = tx.send(result);
+            }),
+        );
+        rx.await.unwrap_or_else(|_| Err(NotDurable::Failed("the storage stopped".to_owned())))
+    }
+}
+
+/// One node alone: every table is here, its writes go to the local journal,
+/// and it stops when the server does.
+#[derive(Debug)]
+pub struct OneNode {
+    journal: Arc<dyn Durability>,
+    shutdown: CancellationToken,
+}
+
+impl OneNode {
+    pub fn new(recorder: Recorder, shutdown: CancellationToken) -> OneNode {
+        OneNode { journal: Arc::new(recorder), shutdown }
+    }
+}
+
+impl Placement for OneNode {
+    fn new_table_id(&self) -> Option<TableId> {
+        Some(Uuid::now_v7().simple().to_string())
+    }
+
+    fn durability(&self) -> Arc<dyn Durability> {
+        self.journal.clone()
+    }
+
+    fn stop_token(&self, _table: &str) -> CancellationToken {
+        self.shutdown.clone()
+    }
+}
+
+/// In a cluster: the tables other nodes own, as this node's connections
+/// reach them.
+pub trait RemoteTables: Send + Sync + fmt::Debug {
+    /// A connection of this node opened: what owners send it goes to
+    /// `outbox`; `too_slow` closes it when messages were lost, `moved` when
+    /// a table it joined moved to another node.
+    fn connected(
+        &self,
+        conn: ConnId,
+        outbox: Outbox,
+        too_slow: CancellationToken,
+        moved: CancellationToken,
+    );
+
+    /// A connection of this node joined a table (here or on another node).
+    fn joined(&self, conn: ConnId, table: &str);
+
+    /// A connection of this node closed.
+    fn gone(&self, conn: ConnId);
+
+    /// Tells another node's table that a connection of this node at it closed.
+    fn left(&self, conn: ConnId, table: &str);
+
+    /// Sends a command to the node that owns `table`. `Err` is the error
+    /// message for the client: the owner's refusal, or `unavailable` when
+    /// no node owns the table's shard right now (it is failing over).
+    fn forward<'a>(
+        &'a self,
+        table: &'a str,
+        id: CommandId,
+        conn: ConnId,
+        player: &'a PlayerInfo,
+        request: Request,
+    ) -> BoxFuture<'a, Result<(), ServerMessage>>;
+}

@@ -1,0 +1,159 @@
+//! The rows the shared statements read, as sqlx decodes them: a match and
+//! its seats, hands and actions, a live table, a player's statistics, an
+//! account and a session, ratings. Each says which statement it is a row of.
+//! The connection ([`crate::conn`]) names them all in one bound; the code
+//! that reads them turns them into the crate's records.
+
+use euchre_engine::{Action, Deal, GameResult, GameStart, HandOutcome, Rules, Seal};
+use sqlx::types::Json;
+
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct MatchRow {
+    pub id: String,
+    pub table_id: String,
+    pub number: i64,
+    pub rules: Json<Rules>,
+    pub seed: i64,
+    pub start: Json<GameStart>,
+    pub started_at: i64,
+    pub ended_at: Option<i64>,
+    pub rubber: Option<Json<Vec<GameResult>>>,
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct SeatRow {
+    pub seat: i64,
+    pub player_id: Option<String>,
+    pub bot: Option<String>,
+    pub name: String,
+    pub side: i64,
+    /// The side's score.
+    pub score: i64,
+    /// Whether the side won; NULL until the match ends with a winner.
+    pub won: Option<bool>,
+}
+
+/// A row of `sql::LIST_MATCHES`: a match and one of its seats (none if the
+/// match has no seats stored).
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct PageRow {
+    #[sqlx(flatten)]
+    pub game: MatchRow,
+    pub seat: Option<i64>,
+    pub player_id: Option<String>,
+    pub bot: Option<String>,
+    pub name: Option<String>,
+    pub side: Option<i64>,
+    pub score: Option<i64>,
+    pub won: Option<bool>,
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct HandRow {
+    pub number: i64,
+    pub deal: Json<Deal>,
+    pub outcome: Option<Json<HandOutcome>>,
+    pub seal: Option<Json<Seal>>,
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct ActionRow {
+    pub hand: i64,
+    pub idx: i64,
+    pub seat: i64,
+    pub action: Json<Action>,
+    pub seq: i64,
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct TableRow {
+    pub id: String,
+    pub host_id: String,
+    pub host_name: Option<String>,
+    pub settings: Json<serde_json::Value>,
+    pub invite: Option<String>,
+    pub seats: Json<serde_json::Value>,
+    pub live_match: Option<String>,
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct StatsSeatRow {
+    pub match_id: String,
+    pub seat: i64,
+    pub player_id: Option<String>,
+    pub side: i64,
+    pub score: i64,
+    pub won: Option<bool>,
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct StatsHandRow {
+    pub match_id: String,
+    pub outcome: Json<HandOutcome>,
+}
+
+/// A row of `accounts::ACCOUNT_BY_NAME` or `accounts::ACCOUNT_BY_PLAYER`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct AccountRow {
+    pub id: String,
+    pub name: String,
+    pub password_hash: String,
+}
+
+/// A row of `accounts::SESSION_BY_TOKEN_HASH`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct SessionRow {
+    pub id: String,
+    pub name: String,
+    pub expires_at: i64,
+    pub revoked_at: Option<i64>,
+}
+
+/// A row of `ratings::LEADERBOARD`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct BoardRow {
+    pub id: String,
+    pub name: String,
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+    pub games: i64,
+}
+
+/// A row of `ratings::RATINGS_OF`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct FormRow {
+    pub form: String,
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+    pub games: i64,
+}
+
+/// A row of `ratings::HISTORY_OF`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct PointRow {
+    pub form: String,
+    pub match_id: String,
+    pub rating_before: Option<f64>,
+    pub rating: f64,
+    pub at: i64,
+}
+
+/// A row of `ratings::RATING_OF`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct RatingRow {
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+}
+
+/// A row of `ratings::HISTORY_OF_MATCH`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct HistoryRow {
+    pub player_id: String,
+    pub rating_before: Option<f64>,
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+}
