@@ -147,11 +147,11 @@ where
 /// The same rule as `euchre_cluster::testing::skip`, which the crates above
 /// share; this crate is below them and cannot use it.
 fn skip(missing: &str) {
+    if std::env::var("EUCHRE_REQUIRE_SERVICES").is_ok_and(|value| value == "1") {
+        panic!("{missing} (EUCHRE_REQUIRE_SERVICES=1: a missing service fails the test)");
+    }
     let current = std::thread::current();
     let test = current.name().unwrap_or("a test");
-    if std::env::var("EUCHRE_REQUIRE_SERVICES").is_ok_and(|value| value == "1") {
-        panic!("{test} needs what is missing: {missing} (EUCHRE_REQUIRE_SERVICES=1)");
-    }
     let _ = writeln!(std::io::stderr().lock(), "skipped {test}: {missing}");
 }
 

@@ -16,9 +16,13 @@ pub struct Nats {
     _folder: Option<tempfile::TempDir>,
 }
 
-/// The `nats-server` binary, if installed: on the PATH, or where Debian's
+/// The `nats-server` binary, if installed: the one
+/// `EUCHRE_TEST_NATS_SERVER` names, or else on the PATH, or where Debian's
 /// package puts it (`/usr/sbin`, off the PATH of a user who is not root).
 fn binary() -> Option<PathBuf> {
+    if let Some(named) = std::env::var_os("EUCHRE_TEST_NATS_SERVER") {
+        return Some(PathBuf::from(named)).filter(|p| p.is_file());
+    }
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .chain([PathBuf::from("/usr/sbin")])
