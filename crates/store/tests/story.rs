@@ -146,13 +146,14 @@ where
 /// `cargo test` shows it; failed instead with `EUCHRE_REQUIRE_SERVICES=1`.
 /// The same rule as `euchre_cluster::testing::skip`, which the crates above
 /// share; this crate is below them and cannot use it.
+#[track_caller]
 fn skip(missing: &str) {
     if std::env::var("EUCHRE_REQUIRE_SERVICES").is_ok_and(|value| value == "1") {
         panic!("{missing} (EUCHRE_REQUIRE_SERVICES=1: a missing service fails the test)");
     }
     let current = std::thread::current();
     let test = current.name().unwrap_or("a test");
-    let _ = writeln!(std::io::stderr().lock(), "skipped {test}: {missing}");
+    let _ = std::io::stderr().write_all(format!("skipped {test}: {missing}\n").as_bytes());
 }
 
 /// A fresh PostgreSQL database for one test, migrated, dropped afterwards

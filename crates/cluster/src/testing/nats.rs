@@ -34,6 +34,7 @@ impl Nats {
     /// A fresh server, or `None` where nats-server is not installed: the
     /// test is skipped, saying so (or fails, where services are required:
     /// see [`super::skip`]).
+    #[track_caller]
     pub fn start() -> Option<Nats> {
         if binary().is_none() {
             super::skip("no nats-server installed (apt-get install nats-server)");

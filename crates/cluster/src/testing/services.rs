@@ -22,6 +22,7 @@ pub fn services_required() -> bool {
 /// The line goes to stderr directly, not through `eprintln!`, which the
 /// test harness captures and shows only for a failed test: a plain
 /// `cargo test` names every test it skipped.
+#[track_caller]
 pub fn skip(missing: impl Display) {
     if services_required() {
         panic!("{missing} ({REQUIRE_SERVICES}=1: a missing service fails the test)");
@@ -29,5 +30,6 @@ pub fn skip(missing: impl Display) {
     let current = std::thread::current();
     // The harness runs each test on a thread named after it.
     let test = current.name().unwrap_or("a test");
-    let _ = writeln!(std::io::stderr().lock(), "skipped {test}: {missing}");
+    // One write, so the line is not cut by the harness's own lines.
+    let _ = std::io::stderr().write_all(format!("skipped {test}: {missing}\n").as_bytes());
 }
