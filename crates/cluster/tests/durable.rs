@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use euchre_cluster::testing::Nats;
+use euchre_cluster::testing::{Nats, eventually};
 use euchre_cluster::{LogConfig, ShardLog, ShardLogs, shard_of, tables_in};
 use euchre_store::Write;
 use euchre_store::durable::{Durability, NotDurable};
@@ -181,20 +181,14 @@ async fn a_purge_asked_while_nats_is_away_never_stops_the_shards_writer() {
     eprintln!("a purge asked while NATS was away: {during:?}");
     assert!(matches!(during, Ok(_) | Err(euchre_cluster::LogError::Nats(_))), "{during:?}");
     let nats = outage.await.expect("NATS is back");
-    let mut purged = None;
-    for _ in 0..50 {
+    eventually("a purge to go through once NATS is back", Duration::from_secs(30), async || {
         match logs.purge(&one).await {
-            Ok(n) => {
-                purged = Some(n);
-                break;
-            }
-            Err(euchre_cluster::LogError::Nats(_)) => {
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
+            Ok(n) => Some(n),
+            Err(euchre_cluster::LogError::Nats(_)) => None,
             Err(error) => panic!("{error}"),
         }
-    }
-    assert!(purged.is_some(), "a purge goes through once NATS is back");
+    })
+    .await;
     // A failed purge leaves the shard's writer as it was.
     keep(&logs, &two, vec![closed(&two, 3)]).await.expect("durable after the outage");
     let js = nats.jetstream().await;

@@ -4,10 +4,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use euchre_cluster::ownership::failover_bound;
-use euchre_cluster::testing::Nats;
+use euchre_cluster::testing::{Nats, eventually};
 use euchre_cluster::{Change, Leases, Ownership, Shard};
 use tokio::sync::mpsc;
-use tokio::time::{Instant, sleep};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 const TTL: Duration = Duration::from_secs(1);
@@ -52,17 +52,13 @@ impl Node {
 
 /// Waits until `done` holds of the nodes, updated as their changes come.
 async fn until(nodes: &mut [&mut Node], within: Duration, done: impl Fn(&[&mut Node]) -> bool) {
-    let started = Instant::now();
-    loop {
+    eventually("the nodes to agree", within, async || {
         for node in nodes.iter_mut() {
             node.update();
         }
-        if done(nodes) {
-            return;
-        }
-        assert!(started.elapsed() < within, "not within {within:?}");
-        sleep(Duration::from_millis(20)).await;
-    }
+        done(nodes).then_some(())
+    })
+    .await;
 }
 
 #[tokio::test]

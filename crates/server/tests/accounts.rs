@@ -12,6 +12,7 @@ use euchre_client::{Error, Identity};
 use euchre_engine::Preset;
 use euchre_protocol::TableSettings;
 use euchre_server::Settings;
+use euchre_server::testing::eventually;
 use serde_json::{Value, json};
 use support::http::{Answer, http, request};
 use support::{Client, PATIENCE, Players, TestServer, play_to_the_end};
@@ -69,17 +70,16 @@ async fn one_game(server: &TestServer, name: &str) -> Client {
     play_to_the_end(client, table, 7).await
 }
 
-/// The matches the history lists for `player`, once the writer has stored them.
+/// The matches the history lists for `player`, once the writer has stored
+/// at least `at_least` of them; the test fails if it has not in time.
 async fn matches_of(server: &TestServer, player: &str, at_least: usize) -> Vec<Value> {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
+    let what = format!("{at_least} of {player}'s matches to be stored");
+    eventually(&what, PATIENCE, async || {
         let answer = http(server, "GET", &format!("/api/matches?player={player}"), None).await;
         let matches = answer.json()["matches"].as_array().cloned().unwrap_or_default();
-        if matches.len() >= at_least || tokio::time::Instant::now() > deadline {
-            return matches;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        (matches.len() >= at_least).then_some(matches)
+    })
+    .await
 }
 
 #[tokio::test]

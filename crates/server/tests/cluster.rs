@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use euchre_bots::BotKind;
 use euchre_cluster::log::read_shard;
-use euchre_cluster::testing::Nats;
+use euchre_cluster::testing::{Nats, eventually};
 use euchre_cluster::{LogConfig, LogEntry, ShardLog, ShardLogs, shard_of, tables_in};
 use euchre_engine::Action;
 use euchre_protocol::{
@@ -268,7 +268,8 @@ static ONE_CLUSTER_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const
 
 /// What each cluster test starts from: its turn (one cluster at a time),
 /// a nats-server and a PostgreSQL database of its own (`None`, and the test
-/// passes as skipped, where nats-server is missing).
+/// passes as skipped, saying so, where nats-server or PostgreSQL is missing;
+/// it fails instead where services are required).
 struct Cluster {
     nats: Nats,
     database: String,
@@ -281,7 +282,7 @@ impl Cluster {
     async fn start(database: &str) -> Option<Cluster> {
         let serial = ONE_CLUSTER_AT_A_TIME.lock().await;
         let nats = Nats::start()?;
-        let database = postgres::fresh_database(database).await;
+        let database = postgres::fresh_database(database).await?;
         let db_url = postgres::url(&database);
         Some(Cluster { nats, database, db_url, _serial: serial })
     }
@@ -422,8 +423,7 @@ async fn shard_holders(nats: &Nats) -> Vec<Option<String>> {
 
 /// Waits until every shard is held, each of `nodes` holding its share.
 async fn wait_for_balance(nats: &Nats, nodes: &[&Node]) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
+    eventually("the shards to settle", Duration::from_secs(30), async || {
         let holders = shard_holders(nats).await;
         // Each node between its fair share and one less: nobody gives one up later.
         let fair = usize::from(NODE_SHARDS).div_ceil(nodes.len());
@@ -432,30 +432,25 @@ async fn wait_for_balance(nats: &Nats, nodes: &[&Node]) {
                 let held = holders.iter().filter(|h| h.as_deref() == Some(node.name.as_str()));
                 (fair - 1..=fair).contains(&held.count())
             });
-        if balanced {
-            // Held is not yet taken over (the log fenced and read): a moment more.
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            return;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "the shards never settled: {holders:?}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        if balanced { Ok(()) } else { Err(format!("held by {holders:?}")) }
+    })
+    .await;
+    // Held is not yet taken over (the log fenced and read): a moment more.
+    tokio::time::sleep(Duration::from_millis(300)).await;
 }
 
 /// Creates a table, retrying while the node owns no shard yet.
 async fn create_table(client: &mut Client, settings: TableSettings) -> String {
-    for _ in 0..100 {
+    eventually("the node to own a shard", Duration::from_secs(20), async || {
         let id = client.next_id();
         let create = ClientMessage::CreateTable { id, settings: settings.clone() };
         match client.command(create).await {
-            ServerMessage::Ack { reply: Reply::TableCreated { table, .. }, .. } => return table,
-            answer if error_code(&answer) == Some("unavailable") => {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
+            ServerMessage::Ack { reply: Reply::TableCreated { table, .. }, .. } => Some(table),
+            answer if error_code(&answer) == Some("unavailable") => None,
             other => panic!("expected table_created, got {other:?}"),
         }
-    }
-    panic!("the node never owned a shard")
+    })
+    .await
 }
 
 /// A seat's audit: see [`audit_viewer`].
@@ -658,11 +653,13 @@ fn roam(
     (tasks, acks)
 }
 
-/// Until `acks` has counted `count` actions.
+/// Until `acks` has counted `count` actions (play goes on).
 async fn until_acked(acks: &std::sync::atomic::AtomicUsize, count: usize) {
-    while acks.load(std::sync::atomic::Ordering::Relaxed) < count {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    eventually(&format!("{count} actions acknowledged"), Duration::from_secs(60), async || {
+        let acked = acks.load(std::sync::atomic::Ordering::Relaxed);
+        if acked >= count { Ok(()) } else { Err(format!("{acked} so far")) }
+    })
+    .await;
 }
 
 /// `eve` watches `table`, then follows it in a task of its own until the
@@ -1043,14 +1040,13 @@ async fn an_owner_paused_past_its_lease_is_refused_and_acknowledges_nothing_more
     // Ann acts meanwhile: n1 reads it only when it wakes, no longer the owner.
     roamer.act(&prompt).await;
     let (stale_id, _) = roamer.in_flight.expect("sent");
-    let new_owner = loop {
-        let holder = shard_holders(&cluster.nats).await[shard].clone();
-        if let Some(holder) = holder.filter(|holder| holder != "n1") {
-            break holder;
-        }
-        assert!(paused.elapsed() < pause, "nobody took the paused node's shard over");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let within = pause.saturating_sub(paused.elapsed());
+    let new_owner =
+        eventually("another node to take the shard over in n1's pause", within, async || {
+            let holder = shard_holders(&cluster.nats).await[shard].clone();
+            holder.filter(|holder| holder != "n1")
+        })
+        .await;
     eprintln!("{new_owner} took the shard over {:?} into n1's pause", paused.elapsed());
     // n1 wakes: the action is never acknowledged, and the connection closes.
     while let Some(message) = roamer.client.try_recv().await {
@@ -1171,23 +1167,13 @@ async fn the_nodes_ride_out_nats_outages_without_a_restart_and_lose_no_acknowled
     let urls = nodes.iter().map(|node| node.url.clone()).collect();
     let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let task = tokio::spawn(Roamer::new(ann, 0, &table, urls).play(acks.clone()));
-    let played = |at_least: usize| {
-        let acks = acks.clone();
-        async move {
-            let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-            while acks.load(std::sync::atomic::Ordering::Relaxed) < at_least {
-                assert!(tokio::time::Instant::now() < deadline, "play never went on");
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-        }
-    };
-    played(3).await;
+    until_acked(&acks, 3).await;
 
     // A blip well within the lease's lifetime: appends in flight fail, the
     // leases hold, and each node takes its stalled shards over again.
     tokio::task::block_in_place(|| cluster.nats.outage(Duration::from_millis(LEASE_TTL_MS / 4)));
     let before = acks.load(std::sync::atomic::Ordering::Relaxed);
-    played(before + 3).await;
+    until_acked(&acks, before + 3).await;
     // An outage past it: every lease runs out; the nodes take them again
     // once NATS is back, the same processes, without a restart.
     tokio::task::block_in_place(|| cluster.nats.outage(Duration::from_millis(2 * LEASE_TTL_MS)));
@@ -1327,24 +1313,24 @@ async fn take_the_lease_from(nats: &Nats, shard: u16, owner: &str) -> (String, u
     let ttl = Duration::from_millis(LEASE_TTL_MS);
     let owners = euchre_cluster::Leases::open(&js, "euchre_owners", ttl, 1).await.expect("opens");
     let key = format!("shard-{shard}");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     let mut taken = 0;
-    loop {
-        assert!(tokio::time::Instant::now() < deadline, "no other node ever took the shard");
-        match owners.holder(&key).await.expect("reads") {
-            Some(holder) if holder.node != owner => return (holder.node, taken),
+    // Each look: another node holds it (done), the owner does (deleted
+    // again), or nobody does yet (look again).
+    let holder = eventually(
+        "another node to take the shard",
+        Duration::from_secs(60),
+        async || match owners.holder(&key).await.expect("reads") {
+            Some(holder) if holder.node != owner => Some(holder.node),
             Some(_) => {
                 bucket.delete(&key).await.expect("deletes the key");
                 taken += 1;
-                // Until somebody holds it again.
-                while owners.holder(&key).await.expect("reads").is_none() {
-                    assert!(tokio::time::Instant::now() < deadline, "nobody took the free shard");
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
+                None
             }
-            None => tokio::time::sleep(Duration::from_millis(10)).await,
-        }
-    }
+            None => None,
+        },
+    )
+    .await;
+    (holder, taken)
 }
 
 /// Each hand's actions in the table's log: every (match, hand, index) once
@@ -1591,21 +1577,17 @@ async fn stored_history(db_url: &str, table: &str) -> (bool, i64) {
 /// Waits until the table has left its shard's log and PostgreSQL has it
 /// closed with `hands` finished hands.
 async fn wait_purged_and_stored(cluster: &Cluster, table: &str, hands: i64) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
+    let what = format!("the table purged from the log and stored closed with {hands} hands");
+    eventually(&what, Duration::from_secs(20), async || {
         // While the purge happens a read may fail: read again.
         let left = try_records_of(&cluster.nats, table).await.map_err(|e| e.to_string());
         let stored = stored_history(&cluster.db_url, table).await;
         if left == Ok(0) && stored == (true, hands) {
-            return;
+            return Ok(());
         }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the table's log holds {left:?} records; PostgreSQL has (closed, hands) {stored:?}, \
-             expected (true, {hands})"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        Err(format!("the log holds {left:?} records; PostgreSQL has (closed, hands) {stored:?}"))
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1649,17 +1631,17 @@ async fn a_finished_and_closed_table_leaves_its_shards_log_once_postgresql_has_i
     // Ann goes: nobody is connected, and the table closes.
     drop(ann);
     let shard = shard_of(&table, NODE_SHARDS);
-    let deadline = tokio::time::Instant::now() + WAIT;
-    loop {
+    eventually("the table to close in its log", WAIT, async || {
         let entries = log_entries(&cluster.nats, &table).await.expect("reads");
         assert!(!entries.is_empty(), "the table left the log before PostgreSQL had it");
         let writes = tables_in(shard, &entries).expect("readable").remove(&table);
-        if writes.unwrap_or_default().iter().any(|w| matches!(w, Write::TableClosed { .. })) {
-            break;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "the table never closed");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        writes
+            .unwrap_or_default()
+            .iter()
+            .any(|w| matches!(w, Write::TableClosed { .. }))
+            .then_some(())
+    })
+    .await;
     // Closed, but not in PostgreSQL yet: it stays in the log.
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert!(records_of(&cluster.nats, &table).await > 0, "purged before PostgreSQL had it");

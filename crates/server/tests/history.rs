@@ -7,13 +7,12 @@
 mod support;
 
 use std::collections::HashSet;
-use std::future::Future;
-use std::time::Duration;
 
 use euchre_bots::BotKind;
 use euchre_engine::{Action, CardSet, Event, Game, GameRecord, Preset, Viewer, egn};
 use euchre_protocol::{ClientMessage, ServerMessage, TableEvent, TableSettings};
 use euchre_server::api::import_writes;
+use euchre_server::testing::eventually;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{Store, Write};
 use serde_json::{Value, json};
@@ -34,22 +33,6 @@ async fn get(server: &TestServer, path: &str) -> Answer {
 
 async fn import(server: &TestServer, text: &str) -> Answer {
     http(server, "POST", "/api/matches/import", Some(text.as_bytes())).await
-}
-
-/// Polls `check` until it gives a value: the writer stores what the tables
-/// journal a moment later, so tests wait for it rather than guess how long.
-async fn eventually<T, F: Future<Output = Option<T>>>(
-    what: &str,
-    mut check: impl FnMut() -> F,
-) -> T {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 /// Every match the list holds, following the cursor with pages of `limit`.
@@ -140,7 +123,7 @@ async fn played_and_imported_matches_are_listed_shown_replayed_and_exported() {
     assert_eq!(imported.header("location"), Some(format!("/api/matches/{imported_id}").as_str()));
 
     // Three finished games, the import, and Cid's game in progress.
-    let all = eventually("every match to be stored", || async {
+    let all = eventually("every match to be stored", PATIENCE, || async {
         let list = walk(&server, "", 100).await;
         let finished = list.iter().filter(|m| m["finished"] == json!(true)).count();
         (list.len() == 5 && finished == 4).then_some(list)
@@ -306,7 +289,7 @@ async fn bot_games_with_claims_export_as_egn_and_import_to_the_same_scores() {
         let name = format!("Eve{seed}");
         let player = finished_games(&server, &name, &[seed]).await;
         let filter = format!("&player={player}&finished=true");
-        let listed = eventually("the game to be stored", || async {
+        let listed = eventually("the game to be stored", PATIENCE, || async {
             let list = walk(&server, &filter, 10).await;
             (list.len() == 1).then_some(list)
         })
@@ -329,7 +312,7 @@ async fn bot_games_with_claims_export_as_egn_and_import_to_the_same_scores() {
         let imported = import(&server, &answer.body).await;
         assert_eq!(imported.status, 201, "{}", imported.body);
         let new_id = imported.json()["id"].as_str().expect("the new id").to_owned();
-        let again = eventually("the import to be stored", || async {
+        let again = eventually("the import to be stored", PATIENCE, || async {
             let answer = get(&server, &format!("/api/matches/{new_id}")).await;
             (answer.status == 200).then(|| answer.json())
         })
@@ -370,7 +353,7 @@ async fn a_rubber_is_played_to_its_end_and_stored_with_its_games() {
         })
         .count();
     assert!((2..=3).contains(&games_won), "{games_won} games");
-    let listed = eventually("the rubber to be stored", || async {
+    let listed = eventually("the rubber to be stored", PATIENCE, || async {
         let list = walk(&server, "", 10).await;
         list.into_iter().find(|m| m["finished"] == json!(true))
     })
@@ -573,7 +556,7 @@ async fn every_small_form_played_at_a_table_is_stored_and_replays_to_its_scores(
             })
             .expect("the game was won");
         let player = client.player_id.clone().expect("a player id");
-        let summary = eventually("the finished match", || {
+        let summary = eventually("the finished match", PATIENCE, || {
             let path = format!("/api/matches?player={player}&finished=true");
             let server = &server;
             async move {

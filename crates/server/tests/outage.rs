@@ -12,12 +12,11 @@ use std::time::Duration;
 use euchre_engine::Event;
 use euchre_protocol::{ServerMessage, TableEvent, TableSettings};
 use euchre_server::config::DatabaseUrl;
+use euchre_server::testing::eventually;
 use sqlx::Connection;
 use support::{Players, TestServer};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
-
-const POSTGRES: &str = "127.0.0.1:5432";
 
 /// A TCP proxy to PostgreSQL that can be cut (dropping every connection and
 /// refusing new ones) and restored.
@@ -41,7 +40,8 @@ impl Proxy {
                 }
                 let cut = accept_cut.clone();
                 tokio::spawn(async move {
-                    let Ok(mut server) = TcpStream::connect(POSTGRES).await else { return };
+                    let postgres = support::postgres::address();
+                    let Ok(mut server) = TcpStream::connect(postgres).await else { return };
                     tokio::select! {
                         _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
                         () = cut.notified() => {}
@@ -77,14 +77,11 @@ async fn readyz(server: &TestServer) -> (u16, serde_json::Value) {
 
 /// Polls `/readyz` until `wanted` holds, for at most 30 seconds.
 async fn wait_ready(server: &TestServer, wanted: impl Fn(u16, &serde_json::Value) -> bool) {
-    for _ in 0..300 {
+    eventually("/readyz to reach the expected state", Duration::from_secs(30), async || {
         let (status, body) = readyz(server).await;
-        if wanted(status, &body) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("/readyz never reached the expected state: {:?}", readyz(server).await);
+        if wanted(status, &body) { Ok(()) } else { Err(format!("{status} {body}")) }
+    })
+    .await;
 }
 
 /// Actions the log shows, one per event that records an action.
@@ -111,11 +108,11 @@ fn actions_seen(log: &[ServerMessage]) -> i64 {
 
 #[tokio::test]
 async fn the_table_plays_on_while_the_database_is_away_and_nothing_is_lost() {
-    let database = support::postgres::fresh_database("outage").await;
+    let Some(database) = support::postgres::fresh_database("outage").await else { return };
     let proxy = Proxy::start().await;
     let server = TestServer::start_with(|settings| {
-        settings.database_url =
-            DatabaseUrl(format!("postgres://postgres@127.0.0.1:{}/{database}", proxy.port));
+        let through_proxy = format!("127.0.0.1:{}", proxy.port);
+        settings.database_url = DatabaseUrl(support::postgres::url_via(&database, &through_proxy));
     })
     .await;
     wait_ready(&server, |status, _| status == 200).await;
@@ -150,7 +147,7 @@ async fn the_table_plays_on_while_the_database_is_away_and_nothing_is_lost() {
     // It comes back, and catches up.
     proxy.restore();
     wait_ready(&server, |status, body| status == 200 && body["backlog"] == 0).await;
-    let mut db = sqlx::PgConnection::connect(&format!("postgres://postgres@{POSTGRES}/{database}"))
+    let mut db = sqlx::PgConnection::connect(&support::postgres::url(&database))
         .await
         .expect("connect to the test database");
     // Each seat holds its side's score and result: seats 0 and 1 tell both.

@@ -10,8 +10,9 @@ use euchre_protocol::{
     ClientMessage, SeatRating, ServerMessage, TableEvent, TableNotice, TableSettings,
 };
 use euchre_server::config::DatabaseUrl;
+use euchre_server::testing::eventually;
 use support::http::{http, request};
-use support::{Client, Players, TestServer, play_to_the_end};
+use support::{Client, PATIENCE, Players, TestServer, play_to_the_end};
 
 fn rated_notice(message: &ServerMessage) -> Option<Vec<SeatRating>> {
     match message {
@@ -62,14 +63,11 @@ fn winner(client: &Client) -> u8 {
 
 /// A player's profile once the writer has stored their finished match.
 async fn profile_when_played(server: &TestServer, id: &str) -> serde_json::Value {
-    for _ in 0..200 {
+    eventually("the match to be stored", PATIENCE, async || {
         let profile = http(server, "GET", &format!("/api/players/{id}"), None).await.json();
-        if profile["played"] == 1 {
-            return profile;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    panic!("the match was never stored")
+        (profile["played"] == 1).then_some(profile)
+    })
+    .await
 }
 
 async fn rated_game(server: &TestServer) {
@@ -192,7 +190,7 @@ async fn a_rated_game_between_four_people_on_sqlite() {
 
 #[tokio::test]
 async fn a_rated_game_between_four_people_on_postgres() {
-    let database = support::postgres::fresh_database("ratings").await;
+    let Some(database) = support::postgres::fresh_database("ratings").await else { return };
     let server = TestServer::start_with(|settings| {
         settings.database_url = DatabaseUrl(support::postgres::url(&database));
     })

@@ -10,11 +10,12 @@ use euchre_protocol::{
     ClientMessage, LOBBY_PAGE_MAX, LobbyFilter, LobbyQuery, PROTOCOL_VERSION, Reply, ServerMessage,
     TableEvent, TableNotice, TableSettings, TableStatus, close,
 };
+use euchre_server::testing::eventually;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use support::{
-    Client, Players, TestServer, answer_id, cards_in, error_code, last_seq, pending_turn, pick,
-    play_to_the_end,
+    Client, PATIENCE, Players, TestServer, answer_id, cards_in, error_code, last_seq, pending_turn,
+    pick, play_to_the_end,
 };
 
 /// The seqs of a client's table events, checked to run without a gap or a
@@ -994,20 +995,19 @@ async fn the_server_refuses_connections_past_its_cap() {
     assert_eq!(Client::http_status_from(&server, [127, 4, 2, 3], "/api/leaderboard").await, 200);
     drop(one);
     // The place comes free once the server has seen the connection end.
-    let mut admitted = None;
-    for _ in 0..100 {
-        match Client::connect_from(&server, [127, 4, 2, 3]).await {
-            Ok(client) => {
-                admitted = Some(client);
-                break;
-            }
-            Err(refused) => {
-                assert_eq!(refused.code(), Some("server_full"), "{refused:?}");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
-        }
-    }
-    let mut admitted = admitted.expect("admitted once a place came free");
+    let mut admitted =
+        eventually(
+            "admitted once a place came free",
+            PATIENCE,
+            async || match Client::connect_from(&server, [127, 4, 2, 3]).await {
+                Ok(client) => Some(client),
+                Err(refused) => {
+                    assert_eq!(refused.code(), Some("server_full"), "{refused:?}");
+                    None
+                }
+            },
+        )
+        .await;
     admitted.hello("Third").await;
     server.stop().await;
 }

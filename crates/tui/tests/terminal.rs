@@ -1,15 +1,16 @@
 //! The real `euchre-tui` binary in tmux, against the real server started in
 //! this test: it creates a table with three bots and plays a whole game from
 //! the keyboard, replays it from the history, comes back as the same player,
-//! and rides out the server's restart. Skipped (with a
-//! message) where tmux is not installed; CI installs it (`.ci/run`).
+//! and rides out the server's restart. Skipped, saying so, where tmux is
+//! not installed; CI installs it (`.ci/run`) and requires it
+//! (`EUCHRE_REQUIRE_SERVICES=1`: see `euchre_server::testing::skip`).
 
 use std::path::Path;
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use euchre_server::Settings;
-use euchre_server::testing::{self, ServerTask};
+use euchre_server::testing::{self, ServerTask, eventually, skip};
 use tokio::net::TcpListener;
 
 /// A tmux server of our own (its own socket), killed when dropped.
@@ -44,15 +45,11 @@ impl Tmux {
 
     /// Waits until the screen shows `text`; panics with the screen if it does not in time.
     async fn wait_for(&self, session: &str, text: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
+        eventually(&format!("{text:?}"), Duration::from_secs(15), async || {
             let screen = self.screen(session);
-            if screen.contains(text) {
-                return screen;
-            }
-            assert!(Instant::now() < deadline, "waited for {text:?}; the screen:\n{screen}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+            if screen.contains(text) { Ok(screen) } else { Err(format!("the screen:\n{screen}")) }
+        })
+        .await
     }
 
     fn alive(&self, session: &str) -> bool {
@@ -73,9 +70,7 @@ fn command_line(binary: &str, url: &str, config: &Path) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_game_from_the_keyboard_in_tmux() {
     if Command::new("tmux").arg("-V").output().is_err() {
-        println!(
-            "SKIPPED: tmux is not installed (apt-get install tmux), so the terminal test did not run"
-        );
+        skip("no tmux installed (apt-get install tmux)");
         return;
     }
     let data = tempfile::tempdir().expect("a data folder");
@@ -105,20 +100,19 @@ async fn a_whole_game_from_the_keyboard_in_tmux() {
     tmux.wait_for("play", "Your hand:").await;
 
     // Enter plays the first legal action, whenever one is offered.
-    let deadline = Instant::now() + Duration::from_secs(45);
     let mut moves = 0;
-    let screen = loop {
+    let screen = eventually("the game to end", Duration::from_secs(45), async || {
         let screen = tmux.screen("play");
         if screen.contains("Game over:") {
-            break screen;
+            return Ok(screen);
         }
-        assert!(Instant::now() < deadline, "the game did not end in time; the screen:\n{screen}");
         if screen.contains("Your turn:") {
             tmux.keys("play", "Enter");
             moves += 1;
         }
-        tokio::time::sleep(Duration::from_millis(40)).await;
-    };
+        Err(format!("the screen:\n{screen}"))
+    })
+    .await;
     println!("the game ended after {moves} key presses:\n{screen}");
     assert!(screen.contains("(to 10)"), "{screen}");
     assert!(screen.contains("r: rematch"), "{screen}");
@@ -145,11 +139,8 @@ async fn a_whole_game_from_the_keyboard_in_tmux() {
     assert!(saved.contains("name = \"Tess\""), "{saved}");
     assert!(saved.contains(&url), "{saved}");
     tmux.keys("play", "q");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while tmux.alive("play") {
-        assert!(Instant::now() < deadline, "q quits");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually("q to quit", Duration::from_secs(5), async || (!tmux.alive("play")).then_some(()))
+        .await;
     tmux.start("again", &command_line(binary, &url, config.path()));
     tmux.wait_for("again", "Public tables").await;
     let again = std::fs::read_to_string(config.path().join("identity.toml")).expect("saved");

@@ -1,7 +1,6 @@
-//! For tests (the `testing` feature): a NATS server of the test's own,
-//! `nats-server -js` on a free loopback port with a store folder of its
-//! own, killed when dropped, so no test depends on a shared server or on
-//! what an earlier run left.
+//! A NATS server of the test's own, `nats-server -js` on a free loopback
+//! port with a store folder of its own, killed when dropped, so no test
+//! depends on a shared server or on what an earlier run left.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -17,9 +16,13 @@ pub struct Nats {
     _folder: Option<tempfile::TempDir>,
 }
 
-/// The `nats-server` binary, if installed: on the PATH, or where Debian's
+/// The `nats-server` binary, if installed: the one
+/// `EUCHRE_TEST_NATS_SERVER` names, or else on the PATH, or where Debian's
 /// package puts it (`/usr/sbin`, off the PATH of a user who is not root).
 fn binary() -> Option<PathBuf> {
+    if let Some(named) = std::env::var_os("EUCHRE_TEST_NATS_SERVER") {
+        return Some(PathBuf::from(named)).filter(|p| p.is_file());
+    }
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .chain([PathBuf::from("/usr/sbin")])
@@ -28,11 +31,13 @@ fn binary() -> Option<PathBuf> {
 }
 
 impl Nats {
-    /// A fresh server, or `None` (with a message saying the test is
-    /// skipped) where nats-server is not installed.
+    /// A fresh server, or `None` where nats-server is not installed: the
+    /// test is skipped, saying so (or fails, where services are required:
+    /// see [`super::skip`]).
+    #[track_caller]
     pub fn start() -> Option<Nats> {
         if binary().is_none() {
-            eprintln!("SKIPPED: nats-server is not installed (apt-get install nats-server)");
+            super::skip("no nats-server installed (apt-get install nats-server)");
             return None;
         }
         let folder = tempfile::tempdir().expect("a folder");
