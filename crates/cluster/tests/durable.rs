@@ -3,10 +3,11 @@
 
 use std::time::Duration;
 
-use euchre_cluster::testing::{Nats, eventually};
+use euchre_cluster::testing::Nats;
 use euchre_cluster::{LogConfig, ShardLog, ShardLogs, shard_of, tables_in};
 use euchre_store::Write;
 use euchre_store::durable::{Durability, NotDurable};
+use euchre_testkit::eventually;
 use tokio::sync::oneshot;
 
 const SHARDS: u16 = 4;

@@ -4,8 +4,9 @@
 
 use std::time::Duration;
 
-use euchre_cluster::testing::{Nats, eventually};
+use euchre_cluster::testing::Nats;
 use euchre_cluster::{LeaseError, Leases, LogConfig, LogEntry, LogError, ShardLog, shard_of};
+use euchre_testkit::eventually;
 use tokio::time::Instant;
 
 #[tokio::test]

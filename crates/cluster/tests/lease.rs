@@ -2,8 +2,9 @@
 
 use std::time::Duration;
 
-use euchre_cluster::testing::{Nats, eventually};
+use euchre_cluster::testing::Nats;
 use euchre_cluster::{LeaseError, Leases};
+use euchre_testkit::eventually;
 use tokio::time::{Instant, sleep};
 
 async fn leases(nats: &Nats, ttl: Duration) -> Leases {

@@ -4,8 +4,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use euchre_cluster::ownership::failover_bound;
-use euchre_cluster::testing::{Nats, eventually};
+use euchre_cluster::testing::Nats;
 use euchre_cluster::{Change, Leases, Ownership, Shard};
+use euchre_testkit::eventually;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;

@@ -6,10 +6,10 @@
 //! The listener is bound before the server's task is spawned, so a client
 //! may connect at once: nothing waits or polls for the server to listen.
 //!
-//! Re-exported from `euchre_cluster::testing`, so every crate's tests use
-//! the same ones: [`eventually`] (wait for what becomes true a moment
-//! later), [`skip`] (a service the machine lacks: skipped, or failed where
-//! `EUCHRE_REQUIRE_SERVICES=1`) and [`Nats`].
+//! Re-exported from `euchre_testkit`, so every crate's tests use the same
+//! ones: [`eventually`] (wait for what becomes true a moment later) and
+//! [`skip`] (a service the machine lacks: skipped, or failed where
+//! `EUCHRE_REQUIRE_SERVICES=1`).
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -22,9 +22,7 @@ use tokio::task::JoinHandle;
 use crate::Settings;
 use crate::config::DatabaseUrl;
 
-pub use euchre_cluster::testing::{
-    Nats, Polled, REQUIRE_SERVICES, eventually, services_required, skip,
-};
+pub use euchre_testkit::{Polled, REQUIRE_SERVICES, eventually, services_required, skip};
 
 /// How long [`ServerTask::stop`] waits for a graceful shutdown.
 pub const STOP_PATIENCE: Duration = Duration::from_secs(10);

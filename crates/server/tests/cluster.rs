@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use euchre_bots::BotKind;
 use euchre_cluster::log::read_shard;
-use euchre_cluster::testing::{Nats, eventually};
+use euchre_cluster::testing::Nats;
 use euchre_cluster::{LogConfig, LogEntry, ShardLog, ShardLogs, shard_of, tables_in};
 use euchre_engine::Action;
 use euchre_protocol::{
@@ -22,6 +22,7 @@ use euchre_server::registry::Registry;
 use euchre_server::table::{Outbox, Request, Table, TableCommand, TableConfig, TableMessage};
 use euchre_store::Write;
 use euchre_store::durable::Durability;
+use euchre_testkit::eventually;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::timeout;
 use tokio_util::sync::CancellationToken;

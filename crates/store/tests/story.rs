@@ -15,7 +15,6 @@
 //! `cargo test -p euchre-store --release --test story -- --ignored --nocapture`
 
 use std::collections::{BTreeSet, HashMap};
-use std::io::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -27,6 +26,7 @@ use euchre_store::{
     MatchSeat, MatchSummary, Millis, NewSession, PlayerRow, PlayerStats, RatedMatch, RatingChange,
     Session, Store, StoreError, Write,
 };
+use euchre_testkit::skip;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
@@ -141,23 +141,8 @@ where
     ));
 }
 
-/// A test that cannot run because of `missing` (PostgreSQL): skipped, with
-/// one line naming it, written past the harness's capture so a plain
-/// `cargo test` shows it; failed instead with `EUCHRE_REQUIRE_SERVICES=1`.
-/// The same rule as `euchre_cluster::testing::skip`, which the crates above
-/// share; this crate is below them and cannot use it.
-#[track_caller]
-fn skip(missing: &str) {
-    if std::env::var("EUCHRE_REQUIRE_SERVICES").is_ok_and(|value| value == "1") {
-        panic!("{missing} (EUCHRE_REQUIRE_SERVICES=1: a missing service fails the test)");
-    }
-    let current = std::thread::current();
-    let test = current.name().unwrap_or("a test");
-    let _ = std::io::stderr().write_all(format!("skipped {test}: {missing}\n").as_bytes());
-}
-
 /// A fresh PostgreSQL database for one test, migrated, dropped afterwards
-/// even when the test fails (or none, and the test is skipped: [`skip`]).
+/// even when the test fails (or none, and the test is skipped: `euchre_testkit::skip`).
 async fn with_postgres<F, Fut>(test: F)
 where
     F: FnOnce(Arc<PgStore>) -> Fut,
@@ -180,7 +165,7 @@ where
             let rest = admin_url.split_once("://").map_or(admin_url.as_str(), |(_, rest)| rest);
             let host = rest.split('/').next().unwrap_or(rest);
             let address = host.rsplit_once('@').map_or(host, |(_, address)| address);
-            return skip(&format!("no PostgreSQL at {address} ({error})"));
+            return skip(format!("no PostgreSQL at {address} ({error})"));
         }
     };
     let nanos = std::time::SystemTime::now()

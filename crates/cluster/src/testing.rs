@@ -1,6 +1,7 @@
-//! A NATS server of the test's own, `nats-server -js` on a free loopback
-//! port with a store folder of its own, killed when dropped, so no test
-//! depends on a shared server or on what an earlier run left.
+//! For tests (the `testing` feature): a NATS server of the test's own,
+//! `nats-server -js` on a free loopback port with a store folder of its
+//! own, killed when dropped, so no test depends on a shared server or on
+//! what an earlier run left.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -33,11 +34,11 @@ fn binary() -> Option<PathBuf> {
 impl Nats {
     /// A fresh server, or `None` where nats-server is not installed: the
     /// test is skipped, saying so (or fails, where services are required:
-    /// see [`super::skip`]).
+    /// see [`euchre_testkit::skip`]).
     #[track_caller]
     pub fn start() -> Option<Nats> {
         if binary().is_none() {
-            super::skip("no nats-server installed (apt-get install nats-server)");
+            euchre_testkit::skip("no nats-server installed (apt-get install nats-server)");
             return None;
         }
         let folder = tempfile::tempdir().expect("a folder");
