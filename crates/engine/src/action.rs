@@ -429,8 +429,18 @@ pub enum Event {
     /// The rubber is decided: two games won.
     RubberWon {
         team: Team,
-        result: crate::game::RubberResult,
+        result: RubberResult,
     },
+}
+
+/// How a rubber ended (sheet 003).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RubberResult {
+    /// Rubber points each team won, game by game.
+    pub rubber_points: PerTeam<u8>,
+    /// The winners' margin: a bonus of 2, plus their rubber points, less the losers'.
+    pub margin: u8,
 }
 
 impl Event {

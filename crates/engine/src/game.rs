@@ -7,8 +7,8 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::action::{
-    Action, DealtHands, Event, EventList, EventSink, HandOutcome, PerTeam, Seat, Team, ThrowIn,
-    Viewer,
+    Action, DealtHands, Event, EventList, EventSink, HandOutcome, PerTeam, RubberResult, Seat,
+    Team, ThrowIn, Viewer,
 };
 use crate::card::{Card, CardSet, Rank};
 use crate::deal::Deal;
@@ -44,16 +44,6 @@ pub struct GameResult {
     pub scores: PerTeam<u16>,
     /// Sheet 003: 3 if the losers scored 0 (or fewer), 2 if 1 or 2, 1 if 3 or more.
     pub rubber_points: u8,
-}
-
-/// How a rubber ended (sheet 003).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct RubberResult {
-    /// Rubber points each team won, game by game.
-    pub rubber_points: PerTeam<u8>,
-    /// The winners' margin: a bonus of 2, plus their rubber points, less the losers'.
-    pub margin: u8,
 }
 
 impl GameResult {

@@ -59,13 +59,13 @@ pub mod view;
 
 pub use action::{
     Action, DealtHands, Event, EventList, EventSink, HandOutcome, MAX_TEAMS, NoEvents, PerTeam,
-    PlayedHand, Seat, Team, ThrowIn, Viewer,
+    PlayedHand, RubberResult, Seat, Team, ThrowIn, Viewer,
 };
 pub use card::{Card, CardSet, Rank, Suit};
 pub use deal::{Deal, DealError};
 pub use error::RuleError;
 pub use fairness::{Commitment, DealCheck, Salt, Seal};
-pub use game::{Game, GameResult, GameStart, ReplayError, RubberResult};
+pub use game::{Game, GameResult, GameStart, ReplayError};
 pub use hand::{ActionList, Hand, Phase};
 pub use record::{GameRecord, HandRecord, SeatAction};
 pub use rules::{

@@ -12,7 +12,7 @@ use euchre_protocol::{LobbyFilter, LobbyPage, LobbyQuery, ServerMessage, TableId
 use tokio::sync::{broadcast, mpsc};
 
 use crate::frame::Frame;
-use crate::table::TableHandle;
+use crate::table::mailbox::TableHandle;
 
 #[derive(Debug)]
 struct Entry {

@@ -16,7 +16,9 @@
 mod bots;
 mod delivery;
 mod game;
-mod mailbox;
+// Public so the registry, which keeps tables' handles, depends on the
+// handle alone and not on the actor that reports to it.
+pub mod mailbox;
 mod requests;
 mod views;
 
