@@ -260,7 +260,7 @@ use euchre_engine::Event;
 use euchre_protocol::{ClientMessage, TableEvent};
 use euchre_server::Settings;
 use euchre_server::config::{ClusterSettings, DatabaseUrl};
-use support::{Client, answer_id, error_code, pick, postgres};
+use support::{Client, answer_id, cards_in, error_code, pick, postgres};
 
 /// One three-node cluster at a time: nine nodes at once on two cores miss
 /// their heartbeats, and the shards keep moving. (The lease's 2 s is for the
@@ -469,20 +469,7 @@ fn audit(log: &[ServerMessage], seat: u8) {
 /// seat's hand, dummy or discard is never sent to it, not even as an empty
 /// list.
 fn audit_viewer(log: &[ServerMessage], seat: Option<u8>) {
-    use euchre_engine::{Card, CardSet};
-    fn cards_in(message: &ServerMessage) -> Vec<Card> {
-        fn walk(value: &serde_json::Value, found: &mut Vec<Card>) {
-            match value {
-                serde_json::Value::String(text) => found.extend(text.parse::<Card>().ok()),
-                serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
-                serde_json::Value::Object(map) => map.values().for_each(|v| walk(v, found)),
-                _ => {}
-            }
-        }
-        let mut found = Vec::new();
-        walk(&serde_json::to_value(message).expect("encodes"), &mut found);
-        found
-    }
+    use euchre_engine::CardSet;
     let own = |index: u8| Some(index) == seat;
     let (mut expected, mut known, mut ended) = (None, CardSet::default(), false);
     for message in log {

@@ -297,13 +297,11 @@ pub fn error_code(message: &ServerMessage) -> Option<&str> {
     }
 }
 
-/// Every card code mentioned anywhere in a message.
-pub fn cards_in(message: &ServerMessage) -> Vec<String> {
-    fn walk(value: &Value, found: &mut Vec<String>) {
+/// Every card mentioned anywhere in a message.
+pub fn cards_in(message: &ServerMessage) -> Vec<euchre_engine::Card> {
+    fn walk(value: &Value, found: &mut Vec<euchre_engine::Card>) {
         match value {
-            Value::String(text) if text.parse::<euchre_engine::Card>().is_ok() => {
-                found.push(text.clone())
-            }
+            Value::String(text) => found.extend(text.parse::<euchre_engine::Card>().ok()),
             Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
             Value::Object(map) => map.values().for_each(|v| walk(v, found)),
             _ => {}
