@@ -32,7 +32,7 @@ pub struct Rules {
     /// The first side to reach this many points wins the game.
     pub points_to_win: u8,
     /// Sheet 003's rubbers: the match is the best of three games, scored in
-    /// rubber points (see [`crate::action::RubberResult`]). Two teams only.
+    /// rubber points (see [`crate::RubberResult`]). Two teams only.
     pub rubber: bool,
     /// What happens when everybody passes twice.
     pub all_pass: AllPass,
