@@ -45,8 +45,9 @@ pub struct ErrorBody {
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct FindingBody {
     /// `must_follow_suit`, `inconsistent_record`, `incomplete_deal`,
-    /// `dealer_out_of_turn`, `repeated_deal`, `played_after_game_over`,
-    /// `final_score_differs`, or another of the engine's codes.
+    /// `dealer_out_of_turn`, `repeated_deal`, `repeated_deal_number`,
+    /// `played_after_game_over`, `final_score_differs`, or another of the
+    /// engine's codes.
     pub code: String,
     /// What is wrong, for people: a renege names the card and the holding
     /// that proves it.
