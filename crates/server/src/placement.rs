@@ -15,8 +15,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use euchre_protocol::{CommandId, PlayerInfo, ServerMessage, TableId};
-use euchre_store::Write;
-use euchre_store::durable::{Durability, NotDurable};
+use euchre_store::durable::Durability;
 use euchre_store::writer::Recorder;
 use futures_util::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
@@ -36,22 +35,6 @@ pub trait Placement: Send + Sync + fmt::Debug {
 
     /// What stops a table of this node.
     fn stop_token(&self, table: &str) -> CancellationToken;
-}
-
-impl dyn Placement {
-    /// Makes a new table's opening writes durable and waits for them: the
-    /// table is announced only once it would survive this process.
-    pub async fn keep(&self, table: &str, writes: Vec<Write>) -> Result<(), NotDurable> {
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        self.durability().keep(
-            table,
-            writes,
-            Box::new(move |result| {
-                let _ = tx.send(result);
-            }),
-        );
-        rx.await.unwrap_or_else(|_| Err(NotDurable::Failed("the storage stopped".to_owned())))
-    }
 }
 
 /// One node alone: every table is here, its writes go to the local journal,

@@ -164,6 +164,7 @@ impl AppState {
             invite: invite.clone(),
             at: now_ms(),
         };
+        let durability = self.placement.durability();
         let (table, handle, mailbox) = Table::new(
             table_id.clone(),
             host.clone(),
@@ -173,10 +174,10 @@ impl AppState {
             invite.clone(),
             self.table_config(),
             self.registry.clone(),
-            Some(self.placement.durability()),
+            Some(durability.clone()),
         );
         let seats = Write::TableSeats { id: table_id.clone(), seats: table.stored_seats() };
-        let kept = self.placement.keep(&table_id, vec![opened, seats]).await;
+        let kept = durability.keep_and_wait(&table_id, vec![opened, seats]).await;
         kept.map_err(|_| Refusal::from(ErrorCode::Unavailable))?;
         self.spawn_table(table, handle, mailbox, &host.id);
         Ok((table_id, invite))

@@ -27,6 +27,23 @@ pub trait Durability: Send + Sync + fmt::Debug {
     fn keep(&self, table: &str, writes: Vec<Write>, then: Then);
 }
 
+impl dyn Durability {
+    /// Keeps `writes` of `table` as [`Durability::keep`] does, and waits
+    /// until they would survive this process (a new table's opening, before
+    /// anyone hears of the table).
+    pub async fn keep_and_wait(&self, table: &str, writes: Vec<Write>) -> Result<(), NotDurable> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.keep(
+            table,
+            writes,
+            Box::new(move |result| {
+                let _ = tx.send(result);
+            }),
+        );
+        rx.await.unwrap_or_else(|_| Err(NotDurable::Failed("the storage stopped".to_owned())))
+    }
+}
+
 impl Durability for Recorder {
     fn keep(&self, _table: &str, writes: Vec<Write>, then: Then) {
         self.record(writes, move |result| then(result.map_err(NotDurable::Failed)));
