@@ -22,7 +22,7 @@ use tokio::task::JoinHandle;
 use crate::Settings;
 use crate::config::DatabaseUrl;
 
-pub use euchre_testkit::{Polled, REQUIRE_SERVICES, eventually, services_required, skip};
+pub use euchre_testkit::{eventually, skip};
 
 /// How long [`ServerTask::stop`] waits for a graceful shutdown.
 pub const STOP_PATIENCE: Duration = Duration::from_secs(10);

@@ -260,7 +260,8 @@ use euchre_engine::Event;
 use euchre_protocol::{ClientMessage, TableEvent};
 use euchre_server::Settings;
 use euchre_server::config::{ClusterSettings, DatabaseUrl};
-use support::{Client, answer_id, cards_in, error_code, pick, postgres};
+use euchre_testkit::postgres;
+use support::{Client, answer_id, cards_in, error_code, pick};
 
 /// One three-node cluster at a time: nine nodes at once on two cores miss
 /// their heartbeats, and the shards keep moving. (The lease's 2 s is for the
@@ -284,7 +285,7 @@ impl Cluster {
         let serial = ONE_CLUSTER_AT_A_TIME.lock().await;
         let nats = Nats::start()?;
         let database = postgres::fresh_database(database).await?;
-        let db_url = postgres::url(&database);
+        let db_url = postgres::database_url(&database);
         Some(Cluster { nats, database, db_url, _serial: serial })
     }
 

@@ -40,7 +40,7 @@ impl Proxy {
                 }
                 let cut = accept_cut.clone();
                 tokio::spawn(async move {
-                    let postgres = support::postgres::address();
+                    let postgres = euchre_testkit::postgres::address();
                     let Ok(mut server) = TcpStream::connect(postgres).await else { return };
                     tokio::select! {
                         _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
@@ -108,11 +108,12 @@ fn actions_seen(log: &[ServerMessage]) -> i64 {
 
 #[tokio::test]
 async fn the_table_plays_on_while_the_database_is_away_and_nothing_is_lost() {
-    let Some(database) = support::postgres::fresh_database("outage").await else { return };
+    let Some(database) = euchre_testkit::postgres::fresh_database("outage").await else { return };
     let proxy = Proxy::start().await;
     let server = TestServer::start_with(|settings| {
-        let through_proxy = format!("127.0.0.1:{}", proxy.port);
-        settings.database_url = DatabaseUrl(support::postgres::url_via(&database, &through_proxy));
+        let through_proxy =
+            euchre_testkit::postgres::database_url_via(&database, "127.0.0.1", proxy.port);
+        settings.database_url = DatabaseUrl(through_proxy);
     })
     .await;
     wait_ready(&server, |status, _| status == 200).await;
@@ -147,7 +148,7 @@ async fn the_table_plays_on_while_the_database_is_away_and_nothing_is_lost() {
     // It comes back, and catches up.
     proxy.restore();
     wait_ready(&server, |status, body| status == 200 && body["backlog"] == 0).await;
-    let mut db = sqlx::PgConnection::connect(&support::postgres::url(&database))
+    let mut db = sqlx::PgConnection::connect(&euchre_testkit::postgres::database_url(&database))
         .await
         .expect("connect to the test database");
     // Each seat holds its side's score and result: seats 0 and 1 tell both.
@@ -173,5 +174,5 @@ async fn the_table_plays_on_while_the_database_is_away_and_nothing_is_lost() {
     assert_eq!(stored, played, "every action reached the database");
     drop(db);
     server.stop().await;
-    support::postgres::drop_database(&database).await;
+    euchre_testkit::postgres::drop_database(&database).await;
 }

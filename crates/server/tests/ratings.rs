@@ -190,12 +190,12 @@ async fn a_rated_game_between_four_people_on_sqlite() {
 
 #[tokio::test]
 async fn a_rated_game_between_four_people_on_postgres() {
-    let Some(database) = support::postgres::fresh_database("ratings").await else { return };
+    let Some(database) = euchre_testkit::postgres::fresh_database("ratings").await else { return };
     let server = TestServer::start_with(|settings| {
-        settings.database_url = DatabaseUrl(support::postgres::url(&database));
+        settings.database_url = DatabaseUrl(euchre_testkit::postgres::database_url(&database));
     })
     .await;
     rated_game(&server).await;
     server.stop().await;
-    support::postgres::drop_database(&database).await;
+    euchre_testkit::postgres::drop_database(&database).await;
 }

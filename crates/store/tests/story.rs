@@ -26,11 +26,11 @@ use euchre_store::{
     MatchSeat, MatchSummary, Millis, NewSession, PlayerRow, PlayerStats, RatedMatch, RatingChange,
     Session, Store, StoreError, Write,
 };
-use euchre_testkit::skip;
+use euchre_testkit::postgres;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
-use sqlx::{AssertSqlSafe, Connection, PgConnection};
+use sqlx::AssertSqlSafe;
 
 // ---------------------------------------------------------------------------
 // The backends.
@@ -142,7 +142,7 @@ where
 }
 
 /// A fresh PostgreSQL database for one test, migrated, dropped afterwards
-/// even when the test fails (or none, and the test is skipped: `euchre_testkit::skip`).
+/// even when the test fails (or none, and the test is skipped: `euchre_testkit::postgres::fresh_database`).
 async fn with_postgres<F, Fut>(test: F)
 where
     F: FnOnce(Arc<PgStore>) -> Fut,
@@ -157,33 +157,8 @@ where
     F: FnOnce(Arc<PgStore>) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    let admin_url = std::env::var("EUCHRE_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-    let mut admin = match PgConnection::connect(&admin_url).await {
-        Ok(admin) => admin,
-        Err(error) => {
-            let rest = admin_url.split_once("://").map_or(admin_url.as_str(), |(_, rest)| rest);
-            let host = rest.split('/').next().unwrap_or(rest);
-            let address = host.rsplit_once('@').map_or(host, |(_, address)| address);
-            return skip(format!("no PostgreSQL at {address} ({error})"));
-        }
-    };
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|elapsed| elapsed.as_nanos())
-        .unwrap_or_default();
-    // Made of digits and a fixed prefix only, so it is safe to splice into DDL.
-    let name = format!("euchre_store_test_{}_{nanos}", std::process::id());
-    sqlx::query(AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&mut admin)
-        .await
-        .expect("create a test database");
-    let (base, params) = match admin_url.split_once('?') {
-        Some((base, params)) => (base, format!("?{params}")),
-        None => (admin_url.as_str(), String::new()),
-    };
-    let server = base.rsplit_once('/').map_or(base, |(server, _)| server);
-    let url = format!("{server}/{name}{params}");
+    let Some(name) = postgres::fresh_database("store_test").await else { return };
+    let url = postgres::database_url(&name);
     let store = Arc::new(PgStore::connect(&url).await.expect("connect to the test database"));
     if migrate {
         store.migrate().await.expect("migrate PostgreSQL");
@@ -191,16 +166,9 @@ where
     }
     let outcome = tokio::spawn(test(store.clone())).await;
     store.pool().close().await;
-    let dropped =
-        sqlx::query(AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")))
-            .execute(&mut admin)
-            .await;
+    postgres::drop_database(&name).await;
     if let Err(error) = outcome {
         std::panic::resume_unwind(error.into_panic());
-    }
-    // Best effort: a leftover database is untidy, not a failure of the store.
-    if let Err(error) = dropped {
-        eprintln!("could not drop {name}: {error}");
     }
 }
 

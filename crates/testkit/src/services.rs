@@ -7,10 +7,10 @@ use std::io::Write;
 
 /// The environment variable that, set to `1` (as `.ci/run` sets it), makes
 /// a missing service fail the test that needs it instead of skipping it.
-pub const REQUIRE_SERVICES: &str = "EUCHRE_REQUIRE_SERVICES";
+const REQUIRE_SERVICES: &str = "EUCHRE_REQUIRE_SERVICES";
 
 /// Whether a missing service fails tests: [`REQUIRE_SERVICES`] is `1`.
-pub fn services_required() -> bool {
+fn services_required() -> bool {
     std::env::var(REQUIRE_SERVICES).is_ok_and(|value| value == "1")
 }
 

@@ -6,7 +6,6 @@
 #![allow(dead_code)]
 
 pub mod http;
-pub mod postgres;
 
 use std::net::SocketAddr;
 use std::time::Duration;
