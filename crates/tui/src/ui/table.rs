@@ -165,28 +165,20 @@ fn game_lines(table: &TableModel, game: &GameView) -> Vec<Line<'static>> {
     lines.push(Line::raw(""));
     // Tricks this hand and the score, one entry per side.
     let sides: Vec<Team> = (0..rules.teams()).map(Team).collect();
-    let tricks: Vec<String> = sides
-        .iter()
-        .map(|team| {
-            format!(
-                "{} {}",
-                short_side(table, *team),
-                game.tricks_won.as_slice().get(team.index()).copied().unwrap_or(0)
-            )
-        })
-        .collect();
-    lines.push(Line::raw(format!("Tricks: {}", tricks.join(" · "))));
-    let scores: Vec<String> = sides
-        .iter()
-        .map(|team| {
-            format!(
-                "{} {}",
-                short_side(table, *team),
-                game.scores.as_slice().get(team.index()).copied().unwrap_or(0)
-            )
-        })
-        .collect();
-    let mut score = format!("Score: {} (to {})", scores.join(" · "), rules.points_to_win);
+    let per_side = |counts: &[u16]| {
+        let entries: Vec<String> = sides
+            .iter()
+            .map(|team| {
+                let count = counts.get(team.index()).copied().unwrap_or(0);
+                format!("{} {count}", short_side(table, *team))
+            })
+            .collect();
+        entries.join(" · ")
+    };
+    let tricks: Vec<u16> = game.tricks_won.as_slice().iter().map(|&n| u16::from(n)).collect();
+    lines.push(Line::raw(format!("Tricks: {}", per_side(&tricks))));
+    let mut score =
+        format!("Score: {} (to {})", per_side(game.scores.as_slice()), rules.points_to_win);
     if rules.rubber {
         let won: Vec<String> = sides
             .iter()
