@@ -57,15 +57,19 @@ impl Passwords {
         };
         let (jobs, queue) = mpsc::channel::<Job>();
         let queue = Arc::new(Mutex::new(queue));
+        // One place per thread that started: a job never waits for a thread.
+        let mut running = 0;
         for n in 0..threads {
             let queue = queue.clone();
             let spawned = std::thread::Builder::new()
                 .name(format!("{THREAD_NAME}-{n}"))
                 .spawn(move || work(&queue));
-            if let Err(error) = spawned {
-                tracing::error!(%error, "cannot start a password-hashing thread");
+            match spawned {
+                Ok(_) => running += 1,
+                Err(error) => tracing::error!(%error, "cannot start a password-hashing thread"),
             }
         }
+        let threads = running;
         Passwords { jobs, free: Arc::new(Semaphore::new(threads)), threads, started, busy }
     }
 
@@ -156,7 +160,7 @@ impl Slot<'_> {
     }
 
     /// Runs `job` on a thread of the pool, in this slot's place.
-    pub async fn run<T: Send + 'static>(
+    async fn run<T: Send + 'static>(
         &self,
         job: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, HashError> {
