@@ -12,7 +12,8 @@
 //! `weak_password`, with no store read and no hash, so a megabyte password
 //! costs nothing), a place on the hashing pool (`busy`), the address's
 //! count of wrong passwords ([`crate::login_limiter`]: `rate_limited`),
-//! then the store and the hash. An unknown name costs the same store read
+//! then the store and the hash (a password change reads its account
+//! before the place, to know the name it counts against). An unknown name costs the same store read
 //! and the same hash as a wrong password, so timing does not tell which
 //! names exist.
 
@@ -111,13 +112,14 @@ impl Accounts {
         settings: &AccountSettings,
         metrics: &Metrics,
     ) -> Self {
-        let hashes = (metrics.password_hashes.clone(), metrics.password_hashes_busy.clone());
+        let (hashes, busy) =
+            (metrics.password_hashes.clone(), metrics.password_hashes_busy.clone());
         Accounts {
             store,
             players,
             session_ms: i64::try_from(settings.session_seconds.saturating_mul(1000))
                 .unwrap_or(i64::MAX),
-            passwords: Passwords::new(settings.concurrent_hashes, hashes.0, hashes.1),
+            passwords: Passwords::new(settings.concurrent_hashes, hashes, busy),
             limiter: LoginLimiter::new(settings),
         }
     }
