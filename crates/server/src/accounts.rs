@@ -26,6 +26,7 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use crate::clock::now_ms;
 use crate::config::AccountSettings;
 use crate::identity::{self, Players};
+use crate::revocation::Revocation;
 
 /// The shortest and longest password accepted, in characters.
 pub const PASSWORD_CHARS: std::ops::RangeInclusive<usize> = 8..=128;
@@ -141,8 +142,8 @@ impl Accounts {
             ClaimOutcome::AlreadyClaimed => return Err(AccountError::AlreadyClaimed),
         }
         // The guest's token has served its turn: only sessions let it in now.
-        self.players.forget_player(&guest.id);
-        self.players.claimed(name_key(&name));
+        self.players
+            .revoke(Revocation::Claimed { player_id: guest.id.clone(), name_key: name_key(&name) });
         Ok(self.started(PlayerInfo { id: guest.id, name }, token, &session))
     }
 
@@ -166,7 +167,7 @@ impl Accounts {
     pub async fn log_out(&self, token: &str) -> Result<(), AccountError> {
         let token_hash = identity::hash(token);
         self.store.revoke_session(&token_hash, now_ms()).await.map_err(unavailable)?;
-        self.players.forget(&token_hash);
+        self.players.revoke(Revocation::Session { token_hash });
         Ok(())
     }
 
@@ -188,7 +189,8 @@ impl Accounts {
         let password_hash = hash_password(new).await?;
         let (token, session) = self.new_session(&player.id);
         self.store.change_password(&password_hash, &session).await.map_err(unavailable)?;
-        self.players.forget_player(&player.id);
+        let except = session.token_hash.clone();
+        self.players.revoke(Revocation::Password { player_id: player.id.clone(), except });
         Ok(self.started(player, token, &session))
     }
 

@@ -161,6 +161,12 @@ pub struct Limits {
 pub struct AccountSettings {
     /// How long a log-in session lasts, in seconds.
     pub session_seconds: u64,
+    /// How often ended sessions and forgotten guests are deleted, in
+    /// seconds (0: never).
+    pub purge_every_seconds: u64,
+    /// A guest is deleted once this old (seconds) if it claimed no name,
+    /// sat in no match, has no place at an open table and is not connected.
+    pub purge_guests_after_seconds: u64,
     /// Log-in attempts a minute for one account name, and from one address.
     pub login_attempts_per_name: u32,
     pub login_attempts_per_address: u32,
@@ -231,6 +237,8 @@ impl Default for AccountSettings {
     fn default() -> AccountSettings {
         AccountSettings {
             session_seconds: 30 * 24 * 3600,
+            purge_every_seconds: 3600,
+            purge_guests_after_seconds: 30 * 24 * 3600,
             login_attempts_per_name: 5,
             login_attempts_per_address: 20,
         }

@@ -7,6 +7,8 @@
 //! - [`table`]: one actor task per table, owning its game alone.
 //! - [`registry`]: the lobby of tables; [`identity`]: who a token belongs to;
 //!   [`accounts`]: claimed names, passwords and log-in sessions;
+//!   [`revocation`]: sessions that end everywhere, their connections cut;
+//!   [`housekeeping`]: ended sessions and forgotten guests purged;
 //!   [`ratings`]: Glicko-2 ratings of finished games between people.
 //! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
 //! - [`web`]: the browser client at `/`, embedded at compile time.
@@ -25,11 +27,13 @@ pub mod cluster;
 pub mod config;
 pub mod connection;
 pub mod frame;
+pub mod housekeeping;
 pub mod identity;
 pub mod metrics;
 pub mod placement;
 pub mod ratings;
 pub mod registry;
+pub mod revocation;
 pub mod state;
 pub mod table;
 #[cfg(feature = "testing")]

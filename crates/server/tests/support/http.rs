@@ -3,6 +3,8 @@
 //! known length, so nothing more is needed, and reqwest (with its own tree of
 //! crates to build on two cores) is not.
 
+use std::net::SocketAddr;
+
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -48,8 +50,19 @@ pub async fn request(
     token: Option<&str>,
     body: Option<&[u8]>,
 ) -> Answer {
+    request_at(server.address, method, path, token, body).await
+}
+
+/// [`request`] to the server at `address` (a cluster's node).
+pub async fn request_at(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&[u8]>,
+) -> Answer {
     let exchange = async {
-        let mut stream = tokio::net::TcpStream::connect(server.address).await.expect("connect");
+        let mut stream = tokio::net::TcpStream::connect(address).await.expect("connect");
         let mut request =
             format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n");
         if let Some(token) = token {
