@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use euchre_bots::BotKind;
 use euchre_cluster::log::read_shard;
-use euchre_cluster::testing::Nats;
+use euchre_cluster::testing::{Config as NatsConfig, Nats};
 use euchre_cluster::{LogConfig, LogEntry, ShardLog, ShardLogs, shard_of, tables_in};
 use euchre_engine::Action;
 use euchre_protocol::{
@@ -259,7 +259,7 @@ mod support;
 use euchre_engine::Event;
 use euchre_protocol::{ClientMessage, TableEvent};
 use euchre_server::Settings;
-use euchre_server::config::{ClusterSettings, DatabaseUrl};
+use euchre_server::config::{ClusterSettings, DatabaseUrl, NatsSettings, Secret};
 use euchre_testkit::postgres;
 use support::{Client, answer_id, cards_in, error_code, pick};
 
@@ -282,8 +282,16 @@ struct Cluster {
 
 impl Cluster {
     async fn start(database: &str) -> Option<Cluster> {
+        Cluster::start_on(database, None).await
+    }
+
+    /// [`Cluster::start`] on a NATS server with this configuration.
+    async fn start_on(database: &str, config: Option<NatsConfig>) -> Option<Cluster> {
         let serial = ONE_CLUSTER_AT_A_TIME.lock().await;
-        let nats = Nats::start()?;
+        let nats = match config {
+            Some(config) => Nats::start_with(config)?,
+            None => Nats::start()?,
+        };
         let database = postgres::fresh_database(database).await?;
         let db_url = postgres::database_url(&database);
         Some(Cluster { nats, database, db_url, _serial: serial })
@@ -361,6 +369,7 @@ impl Node {
             lease_ttl_ms: LEASE_TTL_MS,
             replicas: 1,
             shards: NODE_SHARDS,
+            ..ClusterSettings::default()
         };
         tweak(&mut settings);
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -1685,5 +1694,89 @@ async fn a_closed_table_its_owner_died_before_purging_is_stored_and_purged_at_th
     // the table's history and purges it.
     let nodes = cluster.nodes(&["n1", "n2"]).await;
     wait_purged_and_stored(&cluster, table, game.record().hands.len() as i64).await;
+    cluster.finish(nodes).await;
+}
+
+// ---------------------------------------------------------------------------
+// NATS that lets in only the nodes: docker/nats.conf, the example the
+// cluster's compose file mounts, with its users and their permissions.
+
+const NATS_PASSWORD: &str = "a-password-for-the-nodes";
+
+fn nats_conf() -> NatsConfig {
+    NatsConfig {
+        file: concat!(env!("CARGO_MANIFEST_DIR"), "/../../docker/nats.conf").into(),
+        env: vec![("EUCHRE_NATS_PASSWORD".to_owned(), NATS_PASSWORD.to_owned())],
+        login: Some(("euchre".to_owned(), NATS_PASSWORD.to_owned())),
+    }
+}
+
+fn with_the_password(settings: &mut Settings) {
+    settings.cluster.lease_ttl_ms = STEADY_LEASE_TTL_MS;
+    settings.cluster.nats.user = "euchre".to_owned();
+    settings.cluster.nats.password = Secret(NATS_PASSWORD.to_owned());
+}
+
+/// Why a node with these NATS settings failed to start; it must fail, and
+/// promptly (not retry for ever).
+async fn refused_start(cluster: &Cluster, nats: NatsSettings) -> String {
+    let data = tempfile::tempdir().expect("a data folder");
+    let mut settings = Settings {
+        data_dir: data.path().to_owned(),
+        database_url: DatabaseUrl(cluster.db_url.clone()),
+        ..Settings::default()
+    };
+    settings.cluster = ClusterSettings {
+        enabled: true,
+        nats_url: cluster.nats.url.clone(),
+        node_id: "intruder".to_owned(),
+        shards: NODE_SHARDS,
+        nats,
+        ..ClusterSettings::default()
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let started = euchre_server::run(listener, settings, std::future::pending());
+    match timeout(Duration::from_secs(20), started).await {
+        Ok(Err(error)) => format!("{error:#}"),
+        Ok(Ok(())) => panic!("the node served and stopped"),
+        Err(_) => panic!("the node neither started nor failed in 20 s"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_with_the_nats_password_serve_a_game_and_a_node_without_it_fails_to_start() {
+    let Some(cluster) = Cluster::start_on("cluster_nats_auth", Some(nats_conf())).await else {
+        return;
+    };
+    let nodes = cluster.nodes_with(&["n1", "n2"], with_the_password).await;
+
+    // A game across both nodes: commands forwarded to the table's owner,
+    // its messages sent back, a spectator on the other node.
+    let mut ann = nodes[0].player("Ann").await;
+    let table = create_table(&mut ann, TableSettings::default()).await;
+    let mut people = vec![ann, nodes[1].player("Bob").await];
+    people.push(nodes[0].player("Cy").await);
+    people.push(nodes[1].player("Dee").await);
+    for (seat, person) in people.iter_mut().enumerate() {
+        assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
+    }
+    let spectator = watch_to_the_end(nodes[1].player("Eve").await, 1, &table, urls(&nodes)).await;
+    let players = play_to_the_end(people, &table, urls(&nodes), |seat| seat);
+    let (players, spectators) = (finished(players).await, finished(vec![spectator]).await);
+    audit_all(&players, &spectators);
+    // Everything the nodes did is within docker/nats.conf's permissions.
+    assert_eq!(cluster.nats.refusals(), Vec::<String>::new(), "NATS refused the nodes something");
+
+    let wrong = NatsSettings {
+        user: "euchre".to_owned(),
+        password: Secret("not-the-password".to_owned()),
+        ..NatsSettings::default()
+    };
+    let said = refused_start(&cluster, wrong).await;
+    assert!(said.contains("refused this node's credentials"), "{said}");
+    assert!(!said.contains("not-the-password"), "the password printed: {said}");
+    let said = refused_start(&cluster, NatsSettings::default()).await;
+    assert!(said.contains("refused this node's credentials"), "{said}");
+    assert!(!cluster.nats.refusals().is_empty(), "NATS logged no refusal");
     cluster.finish(nodes).await;
 }
