@@ -347,7 +347,12 @@ impl Node {
         Node::start_with(name, nats, database, |_| {})
     }
 
-    fn start_with(name: &str, nats: &str, database: &str, tweak: fn(&mut Settings)) -> Node {
+    fn start_with(
+        name: &str,
+        nats: &str,
+        database: &str,
+        tweak: impl FnOnce(&mut Settings),
+    ) -> Node {
         // Quiet unless RUST_LOG asks.
         if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_default_env() {
             let _ = tracing_subscriber::fmt().with_env_filter(filter).with_test_writer().try_init();
@@ -1779,4 +1784,95 @@ async fn nodes_with_the_nats_password_serve_a_game_and_a_node_without_it_fails_t
     assert!(said.contains("refused this node's credentials"), "{said}");
     assert!(!cluster.nats.refusals().is_empty(), "NATS logged no refusal");
     cluster.finish(nodes).await;
+}
+
+/// A certificate authority of the test's own, and the certificates it
+/// signed for NATS (127.0.0.1) and for a node, as PEM files in `folder`.
+struct Pki {
+    folder: tempfile::TempDir,
+}
+
+impl Pki {
+    fn new() -> Pki {
+        use rcgen::{
+            BasicConstraints, CertificateParams, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+        };
+        let folder = tempfile::tempdir().expect("a folder");
+        let write = |name: &str, pem: String| {
+            std::fs::write(folder.path().join(name), pem).expect("written");
+        };
+        let ca_key = KeyPair::generate().expect("a key");
+        let mut ca = CertificateParams::new(Vec::<String>::new()).expect("the CA's");
+        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        write("ca.pem", ca.self_signed(&ca_key).expect("the CA").pem());
+        let issuer = Issuer::new(ca, ca_key);
+        for (name, purpose) in [
+            ("nats", ExtendedKeyUsagePurpose::ServerAuth),
+            ("node", ExtendedKeyUsagePurpose::ClientAuth),
+        ] {
+            let key = KeyPair::generate().expect("a key");
+            let mut params = CertificateParams::new(vec!["127.0.0.1".to_owned()]).expect("params");
+            params.extended_key_usages = vec![purpose];
+            write(&format!("{name}.pem"), params.signed_by(&key, &issuer).expect("signed").pem());
+            write(&format!("{name}-key.pem"), key.serialize_pem());
+        }
+        Pki { folder }
+    }
+
+    fn path(&self, name: &str) -> std::path::PathBuf {
+        self.folder.path().join(name)
+    }
+
+    /// A NATS configuration that takes only TLS clients with a certificate of this CA.
+    fn nats_conf(&self) -> NatsConfig {
+        let conf = format!(
+            "tls {{\n  cert_file: {:?}\n  key_file: {:?}\n  ca_file: {:?}\n  verify: true\n}}\n",
+            self.path("nats.pem"),
+            self.path("nats-key.pem"),
+            self.path("ca.pem"),
+        );
+        let file = self.path("nats.conf");
+        std::fs::write(&file, conf).expect("written");
+        NatsConfig { file, ..NatsConfig::default() }
+    }
+
+    fn node_settings(&self) -> NatsSettings {
+        NatsSettings {
+            tls_ca_file: self.path("ca.pem"),
+            tls_cert_file: self.path("node.pem"),
+            tls_key_file: self.path("node-key.pem"),
+            tls_required: true,
+            ..NatsSettings::default()
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_with_the_cas_certificates_serves_over_tls_to_nats_and_one_without_fails_to_start() {
+    let pki = Pki::new();
+    let Some(cluster) = Cluster::start_on("cluster_nats_tls", Some(pki.nats_conf())).await else {
+        return;
+    };
+    let tls = pki.node_settings();
+    let node = Node::start_with("n1", &cluster.nats.url, &cluster.db_url, |settings| {
+        settings.cluster.nats = tls.clone();
+    });
+    // It joined: it owns shards and hosts a table.
+    let mut ann = node.player("Ann").await;
+    let table = create_table(&mut ann, TableSettings::default()).await;
+    assert_eq!(ann.sit(&table, Some(0)).await, 0);
+
+    // No client certificate: NATS (verify) refuses the handshake.
+    let no_certificate = NatsSettings {
+        tls_cert_file: Default::default(),
+        tls_key_file: Default::default(),
+        ..tls.clone()
+    };
+    let said = refused_start(&cluster, no_certificate).await;
+    assert!(said.contains("NATS at"), "{said}");
+    // Not this CA: the node refuses NATS's certificate.
+    let stranger = Pki::new();
+    let said = refused_start(&cluster, stranger.node_settings()).await;
+    assert!(said.contains("invalid peer certificate"), "{said}");
+    cluster.finish(vec![node]).await;
 }
