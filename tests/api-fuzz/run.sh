@@ -40,7 +40,10 @@ fi
 data=$(mktemp -d)
 server_pid=""
 stop() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
   rm -rf "$data"
 }
 trap stop EXIT
@@ -90,6 +93,8 @@ TOML
 
 echo "== schemathesis $schemathesis_version on http://$address ($examples examples an operation, seed $seed_number)"
 # From the data folder: schemathesis keeps its cache in the working directory.
+# One worker: with two, Python 3.11's parser (hypothesis describing its
+# strategies from threads) failed now and then with a SystemError.
 root=$PWD
 cd "$data"
 "$venv/bin/st" --no-color --config-file "$data/schemathesis.toml" run "$root/docs/openapi.json" \
@@ -97,4 +102,9 @@ cd "$data"
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
   --max-examples "$examples" --seed "$seed_number" --workers 1 \
   --phases examples,coverage,fuzzing --generation-database none \
-  --report junit --report-dir "$data/report"
+  --report junit --report-dir "$data/report" || {
+  status=$?
+  echo "== the server's log, its last lines" >&2
+  tail -n 40 "$data/server.log" >&2
+  exit "$status"
+}
