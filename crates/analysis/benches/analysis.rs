@@ -8,6 +8,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
+use cpu_time::ThreadTime;
 use criterion::{Criterion, criterion_group, criterion_main};
 use euchre_analysis::{DEFAULT_WORLDS, Settings, analyse, options};
 use euchre_bots::{BasicBot, Bot};
@@ -76,6 +77,13 @@ fn bench(c: &mut Criterion) {
         positions.len()
     );
 
+    let started = ThreadTime::now();
+    black_box(analyse(&record, &Settings { worlds: 0, seed: 1 }).expect("analysed"));
+    eprintln!("every card shown: CPU {:.4} s", started.elapsed().as_secs_f64());
+    for worlds in [DEFAULT_WORLDS / 2, DEFAULT_WORLDS, 2 * DEFAULT_WORLDS] {
+        seed_noise(&record, worlds);
+    }
+
     let mut group = c.benchmark_group("ten_hands");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(5));
@@ -95,6 +103,37 @@ fn bench(c: &mut Criterion) {
         b.iter(|| analyse(black_box(&record), &Settings { worlds: DEFAULT_WORLDS, seed: 1 }))
     });
     group.finish();
+}
+
+/// How much the losses move between two seeds at `worlds` worlds (the
+/// noise the tolerance has to sit above), and each analysis's running time
+/// on this thread (the machine is shared: criterion's figures are wall time).
+fn seed_noise(record: &GameRecord, worlds: u32) {
+    let losses = |seed| {
+        let started = ThreadTime::now();
+        let analysis = analyse(record, &Settings { worlds, seed }).expect("analysed");
+        let cpu = started.elapsed();
+        let known = analysis.hands.into_iter().flat_map(|hand| hand.decisions);
+        let losses: Vec<f64> =
+            known.filter_map(|decision| decision.known).map(|known| known.points_lost).collect();
+        (losses, cpu)
+    };
+    let ((first, cpu_first), (second, cpu_second)) = (losses(1), losses(2));
+    let mut differences: Vec<f64> = first.iter().zip(&second).map(|(a, b)| (a - b).abs()).collect();
+    differences.sort_by(f64::total_cmp);
+    let within = |loss: f64| loss < euchre_analysis::grade::TOLERANCE;
+    let flipped = first.iter().zip(&second).filter(|(a, b)| within(**a) != within(**b)).count();
+    let mean = differences.iter().sum::<f64>() / differences.len().max(1) as f64;
+    let p95 = differences.get(differences.len() * 95 / 100).copied().unwrap_or(0.0);
+    let max = differences.last().copied().unwrap_or(0.0);
+    eprintln!(
+        "{worlds} worlds: CPU {:.2} s and {:.2} s; seeds 1 and 2, {} decisions: |loss difference| \
+         mean {mean:.3}, 95th percentile {p95:.3}, max {max:.3}; within tolerance by one seed \
+         and not the other: {flipped}",
+        cpu_first.as_secs_f64(),
+        cpu_second.as_secs_f64(),
+        differences.len()
+    );
 }
 
 criterion_group!(benches, bench);
