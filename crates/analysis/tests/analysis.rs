@@ -291,6 +291,57 @@ fn a_record_that_does_not_replay_is_refused() {
     assert!(matches!(error, euchre_analysis::AnalysisError::Replay(_)), "{error}");
 }
 
+/// Records with claims and concessions, as live play and imports make
+/// them (some concessions out of turn), in every form: they are analysed;
+/// a claim, which takes every trick left, is the best choice both ways.
+#[test]
+fn claims_and_concessions_are_analysed() {
+    let (mut claims, mut concessions) = (0, 0);
+    for (n, rules) in rule_sets().into_iter().enumerate() {
+        for seed in 0..3 {
+            let mut rng = ChaCha8Rng::seed_from_u64(5000 + 100 * n as u64 + seed);
+            let mut game = Game::new(rules, seed).expect("valid rules");
+            while let Some(seat) = game.turn() {
+                let legal = game.legal_actions(seat);
+                let other = Seat(rng.random_range(0..rules.players));
+                let action = if legal.contains(&Action::Claim) {
+                    Action::Claim
+                } else if rng.random_range(0..40u32) == 0
+                    && game.legal_actions(other).contains(&Action::Concede)
+                {
+                    game.apply(other, Action::Concede).expect("legal");
+                    continue;
+                } else {
+                    let choices: Vec<Action> =
+                        legal.iter().copied().filter(|a| *a != Action::Concede).collect();
+                    choices[rng.random_range(0..choices.len())]
+                };
+                game.apply(seat, action).expect("legal");
+            }
+            let record = game.record();
+            concessions += record
+                .hands
+                .iter()
+                .flat_map(|hand| &hand.actions)
+                .filter(|step| step.action == Action::Concede)
+                .count();
+            let analysis = analyse(record, &Settings { worlds: 8, seed }).expect("analysed");
+            for decision in analysis.hands.iter().flat_map(|hand| &hand.decisions) {
+                if decision.chosen != Action::Claim {
+                    continue;
+                }
+                claims += 1;
+                let shown = decision.shown.as_ref().expect("a card-play decision");
+                assert_eq!(shown.mark, Mark::Best, "{rules:?}: {shown:?}");
+                let known = decision.known.as_ref().expect("valued over worlds");
+                assert_eq!(known.mark, Mark::Best, "{rules:?}: {known:?}");
+            }
+        }
+    }
+    assert!(claims > 10, "{claims} claims");
+    assert!(concessions > 5, "{concessions} concessions");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 
