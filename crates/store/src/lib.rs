@@ -19,6 +19,7 @@ use euchre_engine::{Action, Deal, GameRecord, GameResult, GameStart, HandOutcome
 use serde::{Deserialize, Serialize};
 
 mod accounts;
+mod analyses;
 mod conn;
 pub mod durable;
 pub mod journal;
@@ -436,6 +437,17 @@ pub trait Store: Send + Sync + fmt::Debug {
         &self,
         password_hash: &str,
         session: &NewSession,
+    ) -> Result<(), StoreError>;
+
+    /// A finished match's analysis, as JSON (`euchre-analysis`'s
+    /// `GameAnalysis`), once one is saved.
+    async fn match_analysis(&self, match_id: &str) -> Result<Option<String>, StoreError>;
+    /// Keeps a match's analysis; saving one again keeps the first.
+    async fn save_match_analysis(
+        &self,
+        match_id: &str,
+        analysis: &str,
+        at: Millis,
     ) -> Result<(), StoreError>;
 }
 
