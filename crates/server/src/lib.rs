@@ -17,6 +17,7 @@
 
 pub mod accounts;
 pub mod admission;
+pub mod analysis;
 pub mod api;
 pub mod app;
 pub mod client_address;
