@@ -15,6 +15,7 @@ use euchre_store::{LiveTable, Store, Write};
 
 use crate::accounts::Accounts;
 use crate::admission::Admission;
+use crate::analysis::Analyses;
 use crate::clock::now_ms;
 use crate::config::{Settings, Timing};
 use crate::identity::Players;
@@ -46,6 +47,8 @@ pub struct AppState {
     pub remote_tables: Option<Arc<dyn RemoteTables>>,
     /// Connections per address and in all, the penalty box, new guests.
     pub admission: Arc<Admission>,
+    /// Finished matches' analyses: stored, or queued for the blocking pool.
+    pub analyses: Arc<Analyses>,
     next_conn: Arc<AtomicU64>,
 }
 
@@ -66,6 +69,13 @@ impl AppState {
         let registry = Registry::default();
         let ratings = Arc::new(Ratings::new(store.clone()));
         let admission = Arc::new(Admission::new(&settings.limits));
+        let tracker = TaskTracker::new();
+        let analyses = Arc::new(Analyses::new(
+            store.clone(),
+            settings.analysis.clone(),
+            tracker.clone(),
+            shutdown.clone(),
+        ));
         AppState {
             settings: Arc::new(settings),
             players,
@@ -77,9 +87,10 @@ impl AppState {
             recorder,
             registry,
             metrics,
-            tracker: TaskTracker::new(),
+            tracker,
             shutdown,
             admission,
+            analyses,
             next_conn: Arc::default(),
         }
     }
