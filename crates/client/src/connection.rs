@@ -317,8 +317,12 @@ impl Connection {
                     self.session = session;
                     break;
                 }
-                Err(Error::Refused { code, message }) if code == "bad_token" => {
-                    // The server no longer knows this player: nothing to resume.
+                Err(Error::Refused { code, message })
+                    if code == "bad_token" || code == "session_expired" =>
+                {
+                    // The server no longer knows this player, or its session
+                    // ended (closed with 4003): nothing to resume, and trying
+                    // again would only be refused again.
                     self.emit(Update::Closed { reason: format!("{code}: {message}") });
                     return false;
                 }

@@ -487,3 +487,61 @@ async fn a_session_returns_every_message_in_order_and_judges_prompts_by_the_rule
     let sent = tokio::time::timeout(PATIENCE, server).await.expect("done").expect("ran");
     assert_eq!(sent.len(), 3, "hello, chat, ping: {sent:?}");
 }
+
+#[tokio::test]
+async fn a_session_ended_by_the_server_stops_the_client_instead_of_retrying() {
+    use euchre_protocol::{ClientMessage, PlayerInfo, ServerMessage, close};
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("ws://{}/ws", listener.local_addr().expect("address"));
+    // The server: welcomes, then ends the session (4003); every later hello
+    // with that token is refused as expired. It counts the hellos it refused.
+    let server = tokio::spawn(async move {
+        let mut refused = 0;
+        for connection in 0.. {
+            let Ok(Ok((stream, _))) =
+                tokio::time::timeout(Duration::from_secs(2), listener.accept()).await
+            else {
+                break;
+            };
+            let mut socket = tokio_tungstenite::accept_async(stream).await.expect("a websocket");
+            let Some(Ok(Message::Text(text))) = socket.next().await else { continue };
+            let hello: ClientMessage = serde_json::from_str(&text).expect("a client message");
+            let ClientMessage::Hello { id, .. } = hello else { panic!("not a hello: {hello:?}") };
+            let answer = if connection == 0 {
+                ServerMessage::Welcome {
+                    id,
+                    protocol_version: euchre_protocol::PROTOCOL_VERSION,
+                    player: PlayerInfo { id: "p1".into(), name: "Ann".into() },
+                    token: "a-session".into(),
+                }
+            } else {
+                refused += 1;
+                ServerMessage::Error {
+                    id: Some(id),
+                    code: "session_expired".into(),
+                    message: "your session has expired; log in again".into(),
+                }
+            };
+            let text = serde_json::to_string(&answer).expect("json");
+            socket.send(Message::Text(text.into())).await.expect("sent");
+            if connection == 0 {
+                let frame = CloseFrame { code: close::SESSION_ENDED.into(), reason: "".into() };
+                let _ = socket.send(Message::Close(Some(frame))).await;
+            }
+        }
+        refused
+    });
+
+    let (_client, mut updates) = Client::connect(config(&url, "Ann")).await.expect("connect");
+    let reason = loop {
+        if let Update::Closed { reason } = next(&mut updates).await {
+            break reason;
+        }
+    };
+    assert!(reason.starts_with("session_expired"), "{reason}");
+    assert_eq!(server.await.expect("the server ran"), 1, "one refused hello, then no retries");
+}

@@ -125,8 +125,11 @@ impl Worker {
     }
 
     async fn analyse_and_store(&self, id: &str, record: GameRecord) {
-        // The record's own seed deals the worlds: the same record, the same analysis.
-        let run = AnalysisRun { worlds: self.worlds, seed: record.seed };
+        // The record's own seed deals the worlds: the same record, the same
+        // analysis. Its first eight bytes are plenty for sampling.
+        let [a, b, c, d, e, f, g, h, ..] = record.seed.0;
+        let run =
+            AnalysisRun { worlds: self.worlds, seed: u64::from_le_bytes([a, b, c, d, e, f, g, h]) };
         let computed = tokio::task::spawn_blocking(move || {
             analyse(&record, &run).map_err(|error| error.to_string()).and_then(|analysis| {
                 serde_json::to_string(&analysis).map_err(|error| error.to_string())

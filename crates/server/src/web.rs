@@ -66,6 +66,7 @@ const ASSETS: &[Asset] = &[
     asset!("js/seal.js", JS),
     asset!("js/table.js", JS),
     asset!("js/text.js", JS),
+    asset!("js/witness.js", JS),
 ];
 
 /// Each file's entity tag (the start of its SHA-256), computed once.
