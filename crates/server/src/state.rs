@@ -15,6 +15,7 @@ use euchre_store::{LiveTable, Store, Write};
 
 use crate::accounts::Accounts;
 use crate::admission::Admission;
+use crate::api::limits::ApiLimits;
 use crate::clock::now_ms;
 use crate::config::{Settings, Timing};
 use crate::identity::Players;
@@ -46,6 +47,8 @@ pub struct AppState {
     pub remote_tables: Option<Arc<dyn RemoteTables>>,
     /// Connections per address and in all, the penalty box, new guests.
     pub admission: Arc<Admission>,
+    /// The HTTP API's requests per address and imports.
+    pub api_limits: Arc<ApiLimits>,
     next_conn: Arc<AtomicU64>,
 }
 
@@ -63,7 +66,8 @@ impl AppState {
         let accounts = Arc::new(Accounts::new(store.clone(), players.clone(), &settings.accounts));
         let registry = Registry::default();
         let ratings = Arc::new(Ratings::new(store.clone()));
-        let admission = Arc::new(Admission::new(&settings.limits));
+        let admission = Arc::new(Admission::new(&settings.limits, &settings.trusted_proxies));
+        let api_limits = Arc::new(ApiLimits::new(&settings.api));
         AppState {
             settings: Arc::new(settings),
             players,
@@ -78,6 +82,7 @@ impl AppState {
             tracker: TaskTracker::new(),
             shutdown,
             admission,
+            api_limits,
             next_conn: Arc::default(),
         }
     }
