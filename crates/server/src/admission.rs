@@ -376,8 +376,7 @@ mod tests {
 
     #[test]
     fn a_trusted_proxys_own_address_is_never_boxed() {
-        let mut settings = Limits::default();
-        settings.abuse_penalty_ms = 60_000;
+        let settings = Limits { abuse_penalty_ms: 60_000, ..Limits::default() };
         let proxies: Vec<IpNet> = ["10.0.0.0/24", "2001:db8::1/128"]
             .iter()
             .map(|net| net.parse().expect("a network"))
