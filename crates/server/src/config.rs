@@ -182,6 +182,12 @@ pub struct Limits {
 pub struct AccountSettings {
     /// How long a log-in session lasts, in seconds.
     pub session_seconds: u64,
+    /// How often ended sessions and forgotten guests are deleted, in
+    /// seconds (0: never).
+    pub purge_every_seconds: u64,
+    /// A guest is deleted once this old (seconds) if it claimed no name,
+    /// sat in no match, has no place at an open table and is not connected.
+    pub purge_guests_after_seconds: u64,
     /// Wrong passwords one address (an IPv6 address by its /64) may give
     /// for one name before it must wait: 1 s before its next try, then 2 s,
     /// 4 s … after each further wrong one.
@@ -279,6 +285,8 @@ impl Default for AccountSettings {
     fn default() -> AccountSettings {
         AccountSettings {
             session_seconds: 30 * 24 * 3600,
+            purge_every_seconds: 3600,
+            purge_guests_after_seconds: 30 * 24 * 3600,
             login_free_failures: 5,
             login_backoff_max_seconds: 15 * 60,
             login_failures_per_address: 60,

@@ -257,7 +257,7 @@ async fn a_table_taken_over_mid_hand_keeps_every_acknowledged_action_and_plays_o
 mod support;
 
 use euchre_engine::Event;
-use euchre_protocol::{ClientMessage, TableEvent};
+use euchre_protocol::{ClientMessage, TableEvent, close};
 use euchre_server::Settings;
 use euchre_server::config::{ClusterSettings, DatabaseUrl};
 use euchre_testkit::postgres;
@@ -330,6 +330,8 @@ const STEADY_LEASE_TTL_MS: u64 = 6_000;
 struct Node {
     name: String,
     url: String,
+    /// Where its HTTP API answers.
+    address: std::net::SocketAddr,
     runtime: Option<tokio::runtime::Runtime>,
     _data: tempfile::TempDir,
 }
@@ -371,7 +373,8 @@ impl Node {
         // Bound before the spawn: clients never wait for the node to listen.
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         listener.set_nonblocking(true).expect("non-blocking");
-        let url = format!("ws://{}/ws", listener.local_addr().expect("address"));
+        let address = listener.local_addr().expect("address");
+        let url = format!("ws://{address}/ws");
         let label = name.to_owned();
         runtime.spawn(async move {
             let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
@@ -380,7 +383,7 @@ impl Node {
                 eprintln!("node {label} failed: {error:#}");
             }
         });
-        Node { name: name.to_owned(), url, runtime: Some(runtime), _data: data }
+        Node { name: name.to_owned(), url, address, runtime: Some(runtime), _data: data }
     }
 
     /// kill -9, as near as one process can: every task dropped at once.
@@ -1685,5 +1688,74 @@ async fn a_closed_table_its_owner_died_before_purging_is_stored_and_purged_at_th
     // the table's history and purges it.
     let nodes = cluster.nodes(&["n1", "n2"]).await;
     wait_purged_and_stored(&cluster, table, game.record().hands.len() as i64).await;
+    cluster.finish(nodes).await;
+}
+
+// ---------------------------------------------------------------------------
+// Sessions end on every node (issue #27): a log-out, a password change or a
+// claim on one node reaches the others over `euchre.revoked`.
+
+const PASSWORD: &str = "correct horse";
+
+/// Claims `name` for the guest holding `token`, on `node`: the session's token.
+async fn claim_on(node: &Node, token: &str, name: &str) -> String {
+    let body = serde_json::json!({ "name": name, "password": PASSWORD }).to_string();
+    let answer = support::http::request_at(
+        node.address,
+        "POST",
+        "/api/accounts",
+        Some(token),
+        Some(body.as_bytes()),
+    )
+    .await;
+    assert_eq!(answer.status, 201, "{}", answer.body);
+    answer.json()["token"].as_str().expect("a session token").to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_out_on_one_node_closes_the_sessions_connection_on_another_within_a_second() {
+    let Some(cluster) = Cluster::start("cluster_log_out").await else { return };
+    let nodes = cluster.steady_nodes(&["n1", "n2", "n3"]).await;
+    let guest = nodes[0].player("Ann").await;
+    let session = claim_on(&nodes[0], guest.token.as_deref().expect("a token"), "Ann").await;
+    // On n2 the session is looked up and kept in n2's memory.
+    let mut on_n2 = Client::connect(&nodes[1].url).await;
+    on_n2.try_hello("", Some(&session)).await.expect("welcomed on n2");
+    assert!(on_n2.list_tables(LobbyQuery::default()).await.is_ok());
+
+    let answer = support::http::request_at(
+        nodes[0].address,
+        "DELETE",
+        "/api/sessions/current",
+        Some(&session),
+        None,
+    )
+    .await;
+    assert_eq!(answer.status, 204, "{}", answer.body);
+    let code = timeout(Duration::from_secs(1), on_n2.close_code()).await;
+    assert_eq!(code.expect("closed within a second"), Some(close::SESSION_ENDED));
+    // And n2 no longer lets the token in.
+    let mut again = Client::connect(&nodes[1].url).await;
+    let refused = again.try_hello("", Some(&session)).await.err();
+    assert_eq!(refused.as_ref().and_then(euchre_client::Error::code), Some("bad_token"));
+    cluster.finish(nodes).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_name_claimed_on_one_node_is_refused_to_new_guests_on_the_others_within_a_second() {
+    let Some(cluster) = Cluster::start("cluster_claim").await else { return };
+    let nodes = cluster.steady_nodes(&["n1", "n2", "n3"]).await;
+    let guest = nodes[0].player("Bea").await;
+    claim_on(&nodes[0], guest.token.as_deref().expect("a token"), "Bea").await;
+    for node in &nodes[1..] {
+        eventually("the claim to reach every node", Duration::from_secs(1), async || {
+            let mut newcomer = Client::connect(&node.url).await;
+            match newcomer.try_hello("bea", None).await {
+                Err(refused) if refused.code() == Some("name_taken") => Ok(()),
+                other => Err(format!("{other:?}")),
+            }
+        })
+        .await;
+    }
     cluster.finish(nodes).await;
 }

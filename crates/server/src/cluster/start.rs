@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use super::Node;
 use super::durability::{Logged, purge_closed};
 use super::lobby::{mirror_lobby, watch_lobby};
+use super::revocations;
 use crate::state::AppState;
 
 /// The buckets every node of a cluster shares.
@@ -89,6 +90,15 @@ pub async fn start(state: AppState) -> anyhow::Result<AppState> {
     tokio::spawn(node.clone().deliver(deliveries));
     let moved = client.subscribe("euchre.moved.*").await?;
     tokio::spawn(node.clone().on_moved(moved));
+
+    // Subscribed before the names are read again: a claim made meanwhile
+    // is in one or the other.
+    let revoked = client.subscribe(revocations::SUBJECT).await?;
+    tokio::spawn(revocations::apply(revoked, state.players.clone(), state.shutdown.clone()));
+    if let Some(own) = state.players.broadcast_revocations() {
+        tokio::spawn(revocations::publish(client.clone(), own));
+    }
+    state.players.load_claimed_names().await?;
 
     let (mirror, mirrored) = mpsc::unbounded_channel();
     state.registry.mirror_to(mirror);
