@@ -3,7 +3,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +21,7 @@ const model = await import(pathToFileURL(join(copy, 'model.js')));
 const tableText = await import(pathToFileURL(join(copy, 'text.js')));
 const historyView = await import(pathToFileURL(join(copy, 'history.js')));
 const seal = await import(pathToFileURL(join(copy, 'seal.js')));
+const witness = await import(pathToFileURL(join(copy, 'witness.js')));
 rmSync(copy, { recursive: true, force: true });
 
 test('a hand is shown trump first, bowers on top, as the server sorts it', () => {
@@ -749,3 +751,153 @@ test("a live deal's seal: kept from the commitment, checked on the reveal, and n
   assert.match(tableText.sealText(0, 'verified'), /✓ Hand 1: deal verified/);
   assert.match(tableText.sealText(0, 'mismatch'), /✗ Hand 1: .*does not match/);
 });
+
+// The commitment to `deck` under `salt`, hashed here with node's crypto,
+// independently of the page's Web Crypto.
+const commitTo = (deck, salt) => createHash('sha256').update(seal.preimage(deck, salt)).digest('hex');
+
+// docs/protocol.md's transcript of a real hand: Ann's events, the
+// commitment before the first bid, the reveal after the hand ended.
+function transcript() {
+  const events = [];
+  for (const line of readFileSync(join(ROOT, 'docs', 'protocol.md'), 'utf8').split('\n')) {
+    if (!line.startsWith('← {"type":"event"')) continue;
+    try {
+      events.push(JSON.parse(line.slice(2)).event);
+    } catch {
+      // The game's start, its rules shortened: not JSON, not needed here.
+    }
+  }
+  const reveal = events.find((event) => event.event === 'deal_revealed');
+  return { events: events.filter((event) => event !== reveal), reveal };
+}
+
+// Follows `events` as a table model does and checks the reveal of hand 0.
+async function checkAsSeen(events, { deck, salt }, yourSeat = 0) {
+  const start = snapshot();
+  start.state.your_seat = yourSeat;
+  const table = model.fromSnapshot(start);
+  events.forEach((event, i) => model.applyEvent(table, { type: 'event', table: 't1', seq: i + 2, event }));
+  return witness.revealed(table.witness, rules, 0, deck, salt);
+}
+
+test("a live deal is verified only if the reveal fits its commitment and everything seen of the hand", async () => {
+  const { events, reveal } = transcript();
+  assert.equal(commitTo(reveal.deck, reveal.salt), events.find((e) => e.event === 'deal_committed').commitment);
+  assert.deepEqual(await checkAsSeen(events, reveal), { check: 'verified', why: null });
+  // As a spectator sees it: no hand of its own, every card played checked.
+  const watched = events.map((e) => (e.event === 'hand_dealt' ? { ...e, hands: [null, null, null, null] } : e));
+  assert.deepEqual(await checkAsSeen(watched, reveal, null), { check: 'verified', why: null });
+
+  // A dishonest server: committed to deck A and revealed it (the hash
+  // opens), but dealt deck B, seat 0's Qs and seat 1's 9s swapped.
+  const other = [...reveal.deck];
+  [other[0], other[5]] = [other[5], other[0]];
+  const dishonest = events.map((e) => (e.event === 'deal_committed' ? { ...e, commitment: commitTo(other, reveal.salt) } : e));
+  assert.deepEqual(await checkAsSeen(dishonest, { deck: other, salt: reveal.salt }), {
+    check: 'mismatch', why: 'seat 0 was dealt other cards than the revealed deck gives it',
+  });
+  const spectated = dishonest.map((e) => (e.event === 'hand_dealt' ? { ...e, hands: [null, null, null, null] } : e));
+  assert.deepEqual(await checkAsSeen(spectated, { deck: other, salt: reveal.salt }, null), {
+    check: 'mismatch', why: 'seat 0 gave Qs, which the revealed deck did not give it',
+  });
+
+  // The commitment after the first bid: it fixed nothing.
+  const committed = events.find((e) => e.event === 'deal_committed');
+  const late = events.filter((e) => e !== committed);
+  late.splice(late.findIndex((e) => e.event === 'trump_made') + 1, 0, committed);
+  assert.deepEqual(await checkAsSeen(late, reveal), { check: 'not_checked', why: 'its commitment came after the bidding had begun' });
+  // No commitment at all; another salt; not the pack.
+  assert.equal((await checkAsSeen(events.filter((e) => e !== committed), reveal)).check, 'not_checked');
+  assert.deepEqual(await checkAsSeen(events, { ...reveal, salt: 'ab'.repeat(32) }), {
+    check: 'mismatch', why: 'the revealed deck and salt do not hash to the commitment',
+  });
+  assert.deepEqual(await checkAsSeen(events, { ...reveal, deck: reveal.deck.slice(1) }), {
+    check: 'mismatch', why: "the revealed deck is not the pack (the revealed deck holds 23 cards, not the pack's 24)",
+  });
+  // What the page says of each.
+  assert.match(tableText.sealText(0, 'mismatch', 'seat 0 gave Qs'), /^✗ Hand 1: the revealed deal does not match: seat 0 gave Qs\.$/);
+  assert.match(tableText.sealText(2, 'not_checked', 'no commitment to this hand was seen'), /^Hand 3: deal not checked: no commitment/);
+});
+
+// Every form's deck laid out and a hand of it seen by seat 0, honestly:
+// the dealer picks up (or the maker takes the dummy and puts three back),
+// a card passed to a loner where the rules call for best, then every seat
+// plays what it holds.
+function formHand(rules) {
+  const pack = witness.packOf(rules);
+  // A fixed shuffle: every eleventh card (11 is prime to every pack's size).
+  const deck = pack.map((_, i) => pack[(i * 11) % pack.length]);
+  const { parts } = witness.partsOf(rules, deck);
+  const players = rules.players;
+  const dealer = players - 1;
+  const hands = parts.hands.map((hand, seat) => (seat === 0 ? hand : null));
+  const events = [
+    { event: 'hand_dealt', number: 0, dealer, up_card: parts.upCard, hands },
+    { event: 'deal_committed', hand: 0, commitment: commitTo(deck, 'cd'.repeat(32)) },
+    { event: 'trump_made', seat: 0, suit: 'spades', alone: Boolean(rules.call_for_best) },
+  ];
+  const held = parts.hands.map((hand) => [...hand]);
+  if (rules.dummy) {
+    events.push({ event: 'dummy_taken', seat: 0, cards: parts.dummy });
+    // Seat 0 puts the dummy back, one card at a time.
+    for (const card of parts.dummy) events.push({ event: 'discarded', seat: 0, card });
+  } else {
+    events.push({ event: 'up_card_picked_up', dealer, card: parts.upCard });
+    const hidden = held[dealer].shift();
+    events.push({ event: 'discarded', seat: dealer, card: null }, { event: 'card_played', seat: dealer, card: parts.upCard });
+    held[dealer] = held[dealer].filter((card) => card !== hidden);
+  }
+  if (rules.call_for_best) {
+    // Unseen by seat 1's client: any card of seat 2's may have come to seat 0.
+    const passed = held[2].shift();
+    events.push({ event: 'card_passed', from: 2, to: 0, card: null }, { event: 'card_played', seat: 0, card: passed });
+  }
+  held.forEach((cards, seat) => cards.forEach((card) => events.push({ event: 'card_played', seat, card })));
+  return { deck, events, salt: 'cd'.repeat(32) };
+}
+
+test('an honest deal is verified in every form, and the pack is the form\'s', async () => {
+  const base = { points_to_win: 10, farmers_hand: false };
+  const forms = {
+    four: { ...base, players: 4, deck: 'nine_to_ace' },
+    joker: { ...base, players: 4, deck: 'nine_to_ace', joker: true },
+    piquet: { ...base, players: 4, deck: 'seven_to_ace' },
+    eights: { ...base, players: 4, deck: 'eight_to_ace', farmers_hand: true },
+    call_for_best: { ...base, players: 4, deck: 'nine_to_ace', call_for_best: true },
+    three_handed: { ...base, players: 3, dummy: true, deck: 'nine_to_ace' },
+    cutthroat: { ...base, players: 3, deck: 'nine_to_ace' },
+    two_handed: { ...base, players: 2, dummy: true, deck: 'ten_to_ace' },
+    two_handed_plain: { ...base, players: 2, deck: 'nine_to_ace' },
+  };
+  const sizes = { four: 24, joker: 25, piquet: 32, eights: 28, call_for_best: 24, three_handed: 24, cutthroat: 24, two_handed: 20, two_handed_plain: 24 };
+  for (const [name, formRules] of Object.entries(forms)) {
+    assert.equal(witness.packOf(formRules).length, sizes[name], name);
+    const { deck, events, salt } = formHand(formRules);
+    // Seat 1's view of the same hand: its own cards, seat 0's dummy unseen.
+    for (const seat of [0, 1]) {
+      const seen = witness.newWitness();
+      for (const event of events) {
+        if (event.event === 'deal_committed') witness.committed(seen, 0, event.commitment);
+        else if (seat === 0 || event.event !== 'hand_dealt') saw(seen, event, seat);
+        else saw(seen, { ...event, hands: witness.partsOf(formRules, deck).parts.hands.map((h, s) => (s === 1 ? h : null)) }, seat);
+      }
+      assert.deepEqual(await witness.revealed(seen, formRules, 0, deck, salt), { check: 'verified', why: null }, `${name}, seat ${seat}`);
+      // The same deck short of a card, or with a card of another pack.
+      assert.match(witness.verdict(seen, formRules, 0, deck.slice(1), true).why, /not the pack/, name);
+      const foreign = witness.packOf({ deck: 'seven_to_ace', joker: true }).find((card) => !deck.includes(card));
+      const notThePack = witness.verdict(seen, formRules, 0, [...deck.slice(1), foreign], true);
+      assert.deepEqual(notThePack, { check: 'mismatch', why: `the revealed deck is not the pack (${foreign} is not in this pack)` }, name);
+    }
+  }
+  // The joker's form without the joker in the deck is not its pack.
+  const noJoker = witness.packOf(forms.four);
+  assert.match(witness.verdict(witness.newWitness(), forms.joker, 0, noJoker, true).why, /holds 24 cards, not the pack's 25/);
+});
+
+// What a seat's client is sent of `event`: a dummy and discards only to
+// the maker who holds them.
+function saw(seen, event, seat) {
+  const hidden = event.seat !== seat && (event.event === 'dummy_taken' || event.event === 'discarded');
+  witness.saw(seen, hidden ? { ...event, [event.event === 'dummy_taken' ? 'cards' : 'card']: null } : event);
+}

@@ -8,7 +8,7 @@ import { applyEvent, fromSnapshot } from './model.js';
 import { LOBBY_FILTERS, LobbyView } from './lobby.js';
 import { TableView } from './table.js';
 import { describe, sealText } from './text.js';
-import { canHash, opens } from './seal.js';
+import { revealed } from './witness.js';
 import { HistoryView, ReplayView } from './history.js';
 import { AccountView, LeaderboardView, ProfileView } from './account.js';
 
@@ -238,17 +238,13 @@ function onEvent(message) {
   if (message.event?.event === 'deal_revealed') checkSeal(table, message.event);
 }
 
-// Hashes a revealed deal here and says whether it is the one the server
-// committed to before the bidding.
+// Checks a revealed deal here, against its commitment and everything this
+// client saw of the hand (web/js/witness.js), and says what it found.
 async function checkSeal(table, { hand, deck, salt }) {
   const seal = table.seal;
-  if (seal?.hand !== hand) return;
-  if (!canHash()) {
-    seal.check = 'unchecked';
-  } else {
-    seal.check = (await opens(deck, salt, seal.commitment)) ? 'verified' : 'mismatch';
-  }
-  table.log.push({ text: sealText(hand, seal.check), kind: `deal-${seal.check}` });
+  const { check, why } = await revealed(table.witness, table.summary.rules, hand, deck, salt);
+  if (seal?.hand === hand) Object.assign(seal, { check, why });
+  table.log.push({ text: sealText(hand, check, why), kind: `deal-${check}` });
   redraw();
 }
 

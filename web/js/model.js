@@ -5,6 +5,7 @@
 // it directly (tests/browser/model.test.mjs).
 
 import { isJoker, sortForDisplay, upSuit } from './cards.js';
+import { committed, joined, newWitness, saw } from './witness.js';
 
 // The game's forms (crates/engine/src/rules.rs): four players in two
 // partnerships (seats 0 & 2 against 1 & 3), or two or three each playing
@@ -47,13 +48,21 @@ export function fromSnapshot(message, previous = null) {
     rubber: rubberFromSnapshot(state.game ?? null, previous),
     // The current hand's deal commitment, and once revealed its check.
     seal: sealFromSnapshot(state, previous),
+    // What this client saw of the hand, to check its reveal against.
+    witness: witnessFromSnapshot(state, previous),
   };
+}
+
+function witnessFromSnapshot(state, previous) {
+  const witness = previous?.witness ?? newWitness();
+  joined(witness, state.game ?? null, state.deal_commitment ?? null);
+  return witness;
 }
 
 // A deal's seal as this client knows it: the commitment sent before the
 // bidding ({ hand, commitment }), and once the hand is over what hashing
-// the revealed deck gave (`check`: 'checking', 'verified', 'mismatch' or
-// 'unchecked' where the page cannot hash).
+// the revealed deck gave (`check`: 'checking', then 'verified', 'mismatch'
+// or 'not_checked', with `why` in words: web/js/witness.js).
 function sealFromSnapshot(state, previous) {
   if (!state.deal_commitment) return null;
   const hand = state.game?.hand_number ?? 0;
@@ -142,6 +151,7 @@ export function applyEvent(table, message) {
       table.game = newGame(event.rules, table.yourSeat);
       table.rubber = newRubber();
       table.rated = null;
+      table.witness = newWitness();
       break;
     case 'chat':
       table.chat.push({ from: event.from, text: event.text });
@@ -153,11 +163,13 @@ export function applyEvent(table, message) {
     // A deal's seal: notices, not moves, so a waiting prompt stays.
     case 'deal_committed':
       table.seal = { hand: event.hand, commitment: event.commitment, check: null };
+      committed(table.witness ??= newWitness(), event.hand, event.commitment);
       break;
     case 'deal_revealed':
       if (table.seal?.hand === event.hand) table.seal.check = 'checking';
       break;
     default:
+      saw(table.witness ??= newWitness(), event);
       if (table.game) {
         applyGameEvent(table.game, event, table.yourSeat);
         table.prompt = null;

@@ -34,8 +34,9 @@ function sealTag(table) {
   if (!seal) return null;
   const short = seal.commitment.slice(0, 8);
   const [text, title, kind] = {
-    verified: [`✓ Deal verified`, 'The revealed deal matches the commitment sent before the bidding', 'verified'],
-    mismatch: [`✗ Deal mismatch`, 'The revealed deal does not match its commitment', 'mismatch'],
+    verified: [`✓ Deal verified`, 'The revealed deal matches the commitment sent before the bidding, and what was played', 'verified'],
+    mismatch: [`✗ Deal mismatch`, `The revealed deal does not match: ${seal.why}`, 'mismatch'],
+    not_checked: [`Deal not checked`, `Not checked: ${seal.why}`, 'not-checked'],
   }[seal.check] ?? [`Deal sealed ${short}`, `Commitment ${seal.commitment}: checked here when the hand ends`, 'sealed'];
   return h('span', { class: `tag deal-seal ${kind}`, title }, text);
 }

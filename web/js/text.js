@@ -145,12 +145,13 @@ export function myRating(table) {
 }
 
 // What the check of a revealed deal found, for the log.
-export function sealText(hand, check) {
+// (`why`: what did not match, or why it could not be checked.)
+export function sealText(hand, check, why = null) {
   const which = `Hand ${hand + 1}`;
   return {
-    verified: `✓ ${which}: deal verified, it is the one committed to before the bidding.`,
-    mismatch: `✗ ${which}: the revealed deal does not match its commitment.`,
-    unchecked: `${which}: deal revealed; this page cannot hash it (History checks it on the server).`,
+    verified: `✓ ${which}: deal verified, it is the one committed to before the bidding and the one played.`,
+    mismatch: `✗ ${which}: the revealed deal does not match: ${why}.`,
+    not_checked: `${which}: deal not checked: ${why}.`,
   }[check];
 }
 

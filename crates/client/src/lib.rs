@@ -52,10 +52,12 @@ use tokio::sync::{mpsc, oneshot};
 
 mod backoff;
 mod connection;
+mod deal_watch;
 mod progress;
 mod session;
 
 pub use backoff::Backoff;
+pub use deal_watch::DealWatch;
 use progress::Progress;
 pub use progress::moves_game;
 pub use session::{Received, Session, Socket, answer_to};

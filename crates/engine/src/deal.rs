@@ -38,6 +38,8 @@ pub enum DealError {
     NotInPack { card: Card },
     #[error("{card} is dealt twice")]
     Duplicate { card: Card },
+    #[error("the deck holds {held} cards, not the pack's {expected}")]
+    WrongDeckSize { held: usize, expected: usize },
     #[error("the dealt cards and the kitty do not make up the whole pack")]
     Incomplete,
     #[error("dealer {dealer} is not a seat at this table")]

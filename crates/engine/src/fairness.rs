@@ -22,9 +22,9 @@
 //! might lie (about 600 million for the standard game) and find the one
 //! that hashes to the commitment. It must therefore be secret and
 //! unguessable until the reveal, and it is an input here, never drawn from
-//! the game's seed: the seed is 64 bits, and a salt derived from it would
-//! make the commitment a test for guesses of the seed, which fixes every
-//! deal of the game to come. The server draws each salt from the operating
+//! the game's seed: the seed fixes every deal of the game to come, and
+//! once the record is published (the seed with it) a salt derived from it
+//! would open every commitment of the game at once. The server draws each salt from the operating
 //! system's generator; the engine only records it ([`crate::Game::seal_hand`]).
 
 use std::fmt;
@@ -32,8 +32,14 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use sha2::{Digest, Sha256};
 
-use crate::card::Card;
-use crate::deal::Deal;
+use crate::action::Seat;
+use crate::card::{Card, CardSet};
+use crate::deal::{Deal, DealError};
+use crate::rules::Rules;
+
+mod witness;
+
+pub use witness::{Mismatch, Unchecked, Verdict, Witness};
 
 /// What the preimage starts with: names the scheme, so that a later change
 /// of encoding cannot be mistaken for this one.
@@ -80,6 +86,43 @@ impl Deal {
         deck.push(self.up_card);
         deck.extend(self.kitty.iter());
         deck
+    }
+}
+
+impl Deal {
+    /// The deal a deck in the committed order lays out (the inverse of
+    /// [`Deal::deck`]): refused unless it is exactly this game's pack,
+    /// each card once.
+    pub fn from_deck(rules: &Rules, dealer: Seat, deck: &[Card]) -> Result<Deal, DealError> {
+        let pack = rules.pack();
+        if deck.len() != pack.len() as usize {
+            return Err(DealError::WrongDeckSize {
+                held: deck.len(),
+                expected: pack.len() as usize,
+            });
+        }
+        let mut seen = CardSet::EMPTY;
+        for &card in deck {
+            if !pack.contains(card) {
+                return Err(DealError::NotInPack { card });
+            }
+            if seen.contains(card) {
+                return Err(DealError::Duplicate { card });
+            }
+            seen.insert(card);
+        }
+        let part = |cards: &[Card]| cards.iter().copied().collect::<CardSet>();
+        let (size, players) = (rules.hand_size() as usize, usize::from(rules.players));
+        let (in_hands, rest) = deck.split_at(size * players);
+        let (dummy, rest) = rest.split_at(rules.dummy_size() as usize);
+        let mut hands = [CardSet::EMPTY; 4];
+        for (hand, cards) in hands.iter_mut().zip(in_hands.chunks(size)) {
+            *hand = part(cards);
+        }
+        let deal =
+            Deal { dealer, hands, dummy: part(dummy), up_card: rest[0], kitty: part(&rest[1..]) };
+        deal.validate(rules)?;
+        Ok(deal)
     }
 }
 

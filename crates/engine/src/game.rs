@@ -2,7 +2,6 @@
 
 use std::collections::VecDeque;
 
-use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +16,7 @@ use crate::fairness::{Commitment, Salt, Seal};
 use crate::hand::{ActionList, Hand};
 use crate::record::{GameRecord, HandRecord, SeatAction};
 use crate::rules::{FirstDealer, Rules, RulesError};
+use crate::seed::Seed;
 use crate::view::GameView;
 
 /// How the game began: who deals first and, when partners are drawn, who
@@ -73,10 +73,12 @@ pub struct Game {
 }
 
 impl Game {
-    /// A new game under `rules`, its every shuffle drawn from `seed`.
-    pub fn new(rules: Rules, seed: u64) -> Result<Game, RulesError> {
+    /// A new game under `rules`, its every shuffle drawn from `seed` (a
+    /// [`Seed`], or a `u64` for tests and tools).
+    pub fn new(rules: Rules, seed: impl Into<Seed>) -> Result<Game, RulesError> {
         rules.validate()?;
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let seed = seed.into();
+        let mut rng = seed.rng();
         let start = choose_first_dealer(&rules, &mut rng);
         Ok(Game::begin(rules, seed, rng, start, VecDeque::new()))
     }
@@ -85,10 +87,11 @@ impl Game {
     /// starting as `start` says: for tests, puzzles and duplicate play.
     pub fn with_deals(
         rules: Rules,
-        seed: u64,
+        seed: impl Into<Seed>,
         start: GameStart,
         deals: Vec<Deal>,
     ) -> Result<Game, ReplayError> {
+        let seed = seed.into();
         rules.validate().map_err(ReplayError::Rules)?;
         for (number, deal) in deals.iter().enumerate() {
             deal.validate(&rules)
@@ -97,7 +100,7 @@ impl Game {
         if deals.first().is_some_and(|deal| deal.dealer != start.dealer) {
             return Err(ReplayError::Diverged { hand: 0, reason: "the dealer differs" });
         }
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = seed.rng();
         // Draw the start as a new game would, so the generator is where it would be.
         let _ = choose_first_dealer(&rules, &mut rng);
         Ok(Game::begin(rules, seed, rng, start, deals.into()))
@@ -108,7 +111,7 @@ impl Game {
     /// stored, so a record replays the same whatever the random generator.
     pub fn replay(record: &GameRecord) -> Result<Game, ReplayError> {
         record.rules.validate().map_err(ReplayError::Rules)?;
-        let mut rng = ChaCha8Rng::seed_from_u64(record.seed);
+        let mut rng = record.seed.rng();
         // Draw the start as a new game would, so the generator is where it was.
         let _ = choose_first_dealer(&record.rules, &mut rng);
         for (number, hand) in record.hands.iter().enumerate() {
@@ -151,7 +154,7 @@ impl Game {
 
     fn begin(
         rules: Rules,
-        seed: u64,
+        seed: Seed,
         mut rng: ChaCha8Rng,
         start: GameStart,
         mut script: VecDeque<Deal>,

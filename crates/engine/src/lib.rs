@@ -53,6 +53,7 @@ pub mod hand;
 pub mod playout;
 pub mod record;
 pub mod rules;
+pub mod seed;
 pub mod sim;
 pub mod trump;
 pub mod view;
@@ -71,4 +72,5 @@ pub use record::{GameRecord, HandRecord, SeatAction};
 pub use rules::{
     AllPass, Deck, FirstDealer, GameForm, LonerLead, Preset, Rules, Scoring, TurnedDownSuit,
 };
+pub use seed::Seed;
 pub use view::GameView;

@@ -7,6 +7,7 @@ use crate::deal::Deal;
 use crate::fairness::Seal;
 use crate::game::{GameResult, GameStart};
 use crate::rules::Rules;
+use crate::seed::Seed;
 
 /// One action and who took it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,7 +36,9 @@ pub struct HandRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameRecord {
     pub rules: Rules,
-    pub seed: u64,
+    /// The 32 bytes the game's generator started from (an older record's
+    /// 64-bit number reads as its expansion: [`Seed`]).
+    pub seed: Seed,
     pub start: GameStart,
     pub hands: Vec<HandRecord>,
     /// The current (or last) game's scores.

@@ -15,7 +15,9 @@
 use std::fmt;
 
 use async_trait::async_trait;
-use euchre_engine::{Action, Deal, GameRecord, GameResult, GameStart, HandOutcome, Rules, Seal};
+use euchre_engine::{
+    Action, Deal, GameRecord, GameResult, GameStart, HandOutcome, Rules, Seal, Seed,
+};
 use serde::{Deserialize, Serialize};
 
 mod accounts;
@@ -72,7 +74,8 @@ pub enum Write {
         /// The game's number at its table: 1, 2, … with rematches.
         number: u32,
         rules: Rules,
-        seed: u64,
+        /// (A number in journal records from before seeds had 32 bytes.)
+        seed: Seed,
         start: GameStart,
         seats: Vec<MatchSeat>,
         at: Millis,

@@ -13,7 +13,10 @@ pub(crate) struct MatchRow {
     pub table_id: String,
     pub number: i64,
     pub rules: Json<Rules>,
+    /// A match stored before migration 0007: its 64-bit seed.
     pub seed: i64,
+    /// The 32-byte seed as hex (NULL for a match stored before 0007).
+    pub seed_hex: Option<String>,
     pub start: Json<GameStart>,
     pub started_at: i64,
     pub ended_at: Option<i64>,

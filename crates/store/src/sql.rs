@@ -12,7 +12,8 @@
 use std::collections::HashMap;
 
 use euchre_engine::{
-    Game, GameRecord, HandOutcome, HandRecord, MAX_TEAMS, PerTeam, Rules, Seat, SeatAction, Team,
+    Game, GameRecord, HandOutcome, HandRecord, MAX_TEAMS, PerTeam, Rules, Seat, SeatAction, Seed,
+    Team,
 };
 
 use crate::rows::{
@@ -42,9 +43,11 @@ pub(crate) const UPDATE_TABLE_SEATS: &str = "UPDATE game_tables SET seats = $2 W
 pub(crate) const CLOSE_TABLE: &str =
     "UPDATE game_tables SET closed_at = COALESCE(closed_at, $2) WHERE id = $1";
 
+/// The seed goes in `seed_hex`; `seed` (the 64-bit seeds of the matches
+/// stored before migration 0007) holds 0.
 pub(crate) const INSERT_MATCH: &str = "\
-    INSERT INTO matches (id, table_id, number, rules, seed, start, started_at) \
-    VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING";
+    INSERT INTO matches (id, table_id, number, rules, seed, seed_hex, start, started_at) \
+    VALUES ($1, $2, $3, $4, 0, $5, $6, $7) ON CONFLICT (id) DO NOTHING";
 
 /// A seat and the side it scores for (`Rules::team_of`).
 pub(crate) const INSERT_SEAT: &str = "\
@@ -93,7 +96,7 @@ pub(crate) const PLAYER_BY_TOKEN_HASH: &str = "\
 pub(crate) const PLAYER_BY_ID: &str = "SELECT id, name FROM players WHERE id = $1";
 
 pub(crate) const MATCH_BY_ID: &str = "\
-    SELECT id, table_id, number, rules, seed, start, started_at, ended_at, rubber \
+    SELECT id, table_id, number, rules, seed, seed_hex, start, started_at, ended_at, rubber \
     FROM matches WHERE id = $1";
 
 pub(crate) const SEATS_OF_MATCH: &str = "\
@@ -123,8 +126,8 @@ pub(crate) const LIVE_TABLES: &str = "\
 /// cursor, $8 how many matches (not rows) to fetch.
 pub(crate) const LIST_MATCHES: &str = "\
     WITH page AS ( \
-        SELECT m.id, m.table_id, m.number, m.rules, m.seed, m.start, m.started_at, m.ended_at, \
-            m.rubber \
+        SELECT m.id, m.table_id, m.number, m.rules, m.seed, m.seed_hex, m.start, m.started_at, \
+            m.ended_at, m.rubber \
         FROM matches m \
         WHERE ($1 IS NULL OR EXISTS ( \
                 SELECT 1 FROM match_seats s WHERE s.match_id = m.id AND s.player_id = $1 \
@@ -135,8 +138,8 @@ pub(crate) const LIST_MATCHES: &str = "\
             AND ($6 IS NULL OR m.started_at < $6 OR (m.started_at = $6 AND m.id < $7)) \
         ORDER BY m.started_at DESC, m.id DESC \
         LIMIT $8) \
-    SELECT page.id, page.table_id, page.number, page.rules, page.seed, page.start, \
-        page.started_at, page.ended_at, page.rubber, \
+    SELECT page.id, page.table_id, page.number, page.rules, page.seed, page.seed_hex, \
+        page.start, page.started_at, page.ended_at, page.rubber, \
         s.seat, s.player_id, s.bot, s.name, s.side, s.score, s.won \
     FROM page LEFT JOIN match_seats s ON s.match_id = page.id \
     ORDER BY page.started_at DESC, page.id DESC, s.seat";
@@ -169,7 +172,7 @@ fn narrow<T: TryFrom<i64>>(value: i64, what: &str) -> Result<T, StoreError> {
     T::try_from(value).map_err(|_| StoreError::Corrupt(format!("{what} {value} is out of range")))
 }
 
-/// Unsigned engine values (the seed, event seqs) are kept bit for bit in a
+/// Unsigned engine values (event seqs, older seeds) are kept bit for bit in a
 /// signed 64-bit column: `as` is the intended, lossless reinterpretation.
 pub(crate) fn to_db_u64(value: u64) -> i64 {
     value as i64
@@ -177,6 +180,17 @@ pub(crate) fn to_db_u64(value: u64) -> i64 {
 
 pub(crate) fn from_db_u64(value: i64) -> u64 {
     value as u64
+}
+
+/// A match's seed: its 32 bytes, or for a match stored before migration
+/// 0007 its 64-bit seed, which the engine expands to the same deals.
+fn match_seed(row: &MatchRow) -> Result<Seed, StoreError> {
+    match &row.seed_hex {
+        Some(hex) => {
+            hex.parse().map_err(|error| StoreError::Corrupt(format!("match {}: {error}", row.id)))
+        }
+        None => Ok(Seed::from(from_db_u64(row.seed))),
+    }
 }
 
 pub(crate) fn player_row((id, name): (String, String)) -> PlayerRow {
@@ -265,7 +279,7 @@ pub(crate) fn match_record(
 ) -> Result<(GameRecord, u64), StoreError> {
     let mut record = GameRecord {
         rules: row.rules.0,
-        seed: from_db_u64(row.seed),
+        seed: match_seed(row)?,
         start: row.start.0.clone(),
         hands: Vec::with_capacity(hands.len()),
         scores: PerTeam::new(row.rules.0.teams()),

@@ -6,7 +6,7 @@
 use euchre_engine::GameResult;
 
 use crate::conn::{Conn, Param};
-use crate::sql::{self, to_db_u64};
+use crate::sql;
 use crate::{StoreError, Write};
 
 fn text(value: &str) -> Param<'_> {
@@ -40,12 +40,13 @@ pub(crate) async fn apply_shared<C: Conn>(conn: &mut C, write: &Write) -> Result
         }
         Write::MatchStarted { id, table_id, number, rules, seed, start, at, .. } => {
             let (rules, start) = (serde_json::to_value(rules)?, serde_json::to_value(start)?);
+            let seed = seed.to_string();
             let params = [
                 text(id),
                 text(table_id),
                 int(i64::from(*number)),
                 Param::Json(Some(&rules)),
-                int(to_db_u64(*seed)),
+                text(&seed),
                 Param::Json(Some(&start)),
                 int(*at),
             ];

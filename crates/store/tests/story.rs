@@ -18,7 +18,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
-use euchre_engine::{Action, Game, GameRecord, HandOutcome, Preset, Rules, Salt, Seal, Seat, Team};
+use euchre_engine::{
+    Action, Game, GameRecord, HandOutcome, Preset, Rules, Salt, Seal, Seat, Seed, Team,
+};
 use euchre_store::postgres::PgStore;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{
@@ -226,14 +228,20 @@ where
     Fut: Future<Output = ()>,
 {
     let (writes, history) = history();
+    // Seeds were 64 bits then: each match gets one, and reads back as its
+    // 32-byte expansion.
+    let mut old_seeds = HashMap::new();
     let four_handed: Vec<Played> = history
         .played
         .into_iter()
         .filter(|p| p.summary.rules.partnerships())
         .map(|mut played| {
+            let old_seed = u64::MAX - old_seeds.len() as u64;
+            old_seeds.insert(played.summary.id.clone(), old_seed);
             // Deals were not sealed then: the hands come back unsealed.
             let mut record = played.game.record().clone();
             record.hands.iter_mut().for_each(|hand| hand.seal = None);
+            record.seed = Seed::from(old_seed);
             played.game = Game::replay(&record).expect("replays");
             played
         })
@@ -252,7 +260,7 @@ where
         })
         .collect();
     for write in &writes {
-        for statement in old_statements(write) {
+        for statement in old_statements(write, &old_seeds) {
             execute(statement).await;
         }
     }
@@ -271,8 +279,9 @@ where
 }
 
 /// A write as the code before migration 0003 stored it, in literal SQL
-/// (the text is the test's own, valid in both dialects).
-fn old_statements(write: &Write) -> Vec<String> {
+/// (the text is the test's own, valid in both dialects), with each match's
+/// 64-bit seed from `old_seeds`.
+fn old_statements(write: &Write, old_seeds: &HashMap<String, u64>) -> Vec<String> {
     let text = |value: &str| format!("'{}'", value.replace('\'', "''"));
     let json = |value: serde_json::Value| text(&value.to_string());
     let optional = |value: Option<String>| value.as_deref().map_or("NULL".to_owned(), text);
@@ -300,14 +309,14 @@ fn old_statements(write: &Write) -> Vec<String> {
             "UPDATE game_tables SET closed_at = COALESCE(closed_at, {at}) WHERE id = {}",
             text(id)
         )],
-        Write::MatchStarted { id, table_id, number, rules, seed, start, seats, at } => {
+        Write::MatchStarted { id, table_id, number, rules, start, seats, at, .. } => {
             let mut statements = vec![format!(
                 "INSERT INTO matches (id, table_id, number, rules, seed, start, started_at) \
                  VALUES ({}, {}, {number}, {}, {}, {}, {at})",
                 text(id),
                 text(table_id),
                 json(json!(rules)),
-                *seed as i64,
+                old_seeds[id] as i64,
                 json(json!(start))
             )];
             for seat in seats {
@@ -406,7 +415,7 @@ fn player_id(index: usize) -> String {
 fn seal(game: &mut Game) -> Option<Seal> {
     let number = game.hand_number();
     let mut salt = [0u8; 32];
-    salt[..8].copy_from_slice(&game.record().seed.to_le_bytes());
+    salt[..8].copy_from_slice(&game.record().seed.0[..8]);
     salt[8..12].copy_from_slice(&number.to_le_bytes());
     game.seal_hand(Salt(salt));
     game.record().hands[number as usize].seal

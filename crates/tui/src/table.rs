@@ -5,6 +5,7 @@
 //! hand (crates/engine/src/hand.rs) so that `turn` and `phase` match the
 //! server's without another snapshot.
 
+use euchre_client::DealWatch;
 use euchre_engine::view::{TrickView, sorted_for_display};
 use euchre_engine::{
     Action, Card, Event, GameResult, GameView, HandOutcome, LonerLead, PerTeam, Phase,
@@ -13,8 +14,6 @@ use euchre_engine::{
 use euchre_protocol::{
     Occupant, SeatRating, TableEvent, TableId, TableNotice, TableState, TableSummary,
 };
-
-use crate::seal::Seals;
 
 /// One line of chat.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,7 +48,7 @@ pub struct TableModel {
     /// here until the next deal.
     pub hand_result: Option<HandOutcome>,
     /// The deal's commitment, and the last reveal as checked here.
-    pub seals: Seals,
+    pub deals: DealWatch,
     /// Each seat's new rating after the last rated game at this table. It
     /// comes a moment after `game_won` (after a quick rematch has begun).
     pub rated: Option<Vec<SeatRating>>,
@@ -57,15 +56,8 @@ pub struct TableModel {
 
 impl TableModel {
     pub fn from_snapshot(table: TableId, seq: u64, state: TableState) -> TableModel {
+        let deals = DealWatch::from_snapshot(&state);
         let prompt = (!state.actions.is_empty()).then_some(state.actions);
-        let mut seals = Seals::default();
-        if let Some(game) = &state.game {
-            // Joined mid-hand: the up-card is known, the cards dealt are not.
-            seals.dealt(game.hand_number, None, game.up_card);
-            if let Some(commitment) = state.deal_commitment {
-                seals.committed(game.hand_number, commitment);
-            }
-        }
         let last_trick = state
             .game
             .as_ref()
@@ -84,7 +76,7 @@ impl TableModel {
             rubber: None,
             last_trick,
             hand_result: None,
-            seals,
+            deals,
             rated: None,
         }
     }
@@ -95,11 +87,12 @@ impl TableModel {
     pub fn replace(&mut self, seq: u64, state: TableState) {
         let chat = std::mem::take(&mut self.chat);
         let rated = self.rated.take();
-        let checked = self.seals.checked.take();
+        let mut deals = self.deals.clone();
+        deals.snapshot(&state);
         *self = TableModel::from_snapshot(self.id.clone(), seq, state);
         self.chat = chat;
         self.rated = rated;
-        self.seals.checked = checked;
+        self.deals = deals;
     }
 
     /// This client's rating after the last rated game, if it played.
@@ -128,6 +121,7 @@ impl TableModel {
             return;
         }
         self.seq = seq;
+        self.deals.event(event.as_ref());
         // What moves the game makes the prompt stale (the server sends a
         // fresh one if it is still this client's turn); a table's notice (a
         // rating, a deal's seal, chat) leaves it standing, and no new one comes.
@@ -181,13 +175,8 @@ impl TableModel {
             }
             TableNotice::Chat { from, text } => self.chat.push(ChatLine { from, text }),
             TableNotice::Rated { ratings, .. } => self.rated = Some(ratings),
-            TableNotice::DealCommitted { hand, commitment } => {
-                self.seals.committed(hand, commitment)
-            }
-            TableNotice::DealRevealed { hand, deck, salt } => {
-                let rules = self.summary.rules;
-                self.seals.revealed(&rules, hand, &deck, &salt);
-            }
+            // Checked by `deals`, which sees every event.
+            TableNotice::DealCommitted { .. } | TableNotice::DealRevealed { .. } => {}
         }
     }
 
@@ -213,8 +202,6 @@ impl TableModel {
             }
             let own = me.map(|seat| hands.get(seat.index()).map(|set| set.to_vec()));
             let own = own.map(Option::unwrap_or_default);
-            let seen = me.zip(own.clone()).map(|(seat, cards)| (seat.0, cards));
-            self.seals.dealt(number, seen, up_card);
             deal(&mut game, number, dealer, up_card, own);
             if let Some(outcome) = self.hand_result.take() {
                 game.last_outcome = Some(outcome);

@@ -3,6 +3,7 @@
 //! drawn into ratatui's `TestBackend` and read back as text.
 
 use euchre_client::{CreatedTable, Update};
+use euchre_engine::fairness::Verdict;
 use euchre_engine::{Action, Game, Preset, Seat, Viewer};
 use euchre_protocol::{
     LobbyFilter, LobbyPage, LobbyQuery, Occupant, PlayerInfo, TableEvent, TableNotice, TableState,
@@ -676,18 +677,48 @@ fn a_prompt_stands_through_the_tables_notices() {
 
 /// A game fed to Ann's app as the server sends it to her: each deal sealed
 /// (`deal_committed` right after `hand_dealt`), each hand revealed right
-/// after `hand_ended`. `tamper` changes the deck of every reveal.
+/// after `hand_ended`, honestly or not.
 struct SealedFeed {
     game: Game,
     seq: u64,
     salts: u8,
-    tamper: bool,
+    tamper: Tamper,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tamper {
+    Honest,
+    /// Every reveal's deck changed after the commitment.
+    Reveal,
+    /// Every deal committed to and revealed as another deck than the one
+    /// dealt (seat 0's first card and seat 1's swapped): the hash opens.
+    Deal,
+}
+
+/// The deck the feed commits to and reveals for `deal`.
+fn committed_deck(deal: &euchre_engine::Deal, tamper: Tamper) -> Vec<euchre_engine::Card> {
+    let mut deck = deal.deck();
+    if tamper == Tamper::Deal {
+        deck.swap(0, 5);
+    }
+    deck
+}
+
+fn commit_to(game: &mut Game, tamper: Tamper, salt: u8) -> euchre_engine::Commitment {
+    let salt = euchre_engine::Salt([salt; 32]);
+    let honest = game.seal_hand(salt);
+    match tamper {
+        Tamper::Deal => {
+            euchre_engine::fairness::commit(&committed_deck(game.hand().deal(), tamper), &salt)
+        }
+        _ => honest,
+    }
 }
 
 impl SealedFeed {
-    fn start(app: &mut App, preset: Preset, seed: u64, tamper: bool) -> SealedFeed {
+    fn start(app: &mut App, preset: Preset, seed: u64, tamper: Tamper) -> SealedFeed {
         let mut game = Game::new(preset.rules(), seed).expect("valid rules");
-        let commitment = game.seal_hand(euchre_engine::Salt([1; 32]));
+        let commitment = commit_to(&mut game, tamper, 1);
         let Update::Snapshot { table, seq, mut state } =
             snapshot(preset, &game, Viewer::Seat(Seat(0)))
         else {
@@ -720,8 +751,8 @@ impl SealedFeed {
             match event {
                 euchre_engine::Event::HandEnded { .. } => {
                     let record = &self.game.record().hands[hand as usize];
-                    let mut deck = record.deal.deck();
-                    if self.tamper {
+                    let mut deck = committed_deck(&record.deal, self.tamper);
+                    if self.tamper == Tamper::Reveal {
                         deck.swap(0, 20);
                     }
                     let salt = record.seal.expect("sealed").salt;
@@ -732,7 +763,7 @@ impl SealedFeed {
                 }
                 euchre_engine::Event::HandDealt { number, .. } => {
                     self.salts += 1;
-                    let commitment = self.game.seal_hand(euchre_engine::Salt([self.salts; 32]));
+                    let commitment = commit_to(&mut self.game, self.tamper, self.salts);
                     let notice = TableNotice::DealCommitted { hand: number, commitment };
                     self.send(app, TableEvent::Table(notice));
                 }
@@ -751,6 +782,7 @@ impl SealedFeed {
 
     fn commitment(&self) -> String {
         let seal = self.game.record().hands.last().and_then(|hand| hand.seal).expect("sealed");
+        assert!(self.tamper == Tamper::Honest, "the commitment sent is the seal's");
         seal.commitment.to_string()[..8].to_owned()
     }
 }
@@ -759,7 +791,7 @@ impl SealedFeed {
 fn each_deal_shows_its_seal_and_is_verified_here_when_revealed() {
     for preset in [Preset::Standard, Preset::ThreeHanded, Preset::TwoHanded, Preset::Cutthroat] {
         let mut app = app();
-        let mut feed = SealedFeed::start(&mut app, preset, 7, false);
+        let mut feed = SealedFeed::start(&mut app, preset, 7, Tamper::Honest);
         let screen = render(&app, 80, 24);
         assert!(screen.contains(&format!("Deal sealed #{}", feed.commitment())), "{screen}");
         assert!(!screen.contains("verified"), "nothing revealed yet: {screen}");
@@ -770,9 +802,9 @@ fn each_deal_shows_its_seal_and_is_verified_here_when_revealed() {
         assert!(screen.contains("Your hand:"), "it still fits 80x24: {screen}");
         // To the end: every hand checked, the last one too.
         while feed.step(&mut app) {
-            let checked = app.table.as_ref().and_then(|table| table.seals.checked);
+            let checked = app.table.as_ref().and_then(|table| table.deals.checked().cloned());
             assert!(
-                checked.is_none_or(|(_, verdict)| verdict == euchre_tui::seal::Verdict::Verified),
+                checked.as_ref().is_none_or(|(_, verdict)| *verdict == Verdict::Verified),
                 "{preset:?}: {checked:?}"
             );
         }
@@ -783,20 +815,22 @@ fn each_deal_shows_its_seal_and_is_verified_here_when_revealed() {
 }
 
 #[test]
-fn a_deal_that_does_not_match_its_commitment_says_mismatch() {
-    let mut app = app();
-    let mut feed = SealedFeed::start(&mut app, Preset::Standard, 7, true);
-    feed.until_hand(&mut app, 1);
-    let screen = render(&app, 80, 24);
-    assert!(screen.contains("hand 1: deal MISMATCH ✗"), "{screen}");
-    let status = screen.lines().nth(22).unwrap_or_default();
-    assert!(status.contains("MISMATCH: hand 1's deal"), "{screen}");
+fn a_deal_that_does_not_match_its_commitment_or_what_was_dealt_says_mismatch() {
+    for tamper in [Tamper::Reveal, Tamper::Deal] {
+        let mut app = app();
+        let mut feed = SealedFeed::start(&mut app, Preset::Standard, 7, tamper);
+        feed.until_hand(&mut app, 1);
+        let screen = render(&app, 80, 24);
+        assert!(screen.contains("hand 1: deal MISMATCH ✗"), "{screen}");
+        let status = screen.lines().nth(22).unwrap_or_default();
+        assert!(status.contains("MISMATCH: hand 1's deal does not match"), "{screen}");
+    }
 }
 
 #[test]
 fn a_rated_game_shows_each_seats_new_rating() {
     let mut app = app();
-    let mut feed = SealedFeed::start(&mut app, Preset::Standard, 4, false);
+    let mut feed = SealedFeed::start(&mut app, Preset::Standard, 4, Tamper::Honest);
     while feed.step(&mut app) {}
     let changes = [162, -58, 40, -1];
     let ratings = (0..4u8)
@@ -843,7 +877,7 @@ fn a_rated_game_shows_each_seats_new_rating() {
 #[test]
 fn a_rubber_shows_each_game_break_and_how_the_rubber_ended() {
     let mut app = app();
-    let mut feed = SealedFeed::start(&mut app, Preset::ClassicRubber, 5, false);
+    let mut feed = SealedFeed::start(&mut app, Preset::ClassicRubber, 5, Tamper::Honest);
     while feed.game.games().is_empty() {
         assert!(feed.step(&mut app), "the rubber ended before its first game");
     }

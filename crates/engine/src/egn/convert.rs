@@ -12,6 +12,7 @@ use super::verifier::replay_game;
 use super::{EgnGame, Location, Problem, Verification, VerifyError, per_team};
 use crate::game::{Game, GameStart};
 use crate::record::GameRecord;
+use crate::seed::Seed;
 
 /// Why a legal EGN game cannot become the engine's [`GameRecord`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -89,7 +90,7 @@ pub fn to_record(game: &EgnGame) -> Result<(GameRecord, Verification), RecordErr
     let start = GameStart { dealer, seating: [0, 1, 2, 3], shown: Vec::new() };
     let mut record = GameRecord {
         rules: game.rules,
-        seed: 0,
+        seed: Seed::from(0),
         start,
         hands,
         scores: per_team([0, 0]),

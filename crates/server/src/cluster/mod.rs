@@ -28,6 +28,7 @@
 //!   connections that held them and learns the claimed names.
 //!
 //! A file per part: `start` joins the cluster and wires the parts up;
+//! `nats` connects to NATS with the node's credentials and TLS;
 //! `shards` gains and loses shards, sweeps up the connections of dead
 //! nodes, and places this node's new tables in its shards ([`Placement`]);
 //! `durability` keeps tables' writes in their shard's log, then in
@@ -54,6 +55,7 @@ use forward::{Local, Remote};
 mod durability;
 mod forward;
 mod lobby;
+mod nats;
 mod revocations;
 mod shards;
 mod start;

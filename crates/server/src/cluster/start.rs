@@ -39,7 +39,7 @@ pub async fn start(state: AppState) -> anyhow::Result<AppState> {
         settings.node_id.clone()
     };
     anyhow::ensure!(valid_node_id(&id), "cluster.node_id {id:?}: use letters, digits, - and _");
-    let client = async_nats::connect(settings.nats_url.as_str()).await?;
+    let client = super::nats::connect(&settings.nats_url, &settings.nats, &id).await?;
     tracing::debug!(node = %id, "connected to NATS");
     let js = jetstream::new(client.clone());
     let ttl = Duration::from_millis(settings.lease_ttl_ms.max(300));

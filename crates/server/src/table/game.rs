@@ -1,7 +1,7 @@
 //! A game at a table: its start, each action applied and the writes it
 //! makes, the fair-deal seals and reveals, and, once won, its rating.
 
-use euchre_engine::{Action, Commitment, Event, Game, GameRecord, Salt, Seat, Viewer};
+use euchre_engine::{Action, Commitment, Event, Game, GameRecord, Salt, Seat, Seed, Viewer};
 use euchre_protocol::{TableEvent, TableNotice};
 use euchre_store::{MatchSeat, Write};
 use tokio::time::Instant;
@@ -12,7 +12,13 @@ use crate::ratings::FinishedGame;
 
 impl Table {
     pub(super) fn begin_game(&mut self) {
-        let seed = uuid::Uuid::new_v4().as_u64_pair().0;
+        let seed = match draw_seed() {
+            Ok(seed) => seed,
+            Err(error) => {
+                tracing::error!(table = %self.id, %error, "no random seed: cannot start a game");
+                return;
+            }
+        };
         let mut game = match Game::new(self.rules, seed) {
             Ok(game) => game,
             Err(error) => {
@@ -208,6 +214,15 @@ impl Table {
         }
         Ok(())
     }
+}
+
+/// A match's seed: 32 bytes from the operating system's generator, all the
+/// generator takes, so that nobody can search the seeds for the one that
+/// deals the cards he has seen (and so know the rest of the match's deals).
+fn draw_seed() -> Result<Seed, getrandom::Error> {
+    let mut seed = [0u8; 32];
+    getrandom::fill(&mut seed)?;
+    Ok(Seed(seed))
 }
 
 /// Seals the hand just dealt with a fresh salt from the operating system's

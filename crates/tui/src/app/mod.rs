@@ -11,6 +11,7 @@ mod keys;
 use std::time::{Duration, Instant};
 
 use euchre_client::{CreatedTable, Error, Update};
+use euchre_engine::fairness::Verdict;
 use euchre_engine::{Action, GameRecord};
 use euchre_protocol::{
     LobbyFilter, LobbyPage, LobbyQuery, TableEvent, TableId, TableNotice, TableSettings,
@@ -21,7 +22,7 @@ use ratatui::crossterm::event::KeyEvent;
 pub use crate::form::CreateForm;
 use crate::history::{MatchPage, MatchRow};
 use crate::invite;
-use crate::seal::Verdict;
+use crate::seal;
 use crate::table::TableModel;
 
 /// What the app is showing.
@@ -336,12 +337,14 @@ impl App {
                             };
                             self.info(news);
                         }
-                        Some(TableNotice::DealRevealed { hand, .. }) => {
-                            if let Some((_, Verdict::Mismatch)) = model.seals.checked {
-                                self.error(format!(
-                                    "MISMATCH: hand {}'s deal is not the one committed to before the bidding.",
-                                    hand + 1
-                                ));
+                        Some(TableNotice::DealRevealed { .. }) => {
+                            let news = model.deals.checked().and_then(|(hand, verdict)| {
+                                seal::news(*hand, verdict).map(|news| (news, verdict))
+                            });
+                            match news {
+                                Some((news, Verdict::Mismatch(_))) => self.error(news),
+                                Some((news, _)) => self.info(news),
+                                None => {}
                             }
                         }
                         _ if model.finished() => self.info("Game over."),

@@ -2,6 +2,7 @@
 //! tricks and the score, how the last hand or the game went, the ratings and
 //! the deal's seal; the chat beside it and the player's choices below.
 
+use euchre_engine::fairness::Verdict;
 use euchre_engine::{GameView, HandOutcome, Phase, Seat, Suit, Team, ThrowIn};
 use euchre_protocol::Occupant;
 use ratatui::Frame;
@@ -12,7 +13,7 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::text::{action_text, bold, card_span, dim, fit, form_name, made_words, reversed};
 use crate::app::{App, signed};
-use crate::seal::{self, Verdict};
+use crate::seal;
 use crate::table::TableModel;
 
 fn suit_text(suit: Suit) -> String {
@@ -228,21 +229,22 @@ fn rated_line(table: &TableModel, game: &GameView) -> Option<Line<'static>> {
 /// revealed deal checked out here.
 fn seal_line(table: &TableModel) -> Option<Line<'static>> {
     let mut spans = Vec::new();
-    if let Some((_, commitment)) = table.seals.current() {
+    if let Some((_, commitment)) = table.deals.commitment() {
         spans.push(Span::styled(format!("Deal sealed #{}", seal::short(&commitment)), dim()));
     }
-    if let Some((hand, verdict)) = table.seals.checked {
+    if let Some((hand, verdict)) = table.deals.checked() {
         if !spans.is_empty() {
             spans.push(Span::styled(" · ", dim()));
         }
         spans.push(Span::styled(format!("hand {}: ", hand + 1), dim()));
         spans.push(match verdict {
             Verdict::Verified => Span::styled("deal verified ✓", Style::new().fg(Color::Green)),
-            Verdict::Mismatch => Span::styled(
+            Verdict::Mismatch(_) => Span::styled(
                 "deal MISMATCH ✗",
                 Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
             ),
-            Verdict::Unchecked => Span::styled("deal not checked (no commitment seen)", dim()),
+            // Why, in the status line.
+            Verdict::NotChecked(_) => Span::styled("deal not checked", dim()),
         });
     }
     (!spans.is_empty()).then(|| Line::from(spans))
