@@ -65,6 +65,18 @@ test('claim a name, play a rated game, see the rating change and the leaderboard
   const id = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('euchre.identity')).id);
   assert.equal(await id(elsewhere), await id(ann));
 
+  // A password change on the first device ends the other device's session:
+  // its socket is closed with 4003, and the page says so instead of coming
+  // back as a guest under the account's name.
+  await ann.getByRole('link', { name: 'Account', exact: true }).click();
+  await ann.getByLabel('Current password').fill(PASSWORD);
+  await ann.getByLabel('New password').fill(`${PASSWORD} again`);
+  await ann.getByRole('button', { name: 'Change password' }).click();
+  await elsewhere.getByText('Your session ended').waitFor({ timeout: 5000 });
+  await elsewhere.getByLabel('Display name').waitFor();
+  await ann.locator('#connection[data-status="online"]').waitFor();
+  assert.equal(await ann.locator('#player-name').textContent(), 'Ann', 'the changing device keeps its account');
+
   // A newcomer cannot play under the claimed name, whatever its case.
   const context = await env.browser.newContext();
   const impostor = await context.newPage();

@@ -161,6 +161,13 @@ const connection = new Connection({
     if (wasAccount) notice(code === 'session_expired' ? 'Your session has expired: log in again (Account). Meanwhile you are a guest.' : 'You were logged out: log in again (Account). Meanwhile you are a guest.', 'error');
     else notice('Your saved identity was not recognised: you are a new guest with the same name.', 'error');
   },
+  onSessionEnded() {
+    state.identity = {};
+    save(IDENTITY_KEY, state.identity);
+    nameBadge.textContent = '';
+    notice('Your session ended (logged out, or the password changed elsewhere). Pick a name to play as a guest; to play as your account, log in again under Account.', 'error');
+    route(true);
+  },
   onNameTaken() {
     state.identity = {};
     save(IDENTITY_KEY, state.identity);

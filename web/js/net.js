@@ -5,6 +5,8 @@
 // `onMessage`.
 
 const PROTOCOL_VERSION = 1;
+// The close code for a session that ended (docs/protocol.md).
+const SESSION_ENDED = 4003;
 const BACKOFF_MS = [250, 1000, 2000, 4000, 8000, 15000];
 const HEARTBEAT_MS = 25000;
 const HEARTBEAT_TIMEOUT_MS = 10000;
@@ -13,8 +15,8 @@ export class Connection {
   // `identity()` gives { name, token } for `hello`; `onWelcome(message)` is
   // called on each successful hello; `onStatus('connecting' | 'online' |
   // 'offline')` reports the state; `onMessage(message)` gets the rest.
-  constructor({ identity, onWelcome, onMessage, onStatus, onBadToken, onNameTaken }) {
-    Object.assign(this, { identity, onWelcome, onMessage, onStatus, onBadToken, onNameTaken });
+  constructor({ identity, onWelcome, onMessage, onStatus, onBadToken, onNameTaken, onSessionEnded }) {
+    Object.assign(this, { identity, onWelcome, onMessage, onStatus, onBadToken, onNameTaken, onSessionEnded });
     this.socket = null;
     this.nextId = 1;
     this.pending = new Map();
@@ -38,7 +40,17 @@ export class Connection {
     this.onStatus('connecting');
     socket.addEventListener('open', () => this.hello());
     socket.addEventListener('message', (frame) => this.receive(frame.data));
-    socket.addEventListener('close', () => this.abandon(socket));
+    socket.addEventListener('close', (event) => {
+      // 4003: the session was logged out, its password changed, or it
+      // expired. Reconnecting with its token would only be refused, and as a
+      // guest under the account's name too: stop and let the player choose.
+      if (event.code === SESSION_ENDED && this.socket === socket) {
+        this.stop();
+        this.onSessionEnded();
+      } else {
+        this.abandon(socket);
+      }
+    });
   }
 
   // Gives up on `socket` (closed, silent, or the server going away): fails

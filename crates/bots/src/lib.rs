@@ -37,7 +37,7 @@ mod search;
 pub use basic::BasicBot;
 pub use naive::NaiveBot;
 pub use random::RandomBot;
-pub use search::{SearchBot, SearchSettings, outcome_value};
+pub use search::{SearchBot, SearchSettings, ViewWorlds, bid_out, outcome_value};
 
 /// A computer player for one seat.
 ///

@@ -39,6 +39,31 @@ pub struct Settings {
     /// Several nodes behind one address, on NATS JetStream and PostgreSQL
     /// (off by default: one node, SQLite, the local journal).
     pub cluster: ClusterSettings,
+    /// The solver's analysis of finished matches (`GET /api/matches/{id}/analysis`).
+    pub analysis: AnalysisSettings,
+}
+
+/// The analysis of finished matches: computed once, off the async workers,
+/// one at a time from a bounded queue (crates/server/src/analysis.rs).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AnalysisSettings {
+    /// Matches waiting to be analysed; a request past this is answered 503.
+    pub queue: usize,
+    /// Worlds dealt for each decision valued with what the player knew.
+    pub worlds: u32,
+    /// The `Retry-After` of a 202 (queued) or 503 (queue full), in seconds.
+    pub retry_after_seconds: u32,
+}
+
+impl Default for AnalysisSettings {
+    fn default() -> AnalysisSettings {
+        AnalysisSettings {
+            queue: 64,
+            worlds: euchre_analysis::DEFAULT_WORLDS,
+            retry_after_seconds: 5,
+        }
+    }
 }
 
 /// Networks, each written as a network (`10.0.0.0/8`) or as one address
@@ -309,6 +334,7 @@ impl Default for Settings {
             allowed_origins: Vec::new(),
             trusted_proxies: Vec::new(),
             cluster: ClusterSettings::default(),
+            analysis: AnalysisSettings::default(),
         }
     }
 }

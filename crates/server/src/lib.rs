@@ -21,6 +21,7 @@
 
 pub mod accounts;
 pub mod admission;
+pub mod analysis;
 pub mod api;
 pub mod app;
 pub mod client_address;

@@ -285,6 +285,17 @@ mod tests {
         ) -> Result<(), StoreError> {
             self.inner.change_password(hash, session).await
         }
+        async fn match_analysis(&self, id: &str) -> Result<Option<String>, StoreError> {
+            self.inner.match_analysis(id).await
+        }
+        async fn save_match_analysis(
+            &self,
+            id: &str,
+            analysis: &str,
+            at: i64,
+        ) -> Result<(), StoreError> {
+            self.inner.save_match_analysis(id, analysis, at).await
+        }
     }
 
     #[tokio::test]

@@ -15,6 +15,7 @@ use euchre_store::{LiveTable, Store, Write};
 
 use crate::accounts::Accounts;
 use crate::admission::Admission;
+use crate::analysis::Analyses;
 use crate::api::limits::ApiLimits;
 use crate::clock::now_ms;
 use crate::config::{Settings, Timing};
@@ -49,6 +50,8 @@ pub struct AppState {
     pub admission: Arc<Admission>,
     /// The HTTP API's requests per address and imports.
     pub api_limits: Arc<ApiLimits>,
+    /// Finished matches' analyses: stored, or queued for the blocking pool.
+    pub analyses: Arc<Analyses>,
     next_conn: Arc<AtomicU64>,
 }
 
@@ -70,6 +73,13 @@ impl AppState {
         let ratings = Arc::new(Ratings::new(store.clone()));
         let admission = Arc::new(Admission::new(&settings.limits, &settings.trusted_proxies));
         let api_limits = Arc::new(ApiLimits::new(&settings.api));
+        let tracker = TaskTracker::new();
+        let analyses = Arc::new(Analyses::new(
+            store.clone(),
+            settings.analysis.clone(),
+            tracker.clone(),
+            shutdown.clone(),
+        ));
         AppState {
             settings: Arc::new(settings),
             players,
@@ -81,10 +91,11 @@ impl AppState {
             recorder,
             registry,
             metrics,
-            tracker: TaskTracker::new(),
+            tracker,
             shutdown,
             admission,
             api_limits,
+            analyses,
             next_conn: Arc::default(),
         }
     }

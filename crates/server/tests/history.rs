@@ -785,6 +785,57 @@ fn the_documented_parameters_admit_only_what_the_api_takes() {
 
 /// `docs/openapi.json` must match the routes and types. Regenerate it with
 /// `UPDATE_OPENAPI=1 cargo test -p euchre-server --test history`.
+/// A finished match's analysis (issue #29), here an imported one: the
+/// first request queues it (202 with Retry-After), then it is served from
+/// the store, the same each time. A match in progress is refused with 409
+/// (the analysis names every card), an unknown one with 404.
+#[tokio::test]
+async fn a_finished_matchs_analysis_is_queued_then_served_from_the_store() {
+    let server = TestServer::start_with(|settings| settings.analysis.worlds = 8).await;
+    let imported = import(&server, &fixture("MotE_W5_G1")).await;
+    assert_eq!(imported.status, 201, "{}", imported.body);
+    let id = imported.json()["id"].as_str().expect("the new id").to_owned();
+    let path = format!("/api/matches/{id}/analysis");
+    // The import is acknowledged before its writes reach the database.
+    eventually("the import to be stored", PATIENCE, || async {
+        (get(&server, &format!("/api/matches/{id}")).await.status == 200).then_some(())
+    })
+    .await;
+
+    let first = get(&server, &path).await;
+    assert_eq!(first.status, 202, "{}", first.body);
+    assert_eq!(first.header("retry-after"), Some("5"));
+    assert_eq!(first.json(), json!({"status": "queued", "retry_after": 5}));
+    let analysis = eventually("the analysis to be stored", PATIENCE, || async {
+        let answer = get(&server, &path).await;
+        (answer.status == 200).then(|| answer.json())
+    })
+    .await;
+    assert_eq!(analysis["worlds"], json!(8));
+    assert_eq!(analysis["players"].as_array().map(Vec::len), Some(4));
+    let hands = analysis["hands"].as_array().expect("hands");
+    let decisions: usize =
+        hands.iter().map(|hand| hand["decisions"].as_array().map_or(0, Vec::len)).sum();
+    assert!(hands.len() > 3 && decisions > 30, "{} hands, {decisions} decisions", hands.len());
+    let again = get(&server, &path).await;
+    assert_eq!(again.status, 200);
+    assert_eq!(again.json(), analysis, "computed once, then read as stored");
+
+    let _playing = unfinished_game(&server, "Ida").await;
+    let live = eventually("the game in progress to be stored", PATIENCE, || async {
+        let list = walk(&server, "", 100).await;
+        let live = list.into_iter().find(|m| m["finished"] == json!(false))?;
+        live["id"].as_str().map(str::to_owned)
+    })
+    .await;
+    let refused = get(&server, &format!("/api/matches/{live}/analysis")).await;
+    assert_eq!(refused.status, 409, "{}", refused.body);
+    assert_eq!(refused.json()["code"], json!("match_in_progress"));
+    let unknown = get(&server, "/api/matches/no-such-match/analysis").await;
+    assert_eq!(unknown.status, 404, "{}", unknown.body);
+    assert_eq!(unknown.json()["code"], json!("not_found"));
+}
+
 #[test]
 fn checked_in_openapi_is_current() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json");
@@ -814,6 +865,7 @@ async fn the_openapi_document_is_served_and_names_every_route() {
         "/api/matches",
         "/api/matches/{id}",
         "/api/matches/{id}/record",
+        "/api/matches/{id}/analysis",
         "/api/matches/{id}/egn",
         "/api/matches/import",
         "/api/players/{id}",

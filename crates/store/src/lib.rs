@@ -21,6 +21,7 @@ use euchre_engine::{
 use serde::{Deserialize, Serialize};
 
 mod accounts;
+mod analyses;
 mod conn;
 pub mod durable;
 pub mod journal;
@@ -460,6 +461,17 @@ pub trait Store: Send + Sync + fmt::Debug {
         &self,
         password_hash: &str,
         session: &NewSession,
+    ) -> Result<(), StoreError>;
+
+    /// A finished match's analysis, as JSON (`euchre-analysis`'s
+    /// `GameAnalysis`), once one is saved.
+    async fn match_analysis(&self, match_id: &str) -> Result<Option<String>, StoreError>;
+    /// Keeps a match's analysis; saving one again keeps the first.
+    async fn save_match_analysis(
+        &self,
+        match_id: &str,
+        analysis: &str,
+        at: Millis,
     ) -> Result<(), StoreError>;
 }
 

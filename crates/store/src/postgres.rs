@@ -23,7 +23,7 @@ use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, Millis, PlayerRow, PlayerStats,
     Store, StoreError, Write,
 };
-use crate::{accounts, purge, ratings, read, write};
+use crate::{accounts, analyses, purge, ratings, read, write};
 
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/postgres");
 
@@ -386,5 +386,19 @@ impl Store for PgStore {
         limit: u32,
     ) -> Result<Vec<RatingPoint>, StoreError> {
         ratings::rating_history(&mut *self.pool.acquire().await?, player_id, limit).await
+    }
+
+    async fn match_analysis(&self, match_id: &str) -> Result<Option<String>, StoreError> {
+        analyses::match_analysis(&mut *self.pool.acquire().await?, match_id).await
+    }
+
+    async fn save_match_analysis(
+        &self,
+        match_id: &str,
+        analysis: &str,
+        at: Millis,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        analyses::save_match_analysis(&mut *conn, match_id, analysis, at).await
     }
 }

@@ -27,7 +27,7 @@ use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, PlayerRow, PlayerStats, Store,
     StoreError, Write,
 };
-use crate::{accounts, purge, ratings, read, write};
+use crate::{accounts, analyses, purge, ratings, read, write};
 
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/sqlite");
 
@@ -321,5 +321,19 @@ impl Store for SqliteStore {
         limit: u32,
     ) -> Result<Vec<RatingPoint>, StoreError> {
         ratings::rating_history(&mut *self.pool.acquire().await?, player_id, limit).await
+    }
+
+    async fn match_analysis(&self, match_id: &str) -> Result<Option<String>, StoreError> {
+        analyses::match_analysis(&mut *self.pool.acquire().await?, match_id).await
+    }
+
+    async fn save_match_analysis(
+        &self,
+        match_id: &str,
+        analysis: &str,
+        at: Millis,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        analyses::save_match_analysis(&mut *conn, match_id, analysis, at).await
     }
 }

@@ -456,6 +456,12 @@ mod tests {
         async fn rating_history(&self, _: &str, _: u32) -> Result<Vec<RatingPoint>, StoreError> {
             Ok(Vec::new())
         }
+        async fn match_analysis(&self, _: &str) -> Result<Option<String>, StoreError> {
+            Ok(None)
+        }
+        async fn save_match_analysis(&self, _: &str, _: &str, _: Millis) -> Result<(), StoreError> {
+            Ok(())
+        }
     }
 
     fn closed(id: u32) -> Write {

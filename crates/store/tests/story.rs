@@ -753,6 +753,18 @@ async fn story(store: &dyn Store) {
     check_accounts(store).await;
     check_purge(store).await;
     check_ratings(store).await;
+    check_analyses(store, &history).await;
+}
+
+/// A match's analysis is kept as written, once: a second save keeps the first.
+async fn check_analyses(store: &dyn Store, history: &History) {
+    let id = &history.played[0].summary.id;
+    assert_eq!(store.match_analysis(id).await.expect("read"), None);
+    let first = json!({"worlds": 200, "hands": []}).to_string();
+    store.save_match_analysis(id, &first, 10).await.expect("save an analysis");
+    store.save_match_analysis(id, "{\"other\": true}", 11).await.expect("save again");
+    assert_eq!(store.match_analysis(id).await.expect("read"), Some(first));
+    assert_eq!(store.match_analysis("no-such-match").await.expect("read"), None);
 }
 
 fn session(token_hash: &str, player_id: &str, at: Millis) -> NewSession {

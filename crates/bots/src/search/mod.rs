@@ -41,6 +41,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::{BasicBot, Bot, choices};
 use odds::GameOdds;
+pub use world::ViewWorlds;
 use world::{Knowledge, Misses, PlaySoFar, World};
 
 /// How hard a search bot thinks.
@@ -526,8 +527,9 @@ fn solved(hand: &Hand, valuation: &Valuation, solver: &mut Solver) -> f64 {
     }
 }
 
-/// The rest of the bidding and discarding, each seat as the basic bot.
-fn bid_out(hand: &mut Hand) {
+/// The rest of the bidding and discarding, each seat as the basic bot: how
+/// a search finishes the auction in a world after the action it scores.
+pub fn bid_out(hand: &mut Hand) {
     while hand.phase() != Phase::Playing {
         let Some(seat) = hand.turn() else { return };
         let Some(action) = world::expected_bid(hand, seat) else { return };

@@ -455,6 +455,35 @@ impl PlaySoFar {
     }
 }
 
+/// The worlds one seat's view allows, dealt as the search bots deal them
+/// (the others' bids read as [`crate::SearchSettings::bid_miss`] says),
+/// for a caller that values the actions its own way: the analysis of a
+/// finished game asks what each choice was worth with what the seat knew.
+#[derive(Clone, Debug)]
+pub struct ViewWorlds {
+    knowledge: Knowledge,
+    misses: Misses,
+}
+
+impl ViewWorlds {
+    /// The worlds of `view`, a seat's (`None` for a spectator's). Each bid
+    /// of another seat that the basic bot would not have made with a
+    /// world's cards makes that world `bid_miss` times as likely (1 reads
+    /// nothing into the bidding); the cards played are not read.
+    pub fn new(view: &GameView, bid_miss: f64) -> Option<ViewWorlds> {
+        let misses = Misses { bid: bid_miss, partner_bid: bid_miss, play: 1.0, partner_play: 1.0 };
+        Some(ViewWorlds { knowledge: Knowledge::new(view)?, misses })
+    }
+
+    /// One world: the hand as it stands at the seat's decision, every card
+    /// the seat cannot see dealt at random within what it knows, and the
+    /// world's weight (1, less for each bid unlike the basic bot's). `None`
+    /// if no world fits after several tries.
+    pub fn sample(&self, rng: &mut impl Rng) -> Option<(Hand, f64)> {
+        self.knowledge.sample(rng, &self.misses).map(|world| (world.hand, world.weight))
+    }
+}
+
 /// The hidden steps of one world: discards and the card passed for best.
 #[derive(Clone, Copy)]
 struct Steps {

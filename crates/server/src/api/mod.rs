@@ -38,6 +38,7 @@ use utoipa_axum::routes;
 use crate::state::AppState;
 
 pub mod accounts;
+pub mod analysis;
 pub mod error;
 pub mod export;
 pub mod import;
@@ -103,6 +104,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(matches::list_matches))
         .routes(routes!(matches::get_match))
         .routes(routes!(matches::get_record))
+        .routes(routes!(analysis::get_analysis))
         .routes(routes!(export::get_egn))
         .routes(routes!(import::import_match))
         .routes(routes!(players::get_player))
