@@ -26,7 +26,8 @@ wait_until_ready() {
 
 # The limits a load test from one address needs (the defaults allow 32
 # connections and 30 new guests a minute an address, 20 messages a second a
-# connection): `env "${load_test_limits[@]}" SERVER ...`.
+# connection, 20 API requests a second an address, which the check of the
+# stored hands passes): `env "${load_test_limits[@]}" SERVER ...`.
 # shellcheck disable=SC2034 # used by the scripts that source this
 load_test_limits=(
     EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS=100000
@@ -35,6 +36,7 @@ load_test_limits=(
     EUCHRE_LIMITS__MESSAGE_BURST=100000
     EUCHRE_LIMITS__TABLES_PER_PLAYER=100000
     EUCHRE_LIMITS__MAX_TABLES=100000
+    EUCHRE_API__REQUESTS_PER_SECOND=0
 )
 
 # Empties DIR for a fresh run, and makes it, marking it with a file MARKER;

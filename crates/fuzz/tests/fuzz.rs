@@ -91,7 +91,8 @@ fn egn_import_of_any_text() {
             let _ = egn::check(&game);
             let _ = egn::verify(&game);
         }
-        if let Ok((record, _names)) = euchre_server::api::import::parse_import(&text) {
+        let max_hands = euchre_server::Settings::default().api.import_max_hands;
+        if let Ok((record, _names)) = euchre_server::api::import::parse_import(&text, max_hands) {
             prop_assert!(Game::replay(&record).is_ok(), "an import that does not replay");
         }
         Ok(())

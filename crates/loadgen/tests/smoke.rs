@@ -48,6 +48,7 @@ async fn a_short_run_plays_times_and_stores_hands() -> anyhow::Result<()> {
         settings.limits.message_burst = 100_000;
         settings.limits.connections_per_address = 1_000;
         settings.limits.guests_per_minute = 0;
+        settings.api.requests_per_second = 0;
     })
     .await;
     let url = server.url();

@@ -220,6 +220,14 @@ impl Accounts {
         Ok(self.started(player, token, &session))
     }
 
+    /// The account logged in with `token`: a session's token, not a
+    /// guest's (`not_an_account`).
+    pub async fn account(&self, token: &str) -> Result<PlayerInfo, AccountError> {
+        let player = self.player(token).await?;
+        let account = self.store.account_by_player(&player.id).await.map_err(unavailable)?;
+        account.map(|_| player).ok_or(AccountError::NotAnAccount)
+    }
+
     /// The player holding `token`, or why not.
     async fn player(&self, token: &str) -> Result<PlayerInfo, AccountError> {
         match self.players.authenticate(token).await {

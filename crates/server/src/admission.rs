@@ -15,7 +15,9 @@
 //! client never gets there, so many clients on one address (the load
 //! generator's, the tests', a household's) are not hurt by the penalty
 //! unless one of them floods. The box holds at most [`PENALTY_ADDRESSES`]
-//! addresses; past that, the one whose penalty ends first makes room.
+//! addresses; past that, the one whose penalty ends first makes room. A
+//! trusted proxy's own address is never boxed: every client behind it
+//! would be shut out with it (its clients count by their own addresses).
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv6Addr};
@@ -25,7 +27,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use ipnet::IpNet;
 
+use crate::client_address;
 use crate::config::Limits;
 
 /// Addresses the penalty box holds at most (about 50 bytes each).
@@ -77,10 +81,12 @@ pub struct Admission {
     per_address: Mutex<HashMap<IpAddr, usize>>,
     boxed: Mutex<PenaltyBox>,
     guests: Option<DefaultKeyedRateLimiter<IpAddr>>,
+    /// The trusted proxies (`trusted_proxies`), never boxed.
+    proxies: Vec<IpNet>,
 }
 
 impl Admission {
-    pub fn new(limits: &Limits) -> Admission {
+    pub fn new(limits: &Limits, trusted_proxies: &[IpNet]) -> Admission {
         let guests = NonZeroU32::new(limits.guests_per_minute)
             .map(|per_minute| RateLimiter::keyed(Quota::per_minute(per_minute)));
         Admission {
@@ -91,6 +97,7 @@ impl Admission {
             per_address: Mutex::default(),
             boxed: Mutex::new(PenaltyBox::new(PENALTY_ADDRESSES)),
             guests,
+            proxies: trusted_proxies.to_vec(),
         }
     }
 
@@ -99,15 +106,20 @@ impl Admission {
         self.max_connections
     }
 
-    /// How long `address` is still refused for, if it is in the penalty box.
+    /// How long `address` is still refused for, if it is in the penalty box
+    /// (never a trusted proxy, though a neighbour in its IPv6 /64 be boxed).
     pub fn penalized(&self, address: IpAddr) -> Option<Duration> {
+        if client_address::is_trusted(&address, &self.proxies) {
+            return None;
+        }
         let mut boxed = self.boxed.lock().unwrap_or_else(|p| p.into_inner());
         boxed.remaining(address_key(address), Instant::now())
     }
 
-    /// Boxes `address`: its connection was closed for abuse.
+    /// Boxes `address`: its connection was closed for abuse. Not a trusted
+    /// proxy's own address, which would shut out every client behind it.
     pub fn penalize(&self, address: IpAddr) {
-        if self.penalty.is_zero() {
+        if self.penalty.is_zero() || client_address::is_trusted(&address, &self.proxies) {
             return;
         }
         let now = Instant::now();
@@ -322,7 +334,7 @@ mod tests {
     fn limits(change: impl FnOnce(&mut Limits)) -> Arc<Admission> {
         let mut limits = Limits::default();
         change(&mut limits);
-        Arc::new(Admission::new(&limits))
+        Arc::new(Admission::new(&limits, &[]))
     }
 
     #[test]
@@ -360,6 +372,28 @@ mod tests {
         let door = limits(|l| l.abuse_penalty_ms = 0);
         door.penalize(abuser);
         assert!(door.admit(abuser).is_ok());
+    }
+
+    #[test]
+    fn a_trusted_proxys_own_address_is_never_boxed() {
+        let settings = Limits { abuse_penalty_ms: 60_000, ..Limits::default() };
+        let proxies: Vec<IpNet> = ["10.0.0.0/24", "2001:db8::1/128"]
+            .iter()
+            .map(|net| net.parse().expect("a network"))
+            .collect();
+        let door = Arc::new(Admission::new(&settings, &proxies));
+        for proxy in ["10.0.0.1", "::ffff:10.0.0.2", "2001:db8::1"] {
+            door.penalize(ip(proxy));
+            assert_eq!(door.penalized(ip(proxy)), None, "{proxy}");
+            assert!(door.admit(ip(proxy)).is_ok(), "{proxy}");
+        }
+        // A client next to it is boxed as ever, and the proxy is not boxed
+        // with it even where they share an IPv6 /64.
+        door.penalize(ip("10.0.1.1"));
+        assert!(door.penalized(ip("10.0.1.1")).is_some());
+        door.penalize(ip("2001:db8::5"));
+        assert!(door.penalized(ip("2001:db8::5")).is_some());
+        assert_eq!(door.penalized(ip("2001:db8::1")), None);
     }
 
     #[test]

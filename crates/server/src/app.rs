@@ -45,7 +45,7 @@ pub fn router(state: AppState) -> Router {
     // in the penalty box (`admission`): its monitoring is not its abuse.
     let guarded = Router::new()
         .route("/ws", get(websocket))
-        .merge(crate::api::routes())
+        .merge(crate::api::routes(state.clone()))
         .merge(crate::web::routes())
         .route_layer(middleware::from_fn_with_state(state.clone(), admit_address));
     Router::new()
@@ -58,7 +58,10 @@ pub fn router(state: AppState) -> Router {
 
 /// Finds the request's client address (its peer's, or the one a trusted
 /// proxy forwarded for), refuses it if it is in the penalty box, and hands
-/// it on to the route as a [`ClientAddress`].
+/// it on to the route as a [`ClientAddress`]. A trusted proxy's header that
+/// does not name the client is refused, `400 bad_forwarded_for`: counted as
+/// the proxy's own, the request would share (and could spend) the limits of
+/// everyone else whose header failed the same way.
 async fn admit_address(
     State(state): State<AppState>,
     mut request: Request,
@@ -68,8 +71,12 @@ async fn admit_address(
     else {
         return next.run(request).await;
     };
-    let client =
-        client_address::resolve(peer.ip(), request.headers(), &state.settings.trusted_proxies);
+    let trusted = &state.settings.trusted_proxies;
+    let Ok(client) = client_address::resolve(peer.ip(), request.headers(), trusted) else {
+        let message = "X-Forwarded-For from the proxy does not name the client's address";
+        return ApiError::new(StatusCode::BAD_REQUEST, "bad_forwarded_for", message)
+            .into_response();
+    };
     if let Some(wait) = state.admission.penalized(client) {
         return refusal(Refused::Penalized(wait));
     }

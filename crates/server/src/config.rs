@@ -24,14 +24,17 @@ pub struct Settings {
     pub limits: Limits,
     pub timing: Timing,
     pub accounts: AccountSettings,
+    /// The HTTP API's limits: requests per address, EGN imports.
+    pub api: ApiSettings,
     /// Browser origins allowed to connect, besides the server's own host.
     /// Clients that send no `Origin` (native ones) are always allowed.
     pub allowed_origins: Vec<String>,
-    /// Reverse proxies (addresses or networks, `10.0.0.0/8`) whose
-    /// `X-Forwarded-For` names the client: a request from one of them counts
-    /// as from the address it forwarded for, so the per-address limits and
-    /// the penalty box see each client, not the proxy. Empty: every request
-    /// is from its peer.
+    /// Reverse proxies (addresses, `127.0.0.1`, or networks, `10.0.0.0/8`)
+    /// whose `X-Forwarded-For` names the client: a request from one of them
+    /// counts as from the address it forwarded for, so the per-address
+    /// limits and the penalty box see each client, not the proxy. Empty:
+    /// every request is from its peer.
+    #[serde(deserialize_with = "networks")]
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Several nodes behind one address, on NATS JetStream and PostgreSQL
     /// (off by default: one node, SQLite, the local journal).
@@ -61,6 +64,22 @@ impl Default for AnalysisSettings {
             retry_after_seconds: 5,
         }
     }
+}
+
+/// Networks, each written as a network (`10.0.0.0/8`) or as one address
+/// (`127.0.0.1`, `::1`: a /32 or a /128).
+fn networks<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<ipnet::IpNet>, D::Error> {
+    let texts = Vec::<String>::deserialize(deserializer)?;
+    texts.iter().map(|text| parse_network(text).map_err(serde::de::Error::custom)).collect()
+}
+
+fn parse_network(text: &str) -> Result<ipnet::IpNet, String> {
+    let text = text.trim();
+    text.parse::<ipnet::IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("{text:?} is neither an address nor a network (10.0.0.0/8)"))
 }
 
 /// Cluster mode (docs/self-hosting.md, docs/architecture.md part two).
@@ -261,6 +280,23 @@ pub struct AccountSettings {
     pub concurrent_hashes: usize,
 }
 
+/// The HTTP API's limits (`/api/…`; static files and the WebSocket, which
+/// has its own admission limits, are not counted).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ApiSettings {
+    /// Requests a second one address may make to the API, and the burst
+    /// above that; past it `429 rate_limited` with `Retry-After`. 0: no limit.
+    pub requests_per_second: u32,
+    pub request_burst: u32,
+    /// EGN imports an hour one account may make, and one address (the
+    /// burst too); past it `429 too_many_imports`. 0: no limit.
+    pub imports_per_hour_per_account: u32,
+    pub imports_per_hour_per_address: u32,
+    /// Deals one imported record may hold; more: `400 too_many_hands`.
+    pub import_max_hands: usize,
+}
+
 /// Timers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -294,6 +330,7 @@ impl Default for Settings {
             limits: Limits::default(),
             timing: Timing::default(),
             accounts: AccountSettings::default(),
+            api: ApiSettings::default(),
             allowed_origins: Vec::new(),
             trusted_proxies: Vec::new(),
             cluster: ClusterSettings::default(),
@@ -333,6 +370,18 @@ impl Default for AccountSettings {
             login_backoff_max_seconds: 15 * 60,
             login_failures_per_address: 60,
             concurrent_hashes: 0,
+        }
+    }
+}
+
+impl Default for ApiSettings {
+    fn default() -> ApiSettings {
+        ApiSettings {
+            requests_per_second: 20,
+            request_burst: 100,
+            imports_per_hour_per_account: 20,
+            imports_per_hour_per_address: 60,
+            import_max_hands: 200,
         }
     }
 }
@@ -432,7 +481,7 @@ impl Settings {
 /// top-level key. Other `EUCHRE_*` variables (a test's, a compose file's)
 /// are not ours to refuse; a misspelt nested key still is.
 fn is_setting(key: &str) -> bool {
-    const KEYS: [&str; 9] = [
+    const KEYS: [&str; 11] = [
         "BIND",
         "DATABASE_URL",
         "DATA_DIR",
@@ -440,7 +489,9 @@ fn is_setting(key: &str) -> bool {
         "LIMITS",
         "TIMING",
         "ACCOUNTS",
+        "API",
         "ALLOWED_ORIGINS",
+        "TRUSTED_PROXIES",
         "CLUSTER",
     ];
     key.strip_prefix("EUCHRE_")
@@ -496,6 +547,32 @@ mod tests {
         assert!(settings.trusted_proxies.iter().any(|net| net.contains(&proxy)));
         assert_eq!(settings.limits.abuse_penalty_ms, 10_000);
         assert_eq!(settings.log_format, LogFormat::Json);
+    }
+
+    #[test]
+    fn trusted_proxies_take_bare_addresses_and_networks() {
+        let path = std::env::temp_dir().join(format!("proxies-{}.toml", std::process::id()));
+        std::fs::write(&path, "trusted_proxies = [\"127.0.0.1\", \"::1\", \"10.0.0.0/8\"]\n")
+            .expect("a settings file");
+        let loaded = Settings::load_with_env(
+            &flags(&["--config", path.to_str().expect("a UTF-8 path")]),
+            Default::default(),
+        );
+        let _ = std::fs::remove_file(&path);
+        let expected: Vec<ipnet::IpNet> = ["127.0.0.1/32", "::1/128", "10.0.0.0/8"]
+            .iter()
+            .map(|net| net.parse().expect("a network"))
+            .collect();
+        assert_eq!(loaded.expect("a bare address loads").trusted_proxies, expected);
+        // From the environment too, which the compose files use.
+        let env = [("EUCHRE_TRUSTED_PROXIES".to_owned(), "127.0.0.1,172.30.0.0/24".to_owned())];
+        let settings =
+            Settings::load_with_env(&flags(&[]), env.into_iter().collect()).expect("loads");
+        let expected: Vec<ipnet::IpNet> =
+            ["127.0.0.1/32", "172.30.0.0/24"].iter().map(|n| n.parse().expect("a net")).collect();
+        assert_eq!(settings.trusted_proxies, expected);
+        let env = [("EUCHRE_TRUSTED_PROXIES".to_owned(), "localhost".to_owned())];
+        assert!(Settings::load_with_env(&flags(&[]), env.into_iter().collect()).is_err());
     }
 
     #[test]

@@ -16,6 +16,7 @@ use euchre_store::{LiveTable, Store, Write};
 use crate::accounts::Accounts;
 use crate::admission::Admission;
 use crate::analysis::Analyses;
+use crate::api::limits::ApiLimits;
 use crate::clock::now_ms;
 use crate::config::{Settings, Timing};
 use crate::identity::Players;
@@ -47,6 +48,8 @@ pub struct AppState {
     pub remote_tables: Option<Arc<dyn RemoteTables>>,
     /// Connections per address and in all, the penalty box, new guests.
     pub admission: Arc<Admission>,
+    /// The HTTP API's requests per address and imports.
+    pub api_limits: Arc<ApiLimits>,
     /// Finished matches' analyses: stored, or queued for the blocking pool.
     pub analyses: Arc<Analyses>,
     next_conn: Arc<AtomicU64>,
@@ -68,7 +71,8 @@ impl AppState {
             Arc::new(Accounts::new(store.clone(), players.clone(), &settings.accounts, &metrics));
         let registry = Registry::default();
         let ratings = Arc::new(Ratings::new(store.clone()));
-        let admission = Arc::new(Admission::new(&settings.limits));
+        let admission = Arc::new(Admission::new(&settings.limits, &settings.trusted_proxies));
+        let api_limits = Arc::new(ApiLimits::new(&settings.api));
         let tracker = TaskTracker::new();
         let analyses = Arc::new(Analyses::new(
             store.clone(),
@@ -90,6 +94,7 @@ impl AppState {
             tracker,
             shutdown,
             admission,
+            api_limits,
             analyses,
             next_conn: Arc::default(),
         }

@@ -16,7 +16,7 @@ use euchre_server::testing::eventually;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{Store, Write};
 use serde_json::{Value, json};
-use support::http::{Answer, http};
+use support::http::{Answer, http, request};
 use support::{Client, PATIENCE, Players, TestServer, play_to_the_end, play_until};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/egn");
@@ -31,8 +31,21 @@ async fn get(server: &TestServer, path: &str) -> Answer {
     http(server, "GET", path, None).await
 }
 
-async fn import(server: &TestServer, text: &str) -> Answer {
-    http(server, "POST", "/api/matches/import", Some(text.as_bytes())).await
+/// Imports `text` with the session `token`.
+async fn import(server: &TestServer, token: &str, text: &str) -> Answer {
+    request(server, "POST", "/api/matches/import", Some(token), Some(text.as_bytes())).await
+}
+
+/// A logged-in account's session token (only accounts import): a guest
+/// named `name` claims its name.
+async fn account(server: &TestServer, name: &str) -> String {
+    let guest = server.player(name).await;
+    let token = guest.token.clone().expect("a guest token");
+    let body = json!({ "name": name, "password": "correct horse" }).to_string();
+    let answer =
+        request(server, "POST", "/api/accounts", Some(&token), Some(body.as_bytes())).await;
+    assert_eq!(answer.status, 201, "{}", answer.body);
+    answer.json()["token"].as_str().expect("a session token").to_owned()
 }
 
 /// Every match the list holds, following the cursor with pages of `limit`.
@@ -117,7 +130,8 @@ async fn played_and_imported_matches_are_listed_shown_replayed_and_exported() {
         tokio::join!(finished_games(&server, "Ann", &[1, 3]), finished_games(&server, "Bob", &[2]));
     let _cid = unfinished_game(&server, "Cid").await;
 
-    let imported = import(&server, &fixture("MotE_W5_G1")).await;
+    let importer = account(&server, "Importer").await;
+    let imported = import(&server, &importer, &fixture("MotE_W5_G1")).await;
     assert_eq!(imported.status, 201, "{}", imported.body);
     let imported_id = imported.json()["id"].as_str().expect("the new id").to_owned();
     assert_eq!(imported.header("location"), Some(format!("/api/matches/{imported_id}").as_str()));
@@ -282,6 +296,7 @@ async fn played_and_imported_matches_are_listed_shown_replayed_and_exported() {
 #[tokio::test]
 async fn bot_games_with_claims_export_as_egn_and_import_to_the_same_scores() {
     let server = TestServer::start().await;
+    let importer = account(&server, "Importer").await;
     let mut exported = Vec::new();
     // Most games against the bots have a claim (they claim whenever the
     // engine allows); a few games are enough to meet one.
@@ -309,7 +324,7 @@ async fn bot_games_with_claims_export_as_egn_and_import_to_the_same_scores() {
         assert!(noted, "the file says where a claim was written out");
 
         // Imported again: a new match with the same score and winner.
-        let imported = import(&server, &answer.body).await;
+        let imported = import(&server, &importer, &answer.body).await;
         assert_eq!(imported.status, 201, "{}", imported.body);
         let new_id = imported.json()["id"].as_str().expect("the new id").to_owned();
         let again = eventually("the import to be stored", PATIENCE, || async {
@@ -619,18 +634,22 @@ async fn bad_parameters_and_unknown_ids_are_clear_errors() {
 #[tokio::test]
 async fn imports_the_engine_refuses_are_explained() {
     let server = TestServer::start().await;
-    let answer = import(&server, &fixture("Six_Points_in_Two_Hands")).await;
+    let importer = account(&server, "Importer").await;
+    let answer = import(&server, &importer, &fixture("Six_Points_in_Two_Hands")).await;
     assert_eq!(answer.error(400), "starts_mid_game");
     assert_eq!(answer.json()["location"]["step"], json!("header"));
-    assert_eq!(import(&server, &fixture("Custom_Scenario")).await.error(400), "unfinished_game");
-    assert_eq!(import(&server, "{\"fileType\":").await.error(400), "not_json");
+    assert_eq!(
+        import(&server, &importer, &fixture("Custom_Scenario")).await.error(400),
+        "unfinished_game"
+    );
+    assert_eq!(import(&server, &importer, "{\"fileType\":").await.error(400), "not_json");
 
     // Naming a suit in round one: the engine's own code, and where.
     let mut file: Value = serde_json::from_str(&fixture("MotE_W5_G1")).expect("JSON");
     let phases = file["deals"][0]["phases"].as_array_mut().expect("phases");
     let bidding = phases.iter_mut().find(|p| p["type"] == json!("EUCHRE_BIDDING")).expect("bids");
     bidding["calls"][0] = json!("h");
-    let answer = import(&server, &file.to_string()).await;
+    let answer = import(&server, &importer, &file.to_string()).await;
     assert_eq!(answer.error(400), "not_now");
     assert_eq!(answer.json()["location"], json!({ "deal": 0, "step": "call", "index": 0 }));
 
@@ -639,7 +658,7 @@ async fn imports_the_engine_refuses_are_explained() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/tests/data/faulty");
         std::fs::read_to_string(format!("{dir}/{name}.egn")).expect("a faulty record")
     };
-    let answer = import(&server, &faulty("misplaced_up_card")).await;
+    let answer = import(&server, &importer, &faulty("misplaced_up_card")).await;
     assert_eq!(answer.error(400), "inconsistent_record");
     let body = answer.json();
     assert_eq!(body["location"], json!({ "deal": 0, "step": "setup" }));
@@ -653,7 +672,7 @@ async fn imports_the_engine_refuses_are_explained() {
     assert_eq!(reneges[6], &json!({ "deal": 2, "step": "card", "trick": 1, "card": 3 }));
     let message = findings[1]["message"].as_str().expect("a message");
     assert!(message.ends_with("it held Kc (played in trick 3)"), "{message}");
-    let answer = import(&server, &faulty("incomplete_first_deal")).await;
+    let answer = import(&server, &importer, &faulty("incomplete_first_deal")).await;
     assert_eq!(answer.error(400), "incomplete_deal");
     let codes: Vec<Value> = answer.json()["findings"]
         .as_array()
@@ -664,8 +683,85 @@ async fn imports_the_engine_refuses_are_explained() {
     assert_eq!(codes, [json!("incomplete_deal"), json!("must_follow_suit")]);
 
     let huge = format!("{{\"padding\": \"{}\"}}", "x".repeat(1024 * 1024));
-    assert_eq!(import(&server, &huge).await.error(413), "too_large");
+    assert_eq!(import(&server, &importer, &huge).await.error(413), "too_large");
     assert_eq!(walk(&server, "", 10).await.len(), 0, "nothing refused was stored");
+    server.stop().await;
+}
+
+/// Only an account imports (a guest's token is not enough), so many times
+/// an hour, a record of so many deals at most, with seat names a player
+/// could take.
+#[tokio::test]
+async fn imports_need_an_account_and_keep_to_their_limits() {
+    let server = TestServer::start_with(|settings| {
+        settings.api.imports_per_hour_per_account = 3;
+        settings.api.import_max_hands = 11;
+    })
+    .await;
+    let game = fixture("MotE_W5_G1");
+    let anonymous = http(&server, "POST", "/api/matches/import", Some(game.as_bytes())).await;
+    assert_eq!(anonymous.error(401), "no_token");
+    assert_eq!(import(&server, "nonsense", &game).await.error(401), "bad_token");
+    let guest = server.player("Guest").await;
+    let guest_token = guest.token.clone().expect("a guest token");
+    assert_eq!(import(&server, &guest_token, &game).await.error(403), "not_an_account");
+
+    let importer = account(&server, "Importer").await;
+    let mut named: Value = serde_json::from_str(&game).expect("JSON");
+    named["metadata"]["players"][1] = json!("Bell\u{7}");
+    let answer = import(&server, &importer, &named.to_string()).await;
+    assert_eq!(answer.error(400), "bad_name");
+    assert_eq!(answer.json()["location"]["step"], json!("header"));
+    let mut longer: Value = serde_json::from_str(&game).expect("JSON");
+    let deals = longer["deals"].as_array_mut().expect("deals");
+    assert_eq!(deals.len(), 11, "the cap is the fixture's own length");
+    deals.push(deals[10].clone());
+    assert_eq!(import(&server, &importer, &longer.to_string()).await.error(400), "too_many_hands");
+    assert_eq!(import(&server, &importer, &game).await.status, 201, "at the cap");
+
+    // The account's three an hour are spent (the refusals cost a read each).
+    let refused = import(&server, &importer, &game).await;
+    assert_eq!(refused.error(429), "too_many_imports");
+    let wait: u64 =
+        refused.header("retry-after").and_then(|s| s.parse().ok()).expect("Retry-After");
+    assert!(wait > 60, "about 20 minutes: {wait}");
+    let other = account(&server, "Other").await;
+    assert_eq!(import(&server, &other, &game).await.status, 201, "another account");
+    server.stop().await;
+}
+
+/// Each address has its own rate on the API: past the burst, `429
+/// rate_limited` with `Retry-After`, while another address, the static
+/// files and the WebSocket (which has its own admission) are not held back.
+#[tokio::test]
+async fn the_api_is_rate_limited_per_address() {
+    let server = TestServer::start_with(|settings| {
+        settings.api.requests_per_second = 1;
+        settings.api.request_burst = 3;
+    })
+    .await;
+    let mut statuses = Vec::new();
+    // The burst of three, then a refusal (twenty requests take far less
+    // than the seventeen seconds that would refill the bucket).
+    let refused = loop {
+        let answer = get(&server, "/api/leaderboard").await;
+        if answer.status != 200 || statuses.len() == 20 {
+            break answer;
+        }
+        statuses.push(answer.status);
+    };
+    assert!(statuses.len() >= 3, "the burst: {statuses:?}");
+    assert_eq!(refused.error(429), "rate_limited");
+    let wait: u64 =
+        refused.header("retry-after").and_then(|s| s.parse().ok()).expect("Retry-After");
+    assert_eq!(wait, 1, "a second refills one request");
+    assert_eq!(get(&server, "/api/matches").await.status, 429, "every API route");
+
+    let elsewhere = Client::http_status_from(&server, [127, 7, 0, 2], "/api/leaderboard");
+    assert_eq!(elsewhere.await, 200, "another address");
+    assert_eq!(get(&server, "/").await.status, 200, "the static files");
+    let mut player = Client::connect_from(&server, [127, 0, 0, 1]).await.expect("admitted");
+    player.hello("Player").await;
     server.stop().await;
 }
 

@@ -941,6 +941,51 @@ async fn a_trusted_proxys_clients_count_by_the_address_it_forwarded_for() {
     server.stop().await;
 }
 
+/// A header a client filled with bytes past ASCII still names the client
+/// (the proxy appended its address after them): the request never counts
+/// as the proxy's. A header that names nobody is refused, `400
+/// bad_forwarded_for`. And the proxy's own address is never boxed, even
+/// when a connection of its own floods.
+#[tokio::test]
+async fn a_trusted_proxys_address_is_never_shared_or_boxed() {
+    let mut config = euchre_server::Settings::default();
+    config.limits.abuse_penalty_ms = 60_000;
+    config.trusted_proxies = vec!["127.5.0.0/16".parse().expect("a network")];
+    let server = TestServer::with_settings(config).await;
+    let proxy = [127, 5, 0, 1];
+    let (flooder, other) = ("203.0.113.9", "203.0.113.10");
+    let garbled = format!("\u{e9}\u{ff}, {flooder}");
+
+    let mut rude =
+        Client::connect_forwarded(&server, proxy, Some(&garbled)).await.expect("admitted");
+    rude.hello("Rude").await;
+    for _ in 0..300 {
+        rude.send_text("{oops".to_owned()).await;
+    }
+    assert_eq!(rude.close_code().await, Some(close::POLICY));
+    let status =
+        |forwarded| Client::http_status_forwarded(&server, proxy, "/api/leaderboard", forwarded);
+    assert_eq!(status(Some(flooder)).await, 429, "the flooder was boxed by its own address");
+    assert_eq!(status(None).await, 200, "not the proxy");
+    assert_eq!(status(Some(other)).await, 200, "nor another client behind it");
+    assert_eq!(status(Some("\u{e9}")).await, 400, "a header naming nobody");
+    let refused = Client::connect_forwarded(&server, proxy, Some("\u{e9}")).await.err();
+    let code = refused.and_then(|r| r.code().map(str::to_owned));
+    assert_eq!(code.as_deref(), Some("bad_forwarded_for"));
+
+    // The proxy's own connection floods: it is closed, the proxy not boxed.
+    let mut own = Client::connect_forwarded(&server, proxy, None).await.expect("admitted");
+    own.hello("Proxy").await;
+    for _ in 0..300 {
+        own.send_text("{oops".to_owned()).await;
+    }
+    assert_eq!(own.close_code().await, Some(close::POLICY));
+    assert_eq!(status(None).await, 200, "the proxy's own requests");
+    let mut again = Client::connect_forwarded(&server, proxy, Some(other)).await.expect("admitted");
+    again.hello("Other").await;
+    server.stop().await;
+}
+
 /// A `hello` without a token registers a guest: an address may do that
 /// `guests_per_minute` times a minute, then gets `rate_limited`; a player
 /// coming back with a token is not counted, and other addresses have their own.

@@ -4,7 +4,8 @@
 use serde_json::Value;
 
 use super::*;
-use crate::action::Action;
+use crate::action::{Action, Seat};
+use crate::card::{Card, CardSet};
 use crate::game::Game;
 use crate::record::GameRecord;
 use crate::rules::Rules;
@@ -202,4 +203,73 @@ fn a_wrong_final_score_is_left_to_the_caller() {
     let (record, verification) = to_record(&game).expect("the deals are sound");
     assert!(record.winner.is_some());
     assert!(matches!(verification.problems[..], [Problem::FinalScoreDiffers { .. }]));
+}
+
+/// Many distinct deals, every one thrown in: each is looked up once among
+/// the earlier ones, so forty thousand take no longer than replaying them
+/// (compared with every earlier deal, as before, they took minutes). A
+/// repeated deal and a repeated number at the end are still found.
+#[test]
+fn repeats_are_found_among_many_deals_in_one_pass() {
+    let cards: Vec<Card> = "shcd"
+        .chars()
+        .flat_map(|suit| "9TJQKA".chars().map(move |rank| format!("{rank}{suit}")))
+        .map(|code| code.parse().expect("a card"))
+        .collect();
+    let thrown_in = |number: usize, up_card: Card, kitty: CardSet| EgnDeal {
+        number: Some(number as u32),
+        dealer: Seat((number % 4) as u8),
+        up_card,
+        dealt: [CardSet::EMPTY; 4],
+        kitty,
+        calls: vec![Call::Pass; 8],
+        alone: false,
+        discard: None,
+        tricks: Vec::new(),
+        initial_lead: None,
+        alone_defender: None,
+    };
+    const DEALS: usize = 40_000;
+    let mut deals = Vec::with_capacity(DEALS + 2);
+    'deals: for up_card in &cards {
+        let others: Vec<Card> = cards.iter().copied().filter(|card| card != up_card).collect();
+        for (i, a) in others.iter().enumerate() {
+            for (j, b) in others.iter().enumerate().skip(i + 1) {
+                for c in &others[j + 1..] {
+                    if deals.len() == DEALS {
+                        break 'deals;
+                    }
+                    let kitty = [*a, *b, *c].into_iter().fold(CardSet::EMPTY, |mut set, card| {
+                        set.insert(card);
+                        set
+                    });
+                    deals.push(thrown_in(deals.len(), *up_card, kitty));
+                }
+            }
+        }
+    }
+    assert_eq!(deals.len(), DEALS);
+    let game = read(&write(played_game(1).record(), &names()).expect("EGN")).expect("readable");
+    let many = EgnGame { deals: deals.clone(), final_score: None, ..game.clone() };
+    let checked = check(&many);
+    assert_eq!(checked.findings, Vec::new());
+    assert_eq!(checked.verification.deals.len(), DEALS);
+    assert!(checked.verification.deals.iter().all(|deal| deal.ending == Ending::ThrownIn));
+
+    // A copy of deal 5 under a new number, then a new deal under deal 7's number.
+    let mut copy = deals[5].clone();
+    copy.number = Some(DEALS as u32);
+    deals.push(copy);
+    let mut renumbered = thrown_in(DEALS + 1, cards[0], CardSet::EMPTY);
+    renumbered.number = Some(7);
+    renumbered.dealer = Seat((DEALS % 4) as u8); // the copy is out of the rotation
+    deals.push(renumbered);
+    let problems = verify(&EgnGame { deals, final_score: None, ..game }).expect("legal").problems;
+    assert_eq!(
+        problems,
+        [
+            Problem::RepeatedDeal { deal: DEALS, of: 5 },
+            Problem::RepeatedDealNumber { deal: DEALS + 1, number: 7, of: 7 },
+        ]
+    );
 }

@@ -57,7 +57,7 @@ pub struct EgnDeal {
 }
 
 /// A call in the bidding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Call {
     Pass,
     /// Round one: order up the up-card's suit.

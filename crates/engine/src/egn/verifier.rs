@@ -26,14 +26,15 @@
 //!
 //! The scores are those of the deals that could be scored.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use serde::Serialize;
 
 use super::replay::replay_deal;
-use super::{EgnDeal, EgnGame, Location, PLAYERS, Step, VerifyError, per_team};
+use super::{Call, EgnDeal, EgnGame, Location, PLAYERS, Step, VerifyError, per_team};
 use crate::action::{HandOutcome, PerTeam, Seat, Team};
-use crate::card::Suit;
+use crate::card::{Card, CardSet, Suit};
 use crate::deal::Deal;
 use crate::record::HandRecord;
 
@@ -250,6 +251,53 @@ pub fn check(game: &EgnGame) -> Checked {
     checked
 }
 
+/// A deal as compared for repeats: everything the file says of it but its
+/// number (a deal copied under another number is still the same deal).
+#[derive(PartialEq, Eq, Hash)]
+struct DealContent<'a> {
+    dealer: Seat,
+    up_card: Card,
+    dealt: &'a [CardSet; 4],
+    kitty: CardSet,
+    calls: &'a [Call],
+    alone: bool,
+    discard: Option<Card>,
+    tricks: &'a [Vec<Card>],
+    initial_lead: Option<Seat>,
+    alone_defender: Option<Seat>,
+}
+
+impl<'a> DealContent<'a> {
+    fn of(deal: &'a EgnDeal) -> DealContent<'a> {
+        // Every field named, so a field added to `EgnDeal` must be placed here.
+        let EgnDeal {
+            number: _,
+            dealer,
+            up_card,
+            dealt,
+            kitty,
+            calls,
+            alone,
+            discard,
+            tricks,
+            initial_lead,
+            alone_defender,
+        } = deal;
+        DealContent {
+            dealer: *dealer,
+            up_card: *up_card,
+            dealt,
+            kitty: *kitty,
+            calls,
+            alone: *alone,
+            discard: *discard,
+            tricks,
+            initial_lead: *initial_lead,
+            alone_defender: *alone_defender,
+        }
+    }
+}
+
 /// [`check`], also returning each deal as the engine replayed it (only
 /// those that replayed: all of them when there is no fault).
 pub(super) fn replay_game(game: &EgnGame) -> (Checked, Vec<HandRecord>) {
@@ -262,6 +310,8 @@ pub(super) fn replay_game(game: &EgnGame) -> (Checked, Vec<HandRecord>) {
     let mut deals: Vec<DealResult> = Vec::with_capacity(game.deals.len());
     let mut replayed = Vec::with_capacity(game.deals.len());
     let mut previous_dealer: Option<Seat> = None;
+    let mut contents: HashMap<DealContent<'_>, usize> = HashMap::with_capacity(game.deals.len());
+    let mut numbers: HashMap<u32, usize> = HashMap::new();
     for (index, deal) in game.deals.iter().enumerate() {
         let unscored = |ending| DealResult {
             deal: index,
@@ -275,8 +325,12 @@ pub(super) fn replay_game(game: &EgnGame) -> (Checked, Vec<HandRecord>) {
             score,
             cards: None,
         };
-        let same = |earlier: &EgnDeal| EgnDeal { number: deal.number, ..earlier.clone() } == *deal;
-        if let Some(of) = game.deals[..index].iter().position(same) {
+        // The first deal with each content and with each number: a repeat
+        // is found with one lookup, not a comparison with every earlier deal.
+        let first_with_number = deal.number.map(|number| *numbers.entry(number).or_insert(index));
+        let first_like_it = *contents.entry(DealContent::of(deal)).or_insert(index);
+        if first_like_it < index {
+            let of = first_like_it;
             findings.push(Finding::Problem(Problem::RepeatedDeal { deal: index, of }));
             deals.push(unscored(Ending::Repeated));
             continue;
@@ -295,8 +349,7 @@ pub(super) fn replay_game(game: &EgnGame) -> (Checked, Vec<HandRecord>) {
             }));
         }
         previous_dealer = Some(deal.dealer);
-        if let Some(number) = deal.number
-            && let Some(of) = game.deals[..index].iter().position(|d| d.number == Some(number))
+        if let (Some(number), Some(of)) = (deal.number, first_with_number.filter(|of| *of < index))
         {
             findings.push(Finding::Problem(Problem::RepeatedDealNumber {
                 deal: index,

@@ -132,7 +132,7 @@ mod tests {
         assert!(claimed, "the scenario has a claim");
         // A claim is written out as plays, and the file imports to the same score.
         let (_, text) = egn_file(&detail(&with_claim, true)).expect("a claim is expressible");
-        let (record, _) = parse_import(&text).expect("importable");
+        let (record, _) = parse_import(&text, 200).expect("importable");
         assert_eq!((record.scores, record.winner), (with_claim.scores(), with_claim.winner()));
 
         // A farmer's hand is not.

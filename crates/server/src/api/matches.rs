@@ -83,7 +83,20 @@ pub(super) async fn get_match(
     Path(id): Path<String>,
 ) -> Result<Json<MatchView>, ApiError> {
     let detail = load(&state, &id).await?;
-    match_view(&detail).map(Json).map_err(ApiError::corrupt)
+    replayed_off_workers(detail, match_view).await.map(Json)
+}
+
+/// `replay(detail)` on the blocking pool: a record of many hands takes a
+/// while to replay, and on the async workers it would hold up the tables
+/// and connections sharing them, at every `GET` of it.
+async fn replayed_off_workers<F>(detail: MatchDetail, replay: F) -> Result<MatchView, ApiError>
+where
+    F: FnOnce(&MatchDetail) -> Result<MatchView, String> + Send + 'static,
+{
+    tokio::task::spawn_blocking(move || replay(&detail))
+        .await
+        .map_err(|error| ApiError::corrupt(format!("the replay stopped: {error}")))?
+        .map_err(ApiError::corrupt)
 }
 
 #[utoipa::path(
@@ -109,4 +122,34 @@ pub(super) async fn get_record(
         return Err(ApiError::in_progress(&id));
     }
     Ok(Json(detail.record))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::api::testing::{detail, game_in_progress};
+
+    /// The replay runs while the runtime's one thread is free: once under
+    /// way it waits for that thread to answer, which it could not if the
+    /// replay held it (the test would then fail at the timeout, not hang).
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_match_is_replayed_off_the_async_workers() {
+        let in_progress = detail(&game_in_progress(), false);
+        let (started, replay_started) = tokio::sync::oneshot::channel::<()>();
+        let (answer, answered) = mpsc::channel::<()>();
+        let replay = move |detail: &MatchDetail| {
+            let _ = started.send(());
+            answered.recv_timeout(Duration::from_secs(30)).expect("the runtime's thread was free");
+            match_view(detail)
+        };
+        let view = tokio::spawn(replayed_off_workers(in_progress.clone(), replay));
+        replay_started.await.expect("the replay started");
+        answer.send(()).expect("the replay listens");
+        let view = view.await.expect("no panic").expect("replays");
+        let expected = match_view(&in_progress).expect("replays");
+        assert_eq!(serde_json::to_value(view).ok(), serde_json::to_value(expected).ok());
+    }
 }

@@ -4,8 +4,9 @@
 //! the API shows it, listed and in full), [`export`] (EGN files),
 //! [`import`] (EGN imports), [`players`] (profiles), [`leaderboard`], [`accounts`] (claiming a name,
 //! changing the password) and [`sessions`] (logging in and out); with
-//! [`query`] for the list's filters and cursors and [`error`] for the
-//! answers that go wrong.
+//! [`query`] for the list's filters and cursors, [`error`] for the
+//! answers that go wrong, and [`limits`] for requests per address and
+//! imports per account.
 //!
 //! Handlers are thin: each parses its input with a plain function here
 //! ([`ListParams::to_query`], [`parse_import`]), asks the [`Store`] (typed
@@ -42,6 +43,7 @@ pub mod error;
 pub mod export;
 pub mod import;
 pub mod leaderboard;
+pub mod limits;
 pub mod matches;
 pub mod players;
 pub mod query;
@@ -118,8 +120,9 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     api().into_openapi()
 }
 
-/// The history routes and `/api/openapi.json`, for the app's router.
-pub fn routes() -> Router<AppState> {
+/// The history routes and `/api/openapi.json`, for the app's router, each
+/// request counted against its address's rate ([`limits::limit_requests`]).
+pub fn routes(state: AppState) -> Router<AppState> {
     let (router, document) = api().split_for_parts();
     // Rendered once, as the document never changes while the server runs.
     // It is plain data generated at compile time, so it always serializes.
@@ -131,6 +134,7 @@ pub fn routes() -> Router<AppState> {
         )
         // Only the import has a body; this caps it before it is buffered.
         .layer(DefaultBodyLimit::max(IMPORT_LIMIT))
+        .route_layer(axum::middleware::from_fn_with_state(state, limits::limit_requests))
 }
 
 #[cfg(test)]

@@ -94,8 +94,11 @@ impl Client {
         let stream = socket.connect(server.address).await.expect("a TCP connection");
         let mut request = server.url().into_client_request().expect("a request");
         if let Some(forwarded_for) = forwarded_for {
-            let value = forwarded_for.parse().expect("a header value");
-            request.headers_mut().insert("x-forwarded-for", value);
+            // As bytes: a client may send any (obs-text too) through a proxy.
+            let value = tokio_tungstenite::tungstenite::http::HeaderValue::from_bytes(
+                forwarded_for.as_bytes(),
+            );
+            request.headers_mut().insert("x-forwarded-for", value.expect("a header value"));
         }
         match tokio_tungstenite::client_async(request, MaybeTlsStream::Plain(stream)).await {
             Ok((socket, _)) => {
