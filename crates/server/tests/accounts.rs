@@ -12,6 +12,7 @@ use euchre_client::{Error, Identity};
 use euchre_engine::Preset;
 use euchre_protocol::{LobbyQuery, TableSettings, close};
 use euchre_server::Settings;
+use euchre_server::config::Flags;
 use euchre_server::testing::eventually;
 use serde_json::{Value, json};
 use support::http::{Answer, Source, http, request, request_from};
@@ -224,9 +225,13 @@ async fn an_expired_session_is_refused_with_its_own_code() {
 }
 
 /// A trusted reverse proxy at 127.8.0.1: what it forwards for is the client.
+/// It is written as the config's comment offers, a bare address, and read
+/// the way the server reads its settings.
 fn behind_a_proxy() -> Settings {
-    let trusted_proxies = vec!["127.8.0.1/32".parse().expect("a network")];
-    Settings { trusted_proxies, ..Settings::default() }
+    let flags =
+        Flags { config: None, bind: None, log_format: None, database_url: None, data_dir: None };
+    let env = [("EUCHRE_TRUSTED_PROXIES".to_owned(), "127.8.0.1".to_owned())];
+    Settings::load_with_env(&flags, env.into_iter().collect()).expect("a bare address is a setting")
 }
 
 const PROXY: [u8; 4] = [127, 8, 0, 1];
