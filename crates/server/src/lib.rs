@@ -7,7 +7,8 @@
 //! - [`table`]: one actor task per table, owning its game alone.
 //! - [`registry`]: the lobby of tables; [`identity`]: who a token belongs to;
 //!   [`accounts`]: claimed names, passwords and log-in sessions;
-//!   [`ratings`]: Glicko-2 ratings of finished games between people.
+//!   [`ratings`]: Glicko-2 ratings of finished games between people;
+//!   [`text`]: what a name or a chat line may hold, and which names are one.
 //! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
 //! - [`web`]: the browser client at `/`, embedded at compile time.
 //! - [`cluster`]: cluster mode, several nodes on NATS JetStream and PostgreSQL (off by default);
@@ -34,6 +35,7 @@ pub mod state;
 pub mod table;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod text;
 pub mod web;
 
 pub use app::{router, run};
