@@ -40,11 +40,11 @@ const LIMITER_KEYS: usize = 10_000;
 /// Why an account request was refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum AccountError {
-    #[error("a name must be 1 to 32 characters")]
+    #[error("a name must be 1 to 32 visible characters, with no control, invisible or bidi ones")]
     BadName,
     #[error("a password must be 8 to 128 characters")]
     WeakPassword,
-    #[error("that name belongs to another account")]
+    #[error("that name, or one that looks the same, belongs to another account")]
     NameTaken,
     #[error("this player has an account already: log in instead")]
     AlreadyClaimed,
