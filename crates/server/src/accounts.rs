@@ -1,41 +1,46 @@
 //! Accounts: a guest claims its name with a password and keeps its player
 //! id, then logs in from any device, logs out, and changes the password.
 //!
-//! Passwords are hashed with argon2id (the `argon2` crate's defaults, the
-//! OWASP minimum: 19 MiB, two passes), on the blocking pool so a hash never
-//! stalls the connections' tasks; only the PHC string is stored, and no
-//! password is ever logged. A log-in is a session: a random bearer token,
-//! stored as its SHA-256, with an expiry, revoked on log-out and, for every
-//! session of the account, when the password changes. Log-in attempts are
-//! limited per name and per address (governor's keyed limiters), and an
-//! unknown name costs the same hash as a wrong password, so timing does not
-//! tell which names exist.
+//! Passwords are hashed with argon2id on a capped pool of their own
+//! ([`crate::passwords`]); only the PHC string is stored, and no password
+//! is ever logged. A log-in is a session: a random bearer token, stored as
+//! its SHA-256, with an expiry, revoked on log-out and, for every session
+//! of the account, when the password changes.
+//!
+//! Each request that may hash goes through the same steps, cheapest first:
+//! the name's and passwords' lengths (from the input alone: `bad_name`,
+//! `weak_password`, with no store read and no hash, so a megabyte password
+//! costs nothing), a place on the hashing pool (`busy`), the address's
+//! count of wrong passwords ([`crate::login_limiter`]: `rate_limited`),
+//! then the store and the hash (a password change reads its account
+//! before the place, to know the name it counts against). An unknown name costs the same store read
+//! and the same hash as a wrong password, so timing does not tell which
+//! names exist.
 
 use std::collections::HashSet;
 use std::net::IpAddr;
-use std::num::NonZeroU32;
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use argon2::Argon2;
-use argon2::password_hash::phc::PasswordHash;
-use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use euchre_protocol::{ErrorCode, PlayerInfo};
 use euchre_store::{
     Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, PlayerRow, Store, StoreError,
 };
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use crate::clock::now_ms;
 use crate::config::AccountSettings;
 use crate::identity::{self, Players};
+use crate::login_limiter::{Attempt, LoginLimiter};
+use crate::metrics::Metrics;
+use crate::passwords::{HashError, Passwords, Slot};
 pub use crate::text::name_key;
 
 /// The shortest and longest password accepted, in characters.
 pub const PASSWORD_CHARS: std::ops::RangeInclusive<usize> = 8..=128;
 
-/// Keys a limiter holds before it drops those whose attempts are long past.
-const LIMITER_KEYS: usize = 10_000;
+/// How long a request refused as `busy` is asked to wait: a hash takes
+/// tens of milliseconds, so a place is soon free.
+pub const BUSY_RETRY: Duration = Duration::from_secs(1);
 
 /// Why an account request was refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -60,6 +65,8 @@ pub enum AccountError {
     SessionExpired,
     #[error("this player is a guest: claim the name first")]
     NotAnAccount,
+    #[error("the server is busy checking other passwords; try again in a moment")]
+    Busy,
     #[error("the accounts cannot be reached right now; try again")]
     Unavailable,
 }
@@ -78,6 +85,7 @@ impl AccountError {
             AccountError::BadToken => "bad_token",
             AccountError::SessionExpired => "session_expired",
             AccountError::NotAnAccount => "not_an_account",
+            AccountError::Busy => "busy",
             AccountError::Unavailable => "unavailable",
         }
     }
@@ -97,27 +105,32 @@ pub struct Accounts {
     store: Arc<dyn Store>,
     players: Arc<Players>,
     session_ms: i64,
-    by_name: DefaultKeyedRateLimiter<String>,
-    by_address: DefaultKeyedRateLimiter<IpAddr>,
+    passwords: Passwords,
+    limiter: LoginLimiter,
 }
 
 impl Accounts {
-    pub fn new(store: Arc<dyn Store>, players: Arc<Players>, settings: &AccountSettings) -> Self {
-        let quota = |per_minute: u32| {
-            Quota::per_minute(NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN))
-        };
+    pub fn new(
+        store: Arc<dyn Store>,
+        players: Arc<Players>,
+        settings: &AccountSettings,
+        metrics: &Metrics,
+    ) -> Self {
+        let (hashes, busy) =
+            (metrics.password_hashes.clone(), metrics.password_hashes_busy.clone());
         Accounts {
             store,
             players,
             session_ms: i64::try_from(settings.session_seconds.saturating_mul(1000))
                 .unwrap_or(i64::MAX),
-            by_name: RateLimiter::keyed(quota(settings.login_attempts_per_name)),
-            by_address: RateLimiter::keyed(quota(settings.login_attempts_per_address)),
+            passwords: Passwords::new(settings.concurrent_hashes, hashes, busy),
+            limiter: LoginLimiter::new(settings),
         }
     }
 
-    /// The guest holding `token` claims `name` with `password`. Claims
-    /// count against the address's log-in attempts: each costs a hash.
+    /// The guest holding `token` claims `name` with `password`. A claim
+    /// costs a hash, so one that fails (`name_taken`, `already_claimed`)
+    /// counts against the address as a wrong password does.
     pub async fn claim(
         &self,
         address: IpAddr,
@@ -128,8 +141,10 @@ impl Accounts {
         let name = identity::parse_name(name).map_err(|_| AccountError::BadName)?;
         check_password(password)?;
         let guest = self.player(token).await?;
-        self.by_address.check_key(&address).map_err(|not_until| self.refused(not_until))?;
-        let password_hash = hash_password(password).await?;
+        let slot = self.passwords.slot()?;
+        let attempt = self.begin(address, None)?;
+        let password_hash = slot.hash(password).await?;
+        drop(slot);
         let guest_token_hash = identity::hash(token);
         let (token, session) = self.new_session(&guest.id);
         let claim = AccountClaim {
@@ -144,6 +159,7 @@ impl Accounts {
             ClaimOutcome::NameTaken => return Err(AccountError::NameTaken),
             ClaimOutcome::AlreadyClaimed => return Err(AccountError::AlreadyClaimed),
         }
+        self.limiter.succeeded(attempt, Instant::now());
         // The guest's token has served its turn: only sessions let it in now.
         self.players.forget_player(&guest.id);
         self.players.claimed(name_key(&name));
@@ -157,10 +173,15 @@ impl Accounts {
         name: &str,
         password: &str,
     ) -> Result<Started, AccountError> {
-        let key = name_key(name);
-        self.allow(address, &key)?;
+        // A name or password no claim could have made matches no account.
+        let key = name_key(&identity::parse_name(name).map_err(|_| AccountError::BadName)?);
+        check_password(password)?;
+        let slot = self.passwords.slot()?;
+        let attempt = self.begin(address, Some(&key))?;
         let account = self.account_named(name, &key).await?;
-        let player = self.verify(account, password).await?;
+        let player = verify(&slot, account, password).await?;
+        self.limiter.succeeded(attempt, Instant::now());
+        drop(slot);
         let (token, session) = self.new_session(&player.id);
         self.store.create_session(&session).await.map_err(unavailable)?;
         Ok(self.started(player, token, &session))
@@ -198,13 +219,17 @@ impl Accounts {
         current: &str,
         new: &str,
     ) -> Result<Started, AccountError> {
+        check_password(current)?;
         check_password(new)?;
         let player = self.player(token).await?;
         let account = self.store.account_by_player(&player.id).await.map_err(unavailable)?;
         let account = account.ok_or(AccountError::NotAnAccount)?;
-        self.allow(address, &name_key(&account.player.name))?;
-        let player = self.verify(Some(account), current).await?;
-        let password_hash = hash_password(new).await?;
+        let slot = self.passwords.slot()?;
+        let attempt = self.begin(address, Some(&name_key(&account.player.name)))?;
+        let player = verify(&slot, Some(account), current).await?;
+        self.limiter.succeeded(attempt, Instant::now());
+        let password_hash = slot.hash(new).await?;
+        drop(slot);
         let (token, session) = self.new_session(&player.id);
         self.store.change_password(&password_hash, &session).await.map_err(unavailable)?;
         self.players.forget_player(&player.id);
@@ -223,50 +248,17 @@ impl Accounts {
         }
     }
 
-    /// One more attempt from `address` at the account `key`, if both may.
-    fn allow(&self, address: IpAddr, key: &str) -> Result<(), AccountError> {
-        if self.by_address.len().max(self.by_name.len()) > LIMITER_KEYS {
-            self.by_address.retain_recent();
-            self.by_name.retain_recent();
-        }
-        self.by_address.check_key(&address).map_err(|not_until| self.refused(not_until))?;
-        self.by_name.check_key(&key.to_owned()).map_err(|not_until| self.refused(not_until))
+    /// An attempt from `address` at the account `key` (none: a claim), or
+    /// how long this address must wait.
+    fn begin(&self, address: IpAddr, key: Option<&str>) -> Result<Attempt, AccountError> {
+        self.limiter
+            .begin(address, key, Instant::now())
+            .map_err(|retry_after| AccountError::RateLimited { retry_after })
     }
 
-    /// A refusal saying how long to wait.
-    fn refused(
-        &self,
-        not_until: governor::NotUntil<governor::clock::QuantaInstant>,
-    ) -> AccountError {
-        let now = governor::clock::Clock::now(&governor::clock::DefaultClock::default());
-        AccountError::RateLimited { retry_after: not_until.wait_time_from(now) }
-    }
-
-    /// The account's player if `password` is its password. Without an
-    /// account a dummy hash is checked, so both refusals take as long.
-    async fn verify(
-        &self,
-        account: Option<Account>,
-        password: &str,
-    ) -> Result<PlayerInfo, AccountError> {
-        let stored = match &account {
-            Some(account) => account.password_hash.clone(),
-            None => dummy_hash().await?,
-        };
-        let password = password.to_owned();
-        let matches = tokio::task::spawn_blocking(move || {
-            PasswordHash::new(&stored).is_ok_and(|hash| {
-                Argon2::default().verify_password(password.as_bytes(), &hash).is_ok()
-            })
-        })
-        .await
-        .map_err(|_| AccountError::Unavailable)?;
-        match account {
-            Some(account) if matches => {
-                Ok(PlayerInfo { id: account.player.id, name: account.player.name })
-            }
-            _ => Err(AccountError::BadCredentials),
-        }
+    /// Password hashes started since the server started.
+    pub fn hashes_started(&self) -> u64 {
+        self.passwords.started()
     }
 
     fn new_session(&self, player_id: &str) -> (String, NewSession) {
@@ -347,31 +339,41 @@ fn unavailable(error: euchre_store::StoreError) -> AccountError {
     AccountError::Unavailable
 }
 
-/// argon2id with a random salt, as a PHC string, off the async threads.
-async fn hash_password(password: &str) -> Result<String, AccountError> {
-    let password = password.to_owned();
-    tokio::task::spawn_blocking(move || {
-        Argon2::default().hash_password(password.as_bytes()).map(|hash| hash.to_string())
-    })
-    .await
-    .ok()
-    .and_then(Result::ok)
-    .ok_or(AccountError::Unavailable)
+/// The account's player if `password` is its password. Without an
+/// account a dummy hash is checked, so both refusals take as long.
+async fn verify(
+    slot: &Slot<'_>,
+    account: Option<Account>,
+    password: &str,
+) -> Result<PlayerInfo, AccountError> {
+    let stored = account.as_ref().map(|account| account.password_hash.clone());
+    let matches = slot.verify(stored, password).await?;
+    match account {
+        Some(account) if matches => {
+            Ok(PlayerInfo { id: account.player.id, name: account.player.name })
+        }
+        _ => Err(AccountError::BadCredentials),
+    }
 }
 
-/// The hash an unknown name is checked against: made once.
-async fn dummy_hash() -> Result<String, AccountError> {
-    static DUMMY: OnceLock<String> = OnceLock::new();
-    if let Some(hash) = DUMMY.get() {
-        return Ok(hash.clone());
+impl From<HashError> for AccountError {
+    fn from(error: HashError) -> AccountError {
+        match error {
+            HashError::Busy => AccountError::Busy,
+            HashError::Failed => AccountError::Unavailable,
+        }
     }
-    let hash = hash_password("no account has this password").await?;
-    Ok(DUMMY.get_or_init(|| hash).clone())
 }
 
 #[cfg(test)]
 mod tests {
+    use tokio_util::sync::CancellationToken;
+
     use super::*;
+    use crate::config::Settings;
+    use crate::state::AppState;
+
+    const PATIENCE: Duration = Duration::from_secs(10);
 
     #[test]
     fn names_compare_as_keys() {
@@ -388,15 +390,104 @@ mod tests {
         assert_eq!(check_password("ééééééé"), Err(AccountError::WeakPassword));
     }
 
+    /// Accounts over a fresh SQLite store, as the server builds them.
+    async fn state(change: impl FnOnce(&mut Settings)) -> (AppState, tempfile::TempDir) {
+        let data = tempfile::tempdir().expect("a folder");
+        let url = format!("sqlite://{}/euchre.db", data.path().display());
+        let store: Arc<dyn Store> = Arc::from(euchre_store::connect(&url).await.expect("a store"));
+        store.migrate().await.expect("migrated");
+        let (recorder, writer) =
+            euchre_store::writer::start(store.clone(), data.path().join("journal"), 64)
+                .await
+                .expect("the writer starts");
+        tokio::spawn(writer.run(CancellationToken::new()));
+        let mut settings = Settings::default();
+        change(&mut settings);
+        (AppState::new(settings, CancellationToken::new(), store, recorder), data)
+    }
+
     #[tokio::test]
-    async fn hashes_are_argon2id_salted_and_verify() {
-        let first = hash_password("correct horse").await.expect("hashed");
-        let second = hash_password("correct horse").await.expect("hashed");
-        assert!(first.starts_with("$argon2id$"), "{first}");
-        assert_ne!(first, second, "a fresh salt each time");
-        assert!(!first.contains("correct horse"));
-        let hash = PasswordHash::new(&first).expect("a PHC string");
-        assert!(Argon2::default().verify_password(b"correct horse", &hash).is_ok());
-        assert!(Argon2::default().verify_password(b"wrong horse", &hash).is_err());
+    async fn names_and_passwords_of_the_wrong_length_are_refused_before_any_hash() {
+        let (state, _data) = state(|_| {}).await;
+        let accounts = &state.accounts;
+        let address = IpAddr::from([127, 0, 0, 1]);
+        let megabyte = "x".repeat(1_000_000);
+        let long_name = "n".repeat(1_000_000);
+        let (guest, token) = state.players.register("Ann").await.expect("a guest");
+        assert_eq!(
+            accounts.log_in(address, "Ann", &megabyte).await.err(),
+            Some(AccountError::WeakPassword)
+        );
+        assert_eq!(
+            accounts.log_in(address, &long_name, "correct horse").await.err(),
+            Some(AccountError::BadName)
+        );
+        assert_eq!(
+            accounts.log_in(address, "Ann", "short").await.err(),
+            Some(AccountError::WeakPassword)
+        );
+        assert_eq!(
+            accounts.claim(address, &token, "Ann", &megabyte).await.err(),
+            Some(AccountError::WeakPassword)
+        );
+        assert_eq!(accounts.hashes_started(), 0, "no hash for any of them");
+
+        let started =
+            accounts.claim(address, &token, "Ann", "correct horse").await.expect("claimed");
+        assert_eq!(started.player.id, guest.id);
+        let hashes = accounts.hashes_started();
+        assert_eq!(hashes, 1);
+        for (current, new) in [(&*megabyte, "new horse!"), ("correct horse", &*megabyte)] {
+            let refused = accounts.change_password(address, &started.token, current, new).await;
+            assert_eq!(refused.err(), Some(AccountError::WeakPassword));
+        }
+        assert_eq!(accounts.hashes_started(), hashes, "a password change hashed nothing either");
+        // And none of it counted as a wrong password.
+        for _ in 0..10 {
+            accounts.log_in(address, "ann", "correct horse").await.expect("logged in");
+        }
+    }
+
+    #[tokio::test]
+    async fn with_every_hashing_thread_busy_a_log_in_is_answered_503_busy() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (state, _data) = state(|settings| settings.accounts.concurrent_hashes = 2).await;
+        let held = state.accounts.passwords.hold_all();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let address = listener.local_addr().expect("an address");
+        let app = crate::router(state.clone())
+            .into_make_service_with_connect_info::<std::net::SocketAddr>();
+        let server = tokio::spawn(async move { axum::serve(listener, app).await });
+
+        let body = r#"{"name":"Ann","password":"correct horse"}"#;
+        let request = format!(
+            "POST /api/sessions HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = tokio::net::TcpStream::connect(address).await.expect("connect");
+        stream.write_all(request.as_bytes()).await.expect("sent");
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.expect("an answer");
+        let head = answer.to_ascii_lowercase();
+        assert!(head.starts_with("http/1.1 503"), "{answer}");
+        assert!(head.contains("\r\nretry-after: 1\r\n"), "{answer}");
+        assert!(answer.contains(r#""code":"busy""#), "{answer}");
+        assert_eq!(state.accounts.hashes_started(), 0);
+        let metrics = state.metrics.render();
+        assert!(metrics.contains("euchre_password_hashes_busy_total 1"), "{metrics}");
+
+        // Free again, the same log-in is checked (and there is no such account).
+        drop(held);
+        let answer = euchre_testkit::eventually("a free hashing thread", PATIENCE, async || {
+            match state.accounts.log_in(IpAddr::from([127, 0, 0, 1]), "Ann", "correct horse").await
+            {
+                Err(AccountError::Busy) => None,
+                other => Some(other),
+            }
+        })
+        .await;
+        assert_eq!(answer.err(), Some(AccountError::BadCredentials));
+        server.abort();
     }
 }

@@ -155,15 +155,26 @@ pub struct Limits {
     pub max_tables: usize,
 }
 
-/// Accounts: how long a log-in lasts, and how often one may try.
+/// Accounts: how long a log-in lasts, how often an address may guess
+/// passwords (docs/security.md, "Guessing passwords"), and how many
+/// passwords are hashed at once.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AccountSettings {
     /// How long a log-in session lasts, in seconds.
     pub session_seconds: u64,
-    /// Log-in attempts a minute for one account name, and from one address.
-    pub login_attempts_per_name: u32,
-    pub login_attempts_per_address: u32,
+    /// Wrong passwords one address (an IPv6 address by its /64) may give
+    /// for one name before it must wait: 1 s before its next try, then 2 s,
+    /// 4 s … after each further wrong one.
+    pub login_free_failures: u32,
+    /// The longest such wait, in seconds.
+    pub login_backoff_max_seconds: u64,
+    /// Failed attempts (log-ins, password changes, claims) one address may
+    /// make an hour across all names, the burst too; 0: no limit.
+    pub login_failures_per_address: u32,
+    /// Password hashes under way at once, each on a thread of its own and
+    /// holding 19 MiB; past it a request gets `503 busy`. 0: twice the cores.
+    pub concurrent_hashes: usize,
 }
 
 /// Timers.
@@ -231,8 +242,10 @@ impl Default for AccountSettings {
     fn default() -> AccountSettings {
         AccountSettings {
             session_seconds: 30 * 24 * 3600,
-            login_attempts_per_name: 5,
-            login_attempts_per_address: 20,
+            login_free_failures: 5,
+            login_backoff_max_seconds: 15 * 60,
+            login_failures_per_address: 60,
+            concurrent_hashes: 0,
         }
     }
 }

@@ -6,7 +6,9 @@
 //!   may connect (per address, in all, the penalty box) and register guests.
 //! - [`table`]: one actor task per table, owning its game alone.
 //! - [`registry`]: the lobby of tables; [`identity`]: who a token belongs to;
-//!   [`accounts`]: claimed names, passwords and log-in sessions;
+//!   [`accounts`]: claimed names, passwords and log-in sessions, with
+//!   [`login_limiter`] (wrong passwords counted per address) and
+//!   [`passwords`] (argon2id on a capped pool of its own);
 //!   [`ratings`]: Glicko-2 ratings of finished games between people;
 //!   [`text`]: what a name or a chat line may hold, and which names are one.
 //! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
@@ -27,7 +29,9 @@ pub mod config;
 pub mod connection;
 pub mod frame;
 pub mod identity;
+pub mod login_limiter;
 pub mod metrics;
+pub mod passwords;
 pub mod placement;
 pub mod ratings;
 pub mod registry;

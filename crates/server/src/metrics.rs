@@ -21,6 +21,9 @@ pub struct Metrics {
     pub action_latency: Histogram,
     /// In a cluster: the shards this node owns (0 on one node).
     pub shards_owned: Gauge,
+    /// Password hashes started, and requests refused for want of a hashing thread.
+    pub password_hashes: Counter,
+    pub password_hashes_busy: Counter,
 }
 
 impl Default for Metrics {
@@ -36,6 +39,8 @@ impl Default for Metrics {
             errors_sent: Counter::default(),
             action_latency: Histogram::new(exponential_buckets(0.000_05, 2.0, 16)),
             shards_owned: Gauge::default(),
+            password_hashes: Counter::default(),
+            password_hashes_busy: Counter::default(),
             registry: Registry::default(),
         };
         registry.register(
@@ -66,6 +71,16 @@ impl Default for Metrics {
             "cluster_shards_owned",
             "In a cluster: the shards this node owns",
             metrics.shards_owned.clone(),
+        );
+        registry.register(
+            "password_hashes",
+            "Password hashes started (log-ins, claims, password changes)",
+            metrics.password_hashes.clone(),
+        );
+        registry.register(
+            "password_hashes_busy",
+            "Requests refused 503 busy: every password-hashing thread was hashing",
+            metrics.password_hashes_busy.clone(),
         );
         Metrics { registry, ..metrics }
     }

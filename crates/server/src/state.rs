@@ -60,7 +60,9 @@ impl AppState {
     ) -> AppState {
         let players =
             Arc::new(Players::new(store.clone(), recorder.clone(), settings.limits.known_tokens));
-        let accounts = Arc::new(Accounts::new(store.clone(), players.clone(), &settings.accounts));
+        let metrics = Arc::new(Metrics::default());
+        let accounts =
+            Arc::new(Accounts::new(store.clone(), players.clone(), &settings.accounts, &metrics));
         let registry = Registry::default();
         let ratings = Arc::new(Ratings::new(store.clone()));
         let admission = Arc::new(Admission::new(&settings.limits));
@@ -74,7 +76,7 @@ impl AppState {
             remote_tables: None,
             recorder,
             registry,
-            metrics: Arc::new(Metrics::default()),
+            metrics,
             tracker: TaskTracker::new(),
             shutdown,
             admission,

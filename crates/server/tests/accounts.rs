@@ -1,8 +1,8 @@
 //! Accounts against a real server: a guest plays, claims its name, logs in
 //! on another "device" (a new connection with no token) and finds its
-//! history; wrong passwords, taken names, log-in limits, and sessions that
-//! end by log-out, by a password change and by expiry, over HTTP and over
-//! the WebSocket's `hello`.
+//! history; wrong passwords, taken names, log-in limits (which no stranger
+//! can turn against an owner), and sessions that end by log-out, by a
+//! password change and by expiry, over HTTP and over the WebSocket's `hello`.
 
 mod support;
 
@@ -14,7 +14,7 @@ use euchre_protocol::TableSettings;
 use euchre_server::Settings;
 use euchre_server::testing::eventually;
 use serde_json::{Value, json};
-use support::http::{Answer, http, request};
+use support::http::{Answer, Source, http, request, request_from};
 use support::{Client, PATIENCE, Players, TestServer, play_to_the_end};
 
 const PASSWORD: &str = "correct horse";
@@ -131,10 +131,7 @@ async fn a_guest_claims_its_name_and_logs_in_elsewhere_keeping_its_history() {
 
 #[tokio::test]
 async fn sessions_end_on_log_out_and_on_a_password_change() {
-    // More attempts than the default five a minute: limits are tested below.
-    let mut settings = Settings::default();
-    settings.accounts.login_attempts_per_name = 100;
-    let server = TestServer::with_settings(settings).await;
+    let server = TestServer::start().await;
     let guest = server.player("Cy").await;
     let id = guest.player_id.clone().expect("an id");
     let phone = session(
@@ -207,31 +204,154 @@ async fn an_expired_session_is_refused_with_its_own_code() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn log_in_attempts_are_limited_per_name_and_per_address() {
-    let mut settings = Settings::default();
-    settings.accounts.login_attempts_per_name = 3;
-    // The claim below is the address's first attempt (each claim costs a hash).
-    settings.accounts.login_attempts_per_address = 6;
-    let server = TestServer::with_settings(settings).await;
-    let guest = server.player("Fay").await;
-    let id = guest.player_id.clone().expect("an id");
-    session(
-        &claim(&server, guest.token.as_deref().expect("a token"), "Fay", PASSWORD).await,
-        201,
-        &id,
-    );
+/// A trusted reverse proxy at 127.8.0.1: what it forwards for is the client.
+fn behind_a_proxy() -> Settings {
+    let trusted_proxies = vec!["127.8.0.1/32".parse().expect("a network")];
+    Settings { trusted_proxies, ..Settings::default() }
+}
 
-    for _ in 0..3 {
-        assert_eq!(log_in(&server, "Fay", "wrong horse").await.error(401), "bad_credentials");
+const PROXY: [u8; 4] = [127, 8, 0, 1];
+
+/// A log-in from `address` directly, or through the proxy for `forwarded_for`.
+async fn log_in_from(
+    server: &TestServer,
+    address: [u8; 4],
+    forwarded_for: Option<&str>,
+    name: &str,
+    password: &str,
+) -> Answer {
+    let body = json!({ "name": name, "password": password }).to_string();
+    let source = Source { address, forwarded_for };
+    request_from(server, source, "POST", "/api/sessions", None, Some(body.as_bytes())).await
+}
+
+/// A claimed account: its player id.
+async fn account(server: &TestServer, name: &str) -> String {
+    let guest = server.player(name).await;
+    let id = guest.player_id.clone().expect("an id");
+    let token = guest.token.as_deref().expect("a token");
+    session(&claim(server, token, name, PASSWORD).await, 201, &id);
+    id
+}
+
+/// Twelve wrong passwords for a name, from other addresses (several IPv4
+/// ones, many in one IPv6 /64 and others behind a trusted proxy), leave its
+/// owner's right password and password change working: only the addresses
+/// that failed wait.
+#[tokio::test]
+async fn wrong_passwords_from_others_never_lock_the_owner_out() {
+    let server = TestServer::with_settings(behind_a_proxy()).await;
+    let id = account(&server, "Fay").await;
+
+    let mut wrong = 0;
+    for n in 1..=4 {
+        let answer = log_in_from(&server, [127, 7, 0, n], None, "Fay", "wrong horse").await;
+        assert_eq!(answer.error(401), "bad_credentials");
+        wrong += 1;
     }
-    // The name's attempts are spent: even the right password waits, in any case.
-    let limited = log_in(&server, "FAY", PASSWORD).await;
-    assert_eq!(limited.error(429), "rate_limited");
-    let wait: u64 = limited.header("retry-after").expect("Retry-After").parse().expect("seconds");
-    assert!((1..=60).contains(&wait), "{wait}");
-    // Another name from the same address still has the address's last attempt.
-    assert_eq!(log_in(&server, "Gus", PASSWORD).await.error(401), "bad_credentials");
-    assert_eq!(log_in(&server, "Hal", PASSWORD).await.error(429), "rate_limited");
+    for n in 1..=5 {
+        let client = format!("2001:db8:7:7::{n}");
+        let answer = log_in_from(&server, PROXY, Some(&client), "fay", "wrong horse").await;
+        assert_eq!(answer.error(401), "bad_credentials", "from {client}");
+        wrong += 1;
+    }
+    for client in ["203.0.113.7", "203.0.113.8", "198.51.100.9"] {
+        let answer = log_in_from(&server, PROXY, Some(client), "FAY", "wrong horse").await;
+        assert_eq!(answer.error(401), "bad_credentials", "from {client}");
+        wrong += 1;
+    }
+    assert_eq!(wrong, 12);
+    // The /64 that gave five has used its free failures and waits…
+    let waiting = log_in_from(&server, PROXY, Some("2001:db8:7:7::99"), "Fay", PASSWORD).await;
+    assert_eq!(waiting.error(429), "rate_limited");
+    // …while the owner, directly or behind the proxy, is let in at once.
+    let laptop = session(&log_in(&server, "Fay", PASSWORD).await, 201, &id);
+    let phone = log_in_from(&server, PROXY, Some("192.0.2.44"), "Fay", PASSWORD).await;
+    session(&phone, 201, &id);
+    let renewed = change_password(&server, &laptop, PASSWORD, "new horse!").await;
+    let renewed = session(&renewed, 200, &id);
+    assert!(welcomed_as(&hello_with(&server, &renewed).await).is_some());
+    session(&log_in(&server, "Fay", "new horse!").await, 201, &id);
+    server.stop().await;
+}
+
+/// One address that keeps giving wrong passwords for a name waits longer
+/// after the free five: 1 s, then 2 s after one more. Its right password
+/// waits too (it is the address that failed); another address's does not.
+#[tokio::test]
+async fn failures_from_one_address_wait_longer_each_time() {
+    let server = TestServer::start().await;
+    let id = account(&server, "Gus").await;
+    let guesser = [127, 7, 1, 1];
+    // The five free failures: then it waits.
+    for _ in 0..5 {
+        let answer = log_in_from(&server, guesser, None, "Gus", "wrong horse").await;
+        assert_eq!(answer.error(401), "bad_credentials");
+    }
+    let first = log_in_from(&server, guesser, None, "Gus", PASSWORD).await;
+    assert_eq!(first.error(429), "rate_limited");
+    assert_eq!(first.header("retry-after"), Some("1"));
+    session(&log_in_from(&server, [127, 7, 1, 2], None, "Gus", PASSWORD).await, 201, &id);
+
+    // Once the second is over, one more failure: now two.
+    let again = eventually("the first wait to end", PATIENCE, async || {
+        let answer = log_in_from(&server, guesser, None, "Gus", "wrong horse").await;
+        (answer.status != 429).then_some(answer)
+    })
+    .await;
+    assert_eq!(again.error(401), "bad_credentials");
+    let second = log_in_from(&server, guesser, None, "Gus", "wrong horse").await;
+    assert_eq!(second.error(429), "rate_limited");
+    assert_eq!(second.header("retry-after"), Some("2"));
+    server.stop().await;
+}
+
+/// Every address of an IPv6 /64 counts as one: its free failures at a name
+/// are shared, so a new address in it waits too; another /64 does not.
+#[tokio::test]
+async fn an_ipv6_64_counts_as_one_address() {
+    let server = TestServer::with_settings(behind_a_proxy()).await;
+    let id = account(&server, "Hal").await;
+    for n in 1..=5 {
+        let client = format!("2001:db8:5:5:{n:x}::{n:x}");
+        let answer = log_in_from(&server, PROXY, Some(&client), "Hal", "wrong horse").await;
+        assert_eq!(answer.error(401), "bad_credentials", "from {client}");
+    }
+    let same_64 = log_in_from(&server, PROXY, Some("2001:db8:5:5:ffff::1"), "Hal", PASSWORD).await;
+    assert_eq!(same_64.error(429), "rate_limited");
+    let next_64 = log_in_from(&server, PROXY, Some("2001:db8:5:6::1"), "Hal", PASSWORD).await;
+    session(&next_64, 201, &id);
+    server.stop().await;
+}
+
+/// The hashes the server has started, from its metrics.
+async fn hashes_started(server: &TestServer) -> u64 {
+    let metrics = http(server, "GET", "/metrics", None).await;
+    let line = metrics.body.lines().find(|line| line.starts_with("euchre_password_hashes_total "));
+    let count = line.and_then(|line| line.split_whitespace().nth(1));
+    count.and_then(|count| count.parse().ok()).unwrap_or_else(|| panic!("{}", metrics.body))
+}
+
+/// A megabyte password (or name) is refused from its length alone, in a
+/// log-in, a claim and a password change, before anything is hashed.
+#[tokio::test]
+async fn a_megabyte_password_is_refused_without_a_hash() {
+    let server = TestServer::start().await;
+    let megabyte = "x".repeat(1_000_000);
+    let guest = server.player("Ida").await;
+    let token = guest.token.clone().expect("a token");
+    assert_eq!(log_in(&server, "Ida", &megabyte).await.error(400), "weak_password");
+    assert_eq!(log_in(&server, &megabyte, PASSWORD).await.error(400), "bad_name");
+    assert_eq!(claim(&server, &token, "Ida", &megabyte).await.error(400), "weak_password");
+    assert_eq!(hashes_started(&server).await, 0);
+
+    let id = guest.player_id.clone().expect("an id");
+    let session = session(&claim(&server, &token, "Ida", PASSWORD).await, 201, &id);
+    assert_eq!(hashes_started(&server).await, 1);
+    let current = change_password(&server, &session, &megabyte, "new horse!").await;
+    assert_eq!(current.error(400), "weak_password");
+    let new = change_password(&server, &session, PASSWORD, &megabyte).await;
+    assert_eq!(new.error(400), "weak_password");
+    assert_eq!(hashes_started(&server).await, 1, "nothing more was hashed");
     server.stop().await;
 }

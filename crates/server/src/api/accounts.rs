@@ -46,8 +46,12 @@ impl std::fmt::Debug for PasswordChange {
         (status = 400, description = "`bad_name`, `weak_password` or `bad_body`", body = ErrorBody),
         (status = 401, description = "`no_token`, `bad_token` or `session_expired`", body = ErrorBody),
         (status = 409, description = "`name_taken`, or `already_claimed` (log in instead)", body = ErrorBody),
-        (status = 429, description = "Too many attempts from this address (`rate_limited`): each \
-            claim counts as a log-in attempt", body = ErrorBody,
+        (status = 429, description = "Too many failed attempts from this address \
+            (`rate_limited`): a claim costs a hash, so one refused counts as a wrong password",
+            body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Every password-hashing thread is busy (`busy`): try again \
+            shortly", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
 )]
@@ -70,16 +74,22 @@ pub(super) async fn claim(
     summary = "Change the password",
     description = "For the account logged in with the bearer token, given its current password. \
         Every session of the account ends (other devices must log in again) and a new one \
-        starts for this device. Attempts count against the log-in limits.",
+        starts for this device. A wrong current password counts against the address as a \
+        wrong log-in does.",
     request_body = PasswordChange,
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Changed; every other session ended", body = SessionView),
-        (status = 400, description = "`weak_password` or `bad_body`", body = ErrorBody),
+        (status = 400, description = "`weak_password` (either password not 8 to 128 \
+            characters: refused without a hash) or `bad_body`", body = ErrorBody),
         (status = 401, description = "`bad_credentials` (the current password is wrong), \
             `no_token`, `bad_token` or `session_expired`", body = ErrorBody),
         (status = 403, description = "A guest has no password (`not_an_account`)", body = ErrorBody),
-        (status = 429, description = "Too many attempts (`rate_limited`)", body = ErrorBody,
+        (status = 429, description = "Too many wrong passwords from this address \
+            (`rate_limited`)", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Every password-hashing thread is busy (`busy`): try again \
+            shortly", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
 )]

@@ -16,7 +16,7 @@ pub struct ApiError {
     pub status: StatusCode,
     /// Boxed: every handler's `Result` carries an `ApiError`, kept small.
     pub body: Box<ErrorBody>,
-    /// For a `429` (or `503 server_full`): seconds to wait, sent as `Retry-After`.
+    /// For a `429` (or `503 server_full`, `503 busy`): seconds to wait, sent as `Retry-After`.
     pub retry_after: Option<u32>,
 }
 
@@ -157,11 +157,12 @@ impl From<AccountError> for ApiError {
             | AccountError::SessionExpired => StatusCode::UNAUTHORIZED,
             AccountError::NotAnAccount => StatusCode::FORBIDDEN,
             AccountError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            AccountError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            AccountError::Busy | AccountError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         };
         let answer = ApiError::new(status, error.code(), error.to_string());
         match error {
             AccountError::RateLimited { retry_after } => answer.retry_after(retry_after),
+            AccountError::Busy => answer.retry_after(crate::accounts::BUSY_RETRY),
             _ => answer,
         }
     }

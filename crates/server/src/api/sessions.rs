@@ -85,14 +85,23 @@ pub(super) fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, ApiErro
     summary = "Log in",
     description = "Starts a session for the account with this name (compared without regard \
         to case) and password, on any device: the player keeps its id, so its history and \
-        rating follow it. Attempts are limited per name and per address (5 and 20 a minute by \
-        default, successful or not); past that the answer is 429 with `Retry-After`.",
+        rating follow it. Only wrong passwords count, each against the address that gave it \
+        (an IPv6 address by its /64): after 5 for one name (by default) that address waits 1 s \
+        before its next try at it, then 2 s, 4 s and so on after each further wrong one, and \
+        one address may get 60 wrong an hour across all names; meanwhile the answer is 429 \
+        with `Retry-After`. A right password from an address that has not failed is never \
+        refused for others' failures. A name or password of the wrong length is refused at \
+        once, without a hash.",
     request_body = Credentials,
     responses(
         (status = 201, description = "Logged in", body = SessionView),
-        (status = 400, description = "Not a JSON name and password (`bad_body`)", body = ErrorBody),
+        (status = 400, description = "`bad_name` (not 1 to 32 characters), `weak_password` (not \
+            8 to 128 characters) or `bad_body`", body = ErrorBody),
         (status = 401, description = "No account with that name and password (`bad_credentials`)", body = ErrorBody),
-        (status = 429, description = "Too many attempts (`rate_limited`)", body = ErrorBody,
+        (status = 429, description = "Too many wrong passwords from this address (`rate_limited`)", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 503, description = "Every password-hashing thread is busy (`busy`): try again \
+            shortly", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
 )]

@@ -48,10 +48,40 @@ pub async fn request(
     token: Option<&str>,
     body: Option<&[u8]>,
 ) -> Answer {
+    request_from(server, Source::LOCAL, method, path, token, body).await
+}
+
+/// Where a request comes from: a loopback address of the test's own
+/// (`127.x.y.z`), and what it says in `X-Forwarded-For` (as a reverse proxy
+/// at that address would).
+#[derive(Clone, Copy, Debug)]
+pub struct Source<'a> {
+    pub address: [u8; 4],
+    pub forwarded_for: Option<&'a str>,
+}
+
+impl Source<'_> {
+    pub const LOCAL: Source<'static> = Source { address: [127, 0, 0, 1], forwarded_for: None };
+}
+
+/// [`request`] from `source`.
+pub async fn request_from(
+    server: &TestServer,
+    source: Source<'_>,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&[u8]>,
+) -> Answer {
     let exchange = async {
-        let mut stream = tokio::net::TcpStream::connect(server.address).await.expect("connect");
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        socket.bind(std::net::SocketAddr::from((source.address, 0))).expect("a loopback address");
+        let mut stream = socket.connect(server.address).await.expect("connect");
         let mut request =
             format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n");
+        if let Some(client) = source.forwarded_for {
+            request += &format!("X-Forwarded-For: {client}\r\n");
+        }
         if let Some(token) = token {
             request += &format!("Authorization: Bearer {token}\r\n");
         }
