@@ -2,8 +2,9 @@
 # docker/compose.cluster.yaml rehearsed without Docker (this machine has no
 # Docker engine): the three nodes with the environment the compose file
 # gives them and the image's config (config/default.toml), behind HAProxy
-# running docker/haproxy.cfg, on a nats-server -js and a PostgreSQL
-# database of the run's own. Only what Docker would provide is replaced:
+# running docker/haproxy.cfg, on a nats-server -js running docker/nats.conf
+# (the nodes' user and its permissions) and a PostgreSQL database of the
+# run's own. Only what Docker would provide is replaced:
 # the containers' names become loopback ports, and the nodes trust the
 # balancer at 127.0.0.1 instead of Docker's network.
 #
@@ -15,7 +16,8 @@
 # each action) through it for DURATION seconds (default 20), every hand
 # stored and no error; kills one node with SIGKILL, waits for HAProxy to
 # mark it down and the other two to take its shards over; and plays again
-# through the balancer on the two left. (That tables in play
+# through the balancer on the two left. NATS must have refused the nodes
+# nothing (no permission violation in its log). (That tables in play
 # survive the kill is the three-node failover tests' part, in
 # crates/server/tests/cluster.rs: the load generator does not reconnect.)
 #
@@ -44,8 +46,10 @@ fresh_database "$database"
 trap stop_all EXIT
 
 # The compose file as Compose reads it (validated, its variables filled in:
-# POSTGRES_PASSWORD is a stand-in, the database URL is replaced below).
-POSTGRES_PASSWORD=rehearsal docker-compose -f docker/compose.cluster.yaml config >"$data/compose.yaml"
+# POSTGRES_PASSWORD is a stand-in, the database URL is replaced below;
+# NATS_PASSWORD is the nodes' NATS password, as in the compose file).
+POSTGRES_PASSWORD=rehearsal NATS_PASSWORD=rehearsal-nats \
+    docker-compose -f docker/compose.cluster.yaml config >"$data/compose.yaml"
 POSTGRES_PASSWORD=rehearsal docker-compose -f docker/compose.yaml config -q
 # Each node's environment there, one KEY=VALUE a line.
 compose_env() {
@@ -57,7 +61,10 @@ for key, value in compose["services"][sys.argv[2]]["environment"].items():
 PY
 }
 
-start_nats "$nats_port" "$data"
+# The compose file's NATS: docker/nats.conf, its password from the nats
+# service's environment; the nodes log in with the compose file's credentials.
+EUCHRE_NATS_PASSWORD=$(compose_env nats | sed -n 's/^EUCHRE_NATS_PASSWORD=//p') \
+    start_nats "$nats_port" "$data" -c docker/nats.conf
 
 node_pids=()
 for n in 1 2 3; do
@@ -143,3 +150,8 @@ owned=$(settle 1 3)
 echo "== shards owned by euchre1, 3: $owned(settled $(since_kill) after the kill)"
 echo "== $tables paced tables through the balancer for $duration s, on the two left"
 play two-nodes
+if grep -i "violation" "$data/nats.log"; then
+    echo "NATS refused the nodes something (above): docker/nats.conf's permissions miss a subject" >&2
+    exit 1
+fi
+echo "== NATS (docker/nats.conf) refused the nodes nothing"

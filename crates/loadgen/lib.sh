@@ -69,11 +69,14 @@ stop_all() {
 
 # Starts nats-server with JetStream on 127.0.0.1:PORT, its store in
 # DIR/nats and its log in DIR/nats.log, one of the `pids` (its own in
-# nats_pid), and waits (up to 10 s) until it is ready.
+# nats_pid), and waits (up to 10 s) until it is ready. Any further
+# arguments go to nats-server first (`-c docker/nats.conf`: the address,
+# port and store above win over the file's).
 start_nats() {
     local port=$1 dir=$2 bin
+    shift 2
     bin=$(command -v nats-server || echo /usr/sbin/nats-server)
-    "$bin" -a 127.0.0.1 -p "$port" -js -sd "$dir/nats" 2>"$dir/nats.log" &
+    "$bin" "$@" -a 127.0.0.1 -p "$port" -js -sd "$dir/nats" 2>"$dir/nats.log" &
     nats_pid=$!
     pids+=("$nats_pid")
     for _ in $(seq 100); do

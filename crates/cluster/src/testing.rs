@@ -6,7 +6,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 #[derive(Debug)]
@@ -14,7 +14,20 @@ pub struct Nats {
     child: Child,
     pub url: String,
     store: PathBuf,
+    config: Option<Config>,
+    /// The server's log lines that report a refusal: a permission or an
+    /// authorization violation.
+    refusals: Arc<Mutex<Vec<String>>>,
     _folder: Option<tempfile::TempDir>,
+}
+
+/// A configuration file for the server, the environment its variables
+/// read, and the user and password [`Nats::jetstream`] connects with.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    pub file: PathBuf,
+    pub env: Vec<(String, String)>,
+    pub login: Option<(String, String)>,
 }
 
 /// The `nats-server` binary, if installed: the one
@@ -41,19 +54,40 @@ impl Nats {
             euchre_testkit::skip("no nats-server installed (apt-get install nats-server)");
             return None;
         }
+        Nats::start_configured(None)
+    }
+
+    /// [`Nats::start`] with a configuration file (its users, their
+    /// permissions, TLS); the address, the port and the store are the
+    /// test's own all the same.
+    #[track_caller]
+    pub fn start_with(config: Config) -> Option<Nats> {
+        if binary().is_none() {
+            euchre_testkit::skip("no nats-server installed (apt-get install nats-server)");
+            return None;
+        }
+        Nats::start_configured(Some(config))
+    }
+
+    fn start_configured(config: Option<Config>) -> Option<Nats> {
         let folder = tempfile::tempdir().expect("a folder");
-        let mut nats = Nats::start_in(folder.path(), None);
+        let mut nats = Nats::start_in(folder.path(), None, config);
         nats._folder = Some(folder);
         Some(nats)
     }
 
     /// A server on the store in `store`: a restart keeps what it held. On
     /// `port`, or on one the server picks.
-    fn start_in(store: &Path, port: Option<u16>) -> Nats {
+    fn start_in(store: &Path, port: Option<u16>, config: Option<Config>) -> Nats {
         let binary = binary().expect("nats-server");
         // Port -1: the server picks a free one and says which in its log.
         let port = port.map_or("-1".to_owned(), |port| port.to_string());
-        let mut child = Command::new(binary)
+        let mut command = Command::new(binary);
+        if let Some(config) = &config {
+            // The flags below win over the file's.
+            command.arg("-c").arg(&config.file).envs(config.env.iter().cloned());
+        }
+        let mut child = command
             .args(["-a", "127.0.0.1", "-p", &port, "-js", "-sd"])
             .arg(store)
             .stdout(Stdio::null())
@@ -62,6 +96,8 @@ impl Nats {
             .expect("nats-server starts");
         let log = child.stderr.take().expect("its log");
         let (found, address) = mpsc::channel();
+        let refusals = Arc::new(Mutex::new(Vec::new()));
+        let seen = refusals.clone();
         std::thread::spawn(move || {
             let mut found = Some(found);
             // Read the whole log, so the server never blocks on a full pipe.
@@ -72,17 +108,39 @@ impl Nats {
                         let _ = found.send(address);
                     }
                 }
+                let lower = line.to_lowercase();
+                if lower.contains("violation") || lower.contains("authentication error") {
+                    seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(line);
+                }
             }
         });
-        let address =
-            address.recv_timeout(Duration::from_secs(20)).expect("nats-server listens in time");
-        Nats { child, url: format!("nats://{address}"), store: store.to_owned(), _folder: None }
+        let address = match address.recv_timeout(Duration::from_secs(20)) {
+            Ok(address) => address,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("nats-server did not listen in time (its configuration: {config:?})");
+            }
+        };
+        Nats {
+            child,
+            url: format!("nats://{address}"),
+            store: store.to_owned(),
+            config,
+            refusals,
+            _folder: None,
+        }
+    }
+
+    /// What the server refused so far (its log lines): permission and
+    /// authorization violations.
+    pub fn refusals(&self) -> Vec<String> {
+        self.refusals.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
     }
 
     /// kill -9, then a new server on the same store (on another port).
     pub fn crash_and_restart(&mut self) {
         self.kill();
-        let restarted = Nats::start_in(&self.store, None);
+        let restarted = Nats::start_in(&self.store, None, self.config.clone());
         self.url = restarted.url.clone();
         let old = std::mem::replace(self, restarted);
         // The new one takes over the folder; the killed one is reaped.
@@ -95,7 +153,7 @@ impl Nats {
         let port = self.url.rsplit(':').next().and_then(|port| port.parse().ok());
         self.kill();
         std::thread::sleep(down);
-        let restarted = Nats::start_in(&self.store, port);
+        let restarted = Nats::start_in(&self.store, port, self.config.clone());
         let old = std::mem::replace(self, restarted);
         self._folder = old.into_folder();
     }
@@ -110,7 +168,16 @@ impl Nats {
     }
 
     pub async fn jetstream(&self) -> async_nats::jetstream::Context {
-        crate::connect(&self.url).await.expect("connects to NATS")
+        match self.config.as_ref().and_then(|config| config.login.clone()) {
+            Some((user, password)) => {
+                let client = async_nats::ConnectOptions::with_user_and_password(user, password)
+                    .connect(&self.url)
+                    .await
+                    .expect("connects to NATS");
+                async_nats::jetstream::new(client)
+            }
+            None => crate::connect(&self.url).await.expect("connects to NATS"),
+        }
     }
 }
 

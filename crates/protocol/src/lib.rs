@@ -617,6 +617,9 @@ pub mod close {
     /// connection was replaced". Never sent: a player may hold several
     /// connections at once (two tabs), see docs/security.md.
     pub const REPLACED: u16 = 4002;
+    /// The session the connection said hello with ended: logged out, the
+    /// password changed, or expired. Log in again.
+    pub const SESSION_ENDED: u16 = 4003;
 }
 
 /// The JSON Schema of every message in both directions.

@@ -33,6 +33,7 @@ use crate::identity::{self, Players};
 use crate::login_limiter::{Attempt, LoginLimiter};
 use crate::metrics::Metrics;
 use crate::passwords::{HashError, Passwords, Slot};
+use crate::revocation::Revocation;
 pub use crate::text::name_key;
 
 /// The shortest and longest password accepted, in characters.
@@ -161,8 +162,8 @@ impl Accounts {
         }
         self.limiter.succeeded(attempt, Instant::now());
         // The guest's token has served its turn: only sessions let it in now.
-        self.players.forget_player(&guest.id);
-        self.players.claimed(name_key(&name));
+        self.players
+            .revoke(Revocation::Claimed { player_id: guest.id.clone(), name_key: name_key(&name) });
         Ok(self.started(PlayerInfo { id: guest.id, name }, token, &session))
     }
 
@@ -206,7 +207,7 @@ impl Accounts {
     pub async fn log_out(&self, token: &str) -> Result<(), AccountError> {
         let token_hash = identity::hash(token);
         self.store.revoke_session(&token_hash, now_ms()).await.map_err(unavailable)?;
-        self.players.forget(&token_hash);
+        self.players.revoke(Revocation::Session { token_hash });
         Ok(())
     }
 
@@ -232,7 +233,8 @@ impl Accounts {
         drop(slot);
         let (token, session) = self.new_session(&player.id);
         self.store.change_password(&password_hash, &session).await.map_err(unavailable)?;
-        self.players.forget_player(&player.id);
+        let except = session.token_hash.clone();
+        self.players.revoke(Revocation::Password { player_id: player.id.clone(), except });
         Ok(self.started(player, token, &session))
     }
 

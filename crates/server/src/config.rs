@@ -57,6 +57,58 @@ pub struct ClusterSettings {
     /// Tables fall into this many shards, the unit of ownership and
     /// failover. Fixed for the cluster's life: every node must use the same.
     pub shards: u16,
+    /// How the node proves itself to NATS, and checks NATS in turn.
+    pub nats: NatsSettings,
+}
+
+/// The node's credentials and TLS towards NATS. NATS carries whole deals
+/// and salts, and its command subjects take any player's identity: it must
+/// be reachable by the nodes alone (docs/security.md, "The cluster's message
+/// bus"). Empty settings are unset. Give at most one kind of credential.
+/// Secrets come from the environment (`EUCHRE_CLUSTER__NATS__PASSWORD`) or
+/// from a file; `Debug` never prints them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NatsSettings {
+    /// A user and its password, or a file holding the password.
+    pub user: String,
+    pub password: Secret,
+    pub password_file: PathBuf,
+    /// An nkey seed (`SU…`), or a file holding one.
+    pub nkey_seed: Secret,
+    pub nkey_seed_file: PathBuf,
+    /// A `.creds` file: a user's JWT and its nkey seed (NATS's decentralized auth).
+    pub creds_file: PathBuf,
+    /// PEM certificates of the authorities that sign the NATS server's
+    /// certificate (setting it turns TLS on).
+    pub tls_ca_file: PathBuf,
+    /// The node's own certificate and key (PEM), for a NATS server that
+    /// verifies its clients.
+    pub tls_cert_file: PathBuf,
+    pub tls_key_file: PathBuf,
+    /// Refuse to talk to NATS without TLS.
+    pub tls_required: bool,
+}
+
+/// A secret setting, whose `Debug` shows only whether it is set.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(pub String);
+
+impl Secret {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is_set(&self) -> bool {
+        !self.0.is_empty()
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.is_set() { "\"***\"" } else { "\"\"" })
+    }
 }
 
 impl Default for ClusterSettings {
@@ -68,6 +120,7 @@ impl Default for ClusterSettings {
             lease_ttl_ms: 6_000,
             replicas: 1,
             shards: 256,
+            nats: NatsSettings::default(),
         }
     }
 }
@@ -163,6 +216,12 @@ pub struct Limits {
 pub struct AccountSettings {
     /// How long a log-in session lasts, in seconds.
     pub session_seconds: u64,
+    /// How often ended sessions and forgotten guests are deleted, in
+    /// seconds (0: never).
+    pub purge_every_seconds: u64,
+    /// A guest is deleted once this old (seconds) if it claimed no name,
+    /// sat in no match, has no place at an open table and is not connected.
+    pub purge_guests_after_seconds: u64,
     /// Wrong passwords one address (an IPv6 address by its /64) may give
     /// for one name before it must wait: 1 s before its next try, then 2 s,
     /// 4 s … after each further wrong one.
@@ -242,6 +301,8 @@ impl Default for AccountSettings {
     fn default() -> AccountSettings {
         AccountSettings {
             session_seconds: 30 * 24 * 3600,
+            purge_every_seconds: 3600,
+            purge_guests_after_seconds: 30 * 24 * 3600,
             login_free_failures: 5,
             login_backoff_max_seconds: 15 * 60,
             login_failures_per_address: 60,
@@ -419,6 +480,29 @@ mod tests {
         assert!(shown.contains("euchre:***@db:5432/euchre"), "{shown}");
         let settings = Settings { database_url: url, ..Settings::default() };
         assert!(!format!("{settings:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn nats_secrets_come_from_the_environment_and_never_print() {
+        let env: std::collections::HashMap<String, String> = [
+            ("EUCHRE_CLUSTER__NATS__USER", "euchre"),
+            ("EUCHRE_CLUSTER__NATS__PASSWORD", "hunter2"),
+            (
+                "EUCHRE_CLUSTER__NATS__NKEY_SEED",
+                "SUAMLK2ZNL35WSMW37E7UD4VZ7ELPKW7DHC3BWBSD2GCZ7IUQQXZIORRBU",
+            ),
+            ("EUCHRE_CLUSTER__NATS__TLS_REQUIRED", "true"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        let settings = Settings::load_with_env(&flags(&[]), env).expect("loads");
+        let nats = &settings.cluster.nats;
+        assert_eq!((nats.user.as_str(), nats.password.expose()), ("euchre", "hunter2"));
+        assert!(nats.tls_required);
+        let shown = format!("{settings:?}");
+        assert!(!shown.contains("hunter2") && !shown.contains("SUAML"), "{shown}");
+        assert!(shown.contains("password: \"***\""), "{shown}");
     }
 
     #[test]

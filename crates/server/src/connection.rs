@@ -20,9 +20,12 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::time::{Instant, interval_at, timeout};
 use tokio_util::sync::CancellationToken;
 
+use crate::clock::now_ms;
 use crate::config::Timing;
 use crate::frame::Frame;
+use crate::identity::Admitted;
 use crate::registry::LobbyChange;
+use crate::revocation::Watch;
 use crate::state::AppState;
 use crate::table::{ConnId, Outbox, Request, TableCommand, TableMessage};
 
@@ -109,6 +112,12 @@ struct Session {
     /// Refusals allowed before the connection is closed as a flooder.
     refusals: DefaultDirectRateLimiter,
     last_heard: Instant,
+    /// Once welcomed: cut when the token is revoked (log-out, password change).
+    ended: CancellationToken,
+    /// When the session said hello with expires; `None` for a guest.
+    expires: Option<Instant>,
+    /// The connection's place among this node's open connections.
+    _watch: Option<Watch>,
 }
 
 impl Session {
@@ -137,6 +146,9 @@ impl Session {
                 .allow_burst(NonZeroU32::new(FLOOD_LIMIT).unwrap_or(NonZeroU32::MIN)),
             ),
             last_heard: Instant::now(),
+            ended: CancellationToken::new(),
+            expires: None,
+            _watch: None,
             state,
         }
     }
@@ -213,6 +225,12 @@ impl Session {
                 }
                 () = tokio::time::sleep_until(hello_by), if self.player.is_none() => {
                     return Closing(close::IDLE, "no hello");
+                }
+                () = self.ended.cancelled() => {
+                    return Closing(close::SESSION_ENDED, "session ended: log in again");
+                }
+                () = tokio::time::sleep_until(self.expires.unwrap_or(hello_by)), if self.expires.is_some() => {
+                    return Closing(close::SESSION_ENDED, "session expired: log in again");
                 }
                 () = self.too_slow.cancelled() => {
                     return Closing(close::TOO_SLOW, "too far behind; reconnect and resume");
@@ -379,9 +397,9 @@ impl Session {
             return Err(ErrorCode::UnsupportedVersion.refusal(message));
         }
         let players = &self.state.players;
-        let (player, token) = match token {
-            Some(token) => match players.authenticate(&token).await? {
-                Some(player) => (player, token),
+        let (admitted, token) = match token {
+            Some(token) => match players.admit(&token, self.conn).await? {
+                Some(admitted) => (admitted, token),
                 None => return Err(ErrorCode::BadToken.into()),
             },
             None => {
@@ -393,9 +411,17 @@ impl Session {
                     );
                     return Err(ErrorCode::RateLimited.refusal(message));
                 }
-                players.register(name.as_deref().unwrap_or_default()).await?
+                let (player, token) = players.register(name.as_deref().unwrap_or_default()).await?;
+                (players.admit_new(self.conn, &token, &player), token)
             }
         };
+        let Admitted { player, expires_at, watch } = admitted;
+        self.ended = watch.cut();
+        self._watch = Some(watch);
+        self.expires = expires_at.map(|end| {
+            let left = u64::try_from(end.saturating_sub(now_ms())).unwrap_or(0);
+            Instant::now() + Duration::from_millis(left)
+        });
         self.player = Some(player.clone());
         self.outbox.send(ServerMessage::Welcome {
             id,

@@ -5,18 +5,25 @@
 
 use std::collections::HashSet;
 use std::num::NonZeroUsize;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use euchre_protocol::{ErrorCode, PlayerInfo, Refusal};
 use euchre_store::writer::Recorder;
 use euchre_store::{Millis, Store, Write};
 use lru::LruCache;
 use sha2::{Digest, Sha256};
+use tokio::sync::mpsc;
 use uuid::Uuid;
 
 use crate::clock::now_ms;
+use crate::revocation::{Open, Revocation, Watch};
+use crate::table::ConnId;
 use crate::text::name_key;
 pub use crate::text::parse_name;
+
+/// Lookups in a row that a revocation overtook before one is refused as
+/// `unavailable`: each means a revocation landed while the store was read.
+const LOOKUPS: usize = 5;
 
 /// The players the server knows: a cache in front of the store.
 #[derive(Debug)]
@@ -34,6 +41,20 @@ pub struct Players {
     /// In a cluster: a new guest is also written to the shared database
     /// before its welcome, so any node finds its token at once.
     write_through: std::sync::atomic::AtomicBool,
+    /// This node's welcomed connections, cut when their token is revoked.
+    open: Open,
+    /// In a cluster: where this node's revocations go, for every node.
+    broadcast: OnceLock<mpsc::UnboundedSender<Revocation>>,
+}
+
+/// A player let in on a connection.
+#[derive(Debug)]
+pub struct Admitted {
+    pub player: PlayerInfo,
+    /// A session's end; `None` for a guest's token.
+    pub expires_at: Option<Millis>,
+    /// Cuts the connection when its token is revoked.
+    pub watch: Watch,
 }
 
 /// A token the server has seen, by its hash.
@@ -54,7 +75,17 @@ impl Players {
             store,
             recorder,
             write_through: Default::default(),
+            open: Open::default(),
+            broadcast: OnceLock::new(),
         }
+    }
+
+    /// Cluster mode: this node's revocations are sent on the returned
+    /// channel, for the other nodes.
+    pub fn broadcast_revocations(&self) -> Option<mpsc::UnboundedReceiver<Revocation>> {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        self.broadcast.set(sender).ok()?;
+        Some(receiver)
     }
 
     /// Cluster mode: new guests go to the shared database at once as well.
@@ -106,26 +137,74 @@ impl Players {
     /// expired session is refused with `session_expired`, a revoked one is
     /// unknown.
     pub async fn authenticate(&self, token: &str) -> Result<Option<PlayerInfo>, Refusal> {
+        Ok(self.look_up(token, None).await?.map(|(known, _)| known.player))
+    }
+
+    /// [`Players::authenticate`] for connection `conn`'s `hello`, watching
+    /// the connection from then on so that a revocation of its token cuts it.
+    pub async fn admit(&self, token: &str, conn: ConnId) -> Result<Option<Admitted>, Refusal> {
+        let Some((known, watch)) = self.look_up(token, Some(conn)).await? else {
+            return Ok(None);
+        };
+        let watch = watch.ok_or(ErrorCode::Unavailable)?;
+        Ok(Some(Admitted { player: known.player, expires_at: known.expires_at, watch }))
+    }
+
+    /// Watches connection `conn` of a guest [`Players::register`] just made.
+    pub fn admit_new(&self, conn: ConnId, token: &str, player: &PlayerInfo) -> Admitted {
+        let watch = self.open.watch(conn, &hash(token), &player.id);
+        Admitted { player: player.clone(), expires_at: None, watch }
+    }
+
+    /// The token's player, cached, and its connection watched if given.
+    ///
+    /// The race this guards against: the store is read (the session is
+    /// valid), a revocation lands (here, or on another node and then here
+    /// over the cluster), then what was read is cached, and the revoked
+    /// session would be let in until the cache dropped it. So the
+    /// revocations' generation is read before the lookup and compared
+    /// after it, under the lock that every revocation takes to forget its
+    /// tokens: if one came between, whatever was read may be stale and the
+    /// lookup starts again. A revocation written to the store before the
+    /// read began is seen by the read itself.
+    async fn look_up(
+        &self,
+        token: &str,
+        conn: Option<ConnId>,
+    ) -> Result<Option<(Known, Option<Watch>)>, Refusal> {
         let token_hash = hash(token);
-        let known = self.lock().get(&token_hash).cloned();
+        for _ in 0..LOOKUPS {
+            let seen = self.open.generation();
+            let Some(known) = self.find(&token_hash).await? else { return Ok(None) };
+            let conn = conn.map(|conn| (conn, token_hash.as_str(), known.player.id.as_str()));
+            let kept = self.open.if_unrevoked(seen, conn, || {
+                self.lock().put(token_hash.clone(), known.clone());
+            });
+            if let Some(watch) = kept {
+                return Ok(Some((known, watch)));
+            }
+        }
+        Err(ErrorCode::Unavailable.into())
+    }
+
+    /// The token's player, from memory or else from the store.
+    async fn find(&self, token_hash: &str) -> Result<Option<Known>, Refusal> {
+        let known = self.lock().get(token_hash).cloned();
         if let Some(known) = known {
             if known.expires_at.is_some_and(|end| end <= now_ms()) {
-                self.forget(&token_hash);
+                self.lock().pop(token_hash);
                 return Err(ErrorCode::SessionExpired.into());
             }
-            return Ok(Some(known.player));
+            return Ok(Some(known));
         }
         let unavailable = |_| Refusal::from(ErrorCode::Unavailable);
         // Guests first: their path is the common one and stays one lookup.
-        if let Some(row) =
-            self.store.player_by_token_hash(&token_hash).await.map_err(unavailable)?
-        {
+        if let Some(row) = self.store.player_by_token_hash(token_hash).await.map_err(unavailable)? {
             let player = PlayerInfo { id: row.id, name: row.name };
-            self.lock().put(token_hash, Known { player: player.clone(), expires_at: None });
-            return Ok(Some(player));
+            return Ok(Some(Known { player, expires_at: None }));
         }
         let Some(session) =
-            self.store.session_by_token_hash(&token_hash).await.map_err(unavailable)?
+            self.store.session_by_token_hash(token_hash).await.map_err(unavailable)?
         else {
             return Ok(None);
         };
@@ -136,8 +215,7 @@ impl Players {
             return Err(ErrorCode::SessionExpired.into());
         }
         let player = PlayerInfo { id: session.player.id, name: session.player.name };
-        self.remember_session(&token_hash, &player, session.expires_at);
-        Ok(Some(player))
+        Ok(Some(Known { player, expires_at: Some(session.expires_at) }))
     }
 
     /// A session just started, so its first `hello` needs no lookup.
@@ -146,17 +224,42 @@ impl Players {
         self.lock().put(token_hash.to_owned(), known);
     }
 
-    /// Forgets one token: a session logged out, a guest's token retired by its claim.
-    pub fn forget(&self, token_hash: &str) {
-        self.lock().pop(token_hash);
+    /// Ends what `revocation` ends, on this node and (in a cluster) on
+    /// every other.
+    pub fn revoke(&self, revocation: Revocation) {
+        self.apply(&revocation);
+        if let Some(broadcast) = self.broadcast.get() {
+            let _ = broadcast.send(revocation);
+        }
     }
 
-    /// Forgets every token of a player (its password changed, ending its sessions).
-    pub fn forget_player(&self, player_id: &str) {
+    /// Ends what `revocation` ends on this node: its tokens leave the
+    /// cache, its connections are cut, a claimed name is no guest's.
+    pub fn apply(&self, revocation: &Revocation) {
+        if let Revocation::Claimed { name_key, .. } = revocation {
+            self.claimed(name_key.clone());
+        }
+        self.open.revoke(revocation, || {
+            self.forget_where(|token, player_id| revocation.ends(token, player_id));
+        });
+    }
+
+    /// The players connected to this node now.
+    pub fn connected(&self) -> HashSet<String> {
+        self.open.players()
+    }
+
+    /// Forgets purged guests' tokens.
+    pub fn forget_players(&self, player_ids: &HashSet<String>) {
+        self.forget_where(|_, player_id| player_ids.contains(player_id));
+    }
+
+    /// Forgets the tokens `gone(token_hash, player_id)` picks.
+    fn forget_where(&self, gone: impl Fn(&str, &str) -> bool) {
         let mut known = self.lock();
         let tokens: Vec<String> = known
             .iter()
-            .filter(|(_, known)| known.player.id == player_id)
+            .filter(|(token, known)| gone(token, &known.player.id))
             .map(|(token, _)| token.clone())
             .collect();
         for token in tokens {
@@ -215,7 +318,7 @@ mod tests {
         assert_eq!(found.as_ref().map(|p| &p.id), Some(&ann.id));
         assert!(players.lock().contains(&hash(ann_token)), "and she is remembered again");
         assert_eq!(players.lock().len(), 2);
-        players.forget_player(&ann.id);
+        players.forget_players(&HashSet::from([ann.id.clone()]));
         assert!(!players.lock().contains(&hash(ann_token)));
         stop.cancel();
     }

@@ -9,6 +9,8 @@
 //!   [`accounts`]: claimed names, passwords and log-in sessions, with
 //!   [`login_limiter`] (wrong passwords counted per address) and
 //!   [`passwords`] (argon2id on a capped pool of its own);
+//!   [`revocation`]: sessions that end everywhere, their connections cut;
+//!   [`housekeeping`]: ended sessions and forgotten guests purged;
 //!   [`ratings`]: Glicko-2 ratings of finished games between people;
 //!   [`text`]: what a name or a chat line may hold, and which names are one.
 //! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
@@ -28,6 +30,7 @@ pub mod cluster;
 pub mod config;
 pub mod connection;
 pub mod frame;
+pub mod housekeeping;
 pub mod identity;
 pub mod login_limiter;
 pub mod metrics;
@@ -35,6 +38,7 @@ pub mod passwords;
 pub mod placement;
 pub mod ratings;
 pub mod registry;
+pub mod revocation;
 pub mod state;
 pub mod table;
 #[cfg(feature = "testing")]

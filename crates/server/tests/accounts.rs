@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use euchre_client::{Error, Identity};
 use euchre_engine::Preset;
-use euchre_protocol::TableSettings;
+use euchre_protocol::{LobbyQuery, TableSettings, close};
 use euchre_server::Settings;
 use euchre_server::testing::eventually;
 use serde_json::{Value, json};
@@ -50,6 +50,25 @@ fn session(answer: &Answer, status: u16, player_id: &str) -> String {
 /// `hello` with a token on a new connection: the welcome or the refusal.
 async fn hello_with(server: &TestServer, token: &str) -> Result<Identity, Error> {
     Client::connect(&server.url()).await.try_hello("", Some(token)).await
+}
+
+/// A connection welcomed as `token`'s player, kept open.
+async fn open_with(server: &TestServer, token: &str) -> Client {
+    let mut client = Client::connect(&server.url()).await;
+    client.try_hello("", Some(token)).await.expect("welcomed");
+    client
+}
+
+/// The close code `client` is sent within a second, failing the test after that.
+async fn closed_within_a_second(client: &mut Client) -> Option<u16> {
+    tokio::time::timeout(Duration::from_secs(1), client.close_code())
+        .await
+        .expect("the connection closed within a second")
+}
+
+/// Whether `client`'s connection still answers.
+async fn still_open(client: &mut Client) -> bool {
+    client.list_tables(LobbyQuery::default()).await.is_ok()
 }
 
 fn welcomed_as(welcome: &Result<Identity, Error>) -> Option<(&str, &str)> {
@@ -353,5 +372,95 @@ async fn a_megabyte_password_is_refused_without_a_hash() {
     let new = change_password(&server, &session, PASSWORD, &megabyte).await;
     assert_eq!(new.error(400), "weak_password");
     assert_eq!(hashes_started(&server).await, 1, "nothing more was hashed");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_log_out_closes_that_sessions_open_connections_within_a_second() {
+    let server = TestServer::start().await;
+    let guest = server.player("Gil").await;
+    let id = guest.player_id.clone().expect("an id");
+    let guest_token = guest.token.clone().expect("a token");
+    let phone = session(&claim(&server, &guest_token, "Gil", PASSWORD).await, 201, &id);
+    let laptop = session(&log_in(&server, "Gil", PASSWORD).await, 201, &id);
+    let (mut on_phone, mut on_laptop) =
+        (open_with(&server, &phone).await, open_with(&server, &laptop).await);
+    assert!(still_open(&mut on_phone).await);
+
+    assert_eq!(log_out(&server, &phone).await.status, 204);
+    assert_eq!(closed_within_a_second(&mut on_phone).await, Some(close::SESSION_ENDED));
+    // The account's other session goes on, and the ended one is refused.
+    assert!(still_open(&mut on_laptop).await);
+    assert_eq!(refused(&hello_with(&server, &phone).await), Some("bad_token"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_password_change_closes_every_other_connection_of_the_account_within_a_second() {
+    let server = TestServer::start().await;
+    let mut guest = server.player("Hob").await;
+    let id = guest.player_id.clone().expect("an id");
+    let guest_token = guest.token.clone().expect("a token");
+    let phone = session(&claim(&server, &guest_token, "Hob", PASSWORD).await, 201, &id);
+    let laptop = session(&log_in(&server, "Hob", PASSWORD).await, 201, &id);
+    let (mut on_phone, mut on_laptop) =
+        (open_with(&server, &phone).await, open_with(&server, &laptop).await);
+
+    // The laptop changes the password: its own old session ends as well.
+    let renewed =
+        session(&change_password(&server, &laptop, PASSWORD, "new horse!").await, 200, &id);
+    assert_eq!(closed_within_a_second(&mut on_phone).await, Some(close::SESSION_ENDED));
+    assert_eq!(closed_within_a_second(&mut on_laptop).await, Some(close::SESSION_ENDED));
+    // Even the connection still open from before the claim, on the guest's token.
+    assert_eq!(closed_within_a_second(&mut guest).await, Some(close::SESSION_ENDED));
+    // The new session works on a new connection.
+    let mut again = open_with(&server, &renewed).await;
+    assert!(still_open(&mut again).await);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_expiring_session_closes_its_connections_within_a_second() {
+    let mut settings = Settings::default();
+    settings.accounts.session_seconds = 2;
+    let server = TestServer::with_settings(settings).await;
+    let guest = server.player("Ivy").await;
+    let id = guest.player_id.clone().expect("an id");
+    let answer = claim(&server, guest.token.as_deref().expect("a token"), "Ivy", PASSWORD).await;
+    let token = session(&answer, 201, &id);
+    let expires_at = answer.json()["expires_at"].as_i64().expect("an expiry");
+    let mut client = open_with(&server, &token).await;
+    assert!(still_open(&mut client).await);
+
+    let code = tokio::time::timeout(Duration::from_secs(4), client.close_code()).await;
+    let now = euchre_server::clock::now_ms();
+    assert_eq!(code.expect("closed once expired"), Some(close::SESSION_ENDED));
+    assert!(now >= expires_at, "closed {} ms before its expiry", expires_at - now);
+    assert!(now - expires_at < 1_000, "closed {} ms after its expiry", now - expires_at);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn guests_nobody_needs_are_purged_on_schedule_and_connected_ones_kept() {
+    let mut settings = Settings::default();
+    settings.accounts.purge_every_seconds = 1;
+    settings.accounts.purge_guests_after_seconds = 0;
+    let server = TestServer::with_settings(settings).await;
+    let gone = server.player("Jo").await;
+    let gone_token = gone.token.clone().expect("a token");
+    drop(gone);
+    let mut here = server.player("Kit").await;
+    let here_token = here.token.clone().expect("a token");
+
+    // Jo left, never played and has no account: a purge forgets Jo, in
+    // the database and in the server's memory alike.
+    eventually("Jo to be purged", PATIENCE, async || {
+        (refused(&hello_with(&server, &gone_token).await) == Some("bad_token")).then_some(())
+    })
+    .await;
+    // Kit, connected all along, is kept through several purges.
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    assert!(still_open(&mut here).await);
+    assert!(welcomed_as(&hello_with(&server, &here_token).await).is_some());
     server.stop().await;
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use euchre_bots::BotKind;
 use euchre_cluster::log::read_shard;
-use euchre_cluster::testing::Nats;
+use euchre_cluster::testing::{Config as NatsConfig, Nats};
 use euchre_cluster::{LogConfig, LogEntry, ShardLog, ShardLogs, shard_of, tables_in};
 use euchre_engine::Action;
 use euchre_protocol::{
@@ -257,9 +257,9 @@ async fn a_table_taken_over_mid_hand_keeps_every_acknowledged_action_and_plays_o
 mod support;
 
 use euchre_engine::Event;
-use euchre_protocol::{ClientMessage, TableEvent};
+use euchre_protocol::{ClientMessage, TableEvent, close};
 use euchre_server::Settings;
-use euchre_server::config::{ClusterSettings, DatabaseUrl};
+use euchre_server::config::{ClusterSettings, DatabaseUrl, NatsSettings, Secret};
 use euchre_testkit::postgres;
 use support::{Client, answer_id, cards_in, error_code, pick};
 
@@ -282,8 +282,16 @@ struct Cluster {
 
 impl Cluster {
     async fn start(database: &str) -> Option<Cluster> {
+        Cluster::start_on(database, None).await
+    }
+
+    /// [`Cluster::start`] on a NATS server with this configuration.
+    async fn start_on(database: &str, config: Option<NatsConfig>) -> Option<Cluster> {
         let serial = ONE_CLUSTER_AT_A_TIME.lock().await;
-        let nats = Nats::start()?;
+        let nats = match config {
+            Some(config) => Nats::start_with(config)?,
+            None => Nats::start()?,
+        };
         let database = postgres::fresh_database(database).await?;
         let db_url = postgres::database_url(&database);
         Some(Cluster { nats, database, db_url, _serial: serial })
@@ -330,6 +338,8 @@ const STEADY_LEASE_TTL_MS: u64 = 6_000;
 struct Node {
     name: String,
     url: String,
+    /// Where its HTTP API answers.
+    address: std::net::SocketAddr,
     runtime: Option<tokio::runtime::Runtime>,
     _data: tempfile::TempDir,
 }
@@ -339,7 +349,12 @@ impl Node {
         Node::start_with(name, nats, database, |_| {})
     }
 
-    fn start_with(name: &str, nats: &str, database: &str, tweak: fn(&mut Settings)) -> Node {
+    fn start_with(
+        name: &str,
+        nats: &str,
+        database: &str,
+        tweak: impl FnOnce(&mut Settings),
+    ) -> Node {
         // Quiet unless RUST_LOG asks.
         if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_default_env() {
             let _ = tracing_subscriber::fmt().with_env_filter(filter).with_test_writer().try_init();
@@ -361,6 +376,7 @@ impl Node {
             lease_ttl_ms: LEASE_TTL_MS,
             replicas: 1,
             shards: NODE_SHARDS,
+            ..ClusterSettings::default()
         };
         tweak(&mut settings);
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -371,7 +387,8 @@ impl Node {
         // Bound before the spawn: clients never wait for the node to listen.
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         listener.set_nonblocking(true).expect("non-blocking");
-        let url = format!("ws://{}/ws", listener.local_addr().expect("address"));
+        let address = listener.local_addr().expect("address");
+        let url = format!("ws://{address}/ws");
         let label = name.to_owned();
         runtime.spawn(async move {
             let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
@@ -380,7 +397,7 @@ impl Node {
                 eprintln!("node {label} failed: {error:#}");
             }
         });
-        Node { name: name.to_owned(), url, runtime: Some(runtime), _data: data }
+        Node { name: name.to_owned(), url, address, runtime: Some(runtime), _data: data }
     }
 
     /// kill -9, as near as one process can: every task dropped at once.
@@ -1686,4 +1703,248 @@ async fn a_closed_table_its_owner_died_before_purging_is_stored_and_purged_at_th
     let nodes = cluster.nodes(&["n1", "n2"]).await;
     wait_purged_and_stored(&cluster, table, game.record().hands.len() as i64).await;
     cluster.finish(nodes).await;
+}
+
+// ---------------------------------------------------------------------------
+// Sessions end on every node (issue #27): a log-out, a password change or a
+// claim on one node reaches the others over `euchre.revoked`.
+
+const PASSWORD: &str = "correct horse";
+
+/// Claims `name` for the guest holding `token`, on `node`: the session's token.
+async fn claim_on(node: &Node, token: &str, name: &str) -> String {
+    let body = serde_json::json!({ "name": name, "password": PASSWORD }).to_string();
+    let answer = support::http::request_at(
+        node.address,
+        "POST",
+        "/api/accounts",
+        Some(token),
+        Some(body.as_bytes()),
+    )
+    .await;
+    assert_eq!(answer.status, 201, "{}", answer.body);
+    answer.json()["token"].as_str().expect("a session token").to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_out_on_one_node_closes_the_sessions_connection_on_another_within_a_second() {
+    let Some(cluster) = Cluster::start("cluster_log_out").await else { return };
+    let nodes = cluster.steady_nodes(&["n1", "n2", "n3"]).await;
+    let guest = nodes[0].player("Ann").await;
+    let session = claim_on(&nodes[0], guest.token.as_deref().expect("a token"), "Ann").await;
+    // On n2 the session is looked up and kept in n2's memory.
+    let mut on_n2 = Client::connect(&nodes[1].url).await;
+    on_n2.try_hello("", Some(&session)).await.expect("welcomed on n2");
+    assert!(on_n2.list_tables(LobbyQuery::default()).await.is_ok());
+
+    let answer = support::http::request_at(
+        nodes[0].address,
+        "DELETE",
+        "/api/sessions/current",
+        Some(&session),
+        None,
+    )
+    .await;
+    assert_eq!(answer.status, 204, "{}", answer.body);
+    let code = timeout(Duration::from_secs(1), on_n2.close_code()).await;
+    assert_eq!(code.expect("closed within a second"), Some(close::SESSION_ENDED));
+    // And n2 no longer lets the token in.
+    let mut again = Client::connect(&nodes[1].url).await;
+    let refused = again.try_hello("", Some(&session)).await.err();
+    assert_eq!(refused.as_ref().and_then(euchre_client::Error::code), Some("bad_token"));
+    cluster.finish(nodes).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_name_claimed_on_one_node_is_refused_to_new_guests_on_the_others_within_a_second() {
+    let Some(cluster) = Cluster::start("cluster_claim").await else { return };
+    let nodes = cluster.steady_nodes(&["n1", "n2", "n3"]).await;
+    let guest = nodes[0].player("Bea").await;
+    claim_on(&nodes[0], guest.token.as_deref().expect("a token"), "Bea").await;
+    for node in &nodes[1..] {
+        eventually("the claim to reach every node", Duration::from_secs(1), async || {
+            let mut newcomer = Client::connect(&node.url).await;
+            match newcomer.try_hello("bea", None).await {
+                Err(refused) if refused.code() == Some("name_taken") => Ok(()),
+                other => Err(format!("{other:?}")),
+            }
+        })
+        .await;
+    }
+    cluster.finish(nodes).await;
+}
+
+// ---------------------------------------------------------------------------
+// NATS that lets in only the nodes: docker/nats.conf, the example the
+// cluster's compose file mounts, with its users and their permissions.
+
+const NATS_PASSWORD: &str = "a-password-for-the-nodes";
+
+fn nats_conf() -> NatsConfig {
+    NatsConfig {
+        file: concat!(env!("CARGO_MANIFEST_DIR"), "/../../docker/nats.conf").into(),
+        env: vec![("EUCHRE_NATS_PASSWORD".to_owned(), NATS_PASSWORD.to_owned())],
+        login: Some(("euchre".to_owned(), NATS_PASSWORD.to_owned())),
+    }
+}
+
+fn with_the_password(settings: &mut Settings) {
+    settings.cluster.lease_ttl_ms = STEADY_LEASE_TTL_MS;
+    settings.cluster.nats.user = "euchre".to_owned();
+    settings.cluster.nats.password = Secret(NATS_PASSWORD.to_owned());
+}
+
+/// Why a node with these NATS settings failed to start; it must fail, and
+/// promptly (not retry for ever).
+async fn refused_start(cluster: &Cluster, nats: NatsSettings) -> String {
+    let data = tempfile::tempdir().expect("a data folder");
+    let mut settings = Settings {
+        data_dir: data.path().to_owned(),
+        database_url: DatabaseUrl(cluster.db_url.clone()),
+        ..Settings::default()
+    };
+    settings.cluster = ClusterSettings {
+        enabled: true,
+        nats_url: cluster.nats.url.clone(),
+        node_id: "intruder".to_owned(),
+        shards: NODE_SHARDS,
+        nats,
+        ..ClusterSettings::default()
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let started = euchre_server::run(listener, settings, std::future::pending());
+    match timeout(Duration::from_secs(20), started).await {
+        Ok(Err(error)) => format!("{error:#}"),
+        Ok(Ok(())) => panic!("the node served and stopped"),
+        Err(_) => panic!("the node neither started nor failed in 20 s"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_with_the_nats_password_serve_a_game_and_a_node_without_it_fails_to_start() {
+    let Some(cluster) = Cluster::start_on("cluster_nats_auth", Some(nats_conf())).await else {
+        return;
+    };
+    let nodes = cluster.nodes_with(&["n1", "n2"], with_the_password).await;
+
+    // A game across both nodes: commands forwarded to the table's owner,
+    // its messages sent back, a spectator on the other node.
+    let mut ann = nodes[0].player("Ann").await;
+    let table = create_table(&mut ann, TableSettings::default()).await;
+    let mut people = vec![ann, nodes[1].player("Bob").await];
+    people.push(nodes[0].player("Cy").await);
+    people.push(nodes[1].player("Dee").await);
+    for (seat, person) in people.iter_mut().enumerate() {
+        assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
+    }
+    let spectator = watch_to_the_end(nodes[1].player("Eve").await, 1, &table, urls(&nodes)).await;
+    let players = play_to_the_end(people, &table, urls(&nodes), |seat| seat);
+    let (players, spectators) = (finished(players).await, finished(vec![spectator]).await);
+    audit_all(&players, &spectators);
+    // Everything the nodes did is within docker/nats.conf's permissions.
+    assert_eq!(cluster.nats.refusals(), Vec::<String>::new(), "NATS refused the nodes something");
+
+    let wrong = NatsSettings {
+        user: "euchre".to_owned(),
+        password: Secret("not-the-password".to_owned()),
+        ..NatsSettings::default()
+    };
+    let said = refused_start(&cluster, wrong).await;
+    assert!(said.contains("refused this node's credentials"), "{said}");
+    assert!(!said.contains("not-the-password"), "the password printed: {said}");
+    let said = refused_start(&cluster, NatsSettings::default()).await;
+    assert!(said.contains("refused this node's credentials"), "{said}");
+    assert!(!cluster.nats.refusals().is_empty(), "NATS logged no refusal");
+    cluster.finish(nodes).await;
+}
+
+/// A certificate authority of the test's own, and the certificates it
+/// signed for NATS (127.0.0.1) and for a node, as PEM files in `folder`.
+struct Pki {
+    folder: tempfile::TempDir,
+}
+
+impl Pki {
+    fn new() -> Pki {
+        use rcgen::{
+            BasicConstraints, CertificateParams, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+        };
+        let folder = tempfile::tempdir().expect("a folder");
+        let write = |name: &str, pem: String| {
+            std::fs::write(folder.path().join(name), pem).expect("written");
+        };
+        let ca_key = KeyPair::generate().expect("a key");
+        let mut ca = CertificateParams::new(Vec::<String>::new()).expect("the CA's");
+        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        write("ca.pem", ca.self_signed(&ca_key).expect("the CA").pem());
+        let issuer = Issuer::new(ca, ca_key);
+        for (name, purpose) in [
+            ("nats", ExtendedKeyUsagePurpose::ServerAuth),
+            ("node", ExtendedKeyUsagePurpose::ClientAuth),
+        ] {
+            let key = KeyPair::generate().expect("a key");
+            let mut params = CertificateParams::new(vec!["127.0.0.1".to_owned()]).expect("params");
+            params.extended_key_usages = vec![purpose];
+            write(&format!("{name}.pem"), params.signed_by(&key, &issuer).expect("signed").pem());
+            write(&format!("{name}-key.pem"), key.serialize_pem());
+        }
+        Pki { folder }
+    }
+
+    fn path(&self, name: &str) -> std::path::PathBuf {
+        self.folder.path().join(name)
+    }
+
+    /// A NATS configuration that takes only TLS clients with a certificate of this CA.
+    fn nats_conf(&self) -> NatsConfig {
+        let conf = format!(
+            "tls {{\n  cert_file: {:?}\n  key_file: {:?}\n  ca_file: {:?}\n  verify: true\n}}\n",
+            self.path("nats.pem"),
+            self.path("nats-key.pem"),
+            self.path("ca.pem"),
+        );
+        let file = self.path("nats.conf");
+        std::fs::write(&file, conf).expect("written");
+        NatsConfig { file, ..NatsConfig::default() }
+    }
+
+    fn node_settings(&self) -> NatsSettings {
+        NatsSettings {
+            tls_ca_file: self.path("ca.pem"),
+            tls_cert_file: self.path("node.pem"),
+            tls_key_file: self.path("node-key.pem"),
+            tls_required: true,
+            ..NatsSettings::default()
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_with_the_cas_certificates_serves_over_tls_to_nats_and_one_without_fails_to_start() {
+    let pki = Pki::new();
+    let Some(cluster) = Cluster::start_on("cluster_nats_tls", Some(pki.nats_conf())).await else {
+        return;
+    };
+    let tls = pki.node_settings();
+    let node = Node::start_with("n1", &cluster.nats.url, &cluster.db_url, |settings| {
+        settings.cluster.nats = tls.clone();
+    });
+    // It joined: it owns shards and hosts a table.
+    let mut ann = node.player("Ann").await;
+    let table = create_table(&mut ann, TableSettings::default()).await;
+    assert_eq!(ann.sit(&table, Some(0)).await, 0);
+
+    // No client certificate: NATS (verify) refuses the handshake.
+    let no_certificate = NatsSettings {
+        tls_cert_file: Default::default(),
+        tls_key_file: Default::default(),
+        ..tls.clone()
+    };
+    let said = refused_start(&cluster, no_certificate).await;
+    assert!(said.contains("NATS at"), "{said}");
+    // Not this CA: the node refuses NATS's certificate.
+    let stranger = Pki::new();
+    let said = refused_start(&cluster, stranger.node_settings()).await;
+    assert!(said.contains("invalid peer certificate"), "{said}");
+    cluster.finish(vec![node]).await;
 }

@@ -671,6 +671,22 @@ async fn imports_the_engine_refuses_are_explained() {
 
 // ---- The OpenAPI document --------------------------------------------------------
 
+/// Found by schemathesis (its `positive_data_acceptance` check): the
+/// document let through values the API refuses, an empty `player` and any
+/// `form` at all.
+#[test]
+fn the_documented_parameters_admit_only_what_the_api_takes() {
+    let document = serde_json::to_value(euchre_server::api::openapi()).expect("serializes");
+    let schema = |path: &str, name: &str| {
+        let parameters = document["paths"][path]["get"]["parameters"].as_array().expect("some");
+        let parameter = parameters.iter().find(|p| p["name"] == name).expect("documented");
+        parameter["schema"].clone()
+    };
+    let forms: Vec<&str> = euchre_engine::GameForm::ALL.iter().map(|form| form.name()).collect();
+    assert_eq!(schema("/api/leaderboard", "form")["enum"], serde_json::json!(forms));
+    assert_eq!(schema("/api/matches", "player")["minLength"], 1);
+}
+
 /// `docs/openapi.json` must match the routes and types. Regenerate it with
 /// `UPDATE_OPENAPI=1 cargo test -p euchre-server --test history`.
 #[test]

@@ -24,6 +24,7 @@ pub mod durable;
 pub mod journal;
 pub mod live;
 pub mod postgres;
+mod purge;
 mod ratings;
 mod read;
 mod rows;
@@ -304,6 +305,15 @@ pub struct Session {
     pub revoked_at: Option<Millis>,
 }
 
+/// What a purge ([`Store::purge`]) deleted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Purged {
+    /// Sessions that had ended (revoked or expired).
+    pub sessions: u64,
+    /// The ids of the guests deleted.
+    pub guests: Vec<String>,
+}
+
 /// A Glicko-2 rating: the rating, its deviation and volatility.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Glicko {
@@ -418,6 +428,17 @@ pub trait Store: Send + Sync + fmt::Debug {
     async fn session_by_token_hash(&self, token_hash: &str) -> Result<Option<Session>, StoreError>;
     /// Revokes one session (log-out); revoking it again keeps the first time.
     async fn revoke_session(&self, token_hash: &str, at: Millis) -> Result<(), StoreError>;
+    /// Housekeeping: deletes the sessions that have ended (revoked, or
+    /// expired by `now`) and the guests created before `guests_before` that
+    /// claimed no name, sat in no match and have no place at an open table,
+    /// but those in `keep` (connected now). Those guests' tokens are unknown
+    /// from then on.
+    async fn purge(
+        &self,
+        now: Millis,
+        guests_before: Millis,
+        keep: &std::collections::HashSet<String>,
+    ) -> Result<Purged, StoreError>;
     /// Rates a finished match: reads its players' ratings in its form, has
     /// `rate` work out the new ones and stores them with each player's
     /// history row, in one transaction. A match rated before is not rated

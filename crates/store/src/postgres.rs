@@ -7,6 +7,7 @@
 //! and `UNNEST` turns the arrays into rows. A batch of a few hundred writes
 //! then takes about a dozen round trips.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -16,13 +17,13 @@ use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions};
 use sqlx::types::Json;
 
 use crate::sql::{self, to_db_u64};
-use crate::{Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, Session};
+use crate::{Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, Purged, Session};
 use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
 use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, Millis, PlayerRow, PlayerStats,
     Store, StoreError, Write,
 };
-use crate::{accounts, ratings, read, write};
+use crate::{accounts, purge, ratings, read, write};
 
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/postgres");
 
@@ -345,6 +346,18 @@ impl Store for PgStore {
         accounts::change_password(&mut *tx, password_hash, session).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    async fn purge(
+        &self,
+        now: Millis,
+        guests_before: Millis,
+        keep: &HashSet<String>,
+    ) -> Result<Purged, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let purged = purge::purge(&mut *tx, now, guests_before, keep).await?;
+        tx.commit().await?;
+        Ok(purged)
     }
 
     async fn rate_match(

@@ -8,6 +8,7 @@
 //! mode) would be lost for good. The writer's batches make the price one
 //! fsync per few hundred writes.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -20,13 +21,13 @@ use sqlx::sqlite::{
 use sqlx::types::Json;
 
 use crate::sql::{self, to_db_u64};
-use crate::{Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, Session};
+use crate::{Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, Purged, Session};
 use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
 use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, PlayerRow, PlayerStats, Store,
     StoreError, Write,
 };
-use crate::{accounts, ratings, read, write};
+use crate::{accounts, purge, ratings, read, write};
 
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/sqlite");
 
@@ -283,6 +284,18 @@ impl Store for SqliteStore {
         accounts::change_password(&mut *tx, password_hash, session).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    async fn purge(
+        &self,
+        now: Millis,
+        guests_before: Millis,
+        keep: &HashSet<String>,
+    ) -> Result<Purged, StoreError> {
+        let mut tx = self.pool.begin_with(BEGIN_WRITE).await?;
+        let purged = purge::purge(&mut *tx, now, guests_before, keep).await?;
+        tx.commit().await?;
+        Ok(purged)
     }
 
     async fn rate_match(

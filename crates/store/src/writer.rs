@@ -430,6 +430,14 @@ mod tests {
         async fn change_password(&self, _: &str, _: &NewSession) -> Result<(), StoreError> {
             Err(StoreError::Corrupt("no accounts here".into()))
         }
+        async fn purge(
+            &self,
+            _: Millis,
+            _: Millis,
+            _: &std::collections::HashSet<String>,
+        ) -> Result<crate::Purged, StoreError> {
+            Ok(crate::Purged::default())
+        }
         async fn rate_match(
             &self,
             _: &RatedMatch,

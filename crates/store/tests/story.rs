@@ -742,6 +742,7 @@ async fn story(store: &dyn Store) {
     assert_eq!(renamed, Some(PlayerRow { id: player_id(0), name: "Renamed".into() }));
 
     check_accounts(store).await;
+    check_purge(store).await;
     check_ratings(store).await;
 }
 
@@ -857,6 +858,68 @@ async fn check_accounts(store: &dyn Store) {
         let stored = store.session_by_token_hash(hash).await.expect("read").expect("kept");
         assert_eq!(stored.revoked_at, revoked, "{hash}");
     }
+}
+
+/// Housekeeping deletes ended sessions and the guests nothing needs: old,
+/// unclaimed, in no match, at no open table, not connected (`keep`).
+/// Runs after [`check_accounts`], whose sessions it finds.
+async fn check_purge(store: &dyn Store) {
+    let guest = |id: &str, at: Millis| Write::Player {
+        id: id.into(),
+        name: id.into(),
+        token_hash: format!("hash-{id}"),
+        at,
+    };
+    let table = |id: &str, host: &str, seats: serde_json::Value| {
+        let opened = Write::TableOpened {
+            id: id.into(),
+            host_id: host.into(),
+            settings: json!({}),
+            invite: None,
+            at: 10,
+        };
+        [opened, Write::TableSeats { id: id.into(), seats }]
+    };
+    let mut writes = vec![
+        guest("g-old", 10),
+        guest("g-connected", 10),
+        guest("g-recent", 950),
+        guest("g-host", 10),
+        guest("g-seated", 10),
+        guest("g-left", 10),
+    ];
+    writes.extend(table("t-open", "g-host", json!([{ "seat": 0, "player": "g-seated" }])));
+    writes.extend(table("t-closed", "g-left", json!([{ "seat": 0, "player": "g-left" }])));
+    writes.push(Write::TableClosed { id: "t-closed".into(), at: 20 });
+    store.apply(&writes).await.expect("the guests and tables");
+
+    let keep = ["g-connected".to_owned()].into();
+    let purged = store.purge(1_200, 900, &keep).await.expect("purge");
+    // Revoked (session-1-1, session-1-2) and expired (session-late, at 1 103).
+    assert_eq!(purged.sessions, 3);
+    let mut guests = purged.guests.clone();
+    guests.sort();
+    assert_eq!(guests, ["g-left", "g-old"]);
+    for gone in ["session-1-1", "session-1-2", "session-late"] {
+        assert_eq!(store.session_by_token_hash(gone).await.expect("read"), None, "{gone}");
+    }
+    let live = store.session_by_token_hash("session-1-3").await.expect("read");
+    assert_eq!(live.map(|s| s.revoked_at), Some(None), "a live session stays");
+    for (id, kept) in [
+        ("g-old", false),
+        ("g-left", false),
+        ("g-connected", true),
+        ("g-recent", true),
+        ("g-host", true),
+        ("g-seated", true),
+    ] {
+        let found = store.player_by_token_hash(&format!("hash-{id}")).await.expect("read");
+        assert_eq!(found.is_some(), kept, "{id}");
+    }
+    // Players with matches and accounts stay, whatever their age.
+    assert!(store.player_by_token_hash("hash-p3").await.expect("read").is_some());
+    assert!(store.account_by_name("zoë").await.expect("read").is_some());
+    assert_eq!(store.purge(1_200, 900, &keep).await.expect("again"), Default::default());
 }
 
 async fn check_matches(store: &dyn Store, history: &History) {

@@ -73,8 +73,9 @@ pub(super) async fn claim(
     tag = "accounts",
     summary = "Change the password",
     description = "For the account logged in with the bearer token, given its current password. \
-        Every session of the account ends (other devices must log in again) and a new one \
-        starts for this device. A wrong current password counts against the address as a \
+        Every session of the account ends (other devices must log in again; their WebSocket \
+        connections, and this device's, are closed with 4003) and a new one starts for this \
+        device. A wrong current password counts against the address as a \
         wrong log-in does.",
     request_body = PasswordChange,
     security(("bearer" = [])),

@@ -23,6 +23,7 @@ const MAX_OFFSET: u32 = 1_000_000;
 pub struct BoardParams {
     /// `partnership` (the default), `cutthroat`, `three_handed`, `two_handed` or
     /// `two_handed_plain`.
+    #[param(schema_with = game_forms)]
     pub form: Option<String>,
     /// Places per page, 1 to 100 (default 20).
     #[param(value_type = Option<u32>, minimum = 1, maximum = 100)]
@@ -30,6 +31,16 @@ pub struct BoardParams {
     /// Places to skip: the `next_offset` of the previous page.
     #[param(value_type = Option<u32>)]
     pub offset: Option<String>,
+}
+
+/// The `form` parameter's schema: the forms' names, and nothing else (its
+/// description here: a parameter with its own schema loses its doc comment).
+fn game_forms() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .description(Some("The game form; `partnership` by default."))
+        .enum_values(Some(GameForm::ALL.iter().map(|form| form.name())))
+        .build()
 }
 
 /// A page of the leaderboard.

@@ -26,6 +26,7 @@ pub enum MatchResult {
 #[into_params(parameter_in = Query)]
 pub struct ListParams {
     /// Only matches this player (a player id) sat in.
+    #[param(min_length = 1)]
     pub player: Option<String>,
     /// Only matches started at or after this time (ms since the Unix epoch).
     #[param(value_type = Option<i64>)]

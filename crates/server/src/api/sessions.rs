@@ -121,7 +121,8 @@ pub(super) async fn log_in(
     tag = "accounts",
     summary = "Log out",
     description = "Ends the session whose token is the bearer token: neither the HTTP API nor \
-        the WebSocket's `hello` accepts it again. Logging out twice is no error.",
+        the WebSocket's `hello` accepts it again, on any node, and the WebSocket connections \
+        that said hello with it are closed with 4003. Logging out twice is no error.",
     security(("bearer" = [])),
     responses(
         (status = 204, description = "Logged out"),

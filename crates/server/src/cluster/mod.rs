@@ -23,13 +23,18 @@
 //!   connection, whose client resumes) rather than skipping a message.
 //! - **Lobby.** Each node writes its tables' summaries to the `euchre_lobby`
 //!   bucket and watches the bucket to list every other node's tables.
+//! - **Revocations.** Log-outs, password changes and claims go to every
+//!   node on `euchre.revoked`: each forgets the tokens, cuts its
+//!   connections that held them and learns the claimed names.
 //!
 //! A file per part: `start` joins the cluster and wires the parts up;
+//! `nats` connects to NATS with the node's credentials and TLS;
 //! `shards` gains and loses shards, sweeps up the connections of dead
 //! nodes, and places this node's new tables in its shards ([`Placement`]);
 //! `durability` keeps tables' writes in their shard's log, then in
 //! PostgreSQL; `forward` carries commands to a table's owner and its
-//! messages back ([`RemoteTables`]); `lobby` shares the lobby.
+//! messages back ([`RemoteTables`]); `lobby` shares the lobby;
+//! `revocations` shares the ends of sessions.
 //!
 //! [`Placement`]: crate::placement::Placement
 //! [`RemoteTables`]: crate::placement::RemoteTables
@@ -50,6 +55,8 @@ use forward::{Local, Remote};
 mod durability;
 mod forward;
 mod lobby;
+mod nats;
+mod revocations;
 mod shards;
 mod start;
 

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use super::Node;
 use super::durability::{Logged, purge_closed};
 use super::lobby::{mirror_lobby, watch_lobby};
+use super::revocations;
 use crate::state::AppState;
 
 /// The buckets every node of a cluster shares.
@@ -38,7 +39,7 @@ pub async fn start(state: AppState) -> anyhow::Result<AppState> {
         settings.node_id.clone()
     };
     anyhow::ensure!(valid_node_id(&id), "cluster.node_id {id:?}: use letters, digits, - and _");
-    let client = async_nats::connect(settings.nats_url.as_str()).await?;
+    let client = super::nats::connect(&settings.nats_url, &settings.nats, &id).await?;
     tracing::debug!(node = %id, "connected to NATS");
     let js = jetstream::new(client.clone());
     let ttl = Duration::from_millis(settings.lease_ttl_ms.max(300));
@@ -89,6 +90,15 @@ pub async fn start(state: AppState) -> anyhow::Result<AppState> {
     tokio::spawn(node.clone().deliver(deliveries));
     let moved = client.subscribe("euchre.moved.*").await?;
     tokio::spawn(node.clone().on_moved(moved));
+
+    // Subscribed before the names are read again: a claim made meanwhile
+    // is in one or the other.
+    let revoked = client.subscribe(revocations::SUBJECT).await?;
+    tokio::spawn(revocations::apply(revoked, state.players.clone(), state.shutdown.clone()));
+    if let Some(own) = state.players.broadcast_revocations() {
+        tokio::spawn(revocations::publish(client.clone(), own));
+    }
+    state.players.load_claimed_names().await?;
 
     let (mirror, mirrored) = mpsc::unbounded_channel();
     state.registry.mirror_to(mirror);

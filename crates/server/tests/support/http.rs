@@ -3,6 +3,8 @@
 //! known length, so nothing more is needed, and reqwest (with its own tree of
 //! crates to build on two cores) is not.
 
+use std::net::SocketAddr;
+
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -73,10 +75,32 @@ pub async fn request_from(
     token: Option<&str>,
     body: Option<&[u8]>,
 ) -> Answer {
+    request_to(server.address, source, method, path, token, body).await
+}
+
+/// [`request`] to the server at `address` (a cluster's node).
+pub async fn request_at(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&[u8]>,
+) -> Answer {
+    request_to(address, Source::LOCAL, method, path, token, body).await
+}
+
+async fn request_to(
+    address: SocketAddr,
+    source: Source<'_>,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&[u8]>,
+) -> Answer {
     let exchange = async {
         let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
-        socket.bind(std::net::SocketAddr::from((source.address, 0))).expect("a loopback address");
-        let mut stream = socket.connect(server.address).await.expect("connect");
+        socket.bind(SocketAddr::from((source.address, 0))).expect("a loopback address");
+        let mut stream = socket.connect(address).await.expect("connect");
         let mut request =
             format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n");
         if let Some(client) = source.forwarded_for {

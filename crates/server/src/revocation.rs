@@ -1,0 +1,358 @@
+//! Sessions that end everywhere at once. A [`Revocation`] says what ended
+//! (a log-out, a password change, a claim); [`Open`] holds this node's
+//! welcomed connections by the token each said hello with, so that a
+//! revocation cuts them, and a generation that a token's lookup compares
+//! before it caches or watches what it read: a lookup that raced a
+//! revocation looks again instead of keeping what was just revoked. In a
+//! cluster every node hears every revocation (`cluster/revocations.rs`).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use crate::table::ConnId;
+
+/// Something that ends tokens: what every node applies, as JSON on the
+/// cluster's subject.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "ended", rename_all = "snake_case")]
+pub enum Revocation {
+    /// A session logged out.
+    Session { token_hash: String },
+    /// A password changed: every token of the player ends but `except`,
+    /// the session that changed it.
+    Password { player_id: String, except: String },
+    /// A guest claimed `name_key`: its guest token is retired and no new
+    /// guest may take the name. Its open connections stay: it is the same
+    /// player, who goes on with a session.
+    Claimed { player_id: String, name_key: String },
+}
+
+impl Revocation {
+    /// Whether a token of `player_id`, `token_hash`, ends.
+    pub fn ends(&self, token_hash: &str, player_id: &str) -> bool {
+        match self {
+            Revocation::Session { token_hash: ended } => ended == token_hash,
+            Revocation::Password { player_id: of, except } => {
+                of == player_id && except != token_hash
+            }
+            Revocation::Claimed { player_id: of, .. } => of == player_id,
+        }
+    }
+
+    /// Whether a connection that said hello with such a token closes.
+    fn cuts(&self, token_hash: &str, player_id: &str) -> bool {
+        !matches!(self, Revocation::Claimed { .. }) && self.ends(token_hash, player_id)
+    }
+}
+
+/// This node's welcomed connections, and the revocations' generation.
+#[derive(Clone, Debug, Default)]
+pub struct Open {
+    // A std mutex: held for a map update, never across an await.
+    inner: Arc<Mutex<Inner>>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    /// Counts the revocations applied on this node.
+    generation: u64,
+    /// Revocations are rare: scanning this node's connections for one costs
+    /// less than keeping a second index current at every hello.
+    connections: HashMap<ConnId, Connection>,
+}
+
+#[derive(Debug)]
+struct Connection {
+    token_hash: String,
+    player_id: String,
+    cut: CancellationToken,
+}
+
+/// A connection's place in [`Open`]: `cut` fires when its token is
+/// revoked; dropping the watch takes the connection out.
+#[derive(Debug)]
+pub struct Watch {
+    conn: ConnId,
+    cut: CancellationToken,
+    open: Open,
+}
+
+impl Watch {
+    /// Fires when the connection's session ends.
+    pub fn cut(&self) -> CancellationToken {
+        self.cut.clone()
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.open.lock().connections.remove(&self.conn);
+    }
+}
+
+impl Open {
+    /// The revocations seen so far: read before a lookup, given to
+    /// [`Open::if_unrevoked`] after it.
+    pub fn generation(&self) -> u64 {
+        self.lock().generation
+    }
+
+    /// If no revocation came since `seen`: runs `keep` (a cache insert)
+    /// and watches `conn`, under the lock every revocation takes too, so
+    /// none can fall between the check and the insert. `None` if one came:
+    /// what was read may be revoked already, so look again.
+    pub fn if_unrevoked(
+        &self,
+        seen: u64,
+        conn: Option<(ConnId, &str, &str)>,
+        keep: impl FnOnce(),
+    ) -> Option<Option<Watch>> {
+        let mut inner = self.lock();
+        if inner.generation != seen {
+            return None;
+        }
+        keep();
+        Some(
+            conn.map(|(conn, token_hash, player_id)| {
+                self.add(&mut inner, conn, token_hash, player_id)
+            }),
+        )
+    }
+
+    /// Watches a connection whose token was just made (a new guest's):
+    /// nothing can have revoked it.
+    pub fn watch(&self, conn: ConnId, token_hash: &str, player_id: &str) -> Watch {
+        let mut inner = self.lock();
+        self.add(&mut inner, conn, token_hash, player_id)
+    }
+
+    /// Applies `revocation`: a new generation, `forget` (the cache's
+    /// removals) under the same lock, and every connection it ends cut.
+    pub fn revoke(&self, revocation: &Revocation, forget: impl FnOnce()) {
+        let mut inner = self.lock();
+        inner.generation += 1;
+        forget();
+        inner.connections.retain(|_, connection| {
+            let cut = revocation.cuts(&connection.token_hash, &connection.player_id);
+            if cut {
+                connection.cut.cancel();
+            }
+            !cut
+        });
+    }
+
+    /// The players connected to this node now.
+    pub fn players(&self) -> HashSet<String> {
+        self.lock().connections.values().map(|c| c.player_id.clone()).collect()
+    }
+
+    fn add(&self, inner: &mut Inner, conn: ConnId, token_hash: &str, player_id: &str) -> Watch {
+        let cut = CancellationToken::new();
+        let connection = Connection {
+            token_hash: token_hash.to_owned(),
+            player_id: player_id.to_owned(),
+            cut: cut.clone(),
+        };
+        inner.connections.insert(conn, connection);
+        Watch { conn, cut, open: self.clone() }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding this lock cannot leave the map half-updated.
+        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The race a revocation can lose: a lookup reads a session that is
+    //! still valid, the revocation lands, and then the lookup caches what
+    //! it read. A store that lets the revocation in exactly there makes it
+    //! happen every time.
+
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, OnceLock};
+
+    use async_trait::async_trait;
+    use euchre_store::*;
+
+    use super::*;
+    use crate::identity::{self, Players};
+
+    /// A store that, once armed, revokes a session right after reading it
+    /// (as another node's log-out would land), returning the stale row.
+    #[derive(Debug)]
+    struct RevokingStore {
+        inner: Arc<dyn Store>,
+        players: OnceLock<Arc<Players>>,
+        armed: AtomicBool,
+    }
+
+    #[async_trait]
+    impl Store for RevokingStore {
+        async fn session_by_token_hash(&self, hash: &str) -> Result<Option<Session>, StoreError> {
+            let read = self.inner.session_by_token_hash(hash).await?;
+            if self.armed.swap(false, Ordering::SeqCst) {
+                self.inner.revoke_session(hash, 1).await?;
+                if let Some(players) = self.players.get() {
+                    players.revoke(Revocation::Session { token_hash: hash.to_owned() });
+                }
+            }
+            Ok(read)
+        }
+        async fn migrate(&self) -> Result<(), StoreError> {
+            self.inner.migrate().await
+        }
+        async fn ping(&self) -> Result<(), StoreError> {
+            self.inner.ping().await
+        }
+        async fn apply(&self, writes: &[Write]) -> Result<(), StoreError> {
+            self.inner.apply(writes).await
+        }
+        async fn player_by_token_hash(&self, hash: &str) -> Result<Option<PlayerRow>, StoreError> {
+            self.inner.player_by_token_hash(hash).await
+        }
+        async fn live_tables(&self) -> Result<Vec<LiveTable>, StoreError> {
+            self.inner.live_tables().await
+        }
+        async fn list_matches(&self, query: &MatchQuery) -> Result<MatchPage, StoreError> {
+            self.inner.list_matches(query).await
+        }
+        async fn get_match(&self, id: &str) -> Result<Option<MatchDetail>, StoreError> {
+            self.inner.get_match(id).await
+        }
+        async fn player_stats(&self, id: &str) -> Result<PlayerStats, StoreError> {
+            self.inner.player_stats(id).await
+        }
+        async fn claim_account(&self, claim: &AccountClaim) -> Result<ClaimOutcome, StoreError> {
+            self.inner.claim_account(claim).await
+        }
+        async fn account_by_name(&self, key: &str) -> Result<Option<Account>, StoreError> {
+            self.inner.account_by_name(key).await
+        }
+        async fn account_by_player(&self, id: &str) -> Result<Option<Account>, StoreError> {
+            self.inner.account_by_player(id).await
+        }
+        async fn account_keys(&self) -> Result<Vec<AccountKey>, StoreError> {
+            self.inner.account_keys().await
+        }
+        async fn set_account_keys(&self, keys: &[AccountKey]) -> Result<(), StoreError> {
+            self.inner.set_account_keys(keys).await
+        }
+        async fn create_session(&self, session: &NewSession) -> Result<(), StoreError> {
+            self.inner.create_session(session).await
+        }
+        async fn revoke_session(&self, hash: &str, at: Millis) -> Result<(), StoreError> {
+            self.inner.revoke_session(hash, at).await
+        }
+        async fn purge(
+            &self,
+            now: Millis,
+            guests_before: Millis,
+            keep: &HashSet<String>,
+        ) -> Result<Purged, StoreError> {
+            self.inner.purge(now, guests_before, keep).await
+        }
+        async fn rate_match(
+            &self,
+            rated: &RatedMatch,
+            rate: RateFn<'_>,
+        ) -> Result<Vec<RatingChange>, StoreError> {
+            self.inner.rate_match(rated, rate).await
+        }
+        async fn leaderboard(
+            &self,
+            form: &str,
+            limit: u32,
+            offset: u32,
+        ) -> Result<Vec<BoardEntry>, StoreError> {
+            self.inner.leaderboard(form, limit, offset).await
+        }
+        async fn player_ratings(&self, id: &str) -> Result<Vec<FormRating>, StoreError> {
+            self.inner.player_ratings(id).await
+        }
+        async fn rating_history(
+            &self,
+            id: &str,
+            limit: u32,
+        ) -> Result<Vec<RatingPoint>, StoreError> {
+            self.inner.rating_history(id, limit).await
+        }
+        async fn change_password(
+            &self,
+            hash: &str,
+            session: &NewSession,
+        ) -> Result<(), StoreError> {
+            self.inner.change_password(hash, session).await
+        }
+    }
+
+    #[tokio::test]
+    async fn a_session_revoked_between_its_read_and_its_caching_is_not_let_in() {
+        let data = tempfile::tempdir().expect("a folder");
+        let url = format!("sqlite://{}/euchre.db", data.path().display());
+        let inner: Arc<dyn Store> = Arc::from(euchre_store::connect(&url).await.expect("a store"));
+        inner.migrate().await.expect("migrated");
+        // Ann's account and one session, straight into the database.
+        let guest =
+            Write::Player { id: "ann".into(), name: "Ann".into(), token_hash: "g".into(), at: 1 };
+        inner.apply(&[guest]).await.expect("the guest");
+        let token = identity::new_token();
+        let session = NewSession {
+            token_hash: identity::hash(&token),
+            player_id: "ann".into(),
+            created_at: 1,
+            expires_at: i64::MAX,
+        };
+        let claim = AccountClaim {
+            player: PlayerRow { id: "ann".into(), name: "Ann".into() },
+            guest_token_hash: "g".into(),
+            name_key: "ann".into(),
+            password_hash: "unused".into(),
+            session,
+        };
+        assert_eq!(inner.claim_account(&claim).await.expect("claimed"), ClaimOutcome::Claimed);
+
+        let store = Arc::new(RevokingStore { inner, players: OnceLock::new(), armed: true.into() });
+        let (recorder, _writer) =
+            euchre_store::writer::start(store.clone(), data.path().join("journal"), 16)
+                .await
+                .expect("the journal");
+        let players = Arc::new(Players::new(store.clone(), recorder, 16));
+        store.players.set(players.clone()).expect("set once");
+
+        // The lookup reads a valid session, then the revocation lands: the
+        // lookup sees it and reads again, finding the session revoked.
+        let found = players.admit(&token, 1).await.expect("no error");
+        assert!(found.is_none(), "the revoked session was let in: {found:?}");
+        assert!(!store.armed.load(Ordering::SeqCst), "the revocation did land mid-lookup");
+        // And nothing stale was cached: later lookups refuse it too.
+        assert_eq!(players.authenticate(&token).await.expect("no error"), None);
+        assert!(players.connected().is_empty());
+    }
+
+    #[test]
+    fn a_revocation_cuts_the_connections_it_ends_and_no_other() {
+        let open = Open::default();
+        let phone = open.watch(1, "phone", "ann");
+        let laptop = open.watch(2, "laptop", "ann");
+        let bob = open.watch(3, "bob", "bob");
+        open.revoke(&Revocation::Session { token_hash: "phone".into() }, || {});
+        assert!(phone.cut().is_cancelled());
+        assert!(!laptop.cut().is_cancelled());
+        let claimed = Revocation::Claimed { player_id: "bob".into(), name_key: "bob".into() };
+        open.revoke(&claimed, || {});
+        assert!(!bob.cut().is_cancelled(), "a claim keeps the guest's connections");
+        let new_session = open.watch(4, "new", "ann");
+        let changed = Revocation::Password { player_id: "ann".into(), except: "new".into() };
+        open.revoke(&changed, || {});
+        assert!(laptop.cut().is_cancelled());
+        assert!(!new_session.cut().is_cancelled(), "the session that changed it stays");
+        assert_eq!(open.players(), HashSet::from(["ann".to_owned(), "bob".to_owned()]));
+        drop((phone, laptop, bob));
+        assert_eq!(open.players(), HashSet::from(["ann".to_owned()]));
+    }
+}
