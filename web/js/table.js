@@ -228,7 +228,10 @@ export class TableView {
     this.log.scrollTop = this.log.scrollHeight;
     this.chat.hidden = !table.summary.chat;
     for (const message of table.chat.slice(this.chatShown)) {
-      this.chatLog.append(h('li', {}, h('b', {}, message.from), ' ', message.text));
+      // Each in its own <bdi>: a direction mark in a name or a line (from an
+      // older server, or a name stored before they were refused) cannot
+      // reorder the rest of the line.
+      this.chatLog.append(h('li', {}, h('b', {}, h('bdi', {}, message.from)), ' ', h('bdi', {}, message.text)));
     }
     this.chatShown = table.chat.length;
     this.chatLog.scrollTop = this.chatLog.scrollHeight;

@@ -25,9 +25,12 @@ pub enum ErrorCode {
     BadToken,
     /// The log-in session has expired: log in again.
     SessionExpired,
-    /// A display name must be 1 to 32 characters, not all blank.
+    /// A display name must be 1 to 32 characters once normalised (NFKC,
+    /// white space collapsed), show something, and hold no control,
+    /// zero-width, bidi, private-use or unassigned character.
     BadName,
-    /// The name belongs to an account: log in, or play under another name.
+    /// The name, or one that looks the same, belongs to an account: log
+    /// in, or play under another name.
     NameTaken,
     /// Binary frames are not part of the protocol.
     BinaryFrame,
@@ -55,7 +58,8 @@ pub enum ErrorCode {
     BadSettings,
     /// Chat is off at this table.
     ChatDisabled,
-    /// The chat message is empty or too long.
+    /// The chat message is empty (once control and format characters are
+    /// removed) or too long.
     BadChat,
     /// A `list_tables` asked for a page the server does not give (the
     /// message says why).
@@ -114,8 +118,12 @@ impl ErrorCode {
             ErrorCode::HelloFirst => "send hello once, before anything else",
             ErrorCode::BadToken => "unknown token",
             ErrorCode::SessionExpired => "your session has expired; log in again",
-            ErrorCode::BadName => "a name must be 1 to 32 characters",
-            ErrorCode::NameTaken => "that name belongs to an account: log in, or pick another",
+            ErrorCode::BadName => {
+                "a name must be 1 to 32 visible characters, with no control, invisible or bidi ones"
+            }
+            ErrorCode::NameTaken => {
+                "that name (or one that looks the same) belongs to an account: log in, or pick another"
+            }
             ErrorCode::BinaryFrame => "binary frames are not supported; send JSON text",
             ErrorCode::NoSuchTable => "no such table",
             ErrorCode::TableFull => "the table is full",

@@ -17,12 +17,15 @@
 //! and the same hash as a wrong password, so timing does not tell which
 //! names exist.
 
+use std::collections::HashSet;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use euchre_protocol::{ErrorCode, PlayerInfo};
-use euchre_store::{Account, AccountClaim, ClaimOutcome, NewSession, PlayerRow, Store};
+use euchre_store::{
+    Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, PlayerRow, Store, StoreError,
+};
 
 use crate::clock::now_ms;
 use crate::config::AccountSettings;
@@ -31,6 +34,7 @@ use crate::login_limiter::{Attempt, LoginLimiter};
 use crate::metrics::Metrics;
 use crate::passwords::{HashError, Passwords, Slot};
 use crate::revocation::Revocation;
+pub use crate::text::name_key;
 
 /// The shortest and longest password accepted, in characters.
 pub const PASSWORD_CHARS: std::ops::RangeInclusive<usize> = 8..=128;
@@ -42,11 +46,11 @@ pub const BUSY_RETRY: Duration = Duration::from_secs(1);
 /// Why an account request was refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum AccountError {
-    #[error("a name must be 1 to 32 characters")]
+    #[error("a name must be 1 to 32 visible characters, with no control, invisible or bidi ones")]
     BadName,
     #[error("a password must be 8 to 128 characters")]
     WeakPassword,
-    #[error("that name belongs to another account")]
+    #[error("that name, or one that looks the same, belongs to another account")]
     NameTaken,
     #[error("this player has an account already: log in instead")]
     AlreadyClaimed,
@@ -171,18 +175,32 @@ impl Accounts {
         password: &str,
     ) -> Result<Started, AccountError> {
         // A name or password no claim could have made matches no account.
-        let name = identity::parse_name(name).map_err(|_| AccountError::BadName)?;
+        let key = name_key(&identity::parse_name(name).map_err(|_| AccountError::BadName)?);
         check_password(password)?;
-        let key = name_key(&name);
         let slot = self.passwords.slot()?;
         let attempt = self.begin(address, Some(&key))?;
-        let account = self.store.account_by_name(&key).await.map_err(unavailable)?;
+        let account = self.account_named(name, &key).await?;
         let player = verify(&slot, account, password).await?;
         self.limiter.succeeded(attempt, Instant::now());
         drop(slot);
         let (token, session) = self.new_session(&player.id);
         self.store.create_session(&session).await.map_err(unavailable)?;
         Ok(self.started(player, token, &session))
+    }
+
+    /// The account a log-in as `name` (whose key is `key`) is for. Where an
+    /// older database held two lookalike names, the younger was set aside
+    /// (see [`update_name_keys`]) and is found by its own spelling.
+    async fn account_named(&self, name: &str, key: &str) -> Result<Option<Account>, AccountError> {
+        let account = self.store.account_by_name(key).await.map_err(unavailable)?;
+        let spelt_otherwise = account
+            .as_ref()
+            .is_some_and(|account| legacy_key(&account.player.name) != legacy_key(name));
+        if spelt_otherwise {
+            let aside = self.store.account_by_name(&set_aside(name)).await.map_err(unavailable)?;
+            return Ok(aside.or(account));
+        }
+        Ok(account)
     }
 
     /// Ends the session `token` (anything else: nothing to end).
@@ -271,8 +289,53 @@ impl Accounts {
     }
 }
 
-/// A name as compared: trimmed, in lower case.
-pub fn name_key(name: &str) -> String {
+/// Brings every account's stored key to today's [`name_key`] (the
+/// confusables data can change with the crate's version, and keys were once
+/// the names in lower case) and returns the keys, at start-up. Two accounts
+/// whose names are now one: the older keeps the name's key, the younger
+/// is set aside under its old key, where only a log-in spelt its own way
+/// finds it, and the log names both for the operator.
+pub async fn update_name_keys(store: &dyn Store) -> Result<Vec<String>, StoreError> {
+    let accounts = store.account_keys().await?;
+    let mut taken = HashSet::new();
+    let mut changes = Vec::new();
+    let mut keys = Vec::with_capacity(accounts.len());
+    for account in accounts {
+        let mut key = name_key(&account.name);
+        if !taken.insert(key.clone()) {
+            tracing::warn!(
+                player = %account.player_id, name = %account.name,
+                "accounts: an older account's name looks the same; this one is set aside"
+            );
+            key = if account.name_key.starts_with(SET_ASIDE) {
+                account.name_key.clone()
+            } else {
+                format!("{SET_ASIDE}{}", account.name_key)
+            };
+        }
+        if key != account.name_key {
+            changes.push(AccountKey { name_key: key.clone(), ..account });
+        }
+        keys.push(key);
+    }
+    if !changes.is_empty() {
+        tracing::info!(accounts = changes.len(), "accounts: name keys updated");
+        store.set_account_keys(&changes).await?;
+    }
+    Ok(keys)
+}
+
+/// Starts the key of an account set aside: no name holds a control
+/// character, so no [`name_key`] starts with it.
+const SET_ASIDE: char = '\u{1}';
+
+/// The key an account set aside by [`update_name_keys`] has, for `name`.
+fn set_aside(name: &str) -> String {
+    format!("{SET_ASIDE}{}", legacy_key(name))
+}
+
+/// A name as it was compared before [`name_key`]: trimmed, in lower case.
+fn legacy_key(name: &str) -> String {
     name.trim().to_lowercase()
 }
 
@@ -323,8 +386,8 @@ mod tests {
     const PATIENCE: Duration = Duration::from_secs(10);
 
     #[test]
-    fn names_compare_in_lower_case() {
-        assert_eq!(name_key("  Zoë ANN "), "zoë ann");
+    fn names_compare_as_keys() {
+        assert_eq!(name_key("  Zoë  ANN "), name_key("zoë ann"));
         assert_eq!(name_key("ÉLODIE"), name_key("élodie"));
     }
 

@@ -18,6 +18,8 @@ use uuid::Uuid;
 use crate::clock::now_ms;
 use crate::revocation::{Open, Revocation, Watch};
 use crate::table::ConnId;
+use crate::text::name_key;
+pub use crate::text::parse_name;
 
 /// Lookups in a row that a revocation overtook before one is refused as
 /// `unavailable`: each means a revocation landed while the store was read.
@@ -32,7 +34,7 @@ pub struct Players {
     /// store at its next `hello`, once.
     // A std mutex: held only for a map lookup or insert, never across an await.
     by_token: Mutex<LruCache<String, Known>>,
-    /// The accounts' names, as compared (lower case): no new guest takes one.
+    /// The accounts' names, as compared ([`name_key`]): no new guest takes one.
     claimed: Mutex<HashSet<String>>,
     store: Arc<dyn Store>,
     recorder: Recorder,
@@ -91,14 +93,15 @@ impl Players {
         self.write_through.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// Learns the claimed names, at start-up.
+    /// Learns the claimed names, at start-up, once their stored keys are
+    /// today's.
     pub async fn load_claimed_names(&self) -> Result<(), euchre_store::StoreError> {
-        let names = self.store.account_names().await?;
+        let names = crate::accounts::update_name_keys(&*self.store).await?;
         self.claimed.lock().unwrap_or_else(|p| p.into_inner()).extend(names);
         Ok(())
     }
 
-    /// A name just claimed (as compared: lower case).
+    /// A name just claimed, as compared ([`name_key`]).
     pub fn claimed(&self, name_key: String) {
         self.claimed.lock().unwrap_or_else(|p| p.into_inner()).insert(name_key);
     }
@@ -107,8 +110,9 @@ impl Players {
     /// it is durable.
     pub async fn register(&self, name: &str) -> Result<(PlayerInfo, String), Refusal> {
         let name = parse_name(name)?;
+        let key = name_key(&name);
         // A set lookup: the guest path stays free of the database.
-        if self.claimed.lock().unwrap_or_else(|p| p.into_inner()).contains(&name.to_lowercase()) {
+        if self.claimed.lock().unwrap_or_else(|p| p.into_inner()).contains(&key) {
             return Err(ErrorCode::NameTaken.into());
         }
         let player = PlayerInfo { id: Uuid::now_v7().to_string(), name };
@@ -279,27 +283,9 @@ pub fn hash(token: &str) -> String {
     Sha256::digest(token.as_bytes()).iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-/// A display name: 1 to 32 characters once trimmed, no control characters.
-pub fn parse_name(raw: &str) -> Result<String, ErrorCode> {
-    let name = raw.trim();
-    let length = name.chars().count();
-    if length == 0 || length > 32 || name.chars().any(char::is_control) {
-        return Err(ErrorCode::BadName);
-    }
-    Ok(name.to_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bad_names_are_refused() {
-        for name in ["", "   ", "a\u{7}b", &"x".repeat(33)] {
-            assert_eq!(parse_name(name), Err(ErrorCode::BadName), "{name:?}");
-        }
-        assert_eq!(parse_name("Zoë ♠").as_deref(), Ok("Zoë ♠"));
-    }
 
     #[tokio::test]
     async fn memory_keeps_only_the_latest_tokens_and_the_store_the_rest() {

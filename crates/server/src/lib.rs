@@ -11,7 +11,8 @@
 //!   [`passwords`] (argon2id on a capped pool of its own);
 //!   [`revocation`]: sessions that end everywhere, their connections cut;
 //!   [`housekeeping`]: ended sessions and forgotten guests purged;
-//!   [`ratings`]: Glicko-2 ratings of finished games between people.
+//!   [`ratings`]: Glicko-2 ratings of finished games between people;
+//!   [`text`]: what a name or a chat line may hold, and which names are one.
 //! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
 //! - [`web`]: the browser client at `/`, embedded at compile time.
 //! - [`cluster`]: cluster mode, several nodes on NATS JetStream and PostgreSQL (off by default);
@@ -43,6 +44,7 @@ pub mod state;
 pub mod table;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod text;
 pub mod web;
 
 pub use app::{router, run};

@@ -236,8 +236,11 @@ mod tests {
         async fn account_by_player(&self, id: &str) -> Result<Option<Account>, StoreError> {
             self.inner.account_by_player(id).await
         }
-        async fn account_names(&self) -> Result<Vec<String>, StoreError> {
-            self.inner.account_names().await
+        async fn account_keys(&self) -> Result<Vec<AccountKey>, StoreError> {
+            self.inner.account_keys().await
+        }
+        async fn set_account_keys(&self, keys: &[AccountKey]) -> Result<(), StoreError> {
+            self.inner.set_account_keys(keys).await
         }
         async fn create_session(&self, session: &NewSession) -> Result<(), StoreError> {
             self.inner.create_session(session).await

@@ -3,8 +3,10 @@
 
 use crate::StoreError;
 use crate::conn::{Conn, Decodes, Param};
-use crate::rows::{AccountRow, SessionRow};
-use crate::{Account, AccountClaim, ClaimOutcome, Millis, NewSession, PlayerRow, Session};
+use crate::rows::{AccountKeyRow, AccountRow, SessionRow};
+use crate::{
+    Account, AccountClaim, AccountKey, ClaimOutcome, Millis, NewSession, PlayerRow, Session,
+};
 
 /// The guest's row, for a claim that overtakes the journal's `Player`
 /// write; that write, applied later, then changes nothing.
@@ -20,7 +22,15 @@ const INSERT_ACCOUNT: &str = "\
     INSERT INTO accounts (player_id, name_key, password_hash, created_at, updated_at) \
     VALUES ($1, $2, $3, $4, $4)";
 
-const ACCOUNT_NAMES: &str = "SELECT name_key, player_id FROM accounts";
+const ACCOUNT_KEYS: &str = "\
+    SELECT a.player_id, p.name, a.name_key FROM accounts a JOIN players p ON p.id = a.player_id \
+    ORDER BY a.created_at, a.player_id";
+
+const SET_ACCOUNT_KEY: &str = "UPDATE accounts SET name_key = $2 WHERE player_id = $1";
+
+/// What a key being moved holds for a moment: unique (a player id) and no
+/// account's key, as those never hold a control character.
+const KEY_IN_TRANSIT: char = '\u{2}';
 
 const RENAME_PLAYER: &str = "UPDATE players SET name = $2 WHERE id = $1";
 
@@ -119,9 +129,30 @@ pub(crate) async fn account_by_player<C: Conn>(
     account(conn, ACCOUNT_BY_PLAYER, player_id).await
 }
 
-pub(crate) async fn account_names<C: Conn>(conn: &mut C) -> Result<Vec<String>, StoreError> {
-    let rows = conn.fetch_all(ACCOUNT_NAMES, &[]).await?;
-    rows.iter().map(|row| Decodes::<(String, String)>::decode(row).map(|(key, _)| key)).collect()
+pub(crate) async fn account_keys<C: Conn>(conn: &mut C) -> Result<Vec<AccountKey>, StoreError> {
+    let rows = conn.fetch_all(ACCOUNT_KEYS, &[]).await?;
+    rows.iter()
+        .map(|row| {
+            let row: AccountKeyRow = row.decode()?;
+            Ok(AccountKey { player_id: row.player_id, name: row.name, name_key: row.name_key })
+        })
+        .collect()
+}
+
+/// Every key moves aside first, then to its place, so that a key passing
+/// from one account to another never meets itself in the unique index.
+pub(crate) async fn set_account_keys<C: Conn>(
+    conn: &mut C,
+    keys: &[AccountKey],
+) -> Result<(), StoreError> {
+    for account in keys {
+        let aside = format!("{KEY_IN_TRANSIT}{}", account.player_id);
+        conn.execute(SET_ACCOUNT_KEY, &[text(&account.player_id), text(&aside)]).await?;
+    }
+    for account in keys {
+        conn.execute(SET_ACCOUNT_KEY, &[text(&account.player_id), text(&account.name_key)]).await?;
+    }
+    Ok(())
 }
 
 pub(crate) async fn insert_session<C: Conn>(

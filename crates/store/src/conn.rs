@@ -13,8 +13,8 @@ use sqlx::{Connection, Database, Encode, Executor, FromRow, IntoArguments, Type}
 
 use crate::StoreError;
 use crate::rows::{
-    AccountRow, ActionRow, BoardRow, FormRow, HandRow, HistoryRow, MatchRow, PageRow, PointRow,
-    RatingRow, SeatRow, SessionRow, StatsHandRow, StatsSeatRow, TableRow,
+    AccountKeyRow, AccountRow, ActionRow, BoardRow, FormRow, HandRow, HistoryRow, MatchRow,
+    PageRow, PointRow, RatingRow, SeatRow, SessionRow, StatsHandRow, StatsSeatRow, TableRow,
 };
 
 /// A failure to read: a column that does not decode means the stored data is
@@ -67,6 +67,7 @@ pub(crate) trait Conn: Send {
         + Decodes<StatsSeatRow>
         + Decodes<StatsHandRow>
         + Decodes<AccountRow>
+        + Decodes<AccountKeyRow>
         + Decodes<SessionRow>
         + Decodes<RatingRow>
         + Decodes<HistoryRow>
@@ -109,6 +110,7 @@ where
         + Decodes<StatsSeatRow>
         + Decodes<StatsHandRow>
         + Decodes<AccountRow>
+        + Decodes<AccountKeyRow>
         + Decodes<SessionRow>
         + Decodes<RatingRow>
         + Decodes<HistoryRow>

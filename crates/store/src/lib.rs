@@ -260,7 +260,7 @@ pub struct AccountClaim {
     /// The guest's token hash: the player's row is written with it if the
     /// journal has not brought it to the database yet.
     pub guest_token_hash: String,
-    /// The name as compared: lower case.
+    /// The name as compared (the server's `text::name_key`).
     pub name_key: String,
     /// argon2id, a PHC string.
     pub password_hash: String,
@@ -271,7 +271,7 @@ pub struct AccountClaim {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClaimOutcome {
     Claimed,
-    /// Another account has this name (compared in lower case).
+    /// Another account has this name (as compared: the same `name_key`).
     NameTaken,
     /// This player has an account already.
     AlreadyClaimed,
@@ -282,6 +282,14 @@ pub enum ClaimOutcome {
 pub struct Account {
     pub player: PlayerRow,
     pub password_hash: String,
+}
+
+/// An account's player, its name, and the key the account is found by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountKey {
+    pub player_id: String,
+    pub name: String,
+    pub name_key: String,
 }
 
 /// A session to store: only its token's hash.
@@ -411,11 +419,15 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Creates the account and its first session, renaming the player.
     async fn claim_account(&self, claim: &AccountClaim) -> Result<ClaimOutcome, StoreError>;
-    /// The account whose name, in lower case, is `name_key`.
+    /// The account whose key is `name_key`.
     async fn account_by_name(&self, name_key: &str) -> Result<Option<Account>, StoreError>;
     async fn account_by_player(&self, player_id: &str) -> Result<Option<Account>, StoreError>;
-    /// Every claimed name, as compared (lower case): guests may not take them.
-    async fn account_names(&self) -> Result<Vec<String>, StoreError>;
+    /// Every account's name and key, the oldest account first: guests may
+    /// not take these names.
+    async fn account_keys(&self) -> Result<Vec<AccountKey>, StoreError>;
+    /// Gives each account (by `player_id`) its `name_key`, all in one
+    /// transaction: keys may pass from one account to another. Names stay.
+    async fn set_account_keys(&self, keys: &[AccountKey]) -> Result<(), StoreError>;
     async fn create_session(&self, session: &NewSession) -> Result<(), StoreError>;
     async fn session_by_token_hash(&self, token_hash: &str) -> Result<Option<Session>, StoreError>;
     /// Revokes one session (log-out); revoking it again keeps the first time.

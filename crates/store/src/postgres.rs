@@ -17,7 +17,7 @@ use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions};
 use sqlx::types::Json;
 
 use crate::sql::{self, to_db_u64};
-use crate::{Account, AccountClaim, ClaimOutcome, NewSession, Purged, Session};
+use crate::{Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, Purged, Session};
 use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
 use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, Millis, PlayerRow, PlayerStats,
@@ -314,8 +314,15 @@ impl Store for PgStore {
         accounts::account_by_player(&mut *self.pool.acquire().await?, player_id).await
     }
 
-    async fn account_names(&self) -> Result<Vec<String>, StoreError> {
-        accounts::account_names(&mut *self.pool.acquire().await?).await
+    async fn account_keys(&self) -> Result<Vec<AccountKey>, StoreError> {
+        accounts::account_keys(&mut *self.pool.acquire().await?).await
+    }
+
+    async fn set_account_keys(&self, keys: &[AccountKey]) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        accounts::set_account_keys(&mut *tx, keys).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     async fn create_session(&self, session: &NewSession) -> Result<(), StoreError> {

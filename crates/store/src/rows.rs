@@ -103,6 +103,14 @@ pub(crate) struct AccountRow {
     pub password_hash: String,
 }
 
+/// A row of `accounts::ACCOUNT_KEYS`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct AccountKeyRow {
+    pub player_id: String,
+    pub name: String,
+    pub name_key: String,
+}
+
 /// A row of `accounts::SESSION_BY_TOKEN_HASH`.
 #[derive(Debug, sqlx::FromRow)]
 pub(crate) struct SessionRow {

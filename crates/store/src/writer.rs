@@ -348,9 +348,9 @@ mod tests {
 
     use super::*;
     use crate::{
-        Account, AccountClaim, BoardEntry, ClaimOutcome, FormRating, LiveTable, MatchDetail,
-        MatchPage, MatchQuery, Millis, NewSession, PlayerRow, PlayerStats, RateFn, RatedMatch,
-        RatingChange, RatingPoint, Session,
+        Account, AccountClaim, AccountKey, BoardEntry, ClaimOutcome, FormRating, LiveTable,
+        MatchDetail, MatchPage, MatchQuery, Millis, NewSession, PlayerRow, PlayerStats, RateFn,
+        RatedMatch, RatingChange, RatingPoint, Session,
     };
 
     /// A store that keeps writes in memory and can be switched off.
@@ -412,8 +412,11 @@ mod tests {
         async fn account_by_player(&self, _: &str) -> Result<Option<Account>, StoreError> {
             Ok(None)
         }
-        async fn account_names(&self) -> Result<Vec<String>, StoreError> {
+        async fn account_keys(&self) -> Result<Vec<AccountKey>, StoreError> {
             Ok(Vec::new())
+        }
+        async fn set_account_keys(&self, _: &[AccountKey]) -> Result<(), StoreError> {
+            Err(StoreError::Corrupt("no accounts here".into()))
         }
         async fn create_session(&self, _: &NewSession) -> Result<(), StoreError> {
             Err(StoreError::Corrupt("no accounts here".into()))

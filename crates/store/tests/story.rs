@@ -24,9 +24,9 @@ use euchre_engine::{
 use euchre_store::postgres::PgStore;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{
-    Account, AccountClaim, ClaimOutcome, Cursor, Glicko, LiveTable, MatchDetail, MatchQuery,
-    MatchSeat, MatchSummary, Millis, NewSession, PlayerRow, PlayerStats, RatedMatch, RatingChange,
-    Session, Store, StoreError, Write,
+    Account, AccountClaim, AccountKey, ClaimOutcome, Cursor, Glicko, LiveTable, MatchDetail,
+    MatchQuery, MatchSeat, MatchSummary, Millis, NewSession, PlayerRow, PlayerStats, RatedMatch,
+    RatingChange, Session, Store, StoreError, Write,
 };
 use euchre_testkit::postgres;
 use rand::{RngExt, SeedableRng};
@@ -841,9 +841,22 @@ async fn check_accounts(store: &dyn Store) {
     store.apply(&[guest]).await.expect("the journal's write");
     let account = store.account_by_name("zoë").await.expect("read").expect("an account");
     assert_eq!(account.player.name, "Zoë");
-    let mut names = store.account_names().await.expect("the claimed names");
-    names.sort();
-    assert_eq!(names, ["ann", "zoë"]);
+    let key = |id: &str, name: &str, key: &str| AccountKey {
+        player_id: id.into(),
+        name: name.into(),
+        name_key: key.into(),
+    };
+    let keys = store.account_keys().await.expect("the claimed names");
+    assert_eq!(keys, [key(&p1.id, "Ann", "ann"), key("late", "Zoë", "zoë")], "oldest first");
+
+    // Keys change in one go, even where one passes to another account.
+    let swapped = [key(&p1.id, "Ann", "zoë"), key("late", "Zoë", "ann")];
+    store.set_account_keys(&swapped).await.expect("keys set");
+    assert_eq!(store.account_keys().await.expect("the claimed names"), swapped);
+    let found = store.account_by_name("zoë").await.expect("read").expect("an account");
+    assert_eq!(found.player, p1);
+    let back = [key(&p1.id, "Ann", "ann"), key("late", "Zoë", "zoë")];
+    store.set_account_keys(&back).await.expect("keys set");
 
     // Logging in elsewhere adds a session; logging out revokes one, once.
     store.create_session(&session("session-1-2", &p1.id, 200)).await.expect("log in");

@@ -445,6 +445,34 @@ fn chat_is_typed_sent_and_shown() {
     assert!(screen.contains("Ann: hi all"), "{screen}");
 }
 
+/// Chat from a server that did not clean it (an older one, or a hostile
+/// one): nothing that could steer the terminal (escape sequences, a bell,
+/// line breaks) or reorder the screen (bidi controls, zero-width
+/// characters) reaches ratatui's buffer, in the line or in its sender's name.
+#[test]
+fn chat_reaches_the_screen_inert() {
+    let mut app = app_at_play(Preset::Standard, 3);
+    let chat = TableNotice::Chat {
+        from: "Bob\u{202E}\u{1B}[31m".into(),
+        text:
+            "\u{1B}[2J\u{1B}]0;title\u{7}gg\r\nAnn: I fold \u{202E}olleh \u{2067}x\u{2069}\u{200B}"
+                .into(),
+    };
+    notice(&mut app, 100, chat);
+    let screen = render(&app, 100, 30);
+    assert!(screen.contains("gg"), "{screen}");
+    let bidi_or_invisible = |c: char| {
+        matches!(c, '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}')
+            || matches!(c, '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+    };
+    let unsafe_chars: Vec<char> = screen
+        .lines()
+        .flat_map(str::chars)
+        .filter(|&c| c.is_control() || bidi_or_invisible(c))
+        .collect();
+    assert!(unsafe_chars.is_empty(), "{unsafe_chars:?} in\n{screen}");
+}
+
 #[test]
 fn the_status_line_says_when_the_connection_drops_and_comes_back() {
     let mut app = app_at_play(Preset::Standard, 3);

@@ -18,7 +18,8 @@ use crate::state::AppState;
 #[derive(Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Credentials {
-    /// 1 to 32 characters; compared without regard to case.
+    /// 1 to 32 characters once normalised (NFKC); compared without regard
+    /// to case or lookalike letters (see docs/protocol.md, "Names and chat").
     pub name: String,
     /// 8 to 128 characters.
     pub password: String,

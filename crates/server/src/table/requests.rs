@@ -210,15 +210,8 @@ impl Table {
         if !self.subscribers.contains_key(&conn) && self.seat_of(player).is_none() {
             return Err(ErrorCode::NotSeated.into());
         }
-        let text = text.trim();
-        let length = text.chars().count();
-        if length == 0 || length > 500 {
-            return Err(ErrorCode::BadChat.into());
-        }
-        self.publish(TableEvent::Table(TableNotice::Chat {
-            from: player.name.clone(),
-            text: text.to_owned(),
-        }));
+        let text = crate::text::chat_line(&text)?;
+        self.publish(TableEvent::Table(TableNotice::Chat { from: player.name.clone(), text }));
         Ok(Reply::Done)
     }
 
