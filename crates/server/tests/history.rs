@@ -792,7 +792,8 @@ fn the_documented_parameters_admit_only_what_the_api_takes() {
 #[tokio::test]
 async fn a_finished_matchs_analysis_is_queued_then_served_from_the_store() {
     let server = TestServer::start_with(|settings| settings.analysis.worlds = 8).await;
-    let imported = import(&server, &fixture("MotE_W5_G1")).await;
+    let importer = account(&server, "Ann").await;
+    let imported = import(&server, &importer, &fixture("MotE_W5_G1")).await;
     assert_eq!(imported.status, 201, "{}", imported.body);
     let id = imported.json()["id"].as_str().expect("the new id").to_owned();
     let path = format!("/api/matches/{id}/analysis");
