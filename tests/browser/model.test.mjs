@@ -722,7 +722,11 @@ test("a replayed hand's deal is checked against its commitment in the browser", 
     salt: 'ab'.repeat(32),
     commitment: '3104dd3e8e0bbc6fb46da716e3ecec60b800a5ec67a7c6680d6b7c8e0db845ca',
   };
-  assert.equal(await historyView.checkDeal(hand), 'verified');
+  const standard = { deck: 'nine_to_ace', players: 4 };
+  assert.equal(await historyView.checkDeal(hand, standard), 'verified');
+  // It opens its commitment, but it is not this match's pack (no joker).
+  assert.equal(await historyView.checkDeal(hand, { ...standard, joker: true }), 'mismatch');
+  assert.equal(await historyView.checkDeal(hand), 'verified', 'no rules: the standard pack');
   assert.equal(await historyView.checkDeal({ ...hand, salt: `ac${'ab'.repeat(31)}` }), 'mismatch');
   const swapped = { ...hand, hands: [['As', 'Ts', 'Js', 'Qs', 'Ks'], ['9s', '9h', 'Th', 'Jh', 'Qh'], ...hand.hands.slice(2)] };
   assert.equal(await historyView.checkDeal(swapped), 'mismatch');

@@ -9,6 +9,7 @@ import { cardFace, cardName, cardShort, isJoker, sortForDisplay, SUIT_SYMBOLS, s
 import { botLevelName, hasPartners, playersOf, seatsOfSide, teamOf } from './model.js';
 import { PRESETS } from './rules.js';
 import { canHash, opens } from './seal.js';
+import { partsOf } from './witness.js';
 
 const PAGE_SIZE = 20;
 // Where each seat sits, from the viewer's clockwise, by the number of
@@ -221,21 +222,25 @@ function rulesNote(rules) {
 // of the deck in that order already.
 export const dealDeck = (hand) => [...hand.hands.flat(), ...(hand.dummy ?? []), hand.up_card, ...hand.kitty];
 
-// Checks one hand's deal here, in the browser, against its commitment:
-// 'verified', 'mismatch', 'unsealed' (dealt before deals were sealed) or
-// 'pending' (the match is in progress: no salt yet). Where the page has no
-// Web Crypto (plain http on another host), it says what the server found,
-// marked as the server's ('server-verified', …).
-export async function checkDeal(hand) {
+// Checks one hand's deal here, in the browser: the deck is exactly the
+// pack of the match's `rules` and opens the hand's commitment. 'verified',
+// 'mismatch', 'unsealed' (dealt before deals were sealed) or 'pending' (the
+// match is in progress: no salt yet). Where the page has no Web Crypto
+// (plain http on another host), it says what the server found, marked as
+// the server's ('server-verified', …). A replay's cards all come from the
+// server's record, so this cannot show that the cards dealt at the table
+// were these: the seats' own check at the table does (witness.js).
+export async function checkDeal(hand, rules) {
   if (!hand.commitment) return 'unsealed';
   if (!hand.salt || !hand.hands) return 'pending';
   if (!canHash()) return `server-${hand.deal_check}`;
+  if (partsOf(rules, dealDeck(hand)).error) return 'mismatch';
   return (await opens(dealDeck(hand), hand.salt, hand.commitment)) ? 'verified' : 'mismatch';
 }
 
 const DEAL_CHECK_TEXT = {
-  verified: '✓ Deal verified: it matches the commitment sent before the bidding',
-  mismatch: '✗ Deal does not match its commitment',
+  verified: '✓ Deal verified: the whole pack, and it opens its commitment',
+  mismatch: '✗ Deal is not the whole pack, or does not match its commitment',
   unsealed: 'Deal not sealed (dealt before commitments)',
   pending: 'Deal sealed: checked once the match ends',
   'server-verified': '✓ Deal verified by the server (this page cannot hash)',
@@ -263,7 +268,7 @@ export class ReplayView {
     this.render();
     try {
       this.match = await getJson(`/api/matches/${encodeURIComponent(this.id)}`);
-      this.dealChecks = await Promise.all(this.match.hands.map(checkDeal));
+      this.dealChecks = await Promise.all(this.match.hands.map((hand) => checkDeal(hand, this.match.rules)));
       this.hand = Math.min(Math.max(0, this.hand), Math.max(0, this.match.hands.length - 1));
       const hand = this.match.hands[this.hand];
       this.step = hand ? Math.min(Math.max(0, this.step), stepsOf(hand).length - 1) : 0;

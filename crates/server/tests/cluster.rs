@@ -1756,6 +1756,56 @@ async fn a_log_out_on_one_node_closes_the_sessions_connection_on_another_within_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_change_on_one_node_closes_the_accounts_other_sessions_on_another_within_a_second()
+ {
+    let Some(cluster) = Cluster::start("cluster_password").await else { return };
+    let nodes = cluster.steady_nodes(&["n1", "n2", "n3"]).await;
+    let guest = nodes[0].player("Cal").await;
+    let laptop = claim_on(&nodes[0], guest.token.as_deref().expect("a token"), "Cal").await;
+    // The laptop's session plays on n3 and is kept in n3's memory.
+    let mut on_n3 = Client::connect(&nodes[2].url).await;
+    on_n3.try_hello("", Some(&laptop)).await.expect("welcomed on n3");
+    assert!(on_n3.list_tables(LobbyQuery::default()).await.is_ok());
+
+    // The phone logs in on n2 and changes the password there.
+    let body = serde_json::json!({ "name": "Cal", "password": PASSWORD }).to_string();
+    let answer = support::http::request_at(
+        nodes[1].address,
+        "POST",
+        "/api/sessions",
+        None,
+        Some(body.as_bytes()),
+    )
+    .await;
+    assert_eq!(answer.status, 201, "{}", answer.body);
+    let phone = answer.json()["token"].as_str().expect("a session token").to_owned();
+    let body = serde_json::json!({ "current_password": PASSWORD, "new_password": "a new horse" })
+        .to_string();
+    let answer = support::http::request_at(
+        nodes[1].address,
+        "PUT",
+        "/api/accounts/password",
+        Some(&phone),
+        Some(body.as_bytes()),
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let renewed = answer.json()["token"].as_str().expect("a new session").to_owned();
+
+    let code = timeout(Duration::from_secs(1), on_n3.close_code()).await;
+    assert_eq!(code.expect("closed within a second"), Some(close::SESSION_ENDED));
+    // Neither old session gets in on n3 now; the new one does.
+    for old in [&laptop, &phone] {
+        let mut again = Client::connect(&nodes[2].url).await;
+        let refused = again.try_hello("", Some(old)).await.err();
+        assert_eq!(refused.as_ref().and_then(euchre_client::Error::code), Some("bad_token"));
+    }
+    let mut renewed_on_n3 = Client::connect(&nodes[2].url).await;
+    renewed_on_n3.try_hello("", Some(&renewed)).await.expect("the new session is welcome");
+    cluster.finish(nodes).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_name_claimed_on_one_node_is_refused_to_new_guests_on_the_others_within_a_second() {
     let Some(cluster) = Cluster::start("cluster_claim").await else { return };
     let nodes = cluster.steady_nodes(&["n1", "n2", "n3"]).await;
