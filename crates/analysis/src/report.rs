@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// A whole match analysed: each hand's decisions and each seat's totals.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GameAnalysis {
     /// The worlds dealt for each decision valued with what the player knew
     /// (0: that part was not computed).
@@ -20,6 +21,7 @@ pub struct GameAnalysis {
 
 /// One hand's decisions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HandAnalysis {
     /// The hand's number in the match, from 0.
     pub number: u32,
@@ -29,11 +31,16 @@ pub struct HandAnalysis {
 
 /// One choice a player made, valued both ways.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Decision {
     /// The action's place among the hand's recorded actions, from 0.
     pub index: u32,
+    /// The seat, numbered clockwise from 0.
+    #[cfg_attr(feature = "openapi", schema(value_type = u8))]
     pub seat: Seat,
-    /// What was chosen.
+    /// What was chosen: an action as the match's record writes it, such as
+    /// `{"action": "play", "card": "Jh"}`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub chosen: Action,
     /// With every card shown: card play only (bids depend on the others'
     /// bids to come, which no solver knows).
@@ -46,6 +53,7 @@ pub struct Decision {
 
 /// A card-play decision with every hand seen: each option solved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Shown {
     /// Every option, in the engine's order.
     pub options: Vec<ShownOption>,
@@ -59,7 +67,10 @@ pub struct Shown {
 
 /// One option solved double-dummy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ShownOption {
+    /// The option, written as [`Decision::chosen`].
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub action: Action,
     /// Tricks the seat's side ends the hand with, every seat playing
     /// perfectly afterwards (in the three-handed games the defenders are
@@ -72,6 +83,7 @@ pub struct ShownOption {
 
 /// A decision valued over the worlds the seat's view allowed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Known {
     /// Every option, in the engine's order.
     pub options: Vec<KnownOption>,
@@ -84,7 +96,10 @@ pub struct Known {
 
 /// One option's expected points over the worlds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct KnownOption {
+    /// The option, written as [`Decision::chosen`].
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub action: Action,
     /// The points it brings the seat's side less the others', on average
     /// over the worlds, each weighed by how well it explains the bidding.
@@ -94,6 +109,7 @@ pub struct KnownOption {
 /// How a choice compares with the best one (thresholds in the crate's
 /// documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Mark {
     /// The best option, or as good as it.
@@ -107,7 +123,10 @@ pub enum Mark {
 
 /// One seat's totals over the match.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PlayerSummary {
+    /// The seat, numbered clockwise from 0.
+    #[cfg_attr(feature = "openapi", schema(value_type = u8))]
     pub seat: Seat,
     /// Decisions valued with what the player knew.
     pub decisions: u32,

@@ -783,8 +783,6 @@ fn the_documented_parameters_admit_only_what_the_api_takes() {
     assert_eq!(schema("/api/matches", "player")["minLength"], 1);
 }
 
-/// `docs/openapi.json` must match the routes and types. Regenerate it with
-/// `UPDATE_OPENAPI=1 cargo test -p euchre-server --test history`.
 /// A finished match's analysis (issue #29), here an imported one: the
 /// first request queues it (202 with Retry-After), then it is served from
 /// the store, the same each time. A match in progress is refused with 409
@@ -837,6 +835,97 @@ async fn a_finished_matchs_analysis_is_queued_then_served_from_the_store() {
     assert_eq!(unknown.json()["code"], json!("not_found"));
 }
 
+/// The analysis's 200 is documented as the `GameAnalysis` it serves, not as
+/// any JSON value: a real analysis (with both kinds of value) matches the
+/// document's schema field by field, and declares nothing the schema lacks.
+#[test]
+fn the_analysis_is_documented_as_it_is_served() {
+    let document = serde_json::to_value(euchre_server::api::openapi()).expect("serializes");
+    let ok = &document["paths"]["/api/matches/{id}/analysis"]["get"]["responses"]["200"];
+    let schema = &ok["content"]["application/json"]["schema"];
+    assert_eq!(schema, &json!({"$ref": "#/components/schemas/GameAnalysis"}));
+
+    let (game, _) = bot_game(Preset::Standard, 3, "m-analysed", "p-ann", |_| 0);
+    let settings = euchre_analysis::Settings { worlds: 2, seed: 1 };
+    let analysis = euchre_analysis::analyse(game.record(), &settings).expect("analysed");
+    let decisions = || analysis.hands.iter().flat_map(|hand| &hand.decisions);
+    assert!(decisions().any(|d| d.shown.is_some()) && decisions().any(|d| d.known.is_some()));
+    let served = serde_json::to_value(&analysis).expect("serializes");
+    let mismatches = schema_mismatches(&document, schema, &served, "analysis");
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+}
+
+/// Where `value` breaks `schema` (the OpenAPI subset utoipa writes: `$ref`,
+/// `oneOf`, `type`, `enum`, `required`, `properties`, `items`). An object
+/// schema with properties declares all of them: an undeclared field is a
+/// mismatch.
+fn schema_mismatches(document: &Value, schema: &Value, value: &Value, at: &str) -> Vec<String> {
+    if let Some(Value::String(target)) = schema.get("$ref") {
+        let name = target.trim_start_matches("#/components/schemas/");
+        return schema_mismatches(document, &document["components"]["schemas"][name], value, at);
+    }
+    if let Some(Value::Array(alternatives)) = schema.get("oneOf") {
+        let fits = |alternative| schema_mismatches(document, alternative, value, at).is_empty();
+        return match alternatives.iter().filter(|alternative| fits(alternative)).count() {
+            1 => Vec::new(),
+            n => vec![format!("{at}: {n} of oneOf fit {value}")],
+        };
+    }
+    let kind = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let types: Vec<&str> = match &schema["type"] {
+        Value::String(one) => vec![one.as_str()],
+        Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
+        _ => return vec![format!("{at}: no type in {schema}")],
+    };
+    if !types.iter().any(|&t| t == kind || (t == "number" && kind == "integer")) {
+        return vec![format!("{at}: {kind}, documented as {types:?}")];
+    }
+    if let Some(Value::Array(allowed)) = schema.get("enum")
+        && !allowed.contains(value)
+    {
+        return vec![format!("{at}: {value} is not among {allowed:?}")];
+    }
+    let mut mismatches = Vec::new();
+    match value {
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let at = format!("{at}[{i}]");
+                mismatches.extend(schema_mismatches(document, &schema["items"], item, &at));
+            }
+        }
+        Value::Object(fields) => {
+            for name in schema["required"].as_array().into_iter().flatten() {
+                let name = name.as_str().unwrap_or_default();
+                if !fields.contains_key(name) {
+                    mismatches.push(format!("{at}.{name}: required, missing"));
+                }
+            }
+            let Some(properties) = schema.get("properties") else { return mismatches };
+            for (name, field) in fields {
+                let at = format!("{at}.{name}");
+                match properties.get(name) {
+                    Some(property) => {
+                        mismatches.extend(schema_mismatches(document, property, field, &at))
+                    }
+                    None => mismatches.push(format!("{at}: not documented")),
+                }
+            }
+        }
+        _ => {}
+    }
+    mismatches
+}
+
+/// `docs/openapi.json` must match the routes and types. Regenerate it with
+/// `UPDATE_OPENAPI=1 cargo test -p euchre-server --test history`.
 #[test]
 fn checked_in_openapi_is_current() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json");

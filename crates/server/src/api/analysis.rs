@@ -6,6 +6,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use euchre_analysis::GameAnalysis;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -41,8 +42,7 @@ pub struct AnalysisQueued {
         which is answered 202 with `Retry-After` until it is stored; then 200.",
     params(("id" = String, Path, description = "The match id")),
     responses(
-        (status = 200, description = "The analysis (euchre-analysis's GameAnalysis)",
-            body = serde_json::Value),
+        (status = 200, description = "The analysis", body = GameAnalysis),
         (status = 202, description = "Queued: ask again after `Retry-After` seconds",
             body = AnalysisQueued),
         (status = 404, description = "No such match (`not_found`)", body = ErrorBody),
