@@ -5,14 +5,18 @@
 //! workers: requests queue it on a bounded channel, and one worker task
 //! hands each to the blocking pool in turn, stores the result and forgets
 //! the match. A full queue is refused, never grown. A match asked for
-//! again while queued is not queued twice.
+//! again while queued is not queued twice. A match whose analysis fails is
+//! remembered with the reason, which every later request gets as the answer
+//! instead of a queue that never ends.
 
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use euchre_analysis::{Settings as AnalysisRun, analyse};
 use euchre_engine::GameRecord;
 use euchre_store::{Store, StoreError};
+use lru::LruCache;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -29,6 +33,48 @@ pub enum Lookup {
     Queued,
     /// The queue is full: ask again later.
     Busy,
+    /// The analysis failed, for this reason (for people).
+    Failed(String),
+}
+
+/// Failures remembered. A failure forgotten is only computed again, so a
+/// bound costs nothing but that; and they are rare: the store holds only
+/// records that replay, so a failure is mostly a bug in the solver.
+const FAILURES_REMEMBERED: usize = 1024;
+
+/// What the queue knows of the matches it was asked for. Behind a std
+/// mutex: held for a lookup or an insert, never across an await.
+#[derive(Debug)]
+struct Ledger {
+    /// Matches queued or being analysed.
+    pending: HashSet<String>,
+    /// Matches whose analysis failed, and why.
+    failed: LruCache<String, String>,
+}
+
+/// The ledger, shared by the requests and the worker.
+#[derive(Clone, Debug)]
+struct SharedLedger(Arc<Mutex<Ledger>>);
+
+impl SharedLedger {
+    fn new() -> SharedLedger {
+        let remembered = NonZeroUsize::new(FAILURES_REMEMBERED).unwrap_or(NonZeroUsize::MIN);
+        let ledger = Ledger { pending: HashSet::new(), failed: LruCache::new(remembered) };
+        SharedLedger(Arc::new(Mutex::new(ledger)))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Ledger> {
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// An analysis as the worker runs it: the record's, as JSON, or why not.
+/// A function, so that the tests can put one that fails in its place.
+type Analyse = fn(&GameRecord, &AnalysisRun) -> Result<String, String>;
+
+fn analyse_to_json(record: &GameRecord, run: &AnalysisRun) -> Result<String, String> {
+    let analysis = analyse(record, run).map_err(|error| error.to_string())?;
+    serde_json::to_string(&analysis).map_err(|error| error.to_string())
 }
 
 /// The queue of analyses and its worker.
@@ -36,9 +82,8 @@ pub enum Lookup {
 pub struct Analyses {
     store: Arc<dyn Store>,
     settings: AnalysisSettings,
-    /// Matches queued or being analysed. A std mutex: held for a lookup or
-    /// an insert, never across an await.
-    pending: Arc<Mutex<HashSet<String>>>,
+    analyse: Analyse,
+    ledger: SharedLedger,
     /// Started at the first request (inside the runtime), then kept.
     jobs: OnceLock<mpsc::Sender<(String, GameRecord)>>,
     tracker: TaskTracker,
@@ -55,7 +100,8 @@ impl Analyses {
         Analyses {
             store,
             settings,
-            pending: Arc::default(),
+            analyse: analyse_to_json,
+            ledger: SharedLedger::new(),
             jobs: OnceLock::new(),
             tracker,
             shutdown,
@@ -68,18 +114,21 @@ impl Analyses {
     }
 
     /// The analysis of the finished match `id` (whose record is `record`):
-    /// stored, or queued now.
+    /// stored, queued now, or failed before.
     pub async fn lookup(&self, id: &str, record: GameRecord) -> Result<Lookup, StoreError> {
         if let Some(analysis) = self.stored(id).await? {
             return Ok(Lookup::Ready(analysis));
         }
-        let mut pending = self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if pending.contains(id) {
+        let mut ledger = self.ledger.lock();
+        if let Some(reason) = ledger.failed.get(id) {
+            return Ok(Lookup::Failed(reason.clone()));
+        }
+        if ledger.pending.contains(id) {
             return Ok(Lookup::Queued);
         }
         match self.jobs().try_send((id.to_owned(), record)) {
             Ok(()) => {
-                pending.insert(id.to_owned());
+                ledger.pending.insert(id.to_owned());
                 Ok(Lookup::Queued)
             }
             Err(_) => Ok(Lookup::Busy),
@@ -92,7 +141,8 @@ impl Analyses {
             let worker = Worker {
                 store: self.store.clone(),
                 worlds: self.settings.worlds,
-                pending: self.pending.clone(),
+                analyse: self.analyse,
+                ledger: self.ledger.clone(),
             };
             self.tracker.spawn(worker.run(receiver, self.shutdown.clone()));
             sender
@@ -104,7 +154,8 @@ impl Analyses {
 struct Worker {
     store: Arc<dyn Store>,
     worlds: u32,
-    pending: Arc<Mutex<HashSet<String>>>,
+    analyse: Analyse,
+    ledger: SharedLedger,
 }
 
 impl Worker {
@@ -119,36 +170,96 @@ impl Worker {
                 job = jobs.recv() => job,
             };
             let Some((id, record)) = job else { break };
-            self.analyse_and_store(&id, record).await;
-            self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).remove(&id);
+            let failure = self.analyse_and_store(&id, record).await.err();
+            // One lock for both, so that no request finds the match neither
+            // pending nor failed and queues it again.
+            let mut ledger = self.ledger.lock();
+            if let Some(reason) = failure {
+                ledger.failed.put(id.clone(), reason);
+            }
+            ledger.pending.remove(&id);
         }
     }
 
-    async fn analyse_and_store(&self, id: &str, record: GameRecord) {
+    /// Analyses and stores `record`; `Err` is why it cannot be analysed. A
+    /// store that fails is not the match's fault: the next request queues
+    /// it again.
+    async fn analyse_and_store(&self, id: &str, record: GameRecord) -> Result<(), String> {
         // The record's own seed deals the worlds: the same record, the same
         // analysis. Its first eight bytes are plenty for sampling.
         let [a, b, c, d, e, f, g, h, ..] = record.seed.0;
         let run =
             AnalysisRun { worlds: self.worlds, seed: u64::from_le_bytes([a, b, c, d, e, f, g, h]) };
-        let computed = tokio::task::spawn_blocking(move || {
-            analyse(&record, &run).map_err(|error| error.to_string()).and_then(|analysis| {
-                serde_json::to_string(&analysis).map_err(|error| error.to_string())
-            })
-        })
-        .await;
+        let analyse = self.analyse;
+        let computed = tokio::task::spawn_blocking(move || analyse(&record, &run)).await;
         let json = match computed {
             Ok(Ok(json)) => json,
             Ok(Err(problem)) => {
                 tracing::error!(match_id = id, %problem, "analysis: the match cannot be analysed");
-                return;
+                return Err(problem);
             }
             Err(error) => {
                 tracing::error!(match_id = id, %error, "analysis: the analysis failed");
-                return;
+                return Err("the analysis stopped on an internal error".to_owned());
             }
         };
         if let Err(error) = self.store.save_match_analysis(id, &json, now_ms()).await {
             tracing::error!(match_id = id, %error, "analysis: the store failed");
         }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use euchre_engine::{Game, Rules};
+    use euchre_store::sqlite::SqliteStore;
+    use euchre_testkit::eventually;
+
+    use super::*;
+
+    /// A queue over an empty database, analysing with `analyse`.
+    async fn queue(analyse: Analyse) -> Analyses {
+        let store = SqliteStore::connect("sqlite::memory:").await.expect("a database");
+        store.migrate().await.expect("the tables");
+        let (tracker, shutdown) = (TaskTracker::new(), CancellationToken::new());
+        let settings = AnalysisSettings::default();
+        Analyses { analyse, ..Analyses::new(Arc::new(store), settings, tracker, shutdown) }
+    }
+
+    /// The answer for `id` once the worker is done with it.
+    async fn settled(analyses: &Analyses, id: &str) -> Lookup {
+        let record = Game::new(Rules::default(), 1).expect("the rules are valid").record().clone();
+        eventually("the analysis to be done", Duration::from_secs(10), async || {
+            match analyses.lookup(id, record.clone()).await.expect("the store answers") {
+                Lookup::Queued => None,
+                done => Some(done),
+            }
+        })
+        .await
+    }
+
+    #[tokio::test]
+    async fn a_failed_analysis_is_the_answer_from_then_on() {
+        static RUNS: AtomicUsize = AtomicUsize::new(0);
+        let analyses = queue(|_, _| {
+            RUNS.fetch_add(1, Ordering::SeqCst);
+            Err("hand 2 does not replay".to_owned())
+        })
+        .await;
+        let failed = Lookup::Failed("hand 2 does not replay".to_owned());
+        assert_eq!(settled(&analyses, "m-1").await, failed);
+        assert_eq!(settled(&analyses, "m-1").await, failed, "remembered");
+        assert_eq!(RUNS.load(Ordering::SeqCst), 1, "not queued again");
+    }
+
+    #[tokio::test]
+    async fn an_analysis_that_panics_is_answered_too() {
+        let analyses = queue(|_, _| panic!("a solver bug")).await;
+        let failed = Lookup::Failed("the analysis stopped on an internal error".to_owned());
+        assert_eq!(settled(&analyses, "m-1").await, failed);
     }
 }

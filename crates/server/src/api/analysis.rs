@@ -39,7 +39,8 @@ pub struct AnalysisQueued {
         `good`, `inaccuracy` from a quarter of a point lost, `mistake` from a half, \
         `blunder` from one); then each seat's accuracy (the share of decisions within a \
         quarter of a point of the best) and points lost. Computed on the first request, \
-        which is answered 202 with `Retry-After` until it is stored; then 200.",
+        which is answered 202 with `Retry-After` until it is stored; then 200, or 422 if \
+        the match cannot be analysed.",
     params(("id" = String, Path, description = "The match id")),
     responses(
         (status = 200, description = "The analysis", body = GameAnalysis),
@@ -48,6 +49,8 @@ pub struct AnalysisQueued {
         (status = 404, description = "No such match (`not_found`)", body = ErrorBody),
         (status = 409, description = "The match is in progress (`match_in_progress`)",
             body = ErrorBody),
+        (status = 422, description = "The analysis failed (`not_analysable`): the message \
+            says why, and every later request gets the same answer", body = ErrorBody),
         (status = 503, description = "Too many analyses queued (`analysis_busy`), with \
             `Retry-After`", body = ErrorBody),
     )
@@ -81,6 +84,11 @@ pub(super) async fn get_analysis(
             "too many matches are being analysed; ask again later",
         )
         .retry_after(std::time::Duration::from_secs(u64::from(retry_after)))),
+        Lookup::Failed(reason) => Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "not_analysable",
+            format!("match {id} cannot be analysed: {reason}"),
+        )),
     }
 }
 
