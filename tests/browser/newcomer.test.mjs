@@ -1,0 +1,64 @@
+// A new player's rough edges (issue #28): the New table form fits its box
+// on a wide screen and on a phone, "Change name" shows only where it can be
+// used and says why it refuses a blank name, and the dealer's bidding
+// prompt uses the same words as its button.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { withServerAndBrowser } from './support.mjs';
+
+const env = withServerAndBrowser();
+
+// Every visible part of the New table form that sticks out of the box
+// holding it (the form's panel, or the group inside it), measured in one
+// look: a list of what sticks out, by tag, class and text, and by how much.
+async function overflowingParts(page) {
+  return page.locator('.create').evaluate((panel) => {
+    const out = [];
+    const boxes = [panel, ...panel.querySelectorAll('fieldset, details')];
+    for (const box of boxes) {
+      const outer = box.getBoundingClientRect();
+      for (const part of box.querySelectorAll('*')) {
+        const inner = part.getBoundingClientRect();
+        if (inner.width === 0 && inner.height === 0) continue;
+        // Half a pixel for rounding.
+        const left = outer.left - inner.left;
+        const right = inner.right - outer.right;
+        if (left > 0.5 || right > 0.5) {
+          const name = `${part.tagName.toLowerCase()}.${[...part.classList].join('.')} "${part.textContent.trim().slice(0, 30)}"`;
+          out.push(`${name} sticks out of ${box.tagName.toLowerCase()} by ${Math.max(left, right).toFixed(1)} px`);
+        }
+      }
+    }
+    return out;
+  });
+}
+
+// The group titles that wrap onto a second line run into the group's
+// border: the lines each legend's text takes.
+async function legendLines(page) {
+  return page.locator('.create legend').evaluateAll((legends) => legends.map((legend) => {
+    const range = document.createRange();
+    range.selectNodeContents(legend);
+    const tops = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+    return { text: legend.textContent, lines: tops.size };
+  }));
+}
+
+for (const [label, viewport] of [['a wide screen', { width: 1280, height: 860 }], ['a phone', { width: 375, height: 740 }]]) {
+  test(`the New table form fits its box on ${label} (${viewport.width} px)`, async () => {
+    const page = await env.player(`Wide${viewport.width}`, { viewport });
+    await page.locator('.bot-seats select').first().waitFor();
+    await page.getByText('More rules').click();
+    // Every form: the bot seats are redrawn with the number of players.
+    for (const preset of ['standard', 'cutthroat', 'two_handed']) {
+      await page.getByLabel('Rules', { exact: true }).selectOption(preset);
+      assert.deepEqual(await overflowingParts(page), [], `${preset}: nothing sticks out of its box`);
+      for (const { text, lines } of await legendLines(page)) assert.equal(lines, 1, `the title "${text}" takes one line`);
+      const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.scrollingElement.scrollWidth, innerWidth }));
+      assert.ok(scrollWidth <= innerWidth, `${preset}: no sideways scrolling (${scrollWidth} px in ${innerWidth})`);
+    }
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+}
