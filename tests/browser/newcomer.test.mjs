@@ -62,3 +62,48 @@ for (const [label, viewport] of [['a wide screen', { width: 1280, height: 860 }]
     await page.context().close();
   });
 }
+
+test('Change name shows only for a named guest, and a name of only spaces is refused with a reason', async () => {
+  const context = await env.browser.newContext();
+  const page = await context.newPage();
+  page.problems = [];
+  page.on('pageerror', (error) => page.problems.push(`page error: ${error.message}`));
+  await page.goto(env.server.url);
+  await page.getByLabel('Display name').waitFor();
+  const changeName = page.getByRole('button', { name: 'Change name' });
+  assert.equal(await changeName.isVisible(), false, 'no name yet: nothing to change');
+
+  // Only spaces: the form says why it does not go on.
+  await page.getByLabel('Display name').fill('   ');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  const blank = page.getByRole('alert').filter({ hasText: 'A name needs more than spaces' });
+  await blank.waitFor();
+  assert.equal(await page.getByLabel('Display name').isVisible(), true, 'still asked for a name');
+  assert.equal(await changeName.isVisible(), false);
+  await blank.getByRole('button', { name: 'Dismiss' }).click();
+
+  await page.getByLabel('Display name').fill('Kim');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.locator('#connection[data-status="online"]').waitFor();
+  await changeName.waitFor();
+
+  // Change name to only spaces: refused, with the reason, and Kim stays Kim.
+  page.once('dialog', (dialog) => dialog.accept('   '));
+  await changeName.click();
+  await blank.waitFor();
+  assert.equal(await page.locator('#player-name').textContent(), 'Kim');
+
+  // Claimed: the name is the account's, so Change name goes away until logging out.
+  await page.getByRole('link', { name: 'Account', exact: true }).click();
+  await page.getByLabel('Password (8 characters or more)').fill('correct horse');
+  await page.getByRole('button', { name: 'Claim name' }).click();
+  await page.getByRole('heading', { name: 'Your account: Kim' }).waitFor();
+  assert.equal(await changeName.isVisible(), false, 'an account cannot change its name here');
+  await page.reload();
+  await page.locator('#connection[data-status="online"]').waitFor();
+  assert.equal(await changeName.isVisible(), false, 'nor after a reload');
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await changeName.waitFor();
+  assert.deepEqual(page.problems, []);
+  await context.close();
+});
