@@ -5,7 +5,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withServerAndBrowser } from './support.mjs';
+import { createTable, playOneStep, rematchStep, withServerAndBrowser } from './support.mjs';
 
 const env = withServerAndBrowser();
 
@@ -106,4 +106,31 @@ test('Change name shows only for a named guest, and a name of only spaces is ref
   await changeName.waitFor();
   assert.deepEqual(page.problems, []);
   await context.close();
+});
+
+test("the dealer's bidding prompt says what the button does: pick it up", async () => {
+  // Two-handed: the player deals every other hand. The player passes
+  // whenever it may, so the bot is left to bid and hands go by quickly.
+  const page = await env.player('Dee');
+  await createTable(page, { preset: 'two_handed_plain', points: 10 });
+  const seen = { dealer: false, other: false };
+  const deadline = Date.now() + 90000;
+  while (!(seen.dealer && seen.other) && Date.now() < deadline) {
+    // Read the button and the prompt in one look: the turn may move on between two.
+    const now = await page.evaluate(() => ({
+      button: document.querySelector('.bids button[data-action="order_up"]')?.textContent ?? null,
+      line: document.querySelector('.status-line.your-turn')?.textContent ?? '',
+    }));
+    if (now.button?.startsWith('Pick up')) {
+      assert.match(now.line, /^Your turn: pick it up or pass\./, 'the dealer picks up');
+      seen.dealer = true;
+    } else if (now.button?.startsWith('Order up')) {
+      assert.match(now.line, /^Your turn: order it up or pass\./, 'the others order it up');
+      seen.other = true;
+    }
+    if (!await playOneStep(page, { pass: true }) && !await rematchStep(page)) await page.waitForTimeout(25);
+  }
+  assert.deepEqual(seen, { dealer: true, other: true }, 'both prompts were seen');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
 });
