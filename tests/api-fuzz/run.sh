@@ -8,8 +8,8 @@
 #
 #   tests/api-fuzz/run.sh          (from anywhere; CI runs it after the browser tests)
 #
-# EUCHRE_SERVER_BIN names the binary (default: target/debug/euchre-server,
-# built if missing); EXAMPLES (default 40) is the test cases per operation
+# EUCHRE_SERVER_BIN names the binary (default: debug/euchre-server under
+# CARGO_TARGET_DIR or target/, built if missing); EXAMPLES (default 40) is the test cases per operation
 # and phase; FUZZ_VENV where schemathesis is installed (default
 # target/api-fuzz/venv). Needs python3 with venv, and ../shared beside the
 # repository (an EGN fixture to import).
@@ -20,7 +20,7 @@ schemathesis_version=4.32.5
 examples=${EXAMPLES:-40}
 seed_number=${SEED:-20261128}
 venv=$(realpath -m "${FUZZ_VENV:-target/api-fuzz/venv}")
-bin=$(realpath -m "${EUCHRE_SERVER_BIN:-target/debug/euchre-server}")
+bin=$(realpath -m "${EUCHRE_SERVER_BIN:-${CARGO_TARGET_DIR:-target}/debug/euchre-server}")
 
 if [ ! -x "$venv/bin/st" ] || [ "$("$venv/bin/st" --version)" != "st, version $schemathesis_version" ]; then
   echo "== installing schemathesis $schemathesis_version"
@@ -68,9 +68,9 @@ for _ in $(seq 200); do
 done
 [ -n "$address" ] || { echo "the server did not log its address" >&2 && exit 1; }
 
-# Something to find: a guest's token (sent with every request, so the
-# account routes get past 401) and player id, and an imported match; the
-# path ids are those half the time.
+# Something to find: an account's session token (sent with every request,
+# so the account routes and the import get past 401) and player id, and a
+# match it imported; the path ids are those half the time.
 seed=$(python3 tests/api-fuzz/seed.py "$address" ../shared/fixtures/egn/MotE_W5_G1.egn)
 field() { python3 -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$seed" "$1"; }
 cat >"$data/schemathesis.toml" <<TOML

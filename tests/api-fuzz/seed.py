@@ -1,6 +1,7 @@
-"""Gives the API fuzzer something to find: a guest (its token and player
-id, from a `hello` on the WebSocket) and an imported match (its id), on the
-server at ADDRESS (host:port). Prints them as JSON.
+"""Gives the API fuzzer something to find: an account (a guest from a
+`hello` on the WebSocket that claims its name: its session token and player
+id) and a match it imported (its id; only accounts import), on the server
+at ADDRESS (host:port). Prints them as JSON.
 
     python3 tests/api-fuzz/seed.py 127.0.0.1:8080 EGN_FILE
 """
@@ -53,12 +54,23 @@ def websocket_hello(address: str) -> dict:
                     sys.exit(f"hello refused: {message}")
 
 
-def import_match(address: str, egn_file: str) -> str:
+def claim(address: str, guest_token: str, name: str) -> str:
+    """The guest claims its name: the new session's token."""
+    request = urllib.request.Request(
+        f"http://{address}/api/accounts",
+        data=json.dumps({"name": name, "password": "fuzzing horse"}).encode(),
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {guest_token}"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.load(answer)["token"]
+
+
+def import_match(address: str, token: str, egn_file: str) -> str:
     with open(egn_file, "rb") as egn:
         request = urllib.request.Request(
             f"http://{address}/api/matches/import",
             data=egn.read(),
-            headers={"Content-Type": "application/json"},
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
         )
     with urllib.request.urlopen(request, timeout=10) as answer:
         return json.load(answer)["id"]
@@ -67,12 +79,13 @@ def import_match(address: str, egn_file: str) -> str:
 if __name__ == "__main__":
     address, egn_file = sys.argv[1], sys.argv[2]
     welcome = websocket_hello(address)
+    session = claim(address, welcome["token"], welcome["player"]["name"])
     print(
         json.dumps(
             {
-                "token": welcome["token"],
+                "token": session,
                 "player": welcome["player"]["id"],
-                "match": import_match(address, egn_file),
+                "match": import_match(address, session, egn_file),
             }
         )
     )
