@@ -209,7 +209,9 @@ export class LobbyView {
       const players = playersIn(rules);
       about.textContent = PRESETS[preset.value].about;
       drawBotSeats(players);
-      botLegend.textContent = players === 2 ? 'A bot takes this seat (you sit in seat 1)' : 'Bots take these seats (you sit in seat 1)';
+      // Short enough for one line on a phone: a title that wraps runs
+      // into the group's border.
+      botLegend.textContent = players === 2 ? 'A bot (you sit in seat 1)' : 'Bots (you sit in seat 1)';
       stick.checked = rules.all_pass === 'stick_the_dealer';
       loneEuchre.value = String(rules.scoring.lone_euchre);
       points.value = String(rules.points_to_win);

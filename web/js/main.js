@@ -17,6 +17,7 @@ const HOSTED_KEY = 'euchre.hosted';
 
 const view = document.getElementById('view');
 const nameBadge = document.getElementById('player-name');
+const changeNameButton = document.getElementById('change-name');
 const statusBadge = document.getElementById('connection');
 const notices = document.getElementById('notices');
 
@@ -131,6 +132,16 @@ function redraw() {
 
 // ---- notices ----
 
+// The name in the header, and Change name only for a guest with a name:
+// an account's name is its own, and before a name there is none to change.
+function showIdentity() {
+  nameBadge.textContent = state.identity.name ?? '';
+  changeNameButton.hidden = !state.identity.name || Boolean(state.identity.account);
+}
+
+// What a name of only spaces gets instead of nothing happening.
+const BLANK_NAME = 'A name needs more than spaces: type the name to play under.';
+
 function notice(text, kind = 'info') {
   const item = h('div', { class: ['notice', kind], role: kind === 'error' ? 'alert' : 'status' }, text,
     h('button', { type: 'button', class: 'close', 'aria-label': 'Dismiss', onclick: () => item.remove() }, '×'));
@@ -158,20 +169,21 @@ const connection = new Connection({
     const wasAccount = state.identity.account;
     state.identity = { name: state.identity.name };
     save(IDENTITY_KEY, state.identity);
+    showIdentity();
     if (wasAccount) notice(code === 'session_expired' ? 'Your session has expired: log in again (Account). Meanwhile you are a guest.' : 'You were logged out: log in again (Account). Meanwhile you are a guest.', 'error');
     else notice('Your saved identity was not recognised: you are a new guest with the same name.', 'error');
   },
   onSessionEnded() {
     state.identity = {};
     save(IDENTITY_KEY, state.identity);
-    nameBadge.textContent = '';
+    showIdentity();
     notice('Your session ended (logged out, or the password changed elsewhere). Pick a name to play as a guest; to play as your account, log in again under Account.', 'error');
     route(true);
   },
   onNameTaken() {
     state.identity = {};
     save(IDENTITY_KEY, state.identity);
-    nameBadge.textContent = '';
+    showIdentity();
     notice('That name belongs to an account: pick another (its owner logs in under Account).', 'error');
     route(true);
   },
@@ -179,7 +191,7 @@ const connection = new Connection({
     const knewId = Boolean(state.identity.id);
     state.identity = { name: welcome.player.name, token: welcome.token, id: welcome.player.id, account: state.identity.account };
     save(IDENTITY_KEY, state.identity);
-    nameBadge.textContent = welcome.player.name;
+    showIdentity();
     listTables();
     // Come back to every table followed before the drop, then the one in the URL.
     for (const [id, table] of state.tables) resumeTable(id, table.seq);
@@ -426,13 +438,14 @@ const accountApp = {
     if (session.player.id !== state.identity.id) state.tables.clear();
     state.identity = { name: session.player.name, token: session.token, id: session.player.id, account: true };
     save(IDENTITY_KEY, state.identity);
-    nameBadge.textContent = session.player.name;
+    showIdentity();
     connection.restart();
   },
   // Logged out: a new guest with the same name.
   signedOut() {
     state.identity = { name: state.identity.name };
     save(IDENTITY_KEY, state.identity);
+    showIdentity();
     state.tables.clear();
     connection.restart();
   },
@@ -445,10 +458,14 @@ function nameForm() {
   const submit = (event) => {
     event.preventDefault();
     const name = input.value.trim();
-    if (!name) return;
+    if (!name) {
+      notice(BLANK_NAME, 'error');
+      input.focus();
+      return;
+    }
     state.identity = { name };
     save(IDENTITY_KEY, state.identity);
-    nameBadge.textContent = name;
+    showIdentity();
     connection.restart();
     route(true);
   };
@@ -461,22 +478,26 @@ function nameForm() {
   return { mount: (container) => { replaceChildren(container, form); input.focus(); } };
 }
 
-document.getElementById('change-name').addEventListener('click', () => {
+changeNameButton.addEventListener('click', () => {
   if (state.identity.account) {
     notice('Your name is your account’s: log out first (Account) to play as someone else.', 'error');
     return;
   }
   const name = prompt('A new name starts a new guest identity (your current seats stay with the old one). New name:', state.identity.name ?? '');
-  if (!name?.trim()) return;
+  if (name === null) return; // cancelled
+  if (!name.trim()) {
+    notice(BLANK_NAME, 'error');
+    return;
+  }
   state.identity = { name: name.trim().slice(0, 32) };
   save(IDENTITY_KEY, state.identity);
   state.tables.clear();
-  nameBadge.textContent = state.identity.name;
+  showIdentity();
   connection.restart();
   go('#/');
 });
 
 addEventListener('hashchange', () => route(true));
-nameBadge.textContent = state.identity.name ?? '';
+showIdentity();
 if (state.identity.name) connection.connect();
 route();

@@ -448,7 +448,8 @@ export class TableView {
     else if (kinds.has('name_suit')) line = 'Your turn: the Joker is turned up. Name the suit it stands for; round one is then about that suit. ';
     else if (game.phase === 'calling' && kinds.has('call_no_trump')) line = 'Your turn: name trump, call no trump, or pass. ';
     else if (game.phase === 'calling') line = 'Your turn: name trump or pass. ';
-    else if (kinds.has('order_up')) line = 'Your turn: order it up or pass. ';
+    // The dealer's button says "Pick up": so does the dealer's prompt.
+    else if (kinds.has('order_up')) line = game.dealer === table.yourSeat ? 'Your turn: pick it up or pass. ' : 'Your turn: order it up or pass. ';
     out.push(h('p', { class: 'status-line your-turn' }, line, timer));
     const bids = prompt.actions.filter((a) => BIDS.includes(a.action));
     if (bids.length > 0) out.push(this.renderBids(table, prompt, bids));
