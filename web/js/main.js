@@ -156,6 +156,15 @@ function failed(error) {
 
 // ---- the connection ----
 
+// Forgets who this browser was and asks for a name again, saying why.
+function startOver(why) {
+  state.identity = {};
+  save(IDENTITY_KEY, state.identity);
+  showIdentity();
+  notice(why, 'error');
+  route(true);
+}
+
 const connection = new Connection({
   identity: () => state.identity,
   onStatus(status) {
@@ -174,18 +183,10 @@ const connection = new Connection({
     else notice('Your saved identity was not recognised: you are a new guest with the same name.', 'error');
   },
   onSessionEnded() {
-    state.identity = {};
-    save(IDENTITY_KEY, state.identity);
-    showIdentity();
-    notice('Your session ended (logged out, or the password changed elsewhere). Pick a name to play as a guest; to play as your account, log in again under Account.', 'error');
-    route(true);
+    startOver('Your session ended (logged out, or the password changed elsewhere). Pick a name to play as a guest; to play as your account, log in again under Account.');
   },
   onNameTaken() {
-    state.identity = {};
-    save(IDENTITY_KEY, state.identity);
-    showIdentity();
-    notice('That name belongs to an account: pick another (its owner logs in under Account).', 'error');
-    route(true);
+    startOver('That name belongs to an account: pick another (its owner logs in under Account).');
   },
   onWelcome(welcome) {
     const knewId = Boolean(state.identity.id);

@@ -15,20 +15,10 @@ use euchre_server::Settings;
 use euchre_server::config::Flags;
 use euchre_server::testing::eventually;
 use serde_json::{Value, json};
-use support::http::{Answer, Source, http, request, request_from};
+use support::http::{Answer, Source, claim, http, log_in, request, request_from};
 use support::{Client, PATIENCE, Players, TestServer, play_to_the_end};
 
 const PASSWORD: &str = "correct horse";
-
-async fn claim(server: &TestServer, token: &str, name: &str, password: &str) -> Answer {
-    let body = json!({ "name": name, "password": password }).to_string();
-    request(server, "POST", "/api/accounts", Some(token), Some(body.as_bytes())).await
-}
-
-async fn log_in(server: &TestServer, name: &str, password: &str) -> Answer {
-    let body = json!({ "name": name, "password": password }).to_string();
-    http(server, "POST", "/api/sessions", Some(body.as_bytes())).await
-}
 
 async fn log_out(server: &TestServer, token: &str) -> Answer {
     request(server, "DELETE", "/api/sessions/current", Some(token), None).await

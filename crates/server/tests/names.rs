@@ -13,8 +13,7 @@ use euchre_protocol::{ClientMessage, ServerMessage, TableEvent, TableNotice, Tab
 use euchre_server::Settings;
 use euchre_server::config::DatabaseUrl;
 use euchre_store::{AccountClaim, ClaimOutcome, NewSession, PlayerRow};
-use serde_json::json;
-use support::http::{Answer, http, request};
+use support::http::{claim, log_in};
 use support::{Client, Players, TestServer};
 
 const PASSWORD: &str = "correct horse";
@@ -32,16 +31,6 @@ const LOOKALIKES: [(&str, &str); 7] = [
     ("A1ice", "name_taken"),
     ("Alic\u{435}", "name_taken"),
 ];
-
-async fn claim(server: &TestServer, token: &str, name: &str, password: &str) -> Answer {
-    let body = json!({ "name": name, "password": password }).to_string();
-    request(server, "POST", "/api/accounts", Some(token), Some(body.as_bytes())).await
-}
-
-async fn log_in(server: &TestServer, name: &str, password: &str) -> Answer {
-    let body = json!({ "name": name, "password": password }).to_string();
-    http(server, "POST", "/api/sessions", Some(body.as_bytes())).await
-}
 
 /// The player a log-in found, or its error code.
 async fn logged_in_as(server: &TestServer, name: &str, password: &str) -> Result<String, String> {

@@ -65,6 +65,17 @@ pub struct Source<'a> {
 impl Source<'_> {
     pub const LOCAL: Source<'static> = Source { address: [127, 0, 0, 1], forwarded_for: None };
 }
+/// The guest holding `token` claims `name` with `password` (`POST /api/accounts`).
+pub async fn claim(server: &TestServer, token: &str, name: &str, password: &str) -> Answer {
+    let body = serde_json::json!({ "name": name, "password": password }).to_string();
+    request(server, "POST", "/api/accounts", Some(token), Some(body.as_bytes())).await
+}
+
+/// Logs in as `name` (`POST /api/sessions`).
+pub async fn log_in(server: &TestServer, name: &str, password: &str) -> Answer {
+    let body = serde_json::json!({ "name": name, "password": password }).to_string();
+    http(server, "POST", "/api/sessions", Some(body.as_bytes())).await
+}
 
 /// [`request`] from `source`.
 pub async fn request_from(
