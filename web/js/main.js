@@ -442,13 +442,22 @@ const accountApp = {
     showIdentity();
     connection.restart();
   },
-  // Logged out: a new guest with the same name.
+  // About to log out: the connection goes first, so the server's closing
+  // of the ended session is not taken for a session ended elsewhere.
+  signingOut() {
+    connection.stop();
+    statusBadge.dataset.status = 'offline';
+    statusBadge.textContent = 'Not connected';
+  },
+  // Logged out: a new guest, without a name until one is chosen (the
+  // account's name is not a guest's to play under).
   signedOut() {
-    state.identity = { name: state.identity.name };
+    state.identity = {};
     save(IDENTITY_KEY, state.identity);
     showIdentity();
     state.tables.clear();
-    connection.restart();
+    notice('Logged out. Pick a name to play as a guest, or log in again under Account.');
+    go('#/');
   },
 };
 
