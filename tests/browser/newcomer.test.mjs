@@ -219,6 +219,21 @@ for (const [label, viewport] of [['a wide screen', { width: 1280, height: 860 }]
     await assertDressed('.board', 'the Leaderboard');
     await page.getByLabel('Game', { exact: true }).selectOption('cutthroat');
     await empty.filter({ hasText: 'Nobody is rated in “Cutthroat” yet.' }).waitFor();
+    // A full board, long names and all, fits as well: its places as the
+    // API would answer them (the layout is what is tested here; the
+    // ratings' API has its own tests).
+    const places = Array.from({ length: 3 }, (_, i) => ({
+      rank: i + 1, rating: 1720 - i * 35, games: 12 - i,
+      player: { id: `p${i}`, name: i === 0 ? 'W'.repeat(32) : `Player ${i + 1}` },
+    }));
+    await page.route('**/api/leaderboard?*', (route) => route.fulfill({ json: { form: 'two_handed', places, next_offset: null } }));
+    await page.getByLabel('Game', { exact: true }).selectOption('two_handed');
+    await page.locator('.board-row').nth(2).waitFor();
+    assert.equal(await empty.isVisible(), false, 'no empty message over a full board');
+    assert.deepEqual(await page.locator('.board-rank').allTextContents(), ['1.', '2.', '3.']);
+    await assertDressed('.board', 'a full Leaderboard');
+    await page.unroute('**/api/leaderboard?*');
+    await page.getByLabel('Game', { exact: true }).selectOption('cutthroat');
     await empty.getByRole('link', { name: 'claim yours under Account' }).click();
     await page.getByRole('heading', { name: `Your account: ${name}` }).waitFor();
     assert.deepEqual(page.problems, []);

@@ -107,7 +107,7 @@ export class TableView {
     this.felt = h('div', { class: 'felt' });
     // The table's details (its code, the sealed deals): behind a small
     // disclosure button, kept across redraws so it stays open and focused.
-    this.details = h('div', { class: 'table-details', id: 'table-details', hidden: true });
+    this.details = h('div', { class: 'table-details', id: 'table-details', role: 'region', 'aria-label': 'Table details', hidden: true });
     this.detailsButton = h('button', {
       type: 'button', class: 'info-toggle', 'data-focus': 'table-details', 'aria-expanded': 'false',
       'aria-controls': 'table-details', 'aria-label': 'Table details', title: 'Table details: its code and the sealed deals',
