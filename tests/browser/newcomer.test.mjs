@@ -342,6 +342,7 @@ test("the replay takes the dealer's discard out of his hand, and shows the up-ca
   assert.ok(!held.includes(discard), `the discard ${discard} left his hand: ${held}`);
   assert.equal(held.length, 5, 'five cards to play');
   assert.match(await dealer.locator('.replay-discard').textContent(), /^Discarded: /);
+  assert.equal(await page.locator('.up-card .caption').textContent(), 'Up-card, picked up by the dealer');
   if (discard !== hand.up_card) {
     const up = dealer.locator(`.card[data-card="${hand.up_card}"]`);
     assert.match(await up.getAttribute('aria-label'), /, picked up$/, 'the up-card is in his hand, marked');

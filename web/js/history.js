@@ -446,7 +446,7 @@ export class ReplayView {
         h('div', { class: 'up-card-row' }, cardFace(hand.up_card, { label }),
           named && h('span', { class: ['joker-suit', `suit-${named}`], 'data-suit': named },
             h('span', { class: 'big', 'aria-hidden': 'true' }, SUIT_SYMBOLS[named]), ` ${suitName(named)}`)),
-        h('span', { class: 'caption' }, 'Up-card')));
+        h('span', { class: 'caption' }, step === 'bidding' && cards.picked ? 'Up-card, picked up by the dealer' : 'Up-card')));
       if (step === 'bidding') center.push(this.bids(hand, who, 'center-bids'));
     } else if (current) {
       const done = current.winner !== null && current.winner !== undefined;
