@@ -119,6 +119,17 @@ test('Change name shows only for a named guest, and a name of only spaces is ref
   assert.equal(await page.locator('#player-name').textContent(), '');
   assert.equal(await changeName.isVisible(), false, 'no name after logging out');
   assert.deepEqual(JSON.parse(await page.evaluate(() => localStorage.getItem('euchre.identity'))), {}, 'the session token is forgotten');
+  // The account's owner logs in again from there, with no guest name first.
+  await page.getByRole('link', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Log in' }).waitFor();
+  await page.getByLabel('Account name').fill('Kim');
+  await page.getByLabel('Password', { exact: true }).fill('correct horse');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Your account: Kim' }).waitFor();
+  await page.locator('#connection[data-status="online"]').waitFor();
+  assert.equal(await page.locator('#player-name').textContent(), 'Kim');
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.getByLabel('Display name').waitFor();
   // The new guest plays under a name of its own, and nothing went wrong on the way.
   await page.getByLabel('Display name').fill('Kim2');
   await page.getByRole('button', { name: 'Continue' }).click();

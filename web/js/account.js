@@ -78,6 +78,12 @@ export class AccountView {
           password('current_password', 'Current password', 'current-password'),
           password('new_password', 'New password', 'new-password'),
           h('button', { type: 'submit' }, 'Change password')));
+    } else if (!me.name) {
+      // No guest yet (a first visit, or just logged out): only the log-in.
+      sections.push(
+        h('h1', {}, 'Log in'),
+        h('p', {}, 'Log in to play as your account, or ', h('a', { href: '#/' }, 'pick a name to play as a guest'), '.'),
+        this.logInForm());
     } else {
       sections.push(
         h('h1', {}, 'Keep your name'),
@@ -86,14 +92,18 @@ export class AccountView {
           ...field('claim-name', 'Name', { value: me.name ?? '', maxlength: '32', autocomplete: 'username' }),
           ...password('claim-password', 'Password (8 characters or more)', 'new-password'),
           h('button', { type: 'submit', class: 'primary' }, 'Claim name')),
-        h('form', { class: 'account-form', 'data-form': 'log-in', onsubmit: (e) => this.submit(e, (v) => this.logIn(v)) },
-          h('h2', {}, 'Log in'),
-          h('p', { class: 'muted' }, 'Already have an account? Logging in here leaves this guest behind.'),
-          ...field('login-name', 'Account name', { maxlength: '32', autocomplete: 'username' }),
-          ...password('login-password', 'Password', 'current-password'),
-          h('button', { type: 'submit' }, 'Log in')));
+        this.logInForm(h('h2', {}, 'Log in'),
+          h('p', { class: 'muted' }, 'Already have an account? Logging in here leaves this guest behind.')));
     }
     replaceChildren(this.root, ...sections);
+  }
+
+  logInForm(...heading) {
+    return h('form', { class: 'account-form', 'data-form': 'log-in', onsubmit: (e) => this.submit(e, (v) => this.logIn(v)) },
+      ...heading,
+      ...field('login-name', 'Account name', { maxlength: '32', autocomplete: 'username' }),
+      ...field('login-password', 'Password', { type: 'password', minlength: '8', maxlength: '128', autocomplete: 'current-password' }),
+      h('button', { type: 'submit' }, 'Log in'));
   }
 
   async claim(values) {

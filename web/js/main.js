@@ -87,8 +87,11 @@ function route(moved = false) {
     if (link.dataset.page === state.route.page) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
+  // Without a name only the name form, or (for an account's owner) the
+  // log-in under Account.
   if (!state.identity.name) {
-    mount(nameForm());
+    mount(state.route.page === 'account' ? new AccountView(accountApp) : nameForm());
+    if (moved) view.focus({ preventScroll: true });
     return;
   }
   if (state.route.page === 'table') {
@@ -162,7 +165,11 @@ function startOver(why) {
   save(IDENTITY_KEY, state.identity);
   showIdentity();
   notice(why, 'error');
-  route(true);
+  // The name form at the page's own address (a table's link is kept for
+  // after the name), but from Account (which, without a name, is only the
+  // log-in) the lobby's: the notice asks for a name first.
+  if (state.route.page === 'account') go('#/');
+  else route(true);
 }
 
 const connection = new Connection({
@@ -484,7 +491,8 @@ function nameForm() {
     h('p', {}, 'Pick a name to play under. It is kept in this browser, so a reload keeps your seat.'),
     h('label', { for: 'name' }, 'Display name'),
     input,
-    h('button', { type: 'submit', class: 'primary', 'data-action': 'set-name' }, 'Continue'));
+    h('button', { type: 'submit', class: 'primary', 'data-action': 'set-name' }, 'Continue'),
+    h('p', { class: 'muted' }, 'Have an account? ', h('a', { href: '#/account' }, 'Log in'), ' instead.'));
   return { mount: (container) => { replaceChildren(container, form); input.focus(); } };
 }
 
