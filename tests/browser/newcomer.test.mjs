@@ -69,7 +69,7 @@ for (const [label, viewport] of [['a wide screen', { width: 1280, height: 860 }]
   });
 }
 
-test('Change name shows only for a named guest, and a name of only spaces is refused with a reason', async () => {
+test('Change name shows only for a named guest, a name of only spaces is refused with a reason, and a log-out leaves a fresh unnamed guest', async () => {
   const context = await env.browser.newContext();
   const page = await context.newPage();
   page.problems = [];
