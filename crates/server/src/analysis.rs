@@ -8,6 +8,14 @@
 //! again while queued is not queued twice. A match whose analysis fails is
 //! remembered with the reason, which every later request gets as the answer
 //! instead of a queue that never ends.
+//!
+//! What the queue knows (pending, failed) is this node's memory only. A
+//! restart forgets a failure, so the match is analysed once more on the
+//! next request and fails again: one wasted run. Two nodes of a cluster
+//! asked for the same match at once both analyse it: wasted work, never a
+//! wrong answer, as the analysis is a function of the record and the store
+//! keeps the first one saved (with its players' figures, written only with
+//! it). Neither is worth a shared ledger.
 
 use std::collections::HashSet;
 use std::num::NonZeroUsize;
