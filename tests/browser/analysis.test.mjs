@@ -63,6 +63,16 @@ test('a finished game replays with the analysis marks, graph and accuracy', asyn
     assert.equal(await marks.nth(i).getAttribute('data-index'), String(decision.index));
   }
 
+  // On the felt, each card below the tolerance carries its mark.
+  const order = ['best', 'good', 'inaccuracy', 'mistake', 'blunder'];
+  const worst = (d) => [d.shown?.mark, d.known?.mark].filter(Boolean).reduce((a, b) => (order.indexOf(b) > order.indexOf(a) ? b : a), 'best');
+  const badged = choices.filter((d) => order.indexOf(worst(d)) >= 2);
+  assert.equal(await page.locator('.trick .card[data-mark]').count(), badged.length);
+  for (const decision of badged) {
+    const card = page.locator(`.trick .card[data-mark="${worst(decision)}"]`);
+    assert.match(await card.first().getAttribute('aria-label'), new RegExp(`, an? ${worst(decision)}$`));
+  }
+
   // The graph: a point per decision valued with what was known (from our
   // side: every seat's, with partners), this step's drawn larger.
   const graph = panel.locator('.analysis-graph svg');
@@ -71,6 +81,14 @@ test('a finished game replays with the analysis marks, graph and accuracy', asyn
   assert.equal(await graph.locator('circle.point').count(), valued);
   assert.equal(await graph.locator('circle.point.now').count(), choices.length);
   assert.match(await graph.getAttribute('aria-label'), /^Expected points for Us through the hand/);
+
+  // For the picture, the first trick of the hand with a card marked, if any.
+  const tricks = match.hands[0].tricks;
+  const marked = tricks.findIndex((trick) => analysis.hands[0].decisions.some((d) => d.chosen.action === 'play'
+    && trick.plays.some((p) => p.card === d.chosen.card) && order.indexOf(worst(d)) >= 2));
+  for (let step = 0; step < marked; step += 1) await page.keyboard.press('ArrowRight');
+  await page.locator(`.replay[data-hand="0"][data-step="${Math.max(marked, 0) + 2}"]`).waitFor();
+  if (marked >= 0) assert.ok(await page.locator('.trick .card[data-mark]').count() > 0);
   await page.screenshot({ path: join(SCREENSHOTS, 'analysis.png'), fullPage: true });
 
   // On a phone the panel fits the width.

@@ -115,6 +115,22 @@ function worstMark(decision) {
   return marks.reduce((a, b) => (MARK_ORDER.indexOf(b) > MARK_ORDER.indexOf(a) ? b : a), 'best');
 }
 
+// The mark of `card` as played in hand `handIndex`, once the analysis is
+// in, when it is below the tolerance: the felt's badge on the card.
+export function cardMark(state, handIndex, card) {
+  if (state?.status !== 'ready') return undefined;
+  const hand = state.analysis.hands.find((a) => a.number === handIndex);
+  const decision = hand?.decisions.find((d) => d.chosen.action === 'play' && d.chosen.card === card);
+  const mark = decision ? worstMark(decision) : 'best';
+  return mark === 'best' || mark === 'good' ? undefined : mark;
+}
+
+// The badge in words, for the card's label: ", a mistake".
+export function cardMarkWords(state, handIndex, card) {
+  const mark = cardMark(state, handIndex, card);
+  return mark ? `, ${mark === 'inaccuracy' ? 'an' : 'a'} ${mark}` : '';
+}
+
 // The replay step each of a hand's actions is shown at: 'bidding' before
 // the first card, else the trick its card went to (an action between
 // cards, a claim, at the trick of the card before it).

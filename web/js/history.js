@@ -5,7 +5,7 @@
 // them, across hands too.
 
 import { h, replaceChildren } from './dom.js';
-import { AnalysisLoader, analysisPanel } from './analysis.js';
+import { AnalysisLoader, analysisPanel, cardMark, cardMarkWords } from './analysis.js';
 import { cardFace, cardName, cardShort, isJoker, sortForDisplay, SUIT_SYMBOLS, suitName, upSuit } from './cards.js';
 import { botLevelName, hasPartners, playersOf, seatsOfSide, teamOf } from './model.js';
 import { PRESETS } from './rules.js';
@@ -461,7 +461,8 @@ export class ReplayView {
         current.plays.map((play, i) => cardFace(play.card, {
           trump,
           class: ['played', `at-${who.position(play.seat)}`, done && play.seat === current.winner && 'winner'].filter(Boolean).join(' '),
-          label: `${cardName(play.card)}, ${i === 0 ? 'led' : 'played'} by ${who.nameOf(play.seat)}${done && play.seat === current.winner ? ', winning' : ''}`,
+          label: `${cardName(play.card)}, ${i === 0 ? 'led' : 'played'} by ${who.nameOf(play.seat)}${done && play.seat === current.winner ? ', winning' : ''}${cardMarkWords(this.analysis?.state, this.hand, play.card)}`,
+          'data-mark': cardMark(this.analysis?.state, this.hand, play.card),
         }))));
       if (done) center.push(h('p', { class: 'trick-winner' }, `${who.nameOf(current.winner)} ${current.winner === who.mySeat ? 'win' : 'wins'} trick ${trickIndex + 1}`));
     }
