@@ -209,6 +209,87 @@ async fn postgres_reads_matches_stored_before_every_form() {
     .await;
 }
 
+// ---------------------------------------------------------------------------
+// Migration 0010: analyses stored before the players' figures were.
+
+#[tokio::test]
+async fn sqlite_counts_analyses_stored_before_the_figures() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let url = format!("sqlite://{}/old.db", folder.path().display());
+    let store = SqliteStore::connect(&url).await.expect("open SQLite");
+    old_schema("sqlite").await.run_to(9, store.pool()).await.expect("migrations 0001-0009");
+    let pool = store.pool().clone();
+    analyses_before_the_figures(&store, |statement| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query(AssertSqlSafe(statement)).execute(&pool).await.expect("an old write");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn postgres_counts_analyses_stored_before_the_figures() {
+    with_postgres_database(false, |store| async move {
+        old_schema("postgres").await.run_to(9, store.pool()).await.expect("migrations 0001-0009");
+        let pool = store.pool().clone();
+        analyses_before_the_figures(&*store, |statement| {
+            let pool = pool.clone();
+            async move {
+                sqlx::query(AssertSqlSafe(statement)).execute(&pool).await.expect("an old write");
+            }
+        })
+        .await;
+    })
+    .await;
+}
+
+/// A finished match's analysis stored before migration 0010 (as its JSON
+/// alone); migrated, its players' figures are in their profiles, each from
+/// their own seat, and the bots' seats count for nobody.
+async fn analyses_before_the_figures<F, Fut>(store: &dyn Store, execute: F)
+where
+    F: Fn(String) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let (writes, history) = history();
+    store.apply(&writes).await.expect("the history");
+    let analysed = history
+        .played
+        .iter()
+        .map(|played| &played.summary)
+        .find(|s| {
+            s.ended_at.is_some() && s.seats.iter().filter(|s| s.player_id.is_some()).count() >= 2
+        })
+        .expect("a finished match with players");
+    let players: Vec<serde_json::Value> = (0..analysed.seats.len())
+        .map(|seat| {
+            json!({"seat": seat, "decisions": 10 + seat, "within_tolerance": 5 + seat,
+                "points_lost": seat as f64 / 2.0, "accuracy": null})
+        })
+        .collect();
+    let analysis = json!({"worlds": 4, "seed": 1, "hands": [], "players": players}).to_string();
+    execute(format!(
+        "INSERT INTO match_analyses (match_id, analysis, created_at) VALUES ('{}', '{analysis}', 5)",
+        analysed.id
+    ))
+    .await;
+    store.migrate().await.expect("migration 0010");
+    for seat in &analysed.seats {
+        let Some(player) = &seat.player_id else { continue };
+        let figures = store.recent_accuracy(player, 20).await.expect("read");
+        let n = u32::from(seat.seat);
+        let expected = FormAccuracy {
+            form: analysed.rules.form().name().to_owned(),
+            matches: 1,
+            decisions: 10 + n,
+            accuracy: f64::from(5 + n) / f64::from(10 + n),
+            points_lost: f64::from(n) / 2.0,
+        };
+        assert_eq!(figures, vec![expected], "{player} at seat {}", seat.seat);
+    }
+}
+
 /// A backend's migrations, read from their folder (run up to 0002 to get
 /// the schema as it was).
 async fn old_schema(backend: &str) -> sqlx::migrate::Migrator {
