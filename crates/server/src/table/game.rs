@@ -132,10 +132,21 @@ impl Table {
         serde_json::to_value(self.state_for(Viewer::Spectator).seats).unwrap_or_default()
     }
 
-    /// Records who sits where now.
+    /// Records who sits where now, and tells the registry who holds a seat.
     pub(super) fn record_seats(&mut self) {
         let seats = self.stored_seats();
         self.delivery.writes.push(Write::TableSeats { id: self.id.clone(), seats });
+        self.registry.seat_players(&self.id, self.seated_players());
+    }
+
+    /// The people holding a seat, present or away: their "your games".
+    pub fn seated_players(&self) -> Vec<String> {
+        (self.seats.iter())
+            .filter_map(|seat| match &seat.sitter {
+                Some(Sitter::Human(player)) => Some(player.id.clone()),
+                _ => None,
+            })
+            .collect()
     }
     /// Applies an action to the game and publishes what happened.
     pub(super) fn apply(

@@ -36,7 +36,7 @@ use euchre_protocol::{
     Occupant, PlayerInfo, TableEvent, TableId, TableSettings, TableStatus, TableSummary,
 };
 use euchre_store::durable::Durability;
-use euchre_store::{LiveTable, Write};
+use euchre_store::{CloseReason, LiveTable, Write};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -286,7 +286,7 @@ impl Table {
                 () = sleep_until(wake) => {
                     if !self.on_timer(Instant::now()) {
                         // Abandoned: the table is closed for good.
-                        self.delivery.writes.push(Write::TableClosed { id: self.id.clone(), at: now_ms() });
+                        self.close_for_good(CloseReason::EveryoneLeft);
                         self.end_step();
                         closed = true;
                         break;
@@ -302,6 +302,19 @@ impl Table {
             self.registry.unload(&self.id);
         }
         tracing::debug!(table = %self.id, "table closed");
+    }
+
+    /// Journals the table's closing and why, with the match it leaves
+    /// unfinished (which can no longer finish: abandoned).
+    fn close_for_good(&mut self, reason: CloseReason) {
+        let at = now_ms();
+        let unfinished = match (&self.game, &self.match_id) {
+            (Some(game), Some(id)) if !game.is_over() => Some(id.clone()),
+            _ => None,
+        };
+        let id = self.id.clone();
+        self.delivery.writes.push(Write::TableAbandoned { id: id.clone(), reason, unfinished, at });
+        self.delivery.writes.push(Write::TableClosed { id, at });
     }
 
     /// Handles one message.
