@@ -194,6 +194,7 @@ fn the_lobby_starts_with_open_tables_pages_on_down_and_filters_on_f() {
         total: 3,
         after: None,
         next: Some("t3".into()),
+        ..LobbyPage::default()
     };
     app.update(Msg::Done(Outcome::Listed(page)));
     assert!(render(&app, 80, 24).contains("(2 of 3; ↓ for more)"));
@@ -209,8 +210,12 @@ fn the_lobby_starts_with_open_tables_pages_on_down_and_filters_on_f() {
     let more = LobbyQuery { after: Some("t3".into()), ..first };
     assert_eq!(app.update(key(KeyCode::Down)), vec![Command::ListTables(more)]);
     assert_eq!(app.update(key(KeyCode::Down)), vec![], "one page at a time");
-    let page =
-        LobbyPage { tables: vec![waiting("t5")], total: 4, after: Some("t3".into()), next: None };
+    let page = LobbyPage {
+        tables: vec![waiting("t5")],
+        total: 4,
+        after: Some("t3".into()),
+        ..LobbyPage::default()
+    };
     app.update(Msg::Done(Outcome::Listed(page)));
     assert_eq!(ids(&app), vec!["t1", "t2", "t3", "t5"]);
     assert!(render(&app, 80, 24).contains("(4 of 4)"));
