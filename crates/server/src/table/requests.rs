@@ -99,8 +99,13 @@ impl Table {
         outbox: &Outbox,
         invite: Option<String>,
     ) -> Result<Reply, Refusal> {
-        self.check_invite(invite.as_deref())?;
-        let viewer = self.seat_of(player).map_or(Viewer::Spectator, Viewer::Seat);
+        let seat = self.seat_of(player);
+        // A player holding a seat came in with the invite once: coming back
+        // from "your games" on another device needs no link.
+        if seat.is_none() {
+            self.check_invite(invite.as_deref())?;
+        }
+        let viewer = seat.map_or(Viewer::Spectator, Viewer::Seat);
         self.subscribe(conn, player, outbox, viewer);
         self.send_snapshot(conn);
         Ok(Reply::Watching { table: self.id.clone() })
