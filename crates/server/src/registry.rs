@@ -443,7 +443,7 @@ mod tests {
         // Nobody else's; and only on a first page.
         assert!(registry.page(&open, 50, Some("bob")).yours.len() == 1);
         assert!(registry.page(&open, 50, None).yours.is_empty());
-        let later = LobbyQuery { after: Some("t1".into()), ..open };
+        let later = LobbyQuery { after: Some("t1".into()), ..open.clone() };
         assert!(registry.page(&later, 50, Some("ann")).yours.is_empty());
         // Gone from her list once she leaves the table.
         registry.seat_players("t3", vec!["bob".to_owned()]);

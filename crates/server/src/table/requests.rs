@@ -157,7 +157,9 @@ impl Table {
         let seat_number = seat.0;
         self.publish(TableEvent::Table(TableNotice::SeatLeft { seat: seat_number }));
         if self.status() == TableStatus::Playing {
-            // A game in progress goes on: a bot takes the seat for good.
+            // A game in progress goes on: a bot takes the seat for good,
+            // and a rated game counts as lost for the player who left.
+            self.forfeit(seat);
             self.seats[index] = SeatState {
                 sitter: Some(Sitter::Bot(self.bot_kind)),
                 bot: Some(self.bot_kind.create(self.bot_seed ^ u64::from(seat_number))),
