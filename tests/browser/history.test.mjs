@@ -190,6 +190,7 @@ test('a game left and come back to is resumed; once closed its link explains and
     again.on('pageerror', (error) => problems.push(error.message));
     await again.goto(link);
     await again.getByRole('heading', { name: 'This table has closed' }).waitFor();
+    await again.locator('.closed-table .closed-line').first().waitFor();
     const text = await again.locator('.closed-table').textContent();
     assert.match(text, /Lee's table closed on .*, after everyone left\./);
     assert.match(text, /abandoned before the end/);
