@@ -89,7 +89,7 @@ test('one person and three bots play a whole game, then a rematch', async () => 
 
   // Away to the lobby and back: the table is listed under "Your tables".
   await ann.getByRole('link', { name: 'Lobby', exact: true }).click();
-  await ann.getByRole('button', { name: 'Back to table' }).click();
+  await ann.getByRole('button', { name: 'Resume' }).click();
   await ann.locator('.hand .card').first().waitFor();
 
   let shotTaken = false;

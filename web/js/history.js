@@ -122,6 +122,31 @@ function when(ms) {
 
 // ---- the list ----
 
+// A match not won: abandoned (its table closed first), or still going.
+function unfinishedWord(match) {
+  return match.abandoned ? 'Abandoned' : 'Unfinished';
+}
+
+// A listed match's result for the viewer: Won or Lost, Abandoned (its table
+// closed before the end: it never will be over), or In progress.
+function matchResult(match, won) {
+  if (match.abandoned) return 'Abandoned';
+  if (!match.finished) return 'In progress';
+  return won ? 'Won' : 'Lost';
+}
+
+// The live tables where the player holds a seat, first, each with Resume.
+function yourGames(app) {
+  const tables = app.yours?.() ?? [];
+  if (tables.length === 0) return null;
+  return h('section', { class: 'your-games', 'aria-label': 'Your games' },
+    h('h2', {}, 'Your games'),
+    h('ul', { class: 'tables' }, tables.map((t) => h('li', { class: 'table-row mine', dataset: { table: t.id } },
+      h('strong', {}, `${t.summary.host}'s table`), ' ',
+      h('span', { class: 'muted' }, { open: 'waiting for players', playing: 'playing', finished: 'game over' }[t.summary.status] ?? ''), ' ',
+      h('button', { type: 'button', class: 'primary', onclick: () => app.open(t.id) }, 'Resume')))));
+}
+
 export class HistoryView {
   constructor(app) {
     this.app = app; // { me(): player id or null, open(id) }
@@ -175,7 +200,7 @@ export class HistoryView {
       const partner = mySeat === null || !who.partners ? null : nameOf((mySeat + 2) % 4);
       const opponents = who.seats.filter((s) => who.sideOf(s) !== myTeam).map(nameOf);
       const won = wonBy(match, who);
-      const result = !match.finished ? 'In progress' : won ? 'Won' : 'Lost';
+      const result = matchResult(match, won);
       const rubber = rubberSummary(match);
       // A rubber: the games won, and each game's score with its rubber points.
       // Which side is the player's: "Us 10–6 Them", "You 10, Left bot 4, …".
@@ -194,12 +219,13 @@ export class HistoryView {
           h('time', { datetime: new Date(match.started_at).toISOString() }, when(match.started_at)),
           ` · ${presetTitle(match.rules)}${who.partners ? '' : `, ${who.players} players`}, to ${match.rules?.points_to_win ?? '?'}${rulesNote(match.rules)}`,
           games),
-        match.finished
+        match.finished || match.abandoned
           ? h('a', { class: 'button', href: `#/history/${encodeURIComponent(match.id)}`, 'aria-label': `Replay the game of ${when(match.started_at)}` }, 'Replay')
           : h('span', { class: 'match-meta' }, 'Replay once it is over'));
     });
     replaceChildren(this.container, h('section', { class: 'history card-panel' },
       h('h1', {}, 'Match history'),
+      yourGames(this.app),
       this.error ? h('p', { class: 'error', role: 'alert' }, this.error) : null,
       rows.length ? h('ol', { class: 'match-list' }, rows)
         : (!this.loading && !this.error ? h('p', {}, 'No games yet: finished games are listed here, with every hand to replay.') : null),
@@ -395,11 +421,11 @@ export class ReplayView {
     if (!who.partners) {
       // Each player's score; the winner named.
       const winner = over ? (match.winners?.[0] ?? match.winner) : null;
-      const result = !over ? 'Unfinished' : winner === who.mySeat ? 'You won' : `${who.nameOf(winner)} won`;
+      const result = !over ? unfinishedWord(match) : winner === who.mySeat ? 'You won' : `${who.nameOf(winner)} won`;
       return `${result} · ${who.scoreLine(match.scores, ', ')} · ${title}`;
     }
     const won = wonBy(match, who);
-    const result = !over ? 'Unfinished'
+    const result = !over ? unfinishedWord(match)
       : who.mySeat === null ? `${who.teamName(match.winner)} won` : won ? 'You won' : 'You lost';
     return `${result} ${match.scores[myTeam]}–${match.scores[1 - myTeam]} · ${title}`;
   }

@@ -83,7 +83,7 @@ export class LobbyView {
         h('div', { class: 'what muted' }, describeRules(t.summary)),
         h('div', {}, { open: 'waiting for players', playing: 'playing', finished: 'game over' }[t.summary.status]),
         h('div', { class: 'row-actions' },
-          h('button', { type: 'button', class: 'primary', 'data-focus': `back-${t.id}`, onclick: () => this.app.open(t.id) }, 'Back to table'))))));
+          h('button', { type: 'button', class: 'primary', 'data-focus': `back-${t.id}`, onclick: () => this.app.open(t.id) }, 'Resume'))))));
     const tables = this.app.tables();
     const filter = this.app.filter();
     this.filter.value = filter;

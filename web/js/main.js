@@ -6,6 +6,7 @@ import { h, replaceChildren } from './dom.js';
 import { Connection } from './net.js';
 import { applyEvent, fromSnapshot } from './model.js';
 import { LOBBY_FILTERS, LobbyView } from './lobby.js';
+import { ClosedTableView } from './closed.js';
 import { TableView } from './table.js';
 import { describe, sealText } from './text.js';
 import { revealed } from './witness.js';
@@ -41,6 +42,7 @@ const state = {
   identity: load(IDENTITY_KEY, {}), // { name, token, id, account }
   hosted: new Set(load(HOSTED_KEY, [])), // tables this player created
   lobby: null, // Map of table id → summary, once listed: the pages so far
+  yours: [], // the live tables where this player holds a seat, as the last first page said
   lobbyFilter: 'open', // a key of LOBBY_FILTERS
   lobbyNext: null, // the next page's `after`, while there are more
   lobbyTotal: 0, // how many tables match the filter
@@ -104,11 +106,13 @@ function route(moved = false) {
   } else if (state.route.page === 'leaderboard') {
     mount(state.route.player ? new ProfileView(state.route.player) : new LeaderboardView());
   } else if (state.route.page === 'history') {
-    const historyApp = { me: () => state.identity.id ?? null };
+    const historyApp = { me: () => state.identity.id ?? null, yours: yourTables, open: (id) => lobbyApp.open(id) };
     if (state.route.match) mount(new ReplayView(historyApp, state.route.match, state.route));
     else mount(new HistoryView(historyApp));
   } else {
     mount(new LobbyView(lobbyApp));
+    // Coming back to the lobby: "your games" as they stand now.
+    if (connection.online && moved) listTables();
   }
   if (moved) view.focus({ preventScroll: true });
 }
@@ -215,6 +219,7 @@ function receive(message) {
     case 'lobby':
       // A first page (no `after`) starts the list again; a later one adds to it.
       if (!message.after || !state.lobby) state.lobby = new Map();
+      if (!message.after) state.yours = message.yours ?? [];
       for (const t of message.tables) state.lobby.set(t.table, t);
       state.lobbyNext = message.next ?? null;
       state.lobbyTotal = message.total ?? state.lobby.size;
@@ -309,9 +314,18 @@ function joinTable(id) {
     });
 }
 
+// A table the server no longer has: the page says what became of it.
 function tableGone(id) {
-  notice(`Table ${id} does not exist any more (or it is private and the link lacks its invite).`, 'error');
-  go('#/');
+  if (state.route.page === 'table' && state.route.id === id) mount(new ClosedTableView(id));
+  else notice(`Table ${id} does not exist any more.`, 'error');
+}
+
+// The tables this player sits at, followed here or listed by the server as
+// theirs (another tab, device, or an earlier visit): each with its summary.
+function yourTables() {
+  const followed = [...state.tables.values()].filter((t) => t.yourSeat !== null);
+  const listed = state.yours.filter((t) => !state.tables.has(t.table)).map((t) => ({ id: t.table, summary: t }));
+  return [...followed, ...listed];
 }
 
 // ---- what the views may do ----
@@ -340,7 +354,7 @@ const lobbyApp = {
   more() {
     if (state.lobbyNext !== null) listTables(state.lobbyNext);
   },
-  myTables: () => [...state.tables.values()].filter((t) => t.yourSeat !== null),
+  myTables: () => yourTables(),
   open(id) {
     const invite = state.invites.get(id);
     go(tableHash(id, invite));

@@ -587,6 +587,12 @@ impl LobbyFilter {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LobbyPage {
     pub tables: Vec<TableSummary>,
+    /// On a first page: the live tables where the player holds a seat
+    /// (present or away, private ones too), whatever the filter, at most
+    /// 50, in the order of their ids: "your games", to resume. Omitted
+    /// when there are none, and on later pages.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub yours: Vec<TableSummary>,
     /// How many public tables match the filter, on every page.
     #[serde(default)]
     pub total: u64,

@@ -254,6 +254,7 @@ fn a_filter_lists_public_tables_by_status_preset_and_free_seat() {
 fn a_lobby_page_round_trips_and_an_older_one_still_reads() {
     let page = LobbyPage {
         tables: Vec::new(),
+        yours: Vec::new(),
         total: 120,
         after: Some("t5".into()),
         next: Some("t9".into()),

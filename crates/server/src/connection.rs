@@ -209,7 +209,8 @@ impl Session {
                         }
                         // Missed changes: the first page again rather than a gap.
                         Err(broadcast::error::RecvError::Lagged(_)) => {
-                            let page = self.state.registry.page(&lobby.query, lobby.limit);
+                            let player = self.player.as_ref().map(|p| p.id.as_str());
+                            let page = self.state.registry.page(&lobby.query, lobby.limit, player);
                             self.outbox.send(ServerMessage::Lobby(page));
                         }
                         Err(broadcast::error::RecvError::Closed) => self.lobby = None,
@@ -320,7 +321,7 @@ impl Session {
                     Some(lobby) => lobby.changes,
                     None => self.state.registry.subscribe(),
                 };
-                let page = self.state.registry.page(&query, limit);
+                let page = self.state.registry.page(&query, limit, Some(&player.id));
                 let query = LobbyQuery { after: None, ..query };
                 self.lobby = Some(Lobby { changes, query, limit });
                 self.outbox.send(ServerMessage::Lobby(page));

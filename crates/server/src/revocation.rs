@@ -224,6 +224,12 @@ mod tests {
         async fn get_match(&self, id: &str) -> Result<Option<MatchDetail>, StoreError> {
             self.inner.get_match(id).await
         }
+        async fn table_record(&self, id: &str) -> Result<Option<TableRecord>, StoreError> {
+            self.inner.table_record(id).await
+        }
+        async fn abandon_orphaned_matches(&self) -> Result<u64, StoreError> {
+            self.inner.abandon_orphaned_matches().await
+        }
         async fn player_stats(&self, id: &str) -> Result<PlayerStats, StoreError> {
             self.inner.player_stats(id).await
         }

@@ -11,7 +11,7 @@ use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use euchre_store::writer::Recorder;
-use euchre_store::{LiveTable, Store, Write};
+use euchre_store::{CloseReason, LiveTable, Store, Write};
 
 use crate::accounts::Accounts;
 use crate::admission::Admission;
@@ -202,14 +202,33 @@ impl AppState {
     }
 
     /// Brings back a table that was open when the server stopped.
+    /// One that cannot be restored is closed as lost, and its game in
+    /// progress abandoned: its players' links and history say so.
     pub fn restore_table(&self, live: LiveTable) -> Result<(), String> {
         let host_id = live.host.id.clone();
-        let (table, handle, mailbox) = Table::restore(
+        let (table_id, unfinished) = (live.id.clone(), live.game.as_ref().map(|g| g.id.clone()));
+        let durability = self.placement.durability();
+        let restored = Table::restore(
             live,
             self.table_config(),
             self.registry.clone(),
-            Some(self.placement.durability()),
-        )?;
+            Some(durability.clone()),
+        );
+        let (table, handle, mailbox) = match restored {
+            Ok(restored) => restored,
+            Err(error) => {
+                let at = now_ms();
+                let reason = CloseReason::Lost;
+                let lost = vec![
+                    Write::TableAbandoned { id: table_id.clone(), reason, unfinished, at },
+                    Write::TableClosed { id: table_id.clone(), at },
+                ];
+                // Not waited for: should the write fail, the table is tried
+                // (and found lost) again at the next start.
+                durability.keep(&table_id, lost, Box::new(|_| {}));
+                return Err(error);
+            }
+        };
         self.spawn_table(table, handle, mailbox, &host_id);
         Ok(())
     }
@@ -222,7 +241,7 @@ impl AppState {
         host_id: &str,
     ) {
         let table_id = handle.id.clone();
-        self.registry.insert(handle, table.summary(), host_id);
+        self.registry.insert(handle, table.summary(), host_id, table.seated_players());
         self.metrics.tables_created.inc();
         let metrics = self.metrics.clone();
         // In a cluster a table also stops when its shard moves to another node.

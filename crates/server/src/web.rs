@@ -57,6 +57,7 @@ const ASSETS: &[Asset] = &[
     asset!("js/account.js", JS),
     asset!("js/analysis.js", JS),
     asset!("js/cards.js", JS),
+    asset!("js/closed.js", JS),
     asset!("js/dom.js", JS),
     asset!("js/history.js", JS),
     asset!("js/lobby.js", JS),

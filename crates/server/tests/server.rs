@@ -567,8 +567,23 @@ async fn the_lobby_lists_public_tables_and_hides_private_ones() {
     let sit = ClientMessage::Sit { id, table: secret.clone(), seat: None, invite: None };
     assert_eq!(error_code(&bob.command(sit).await), Some("no_such_table"));
     let id = bob.next_id();
-    let sit = ClientMessage::Sit { id, table: secret, seat: None, invite: Some(invite) };
+    let sit = ClientMessage::Sit { id, table: secret.clone(), seat: None, invite: Some(invite) };
     assert!(matches!(bob.command(sit).await, ServerMessage::Ack { .. }));
+    // Seated, it is his own: listed as his on a new connection (never in
+    // anyone else's lobby), and he watches it there without the invite.
+    let mut again = Client::connect(&server.url()).await;
+    again.try_hello("Bob", bob.token.as_deref()).await.expect("welcome back");
+    let page = again.list_tables(LobbyQuery::default()).await.expect("a page");
+    let yours: Vec<&str> = page.yours.iter().map(|t| t.table.as_str()).collect();
+    assert_eq!(yours, vec![secret.as_str()]);
+    let id = again.next_id();
+    let watch = ClientMessage::Watch { id, table: secret.clone(), invite: None };
+    assert!(matches!(again.command(watch).await, ServerMessage::Ack { .. }));
+    let mut cy = server.player("Cy").await;
+    assert!(cy.list_tables(LobbyQuery::default()).await.expect("a page").yours.is_empty());
+    let id = cy.next_id();
+    let watch = ClientMessage::Watch { id, table: secret, invite: None };
+    assert_eq!(error_code(&cy.command(watch).await), Some("no_such_table"));
     // Sitting at the public table shows up as a lobby update (which may come
     // before the sit's ack, while waiting for it).
     let _ = bob.sit(&public, None).await;

@@ -14,8 +14,8 @@ use sqlx::{Connection, Database, Encode, Executor, FromRow, IntoArguments, Type}
 use crate::StoreError;
 use crate::rows::{
     AccountKeyRow, AccountRow, AccuracyRow, ActionRow, BoardRow, FormRow, HandRow, HistoryRow,
-    MatchRow, PageRow, PointRow, RatingRow, SeatRow, SessionRow, StatsHandRow, StatsSeatRow,
-    TableRow,
+    LastMatchRow, MatchRow, PageRow, PointRow, RatingRow, SeatRow, SessionRow, StatsHandRow,
+    StatsSeatRow, TableRecordRow, TableRow,
 };
 
 /// A failure to read: a column that does not decode means the stored data is
@@ -64,6 +64,8 @@ pub(crate) trait Conn: Send {
         + Decodes<HandRow>
         + Decodes<ActionRow>
         + Decodes<TableRow>
+        + Decodes<TableRecordRow>
+        + Decodes<LastMatchRow>
         + Decodes<PageRow>
         + Decodes<StatsSeatRow>
         + Decodes<StatsHandRow>
@@ -108,6 +110,8 @@ where
         + Decodes<HandRow>
         + Decodes<ActionRow>
         + Decodes<TableRow>
+        + Decodes<TableRecordRow>
+        + Decodes<LastMatchRow>
         + Decodes<PageRow>
         + Decodes<StatsSeatRow>
         + Decodes<StatsHandRow>

@@ -68,6 +68,16 @@ pub enum Write {
         id: String,
         at: Millis,
     },
+    /// Why a table is closing, journaled just before its `TableClosed`,
+    /// and the match it leaves unfinished, which can no longer finish: it
+    /// is marked abandoned, with the same time and reason.
+    TableAbandoned {
+        id: String,
+        reason: CloseReason,
+        /// The match in progress when it closed, if one was.
+        unfinished: Option<String>,
+        at: Millis,
+    },
     /// A game began at a table.
     MatchStarted {
         id: String,
@@ -121,6 +131,66 @@ pub enum Write {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         games: Vec<GameResult>,
     },
+}
+
+/// Why a table closed, and so why its unfinished match was abandoned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CloseReason {
+    /// Nobody was connected to it for the idle time (everyone left).
+    EveryoneLeft,
+    /// The server could not restore it after a restart.
+    Lost,
+}
+
+impl CloseReason {
+    /// The reason as stored and sent: `everyone_left` or `lost`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CloseReason::EveryoneLeft => "everyone_left",
+            CloseReason::Lost => "lost",
+        }
+    }
+
+    /// A stored reason; `None` for one this code does not know.
+    pub fn parse(stored: &str) -> Option<CloseReason> {
+        [CloseReason::EveryoneLeft, CloseReason::Lost]
+            .into_iter()
+            .find(|reason| reason.as_str() == stored)
+    }
+}
+
+/// A match that can no longer finish: when it was marked so, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Abandonment {
+    pub at: Millis,
+    pub reason: CloseReason,
+}
+
+/// A table as the store remembers it, open or closed, for a link to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableRecord {
+    pub id: String,
+    pub host: PlayerRow,
+    pub private: bool,
+    pub created_at: Millis,
+    /// `None` while the table is open.
+    pub closed_at: Option<Millis>,
+    /// Why it closed; `None` while open, or for a table closed before
+    /// reasons were kept (migration 0009).
+    pub closed_reason: Option<CloseReason>,
+    /// Its latest match, if one started.
+    pub last_match: Option<MatchOutcome>,
+}
+
+/// How a table's latest match stands: over, abandoned, or neither (in
+/// progress).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchOutcome {
+    pub id: String,
+    pub number: u32,
+    pub ended_at: Option<Millis>,
+    pub abandoned: Option<Abandonment>,
 }
 
 /// Who sat in a seat for a match.
@@ -184,6 +254,9 @@ pub struct MatchSummary {
     /// A rubber's games, once it has ended; empty for a single game. (While
     /// a rubber is in progress `scores` count its points across games.)
     pub games: Vec<GameResult>,
+    /// Set when the match can no longer finish (its table closed first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandoned: Option<Abandonment>,
 }
 
 /// A match in full: its summary and its record, every hand and action.
@@ -451,6 +524,13 @@ pub trait Store: Send + Sync + fmt::Debug {
     async fn live_tables(&self) -> Result<Vec<LiveTable>, StoreError>;
     async fn list_matches(&self, query: &MatchQuery) -> Result<MatchPage, StoreError>;
     async fn get_match(&self, id: &str) -> Result<Option<MatchDetail>, StoreError>;
+    /// A table, open or closed, with its latest match.
+    async fn table_record(&self, id: &str) -> Result<Option<TableRecord>, StoreError>;
+    /// Marks abandoned every unfinished match whose table is closed, with
+    /// the table's close time and reason (`everyone_left` when none is
+    /// kept): those left "in progress" by a crash between the two writes,
+    /// or closed before abandonment was recorded. Returns how many.
+    async fn abandon_orphaned_matches(&self) -> Result<u64, StoreError>;
     async fn player_stats(&self, player_id: &str) -> Result<PlayerStats, StoreError>;
 
     // Accounts and sessions: written at once rather than through the

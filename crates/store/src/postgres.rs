@@ -16,6 +16,7 @@ use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions};
 use sqlx::types::Json;
 
+use crate::TableRecord;
 use crate::sql::{self, to_db_u64};
 use crate::{Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, Purged, Session};
 use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
@@ -290,6 +291,20 @@ impl Store for PgStore {
         let detail = read::load_match(&mut *tx, id).await?;
         tx.commit().await?;
         Ok(detail.map(|(detail, _)| detail))
+    }
+
+    async fn table_record(&self, id: &str) -> Result<Option<TableRecord>, StoreError> {
+        let mut tx = self.pool.begin_with(BEGIN_READ).await?;
+        let record = read::table_record(&mut *tx, id).await?;
+        tx.commit().await?;
+        Ok(record)
+    }
+
+    async fn abandon_orphaned_matches(&self) -> Result<u64, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let marked = read::abandon_orphaned_matches(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(marked)
     }
 
     async fn player_stats(&self, player_id: &str) -> Result<PlayerStats, StoreError> {

@@ -350,7 +350,7 @@ mod tests {
     use crate::{
         Account, AccountClaim, AccountKey, BoardEntry, ClaimOutcome, FormAccuracy, FormRating,
         LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, NewSession, PlayerRow, PlayerStats,
-        RateFn, RatedMatch, RatingChange, RatingPoint, SavedAnalysis, Session,
+        RateFn, RatedMatch, RatingChange, RatingPoint, SavedAnalysis, Session, TableRecord,
     };
 
     /// A store that keeps writes in memory and can be switched off.
@@ -398,6 +398,12 @@ mod tests {
         }
         async fn get_match(&self, _: &str) -> Result<Option<MatchDetail>, StoreError> {
             Ok(None)
+        }
+        async fn table_record(&self, _: &str) -> Result<Option<TableRecord>, StoreError> {
+            Ok(None)
+        }
+        async fn abandon_orphaned_matches(&self) -> Result<u64, StoreError> {
+            Ok(0)
         }
         async fn player_stats(&self, _: &str) -> Result<PlayerStats, StoreError> {
             Ok(PlayerStats::default())

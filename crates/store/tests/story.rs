@@ -24,9 +24,10 @@ use euchre_engine::{
 use euchre_store::postgres::PgStore;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{
-    Account, AccountClaim, AccountKey, ClaimOutcome, Cursor, FormAccuracy, Glicko, LiveTable,
-    MatchDetail, MatchQuery, MatchSeat, MatchSummary, Millis, NewSession, PlayerRow, PlayerStats,
-    RatedMatch, RatingChange, SavedAnalysis, SeatAccuracy, Session, Store, StoreError, Write,
+    Abandonment, Account, AccountClaim, AccountKey, ClaimOutcome, CloseReason, Cursor,
+    FormAccuracy, Glicko, LiveTable, MatchDetail, MatchQuery, MatchSeat, MatchSummary, Millis,
+    NewSession, PlayerRow, PlayerStats, RatedMatch, RatingChange, SavedAnalysis, SeatAccuracy,
+    Session, Store, StoreError, Write,
 };
 use euchre_testkit::postgres;
 use rand::{RngExt, SeedableRng};
@@ -390,6 +391,8 @@ fn old_statements(write: &Write, old_seeds: &HashMap<String, u64>) -> Vec<String
             "UPDATE game_tables SET closed_at = COALESCE(closed_at, {at}) WHERE id = {}",
             text(id)
         )],
+        // Not written before migration 0009.
+        Write::TableAbandoned { .. } => Vec::new(),
         Write::MatchStarted { id, table_id, number, rules, start, seats, at, .. } => {
             let mut statements = vec![format!(
                 "INSERT INTO matches (id, table_id, number, rules, seed, start, started_at) \
@@ -728,6 +731,7 @@ fn history() -> (Vec<Write>, History) {
             winner: None,
             winners: Vec::new(),
             games: Vec::new(),
+            abandoned: None,
         };
         recorder.start(&summary, &mut game);
         let mut match_played = Played { summary, game, last_seq: None };
@@ -835,6 +839,111 @@ async fn story(store: &dyn Store) {
     check_purge(store).await;
     check_ratings(store).await;
     check_analyses(store, &history).await;
+    check_abandoned(store).await;
+}
+
+/// A match whose table closes first is abandoned, with when and why; a
+/// closed table is remembered with its reason; a match left "in progress"
+/// at a closed table (no reason kept) is abandoned at start-up's sweep, and
+/// an open table's match never is.
+async fn check_abandoned(store: &dyn Store) {
+    let open = |id: &str, at: Millis| Write::TableOpened {
+        id: id.into(),
+        host_id: player_id(1),
+        settings: json!({ "preset": "standard", "private": true }),
+        invite: Some("secret".into()),
+        at,
+    };
+    let started = |id: &str, table: &str, at: Millis| {
+        let rules = Preset::Standard.rules();
+        let game = Game::new(rules, 7).expect("valid rules");
+        let seats = (0..4)
+            .map(|seat| MatchSeat {
+                seat,
+                player_id: Some(player_id(usize::from(seat))),
+                bot: None,
+                name: format!("Player {seat}"),
+            })
+            .collect();
+        let start = game.start().clone();
+        let seed = game.record().seed;
+        Write::MatchStarted {
+            id: id.into(),
+            table_id: table.into(),
+            number: 1,
+            rules,
+            seed,
+            start,
+            seats,
+            at,
+        }
+    };
+    store
+        .apply(&[
+            open("ab-left", 100),
+            started("ab-m-left", "ab-left", 110),
+            Write::TableAbandoned {
+                id: "ab-left".into(),
+                reason: CloseReason::EveryoneLeft,
+                unfinished: Some("ab-m-left".into()),
+                at: 200,
+            },
+            Write::TableClosed { id: "ab-left".into(), at: 200 },
+            // Closed by a version that kept no reason, its match left open.
+            open("ab-old", 300),
+            started("ab-m-old", "ab-old", 310),
+            Write::TableClosed { id: "ab-old".into(), at: 400 },
+            // Still open: its match is in progress, never abandoned.
+            open("ab-open", 500),
+            started("ab-m-open", "ab-open", 510),
+        ])
+        .await
+        .expect("apply");
+    let abandoned = |id: &'static str| async move {
+        store.get_match(id).await.expect("read").expect("stored").summary.abandoned
+    };
+    let left = Some(Abandonment { at: 200, reason: CloseReason::EveryoneLeft });
+    assert_eq!(abandoned("ab-m-left").await, left);
+    assert_eq!(abandoned("ab-m-old").await, None, "not until the sweep");
+
+    let table = store.table_record("ab-left").await.expect("read").expect("remembered");
+    assert_eq!(
+        (table.closed_at, table.closed_reason, table.private, table.created_at),
+        (Some(200), Some(CloseReason::EveryoneLeft), true, 100)
+    );
+    assert_eq!(table.host.id, player_id(1));
+    let last = table.last_match.expect("its match");
+    assert_eq!((last.id.as_str(), last.number, last.ended_at), ("ab-m-left", 1, None));
+    assert_eq!(last.abandoned, left);
+    let open_table = store.table_record("ab-open").await.expect("read").expect("stored");
+    assert_eq!((open_table.closed_at, open_table.closed_reason), (None, None));
+    assert_eq!(store.table_record("ab-none").await.expect("read"), None);
+
+    // The sweep: the match at the closed table, when the table closed.
+    assert!(store.abandon_orphaned_matches().await.expect("sweep") >= 1);
+    let old = Some(Abandonment { at: 400, reason: CloseReason::EveryoneLeft });
+    assert_eq!(abandoned("ab-m-old").await, old);
+    assert_eq!(abandoned("ab-m-left").await, left, "the first abandonment stays");
+    assert_eq!(abandoned("ab-m-open").await, None);
+    assert_eq!(store.abandon_orphaned_matches().await.expect("sweep again"), 0);
+    let live = store.live_tables().await.expect("live tables");
+    let game = live.iter().find(|t| t.id == "ab-open").and_then(|t| t.game.as_ref());
+    assert_eq!(game.map(|g| g.id.as_str()), Some("ab-m-open"));
+
+    // Listed as abandoned too; a finished-only listing leaves it out.
+    // (Started before the rest of the story's matches.)
+    let query = MatchQuery {
+        player: Some(player_id(1)),
+        until: Some(1_000),
+        limit: 100,
+        ..MatchQuery::default()
+    };
+    let page = store.list_matches(&query).await.expect("list");
+    let listed = page.matches.iter().find(|m| m.id == "ab-m-left").expect("listed");
+    assert_eq!(listed.abandoned, left);
+    let finished = MatchQuery { finished: true, ..query };
+    let page = store.list_matches(&finished).await.expect("list");
+    assert!(page.matches.iter().all(|m| m.abandoned.is_none()));
 }
 
 /// A match's analysis is kept as written, once: a second save keeps the
@@ -1490,6 +1599,7 @@ fn many_games(games: usize) -> Vec<Write> {
             winner: None,
             winners: Vec::new(),
             games: Vec::new(),
+            abandoned: None,
         };
         recorder.start(&summary, &mut game);
         let mut played = Played { summary, game, last_seq: None };
@@ -1621,6 +1731,7 @@ async fn check_live_from_writes(store: &dyn Store, writes: &[Write]) {
             .filter(|write| match write {
                 Write::TableOpened { id, .. }
                 | Write::TableSeats { id, .. }
+                | Write::TableAbandoned { id, .. }
                 | Write::TableClosed { id, .. } => *id == table,
                 Write::MatchStarted { id, table_id, .. } => {
                     *table_id == table && matches.insert(id.clone())

@@ -28,6 +28,17 @@ pub struct MatchRow {
     pub scores: Vec<u16>,
     pub winner: Option<u8>,
     pub started_at: i64,
+    /// Set when its table closed before the game ended: over, unwon.
+    #[serde(default)]
+    pub abandoned: Option<Abandoned>,
+}
+
+/// When and why a match was abandoned.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Abandoned {
+    pub at: i64,
+    /// `everyone_left` or `lost`.
+    pub reason: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]

@@ -179,6 +179,52 @@ fn the_lobby_lists_public_tables() {
     );
 }
 
+#[test]
+fn the_players_own_tables_come_first_and_enter_resumes_one() {
+    let mut app = app();
+    // Ann's game in play, which the open-tables filter does not list.
+    let mine =
+        TableSummary { table: "t9".into(), ..summary(Preset::Standard, TableStatus::Playing) };
+    let page = LobbyPage {
+        tables: vec![waiting("t1")],
+        yours: vec![mine],
+        total: 1,
+        ..LobbyPage::default()
+    };
+    app.update(Msg::Update(Update::Lobby(page)));
+    let screen = render(&app, 100, 24);
+    assert!(screen.contains("Your game ▶ first, Enter resumes"), "{screen}");
+    assert!(screen.contains("▶ t9"), "{screen}");
+    assert_eq!(
+        app.update(key(KeyCode::Enter)),
+        vec![Command::Watch { table: "t9".into(), invite: None }]
+    );
+    app.update(key(KeyCode::Down));
+    assert_eq!(
+        app.update(key(KeyCode::Enter)),
+        vec![Command::Sit { table: "t1".into(), seat: None, invite: None, or_watch: true }]
+    );
+    // Closed: gone from the list.
+    app.update(Msg::Update(Update::LobbyRemoved("t9".into())));
+    assert!(!render(&app, 100, 24).contains("▶ t9"));
+}
+
+#[test]
+fn an_abandoned_match_reads_abandoned_and_replays() {
+    let mut app = app();
+    app.update(key(KeyCode::Char('h')));
+    let abandoned = euchre_tui::history::MatchRow {
+        abandoned: Some(euchre_tui::history::Abandoned { at: 5, reason: "everyone_left".into() }),
+        scores: vec![4, 2],
+        ..match_row("m3", false)
+    };
+    let page = MatchPage { matches: vec![abandoned], next_cursor: None };
+    app.update(Msg::Done(Outcome::Matches(page)));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("4–2 Abandoned"), "{screen}");
+    assert_eq!(app.update(key(KeyCode::Enter)), vec![Command::FetchRecord("m3".into())]);
+}
+
 /// An open table `id` with a seat free.
 fn waiting(id: &str) -> TableSummary {
     TableSummary { table: id.into(), seated: 1, ..summary(Preset::Standard, TableStatus::Open) }
@@ -195,6 +241,7 @@ fn the_lobby_starts_with_open_tables_pages_on_down_and_filters_on_f() {
         total: 3,
         after: None,
         next: Some("t3".into()),
+        ..LobbyPage::default()
     };
     app.update(Msg::Done(Outcome::Listed(page)));
     assert!(render(&app, 80, 24).contains("(2 of 3; ↓ for more)"));
@@ -210,8 +257,12 @@ fn the_lobby_starts_with_open_tables_pages_on_down_and_filters_on_f() {
     let more = LobbyQuery { after: Some("t3".into()), ..first };
     assert_eq!(app.update(key(KeyCode::Down)), vec![Command::ListTables(more)]);
     assert_eq!(app.update(key(KeyCode::Down)), vec![], "one page at a time");
-    let page =
-        LobbyPage { tables: vec![waiting("t5")], total: 4, after: Some("t3".into()), next: None };
+    let page = LobbyPage {
+        tables: vec![waiting("t5")],
+        total: 4,
+        after: Some("t3".into()),
+        ..LobbyPage::default()
+    };
     app.update(Msg::Done(Outcome::Listed(page)));
     assert_eq!(ids(&app), vec!["t1", "t2", "t3", "t5"]);
     assert!(render(&app, 80, 24).contains("(4 of 4)"));
@@ -546,6 +597,7 @@ fn match_row(id: &str, finished: bool) -> euchre_tui::history::MatchRow {
         scores: vec![10, 6],
         winner: finished.then_some(0),
         started_at: 0,
+        abandoned: None,
     }
 }
 

@@ -99,8 +99,13 @@ impl Table {
         outbox: &Outbox,
         invite: Option<String>,
     ) -> Result<Reply, Refusal> {
-        self.check_invite(invite.as_deref())?;
-        let viewer = self.seat_of(player).map_or(Viewer::Spectator, Viewer::Seat);
+        let seat = self.seat_of(player);
+        // A player holding a seat came in with the invite once: coming back
+        // from "your games" on another device needs no link.
+        if seat.is_none() {
+            self.check_invite(invite.as_deref())?;
+        }
+        let viewer = seat.map_or(Viewer::Spectator, Viewer::Seat);
         self.subscribe(conn, player, outbox, viewer);
         self.send_snapshot(conn);
         Ok(Reply::Watching { table: self.id.clone() })
@@ -152,7 +157,9 @@ impl Table {
         let seat_number = seat.0;
         self.publish(TableEvent::Table(TableNotice::SeatLeft { seat: seat_number }));
         if self.status() == TableStatus::Playing {
-            // A game in progress goes on: a bot takes the seat for good.
+            // A game in progress goes on: a bot takes the seat for good,
+            // and a rated game counts as lost for the player who left.
+            self.forfeit(seat);
             self.seats[index] = SeatState {
                 sitter: Some(Sitter::Bot(self.bot_kind)),
                 bot: Some(self.bot_kind.create(self.bot_seed ^ u64::from(seat_number))),

@@ -29,11 +29,12 @@ impl App {
     }
 
     fn lobby_key(&mut self, key: KeyEvent) -> Vec<Command> {
-        let selected = self.lobby.get(self.lobby_selected).map(|summary| summary.table.clone());
+        let rows = self.lobby_rows();
+        let selected = rows.get(self.lobby_selected).map(|summary| summary.table.clone());
+        let last = rows.len().saturating_sub(1);
         match key.code {
             KeyCode::Up => self.lobby_selected = self.lobby_selected.saturating_sub(1),
             KeyCode::Down => {
-                let last = self.lobby.len().saturating_sub(1);
                 // Past the last one listed: the next page, if there is one.
                 if self.lobby_selected == last
                     && !self.lobby_loading
@@ -69,6 +70,10 @@ impl App {
             KeyCode::Enter => {
                 if let Some(table) = selected {
                     self.invite = None;
+                    // One of the player's own: back to their seat.
+                    if self.is_yours(&table) {
+                        return vec![Command::Watch { table, invite: None }];
+                    }
                     return vec![Command::Sit { table, seat: None, invite: None, or_watch: true }];
                 }
             }
@@ -108,7 +113,9 @@ impl App {
             KeyCode::PageUp => self.history_selected = self.history_selected.saturating_sub(10),
             KeyCode::Home => self.history_selected = 0,
             KeyCode::Enter => match self.history.get(self.history_selected) {
-                Some(row) if row.finished => return vec![Command::FetchRecord(row.id.clone())],
+                Some(row) if row.finished || row.abandoned.is_some() => {
+                    return vec![Command::FetchRecord(row.id.clone())];
+                }
                 Some(_) => {
                     self.error("That match is still being played: its replay comes at the end.")
                 }

@@ -173,6 +173,10 @@ pub struct App {
     /// The lobby's tables listed so far, in the order of their ids: its
     /// first pages, kept current by the server's updates.
     pub lobby: Vec<TableSummary>,
+    /// The live tables where the player holds a seat, as the last first
+    /// page listed them: shown first, Enter resumes.
+    pub yours: Vec<TableSummary>,
+    /// The selected row of [`App::lobby_rows`].
     pub lobby_selected: usize,
     /// Open tables with a free seat only (`f` shows every table).
     pub lobby_open_only: bool,
@@ -224,6 +228,7 @@ impl App {
             player_id: String::new(),
             screen: Screen::Lobby,
             lobby: Vec::new(),
+            yours: Vec::new(),
             lobby_selected: 0,
             lobby_open_only: true,
             lobby_total: 0,
@@ -378,6 +383,7 @@ impl App {
                 }
             }
             Update::LobbyRemoved(table) => {
+                self.yours.retain(|t| t.table != table);
                 if let Ok(known) = self.lobby.binary_search_by(|known| known.table.cmp(&table)) {
                     self.lobby.remove(known);
                     self.lobby_total = self.lobby_total.saturating_sub(1);
@@ -414,6 +420,7 @@ impl App {
     fn add_page(&mut self, page: LobbyPage) {
         if page.after.is_none() {
             self.lobby.clear();
+            self.yours = page.yours;
         }
         for summary in page.tables {
             self.list_in_lobby(summary);
@@ -440,7 +447,19 @@ impl App {
     }
 
     fn clamp_lobby(&mut self) {
-        self.lobby_selected = self.lobby_selected.min(self.lobby.len().saturating_sub(1));
+        self.lobby_selected = self.lobby_selected.min(self.lobby_rows().len().saturating_sub(1));
+    }
+
+    /// The lobby's rows: the player's own tables first, then the public
+    /// ones listed (without those already shown as theirs).
+    pub fn lobby_rows(&self) -> Vec<&TableSummary> {
+        let listed = self.lobby.iter().filter(|t| !self.is_yours(&t.table));
+        self.yours.iter().chain(listed).collect()
+    }
+
+    /// Whether the player holds a seat at `table`, as the lobby said.
+    pub fn is_yours(&self, table: &str) -> bool {
+        self.yours.iter().any(|t| t.table == table)
     }
 
     fn leave_table(&mut self) {

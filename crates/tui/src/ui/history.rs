@@ -16,17 +16,20 @@ use crate::app::{App, Replay};
 use crate::history::MatchRow;
 
 pub(super) fn history(frame: &mut Frame, app: &App, area: Rect) {
-    let header = format!("{} {} {} players", fit("match", 10), fit("form", 22), fit("score", 11));
+    let header = format!("{} {} {} players", fit("match", 10), fit("form", 22), fit("score", 15));
     let history_row = |row: &MatchRow| {
         let scores: Vec<String> = row.scores.iter().map(u16::to_string).collect();
-        let score =
-            if row.finished { scores.join("–") } else { format!("{} …", scores.join("–")) };
+        let score = match (row.finished, &row.abandoned) {
+            (true, _) => scores.join("–"),
+            (false, Some(_)) => format!("{} Abandoned", scores.join("–")),
+            (false, None) => format!("{} …", scores.join("–")),
+        };
         let names: Vec<&str> = row.seats.iter().map(|seat| seat.name.as_str()).collect();
         format!(
             "{} {} {} {}",
             fit(&row.id, 10),
             fit(form_name(&row.rules), 22),
-            fit(&score, 11),
+            fit(&score, 15),
             names.join(", ")
         )
     };

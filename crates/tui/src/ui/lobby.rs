@@ -40,10 +40,11 @@ fn status_name(status: TableStatus) -> &'static str {
     }
 }
 
-fn lobby_row(summary: &TableSummary) -> String {
+fn lobby_row(summary: &TableSummary, yours: bool) -> String {
     format!(
-        "{} {} {} {} {}",
-        fit(&summary.table, 10),
+        "{}{} {} {} {} {}",
+        if yours { "▶ " } else { "" },
+        fit(&summary.table, if yours { 8 } else { 10 }),
         fit(&format!("{} · {}", summary.preset.name(), form_name(&summary.rules)), 40),
         fit(&format!("{}/{}", summary.seated, summary.rules.players), 5),
         fit(status_name(summary.status), 9),
@@ -59,7 +60,12 @@ fn lobby_title(app: &App) -> String {
         (Some(_), false) => "; ↓ for more",
         (None, false) => "",
     };
-    format!(" Public tables: {which} ({} of {}{more}) ", app.lobby.len(), app.lobby_total)
+    let yours = match app.yours.len() {
+        0 => String::new(),
+        1 => "Your game ▶ first, Enter resumes · ".to_owned(),
+        n => format!("Your {n} games ▶ first, Enter resumes · "),
+    };
+    format!(" {yours}Public tables: {which} ({} of {}{more}) ", app.lobby.len(), app.lobby_total)
 }
 
 pub(super) fn lobby(frame: &mut Frame, app: &App, area: Rect) {
@@ -79,8 +85,8 @@ pub(super) fn lobby(frame: &mut Frame, app: &App, area: Rect) {
         } else {
             "No public tables yet: press n to create one."
         },
-        &app.lobby,
-        lobby_row,
+        &app.lobby_rows(),
+        |summary| lobby_row(summary, app.is_yours(&summary.table)),
         app.lobby_selected,
     );
     frame.render_widget(list, area);
