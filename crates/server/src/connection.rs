@@ -342,6 +342,10 @@ impl Session {
             ClientMessage::Rematch { table, .. } => (table, Request::Rematch),
             ClientMessage::Act { table, action, .. } => (table, Request::Act(action)),
             ClientMessage::Chat { table, text, .. } => (table, Request::Chat(text)),
+            // Answered by the pool service (next commit on this branch).
+            ClientMessage::QuickPlay { .. } | ClientMessage::CancelQuickPlay { .. } => {
+                return Err(ErrorCode::Unavailable.refusal("quick play is not served yet"));
+            }
         };
         let joins =
             matches!(request, Request::Sit { .. } | Request::Watch { .. } | Request::Resume { .. });
