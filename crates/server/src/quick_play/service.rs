@@ -29,6 +29,10 @@ const CODE_ALPHABET: &[u8; 32] = b"23456789abcdefghjkmnpqrstuvwxyz_";
 /// Waves of one pool at least this far apart, however many requests come.
 const MIN_WAVE_GAP: Duration = Duration::from_millis(100);
 
+/// A matched player and the connections holding their request, or `None`
+/// for a seat a bot takes.
+type Seating = Option<(PlayerInfo, Vec<(ConnId, Outbox)>)>;
+
 /// A player's side of a team.
 #[derive(Clone, Debug, PartialEq)]
 enum Team {
@@ -541,7 +545,7 @@ impl Pools {
         }
         let formed = matcher::wave(&entries, shape(pool), pool.1, &self.policy, self.now());
         for table in formed {
-            let mut seats: Vec<Option<(PlayerInfo, Vec<(ConnId, Outbox)>)>> = Vec::new();
+            let mut seats: Vec<Seating> = Vec::new();
             for placed in &table.seats {
                 let seat = placed.and_then(|placed| {
                     let lead = &leads[placed.entry];
@@ -569,7 +573,7 @@ impl Pools {
 
     /// Makes the table for `seats` off the pools' task (it waits for the
     /// store), then tells each player's connections and joins them to it.
-    fn seat(&self, pool: PoolKey, seats: Vec<Option<(PlayerInfo, Vec<(ConnId, Outbox)>)>>) {
+    fn seat(&self, pool: PoolKey, seats: Vec<Seating>) {
         let state = self.state.clone();
         let report = self.seated.clone();
         self.state.tracker.spawn(async move {
