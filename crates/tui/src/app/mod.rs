@@ -411,6 +411,10 @@ impl App {
                 self.error(format!("Server error ({code}): {message}"))
             }
             Update::Closed { reason } => self.connection = Connection::Closed(reason),
+            // The terminal's quick-play key is the `qpclients` branch's;
+            // until then the terminal never asks, so these never come.
+            Update::QuickPlayWaiting { .. } | Update::QuickPlayMatched { .. } => {}
+            Update::QuickPlayEnded { message, .. } => self.info(message),
         }
         Vec::new()
     }
