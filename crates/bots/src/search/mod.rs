@@ -30,6 +30,7 @@
 //! setting; those not in the levels did not win there.
 
 mod odds;
+mod tree;
 mod world;
 
 use euchre_engine::sim::Solver;
@@ -41,6 +42,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::{BasicBot, Bot, choices};
 use odds::GameOdds;
+use tree::Tree;
 pub use world::ViewWorlds;
 use world::{Knowledge, Misses, PlaySoFar, World};
 
@@ -114,6 +116,14 @@ pub struct SearchSettings {
     pub own_worlds: u32,
     /// See `own_worlds`.
     pub own_depth: u32,
+    /// Search the bot's own later decisions as a tree over what it sees
+    /// (information-set search, [`tree`]) instead of playing them as the
+    /// basic bot: the rest of the hand is the tree's, then the basic bot's,
+    /// and the rollout, trick-model and own-search settings are not used.
+    pub tree: bool,
+    /// How widely the tree tries actions that have done worse so far: the
+    /// UCB constant, in points of a hand.
+    pub exploration: f64,
 }
 
 impl SearchSettings {
@@ -136,6 +146,8 @@ impl SearchSettings {
         play_rollout: 0.0,
         own_worlds: 0,
         own_depth: 0,
+        tree: false,
+        exploration: 0.0,
     };
     /// 320 worlds, reading the others' bids, and every action scored by
     /// the basic bot's play-out of the rest of the hand (session 9: the
@@ -160,7 +172,14 @@ impl SearchSettings {
         play_rollout: 1.0,
         own_worlds: 0,
         own_depth: 0,
+        tree: false,
+        exploration: 0.0,
     };
+    /// Hard's worlds and reading of the bids, with the bot's own later
+    /// decisions searched as a tree over what it sees ([`tree`]) rather
+    /// than played as the basic bot.
+    pub const EXPERT: SearchSettings =
+        SearchSettings { tree: true, exploration: 1.0, ..SearchSettings::HARD };
 }
 
 /// A search bot: see the module documentation. Deterministic from its seed.
@@ -168,6 +187,9 @@ impl SearchSettings {
 pub struct SearchBot {
     settings: SearchSettings,
     rng: ChaCha8Rng,
+    /// The tree of the decision in progress (with `tree`), kept for its
+    /// memory.
+    tree: Option<Tree>,
     /// Made at the first decision and kept: its table stays valid from one
     /// decision to the next, and filling a new one each time costs more
     /// than a small search.
@@ -179,6 +201,11 @@ pub struct SearchBot {
     fallback: BasicBot,
 }
 
+/// The most nodes one decision's tree grows to: a few times what the
+/// expert's worlds need (one node a descent at most), so memory stays
+/// bounded whatever the settings.
+const TREE_NODES: usize = 16_384;
+
 /// A tie between actions is broken by the tricks they take, worth this much
 /// a trick against a point: more tricks are a margin against a wrong guess.
 const TRICK_VALUE: f64 = 0.05;
@@ -188,6 +215,7 @@ impl SearchBot {
         SearchBot {
             settings,
             rng: ChaCha8Rng::seed_from_u64(seed),
+            tree: None,
             solver: None,
             odds: None,
             fallback: BasicBot::new(),
@@ -231,12 +259,22 @@ impl SearchBot {
             depth: self.settings.own_depth,
             rng: &mut self.rng,
         };
+        let mut tree = self.settings.tree.then(|| {
+            let tree =
+                self.tree.get_or_insert_with(|| Tree::new(self.settings.exploration, TREE_NODES));
+            tree.clear();
+            tree
+        });
         let mut totals = vec![0.0; actions.len()];
         let mut weights = 0.0;
         for world in &worlds {
             weights += world.weight;
             for (total, action) in totals.iter_mut().zip(actions) {
-                *total += world.weight * value(world, &valuation, *action, solver, model, &mut own);
+                let value = match tree.as_deref_mut() {
+                    Some(tree) => tree.value(world, &valuation, *action, solver),
+                    None => value(world, &valuation, *action, solver, model, &mut own),
+                };
+                *total += world.weight * value;
             }
         }
         (weights > 0.0).then(|| {
