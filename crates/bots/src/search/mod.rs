@@ -187,9 +187,6 @@ impl SearchSettings {
 pub struct SearchBot {
     settings: SearchSettings,
     rng: ChaCha8Rng,
-    /// The tree of the decision in progress (with `tree`), kept for its
-    /// memory.
-    tree: Option<Tree>,
     /// Made at the first decision and kept: its table stays valid from one
     /// decision to the next, and filling a new one each time costs more
     /// than a small search.
@@ -201,10 +198,11 @@ pub struct SearchBot {
     fallback: BasicBot,
 }
 
-/// The most nodes one decision's tree grows to: a few times what the
-/// expert's worlds need (one node a descent at most), so memory stays
-/// bounded whatever the settings.
-const TREE_NODES: usize = 16_384;
+/// The most nodes one decision's tree grows to (each under 200 bytes, so
+/// under 2 MB): more than the expert's descents need (one new node a
+/// descent at most; 320 worlds of up to 6 actions), so memory stays bounded
+/// whatever the settings.
+const TREE_NODES: usize = 8_192;
 
 /// A tie between actions is broken by the tricks they take, worth this much
 /// a trick against a point: more tricks are a margin against a wrong guess.
@@ -215,7 +213,6 @@ impl SearchBot {
         SearchBot {
             settings,
             rng: ChaCha8Rng::seed_from_u64(seed),
-            tree: None,
             solver: None,
             odds: None,
             fallback: BasicBot::new(),
@@ -259,18 +256,14 @@ impl SearchBot {
             depth: self.settings.own_depth,
             rng: &mut self.rng,
         };
-        let mut tree = self.settings.tree.then(|| {
-            let tree =
-                self.tree.get_or_insert_with(|| Tree::new(self.settings.exploration, TREE_NODES));
-            tree.clear();
-            tree
-        });
+        // A tree lives for one decision: a bot between turns holds none.
+        let mut tree = self.settings.tree.then(|| Tree::new(self.settings.exploration, TREE_NODES));
         let mut totals = vec![0.0; actions.len()];
         let mut weights = 0.0;
         for world in &worlds {
             weights += world.weight;
             for (total, action) in totals.iter_mut().zip(actions) {
-                let value = match tree.as_deref_mut() {
+                let value = match tree.as_mut() {
                     Some(tree) => tree.value(world, &valuation, *action, solver),
                     None => value(world, &valuation, *action, solver, model, &mut own),
                 };

@@ -76,11 +76,6 @@ impl Tree {
         Tree { nodes: HashMap::new(), exploration, limit }
     }
 
-    /// Forgets the last decision's tree (keeping its memory).
-    pub(super) fn clear(&mut self) {
-        self.nodes.clear();
-    }
-
     /// How many nodes the tree holds.
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
@@ -299,7 +294,5 @@ mod tests {
         let mut small = Tree::new(1.0, 8);
         grow(&mut small, &game, seat, 60);
         assert_eq!(small.len(), 8);
-        small.clear();
-        assert_eq!(small.len(), 0);
     }
 }
