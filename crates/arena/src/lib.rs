@@ -108,6 +108,7 @@ impl BotSpec {
                 "own_worlds" => settings.own_worlds = whole()?,
                 "own_depth" => settings.own_depth = whole()?,
                 "exploration" => settings.exploration = number()?,
+                "tree_patience" => settings.tree_patience = whole()?,
                 "bid_rollout" | "play_rollout" => {
                     let weight = number()?;
                     if !(0.0..=1.0).contains(&weight) {

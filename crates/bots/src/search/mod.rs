@@ -124,6 +124,10 @@ pub struct SearchSettings {
     /// How widely the tree tries actions that have done worse so far: the
     /// UCB constant, in points of a hand.
     pub exploration: f64,
+    /// Visits to a node of the tree before it tries anything but the basic
+    /// bot's choice there: a node few worlds reach cannot tell a better
+    /// card from a lucky one.
+    pub tree_patience: u32,
 }
 
 impl SearchSettings {
@@ -148,6 +152,7 @@ impl SearchSettings {
         own_depth: 0,
         tree: false,
         exploration: 0.0,
+        tree_patience: 0,
     };
     /// 320 worlds, reading the others' bids, and every action scored by
     /// the basic bot's play-out of the rest of the hand (session 9: the
@@ -174,6 +179,7 @@ impl SearchSettings {
         own_depth: 0,
         tree: false,
         exploration: 0.0,
+        tree_patience: 0,
     };
     /// Hard's worlds and reading of the bids, with the bot's own later
     /// decisions searched as a tree over what it sees ([`tree`]) rather
@@ -257,7 +263,10 @@ impl SearchBot {
             rng: &mut self.rng,
         };
         // A tree lives for one decision: a bot between turns holds none.
-        let mut tree = self.settings.tree.then(|| Tree::new(self.settings.exploration, TREE_NODES));
+        let mut tree = self
+            .settings
+            .tree
+            .then(|| Tree::new(self.settings.exploration, self.settings.tree_patience, TREE_NODES));
         let mut totals = vec![0.0; actions.len()];
         let mut weights = 0.0;
         for world in &worlds {

@@ -36,11 +36,14 @@ const ROOT: u64 = 0x9e37_79b9_7f4a_7c15;
 pub(super) struct Tree {
     nodes: HashMap<u64, Node>,
     exploration: f64,
+    /// Visits to a node before it tries anything but the basic bot's choice.
+    patience: u32,
     limit: usize,
 }
 
 #[derive(Debug, Default)]
 struct Node {
+    visits: u32,
     edges: Vec<Edge>,
 }
 
@@ -72,8 +75,8 @@ enum Choice {
 }
 
 impl Tree {
-    pub(super) fn new(exploration: f64, limit: usize) -> Tree {
-        Tree { nodes: HashMap::new(), exploration, limit }
+    pub(super) fn new(exploration: f64, patience: u32, limit: usize) -> Tree {
+        Tree { nodes: HashMap::new(), exploration, patience, limit }
     }
 
     /// How many nodes the tree holds.
@@ -135,7 +138,8 @@ impl Tree {
     }
 
     /// The seat's choice at the node `key` in `hand`: an untried action
-    /// first (the basic bot's before the others), then by UCB.
+    /// first (the basic bot's before the others, and only it for the first
+    /// `patience` visits), then by UCB.
     fn choose(&mut self, key: u64, hand: &Hand, cards: &mut PlaySoFar, me: Seat) -> Choice {
         let legal: Vec<Action> = hand
             .legal_actions(me)
@@ -162,10 +166,18 @@ impl Tree {
                 }),
             }
         }
+        node.visits += 1;
+        let basic = policy(hand, cards, me);
+        if node.visits <= self.patience
+            && let Some(edge) = node.edges.iter().position(|edge| Some(edge.action) == basic)
+        {
+            // Too few worlds here yet to overrule the rule of thumb.
+            let leaves = node.visits == 1;
+            return Choice::Node { key, edge, action: node.edges[edge].action, leaves };
+        }
         let is_legal = |edge: &Edge| legal.contains(&edge.action);
         let untried = |edge: &Edge| is_legal(edge) && edge.visits == 0;
         if node.edges.iter().any(untried) {
-            let basic = policy(hand, cards, me);
             let edge = node
                 .edges
                 .iter()
@@ -283,15 +295,55 @@ mod tests {
         descents
     }
 
+    /// With more patience than descents, the tree plays the basic bot's
+    /// choices throughout: each descent is worth exactly hard's play-out
+    /// of the same action in the same world, at the first bid and the
+    /// first card alike.
+    #[test]
+    fn a_patient_tree_plays_out_as_hard_does() {
+        use crate::search::{Model, OwnSearch, value as hard_value};
+        let misses = Misses { bid: 1.0, partner_bid: 1.0, play: 1.0, partner_play: 1.0 };
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let mut solver = Solver::with_table_bits(0);
+        let model = Model { trick: false, rollout: 1.0, play_rollout: 1.0 };
+        let mut compared = 0;
+        for seed in 0..4 {
+            let (played, at_play) = first_card(seed);
+            let bidding = Game::new(Preset::Standard.rules(), seed).expect("valid rules");
+            let first = bidding.turn().expect("a bid");
+            for (game, seat) in [(&bidding, first), (&played, at_play)] {
+                let view = game.view(Viewer::Seat(seat));
+                let knowledge = Knowledge::new(&view).expect("a seat's view");
+                let valuation = Valuation { rules: view.rules, me: seat, game: None };
+                let mut tree = Tree::new(1.0, u32::MAX, usize::MAX);
+                for _ in 0..10 {
+                    let world = knowledge.sample(&mut rng, &misses).expect("a world");
+                    for action in game.legal_actions(seat).iter().copied() {
+                        if action == Action::Concede {
+                            continue;
+                        }
+                        let mut own = OwnSearch { worlds: 0, depth: 0, rng: &mut rng.clone() };
+                        let hard =
+                            hard_value(&world, &valuation, action, &mut solver, model, &mut own);
+                        let tree = tree.value(&world, &valuation, action, &mut solver);
+                        assert_eq!(tree, hard, "seed {seed} {action:?}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 100, "{compared}");
+    }
+
     /// Worlds the seat cannot tell apart share its nodes: fewer nodes than
     /// descents, and never more than the limit.
     #[test]
     fn the_tree_is_keyed_by_what_the_seat_sees_and_bounded() {
         let (game, seat) = first_card(3);
-        let mut tree = Tree::new(1.0, usize::MAX);
+        let mut tree = Tree::new(1.0, 0, usize::MAX);
         let descents = grow(&mut tree, &game, seat, 60);
         assert!(tree.len() > 0 && tree.len() < descents, "{} nodes, {descents}", tree.len());
-        let mut small = Tree::new(1.0, 8);
+        let mut small = Tree::new(1.0, 0, 8);
         grow(&mut small, &game, seat, 60);
         assert_eq!(small.len(), 8);
     }
