@@ -244,9 +244,9 @@ pub struct TableSettings {
     #[serde(default)]
     pub bot_seats: Vec<u8>,
     /// The table's bot level: it plays the bot seats not named in
-    /// `seat_bots`, and stands in for absent players. `hard`, `medium`,
-    /// `basic` (the easy level; `easy` is read as `basic`), `naive` or
-    /// `random`.
+    /// `seat_bots`, and stands in for absent players. `expert`, `hard`,
+    /// `medium`, `basic` (the easy level; `easy` is read as `basic`),
+    /// `naive` or `random`.
     #[serde(default = "default_bot")]
     pub bot: String,
     /// Another level for some of the bot seats, seat by seat.

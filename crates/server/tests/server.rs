@@ -366,6 +366,11 @@ async fn bot_levels_are_chosen_seat_by_seat() {
         seat_bots: vec![seat_bot(1, "easy"), seat_bot(3, "naive")],
         ..settings(Preset::Standard, vec![1, 2, 3])
     };
+    let expert = TableSettings {
+        bot: "expert".to_owned(),
+        seat_bots: vec![seat_bot(2, "hard")],
+        ..settings(Preset::Standard, vec![1, 2, 3])
+    };
     let table = ann.create_table(chosen).await;
     let ServerMessage::Snapshot { state, .. } = snapshot(&mut ann, &table).await else {
         unreachable!()
@@ -379,6 +384,21 @@ async fn bot_levels_are_chosen_seat_by_seat() {
         })
         .collect();
     let expected = [None, Some("basic"), Some("hard"), Some("naive")];
+    assert_eq!(bots, expected.map(|bot| bot.map(str::to_owned)));
+    // The expert level, the table's and a seat's.
+    let table = ann.create_table(expert).await;
+    let ServerMessage::Snapshot { state, .. } = snapshot(&mut ann, &table).await else {
+        unreachable!()
+    };
+    let bots: Vec<Option<String>> = state
+        .seats
+        .iter()
+        .map(|seat| match seat {
+            Some(euchre_protocol::Occupant::Bot { bot }) => Some(bot.clone()),
+            _ => None,
+        })
+        .collect();
+    let expected = [None, Some("expert"), Some("hard"), Some("expert")];
     assert_eq!(bots, expected.map(|bot| bot.map(str::to_owned)));
     for wrong in [
         vec![seat_bot(0, "hard")],
