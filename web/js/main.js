@@ -47,6 +47,7 @@ const state = {
   tables: new Map(), // table id → model (js/model.js)
   resyncing: new Set(), // tables with a resume in flight after a gap
   invites: new Map(), // table id → invite code, for private tables seen
+  quickPlay: null, // the quick-play request while it waits (see quickPlayApp)
   actionInFlight: false,
   route: { page: 'lobby' },
   current: null, // the mounted view
@@ -234,6 +235,11 @@ function receive(message) {
     case 'your_turn':
       onPrompt(message);
       break;
+    case 'quick_play_waiting':
+    case 'quick_play_matched':
+    case 'quick_play_ended':
+      onQuickPlay(message);
+      break;
     case 'error':
       failed(message);
       break;
@@ -367,6 +373,65 @@ const lobbyApp = {
   watch(id) {
     go(tableHash(id));
   },
+  quickPlay: quickPlayApp,
+};
+
+// ---- quick play ----
+
+// The request belongs to the player, not to the lobby view: it goes on
+// while they look at history, and a match opens the table from anywhere.
+function onQuickPlay(message) {
+  const request = state.quickPlay;
+  if (message.type === 'quick_play_matched') {
+    state.quickPlay = null;
+    // The table's snapshot follows on this connection, as after a `sit`.
+    go(tableHash(message.table));
+  } else if (message.type === 'quick_play_ended') {
+    state.quickPlay = null;
+    notice(message.message || 'Your quick-play request ended.', 'error');
+  } else if (request && message.preset === request.preset && message.rated === request.rated) {
+    request.waiting = message.waiting;
+    if (message.partner) request.partner = message.partner;
+  }
+}
+
+const quickPlayApp = {
+  request: () => state.quickPlay,
+  async ask({ preset, rated, botsAfter, invitePartner, team }) {
+    if (state.quickPlay) return;
+    const command = { type: 'quick_play', preset, rated };
+    if (botsAfter) command.bots_after_seconds = botsAfter;
+    if (invitePartner) command.invite_partner = true;
+    if (team) command.team = team;
+    // Searching at once, so a second click cannot ask twice.
+    state.quickPlay = { preset, rated, botsAfter: botsAfter ?? null, since: Date.now(), waiting: null, team: null, partner: null };
+    redraw();
+    try {
+      const ack = await connection.send(command);
+      if (state.quickPlay) state.quickPlay.team = ack.team ?? null;
+    } catch (error) {
+      // Matched or ended meanwhile: nothing to undo.
+      state.quickPlay = null;
+      if (error.code === 'already_queued') {
+        notice(`${error.message} Cancel it first to ask for another.`, 'error');
+        // A request from before a reload, or from another tab: show it, so it can be cancelled.
+        state.quickPlay = { preset, rated, botsAfter: null, since: Date.now(), waiting: null, team: null, partner: null, unknown: true };
+      } else failed(error);
+    }
+    redraw();
+  },
+  async cancel() {
+    try {
+      await connection.send({ type: 'cancel_quick_play' });
+    } catch (error) {
+      if (error.code !== 'not_queued') {
+        failed(error);
+        return;
+      }
+    }
+    state.quickPlay = null;
+    redraw();
+  },
 };
 
 function tableApp(id) {
@@ -436,7 +501,10 @@ const accountApp = {
   // A session started (a claim, a log-in, a new password): its token is
   // the identity from now on, on this connection's next hello too.
   signedIn(session) {
-    if (session.player.id !== state.identity.id) state.tables.clear();
+    if (session.player.id !== state.identity.id) {
+      state.tables.clear();
+      state.quickPlay = null;
+    }
     state.identity = { name: session.player.name, token: session.token, id: session.player.id, account: true };
     save(IDENTITY_KEY, state.identity);
     showIdentity();
@@ -448,6 +516,7 @@ const accountApp = {
     save(IDENTITY_KEY, state.identity);
     showIdentity();
     state.tables.clear();
+    state.quickPlay = null;
     connection.restart();
   },
 };
@@ -493,6 +562,7 @@ changeNameButton.addEventListener('click', () => {
   state.identity = { name: name.trim().slice(0, 32) };
   save(IDENTITY_KEY, state.identity);
   state.tables.clear();
+  state.quickPlay = null;
   showIdentity();
   connection.restart();
   go('#/');

@@ -1,0 +1,396 @@
+//! Quick play at scale: players arriving at a steady rate, spread over a
+//! few game forms, each asking for a game with strangers and timed from
+//! its `quick_play` to its `quick_play_matched`.
+//!
+//! Every player is connected and identified before the clock starts (the
+//! measure is the matcher's, not the handshake's); the arrivals then ask
+//! at `rate` a second, round-robin over the forms, and stay seated and
+//! idle once matched (a table whose players do not act costs the server
+//! nothing but memory, so the matcher is what is measured). The generator
+//! counts its own players waiting (asked, not matched yet) four times a
+//! second: by Little's law the pools hold about `rate` × the mean wait.
+//!
+//! With `--rating-spread` the players' ratings are spread (a normal
+//! distribution around 1500), written straight into the server's database
+//! before they ask, so the matcher's range has to widen for some of them:
+//! that part of a wait is the policy's, and the report gives it apart (see
+//! [`PolicyWait`]).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use euchre_client::Session;
+use euchre_engine::Preset;
+use euchre_protocol::{ClientMessage, QuickPlayRequest, Reply, ServerMessage};
+use futures_util::{StreamExt, stream};
+use hdrhistogram::Histogram;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use crate::Latency;
+use crate::net::{Dial, loopback};
+use crate::player::PATIENCE;
+use crate::process::ProcessSample;
+
+/// Connections opened at once before the run.
+const CONNECT_CONCURRENCY: usize = 64;
+/// How often the generator counts its players waiting.
+const SAMPLE_EVERY: Duration = Duration::from_millis(250);
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct QuickConfig {
+    pub url: String,
+    /// The forms asked for, round-robin.
+    pub forms: Vec<Preset>,
+    pub rated: bool,
+    /// Arrivals a second, over all forms.
+    pub rate: f64,
+    /// Players in all: the run lasts `arrivals / rate` seconds, plus the
+    /// time the last ones wait.
+    pub arrivals: usize,
+    /// How long a player may wait before the run gives up on it.
+    pub patience: Duration,
+    /// The standard deviation of the players' ratings around 1500 (0: every
+    /// player new, rated 1500 with the starting deviation).
+    pub rating_spread: f64,
+    /// The server's database, to write the spread ratings into.
+    pub database_url: Option<String>,
+    pub seed: u64,
+    /// Spread the connections over this many loopback source addresses.
+    pub source_addresses: usize,
+    pub server_pid: Option<u32>,
+}
+
+/// What a quick-play run measured.
+#[derive(Debug, Serialize)]
+pub struct QuickReport {
+    pub arrivals: usize,
+    pub rate_per_second: f64,
+    pub forms: Vec<String>,
+    pub rated: bool,
+    pub rating_spread: f64,
+    /// Seconds to open and identify every connection (not part of the run).
+    pub connect_seconds: f64,
+    /// From the first arrival to the last match (or the end of patience).
+    pub seconds: f64,
+    pub matched: u64,
+    /// Still waiting when the run ended.
+    pub unmatched: u64,
+    /// Refused requests, by error code.
+    pub refused: HashMap<String, u64>,
+    /// The generator's players waiting (asked, not matched): the most at
+    /// once, and the mean over the middle half of the arrivals (the
+    /// steady state, past the ramp up and before the last arrivals).
+    pub waiting_peak: u64,
+    pub waiting_mean_steady: f64,
+    /// From `quick_play` to `quick_play_matched`, in milliseconds.
+    pub seated_ms: Latency,
+    /// The same for each form.
+    pub seated_ms_by_form: Vec<(String, Latency)>,
+    /// The server's CPU over the arrivals, as a share of one core.
+    pub server_core_share: Option<f64>,
+}
+
+impl QuickReport {
+    pub fn to_text(&self) -> String {
+        let mut text = format!(
+            "quick play: {} arrivals at {:.0}/s over {} ({}), rating spread {:.0}; connected in {:.1} s\n",
+            self.arrivals,
+            self.rate_per_second,
+            self.forms.join(", "),
+            if self.rated { "rated" } else { "casual" },
+            self.rating_spread,
+            self.connect_seconds,
+        );
+        text += &format!(
+            "{} matched, {} unmatched in {:.1} s; refused: {:?}\n",
+            self.matched, self.unmatched, self.seconds, self.refused
+        );
+        text += &format!(
+            "waiting: peak {}, mean {:.0} in the steady half\n",
+            self.waiting_peak, self.waiting_mean_steady
+        );
+        let line = |name: &str, l: &Latency| {
+            format!(
+                "{name}: p50 {:.0} ms, p90 {:.0}, p99 {:.0}, max {:.0} (n {})\n",
+                l.p50, l.p90, l.p99, l.max, l.count
+            )
+        };
+        text += &line("asked to seated", &self.seated_ms);
+        for (form, latency) in &self.seated_ms_by_form {
+            text += &line(&format!("  {form}"), latency);
+        }
+        if let Some(share) = self.server_core_share {
+            text += &format!("server CPU over the arrivals: {:.1}% of a core\n", share * 100.0);
+        }
+        text
+    }
+}
+
+/// One player's request, as it went.
+#[derive(Clone, Debug)]
+struct Outcome {
+    form: usize,
+    asked: Instant,
+    matched: Option<Instant>,
+    refused: Option<String>,
+}
+
+pub async fn run(config: &QuickConfig) -> anyhow::Result<QuickReport> {
+    if config.forms.is_empty() || config.arrivals == 0 || config.rate <= 0.0 {
+        bail!("quick play needs forms, arrivals and a positive rate");
+    }
+    let urls = crate::urls(&config.url);
+    let started = Instant::now();
+    let sessions: Vec<(Session, String)> = stream::iter(0..config.arrivals)
+        .map(|index| {
+            let url = urls[index % urls.len()].to_owned();
+            let source =
+                (config.source_addresses > 0).then(|| loopback(1, index % config.source_addresses));
+            identified(url, index, source)
+        })
+        .buffered(CONNECT_CONCURRENCY)
+        .collect::<Vec<_>>()
+        .await
+        .into_iter()
+        .collect::<anyhow::Result<_>>()?;
+    let connect_seconds = started.elapsed().as_secs_f64();
+    if config.rating_spread > 0.0 {
+        let players: Vec<(&str, Preset)> = sessions
+            .iter()
+            .enumerate()
+            .map(|(index, (_, id))| (id.as_str(), config.forms[index % config.forms.len()]))
+            .collect();
+        seed_ratings(config, &players).await?;
+    }
+
+    let waiting = Arc::new(AtomicU64::new(0));
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let begin = Instant::now() + Duration::from_millis(200);
+    let before = config.server_pid.map(ProcessSample::read).transpose()?;
+    let mut players = JoinSet::new();
+    for (index, (session, _)) in sessions.into_iter().enumerate() {
+        let form = index % config.forms.len();
+        let request = QuickPlayRequest::new(config.forms[form], config.rated);
+        let at = begin + Duration::from_secs_f64(index as f64 / config.rate);
+        let waiting = Arc::clone(&waiting);
+        let stop = stop_rx.clone();
+        players.spawn(ask_and_wait(session, request, form, at, waiting, stop));
+    }
+    // Count the waiting until every player is matched or out of patience.
+    let arrivals_end = begin + Duration::from_secs_f64(config.arrivals as f64 / config.rate);
+    let steady = (begin + (arrivals_end - begin) / 4, begin + (arrivals_end - begin) * 3 / 4);
+    let deadline = arrivals_end + config.patience;
+    tokio::time::sleep_until(begin.into()).await;
+    let (mut peak, mut steady_sum, mut steady_samples) = (0, 0u64, 0u64);
+    let mut asked_all = false;
+    let mut at_arrivals_end = None;
+    loop {
+        tokio::time::sleep(SAMPLE_EVERY).await;
+        let now = Instant::now();
+        let count = waiting.load(Ordering::Relaxed);
+        peak = peak.max(count);
+        if (steady.0..steady.1).contains(&now) {
+            steady_sum += count;
+            steady_samples += 1;
+        }
+        if now >= arrivals_end && at_arrivals_end.is_none() {
+            at_arrivals_end = config.server_pid.map(ProcessSample::read).transpose()?;
+            asked_all = true;
+        }
+        if (asked_all && count == 0) || now >= deadline {
+            break;
+        }
+    }
+    let seconds = begin.elapsed().as_secs_f64();
+    let _ = stop_tx.send(true);
+    let mut outcomes = Vec::with_capacity(config.arrivals);
+    while let Some(joined) = players.join_next().await {
+        outcomes.push(joined.context("a player's task failed")??);
+    }
+    let server_core_share = match (before, at_arrivals_end) {
+        (Some(from), Some(to)) => {
+            let span = (arrivals_end - begin).as_secs_f64();
+            Some((to.cpu_seconds - from.cpu_seconds) / span)
+        }
+        _ => None,
+    };
+    Ok(report(
+        config,
+        &outcomes,
+        connect_seconds,
+        seconds,
+        peak,
+        steady_sum,
+        steady_samples,
+        server_core_share,
+    ))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    config: &QuickConfig,
+    outcomes: &[Outcome],
+    connect_seconds: f64,
+    seconds: f64,
+    waiting_peak: u64,
+    steady_sum: u64,
+    steady_samples: u64,
+    server_core_share: Option<f64>,
+) -> QuickReport {
+    let histogram =
+        || Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).expect("valid bounds");
+    let mut all = histogram();
+    let mut by_form: Vec<Histogram<u64>> = config.forms.iter().map(|_| histogram()).collect();
+    let mut refused = HashMap::new();
+    let mut unmatched = 0;
+    for outcome in outcomes {
+        match (outcome.matched, &outcome.refused) {
+            (Some(matched), _) => {
+                let micros = (matched - outcome.asked).as_micros() as u64;
+                let _ = all.record(micros.max(1));
+                let _ = by_form[outcome.form].record(micros.max(1));
+            }
+            (None, Some(code)) => *refused.entry(code.clone()).or_insert(0) += 1,
+            (None, None) => unmatched += 1,
+        }
+    }
+    QuickReport {
+        arrivals: config.arrivals,
+        rate_per_second: config.rate,
+        forms: config.forms.iter().map(|form| form.name().to_owned()).collect(),
+        rated: config.rated,
+        rating_spread: config.rating_spread,
+        connect_seconds,
+        seconds,
+        matched: all.len(),
+        unmatched,
+        refused,
+        waiting_peak,
+        waiting_mean_steady: if steady_samples == 0 {
+            0.0
+        } else {
+            steady_sum as f64 / steady_samples as f64
+        },
+        seated_ms: Latency::from_micros(&all),
+        seated_ms_by_form: config
+            .forms
+            .iter()
+            .zip(&by_form)
+            .map(|(form, histogram)| (form.name().to_owned(), Latency::from_micros(histogram)))
+            .collect(),
+        server_core_share,
+    }
+}
+
+/// One player: asks at `at`, waits for its match, then stays seated (and
+/// idle, answering pings) until the run stops.
+async fn ask_and_wait(
+    mut session: Session,
+    request: QuickPlayRequest,
+    form: usize,
+    at: Instant,
+    waiting: Arc<AtomicU64>,
+    mut stop: watch::Receiver<bool>,
+) -> anyhow::Result<Outcome> {
+    tokio::time::sleep_until(at.into()).await;
+    let id = session.next_id();
+    waiting.fetch_add(1, Ordering::Relaxed);
+    let asked = session.send(&ClientMessage::QuickPlay { id, request }).await?;
+    let mut outcome = Outcome { form, asked, matched: None, refused: None };
+    loop {
+        tokio::select! {
+            _ = stop.changed() => break,
+            received = session.recv() => {
+                let received = received.context("a waiting player's connection")?;
+                match received.message {
+                    ServerMessage::QuickPlayMatched { .. } if outcome.matched.is_none() => {
+                        outcome.matched = Some(received.at);
+                        waiting.fetch_sub(1, Ordering::Relaxed);
+                    }
+                    ServerMessage::Error { id: Some(answered), code, .. } if answered == id => {
+                        outcome.refused = Some(code);
+                        waiting.fetch_sub(1, Ordering::Relaxed);
+                    }
+                    ServerMessage::QuickPlayEnded { reason, .. } if outcome.matched.is_none() => {
+                        outcome.refused = Some(format!("ended: {reason:?}"));
+                        waiting.fetch_sub(1, Ordering::Relaxed);
+                    }
+                    ServerMessage::Ack { reply: Reply::Queued { .. }, .. } => {}
+                    _ => {}
+                }
+            }
+        }
+    }
+    session.close(PATIENCE).await;
+    Ok(outcome)
+}
+
+/// A connection that has said `hello` as a new guest: its session and player id.
+async fn identified(
+    url: String,
+    index: usize,
+    source: Option<std::net::IpAddr>,
+) -> anyhow::Result<(Session, String)> {
+    let attempt = async {
+        let socket = crate::net::connect(&url, Dial { source, receive_buffer: None })
+            .await
+            .with_context(|| format!("connection {index}"))?;
+        let mut session = Session::over(socket);
+        let identity = session
+            .hello(&format!("quick{index}"), None)
+            .await
+            .with_context(|| format!("connection {index}: hello"))?;
+        anyhow::Ok((session, identity.player.id))
+    };
+    tokio::time::timeout(PATIENCE, attempt)
+        .await
+        .with_context(|| format!("connection {index}: no welcome in time"))?
+}
+
+/// Writes each player's rating in its form straight into the server's
+/// database, as if it had played: drawn from a normal distribution around
+/// 1500 with `rating_spread` as its standard deviation, and an established
+/// player's deviation (60), so the matcher's range is narrow to start with.
+/// Each is one "seed" match of its own, which the history never lists (it
+/// has no match row).
+async fn seed_ratings(config: &QuickConfig, players: &[(&str, Preset)]) -> anyhow::Result<()> {
+    let url = config
+        .database_url
+        .as_deref()
+        .context("--rating-spread needs --database-url: the ratings are written there")?;
+    let store = euchre_store::connect(url).await.with_context(|| format!("opening {url}"))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+    let at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_millis() as i64);
+    for (player, preset) in players {
+        let rating = 1500.0 + config.rating_spread * standard_normal(&mut rng);
+        let glicko = euchre_store::Glicko { rating, deviation: 60.0, volatility: 0.06 };
+        let rated = euchre_store::RatedMatch {
+            match_id: format!("loadgen-seed-{player}"),
+            form: preset.rules().form().name().to_owned(),
+            players: vec![(*player).to_owned()],
+            at,
+        };
+        store
+            .rate_match(&rated, &|_| vec![glicko])
+            .await
+            .with_context(|| format!("seeding the rating of {player}"))?;
+    }
+    Ok(())
+}
+
+/// A draw from the standard normal distribution (Box and Muller).
+fn standard_normal(rng: &mut ChaCha8Rng) -> f64 {
+    let u: f64 = 1.0 - rng.random::<f64>();
+    let v: f64 = rng.random::<f64>();
+    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+}
