@@ -313,6 +313,64 @@ function tableGone(id) {
   go('#/');
 }
 
+// ---- quick play ----
+
+// The request belongs to the player, not to the lobby view: it goes on
+// while they look at history, and a match opens the table from anywhere.
+function onQuickPlay(message) {
+  const request = state.quickPlay;
+  if (message.type === 'quick_play_matched') {
+    state.quickPlay = null;
+    // The table's snapshot follows on this connection, as after a `sit`.
+    go(tableHash(message.table));
+  } else if (message.type === 'quick_play_ended') {
+    state.quickPlay = null;
+    notice(message.message || 'Your quick-play request ended.', 'error');
+  } else if (request && message.preset === request.preset && message.rated === request.rated) {
+    request.waiting = message.waiting;
+    if (message.partner) request.partner = message.partner;
+  }
+}
+
+const quickPlayApp = {
+  request: () => state.quickPlay,
+  async ask({ preset, rated, botsAfter, invitePartner, team }) {
+    if (state.quickPlay) return;
+    const command = { type: 'quick_play', preset, rated };
+    if (botsAfter) command.bots_after_seconds = botsAfter;
+    if (invitePartner) command.invite_partner = true;
+    if (team) command.team = team;
+    // Searching at once, so a second click cannot ask twice.
+    state.quickPlay = { preset, rated, botsAfter: botsAfter ?? null, since: Date.now(), waiting: null, team: null, partner: null };
+    redraw();
+    try {
+      const ack = await connection.send(command);
+      if (state.quickPlay) state.quickPlay.team = ack.team ?? null;
+    } catch (error) {
+      // Matched or ended meanwhile: nothing to undo.
+      state.quickPlay = null;
+      if (error.code === 'already_queued') {
+        notice(`${error.message} Cancel it first to ask for another.`, 'error');
+        // A request from before a reload, or from another tab: show it, so it can be cancelled.
+        state.quickPlay = { preset, rated, botsAfter: null, since: Date.now(), waiting: null, team: null, partner: null, unknown: true };
+      } else failed(error);
+    }
+    redraw();
+  },
+  async cancel() {
+    try {
+      await connection.send({ type: 'cancel_quick_play' });
+    } catch (error) {
+      if (error.code !== 'not_queued') {
+        failed(error);
+        return;
+      }
+    }
+    state.quickPlay = null;
+    redraw();
+  },
+};
+
 // ---- what the views may do ----
 
 // Asks for the lobby's first page under the chosen filter, or the page
@@ -374,64 +432,6 @@ const lobbyApp = {
     go(tableHash(id));
   },
   quickPlay: quickPlayApp,
-};
-
-// ---- quick play ----
-
-// The request belongs to the player, not to the lobby view: it goes on
-// while they look at history, and a match opens the table from anywhere.
-function onQuickPlay(message) {
-  const request = state.quickPlay;
-  if (message.type === 'quick_play_matched') {
-    state.quickPlay = null;
-    // The table's snapshot follows on this connection, as after a `sit`.
-    go(tableHash(message.table));
-  } else if (message.type === 'quick_play_ended') {
-    state.quickPlay = null;
-    notice(message.message || 'Your quick-play request ended.', 'error');
-  } else if (request && message.preset === request.preset && message.rated === request.rated) {
-    request.waiting = message.waiting;
-    if (message.partner) request.partner = message.partner;
-  }
-}
-
-const quickPlayApp = {
-  request: () => state.quickPlay,
-  async ask({ preset, rated, botsAfter, invitePartner, team }) {
-    if (state.quickPlay) return;
-    const command = { type: 'quick_play', preset, rated };
-    if (botsAfter) command.bots_after_seconds = botsAfter;
-    if (invitePartner) command.invite_partner = true;
-    if (team) command.team = team;
-    // Searching at once, so a second click cannot ask twice.
-    state.quickPlay = { preset, rated, botsAfter: botsAfter ?? null, since: Date.now(), waiting: null, team: null, partner: null };
-    redraw();
-    try {
-      const ack = await connection.send(command);
-      if (state.quickPlay) state.quickPlay.team = ack.team ?? null;
-    } catch (error) {
-      // Matched or ended meanwhile: nothing to undo.
-      state.quickPlay = null;
-      if (error.code === 'already_queued') {
-        notice(`${error.message} Cancel it first to ask for another.`, 'error');
-        // A request from before a reload, or from another tab: show it, so it can be cancelled.
-        state.quickPlay = { preset, rated, botsAfter: null, since: Date.now(), waiting: null, team: null, partner: null, unknown: true };
-      } else failed(error);
-    }
-    redraw();
-  },
-  async cancel() {
-    try {
-      await connection.send({ type: 'cancel_quick_play' });
-    } catch (error) {
-      if (error.code !== 'not_queued') {
-        failed(error);
-        return;
-      }
-    }
-    state.quickPlay = null;
-    redraw();
-  },
 };
 
 function tableApp(id) {

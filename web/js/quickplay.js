@@ -7,12 +7,12 @@
 import { h, replaceChildren } from './dom.js';
 import { PRESETS, playersIn } from './rules.js';
 
-// The forms offered, with what the button says under the form's title.
+// The forms offered: the preset, the button's title and what it says under it.
 export const QUICK_FORMS = [
-  ['standard', 'Four players, two partnerships'],
-  ['cutthroat', 'Three players, the maker alone'],
-  ['three_handed', 'Three players, with a dummy'],
-  ['two_handed_plain', 'Two players'],
+  ['standard', 'Standard', 'Four players, two partnerships'],
+  ['cutthroat', 'Cutthroat', 'Three players, the maker alone'],
+  ['three_handed', 'Three-handed', 'Three players, with a dummy'],
+  ['two_handed_plain', 'Two-handed', 'Two players, 24 cards'],
 ];
 
 // The waits a casual player may choose before bots fill the missing seats
@@ -49,10 +49,10 @@ export class QuickPlayPanel {
       h('label', { class: 'label', for: 'quick-team' }, 'Your partner’s team code'),
       this.code,
       h('small', { class: 'muted', id: 'quick-team-hint' }, 'Empty: you get a code to give your partner. Got one? Type it, then press Standard.'));
-    this.buttons = QUICK_FORMS.map(([preset, what]) => h('button', {
+    this.buttons = QUICK_FORMS.map(([preset, title, what]) => h('button', {
       type: 'button', class: 'quick-form', 'data-preset': preset, 'data-focus': `quick-${preset}`,
       onclick: () => this.ask(preset),
-    }, h('strong', {}, PRESETS[preset].title), h('span', {}, what)));
+    }, h('strong', {}, title), h('span', {}, what)));
     this.choices = h('div', { class: 'quick-choices' },
       h('div', { class: 'quick-forms', role: 'group', 'aria-label': 'Quick play a game of' }, this.buttons),
       h('div', { class: 'quick-options' },
@@ -119,7 +119,7 @@ export class QuickPlayPanel {
     }
     // The clock ticks on its own; everything else changes with a message.
     this.timer ??= setInterval(() => this.tick(), 1000);
-    const title = PRESETS[request.preset]?.title ?? request.preset;
+    const title = QUICK_FORMS.find(([preset]) => preset === request.preset)?.[1] ?? PRESETS[request.preset]?.title ?? request.preset;
     const kind = request.rated ? 'rated' : 'casual';
     const waitingForPartner = request.team && !request.partner;
     const lines = [];
