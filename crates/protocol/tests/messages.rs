@@ -168,11 +168,12 @@ fn quick_play_messages_read_as_documented() {
         parse(json!({"type": "cancel_quick_play", "id": 11})),
         Ok(ClientMessage::CancelQuickPlay { id: 11 })
     );
-    let missing = parse(json!({"type": "quick_play", "id": 12, "rated": true})).unwrap_err();
+    let missing =
+        parse(json!({"type": "quick_play", "id": 12, "rated": true})).expect_err("no preset");
     assert_eq!((missing.code, missing.id), (ErrorCode::BadJson, Some(12)));
     let wrong_type =
         parse(json!({"type": "quick_play", "id": 13, "preset": "standard", "rated": "yes"}))
-            .unwrap_err();
+            .expect_err("rated is a boolean");
     assert_eq!((wrong_type.code, wrong_type.id), (ErrorCode::BadJson, Some(13)));
 
     let ack = ServerMessage::Ack {

@@ -140,6 +140,7 @@ pub async fn run(
         state
     };
     state.tracker.spawn(crate::housekeeping::purge_on_schedule(state.clone()));
+    state.tracker.spawn(crate::quick_play::run(state.clone()));
     let grace = Timing::ms(state.settings.timing.shutdown_grace_ms);
     let send_buffer_bytes = state.settings.limits.send_buffer_bytes;
     let tracker = state.tracker.clone();
