@@ -48,6 +48,7 @@ const state = {
   resyncing: new Set(), // tables with a resume in flight after a gap
   invites: new Map(), // table id → invite code, for private tables seen
   quickPlay: null, // the quick-play request while it waits (see quickPlayApp)
+  matched: new Set(), // tables quick play seated us at, their snapshot on its way
   actionInFlight: false,
   route: { page: 'lobby' },
   current: null, // the mounted view
@@ -96,7 +97,9 @@ function route(moved = false) {
     const id = state.route.id;
     if (state.route.invite) state.invites.set(id, state.route.invite);
     mount(new TableView(tableApp(id)));
-    if (!state.tables.has(id) && connection.online) joinTable(id);
+    // A table quick play seated us at sends its snapshot by itself (and,
+    // private, could not be watched without an invite).
+    if (!state.tables.has(id) && !state.matched.has(id) && connection.online) joinTable(id);
   } else if (state.route.page === 'account') {
     mount(new AccountView(accountApp));
   } else if (state.route.page === 'leaderboard') {
@@ -225,6 +228,7 @@ function receive(message) {
       if (state.lobby?.delete(message.table)) state.lobbyTotal = Math.max(0, state.lobbyTotal - 1);
       break;
     case 'snapshot': {
+      state.matched.delete(message.table);
       const previous = state.tables.get(message.table);
       state.tables.set(message.table, fromSnapshot(message, previous));
       break;
@@ -322,6 +326,7 @@ function onQuickPlay(message) {
   if (message.type === 'quick_play_matched') {
     state.quickPlay = null;
     // The table's snapshot follows on this connection, as after a `sit`.
+    if (!state.tables.has(message.table)) state.matched.add(message.table);
     go(tableHash(message.table));
   } else if (message.type === 'quick_play_ended') {
     state.quickPlay = null;

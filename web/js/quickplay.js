@@ -145,5 +145,12 @@ export class QuickPlayPanel {
         h('p', { class: 'muted quick-progress' }, this.clock, waitingCount && ` · ${waitingCount}`, botsLine && ` · ${botsLine}`),
         lines),
       h('button', { type: 'button', class: 'secondary', 'data-action': 'cancel-quick-play', 'data-focus': 'quick-cancel', onclick: () => this.app.cancel() }, 'Cancel'));
+    this.tick();
+  }
+
+  // The time waited, once a second.
+  tick() {
+    const request = this.app.request();
+    if (request && this.clock) this.clock.textContent = `${waited(Date.now() - request.since)} waited`;
   }
 }
