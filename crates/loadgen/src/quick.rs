@@ -13,8 +13,14 @@
 //! With `--rating-spread` the players' ratings are spread (a normal
 //! distribution around 1500), written straight into the server's database
 //! before they ask, so the matcher's range has to widen for some of them:
-//! that part of a wait is the policy's, and the report gives it apart (see
-//! [`PolicyWait`]).
+//! that part of a wait is the policy's, and the report gives it apart. For
+//! each table formed the generator knows its players' ratings and when
+//! each asked, and works out with the server's own [`Policy`] when the
+//! last of their ranges grew wide enough to hold them all. Each player's
+//! wait is then split in three: until the last of the table's players
+//! asked (nobody to play with yet), from then until the ranges allowed the
+//! table (the policy's wait), and the rest (the wave's timing, making the
+//! table, and the message's way back: the server's own latency).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -25,6 +31,7 @@ use anyhow::{Context, bail};
 use euchre_client::Session;
 use euchre_engine::Preset;
 use euchre_protocol::{ClientMessage, QuickPlayRequest, Reply, ServerMessage};
+use euchre_server::quick_play::matcher::Policy;
 use futures_util::{StreamExt, stream};
 use hdrhistogram::Histogram;
 use rand::{RngExt, SeedableRng};
@@ -94,6 +101,12 @@ pub struct QuickReport {
     pub seated_ms: Latency,
     /// The same for each form.
     pub seated_ms_by_form: Vec<(String, Latency)>,
+    /// The three parts of each matched player's wait (see the module):
+    /// until the last of its table's players asked, then until the
+    /// policy's ranges held them all, then the server's own part.
+    pub others_arriving_ms: Latency,
+    pub policy_ms: Latency,
+    pub server_ms: Latency,
     /// The server's CPU over the arrivals, as a share of one core.
     pub server_core_share: Option<f64>,
 }
@@ -127,6 +140,9 @@ impl QuickReport {
         for (form, latency) in &self.seated_ms_by_form {
             text += &line(&format!("  {form}"), latency);
         }
+        text += &line("  of which: until the table's last player asked", &self.others_arriving_ms);
+        text += &line("  of which: the policy (ranges widening)", &self.policy_ms);
+        text += &line("  of which: the server (waves, the table, delivery)", &self.server_ms);
         if let Some(share) = self.server_core_share {
             text += &format!("server CPU over the arrivals: {:.1}% of a core\n", share * 100.0);
         }
@@ -140,8 +156,15 @@ struct Outcome {
     form: usize,
     asked: Instant,
     matched: Option<Instant>,
+    /// The table it was matched to.
+    table: Option<String>,
     refused: Option<String>,
+    /// The rating and deviation the server matched it with.
+    rating: (f64, f64),
 }
+
+/// The rating and deviation of a player the server has no rating for.
+const UNRATED: (f64, f64) = (1500.0, 350.0);
 
 pub async fn run(config: &QuickConfig) -> anyhow::Result<QuickReport> {
     if config.forms.is_empty() || config.arrivals == 0 || config.rate <= 0.0 {
@@ -162,13 +185,14 @@ pub async fn run(config: &QuickConfig) -> anyhow::Result<QuickReport> {
         .into_iter()
         .collect::<anyhow::Result<_>>()?;
     let connect_seconds = started.elapsed().as_secs_f64();
-    if config.rating_spread > 0.0 {
+    let mut ratings = vec![UNRATED; sessions.len()];
+    if config.rated && config.rating_spread > 0.0 {
         let players: Vec<(&str, Preset)> = sessions
             .iter()
             .enumerate()
             .map(|(index, (_, id))| (id.as_str(), config.forms[index % config.forms.len()]))
             .collect();
-        seed_ratings(config, &players).await?;
+        ratings = seed_ratings(config, &players).await?;
     }
 
     let waiting = Arc::new(AtomicU64::new(0));
@@ -182,7 +206,8 @@ pub async fn run(config: &QuickConfig) -> anyhow::Result<QuickReport> {
         let at = begin + Duration::from_secs_f64(index as f64 / config.rate);
         let waiting = Arc::clone(&waiting);
         let stop = stop_rx.clone();
-        players.spawn(ask_and_wait(session, request, form, at, waiting, stop));
+        let rating = ratings[index];
+        players.spawn(ask_and_wait(session, request, form, rating, at, waiting, stop));
     }
     // Count the waiting until every player is matched or out of patience.
     let arrivals_end = begin + Duration::from_secs_f64(config.arrivals as f64 / config.rate);
@@ -251,6 +276,15 @@ fn report(
     let mut by_form: Vec<Histogram<u64>> = config.forms.iter().map(|_| histogram()).collect();
     let mut refused = HashMap::new();
     let mut unmatched = 0;
+    let (mut others, mut policy, mut server) = (histogram(), histogram(), histogram());
+    for (_, players) in tables(outcomes) {
+        let Some(parts) = wait_parts(&players, &Policy::default()) else { continue };
+        for (arrive, policy_wait, rest) in parts {
+            let _ = others.record(arrive.as_micros() as u64);
+            let _ = policy.record(policy_wait.as_micros() as u64);
+            let _ = server.record(rest.as_micros() as u64);
+        }
+    }
     for outcome in outcomes {
         match (outcome.matched, &outcome.refused) {
             (Some(matched), _) => {
@@ -286,8 +320,55 @@ fn report(
             .zip(&by_form)
             .map(|(form, histogram)| (form.name().to_owned(), Latency::from_micros(histogram)))
             .collect(),
+        others_arriving_ms: Latency::from_micros(&others),
+        policy_ms: Latency::from_micros(&policy),
+        server_ms: Latency::from_micros(&server),
         server_core_share,
     }
+}
+
+/// The matched players, by the table they were matched to.
+fn tables(outcomes: &[Outcome]) -> HashMap<&str, Vec<&Outcome>> {
+    let mut tables: HashMap<&str, Vec<&Outcome>> = HashMap::new();
+    for outcome in outcomes {
+        if let (Some(table), Some(_)) = (&outcome.table, outcome.matched) {
+            tables.entry(table.as_str()).or_default().push(outcome);
+        }
+    }
+    tables
+}
+
+/// Each player's wait at one table, in three parts: until the table's last
+/// player asked; from then until every player's range (as `policy` widens
+/// it with the wait) held the table's spread of ratings; and the rest, to
+/// the match. `None` if a player of the table is not matched.
+fn wait_parts(players: &[&Outcome], policy: &Policy) -> Option<Vec<(Duration, Duration, Duration)>> {
+    let last_asked = players.iter().map(|p| p.asked).max()?;
+    let low = players.iter().map(|p| p.rating.0).fold(f64::INFINITY, f64::min);
+    let high = players.iter().map(|p| p.rating.0).fold(f64::NEG_INFINITY, f64::max);
+    let spread = high - low;
+    // When each player's range reaches the spread: range = base + per
+    // deviation × deviation + per second × wait.
+    let mut allowed = last_asked;
+    for player in players {
+        let short = spread - policy.base_range - policy.per_deviation * player.rating.1;
+        if short > 0.0 {
+            let widened = player.asked + Duration::from_secs_f64(short / policy.per_second);
+            allowed = allowed.max(widened);
+        }
+    }
+    players
+        .iter()
+        .map(|player| {
+            let matched = player.matched?;
+            let allowed = allowed.min(matched);
+            Some((
+                last_asked.saturating_duration_since(player.asked),
+                allowed.saturating_duration_since(last_asked),
+                matched.saturating_duration_since(allowed),
+            ))
+        })
+        .collect()
 }
 
 /// One player: asks at `at`, waits for its match, then stays seated (and
@@ -296,6 +377,7 @@ async fn ask_and_wait(
     mut session: Session,
     request: QuickPlayRequest,
     form: usize,
+    rating: (f64, f64),
     at: Instant,
     waiting: Arc<AtomicU64>,
     mut stop: watch::Receiver<bool>,
@@ -304,15 +386,16 @@ async fn ask_and_wait(
     let id = session.next_id();
     waiting.fetch_add(1, Ordering::Relaxed);
     let asked = session.send(&ClientMessage::QuickPlay { id, request }).await?;
-    let mut outcome = Outcome { form, asked, matched: None, refused: None };
+    let mut outcome = Outcome { form, asked, matched: None, table: None, refused: None, rating };
     loop {
         tokio::select! {
             _ = stop.changed() => break,
             received = session.recv() => {
                 let received = received.context("a waiting player's connection")?;
                 match received.message {
-                    ServerMessage::QuickPlayMatched { .. } if outcome.matched.is_none() => {
+                    ServerMessage::QuickPlayMatched { table, .. } if outcome.matched.is_none() => {
                         outcome.matched = Some(received.at);
+                        outcome.table = Some(table);
                         waiting.fetch_sub(1, Ordering::Relaxed);
                     }
                     ServerMessage::Error { id: Some(answered), code, .. } if answered == id => {
@@ -361,7 +444,10 @@ async fn identified(
 /// player's deviation (60), so the matcher's range is narrow to start with.
 /// Each is one "seed" match of its own, which the history never lists (it
 /// has no match row).
-async fn seed_ratings(config: &QuickConfig, players: &[(&str, Preset)]) -> anyhow::Result<()> {
+async fn seed_ratings(
+    config: &QuickConfig,
+    players: &[(&str, Preset)],
+) -> anyhow::Result<Vec<(f64, f64)>> {
     let url = config
         .database_url
         .as_deref()
@@ -371,9 +457,11 @@ async fn seed_ratings(config: &QuickConfig, players: &[(&str, Preset)]) -> anyho
     let at = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |since| since.as_millis() as i64);
+    let mut seeded = Vec::with_capacity(players.len());
     for (player, preset) in players {
         let rating = 1500.0 + config.rating_spread * standard_normal(&mut rng);
-        let glicko = euchre_store::Glicko { rating, deviation: 60.0, volatility: 0.06 };
+        let glicko = euchre_store::Glicko { rating, deviation: SEEDED_DEVIATION, volatility: 0.06 };
+        seeded.push((rating, SEEDED_DEVIATION));
         let rated = euchre_store::RatedMatch {
             match_id: format!("loadgen-seed-{player}"),
             form: preset.rules().form().name().to_owned(),
@@ -385,12 +473,53 @@ async fn seed_ratings(config: &QuickConfig, players: &[(&str, Preset)]) -> anyho
             .await
             .with_context(|| format!("seeding the rating of {player}"))?;
     }
-    Ok(())
+    Ok(seeded)
 }
+
+/// The deviation of a seeded rating: a player with many games behind them.
+const SEEDED_DEVIATION: f64 = 60.0;
 
 /// A draw from the standard normal distribution (Box and Muller).
 fn standard_normal(rng: &mut ChaCha8Rng) -> f64 {
     let u: f64 = 1.0 - rng.random::<f64>();
     let v: f64 = rng.random::<f64>();
     (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn player(asked: Instant, rating: f64, matched: Instant) -> Outcome {
+        Outcome {
+            form: 0,
+            asked,
+            matched: Some(matched),
+            table: Some("t".into()),
+            refused: None,
+            rating: (rating, SEEDED_DEVIATION),
+        }
+    }
+
+    #[test]
+    fn a_wait_splits_into_arrivals_the_policy_and_the_server() {
+        let t0 = Instant::now();
+        let s = Duration::from_secs;
+        let matched = t0 + Duration::from_millis(25_500);
+        let players: Vec<Outcome> =
+            (0..4).map(|i| player(t0 + s(i), 1500.0 + 100.0 * i as f64, matched)).collect();
+        let players: Vec<&Outcome> = players.iter().collect();
+        // A spread of 300 against a settled player's 50 + 0.5 × 60 = 80 at
+        // once: 22 s more at 10 a second, the last one's range last (25 s).
+        let parts = wait_parts(&players, &Policy::default()).expect("all matched");
+        assert_eq!(parts[0], (s(3), s(22), Duration::from_millis(500)));
+        assert_eq!(parts[3], (s(0), s(22), Duration::from_millis(500)));
+        // Close ratings: no policy wait at all.
+        let close: Vec<Outcome> =
+            (0..4).map(|i| player(t0 + s(i), 1500.0 + i as f64, t0 + s(4))).collect();
+        let close: Vec<&Outcome> = close.iter().collect();
+        let parts = wait_parts(&close, &Policy::default()).expect("all matched");
+        assert!(parts.iter().all(|(_, policy, _)| policy.is_zero()));
+        assert_eq!(parts[0], (s(3), s(0), s(1)));
+    }
 }
