@@ -305,7 +305,11 @@ impl Pools {
                 self.pools.entry(pool).or_default().insert(player.id.clone());
             }
         }
-        if self.players_in(pool) >= usize::from(shape(pool).seats) {
+        // At most two players a member (a team): enough, perhaps, for a
+        // table at once. Waves are at least `MIN_WAVE_GAP` apart however
+        // often this says so, and it costs no walk over the pool.
+        let members = self.pools.get(&pool).map_or(0, HashSet::len);
+        if members * 2 >= usize::from(shape(pool).seats) {
             self.due.insert(pool);
         }
         Ok(Reply::Queued { preset: request.preset, rated: request.rated, team: code })
