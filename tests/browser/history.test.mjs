@@ -34,7 +34,7 @@ test('a finished game is listed in History and replays hand by hand', async () =
   assert.equal(await page.locator('.match-row').count(), 1);
   const text = await row.textContent();
   assert.match(text, won ? /Won/ : /Lost/);
-  assert.equal(await row.locator('.match-score').textContent(), `${score.Us}–${score.Them}`);
+  assert.equal(await row.locator('.match-score').textContent(), `Us ${score.Us}–${score.Them} Them`);
   assert.match(text, /against Left bot and Right bot/);
   assert.match(text, /With Partner bot/);
   assert.match(text, /Standard, to 5/);

@@ -709,6 +709,39 @@ test('history: per-player scores and the winning seats in the two- and three-han
   const us = historyView.people(four, 'p1');
   assert.equal(historyView.wonBy(four, us), true);
   assert.equal(historyView.matchEndLine(four, us), 'You and Partner bot win the game: 10–7.');
+  // History's score says which side is the player's.
+  assert.equal(us.scoreLine(four.scores, ', '), 'Us 10–7 Them');
+  assert.equal(us.scoreWords(four.scores), 'Us 10, Them 7');
+  assert.equal(historyView.people(four, 'nobody').scoreLine([4, 6]), 'North–South 4–6 East–West');
+});
+
+test("replay: after the bidding the dealer holds the up-card, and his discard is out of his hand", () => {
+  const dealt = [['9s', 'Ts', 'Js', 'Qs', 'Ks'], ['As', '9h', 'Th', 'Jh', 'Qh'], ['Kh', 'Ah', '9c', 'Tc', 'Jc'], ['Qc', 'Kc', 'Ac', '9d', 'Td']];
+  const hand = {
+    hands: dealt, dealer: 3, up_card: 'Jd',
+    actions: [{ seat: 0, action: 'order_up', alone: false }, { seat: 3, action: 'discard', card: 'Qc' }, { seat: 0, action: 'play', card: '9s' }],
+    outcome: null,
+  };
+  const after = historyView.handsAfterBidding(hand);
+  assert.deepEqual(after.held[3], ['Kc', 'Ac', '9d', 'Td', 'Jd']);
+  assert.deepEqual(after.discarded, [[], [], [], ['Qc']]);
+  assert.deepEqual(after.picked, { seat: 3, card: 'Jd' });
+  assert.deepEqual(after.held[0], dealt[0], 'the others keep their cards (plays are faded, not removed)');
+  assert.deepEqual(hand.hands[3], ['Qc', 'Kc', 'Ac', '9d', 'Td'], 'the API answer is not changed');
+  // His partner alone without him: nobody picks it up.
+  const partnerAlone = { ...hand, actions: [{ seat: 1, action: 'order_up', alone: true }] };
+  assert.equal(historyView.handsAfterBidding(partnerAlone).picked, null);
+  assert.deepEqual(historyView.handsAfterBidding(partnerAlone).held[3], dealt[3]);
+  // Call for best: the partner's card moves to the loner, who discards one.
+  const best = {
+    ...hand,
+    actions: [{ seat: 0, action: 'call', suit: 'spades', alone: true }, { seat: 2, action: 'pass_card', card: 'Jc' }, { seat: 0, action: 'discard', card: '9s' }],
+    outcome: { maker: 0 },
+  };
+  const loner = historyView.handsAfterBidding(best);
+  assert.deepEqual(loner.held[0], ['Ts', 'Js', 'Qs', 'Ks', 'Jc']);
+  assert.deepEqual(loner.held[2], ['Kh', 'Ah', '9c', 'Tc']);
+  assert.deepEqual(loner.discarded[0], ['9s']);
 });
 
 test("a replayed hand's deal is checked against its commitment in the browser", async () => {

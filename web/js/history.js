@@ -64,15 +64,17 @@ export function people(match, me) {
     return team === myTeam ? 'Us' : 'Them';
   };
   const sides = partners ? [myTeam, 1 - myTeam] : seats.map((i) => ((mySeat ?? 0) + i) % players);
-  // "7–10" from the viewer's side; "You 6 · Left bot 10 · Right bot 4" without partners.
+  // "Us 7–10 Them" from the viewer's side; "You 6 · Left bot 10 · Right bot 4" without partners.
   const scoreLine = (scores, joiner = ' · ') => (partners
-    ? `${scores?.[myTeam] ?? 0}–${scores?.[1 - myTeam] ?? 0}`
+    ? `${teamName(myTeam)} ${scores?.[myTeam] ?? 0}–${scores?.[1 - myTeam] ?? 0} ${teamName(1 - myTeam)}`
     : sides.map((side) => `${teamName(side)} ${scores?.[side] ?? 0}`).join(joiner));
+  // The same in words for a screen reader: "Us 7, Them 10".
+  const scoreWords = (scores) => sides.map((side) => `${teamName(side)} ${scores?.[side] ?? 0}`).join(', ');
   // Which bot sat where, by level ("Left bot: hard"); empty without bots.
   const bots = seats.map((seat) => [seat, match.seats.find((s) => s.seat === seat)])
     .filter(([seat, occupant]) => seat !== mySeat && occupant?.bot)
     .map(([seat, occupant]) => `${nameOf(seat)}: ${botLevelName(occupant.bot)}`);
-  return { mySeat, myTeam, nameOf, teamName, position, seats, sides, partners, players, sideOf, scoreLine, bots, dummy: Boolean(rules.dummy) };
+  return { mySeat, myTeam, nameOf, teamName, position, seats, sides, partners, players, sideOf, scoreLine, scoreWords, bots, dummy: Boolean(rules.dummy) };
 }
 
 // Whether the viewer won a finished match: by the winning seats where the
@@ -175,13 +177,15 @@ export class HistoryView {
       const result = !match.finished ? 'In progress' : won ? 'Won' : 'Lost';
       const rubber = rubberSummary(match);
       // A rubber: the games won, and each game's score with its rubber points.
-      const score = rubber ? `${rubber.won[myTeam]}–${rubber.won[1 - myTeam]}` : who.scoreLine(match.scores, ', ');
+      // Which side is the player's: "Us 10–6 Them", "You 10, Left bot 4, …".
+      const score = who.scoreLine(rubber ? rubber.won : match.scores, ', ');
       const games = rubber && h('span', { class: 'match-games' },
         rubber.games.map((game, i) => `Game ${i + 1}: ${game.scores[myTeam]}–${game.scores[1 - myTeam]}`).join(', '),
         ` · rubber points ${rubber.points[myTeam]}–${rubber.points[1 - myTeam]}`);
       return h('li', { class: ['match-row', `result-${result.toLowerCase().replace(' ', '-')}`], dataset: { match: match.id } },
         h('span', { class: 'match-result' }, result),
-        h('span', { class: ['match-score', !who.partners && 'per-player'], 'aria-label': rubber ? `Games won ${score}` : `Score ${score}` }, score, rubber ? ' games' : ''),
+        h('span', { class: ['match-score', !who.partners && 'per-player'], 'aria-label': `${rubber ? 'Games won' : 'Score'}: ${who.scoreWords(rubber ? rubber.won : match.scores)}` },
+          rubber ? 'Games: ' : '', score),
         h('span', { class: 'match-people' },
           partner ? h('span', {}, `With ${partner}`) : null,
           h('span', {}, `against ${opponents.join(' and ')}`)),
@@ -399,11 +403,11 @@ export class ReplayView {
     const gone = new Set(hand.tricks.slice(0, Math.max(0, trickIndex)).flatMap((t) => t.plays.map((p) => p.card)));
     const current = trickIndex >= 0 ? hand.tricks[trickIndex] : null;
     if (current) for (const play of current.plays) gone.add(play.card);
-    // The dealer's discard (known once the match is over) leaves the hand after the bidding.
-    // So do the loner's discard and (call for best) the card his partner passed him.
-    if (trickIndex >= 0) {
-      for (const a of hand.actions) if ((a.action === 'discard' || a.action === 'pass_card') && a.card) gone.add(a.card);
-    }
+    // From the bidding on (its list ends with the discards) each hand is
+    // what it was played with: the up-card picked up, the card passed to a
+    // loner moved, the discards out of it and listed apart.
+    const cards = step === 'deal' ? { held: hand.hands ?? [], discarded: [], picked: null } : handsAfterBidding(hand);
+    const pickedUp = (seat, card) => cards.picked?.seat === seat && cards.picked.card === card;
     // Only partners sit out (a loner's, a lone defender's).
     const out = new Set();
     if (who.partners && hand.outcome?.alone) out.add((hand.outcome.maker + 2) % 4);
@@ -411,7 +415,8 @@ export class ReplayView {
     const trump = hand.outcome ? hand.outcome.trump ?? null : trumpOf(hand);
     const knownTrump = step === 'deal' ? null : trump;
     const seats = who.seats.map((seat) => {
-      const dealt = hand.hands?.[seat];
+      const dealt = cards.held[seat];
+      const discarded = cards.discarded[seat] ?? [];
       const badges = [seat === hand.dealer && h('span', { class: 'badge dealer' }, 'Dealer'),
         step !== 'deal' && hand.outcome?.maker === seat && h('span', { class: 'badge maker' },
           hand.outcome.alone ? (match.rules?.dummy ? 'Maker, without the dummy' : 'Maker, alone') : 'Maker'),
@@ -421,13 +426,15 @@ export class ReplayView {
         h('span', { class: 'seat-name' }, who.nameOf(seat)),
         h('div', { class: 'badges' }, badges),
         dealt
-          ? h('div', { class: 'replay-hand', role: 'list', 'aria-label': `${who.nameOf(seat)}: the hand as dealt` },
+          ? h('div', { class: 'replay-hand', role: 'list', 'aria-label': `${who.nameOf(seat)}: ${step === 'deal' ? 'the hand as dealt' : 'the hand played'}` },
             sortForDisplay(dealt, knownTrump).map((card) => h('div', { role: 'listitem' }, cardFace(card, {
               trump: knownTrump,
-              class: gone.has(card) ? 'spent' : undefined,
-              label: `${cardName(card)}${gone.has(card) ? ', played' : ''}`,
+              'data-card': card,
+              class: gone.has(card) ? 'spent' : pickedUp(seat, card) ? 'picked-up' : undefined,
+              label: `${cardName(card)}${gone.has(card) ? ', played' : pickedUp(seat, card) ? ', picked up' : ''}`,
             }))))
-          : h('p', { class: 'caption' }, 'Cards hidden until the match is over'));
+          : h('p', { class: 'caption' }, 'Cards hidden until the match is over'),
+        discarded.length > 0 && h('p', { class: 'caption replay-discard' }, `Discarded: ${discarded.map(cardShort).join(' ')}`));
     });
 
     const center = [];
@@ -439,7 +446,7 @@ export class ReplayView {
         h('div', { class: 'up-card-row' }, cardFace(hand.up_card, { label }),
           named && h('span', { class: ['joker-suit', `suit-${named}`], 'data-suit': named },
             h('span', { class: 'big', 'aria-hidden': 'true' }, SUIT_SYMBOLS[named]), ` ${suitName(named)}`)),
-        h('span', { class: 'caption' }, 'Up-card')));
+        h('span', { class: 'caption' }, step === 'bidding' && cards.picked ? 'Up-card, picked up by the dealer' : 'Up-card')));
       if (step === 'bidding') center.push(this.bids(hand, who, 'center-bids'));
     } else if (current) {
       const done = current.winner !== null && current.winner !== undefined;
@@ -456,7 +463,7 @@ export class ReplayView {
     const ended = lastStep && this.gameEnded(match, this.hand);
     if (ended) center.push(h('p', { class: 'game-break' }, gameEndLine(ended, who)));
     return h('div', { class: 'felt replay-felt', dataset: { players: String(who.players) } },
-      seats, this.dummy(hand, step, who, gone, knownTrump), h('div', { class: 'center' }, center));
+      seats, this.dummy(hand, step, who, new Set([...gone, ...cards.discarded.flat()]), knownTrump), h('div', { class: 'center' }, center));
   }
 
   // The dummy of the two- and three-handed games that deal one (the API's
@@ -536,6 +543,40 @@ export class ReplayView {
 function gameEndLine({ number, game, last }, who) {
   const text = `Game ${number + 1} to ${who.teamName(game.winner)}, ${game.scores[game.winner]}–${game.scores[1 - game.winner]} (${game.rubber_points} rubber point${game.rubber_points === 1 ? '' : 's'})`;
   return last ? `${text}: the rubber is decided.` : `${text}; game ${number + 2} begins.`;
+}
+
+// Each seat's cards once the bidding is over (the API's `hands` are as
+// dealt): the dealer holds the up-card he picked up, a loner the card his
+// partner passed him, and each discard is out of its hand, listed apart.
+// (A dummy taken stays in its own pile, js `dummy`.) `picked`: the
+// up-card and who picked it up, if anyone did.
+export function handsAfterBidding(hand) {
+  const held = (hand.hands ?? []).map((cards) => [...cards]);
+  const discarded = held.map(() => []);
+  const take = (seat, card) => {
+    const at = held[seat]?.indexOf(card) ?? -1;
+    if (at >= 0) held[seat].splice(at, 1);
+  };
+  let picked = null;
+  // The dealer picked the up-card up if he discarded after it was ordered
+  // up (not when his partner went alone without him, by the rules).
+  const ordered = hand.actions.some((a) => a.action === 'order_up');
+  const dealerDiscards = hand.actions.some((a) => a.action === 'discard' && a.seat === hand.dealer);
+  if (ordered && dealerDiscards && held[hand.dealer]) {
+    held[hand.dealer].push(hand.up_card);
+    picked = { seat: hand.dealer, card: hand.up_card };
+  }
+  for (const action of hand.actions) {
+    if (!action.card) continue;
+    if (action.action === 'pass_card' && hand.outcome?.maker !== undefined) {
+      take(action.seat, action.card);
+      held[hand.outcome.maker]?.push(action.card);
+    } else if (action.action === 'discard') {
+      take(action.seat, action.card);
+      discarded[action.seat]?.push(action.card);
+    }
+  }
+  return { held, discarded, picked };
 }
 
 // Whether the hand was called at no trump.

@@ -89,8 +89,11 @@ function route(moved = false) {
     if (link.dataset.page === state.route.page) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
+  // Without a name only the name form, or (for an account's owner) the
+  // log-in under Account.
   if (!state.identity.name) {
-    mount(nameForm());
+    mount(state.route.page === 'account' ? new AccountView(accountApp) : nameForm());
+    if (moved) view.focus({ preventScroll: true });
     return;
   }
   if (state.route.page === 'table') {
@@ -166,7 +169,11 @@ function startOver(why) {
   save(IDENTITY_KEY, state.identity);
   showIdentity();
   notice(why, 'error');
-  route(true);
+  // The name form at the page's own address (a table's link is kept for
+  // after the name), but from Account (which, without a name, is only the
+  // log-in) the lobby's: the notice asks for a name first.
+  if (state.route.page === 'account') go('#/');
+  else route(true);
 }
 
 const connection = new Connection({
@@ -515,14 +522,23 @@ const accountApp = {
     showIdentity();
     connection.restart();
   },
-  // Logged out: a new guest with the same name.
+  // About to log out: the connection goes first, so the server's closing
+  // of the ended session is not taken for a session ended elsewhere.
+  signingOut() {
+    connection.stop();
+    statusBadge.dataset.status = 'offline';
+    statusBadge.textContent = 'Not connected';
+  },
+  // Logged out: a new guest, without a name until one is chosen (the
+  // account's name is not a guest's to play under).
   signedOut() {
-    state.identity = { name: state.identity.name };
+    state.identity = {};
     save(IDENTITY_KEY, state.identity);
     showIdentity();
     state.tables.clear();
     state.quickPlay = null;
-    connection.restart();
+    notice('Logged out. Pick a name to play as a guest, or log in again under Account.');
+    go('#/');
   },
 };
 
@@ -549,7 +565,8 @@ function nameForm() {
     h('p', {}, 'Pick a name to play under. It is kept in this browser, so a reload keeps your seat.'),
     h('label', { for: 'name' }, 'Display name'),
     input,
-    h('button', { type: 'submit', class: 'primary', 'data-action': 'set-name' }, 'Continue'));
+    h('button', { type: 'submit', class: 'primary', 'data-action': 'set-name' }, 'Continue'),
+    h('p', { class: 'muted' }, 'Have an account? ', h('a', { href: '#/account' }, 'Log in'), ' instead.'));
   return { mount: (container) => { replaceChildren(container, form); input.focus(); } };
 }
 
