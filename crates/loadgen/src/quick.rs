@@ -342,7 +342,10 @@ fn tables(outcomes: &[Outcome]) -> HashMap<&str, Vec<&Outcome>> {
 /// player asked; from then until every player's range (as `policy` widens
 /// it with the wait) held the table's spread of ratings; and the rest, to
 /// the match. `None` if a player of the table is not matched.
-fn wait_parts(players: &[&Outcome], policy: &Policy) -> Option<Vec<(Duration, Duration, Duration)>> {
+fn wait_parts(
+    players: &[&Outcome],
+    policy: &Policy,
+) -> Option<Vec<(Duration, Duration, Duration)>> {
     let last_asked = players.iter().map(|p| p.asked).max()?;
     let low = players.iter().map(|p| p.rating.0).fold(f64::INFINITY, f64::min);
     let high = players.iter().map(|p| p.rating.0).fold(f64::NEG_INFINITY, f64::max);
