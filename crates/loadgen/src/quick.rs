@@ -107,8 +107,10 @@ pub struct QuickReport {
     pub others_arriving_ms: Latency,
     pub policy_ms: Latency,
     pub server_ms: Latency,
-    /// The server's CPU over the arrivals, as a share of one core.
-    pub server_core_share: Option<f64>,
+    /// The server's CPU time from the first ask to the end of the run (the
+    /// last match, or the end of patience): the waves, making the tables,
+    /// the messages; not the connections' set-up before.
+    pub server_cpu_seconds: Option<f64>,
 }
 
 impl QuickReport {
@@ -143,8 +145,8 @@ impl QuickReport {
         text += &line("  of which: until the table's last player asked", &self.others_arriving_ms);
         text += &line("  of which: the policy (ranges widening)", &self.policy_ms);
         text += &line("  of which: the server (waves, the table, delivery)", &self.server_ms);
-        if let Some(share) = self.server_core_share {
-            text += &format!("server CPU over the arrivals: {:.1}% of a core\n", share * 100.0);
+        if let Some(cpu) = self.server_cpu_seconds {
+            text += &format!("server CPU from the first ask to the end: {cpu:.2} s\n");
         }
         text
     }
@@ -215,8 +217,6 @@ pub async fn run(config: &QuickConfig) -> anyhow::Result<QuickReport> {
     let deadline = arrivals_end + config.patience;
     tokio::time::sleep_until(begin.into()).await;
     let (mut peak, mut steady_sum, mut steady_samples) = (0, 0u64, 0u64);
-    let mut asked_all = false;
-    let mut at_arrivals_end = None;
     loop {
         tokio::time::sleep(SAMPLE_EVERY).await;
         let now = Instant::now();
@@ -226,25 +226,19 @@ pub async fn run(config: &QuickConfig) -> anyhow::Result<QuickReport> {
             steady_sum += count;
             steady_samples += 1;
         }
-        if now >= arrivals_end && at_arrivals_end.is_none() {
-            at_arrivals_end = config.server_pid.map(ProcessSample::read).transpose()?;
-            asked_all = true;
-        }
-        if (asked_all && count == 0) || now >= deadline {
+        if (now >= arrivals_end && count == 0) || now >= deadline {
             break;
         }
     }
     let seconds = begin.elapsed().as_secs_f64();
+    let after = config.server_pid.map(ProcessSample::read).transpose()?;
     let _ = stop_tx.send(true);
     let mut outcomes = Vec::with_capacity(config.arrivals);
     while let Some(joined) = players.join_next().await {
         outcomes.push(joined.context("a player's task failed")??);
     }
-    let server_core_share = match (before, at_arrivals_end) {
-        (Some(from), Some(to)) => {
-            let span = (arrivals_end - begin).as_secs_f64();
-            Some((to.cpu_seconds - from.cpu_seconds) / span)
-        }
+    let server_cpu_seconds = match (before, after) {
+        (Some(from), Some(to)) => Some(to.cpu_seconds - from.cpu_seconds),
         _ => None,
     };
     Ok(report(
@@ -255,7 +249,7 @@ pub async fn run(config: &QuickConfig) -> anyhow::Result<QuickReport> {
         peak,
         steady_sum,
         steady_samples,
-        server_core_share,
+        server_cpu_seconds,
     ))
 }
 
@@ -268,7 +262,7 @@ fn report(
     waiting_peak: u64,
     steady_sum: u64,
     steady_samples: u64,
-    server_core_share: Option<f64>,
+    server_cpu_seconds: Option<f64>,
 ) -> QuickReport {
     let histogram =
         || Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).expect("valid bounds");
@@ -323,7 +317,7 @@ fn report(
         others_arriving_ms: Latency::from_micros(&others),
         policy_ms: Latency::from_micros(&policy),
         server_ms: Latency::from_micros(&server),
-        server_core_share,
+        server_cpu_seconds,
     }
 }
 
