@@ -22,6 +22,7 @@ const tableText = await import(pathToFileURL(join(copy, 'text.js')));
 const historyView = await import(pathToFileURL(join(copy, 'history.js')));
 const seal = await import(pathToFileURL(join(copy, 'seal.js')));
 const witness = await import(pathToFileURL(join(copy, 'witness.js')));
+const analysis = await import(pathToFileURL(join(copy, 'analysis.js')));
 rmSync(copy, { recursive: true, force: true });
 
 test('a hand is shown trump first, bowers on top, as the server sorts it', () => {
@@ -938,3 +939,23 @@ function saw(seen, event, seat) {
   const hidden = event.seat !== seat && (event.event === 'dummy_taken' || event.event === 'discarded');
   witness.saw(seen, hidden ? { ...event, [event.event === 'dummy_taken' ? 'cards' : 'card']: null } : event);
 }
+
+test("the analysis's marks in words, and the replay step of each decision", () => {
+  const play = (card) => ({ action: 'play', card });
+  // With every card shown: the best card and what it gains.
+  const shown = { mark: 'mistake', tricks_lost: 1, points_lost: 0, options: [{ action: play('As'), tricks: 3, points: 1 }, { action: play('9h'), tricks: 2, points: 1 }] };
+  assert.equal(analysis.shownNote(shown), 'best: A♠, one more trick');
+  assert.equal(analysis.shownNote({ ...shown, mark: 'best' }), 'best with every card shown');
+  const euchred = { mark: 'mistake', tricks_lost: 2, points_lost: 3, options: [{ action: play('Jd'), tricks: 3, points: 1 }, { action: play('Td'), tricks: 1, points: -2 }] };
+  assert.equal(analysis.shownNote(euchred), 'best: J♦, 2 more tricks, +3.0 points');
+  // With what the player knew: the best option in expectation and the gap.
+  const known = { mark: 'inaccuracy', points_lost: 0.4, worlds: 200, options: [{ action: { action: 'pass' }, expected: -0.1 }, { action: { action: 'order_up', alone: false }, expected: 0.3 }] };
+  assert.equal(analysis.knownNote(known, true), 'with what you knew: order up, +0.4');
+  assert.equal(analysis.knownNote({ ...known, mark: 'best' }, false), 'with what they knew: best');
+  // Bids before the first card; each card at its trick; a claim at the trick before it.
+  const hand = {
+    actions: [{ action: 'pass' }, { action: 'order_up' }, { action: 'discard', card: '9c' }, play('As'), play('Kh'), { action: 'claim' }],
+    tricks: [{ plays: [{ card: 'As' }, { card: 'Kh' }] }],
+  };
+  assert.deepEqual(analysis.stepOfActions(hand), ['bidding', 'bidding', 'bidding', 0, 0, 0]);
+});

@@ -30,6 +30,9 @@ export async function startServer({ botDelayMs = 0, data = null, bind = '127.0.0
       ...process.env,
       EUCHRE_TIMING__BOT_DELAY_MS: String(botDelayMs),
       EUCHRE_TIMING__RECONNECT_AFTER_MS: '300',
+      // Every replay opened asks for the match's analysis: a few worlds
+      // keep that background work small on a CI box.
+      EUCHRE_ANALYSIS__WORLDS: '16',
       RUST_LOG: 'info',
       ...env,
     },

@@ -264,8 +264,20 @@ export class ProfileView {
           `${FORMS[r.form] ?? r.form}: `, h('strong', { class: 'profile-rating' }, String(r.rating)), ` ±${r.deviation}, ${r.games} rated`))),
       ratingChart(player.rating_history),
       player.rating_history.length > 0 && h('p', { class: 'muted' },
-        `Last game: ${signedChange(player.rating_history.at(-1).change)}`));
+        `Last game: ${signedChange(player.rating_history.at(-1).change)}`),
+      h('h2', {}, 'Accuracy'),
+      accuracyList(player.accuracy ?? []));
   }
+}
+
+// The solver's verdict on the player's latest analysed games, by form
+// (issue #29): the share of decisions within tolerance, and points lost.
+function accuracyList(forms) {
+  if (forms.length === 0) return h('p', { class: 'muted' }, "No analysed games yet: a finished game is analysed when its replay is opened.");
+  return h('ul', { class: 'profile-accuracy' }, forms.map((a) => h('li', { dataset: { form: a.form } },
+    `${FORMS[a.form] ?? a.form}: `, h('strong', {}, `${Math.round(a.accuracy * 100)}%`),
+    ` of ${a.decisions} decisions within tolerance, ${a.points_lost.toFixed(1)} points lost a game`,
+    h('span', { class: 'muted' }, ` (the last ${a.matches === 1 ? 'analysed game' : `${a.matches} analysed games`})`))));
 }
 
 

@@ -5,6 +5,7 @@
 // them, across hands too.
 
 import { h, replaceChildren } from './dom.js';
+import { AnalysisLoader, analysisPanel, cardMark, cardMarkWords } from './analysis.js';
 import { cardFace, cardName, cardShort, isJoker, sortForDisplay, SUIT_SYMBOLS, suitName, upSuit } from './cards.js';
 import { botLevelName, hasPartners, playersOf, seatsOfSide, teamOf } from './model.js';
 import { PRESETS } from './rules.js';
@@ -276,6 +277,10 @@ export class ReplayView {
       this.hand = Math.min(Math.max(0, this.hand), Math.max(0, this.match.hands.length - 1));
       const hand = this.match.hands[this.hand];
       this.step = hand ? Math.min(Math.max(0, this.step), stepsOf(hand).length - 1) : 0;
+      if (this.match.finished && this.container) {
+        this.analysis = new AnalysisLoader(this.id, () => this.render());
+        this.analysis.start();
+      }
     } catch (error) {
       this.error = `This match could not be loaded: ${error.message}`;
     }
@@ -284,6 +289,7 @@ export class ReplayView {
 
   unmount() {
     removeEventListener('keydown', this.onKey);
+    this.analysis?.stop();
     this.container = null;
   }
 
@@ -367,7 +373,8 @@ export class ReplayView {
       h('p', { class: 'hint' }, 'Use the ← and → keys to step, Page Up and Page Down to change hands.'),
       h('div', { class: 'replay-main' },
         this.felt(match, hand, step, who),
-        this.sidebar(match, hand, step, who))));
+        this.sidebar(match, hand, step, who)),
+      analysisPanel(this.analysis?.state, match, this.hand, step, who)));
   }
 
   // "Game 2 · " in a rubber's replay.
@@ -454,7 +461,8 @@ export class ReplayView {
         current.plays.map((play, i) => cardFace(play.card, {
           trump,
           class: ['played', `at-${who.position(play.seat)}`, done && play.seat === current.winner && 'winner'].filter(Boolean).join(' '),
-          label: `${cardName(play.card)}, ${i === 0 ? 'led' : 'played'} by ${who.nameOf(play.seat)}${done && play.seat === current.winner ? ', winning' : ''}`,
+          label: `${cardName(play.card)}, ${i === 0 ? 'led' : 'played'} by ${who.nameOf(play.seat)}${done && play.seat === current.winner ? ', winning' : ''}${cardMarkWords(this.analysis?.state, this.hand, play.card)}`,
+          'data-mark': cardMark(this.analysis?.state, this.hand, play.card),
         }))));
       if (done) center.push(h('p', { class: 'trick-winner' }, `${who.nameOf(current.winner)} ${current.winner === who.mySeat ? 'win' : 'wins'} trick ${trickIndex + 1}`));
     }

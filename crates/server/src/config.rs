@@ -522,28 +522,42 @@ impl Settings {
 /// top-level key. Other `EUCHRE_*` variables (a test's, a compose file's)
 /// are not ours to refuse; a misspelt nested key still is.
 fn is_setting(key: &str) -> bool {
-    const KEYS: [&str; 12] = [
-        "BIND",
-        "DATABASE_URL",
-        "DATA_DIR",
-        "LOG_FORMAT",
-        "LIMITS",
-        "TIMING",
-        "ACCOUNTS",
-        "API",
-        "ALLOWED_ORIGINS",
-        "TRUSTED_PROXIES",
-        "CLUSTER",
-        "QUICK_PLAY",
-    ];
     key.strip_prefix("EUCHRE_")
         .map(|rest| rest.split("__").next().unwrap_or_default())
-        .is_some_and(|top| KEYS.contains(&top))
+        .is_some_and(|top| SETTING_KEYS.contains(&top))
 }
+
+/// The settings' top-level keys, as environment variables name them.
+const SETTING_KEYS: [&str; 13] = [
+    "BIND",
+    "DATABASE_URL",
+    "DATA_DIR",
+    "LOG_FORMAT",
+    "LIMITS",
+    "TIMING",
+    "ACCOUNTS",
+    "API",
+    "ALLOWED_ORIGINS",
+    "TRUSTED_PROXIES",
+    "CLUSTER",
+    "ANALYSIS",
+    "QUICK_PLAY",
+];
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found when `EUCHRE_ANALYSIS__WORLDS` was ignored: a key left out of
+    /// the list is a setting the environment cannot set.
+    #[test]
+    fn every_setting_can_come_from_the_environment() {
+        let settings = serde_json::to_value(Settings::default()).expect("serializes");
+        let keys = settings.as_object().expect("an object").keys();
+        for key in keys.map(|key| key.to_uppercase()) {
+            assert!(SETTING_KEYS.contains(&key.as_str()), "{key} is missing from SETTING_KEYS");
+        }
+    }
 
     fn flags(args: &[&str]) -> Flags {
         Flags::parse_from(std::iter::once("euchre-server").chain(args.iter().copied()))

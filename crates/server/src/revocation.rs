@@ -291,13 +291,15 @@ mod tests {
         async fn match_analysis(&self, id: &str) -> Result<Option<String>, StoreError> {
             self.inner.match_analysis(id).await
         }
-        async fn save_match_analysis(
+        async fn save_match_analysis(&self, saved: &SavedAnalysis<'_>) -> Result<(), StoreError> {
+            self.inner.save_match_analysis(saved).await
+        }
+        async fn recent_accuracy(
             &self,
             id: &str,
-            analysis: &str,
-            at: i64,
-        ) -> Result<(), StoreError> {
-            self.inner.save_match_analysis(id, analysis, at).await
+            matches: u32,
+        ) -> Result<Vec<FormAccuracy>, StoreError> {
+            self.inner.recent_accuracy(id, matches).await
         }
     }
 

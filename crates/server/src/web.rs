@@ -55,6 +55,7 @@ const ASSETS: &[Asset] = &[
     asset!("icon.svg", SVG),
     asset!("manifest.webmanifest", JSON),
     asset!("js/account.js", JS),
+    asset!("js/analysis.js", JS),
     asset!("js/cards.js", JS),
     asset!("js/dom.js", JS),
     asset!("js/history.js", JS),

@@ -6,7 +6,7 @@
 
 mod support;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use euchre_bots::BotKind;
 use euchre_engine::{Action, CardSet, Event, Game, GameRecord, Preset, Viewer, egn};
@@ -833,6 +833,62 @@ async fn a_finished_matchs_analysis_is_queued_then_served_from_the_store() {
     let unknown = get(&server, "/api/matches/no-such-match/analysis").await;
     assert_eq!(unknown.status, 404, "{}", unknown.body);
     assert_eq!(unknown.json()["code"], json!("not_found"));
+}
+
+/// A player's profile averages the analyses of their matches (issue #29):
+/// nothing before one is analysed, then the accuracy and points lost of
+/// their seat in each analysed match, by form; the bots' seats count for
+/// nobody. (Stored behind the server's back, as in the test above.)
+#[tokio::test]
+async fn a_profile_shows_the_accuracy_of_the_players_analysed_matches() {
+    let server = TestServer::start_with(|settings| settings.analysis.worlds = 4).await;
+    assert_eq!(get(&server, "/api/matches").await.status, 200);
+    let url = format!("sqlite://{}/euchre.db", server.data.path().display());
+    let store = SqliteStore::connect(&url).await.expect("the server's database");
+    let player = "p-analysed";
+    let mut writes = vec![Write::Player {
+        id: player.into(),
+        name: "Ann".into(),
+        token_hash: "h".into(),
+        at: 0,
+    }];
+    let games = [(Preset::Standard, 0), (Preset::Standard, 1), (Preset::Cutthroat, 2)];
+    for (index, (preset, seat)) in games.iter().enumerate() {
+        let id = format!("analysed-{index}");
+        writes.extend(bot_game(*preset, index as u64 + 5, &id, player, |_| *seat).1);
+    }
+    store.apply(&writes).await.expect("stored");
+    let profile = get(&server, &format!("/api/players/{player}")).await.json();
+    assert_eq!(profile["accuracy"], json!([]), "nothing analysed yet");
+
+    let mut figures: HashMap<&str, Vec<Value>> = HashMap::new();
+    for (index, (preset, seat)) in games.iter().enumerate() {
+        let path = format!("/api/matches/analysed-{index}/analysis");
+        let analysis = eventually("the analysis", PATIENCE, || async {
+            let answer = get(&server, &path).await;
+            (answer.status == 200).then(|| answer.json())
+        })
+        .await;
+        let form = preset.rules().form().name();
+        figures.entry(form).or_default().push(analysis["players"][usize::from(*seat)].clone());
+    }
+    let profile = get(&server, &format!("/api/players/{player}")).await.json();
+    let shown = profile["accuracy"].as_array().expect("by form");
+    assert_eq!(shown.len(), 2, "{profile}");
+    for entry in shown {
+        let form = entry["form"].as_str().expect("a form");
+        let seats = &figures[form];
+        let sum =
+            |field: &str| seats.iter().map(|s| s[field].as_f64().expect("a number")).sum::<f64>();
+        assert_eq!(entry["matches"], json!(seats.len()), "{entry}");
+        assert_eq!(entry["decisions"].as_f64(), Some(sum("decisions")), "{entry}");
+        let accuracy = sum("within_tolerance") / sum("decisions");
+        let points_lost = sum("points_lost") / seats.len() as f64;
+        let close =
+            |field: &str, want: f64| (entry[field].as_f64().expect("a number") - want).abs() < 1e-9;
+        assert!(close("accuracy", accuracy) && close("points_lost", points_lost), "{entry}");
+    }
+    server.stop().await;
 }
 
 /// The analysis's 200 is documented as the `GameAnalysis` it serves, not as

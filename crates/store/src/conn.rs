@@ -13,8 +13,9 @@ use sqlx::{Connection, Database, Encode, Executor, FromRow, IntoArguments, Type}
 
 use crate::StoreError;
 use crate::rows::{
-    AccountKeyRow, AccountRow, ActionRow, BoardRow, FormRow, HandRow, HistoryRow, MatchRow,
-    PageRow, PointRow, RatingRow, SeatRow, SessionRow, StatsHandRow, StatsSeatRow, TableRow,
+    AccountKeyRow, AccountRow, AccuracyRow, ActionRow, BoardRow, FormRow, HandRow, HistoryRow,
+    MatchRow, PageRow, PointRow, RatingRow, SeatRow, SessionRow, StatsHandRow, StatsSeatRow,
+    TableRow,
 };
 
 /// A failure to read: a column that does not decode means the stored data is
@@ -74,6 +75,7 @@ pub(crate) trait Conn: Send {
         + Decodes<BoardRow>
         + Decodes<FormRow>
         + Decodes<PointRow>
+        + Decodes<AccuracyRow>
         + Decodes<(i64,)>
         + Decodes<(String, String)>;
 
@@ -117,6 +119,7 @@ where
         + Decodes<BoardRow>
         + Decodes<FormRow>
         + Decodes<PointRow>
+        + Decodes<AccuracyRow>
         + Decodes<(i64,)>
         + Decodes<(String, String)>,
 {

@@ -373,6 +373,45 @@ pub struct RatingPoint {
     pub at: Millis,
 }
 
+/// A match's analysis as it is saved: the JSON served, and the figures of
+/// each seat that the profiles average.
+#[derive(Clone, Copy, Debug)]
+pub struct SavedAnalysis<'a> {
+    pub match_id: &'a str,
+    /// `euchre-analysis`'s `GameAnalysis`, as JSON.
+    pub analysis: &'a str,
+    /// The match's game form (`Rules::form`'s name), the profile's key.
+    pub form: &'a str,
+    /// Every seat's figures; kept only for the seats a player sat in.
+    pub seats: &'a [SeatAccuracy],
+    pub at: Millis,
+}
+
+/// One seat's figures from a match's analysis.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeatAccuracy {
+    pub seat: u8,
+    /// Decisions valued with what the player knew, and those within tolerance.
+    pub decisions: u32,
+    pub within_tolerance: u32,
+    /// Expected points given up against the best, over the match.
+    pub points_lost: f64,
+}
+
+/// A player's recent analysed matches in one form, averaged.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FormAccuracy {
+    pub form: String,
+    /// Analysed matches averaged (the latest, up to the limit asked for).
+    pub matches: u32,
+    /// Their decisions, all together.
+    pub decisions: u32,
+    /// The share of those decisions within tolerance.
+    pub accuracy: f64,
+    /// Expected points given up against the best, per match.
+    pub points_lost: f64,
+}
+
 /// The rating maths, given to [`Store::rate_match`]: from each player's
 /// rating (`None`: not rated yet in the form), in order, their new ones.
 pub type RateFn<'a> = &'a (dyn Fn(&[Option<Glicko>]) -> Vec<Glicko> + Send + Sync);
@@ -478,13 +517,16 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// A finished match's analysis, as JSON (`euchre-analysis`'s
     /// `GameAnalysis`), once one is saved.
     async fn match_analysis(&self, match_id: &str) -> Result<Option<String>, StoreError>;
-    /// Keeps a match's analysis; saving one again keeps the first.
-    async fn save_match_analysis(
+    /// Keeps a match's analysis and its players' figures, at once; saving
+    /// one again keeps the first.
+    async fn save_match_analysis(&self, saved: &SavedAnalysis<'_>) -> Result<(), StoreError>;
+    /// A player's latest `matches` analysed matches in each form they have
+    /// some in, averaged; forms in name order.
+    async fn recent_accuracy(
         &self,
-        match_id: &str,
-        analysis: &str,
-        at: Millis,
-    ) -> Result<(), StoreError>;
+        player_id: &str,
+        matches: u32,
+    ) -> Result<Vec<FormAccuracy>, StoreError>;
 }
 
 /// Opens the store a URL names, creating a SQLite file (and its folder) if needed.

@@ -141,6 +141,16 @@ pub(crate) struct FormRow {
     pub games: i64,
 }
 
+/// A row of `analyses::RECENT_ACCURACY`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct AccuracyRow {
+    pub form: String,
+    pub matches: i64,
+    pub decisions: i64,
+    pub within_tolerance: i64,
+    pub points_lost: f64,
+}
+
 /// A row of `ratings::HISTORY_OF`.
 #[derive(Debug, sqlx::FromRow)]
 pub(crate) struct PointRow {

@@ -23,6 +23,7 @@ use sqlx::types::Json;
 use crate::sql::{self, to_db_u64};
 use crate::{Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, Purged, Session};
 use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
+use crate::{FormAccuracy, SavedAnalysis};
 use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, PlayerRow, PlayerStats, Store,
     StoreError, Write,
@@ -334,13 +335,18 @@ impl Store for SqliteStore {
         analyses::match_analysis(&mut *self.pool.acquire().await?, match_id).await
     }
 
-    async fn save_match_analysis(
+    async fn save_match_analysis(&self, saved: &SavedAnalysis<'_>) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin_with(BEGIN_WRITE).await?;
+        analyses::save_match_analysis(&mut *tx, saved).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn recent_accuracy(
         &self,
-        match_id: &str,
-        analysis: &str,
-        at: Millis,
-    ) -> Result<(), StoreError> {
-        let mut conn = self.pool.acquire().await?;
-        analyses::save_match_analysis(&mut *conn, match_id, analysis, at).await
+        player_id: &str,
+        matches: u32,
+    ) -> Result<Vec<FormAccuracy>, StoreError> {
+        analyses::recent_accuracy(&mut *self.pool.acquire().await?, player_id, matches).await
     }
 }

@@ -348,9 +348,9 @@ mod tests {
 
     use super::*;
     use crate::{
-        Account, AccountClaim, AccountKey, BoardEntry, ClaimOutcome, FormRating, LiveTable,
-        MatchDetail, MatchPage, MatchQuery, Millis, NewSession, PlayerRow, PlayerStats, RateFn,
-        RatedMatch, RatingChange, RatingPoint, Session,
+        Account, AccountClaim, AccountKey, BoardEntry, ClaimOutcome, FormAccuracy, FormRating,
+        LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, NewSession, PlayerRow, PlayerStats,
+        RateFn, RatedMatch, RatingChange, RatingPoint, SavedAnalysis, Session,
     };
 
     /// A store that keeps writes in memory and can be switched off.
@@ -462,8 +462,11 @@ mod tests {
         async fn match_analysis(&self, _: &str) -> Result<Option<String>, StoreError> {
             Ok(None)
         }
-        async fn save_match_analysis(&self, _: &str, _: &str, _: Millis) -> Result<(), StoreError> {
+        async fn save_match_analysis(&self, _: &SavedAnalysis<'_>) -> Result<(), StoreError> {
             Ok(())
+        }
+        async fn recent_accuracy(&self, _: &str, _: u32) -> Result<Vec<FormAccuracy>, StoreError> {
+            Ok(Vec::new())
         }
     }
 

@@ -191,6 +191,12 @@ async fn execute(client: &Client, server: &str, command: Command) -> Outcome {
                 Err(error) => Outcome::HttpFailed(command, error),
             };
         }
+        Command::FetchAnalysis(id) => {
+            return match history::analysis(server, id).await {
+                Ok(analysis) => Outcome::Analysis(id.clone(), Box::new(analysis)),
+                Err(error) => Outcome::HttpFailed(command.clone(), error),
+            };
+        }
         Command::FetchRecord(id) => {
             return match history::record(server, id).await {
                 Ok(record) => Outcome::Record(id.clone(), record),

@@ -2,6 +2,7 @@
 //! and its events are fed in as the server would send them; each screen is
 //! drawn into ratatui's `TestBackend` and read back as text.
 
+use euchre_analysis::Mark;
 use euchre_client::{CreatedTable, Update};
 use euchre_engine::fairness::Verdict;
 use euchre_engine::{Action, Game, Preset, Seat, Viewer};
@@ -572,9 +573,37 @@ fn history_lists_matches_and_replays_one_hand_by_hand() {
     }
     let record = game.record().clone();
     let hands = record.hands.len();
-    app.update(Msg::Done(Outcome::Record("m1".into(), record)));
+    let asked = app.update(Msg::Done(Outcome::Record("m1".into(), record.clone())));
+    assert_eq!(asked, vec![Command::FetchAnalysis("m1".into())]);
     assert_eq!(app.screen, Screen::Replay);
+    assert!(render(&app, 80, 24).contains("Analysing…"), "until the analysis comes");
+    // The analysis as `GET /api/matches/{id}/analysis` has it (few worlds).
+    let settings = euchre_analysis::Settings { worlds: 4, seed: 1 };
+    let analysis = euchre_analysis::analyse(&record, &settings).expect("analysed");
+    app.update(Msg::Done(Outcome::Analysis("m1".into(), Box::new(analysis.clone()))));
     let screen = render(&app, 80, 24);
+    println!("{screen}");
+    let accuracy = |seat: usize| {
+        let player = &analysis.players[seat];
+        format!("{:.0}% −{:.1}", player.accuracy.expect("decisions") * 100.0, player.points_lost)
+    };
+    assert!(screen.contains(&format!("Accuracy, points lost: Ann {}", accuracy(0))), "{screen}");
+    // Each card or bid below the tolerance is marked after it, the worst
+    // noted under the hand with what was best.
+    let marked = analysis.hands[0]
+        .decisions
+        .iter()
+        .filter(|d| {
+            [d.shown.as_ref().map(|s| s.mark), d.known.as_ref().map(|k| k.mark)]
+                .iter()
+                .flatten()
+                .any(|m| matches!(m, Mark::Inaccuracy | Mark::Mistake | Mark::Blunder))
+        })
+        .count();
+    assert!(marked > 0, "this game has a mark in its first hand");
+    let signs = screen.matches('?').count();
+    assert!(signs >= marked, "{marked} marked, {signs} signs: {screen}");
+    assert!(screen.contains(": best ") || screen.contains("with what they knew"), "{screen}");
     assert!(screen.contains(&format!("hand 1 of {hands}")), "{screen}");
     assert!(screen.contains("basic bot 1"), "bots told apart by seat: {screen}");
     assert!(screen.contains("Bids:"), "{screen}");

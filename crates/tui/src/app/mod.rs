@@ -10,6 +10,7 @@ mod keys;
 
 use std::time::{Duration, Instant};
 
+use euchre_analysis::GameAnalysis;
 use euchre_client::{CreatedTable, Error, Update};
 use euchre_engine::fairness::Verdict;
 use euchre_engine::{Action, GameRecord};
@@ -50,6 +51,8 @@ pub struct Replay {
     pub record: GameRecord,
     /// The hand shown (an index into `record.hands`).
     pub hand: usize,
+    /// The solver's analysis, once the server has it.
+    pub analysis: Option<GameAnalysis>,
 }
 
 /// The connection as the user should know it.
@@ -106,6 +109,8 @@ pub enum Command {
     MoreMatches(String),
     /// A finished match's record, to replay.
     FetchRecord(String),
+    /// A finished match's analysis, asked for again while it is computed.
+    FetchAnalysis(String),
 }
 
 impl Command {
@@ -125,6 +130,7 @@ impl Command {
             Command::ListMatches => "Listing your matches",
             Command::MoreMatches(_) => "Listing more of your matches",
             Command::FetchRecord(_) => "Loading the match",
+            Command::FetchAnalysis(_) => "The analysis",
         }
     }
 }
@@ -149,6 +155,8 @@ pub enum Outcome {
     /// A later page, to add at the end.
     MoreMatches(MatchPage),
     Record(String, GameRecord),
+    /// A match's analysis, by its id.
+    Analysis(String, Box<GameAnalysis>),
     /// An HTTP request failed.
     HttpFailed(Command, String),
 }
@@ -559,9 +567,17 @@ impl App {
                             .collect()
                     })
                     .unwrap_or_default();
-                self.replay = Some(Replay { id, names, record, hand: 0 });
+                self.replay =
+                    Some(Replay { id: id.clone(), names, record, hand: 0, analysis: None });
                 self.screen = Screen::Replay;
                 self.status = None;
+                return vec![Command::FetchAnalysis(id)];
+            }
+            Outcome::Analysis(id, analysis) => {
+                // Only for the match still shown.
+                if let Some(replay) = self.replay.as_mut().filter(|replay| replay.id == id) {
+                    replay.analysis = Some(*analysis);
+                }
             }
             Outcome::HttpFailed(command, error) => {
                 if let Command::ListMatches | Command::MoreMatches(_) = command {
