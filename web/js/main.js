@@ -49,6 +49,8 @@ const state = {
   tables: new Map(), // table id → model (js/model.js)
   resyncing: new Set(), // tables with a resume in flight after a gap
   invites: new Map(), // table id → invite code, for private tables seen
+  quickPlay: null, // the quick-play request while it waits (see quickPlayApp)
+  matched: new Set(), // tables quick play seated us at, their snapshot on its way
   actionInFlight: false,
   route: { page: 'lobby' },
   current: null, // the mounted view
@@ -100,7 +102,9 @@ function route(moved = false) {
     const id = state.route.id;
     if (state.route.invite) state.invites.set(id, state.route.invite);
     mount(new TableView(tableApp(id)));
-    if (!state.tables.has(id) && connection.online) joinTable(id);
+    // A table quick play seated us at sends its snapshot by itself (and,
+    // private, could not be watched without an invite).
+    if (!state.tables.has(id) && !state.matched.has(id) && connection.online) joinTable(id);
   } else if (state.route.page === 'account') {
     mount(new AccountView(accountApp));
   } else if (state.route.page === 'leaderboard') {
@@ -236,6 +240,7 @@ function receive(message) {
       if (state.lobby?.delete(message.table)) state.lobbyTotal = Math.max(0, state.lobbyTotal - 1);
       break;
     case 'snapshot': {
+      state.matched.delete(message.table);
       const previous = state.tables.get(message.table);
       state.tables.set(message.table, fromSnapshot(message, previous));
       break;
@@ -245,6 +250,11 @@ function receive(message) {
       break;
     case 'your_turn':
       onPrompt(message);
+      break;
+    case 'quick_play_waiting':
+    case 'quick_play_matched':
+    case 'quick_play_ended':
+      onQuickPlay(message);
       break;
     case 'error':
       failed(message);
@@ -328,6 +338,65 @@ function yourTables() {
   return [...followed, ...listed];
 }
 
+// ---- quick play ----
+
+// The request belongs to the player, not to the lobby view: it goes on
+// while they look at history, and a match opens the table from anywhere.
+function onQuickPlay(message) {
+  const request = state.quickPlay;
+  if (message.type === 'quick_play_matched') {
+    state.quickPlay = null;
+    // The table's snapshot follows on this connection, as after a `sit`.
+    if (!state.tables.has(message.table)) state.matched.add(message.table);
+    go(tableHash(message.table));
+  } else if (message.type === 'quick_play_ended') {
+    state.quickPlay = null;
+    notice(message.message || 'Your quick-play request ended.', 'error');
+  } else if (request && message.preset === request.preset && message.rated === request.rated) {
+    request.waiting = message.waiting;
+    if (message.partner) request.partner = message.partner;
+  }
+}
+
+const quickPlayApp = {
+  request: () => state.quickPlay,
+  async ask({ preset, rated, botsAfter, invitePartner, team }) {
+    if (state.quickPlay) return;
+    const command = { type: 'quick_play', preset, rated };
+    if (botsAfter) command.bots_after_seconds = botsAfter;
+    if (invitePartner) command.invite_partner = true;
+    if (team) command.team = team;
+    // Searching at once, so a second click cannot ask twice.
+    state.quickPlay = { preset, rated, botsAfter: botsAfter ?? null, since: Date.now(), waiting: null, team: null, partner: null };
+    redraw();
+    try {
+      const ack = await connection.send(command);
+      if (state.quickPlay) state.quickPlay.team = ack.team ?? null;
+    } catch (error) {
+      // Matched or ended meanwhile: nothing to undo.
+      state.quickPlay = null;
+      if (error.code === 'already_queued') {
+        notice(`${error.message} Cancel it first to ask for another.`, 'error');
+        // A request from before a reload, or from another tab: show it, so it can be cancelled.
+        state.quickPlay = { preset, rated, botsAfter: null, since: Date.now(), waiting: null, team: null, partner: null, unknown: true };
+      } else failed(error);
+    }
+    redraw();
+  },
+  async cancel() {
+    try {
+      await connection.send({ type: 'cancel_quick_play' });
+    } catch (error) {
+      if (error.code !== 'not_queued') {
+        failed(error);
+        return;
+      }
+    }
+    state.quickPlay = null;
+    redraw();
+  },
+};
+
 // ---- what the views may do ----
 
 // Asks for the lobby's first page under the chosen filter, or the page
@@ -388,6 +457,7 @@ const lobbyApp = {
   watch(id) {
     go(tableHash(id));
   },
+  quickPlay: quickPlayApp,
 };
 
 function tableApp(id) {
@@ -457,7 +527,10 @@ const accountApp = {
   // A session started (a claim, a log-in, a new password): its token is
   // the identity from now on, on this connection's next hello too.
   signedIn(session) {
-    if (session.player.id !== state.identity.id) state.tables.clear();
+    if (session.player.id !== state.identity.id) {
+      state.tables.clear();
+      state.quickPlay = null;
+    }
     state.identity = { name: session.player.name, token: session.token, id: session.player.id, account: true };
     save(IDENTITY_KEY, state.identity);
     showIdentity();
@@ -477,6 +550,7 @@ const accountApp = {
     save(IDENTITY_KEY, state.identity);
     showIdentity();
     state.tables.clear();
+    state.quickPlay = null;
     notice('Logged out. Pick a name to play as a guest, or log in again under Account.');
     go('#/');
   },
@@ -524,6 +598,7 @@ changeNameButton.addEventListener('click', () => {
   state.identity = { name: name.trim().slice(0, 32) };
   save(IDENTITY_KEY, state.identity);
   state.tables.clear();
+  state.quickPlay = null;
   showIdentity();
   connection.restart();
   go('#/');

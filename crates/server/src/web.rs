@@ -64,6 +64,7 @@ const ASSETS: &[Asset] = &[
     asset!("js/main.js", JS),
     asset!("js/model.js", JS),
     asset!("js/net.js", JS),
+    asset!("js/quickplay.js", JS),
     asset!("js/rules.js", JS),
     asset!("js/seal.js", JS),
     asset!("js/table.js", JS),

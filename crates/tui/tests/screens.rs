@@ -1031,3 +1031,84 @@ fn a_timed_turn_counts_down() {
     assert_eq!(app.time_left(), None);
     assert!(!render(&app, 80, 24).contains("s left"));
 }
+
+#[test]
+fn quick_play_searches_cancels_and_opens_the_table_when_matched() {
+    use euchre_tui::quick::Searching;
+    use std::time::{Duration, Instant};
+
+    let mut app = app();
+    let start = Instant::now();
+    app.update(Msg::Tick(start));
+    assert!(render(&app, 80, 24).contains("p: quick play"));
+    app.update(key(KeyCode::Char('p')));
+    assert_eq!(app.screen, Screen::QuickPlay);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Quick play"), "{screen}");
+    assert!(screen.contains("Game      ‹ standard ›"), "{screen}");
+    assert!(screen.contains("Rated     ‹ yes ›"), "{screen}");
+    assert!(!screen.contains("Bots"), "a rated game offers no bots: {screen}");
+    // Cutthroat, casual, bots after 5 s.
+    app.update(key(KeyCode::Right));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Right));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Right));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Bots      ‹ after 5 s ›"), "{screen}");
+    let commands = app.update(key(KeyCode::Enter));
+    let [Command::QuickPlay(request)] = commands.as_slice() else { panic!("{commands:?}") };
+    assert_eq!(
+        (request.preset, request.rated, request.bots_after_seconds),
+        (Preset::Cutthroat, false, Some(5))
+    );
+    assert_eq!(app.screen, Screen::Lobby);
+    app.update(Msg::Done(Outcome::Queued));
+    assert!(app.ticking(), "the time waited ticks");
+    // The searching line: the time waited and the pool's size.
+    app.update(Msg::Update(Update::QuickPlayWaiting {
+        preset: Preset::Cutthroat,
+        rated: false,
+        waiting: 2,
+        partner: None,
+    }));
+    app.update(Msg::Tick(start + Duration::from_secs(12)));
+    let screen = render(&app, 80, 24);
+    assert!(
+        screen.contains(
+            "Searching: cutthroat, casual · 0:12 · 2 waiting · bots after 5 s · x cancels"
+        ),
+        "{screen}"
+    );
+    assert_eq!(app.update(key(KeyCode::Char('p'))), vec![], "one request at a time");
+    // x cancels.
+    assert_eq!(app.update(key(KeyCode::Char('x'))), vec![Command::CancelQuickPlay]);
+    app.update(Msg::Done(Outcome::Done(Command::CancelQuickPlay)));
+    assert_eq!(app.searching, None);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Quick play cancelled."), "{screen}");
+    assert_eq!(app.update(key(KeyCode::Char('x'))), vec![], "nothing left to cancel");
+
+    // Asked again and matched: the table's snapshot follows and opens it.
+    app.update(key(KeyCode::Char('p')));
+    app.update(key(KeyCode::Enter));
+    assert!(matches!(app.searching, Some(Searching { preset: Preset::Cutthroat, .. })));
+    app.update(Msg::Update(Update::QuickPlayMatched { table: TABLE.into(), seat: 0 }));
+    assert_eq!(app.searching, None);
+    let game = Game::new(Preset::Cutthroat.rules(), 5).expect("valid rules");
+    app.update(Msg::Update(snapshot(Preset::Cutthroat, &game, Viewer::Seat(Seat(0)))));
+    assert_eq!(app.screen, Screen::Table);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("cutthroat (3 seats)"), "{screen}");
+
+    // A request the server ends (e.g. on shutdown) says why.
+    let mut app = self::app();
+    app.update(key(KeyCode::Char('p')));
+    app.update(key(KeyCode::Enter));
+    app.update(Msg::Update(Update::QuickPlayEnded {
+        reason: euchre_protocol::QuickPlayEndReason::Shutdown,
+        message: "the server is shutting down".into(),
+    }));
+    assert_eq!(app.searching, None);
+    assert!(render(&app, 80, 24).contains("Quick play ended: the server is shutting down"));
+}

@@ -8,6 +8,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::{App, Command, Screen};
 use crate::invite;
+use crate::quick::Searching;
 
 impl App {
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Command> {
@@ -21,6 +22,7 @@ impl App {
         match self.screen {
             Screen::Lobby => self.lobby_key(key),
             Screen::Create => self.create_key(key),
+            Screen::QuickPlay => self.quick_key(key),
             Screen::Join => self.join_key(key),
             Screen::Table => self.table_key(key),
             Screen::History => self.history_key(key),
@@ -53,6 +55,17 @@ impl App {
             KeyCode::Char('n') => {
                 self.screen = Screen::Create;
                 self.status = None;
+            }
+            KeyCode::Char('p') => {
+                if self.searching.is_some() {
+                    self.error("Quick play is already searching: x cancels it.");
+                } else {
+                    self.screen = Screen::QuickPlay;
+                    self.status = None;
+                }
+            }
+            KeyCode::Char('x') if self.searching.is_some() => {
+                return vec![Command::CancelQuickPlay];
             }
             KeyCode::Char('j') => {
                 self.screen = Screen::Join;
@@ -156,6 +169,26 @@ impl App {
             KeyCode::Enter => {
                 self.info("Creating the table…");
                 return vec![Command::Create(self.create.settings())];
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn quick_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        let form = &mut self.quick;
+        match key.code {
+            KeyCode::Esc => self.screen = Screen::Lobby,
+            KeyCode::Up | KeyCode::BackTab => form.move_cursor(false),
+            KeyCode::Down | KeyCode::Tab => form.move_cursor(true),
+            KeyCode::Left => form.change(false),
+            KeyCode::Right | KeyCode::Char(' ') => form.change(true),
+            KeyCode::Enter => {
+                let request = self.quick.request();
+                self.searching = Some(Searching::new(&request, self.now));
+                self.screen = Screen::Lobby;
+                self.status = None;
+                return vec![Command::QuickPlay(request)];
             }
             _ => {}
         }

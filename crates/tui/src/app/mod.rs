@@ -15,14 +15,15 @@ use euchre_client::{CreatedTable, Error, Update};
 use euchre_engine::fairness::Verdict;
 use euchre_engine::{Action, GameRecord};
 use euchre_protocol::{
-    LobbyFilter, LobbyPage, LobbyQuery, TableEvent, TableId, TableNotice, TableSettings,
-    TableStatus, TableSummary,
+    LobbyFilter, LobbyPage, LobbyQuery, QuickPlayRequest, TableEvent, TableId, TableNotice,
+    TableSettings, TableStatus, TableSummary,
 };
 use ratatui::crossterm::event::KeyEvent;
 
 pub use crate::form::CreateForm;
 use crate::history::{MatchPage, MatchRow};
 use crate::invite;
+use crate::quick::{QuickForm, Searching};
 use crate::seal;
 use crate::table::TableModel;
 
@@ -31,6 +32,8 @@ use crate::table::TableModel;
 pub enum Screen {
     Lobby,
     Create,
+    /// The quick-play form: a game with strangers.
+    QuickPlay,
     Join,
     Table,
     /// The player's matches (the HTTP API).
@@ -96,6 +99,10 @@ pub enum Command {
     Rematch(TableId),
     Act(TableId, Action),
     Chat(TableId, String),
+    /// Ask for a game with strangers.
+    QuickPlay(QuickPlayRequest),
+    /// End the quick-play request.
+    CancelQuickPlay,
     /// The player's latest matches, from the HTTP API.
     ListMatches,
     /// The page of matches after this cursor (a page's `next_cursor`).
@@ -118,6 +125,8 @@ impl Command {
             Command::Rematch(_) => "The rematch",
             Command::Act(..) => "That move",
             Command::Chat(..) => "Chat",
+            Command::QuickPlay(_) => "Quick play",
+            Command::CancelQuickPlay => "Cancelling quick play",
             Command::ListMatches => "Listing your matches",
             Command::MoreMatches(_) => "Listing more of your matches",
             Command::FetchRecord(_) => "Loading the match",
@@ -136,7 +145,9 @@ pub enum Outcome {
         seat: u8,
     },
     Watching(TableId),
-    /// Leave, start, rematch, act or chat, done.
+    /// The quick-play request waits in its pool.
+    Queued,
+    /// Leave, start, rematch, act, chat or cancelling quick play, done.
     Done(Command),
     Failed(Command, Error),
     /// The first page of the player's matches.
@@ -195,6 +206,9 @@ pub struct App {
     pub history_loading: bool,
     pub replay: Option<Replay>,
     pub create: CreateForm,
+    pub quick: QuickForm,
+    /// The quick-play request, while it waits for a table.
+    pub searching: Option<Searching>,
     pub join_input: String,
     /// The table followed (one at a time).
     pub table: Option<TableModel>,
@@ -240,6 +254,8 @@ impl App {
             history_loading: false,
             replay: None,
             create: CreateForm::default(),
+            quick: QuickForm::default(),
+            searching: None,
             join_input: String::new(),
             table: None,
             invite: None,
@@ -304,6 +320,12 @@ impl App {
                 Vec::new()
             }
         }
+    }
+
+    /// Whether the screen shows a clock that needs a tick every so often:
+    /// a turn timer, or the time a quick-play request has waited.
+    pub fn ticking(&self) -> bool {
+        self.time_left().is_some() || self.searching.is_some()
     }
 
     /// The time left to act before a bot acts for this client, while its
@@ -407,14 +429,29 @@ impl App {
                     return vec![self.list_tables(None)];
                 }
             }
+            Update::QuickPlayWaiting { preset, rated, waiting, .. } => {
+                if let Some(searching) = self
+                    .searching
+                    .as_mut()
+                    .filter(|searching| searching.preset == preset && searching.rated == rated)
+                {
+                    searching.waiting = Some(waiting);
+                }
+            }
+            Update::QuickPlayMatched { table, seat } => {
+                // The table's snapshot follows and opens it.
+                self.searching = None;
+                self.invite = None;
+                self.info(format!("Matched: table {table}, seat {seat}."));
+            }
+            Update::QuickPlayEnded { message, .. } => {
+                self.searching = None;
+                self.error(format!("Quick play ended: {message}"));
+            }
             Update::ServerError { code, message } => {
                 self.error(format!("Server error ({code}): {message}"))
             }
             Update::Closed { reason } => self.connection = Connection::Closed(reason),
-            // The terminal's quick-play key is the `qpclients` branch's;
-            // until then the terminal never asks, so these never come.
-            Update::QuickPlayWaiting { .. } | Update::QuickPlayMatched { .. } => {}
-            Update::QuickPlayEnded { message, .. } => self.info(message),
         }
         Vec::new()
     }
@@ -492,6 +529,15 @@ impl App {
                 self.sent_from = None;
             }
             Outcome::Done(Command::Leave(_)) => {}
+            Outcome::Queued => {
+                if let Some(searching) = self.searching.as_mut() {
+                    searching.queued = true;
+                }
+            }
+            Outcome::Done(Command::CancelQuickPlay) => {
+                self.searching = None;
+                self.info("Quick play cancelled.");
+            }
             Outcome::Done(Command::Start(_) | Command::Rematch(_)) => self.info("A new game."),
             Outcome::Done(_) => {}
             Outcome::Matches(page) => {
@@ -573,6 +619,13 @@ impl App {
                     {
                         model.prompt = Some(actions);
                     }
+                }
+                if let Command::QuickPlay(_) = command {
+                    self.searching = None;
+                }
+                if let (Command::CancelQuickPlay, Some("not_queued")) = (&command, error.code()) {
+                    // Matched or ended meanwhile: nothing waits any more.
+                    self.searching = None;
                 }
                 if let Command::Sit { table, invite, or_watch: true, .. } = &command
                     && matches!(error.code(), Some("table_full" | "game_in_progress"))

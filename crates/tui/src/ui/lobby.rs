@@ -4,7 +4,7 @@
 use euchre_engine::Preset;
 use euchre_protocol::{TableStatus, TableSummary};
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
@@ -12,6 +12,7 @@ use ratatui::widgets::{Block, Paragraph};
 use super::text::{bold, dim, fit, form_name, reversed, selectable_list};
 use crate::app::{App, CreateForm};
 use crate::form::{BOT_LEVELS, Field, SeatChoice, level_name};
+use crate::quick::{QuickField, QuickForm};
 
 fn describe_preset(preset: Preset) -> &'static str {
     match preset {
@@ -69,6 +70,13 @@ fn lobby_title(app: &App) -> String {
 }
 
 pub(super) fn lobby(frame: &mut Frame, app: &App, area: Rect) {
+    // One line above the tables: quick play's searching line, or its key.
+    let [quick, area] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+    let line = match &app.searching {
+        Some(searching) => Line::styled(format!(" {}", searching.line(app.now)), bold()),
+        None => Line::styled(" p: quick play, a game with players near your rating", dim()),
+    };
+    frame.render_widget(Paragraph::new(line), quick);
     let header = format!(
         "{} {} {} {} host",
         fit("table", 10),
@@ -156,6 +164,44 @@ pub(super) fn create(frame: &mut Frame, form: &CreateForm, area: Rect) {
         dim(),
     ));
     frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(" New table ")), area);
+}
+
+pub(super) fn quick(frame: &mut Frame, form: &QuickForm, area: Rect) {
+    let cursor = form.current();
+    let line = |field: QuickField, label: &str, value: String, note: &str| {
+        let style = if cursor == field { reversed() } else { Style::new() };
+        Line::from(vec![
+            Span::raw(format!("  {label:<10}")),
+            Span::styled(format!("‹ {value} ›"), style),
+            Span::styled(format!(" {note}"), dim()),
+        ])
+    };
+    let preset = form.preset();
+    let mut lines = vec![
+        Line::raw(""),
+        line(QuickField::Preset, "Game", preset.name().to_owned(), ""),
+        Line::styled(
+            format!("            {} · {}", form_name(&preset.rules()), describe_preset(preset)),
+            dim(),
+        ),
+        Line::raw(""),
+    ];
+    if form.rated {
+        lines.push(line(QuickField::Rated, "Rated", "yes".into(), "people only, near your rating"));
+    } else {
+        lines.push(line(QuickField::Rated, "Rated", "no".into(), "casual: counts for nothing"));
+        let bots = match form.bots_after_seconds() {
+            Some(seconds) => format!("after {seconds} s"),
+            None => "never: wait for people".into(),
+        };
+        lines.push(line(QuickField::BotsAfter, "Bots", bots, "fill the seats still missing"));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "  The server seats you at a table as soon as it finds players.",
+        dim(),
+    ));
+    frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(" Quick play ")), area);
 }
 
 pub(super) fn join(frame: &mut Frame, app: &App, area: Rect) {
