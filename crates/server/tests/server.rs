@@ -1289,8 +1289,9 @@ async fn two_asking_as_a_team_sit_opposite() {
         ..QuickPlayRequest::new(Preset::Standard, true)
     };
     assert_eq!(error_code(&quick_play(&mut bob, guess).await), Some("bad_team"));
+    // Typed as the browser shows it: in capitals, with a stray space.
     let join = QuickPlayRequest {
-        team: Some(code.clone()),
+        team: Some(format!(" {} ", code.to_uppercase())),
         ..QuickPlayRequest::new(Preset::Standard, true)
     };
     assert_eq!(queued_team(&quick_play(&mut bob, join).await), None);

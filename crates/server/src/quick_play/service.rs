@@ -318,7 +318,9 @@ impl Pools {
     /// The inviter whose team `code` lets `player_id` join in `pool`.
     fn team_to_join(&self, code: &str, player_id: &str, pool: PoolKey) -> Result<String, Refusal> {
         let unknown = || ErrorCode::BadTeam.refusal("no team waits with that code");
-        let inviter = self.codes.get(code).ok_or_else(unknown)?;
+        // Codes are written in lower case; the browser shows them in capitals.
+        let code = code.trim().to_ascii_lowercase();
+        let inviter = self.codes.get(&code).ok_or_else(unknown)?;
         let lead = self.requests.get(inviter).ok_or_else(unknown)?;
         if inviter == player_id {
             return Err(
