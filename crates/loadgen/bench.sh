@@ -85,9 +85,11 @@ if [ -n "${SAMPLE_EVERY:-}" ]; then
 fi
 # CPU time of each side: both share this machine's cores.
 TIMEFORMAT='# load generator: %R s wall, %U s user, %S s system'
-# An --idle run reads the server's memory and CPU time from /proc itself.
+# An --idle or --quick-play run reads the server's memory and CPU time from /proc itself.
 extra=()
-case " $* " in *" --idle "*) extra=(--server-pid "$server") ;; esac
+case " $* " in *" --idle "* | *" --quick-play "*) extra=(--server-pid "$server") ;; esac
+# Quick play's --rating-spread writes the players' ratings into the database.
+case " $* " in *" --rating-spread "*) extra+=(--database-url "$database") ;; esac
 time "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" "$@" "${extra[@]}"
 cpu=$(awk -v ticks="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / ticks }' "/proc/$server/stat")
 echo "# server: $cpu s of CPU since it started"

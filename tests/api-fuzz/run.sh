@@ -10,8 +10,9 @@
 #
 # EUCHRE_SERVER_BIN names the binary (default: debug/euchre-server under
 # CARGO_TARGET_DIR or target/, built if missing); EXAMPLES (default 40) is the test cases per operation
-# and phase; FUZZ_VENV where schemathesis is installed (default
-# target/api-fuzz/venv). Needs python3 with venv, and ../shared beside the
+# and phase; FUZZ_VENV where schemathesis is installed (default: a venv
+# per version in the user's cache, ~/.cache/euchre, made when missing, so
+# a fresh clone on the same machine does not download it again). Needs python3 with venv, and ../shared beside the
 # repository (an EGN fixture to import).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,7 +20,7 @@ cd "$(dirname "$0")/../.."
 schemathesis_version=4.32.5
 examples=${EXAMPLES:-40}
 seed_number=${SEED:-20261128}
-venv=$(realpath -m "${FUZZ_VENV:-target/api-fuzz/venv}")
+venv=$(realpath -m "${FUZZ_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/euchre/schemathesis-$schemathesis_version}")
 bin=$(realpath -m "${EUCHRE_SERVER_BIN:-${CARGO_TARGET_DIR:-target}/debug/euchre-server}")
 
 if [ ! -x "$venv/bin/st" ] || [ "$("$venv/bin/st" --version)" != "st, version $schemathesis_version" ]; then

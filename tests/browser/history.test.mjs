@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { SCREENSHOTS, gameOver, playQuickGames, playUntil, withServerAndBrowser, firstStoredMatch } from './support.mjs';
+import { SCREENSHOTS, createTable, gameOver, playQuickGames, playUntil, startServer, withServerAndBrowser, firstStoredMatch } from './support.mjs';
 
 const env = withServerAndBrowser();
 
@@ -34,7 +34,7 @@ test('a finished game is listed in History and replays hand by hand', async () =
   assert.equal(await page.locator('.match-row').count(), 1);
   const text = await row.textContent();
   assert.match(text, won ? /Won/ : /Lost/);
-  assert.equal(await row.locator('.match-score').textContent(), `${score.Us}–${score.Them}`);
+  assert.equal(await row.locator('.match-score').textContent(), `Us ${score.Us}–${score.Them} Them`);
   assert.match(text, /against Left bot and Right bot/);
   assert.match(text, /With Partner bot/);
   assert.match(text, /Standard, to 5/);
@@ -137,4 +137,76 @@ test('"Load more" pages through a long history with no gap and no repeat', async
   assert.deepEqual(shown, expected, 'every match, newest first, none missing');
   for (const text of await rows.locator('.match-result').allTextContents()) assert.match(text, /^(Won|Lost)$/);
   assert.deepEqual(page.problems, [], 'no script errors or console errors');
+});
+
+// Leave and come back: the lobby and History list the game in play first,
+// with Resume, on a new page (the same player). Everyone gone, the table
+// closes; its link says so, and the game reads Abandoned in History, in the
+// replay and in the API.
+test('a game left and come back to is resumed; once closed its link explains and it reads Abandoned', async () => {
+  // Its own server: tables close 8 s after everyone left.
+  const server = await startServer({ env: { EUCHRE_TIMING__TABLE_CLOSE_MS: '8000', EUCHRE_TIMING__RECONNECT_GRACE_MS: '8000' } });
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 860 } });
+  try {
+    const first = await context.newPage();
+    await first.goto(server.url);
+    await first.getByLabel('Display name').fill('Lee');
+    await first.getByRole('button', { name: 'Continue' }).click();
+    await first.locator('#connection[data-status="online"]').waitFor();
+    const link = await createTable(first);
+    await first.locator('.hand .card').first().waitFor();
+    const tableId = decodeURIComponent(link.match(/#\/table\/([^/?]+)/)[1]);
+    await first.close();
+
+    // Back on a new page: the lobby, then History, each with Resume.
+    const page = await context.newPage();
+    const problems = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(server.url);
+    const mine = page.locator('.my-tables .table-row');
+    await mine.getByRole('button', { name: 'Resume' }).waitFor();
+    assert.match(await mine.textContent(), /Lee's table/);
+    await page.getByRole('link', { name: 'History', exact: true }).click();
+    const yours = page.locator('.your-games .table-row');
+    await yours.getByRole('button', { name: 'Resume' }).click();
+    await page.locator('.hand .card').first().waitFor();
+    assert.match(page.url(), new RegExp(`#/table/${tableId}`));
+    await page.close();
+
+    // Everyone gone: closed, its game abandoned.
+    let table = null;
+    for (let i = 0; i < 100 && table?.state !== 'closed'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      table = await (await fetch(`${server.url}/api/tables/${tableId}`)).json();
+    }
+    assert.equal(table.state, 'closed', JSON.stringify(table));
+    assert.equal(table.closed_reason, 'everyone_left');
+    const matchId = table.last_match.id;
+    const shown = await (await fetch(`${server.url}/api/matches/${matchId}`)).json();
+    assert.equal(shown.abandoned.reason, 'everyone_left');
+
+    // The old link explains, and leads to the game in history.
+    const again = await context.newPage();
+    again.on('pageerror', (error) => problems.push(error.message));
+    await again.goto(link);
+    await again.getByRole('heading', { name: 'This table has closed' }).waitFor();
+    await again.locator('.closed-table .closed-line').first().waitFor();
+    const text = await again.locator('.closed-table').textContent();
+    assert.match(text, /Lee's table closed on .*, after everyone left\./);
+    assert.match(text, /abandoned before the end/);
+    await again.getByRole('link', { name: 'See the game in history' }).click();
+    await again.locator('.replay[data-hand="0"][data-step="0"]').waitFor();
+    assert.match(await again.locator('.replay').textContent(), /Abandoned/);
+    assert.equal(await again.locator('.replay-hand').first().locator('.card').count(), 5, 'its cards are shown');
+    await again.getByRole('link', { name: 'History', exact: true }).click();
+    const row = again.locator('.match-row').first();
+    await row.waitFor();
+    assert.equal(await row.locator('.match-result').textContent(), 'Abandoned');
+    await row.getByRole('link', { name: /Replay/ }).waitFor();
+    assert.equal(await again.locator('.your-games').count(), 0, 'no live game is left');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+    await server.stop();
+  }
 });

@@ -22,6 +22,7 @@ const tableText = await import(pathToFileURL(join(copy, 'text.js')));
 const historyView = await import(pathToFileURL(join(copy, 'history.js')));
 const seal = await import(pathToFileURL(join(copy, 'seal.js')));
 const witness = await import(pathToFileURL(join(copy, 'witness.js')));
+const analysis = await import(pathToFileURL(join(copy, 'analysis.js')));
 rmSync(copy, { recursive: true, force: true });
 
 test('a hand is shown trump first, bowers on top, as the server sorts it', () => {
@@ -709,6 +710,39 @@ test('history: per-player scores and the winning seats in the two- and three-han
   const us = historyView.people(four, 'p1');
   assert.equal(historyView.wonBy(four, us), true);
   assert.equal(historyView.matchEndLine(four, us), 'You and Partner bot win the game: 10–7.');
+  // History's score says which side is the player's.
+  assert.equal(us.scoreLine(four.scores, ', '), 'Us 10–7 Them');
+  assert.equal(us.scoreWords(four.scores), 'Us 10, Them 7');
+  assert.equal(historyView.people(four, 'nobody').scoreLine([4, 6]), 'North–South 4–6 East–West');
+});
+
+test("replay: after the bidding the dealer holds the up-card, and his discard is out of his hand", () => {
+  const dealt = [['9s', 'Ts', 'Js', 'Qs', 'Ks'], ['As', '9h', 'Th', 'Jh', 'Qh'], ['Kh', 'Ah', '9c', 'Tc', 'Jc'], ['Qc', 'Kc', 'Ac', '9d', 'Td']];
+  const hand = {
+    hands: dealt, dealer: 3, up_card: 'Jd',
+    actions: [{ seat: 0, action: 'order_up', alone: false }, { seat: 3, action: 'discard', card: 'Qc' }, { seat: 0, action: 'play', card: '9s' }],
+    outcome: null,
+  };
+  const after = historyView.handsAfterBidding(hand);
+  assert.deepEqual(after.held[3], ['Kc', 'Ac', '9d', 'Td', 'Jd']);
+  assert.deepEqual(after.discarded, [[], [], [], ['Qc']]);
+  assert.deepEqual(after.picked, { seat: 3, card: 'Jd' });
+  assert.deepEqual(after.held[0], dealt[0], 'the others keep their cards (plays are faded, not removed)');
+  assert.deepEqual(hand.hands[3], ['Qc', 'Kc', 'Ac', '9d', 'Td'], 'the API answer is not changed');
+  // His partner alone without him: nobody picks it up.
+  const partnerAlone = { ...hand, actions: [{ seat: 1, action: 'order_up', alone: true }] };
+  assert.equal(historyView.handsAfterBidding(partnerAlone).picked, null);
+  assert.deepEqual(historyView.handsAfterBidding(partnerAlone).held[3], dealt[3]);
+  // Call for best: the partner's card moves to the loner, who discards one.
+  const best = {
+    ...hand,
+    actions: [{ seat: 0, action: 'call', suit: 'spades', alone: true }, { seat: 2, action: 'pass_card', card: 'Jc' }, { seat: 0, action: 'discard', card: '9s' }],
+    outcome: { maker: 0 },
+  };
+  const loner = historyView.handsAfterBidding(best);
+  assert.deepEqual(loner.held[0], ['Ts', 'Js', 'Qs', 'Ks', 'Jc']);
+  assert.deepEqual(loner.held[2], ['Kh', 'Ah', '9c', 'Tc']);
+  assert.deepEqual(loner.discarded[0], ['9s']);
 });
 
 test("a replayed hand's deal is checked against its commitment in the browser", async () => {
@@ -905,3 +939,23 @@ function saw(seen, event, seat) {
   const hidden = event.seat !== seat && (event.event === 'dummy_taken' || event.event === 'discarded');
   witness.saw(seen, hidden ? { ...event, [event.event === 'dummy_taken' ? 'cards' : 'card']: null } : event);
 }
+
+test("the analysis's marks in words, and the replay step of each decision", () => {
+  const play = (card) => ({ action: 'play', card });
+  // With every card shown: the best card and what it gains.
+  const shown = { mark: 'mistake', tricks_lost: 1, points_lost: 0, options: [{ action: play('As'), tricks: 3, points: 1 }, { action: play('9h'), tricks: 2, points: 1 }] };
+  assert.equal(analysis.shownNote(shown), 'best: A♠, one more trick');
+  assert.equal(analysis.shownNote({ ...shown, mark: 'best' }), 'best with every card shown');
+  const euchred = { mark: 'mistake', tricks_lost: 2, points_lost: 3, options: [{ action: play('Jd'), tricks: 3, points: 1 }, { action: play('Td'), tricks: 1, points: -2 }] };
+  assert.equal(analysis.shownNote(euchred), 'best: J♦, 2 more tricks, +3.0 points');
+  // With what the player knew: the best option in expectation and the gap.
+  const known = { mark: 'inaccuracy', points_lost: 0.4, worlds: 200, options: [{ action: { action: 'pass' }, expected: -0.1 }, { action: { action: 'order_up', alone: false }, expected: 0.3 }] };
+  assert.equal(analysis.knownNote(known, true), 'with what you knew: order up, +0.4');
+  assert.equal(analysis.knownNote({ ...known, mark: 'best' }, false), 'with what they knew: best');
+  // Bids before the first card; each card at its trick; a claim at the trick before it.
+  const hand = {
+    actions: [{ action: 'pass' }, { action: 'order_up' }, { action: 'discard', card: '9c' }, play('As'), play('Kh'), { action: 'claim' }],
+    tricks: [{ plays: [{ card: 'As' }, { card: 'Kh' }] }],
+  };
+  assert.deepEqual(analysis.stepOfActions(hand), ['bidding', 'bidding', 'bidding', 0, 0, 0]);
+});

@@ -119,8 +119,8 @@ test('a whole rubber against bots: the banner between games, the result, the his
   const row = await firstStoredMatch(page);
   const text = await row.textContent();
   assert.match(text, usWon === 2 ? /Won/ : /Lost/);
-  assert.equal(await row.locator('.match-score').textContent(), `${usWon}–${themWon} games`);
-  assert.equal(await row.locator('.match-score').getAttribute('aria-label'), `Games won ${usWon}–${themWon}`);
+  assert.equal(await row.locator('.match-score').textContent(), `Games: Us ${usWon}–${themWon} Them`);
+  assert.equal(await row.locator('.match-score').getAttribute('aria-label'), `Games won: Us ${usWon}, Them ${themWon}`);
   assert.match(await row.locator('.match-games').textContent(), new RegExp(`^Game 1: \\d+–\\d+, Game 2: \\d+–\\d+(, Game 3: \\d+–\\d+)? · rubber points \\d+–\\d+$`));
   assert.match(text, /Standard, to 1, a rubber/);
 

@@ -30,6 +30,9 @@ export async function startServer({ botDelayMs = 0, data = null, bind = '127.0.0
       ...process.env,
       EUCHRE_TIMING__BOT_DELAY_MS: String(botDelayMs),
       EUCHRE_TIMING__RECONNECT_AFTER_MS: '300',
+      // Every replay opened asks for the match's analysis: a few worlds
+      // keep that background work small on a CI box.
+      EUCHRE_ANALYSIS__WORLDS: '16',
       RUST_LOG: 'info',
       ...env,
     },
@@ -241,11 +244,13 @@ export async function firstStoredMatch(page) {
 
 // Plays `count` whole games for the page's own guest, straight over the
 // protocol from inside the page (its saved token, so they are this
-// player's matches): one private table with three bots, games to 1 point,
-// each hand made and then conceded, a rematch after each game. Resolves to
-// the number of games finished.
-export async function playQuickGames(page, count) {
-  return page.evaluate(async (games) => {
+// player's matches): one private table of `preset` ('standard' unless
+// said) with bots in every other seat, games to 1 point, each hand made
+// and then conceded, a rematch after each game. Resolves to the number of
+// games finished.
+export async function playQuickGames(page, count, { preset = 'standard', players = 4 } = {}) {
+  const bots = Array.from({ length: players - 1 }, (_, i) => i + 1);
+  return page.evaluate(async ({ games, preset, bots }) => {
     const { token } = JSON.parse(localStorage.getItem('euchre.identity'));
     const ws = new WebSocket(`ws://${location.host}/ws`);
     await new Promise((resolve, reject) => {
@@ -307,7 +312,7 @@ export async function playQuickGames(page, count) {
       }
     });
     await send({ type: 'hello', protocol_version: 1, token });
-    const created = await send({ type: 'create_table', preset: 'standard', rules: { points_to_win: 1 }, private: true, bot_seats: [1, 2, 3], bot: 'basic', chat: false });
+    const created = await send({ type: 'create_table', preset, rules: { points_to_win: 1 }, private: true, bot_seats: bots, bot: 'basic', chat: false });
     table = created.table;
     for (let game = 0; game < games; game += 1) {
       const over = new Promise((resolve) => { onGameOver = resolve; });
@@ -318,5 +323,5 @@ export async function playQuickGames(page, count) {
     await send({ type: 'leave', table });
     ws.close();
     return finished;
-  }, count);
+  }, { games: count, preset, bots });
 }

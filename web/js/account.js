@@ -70,13 +70,20 @@ export class AccountView {
       sections.push(
         h('h1', {}, `Your account: ${me.name}`),
         h('p', {}, 'Your name, history and rating follow you to any device you log in from.'),
-        h('p', {}, h('a', { href: `#/players/${encodeURIComponent(me.id)}` }, 'Your profile and rating')),
-        h('button', { type: 'button', 'data-action': 'log-out', onclick: () => this.logOut() }, 'Log out'),
+        h('div', { class: 'account-actions' },
+          h('a', { href: `#/players/${encodeURIComponent(me.id)}` }, 'Your profile and rating'),
+          h('button', { type: 'button', 'data-action': 'log-out', onclick: () => this.logOut() }, 'Log out')),
         h('form', { class: 'account-form', onsubmit: (e) => this.submit(e, (v) => this.changePassword(v)) },
           h('h2', {}, 'Change the password'),
           password('current_password', 'Current password', 'current-password'),
           password('new_password', 'New password', 'new-password'),
           h('button', { type: 'submit' }, 'Change password')));
+    } else if (!me.name) {
+      // No guest yet (a first visit, or just logged out): only the log-in.
+      sections.push(
+        h('h1', {}, 'Log in'),
+        h('p', {}, 'Log in to play as your account, or ', h('a', { href: '#/' }, 'pick a name to play as a guest'), '.'),
+        this.logInForm());
     } else {
       sections.push(
         h('h1', {}, 'Keep your name'),
@@ -85,14 +92,18 @@ export class AccountView {
           ...field('claim-name', 'Name', { value: me.name ?? '', maxlength: '32', autocomplete: 'username' }),
           ...password('claim-password', 'Password (8 characters or more)', 'new-password'),
           h('button', { type: 'submit', class: 'primary' }, 'Claim name')),
-        h('form', { class: 'account-form', 'data-form': 'log-in', onsubmit: (e) => this.submit(e, (v) => this.logIn(v)) },
-          h('h2', {}, 'Log in'),
-          h('p', { class: 'muted' }, 'Already have an account? Logging in here leaves this guest behind.'),
-          ...field('login-name', 'Account name', { maxlength: '32', autocomplete: 'username' }),
-          ...password('login-password', 'Password', 'current-password'),
-          h('button', { type: 'submit' }, 'Log in')));
+        this.logInForm(h('h2', {}, 'Log in'),
+          h('p', { class: 'muted' }, 'Already have an account? Logging in here leaves this guest behind.')));
     }
     replaceChildren(this.root, ...sections);
+  }
+
+  logInForm(...heading) {
+    return h('form', { class: 'account-form', 'data-form': 'log-in', onsubmit: (e) => this.submit(e, (v) => this.logIn(v)) },
+      ...heading,
+      ...field('login-name', 'Account name', { maxlength: '32', autocomplete: 'username' }),
+      ...field('login-password', 'Password', { type: 'password', minlength: '8', maxlength: '128', autocomplete: 'current-password' }),
+      h('button', { type: 'submit' }, 'Log in'));
   }
 
   async claim(values) {
@@ -112,10 +123,13 @@ export class AccountView {
     this.render();
   }
 
+  // Logged out here, the session ends for good: the browser becomes a
+  // new guest without a name (the account's name is not a guest's to take).
   async logOut() {
-    await api('DELETE', '/api/sessions/current', { token: this.app.identity().token }).catch(() => {});
+    const { token } = this.app.identity();
+    this.app.signingOut();
+    await api('DELETE', '/api/sessions/current', { token }).catch(() => {});
     this.app.signedOut();
-    this.render();
   }
 
   async changePassword(values) {
@@ -134,11 +148,12 @@ export class LeaderboardView {
     this.select = h('select', { id: 'board-form', onchange: () => this.load(this.select.value) },
       Object.entries(FORMS).map(([value, title]) => h('option', { value }, title)));
     this.list = h('ol', { class: 'leaderboard' });
+    this.empty = h('div', { class: 'board-empty', role: 'status', hidden: true });
     this.more = h('button', { type: 'button', onclick: () => this.page() }, 'Load more');
-    this.root = h('section', { class: 'card-panel' },
+    this.root = h('section', { class: 'board card-panel' },
       h('h1', {}, 'Leaderboard'),
-      h('label', { for: 'board-form' }, 'Game'), this.select,
-      this.list, this.more);
+      h('div', { class: 'board-filter' }, h('label', { for: 'board-form' }, 'Game'), this.select),
+      this.list, this.empty, this.more);
   }
 
   mount(container) {
@@ -162,18 +177,36 @@ export class LeaderboardView {
       this.next = board.next_offset;
       this.render();
     } catch (error) {
-      replaceChildren(this.list, h('li', { class: 'muted' }, error.message));
+      replaceChildren(this.list);
+      this.empty.hidden = false;
+      replaceChildren(this.empty, h('p', {}, `The leaderboard could not be loaded: ${error.message}`));
     }
   }
 
   render() {
-    const rows = this.places.map((place) => h('li', { class: 'board-row', value: place.rank },
+    const rows = this.places.map((place) => h('li', { class: 'board-row' },
+      h('span', { class: 'board-rank', 'aria-label': `Rank ${place.rank}` }, `${place.rank}.`),
       h('a', { href: `#/players/${encodeURIComponent(place.player.id)}` }, place.player.name),
-      h('span', { class: 'board-rating' }, String(place.rating)),
-      h('span', { class: 'muted' }, `${place.games} ${place.games === 1 ? 'game' : 'games'}`)));
-    replaceChildren(this.list, rows.length ? rows : h('li', { class: 'muted' }, 'Nobody is rated in this game yet.'));
+      h('span', { class: 'board-rating', 'aria-label': `Rating ${place.rating}` }, String(place.rating)),
+      h('span', { class: 'board-games muted' }, `${place.games} rated ${place.games === 1 ? 'game' : 'games'}`)));
+    replaceChildren(this.list, rows);
+    this.list.hidden = rows.length === 0;
+    this.empty.hidden = rows.length > 0;
+    replaceChildren(this.empty, ...(rows.length ? [] : howToGetRated(FORMS[this.form])));
     this.more.hidden = this.next === null;
   }
+}
+
+// The empty board: nobody is rated in this form yet, and what makes a game
+// count (crates/server/src/ratings.rs: a rated table, a person in every
+// seat when the game starts; the board lists accounts only).
+function howToGetRated(form) {
+  return [
+    h('p', {}, h('strong', {}, `Nobody is rated in “${form}” yet.`)),
+    h('p', {}, 'A game counts for the rating when a person sits in every seat (no bots) at a table created with “Rated” ticked, as it is unless unticked. '
+      + 'Each game form has its own rating and board.'),
+    h('p', {}, 'The board lists players who have kept their name with a password: ', h('a', { href: '#/account' }, 'claim yours under Account'), '.'),
+  ];
 }
 
 // A player's rating over their rated games: a polyline, oldest to newest.
@@ -226,13 +259,25 @@ export class ProfileView {
         stat('Time played', `${hours} h`)),
       h('h2', {}, 'Ratings'),
       player.ratings.length === 0
-        ? h('p', { class: 'muted' }, 'No rated games yet: games between four people (no bots) are rated.')
+        ? h('p', { class: 'muted' }, 'No rated games yet: a game is rated when a person sits in every seat (no bots) at a table created Rated.')
         : h('ul', { class: 'profile-ratings' }, player.ratings.map((r) => h('li', {},
           `${FORMS[r.form] ?? r.form}: `, h('strong', { class: 'profile-rating' }, String(r.rating)), ` ±${r.deviation}, ${r.games} rated`))),
       ratingChart(player.rating_history),
       player.rating_history.length > 0 && h('p', { class: 'muted' },
-        `Last game: ${signedChange(player.rating_history.at(-1).change)}`));
+        `Last game: ${signedChange(player.rating_history.at(-1).change)}`),
+      h('h2', {}, 'Accuracy'),
+      accuracyList(player.accuracy ?? []));
   }
+}
+
+// The solver's verdict on the player's latest analysed games, by form
+// (issue #29): the share of decisions within tolerance, and points lost.
+function accuracyList(forms) {
+  if (forms.length === 0) return h('p', { class: 'muted' }, "No analysed games yet: a finished game is analysed when its replay is opened.");
+  return h('ul', { class: 'profile-accuracy' }, forms.map((a) => h('li', { dataset: { form: a.form } },
+    `${FORMS[a.form] ?? a.form}: `, h('strong', {}, `${Math.round(a.accuracy * 100)}%`),
+    ` of ${a.decisions} decisions within tolerance, ${a.points_lost.toFixed(1)} points lost a game`,
+    h('span', { class: 'muted' }, ` (the last ${a.matches === 1 ? 'analysed game' : `${a.matches} analysed games`})`))));
 }
 
 

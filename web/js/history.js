@@ -5,6 +5,7 @@
 // them, across hands too.
 
 import { h, replaceChildren } from './dom.js';
+import { AnalysisLoader, analysisPanel, cardMark, cardMarkWords } from './analysis.js';
 import { cardFace, cardName, cardShort, isJoker, sortForDisplay, SUIT_SYMBOLS, suitName, upSuit } from './cards.js';
 import { botLevelName, hasPartners, playersOf, seatsOfSide, teamOf } from './model.js';
 import { PRESETS } from './rules.js';
@@ -64,15 +65,17 @@ export function people(match, me) {
     return team === myTeam ? 'Us' : 'Them';
   };
   const sides = partners ? [myTeam, 1 - myTeam] : seats.map((i) => ((mySeat ?? 0) + i) % players);
-  // "7–10" from the viewer's side; "You 6 · Left bot 10 · Right bot 4" without partners.
+  // "Us 7–10 Them" from the viewer's side; "You 6 · Left bot 10 · Right bot 4" without partners.
   const scoreLine = (scores, joiner = ' · ') => (partners
-    ? `${scores?.[myTeam] ?? 0}–${scores?.[1 - myTeam] ?? 0}`
+    ? `${teamName(myTeam)} ${scores?.[myTeam] ?? 0}–${scores?.[1 - myTeam] ?? 0} ${teamName(1 - myTeam)}`
     : sides.map((side) => `${teamName(side)} ${scores?.[side] ?? 0}`).join(joiner));
+  // The same in words for a screen reader: "Us 7, Them 10".
+  const scoreWords = (scores) => sides.map((side) => `${teamName(side)} ${scores?.[side] ?? 0}`).join(', ');
   // Which bot sat where, by level ("Left bot: hard"); empty without bots.
   const bots = seats.map((seat) => [seat, match.seats.find((s) => s.seat === seat)])
     .filter(([seat, occupant]) => seat !== mySeat && occupant?.bot)
     .map(([seat, occupant]) => `${nameOf(seat)}: ${botLevelName(occupant.bot)}`);
-  return { mySeat, myTeam, nameOf, teamName, position, seats, sides, partners, players, sideOf, scoreLine, bots, dummy: Boolean(rules.dummy) };
+  return { mySeat, myTeam, nameOf, teamName, position, seats, sides, partners, players, sideOf, scoreLine, scoreWords, bots, dummy: Boolean(rules.dummy) };
 }
 
 // Whether the viewer won a finished match: by the winning seats where the
@@ -118,6 +121,31 @@ function when(ms) {
 }
 
 // ---- the list ----
+
+// A match not won: abandoned (its table closed first), or still going.
+function unfinishedWord(match) {
+  return match.abandoned ? 'Abandoned' : 'Unfinished';
+}
+
+// A listed match's result for the viewer: Won or Lost, Abandoned (its table
+// closed before the end: it never will be over), or In progress.
+function matchResult(match, won) {
+  if (match.abandoned) return 'Abandoned';
+  if (!match.finished) return 'In progress';
+  return won ? 'Won' : 'Lost';
+}
+
+// The live tables where the player holds a seat, first, each with Resume.
+function yourGames(app) {
+  const tables = app.yours?.() ?? [];
+  if (tables.length === 0) return null;
+  return h('section', { class: 'your-games', 'aria-label': 'Your games' },
+    h('h2', {}, 'Your games'),
+    h('ul', { class: 'tables' }, tables.map((t) => h('li', { class: 'table-row mine', dataset: { table: t.id } },
+      h('strong', {}, `${t.summary.host}'s table`), ' ',
+      h('span', { class: 'muted' }, { open: 'waiting for players', playing: 'playing', finished: 'game over' }[t.summary.status] ?? ''), ' ',
+      h('button', { type: 'button', class: 'primary', onclick: () => app.open(t.id) }, 'Resume')))));
+}
 
 export class HistoryView {
   constructor(app) {
@@ -172,16 +200,18 @@ export class HistoryView {
       const partner = mySeat === null || !who.partners ? null : nameOf((mySeat + 2) % 4);
       const opponents = who.seats.filter((s) => who.sideOf(s) !== myTeam).map(nameOf);
       const won = wonBy(match, who);
-      const result = !match.finished ? 'In progress' : won ? 'Won' : 'Lost';
+      const result = matchResult(match, won);
       const rubber = rubberSummary(match);
       // A rubber: the games won, and each game's score with its rubber points.
-      const score = rubber ? `${rubber.won[myTeam]}–${rubber.won[1 - myTeam]}` : who.scoreLine(match.scores, ', ');
+      // Which side is the player's: "Us 10–6 Them", "You 10, Left bot 4, …".
+      const score = who.scoreLine(rubber ? rubber.won : match.scores, ', ');
       const games = rubber && h('span', { class: 'match-games' },
         rubber.games.map((game, i) => `Game ${i + 1}: ${game.scores[myTeam]}–${game.scores[1 - myTeam]}`).join(', '),
         ` · rubber points ${rubber.points[myTeam]}–${rubber.points[1 - myTeam]}`);
       return h('li', { class: ['match-row', `result-${result.toLowerCase().replace(' ', '-')}`], dataset: { match: match.id } },
         h('span', { class: 'match-result' }, result),
-        h('span', { class: ['match-score', !who.partners && 'per-player'], 'aria-label': rubber ? `Games won ${score}` : `Score ${score}` }, score, rubber ? ' games' : ''),
+        h('span', { class: ['match-score', !who.partners && 'per-player'], 'aria-label': `${rubber ? 'Games won' : 'Score'}: ${who.scoreWords(rubber ? rubber.won : match.scores)}` },
+          rubber ? 'Games: ' : '', score),
         h('span', { class: 'match-people' },
           partner ? h('span', {}, `With ${partner}`) : null,
           h('span', {}, `against ${opponents.join(' and ')}`)),
@@ -189,12 +219,13 @@ export class HistoryView {
           h('time', { datetime: new Date(match.started_at).toISOString() }, when(match.started_at)),
           ` · ${presetTitle(match.rules)}${who.partners ? '' : `, ${who.players} players`}, to ${match.rules?.points_to_win ?? '?'}${rulesNote(match.rules)}`,
           games),
-        match.finished
+        match.finished || match.abandoned
           ? h('a', { class: 'button', href: `#/history/${encodeURIComponent(match.id)}`, 'aria-label': `Replay the game of ${when(match.started_at)}` }, 'Replay')
           : h('span', { class: 'match-meta' }, 'Replay once it is over'));
     });
     replaceChildren(this.container, h('section', { class: 'history card-panel' },
       h('h1', {}, 'Match history'),
+      yourGames(this.app),
       this.error ? h('p', { class: 'error', role: 'alert' }, this.error) : null,
       rows.length ? h('ol', { class: 'match-list' }, rows)
         : (!this.loading && !this.error ? h('p', {}, 'No games yet: finished games are listed here, with every hand to replay.') : null),
@@ -272,6 +303,10 @@ export class ReplayView {
       this.hand = Math.min(Math.max(0, this.hand), Math.max(0, this.match.hands.length - 1));
       const hand = this.match.hands[this.hand];
       this.step = hand ? Math.min(Math.max(0, this.step), stepsOf(hand).length - 1) : 0;
+      if (this.match.finished && this.container) {
+        this.analysis = new AnalysisLoader(this.id, () => this.render());
+        this.analysis.start();
+      }
     } catch (error) {
       this.error = `This match could not be loaded: ${error.message}`;
     }
@@ -280,6 +315,7 @@ export class ReplayView {
 
   unmount() {
     removeEventListener('keydown', this.onKey);
+    this.analysis?.stop();
     this.container = null;
   }
 
@@ -363,7 +399,8 @@ export class ReplayView {
       h('p', { class: 'hint' }, 'Use the ← and → keys to step, Page Up and Page Down to change hands.'),
       h('div', { class: 'replay-main' },
         this.felt(match, hand, step, who),
-        this.sidebar(match, hand, step, who))));
+        this.sidebar(match, hand, step, who)),
+      analysisPanel(this.analysis?.state, match, this.hand, step, who)));
   }
 
   // "Game 2 · " in a rubber's replay.
@@ -384,11 +421,11 @@ export class ReplayView {
     if (!who.partners) {
       // Each player's score; the winner named.
       const winner = over ? (match.winners?.[0] ?? match.winner) : null;
-      const result = !over ? 'Unfinished' : winner === who.mySeat ? 'You won' : `${who.nameOf(winner)} won`;
+      const result = !over ? unfinishedWord(match) : winner === who.mySeat ? 'You won' : `${who.nameOf(winner)} won`;
       return `${result} · ${who.scoreLine(match.scores, ', ')} · ${title}`;
     }
     const won = wonBy(match, who);
-    const result = !over ? 'Unfinished'
+    const result = !over ? unfinishedWord(match)
       : who.mySeat === null ? `${who.teamName(match.winner)} won` : won ? 'You won' : 'You lost';
     return `${result} ${match.scores[myTeam]}–${match.scores[1 - myTeam]} · ${title}`;
   }
@@ -399,11 +436,11 @@ export class ReplayView {
     const gone = new Set(hand.tricks.slice(0, Math.max(0, trickIndex)).flatMap((t) => t.plays.map((p) => p.card)));
     const current = trickIndex >= 0 ? hand.tricks[trickIndex] : null;
     if (current) for (const play of current.plays) gone.add(play.card);
-    // The dealer's discard (known once the match is over) leaves the hand after the bidding.
-    // So do the loner's discard and (call for best) the card his partner passed him.
-    if (trickIndex >= 0) {
-      for (const a of hand.actions) if ((a.action === 'discard' || a.action === 'pass_card') && a.card) gone.add(a.card);
-    }
+    // From the bidding on (its list ends with the discards) each hand is
+    // what it was played with: the up-card picked up, the card passed to a
+    // loner moved, the discards out of it and listed apart.
+    const cards = step === 'deal' ? { held: hand.hands ?? [], discarded: [], picked: null } : handsAfterBidding(hand);
+    const pickedUp = (seat, card) => cards.picked?.seat === seat && cards.picked.card === card;
     // Only partners sit out (a loner's, a lone defender's).
     const out = new Set();
     if (who.partners && hand.outcome?.alone) out.add((hand.outcome.maker + 2) % 4);
@@ -411,7 +448,8 @@ export class ReplayView {
     const trump = hand.outcome ? hand.outcome.trump ?? null : trumpOf(hand);
     const knownTrump = step === 'deal' ? null : trump;
     const seats = who.seats.map((seat) => {
-      const dealt = hand.hands?.[seat];
+      const dealt = cards.held[seat];
+      const discarded = cards.discarded[seat] ?? [];
       const badges = [seat === hand.dealer && h('span', { class: 'badge dealer' }, 'Dealer'),
         step !== 'deal' && hand.outcome?.maker === seat && h('span', { class: 'badge maker' },
           hand.outcome.alone ? (match.rules?.dummy ? 'Maker, without the dummy' : 'Maker, alone') : 'Maker'),
@@ -421,13 +459,15 @@ export class ReplayView {
         h('span', { class: 'seat-name' }, who.nameOf(seat)),
         h('div', { class: 'badges' }, badges),
         dealt
-          ? h('div', { class: 'replay-hand', role: 'list', 'aria-label': `${who.nameOf(seat)}: the hand as dealt` },
+          ? h('div', { class: 'replay-hand', role: 'list', 'aria-label': `${who.nameOf(seat)}: ${step === 'deal' ? 'the hand as dealt' : 'the hand played'}` },
             sortForDisplay(dealt, knownTrump).map((card) => h('div', { role: 'listitem' }, cardFace(card, {
               trump: knownTrump,
-              class: gone.has(card) ? 'spent' : undefined,
-              label: `${cardName(card)}${gone.has(card) ? ', played' : ''}`,
+              'data-card': card,
+              class: gone.has(card) ? 'spent' : pickedUp(seat, card) ? 'picked-up' : undefined,
+              label: `${cardName(card)}${gone.has(card) ? ', played' : pickedUp(seat, card) ? ', picked up' : ''}`,
             }))))
-          : h('p', { class: 'caption' }, 'Cards hidden until the match is over'));
+          : h('p', { class: 'caption' }, 'Cards hidden until the match is over'),
+        discarded.length > 0 && h('p', { class: 'caption replay-discard' }, `Discarded: ${discarded.map(cardShort).join(' ')}`));
     });
 
     const center = [];
@@ -439,7 +479,7 @@ export class ReplayView {
         h('div', { class: 'up-card-row' }, cardFace(hand.up_card, { label }),
           named && h('span', { class: ['joker-suit', `suit-${named}`], 'data-suit': named },
             h('span', { class: 'big', 'aria-hidden': 'true' }, SUIT_SYMBOLS[named]), ` ${suitName(named)}`)),
-        h('span', { class: 'caption' }, 'Up-card')));
+        h('span', { class: 'caption' }, step === 'bidding' && cards.picked ? 'Up-card, picked up by the dealer' : 'Up-card')));
       if (step === 'bidding') center.push(this.bids(hand, who, 'center-bids'));
     } else if (current) {
       const done = current.winner !== null && current.winner !== undefined;
@@ -447,7 +487,8 @@ export class ReplayView {
         current.plays.map((play, i) => cardFace(play.card, {
           trump,
           class: ['played', `at-${who.position(play.seat)}`, done && play.seat === current.winner && 'winner'].filter(Boolean).join(' '),
-          label: `${cardName(play.card)}, ${i === 0 ? 'led' : 'played'} by ${who.nameOf(play.seat)}${done && play.seat === current.winner ? ', winning' : ''}`,
+          label: `${cardName(play.card)}, ${i === 0 ? 'led' : 'played'} by ${who.nameOf(play.seat)}${done && play.seat === current.winner ? ', winning' : ''}${cardMarkWords(this.analysis?.state, this.hand, play.card)}`,
+          'data-mark': cardMark(this.analysis?.state, this.hand, play.card),
         }))));
       if (done) center.push(h('p', { class: 'trick-winner' }, `${who.nameOf(current.winner)} ${current.winner === who.mySeat ? 'win' : 'wins'} trick ${trickIndex + 1}`));
     }
@@ -456,7 +497,7 @@ export class ReplayView {
     const ended = lastStep && this.gameEnded(match, this.hand);
     if (ended) center.push(h('p', { class: 'game-break' }, gameEndLine(ended, who)));
     return h('div', { class: 'felt replay-felt', dataset: { players: String(who.players) } },
-      seats, this.dummy(hand, step, who, gone, knownTrump), h('div', { class: 'center' }, center));
+      seats, this.dummy(hand, step, who, new Set([...gone, ...cards.discarded.flat()]), knownTrump), h('div', { class: 'center' }, center));
   }
 
   // The dummy of the two- and three-handed games that deal one (the API's
@@ -536,6 +577,40 @@ export class ReplayView {
 function gameEndLine({ number, game, last }, who) {
   const text = `Game ${number + 1} to ${who.teamName(game.winner)}, ${game.scores[game.winner]}–${game.scores[1 - game.winner]} (${game.rubber_points} rubber point${game.rubber_points === 1 ? '' : 's'})`;
   return last ? `${text}: the rubber is decided.` : `${text}; game ${number + 2} begins.`;
+}
+
+// Each seat's cards once the bidding is over (the API's `hands` are as
+// dealt): the dealer holds the up-card he picked up, a loner the card his
+// partner passed him, and each discard is out of its hand, listed apart.
+// (A dummy taken stays in its own pile, js `dummy`.) `picked`: the
+// up-card and who picked it up, if anyone did.
+export function handsAfterBidding(hand) {
+  const held = (hand.hands ?? []).map((cards) => [...cards]);
+  const discarded = held.map(() => []);
+  const take = (seat, card) => {
+    const at = held[seat]?.indexOf(card) ?? -1;
+    if (at >= 0) held[seat].splice(at, 1);
+  };
+  let picked = null;
+  // The dealer picked the up-card up if he discarded after it was ordered
+  // up (not when his partner went alone without him, by the rules).
+  const ordered = hand.actions.some((a) => a.action === 'order_up');
+  const dealerDiscards = hand.actions.some((a) => a.action === 'discard' && a.seat === hand.dealer);
+  if (ordered && dealerDiscards && held[hand.dealer]) {
+    held[hand.dealer].push(hand.up_card);
+    picked = { seat: hand.dealer, card: hand.up_card };
+  }
+  for (const action of hand.actions) {
+    if (!action.card) continue;
+    if (action.action === 'pass_card' && hand.outcome?.maker !== undefined) {
+      take(action.seat, action.card);
+      held[hand.outcome.maker]?.push(action.card);
+    } else if (action.action === 'discard') {
+      take(action.seat, action.card);
+      discarded[action.seat]?.push(action.card);
+    }
+  }
+  return { held, discarded, picked };
 }
 
 // Whether the hand was called at no trump.

@@ -4,6 +4,7 @@
 
 import { h, replaceChildren } from './dom.js';
 import { PRESETS, describeRules, playersIn, ruleOverrides, unavailable } from './rules.js';
+import { QuickPlayPanel } from './quickplay.js';
 
 // The bot seats the form offers, by the number of players (you sit in seat 1).
 const BOT_SEATS = {
@@ -14,6 +15,7 @@ const BOT_SEATS = {
 
 // The bot levels, strongest first: `basic` is the easy level's wire name.
 const BOT_LEVELS = [
+  ['expert', 'Expert (searches its own later choices too)'],
   ['hard', 'Hard (searches the deals it cannot see)'],
   ['medium', 'Medium'],
   ['basic', 'Easy'],
@@ -41,9 +43,10 @@ const FORMS = [
 export class LobbyView {
   // `app` gives: tables(), filter(), setFilter(name), total(), hasMore(),
   // more(), myTables(), createTable(settings), join(id), watch(id),
-  // open(id), quickGame().
+  // open(id), quickGame(), and quickPlay (js/quickplay.js).
   constructor(app) {
     this.app = app;
+    this.quickPlay = new QuickPlayPanel(app.quickPlay);
     this.list = h('div', { class: 'table-list', 'aria-live': 'polite' });
     this.filter = h('select', { name: 'lobby-filter', 'aria-label': 'Show', onchange: () => this.app.setFilter(this.filter.value) },
       Object.entries(LOBBY_FILTERS).map(([value, f]) => h('option', { value }, f.label)));
@@ -57,6 +60,7 @@ export class LobbyView {
           h('h1', {}, 'Play Euchre'),
           h('p', {}, 'Four players in two partnerships, first side to the target wins; or three or two, each for himself (New table). Bots fill any empty seat.'),
           h('button', { type: 'button', class: 'primary big', 'data-action': 'quick-game', onclick: () => this.app.quickGame() }, 'Play now with three bots')),
+        this.quickPlay.root,
         this.mine,
         h('section', { class: 'open-tables', 'aria-labelledby': 'tables-heading' },
           h('div', { class: 'lobby-head' }, h('h2', { id: 'tables-heading' }, 'Tables'), this.filter),
@@ -71,9 +75,12 @@ export class LobbyView {
     this.update();
   }
 
-  unmount() {}
+  unmount() {
+    this.quickPlay.unmount();
+  }
 
   update() {
+    this.quickPlay.update();
     // Tables this player sits at: a way back after visiting the lobby.
     const mine = this.app.myTables();
     this.mine.hidden = mine.length === 0;
@@ -83,7 +90,7 @@ export class LobbyView {
         h('div', { class: 'what muted' }, describeRules(t.summary)),
         h('div', {}, { open: 'waiting for players', playing: 'playing', finished: 'game over' }[t.summary.status]),
         h('div', { class: 'row-actions' },
-          h('button', { type: 'button', class: 'primary', 'data-focus': `back-${t.id}`, onclick: () => this.app.open(t.id) }, 'Back to table'))))));
+          h('button', { type: 'button', class: 'primary', 'data-focus': `back-${t.id}`, onclick: () => this.app.open(t.id) }, 'Resume'))))));
     const tables = this.app.tables();
     const filter = this.app.filter();
     this.filter.value = filter;

@@ -6,6 +6,7 @@ import { h, replaceChildren } from './dom.js';
 import { Connection } from './net.js';
 import { applyEvent, fromSnapshot } from './model.js';
 import { LOBBY_FILTERS, LobbyView } from './lobby.js';
+import { ClosedTableView } from './closed.js';
 import { TableView } from './table.js';
 import { describe, sealText } from './text.js';
 import { revealed } from './witness.js';
@@ -41,12 +42,15 @@ const state = {
   identity: load(IDENTITY_KEY, {}), // { name, token, id, account }
   hosted: new Set(load(HOSTED_KEY, [])), // tables this player created
   lobby: null, // Map of table id → summary, once listed: the pages so far
+  yours: [], // the live tables where this player holds a seat, as the last first page said
   lobbyFilter: 'open', // a key of LOBBY_FILTERS
   lobbyNext: null, // the next page's `after`, while there are more
   lobbyTotal: 0, // how many tables match the filter
   tables: new Map(), // table id → model (js/model.js)
   resyncing: new Set(), // tables with a resume in flight after a gap
   invites: new Map(), // table id → invite code, for private tables seen
+  quickPlay: null, // the quick-play request while it waits (see quickPlayApp)
+  matched: new Set(), // tables quick play seated us at, their snapshot on its way
   actionInFlight: false,
   route: { page: 'lobby' },
   current: null, // the mounted view
@@ -87,25 +91,32 @@ function route(moved = false) {
     if (link.dataset.page === state.route.page) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
+  // Without a name only the name form, or (for an account's owner) the
+  // log-in under Account.
   if (!state.identity.name) {
-    mount(nameForm());
+    mount(state.route.page === 'account' ? new AccountView(accountApp) : nameForm());
+    if (moved) view.focus({ preventScroll: true });
     return;
   }
   if (state.route.page === 'table') {
     const id = state.route.id;
     if (state.route.invite) state.invites.set(id, state.route.invite);
     mount(new TableView(tableApp(id)));
-    if (!state.tables.has(id) && connection.online) joinTable(id);
+    // A table quick play seated us at sends its snapshot by itself (and,
+    // private, could not be watched without an invite).
+    if (!state.tables.has(id) && !state.matched.has(id) && connection.online) joinTable(id);
   } else if (state.route.page === 'account') {
     mount(new AccountView(accountApp));
   } else if (state.route.page === 'leaderboard') {
     mount(state.route.player ? new ProfileView(state.route.player) : new LeaderboardView());
   } else if (state.route.page === 'history') {
-    const historyApp = { me: () => state.identity.id ?? null };
+    const historyApp = { me: () => state.identity.id ?? null, yours: yourTables, open: (id) => lobbyApp.open(id) };
     if (state.route.match) mount(new ReplayView(historyApp, state.route.match, state.route));
     else mount(new HistoryView(historyApp));
   } else {
     mount(new LobbyView(lobbyApp));
+    // Coming back to the lobby: "your games" as they stand now.
+    if (connection.online && moved) listTables();
   }
   if (moved) view.focus({ preventScroll: true });
 }
@@ -162,7 +173,11 @@ function startOver(why) {
   save(IDENTITY_KEY, state.identity);
   showIdentity();
   notice(why, 'error');
-  route(true);
+  // The name form at the page's own address (a table's link is kept for
+  // after the name), but from Account (which, without a name, is only the
+  // log-in) the lobby's: the notice asks for a name first.
+  if (state.route.page === 'account') go('#/');
+  else route(true);
 }
 
 const connection = new Connection({
@@ -208,6 +223,7 @@ function receive(message) {
     case 'lobby':
       // A first page (no `after`) starts the list again; a later one adds to it.
       if (!message.after || !state.lobby) state.lobby = new Map();
+      if (!message.after) state.yours = message.yours ?? [];
       for (const t of message.tables) state.lobby.set(t.table, t);
       state.lobbyNext = message.next ?? null;
       state.lobbyTotal = message.total ?? state.lobby.size;
@@ -224,6 +240,7 @@ function receive(message) {
       if (state.lobby?.delete(message.table)) state.lobbyTotal = Math.max(0, state.lobbyTotal - 1);
       break;
     case 'snapshot': {
+      state.matched.delete(message.table);
       const previous = state.tables.get(message.table);
       state.tables.set(message.table, fromSnapshot(message, previous));
       break;
@@ -233,6 +250,11 @@ function receive(message) {
       break;
     case 'your_turn':
       onPrompt(message);
+      break;
+    case 'quick_play_waiting':
+    case 'quick_play_matched':
+    case 'quick_play_ended':
+      onQuickPlay(message);
       break;
     case 'error':
       failed(message);
@@ -302,10 +324,78 @@ function joinTable(id) {
     });
 }
 
+// A table the server no longer has: the page says what became of it.
 function tableGone(id) {
-  notice(`Table ${id} does not exist any more (or it is private and the link lacks its invite).`, 'error');
-  go('#/');
+  if (state.route.page === 'table' && state.route.id === id) mount(new ClosedTableView(id));
+  else notice(`Table ${id} does not exist any more.`, 'error');
 }
+
+// The tables this player sits at, followed here or listed by the server as
+// theirs (another tab, device, or an earlier visit): each with its summary.
+function yourTables() {
+  const followed = [...state.tables.values()].filter((t) => t.yourSeat !== null);
+  const listed = state.yours.filter((t) => !state.tables.has(t.table)).map((t) => ({ id: t.table, summary: t }));
+  return [...followed, ...listed];
+}
+
+// ---- quick play ----
+
+// The request belongs to the player, not to the lobby view: it goes on
+// while they look at history, and a match opens the table from anywhere.
+function onQuickPlay(message) {
+  const request = state.quickPlay;
+  if (message.type === 'quick_play_matched') {
+    state.quickPlay = null;
+    // The table's snapshot follows on this connection, as after a `sit`.
+    if (!state.tables.has(message.table)) state.matched.add(message.table);
+    go(tableHash(message.table));
+  } else if (message.type === 'quick_play_ended') {
+    state.quickPlay = null;
+    notice(message.message || 'Your quick-play request ended.', 'error');
+  } else if (request && message.preset === request.preset && message.rated === request.rated) {
+    request.waiting = message.waiting;
+    if (message.partner) request.partner = message.partner;
+  }
+}
+
+const quickPlayApp = {
+  request: () => state.quickPlay,
+  async ask({ preset, rated, botsAfter, invitePartner, team }) {
+    if (state.quickPlay) return;
+    const command = { type: 'quick_play', preset, rated };
+    if (botsAfter) command.bots_after_seconds = botsAfter;
+    if (invitePartner) command.invite_partner = true;
+    if (team) command.team = team;
+    // Searching at once, so a second click cannot ask twice.
+    state.quickPlay = { preset, rated, botsAfter: botsAfter ?? null, since: Date.now(), waiting: null, team: null, partner: null };
+    redraw();
+    try {
+      const ack = await connection.send(command);
+      if (state.quickPlay) state.quickPlay.team = ack.team ?? null;
+    } catch (error) {
+      // Matched or ended meanwhile: nothing to undo.
+      state.quickPlay = null;
+      if (error.code === 'already_queued') {
+        notice(`${error.message} Cancel it first to ask for another.`, 'error');
+        // A request from before a reload, or from another tab: show it, so it can be cancelled.
+        state.quickPlay = { preset, rated, botsAfter: null, since: Date.now(), waiting: null, team: null, partner: null, unknown: true };
+      } else failed(error);
+    }
+    redraw();
+  },
+  async cancel() {
+    try {
+      await connection.send({ type: 'cancel_quick_play' });
+    } catch (error) {
+      if (error.code !== 'not_queued') {
+        failed(error);
+        return;
+      }
+    }
+    state.quickPlay = null;
+    redraw();
+  },
+};
 
 // ---- what the views may do ----
 
@@ -333,7 +423,7 @@ const lobbyApp = {
   more() {
     if (state.lobbyNext !== null) listTables(state.lobbyNext);
   },
-  myTables: () => [...state.tables.values()].filter((t) => t.yourSeat !== null),
+  myTables: () => yourTables(),
   open(id) {
     const invite = state.invites.get(id);
     go(tableHash(id, invite));
@@ -367,6 +457,7 @@ const lobbyApp = {
   watch(id) {
     go(tableHash(id));
   },
+  quickPlay: quickPlayApp,
 };
 
 function tableApp(id) {
@@ -436,19 +527,32 @@ const accountApp = {
   // A session started (a claim, a log-in, a new password): its token is
   // the identity from now on, on this connection's next hello too.
   signedIn(session) {
-    if (session.player.id !== state.identity.id) state.tables.clear();
+    if (session.player.id !== state.identity.id) {
+      state.tables.clear();
+      state.quickPlay = null;
+    }
     state.identity = { name: session.player.name, token: session.token, id: session.player.id, account: true };
     save(IDENTITY_KEY, state.identity);
     showIdentity();
     connection.restart();
   },
-  // Logged out: a new guest with the same name.
+  // About to log out: the connection goes first, so the server's closing
+  // of the ended session is not taken for a session ended elsewhere.
+  signingOut() {
+    connection.stop();
+    statusBadge.dataset.status = 'offline';
+    statusBadge.textContent = 'Not connected';
+  },
+  // Logged out: a new guest, without a name until one is chosen (the
+  // account's name is not a guest's to play under).
   signedOut() {
-    state.identity = { name: state.identity.name };
+    state.identity = {};
     save(IDENTITY_KEY, state.identity);
     showIdentity();
     state.tables.clear();
-    connection.restart();
+    state.quickPlay = null;
+    notice('Logged out. Pick a name to play as a guest, or log in again under Account.');
+    go('#/');
   },
 };
 
@@ -475,7 +579,8 @@ function nameForm() {
     h('p', {}, 'Pick a name to play under. It is kept in this browser, so a reload keeps your seat.'),
     h('label', { for: 'name' }, 'Display name'),
     input,
-    h('button', { type: 'submit', class: 'primary', 'data-action': 'set-name' }, 'Continue'));
+    h('button', { type: 'submit', class: 'primary', 'data-action': 'set-name' }, 'Continue'),
+    h('p', { class: 'muted' }, 'Have an account? ', h('a', { href: '#/account' }, 'Log in'), ' instead.'));
   return { mount: (container) => { replaceChildren(container, form); input.focus(); } };
 }
 
@@ -493,6 +598,7 @@ changeNameButton.addEventListener('click', () => {
   state.identity = { name: name.trim().slice(0, 32) };
   save(IDENTITY_KEY, state.identity);
   state.tables.clear();
+  state.quickPlay = null;
   showIdentity();
   connection.restart();
   go('#/');

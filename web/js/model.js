@@ -13,7 +13,7 @@ import { committed, joined, newWitness, saw } from './witness.js';
 // (no `players`) are the four-handed game.
 export const playersOf = (rules) => rules?.players ?? 4;
 // A bot's level as people know it (`basic` is the easy level's wire name).
-const BOT_LEVEL_NAMES = { hard: 'hard', medium: 'medium', basic: 'easy', naive: 'naive', random: 'random' };
+const BOT_LEVEL_NAMES = { expert: 'expert', hard: 'hard', medium: 'medium', basic: 'easy', naive: 'naive', random: 'random' };
 export const botLevelName = (bot) => BOT_LEVEL_NAMES[bot] ?? bot;
 export const hasPartners = (rules) => playersOf(rules) === 4;
 // How many sides score: the two partnerships, or one per player.

@@ -81,6 +81,7 @@ export class Connection {
   stop() {
     const socket = this.socket;
     this.socket = null;
+    this.ready = false;
     clearTimeout(this.retryTimer);
     this.retryTimer = null;
     clearInterval(this.heartbeat);

@@ -27,19 +27,25 @@ const seatsAt = (table) => Array.from({ length: seatCount(table) }, (_, seat) =>
 
 const isOver = (game) => game?.winner !== null && game?.winner !== undefined;
 
-// The bar's mark for the current deal's seal: its commitment's first
-// digits, and once the hand is over whether the deal matched.
-function sealTag(table) {
+// The current deal's seal in words: its commitment's first digits, and
+// once the hand is over whether the deal matched. `kind` is a class.
+function sealStatus(table) {
   const seal = table.seal;
   if (!seal) return null;
   const short = seal.commitment.slice(0, 8);
-  const [text, title, kind] = {
-    verified: [`✓ Deal verified`, 'The revealed deal matches the commitment sent before the bidding, and what was played', 'verified'],
-    mismatch: [`✗ Deal mismatch`, `The revealed deal does not match: ${seal.why}`, 'mismatch'],
-    not_checked: [`Deal not checked`, `Not checked: ${seal.why}`, 'not-checked'],
-  }[seal.check] ?? [`Deal sealed ${short}`, `Commitment ${seal.commitment}: checked here when the hand ends`, 'sealed'];
-  return h('span', { class: `tag deal-seal ${kind}`, title }, text);
+  const [text, kind] = {
+    verified: ['✓ Deal verified: it is the one sealed before the bidding, and the one played', 'verified'],
+    mismatch: [`✗ Deal mismatch: ${seal.why}`, 'mismatch'],
+    not_checked: [`Deal not checked: ${seal.why}`, 'not-checked'],
+  }[seal.check] ?? [`Deal sealed ${short}…: checked here when the hand ends`, 'sealed'];
+  return { text, kind };
 }
+
+// The log's lines about sealed deals: the checks go to the table's details
+// rather than among the plays (the current seal is said there already). A
+// mismatch stays among the plays: everyone should see it.
+const SEAL_CHECKS = new Set(['deal-verified', 'deal-not_checked']);
+const SEAL_KEEP = 20;
 
 // The bids worth a speech bubble now: the bidding's, or (against a loner)
 // the defenders' answers.
@@ -99,6 +105,20 @@ export class TableView {
     this.root = h('section', { class: 'table-view', 'aria-label': 'Card table' });
     this.bar = h('div', { class: 'table-bar' });
     this.felt = h('div', { class: 'felt' });
+    // The table's details (its code, the sealed deals): behind a small
+    // disclosure button, kept across redraws so it stays open and focused.
+    this.details = h('div', { class: 'table-details', id: 'table-details', role: 'region', 'aria-label': 'Table details', hidden: true });
+    this.detailsButton = h('button', {
+      type: 'button', class: 'info-toggle', 'data-focus': 'table-details', 'aria-expanded': 'false',
+      'aria-controls': 'table-details', 'aria-label': 'Table details', title: 'Table details: its code and the sealed deals',
+      onclick: () => this.toggleDetails(),
+    }, h('span', { 'aria-hidden': 'true' }, 'i'));
+    for (const part of [this.details, this.detailsButton]) {
+      part.addEventListener('keydown', (event) => {
+        if (event.key === 'Escape' && !this.details.hidden) this.toggleDetails(false);
+      });
+    }
+    this.sealLines = [];
     this.controls = h('div', { class: 'controls', 'aria-label': 'Your choices' });
     this.hand = h('div', { class: 'hand-area' });
     this.score = h('div', { class: 'scoreboard', 'aria-label': 'Score' });
@@ -114,7 +134,7 @@ export class TableView {
       this.score, this.info,
       h('section', { class: 'log-box' }, h('h2', {}, 'Plays'), this.log),
       this.chat);
-    this.root.append(this.bar, h('div', { class: 'table-main' },
+    this.root.append(this.bar, this.details, h('div', { class: 'table-main' },
       h('div', { class: 'play-area' }, this.felt, this.controls, this.hand), side));
     this.backlogShown = false;
     this.logShown = 0;
@@ -160,6 +180,14 @@ export class TableView {
     if (!this.held) return;
     this.held = null;
     if (redraw) this.update();
+  }
+
+  // Opens or closes the table's details; Escape inside closes them and
+  // gives the focus back to the button.
+  toggleDetails(open = this.details.hidden) {
+    this.details.hidden = !open;
+    this.detailsButton.setAttribute('aria-expanded', String(open));
+    if (!open && this.details.contains(document.activeElement)) this.detailsButton.focus();
   }
 
   mount(container) {
@@ -221,8 +249,11 @@ export class TableView {
       this.logShown = Math.max(0, table.log.length - LOG_KEEP);
     }
     for (const { text, kind } of table.log.slice(this.logShown)) {
-      this.log.append(h('li', { class: kind }, text));
+      if (SEAL_CHECKS.has(kind)) this.sealLines.push(text);
+      else if (kind !== 'deal_committed') this.log.append(h('li', { class: kind }, text));
     }
+    this.sealLines.splice(0, Math.max(0, this.sealLines.length - SEAL_KEEP));
+    replaceChildren(this.details, ...this.renderDetails(table));
     this.logShown = table.log.length;
     while (this.log.children.length > LOG_KEEP) this.log.firstElementChild.remove();
     this.log.scrollTop = this.log.scrollHeight;
@@ -246,7 +277,6 @@ export class TableView {
     const invite = this.app.inviteLink();
     return [
       h('h1', {}, `${s.host}'s table`),
-      h('span', { class: 'muted table-id', title: 'Table id' }, table.id.slice(0, 8)),
       h('span', { class: 'tag' }, PRESETS[s.preset]?.title ?? s.preset),
       h('span', { class: 'tag' }, `to ${s.rules.points_to_win}`),
       // The options around a loner, which change what players are asked.
@@ -256,13 +286,14 @@ export class TableView {
       s.rules.joker && h('span', { class: 'tag' }, 'joker'),
       myRating(table) && h('span', { class: 'tag rating-change', title: 'Your rating after this game' }, myRating(table)),
       s.rules.allow_no_trump && h('span', { class: 'tag' }, 'no trump'),
-      sealTag(table),
+      table.seal?.check === 'mismatch' && h('span', { class: 'tag deal-seal mismatch' }, '✗ Deal mismatch'),
       rubber && (tally
         ? h('span', { class: 'tag rubber-tally', 'aria-label': tally.label, title: 'Games won in the rubber (best of three)' }, `Rubber: ${tally.text}`)
         : h('span', { class: 'tag rubber-tally' }, 'Rubber (best of three)')),
       s.private && h('span', { class: 'tag' }, 'private'),
       s.turn_seconds && h('span', { class: 'tag' }, `${s.turn_seconds} s turns`),
       h('span', { class: 'status' }, status),
+      this.detailsButton,
       h('span', { class: 'spacer' }),
       invite && h('button', { type: 'button', class: 'secondary', onclick: () => this.copyInvite(invite) }, 'Copy invite link'),
       h('button', { type: 'button', class: 'secondary', 'data-focus': 'leave', onclick: () => this.app.leave() },
@@ -605,6 +636,19 @@ export class TableView {
         h('dt', {}, teamName(table, team)),
         h('dd', { 'data-team': team }, String(scores[team] ?? 0)),
       ])),
+    ];
+  }
+
+  // The table's details: its code (for a report of a problem) and how its
+  // deals are sealed, with what this browser found of each.
+  renderDetails(table) {
+    const seal = sealStatus(table);
+    return [
+      h('p', {}, 'Table code ', h('code', { class: 'table-id' }, table.id), ': quote it when reporting a problem.'),
+      h('p', {}, 'Fair deals: the server seals each deal (a commitment, a fingerprint of the cards) before the bidding, '
+        + 'and reveals it when the hand ends; this browser checks the two match. Every replay checks them again.'),
+      seal && h('p', { class: ['deal-seal', seal.kind] }, seal.text),
+      this.sealLines.length > 0 && h('ul', { class: 'seal-lines' }, this.sealLines.map((line) => h('li', {}, line))),
     ];
   }
 

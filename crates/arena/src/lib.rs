@@ -85,7 +85,8 @@ impl BotSpec {
         let mut settings = match kind {
             BotKind::Medium => SearchSettings::MEDIUM,
             BotKind::Hard => SearchSettings::HARD,
-            _ => bail!("only the search bots (medium, hard) take settings"),
+            BotKind::Expert => SearchSettings::EXPERT,
+            _ => bail!("only the search bots (medium, hard, expert) take settings"),
         };
         for change in changes.split(',') {
             let (key, value) =
@@ -106,6 +107,8 @@ impl BotSpec {
                 "basic_prior" => settings.basic_prior = number()?,
                 "own_worlds" => settings.own_worlds = whole()?,
                 "own_depth" => settings.own_depth = whole()?,
+                "exploration" => settings.exploration = number()?,
+                "tree_patience" => settings.tree_patience = whole()?,
                 "bid_rollout" | "play_rollout" => {
                     let weight = number()?;
                     if !(0.0..=1.0).contains(&weight) {
@@ -120,6 +123,9 @@ impl BotSpec {
                 "model_trick" => {
                     settings.model_trick =
                         value.parse().with_context(|| format!("{key}={value}"))?;
+                }
+                "tree" => {
+                    settings.tree = value.parse().with_context(|| format!("{key}={value}"))?;
                 }
                 "match_aware" => {
                     settings.match_aware =
@@ -686,6 +692,13 @@ mod tests {
                 own_depth: 2,
                 ..SearchSettings::HARD
             }
+        );
+        assert_eq!(BotSpec::parse("expert").expect("a level"), BotSpec::Kind(BotKind::Expert));
+        let spec = BotSpec::parse("expert:exploration=0.5,tree_patience=4").expect("settings");
+        let BotSpec::Search { settings, .. } = spec else { panic!("a search bot") };
+        assert_eq!(
+            settings,
+            SearchSettings { exploration: 0.5, tree_patience: 4, ..SearchSettings::EXPERT }
         );
         assert_eq!(BotSpec::parse("oracle").expect("the oracle"), BotSpec::Oracle);
         let spec = BotSpec::parse("hard:worlds=40/oracle").expect("a split player");

@@ -13,12 +13,12 @@ use euchre_engine::{Preset, Rules};
 #[derive(Debug, Parser)]
 #[command(name = "euchre-arena", version)]
 struct Args {
-    /// Bot A: random, naive, basic (or easy), medium, hard; a search bot
+    /// Bot A: random, naive, basic (or easy), medium, hard, expert; a search bot
     /// with changed settings as `hard:worlds=40,make_margin=0.5` (keys:
     /// worlds, bid_worlds, table_bits, bid_miss, partner_bid_miss,
     /// play_miss, partner_play_miss, candidates, model_trick, make_margin,
     /// alone_margin, basic_prior, bid_rollout, play_rollout, own_worlds,
-    /// own_depth, match_aware).
+    /// own_depth, match_aware, tree, exploration, tree_patience).
     /// For measurement only: `oracle`, a player that sees every card (see
     /// the crate's documentation), and `BIDS/PLAY`, one player's bids and
     /// discards with another's card play (`hard/oracle`, `oracle/basic`).

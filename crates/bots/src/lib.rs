@@ -74,13 +74,23 @@ pub enum BotKind {
     /// A reference Monte-Carlo search: [`SearchBot`] with
     /// [`SearchSettings::MEDIUM`].
     Medium,
-    /// The strongest: [`SearchBot`] with [`SearchSettings::HARD`].
+    /// A stronger Monte-Carlo search: [`SearchBot`] with
+    /// [`SearchSettings::HARD`].
     Hard,
+    /// The strongest: hard's search with the bot's own later decisions
+    /// searched as a tree over what it sees, [`SearchSettings::EXPERT`].
+    Expert,
 }
 
 impl BotKind {
-    pub const ALL: [BotKind; 5] =
-        [BotKind::Random, BotKind::Naive, BotKind::Basic, BotKind::Medium, BotKind::Hard];
+    pub const ALL: [BotKind; 6] = [
+        BotKind::Random,
+        BotKind::Naive,
+        BotKind::Basic,
+        BotKind::Medium,
+        BotKind::Hard,
+        BotKind::Expert,
+    ];
 
     /// The name used in configuration and on the wire.
     pub fn name(self) -> &'static str {
@@ -90,11 +100,12 @@ impl BotKind {
             BotKind::Basic => "basic",
             BotKind::Medium => "medium",
             BotKind::Hard => "hard",
+            BotKind::Expert => "expert",
         }
     }
 
     /// The kind of `name`: its own name, or `easy` for [`BotKind::Basic`]
-    /// (the levels are easy, medium and hard; `basic` stays the name on the
+    /// (the levels are easy, medium, hard and expert; `basic` stays the name on the
     /// wire, so that tables and records made before the levels read alike).
     pub fn from_name(name: &str) -> Option<BotKind> {
         if name == "easy" {
@@ -103,11 +114,11 @@ impl BotKind {
         BotKind::ALL.into_iter().find(|kind| kind.name() == name)
     }
 
-    /// Whether this kind searches (medium, hard): its decisions take
+    /// Whether this kind searches (medium, hard, expert): its decisions take
     /// milliseconds, not microseconds, so a server runs them off its
     /// event loop.
     pub fn searches(self) -> bool {
-        matches!(self, BotKind::Medium | BotKind::Hard)
+        matches!(self, BotKind::Medium | BotKind::Hard | BotKind::Expert)
     }
 
     /// A new bot of this kind. `seed` feeds its random generator, if it has
@@ -119,6 +130,7 @@ impl BotKind {
             BotKind::Basic => Box::new(BasicBot::new()),
             BotKind::Medium => Box::new(SearchBot::new(SearchSettings::MEDIUM, seed)),
             BotKind::Hard => Box::new(SearchBot::new(SearchSettings::HARD, seed)),
+            BotKind::Expert => Box::new(SearchBot::new(SearchSettings::EXPERT, seed)),
         }
     }
 }

@@ -239,6 +239,17 @@ impl Connection {
                 self.come_back_after_ms = Some(reconnect_after_ms);
                 self.emit(Update::ServerShutdown { reconnect_after_ms });
             }
+            ServerMessage::QuickPlayWaiting { preset, rated, waiting, partner } => {
+                self.emit(Update::QuickPlayWaiting { preset, rated, waiting, partner })
+            }
+            ServerMessage::QuickPlayMatched { table, seat } => {
+                // Seated by the pool: followed, to be resumed after a drop, as after `sit`.
+                self.followed.insert(table.clone(), Followed { seated: true, invite: None });
+                self.emit(Update::QuickPlayMatched { table, seat });
+            }
+            ServerMessage::QuickPlayEnded { reason, message } => {
+                self.emit(Update::QuickPlayEnded { reason, message })
+            }
             // Only ever the answer to `hello`, read by the handshake.
             ServerMessage::Welcome { .. } => {}
         }

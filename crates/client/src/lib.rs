@@ -43,10 +43,10 @@
 
 use std::time::Duration;
 
-use euchre_engine::Action;
+use euchre_engine::{Action, Preset};
 use euchre_protocol::{
-    ClientMessage, LobbyPage, LobbyQuery, PlayerInfo, Reply, TableEvent, TableId, TableSettings,
-    TableState, TableSummary,
+    ClientMessage, LobbyPage, LobbyQuery, PlayerInfo, QuickPlayEndReason, QuickPlayRequest, Reply,
+    TableEvent, TableId, TableSettings, TableState, TableSummary,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -201,6 +201,25 @@ pub enum Update {
     /// An error the server sent about no request (a frame it could not read).
     ServerError {
         code: String,
+        message: String,
+    },
+    /// Progress of this player's quick-play request (see [`Client::quick_play`]).
+    QuickPlayWaiting {
+        preset: Preset,
+        rated: bool,
+        waiting: u32,
+        partner: Option<PlayerInfo>,
+    },
+    /// The quick-play request was answered: this client sits at `table` in
+    /// `seat` and follows it; its snapshot comes next.
+    QuickPlayMatched {
+        table: TableId,
+        seat: u8,
+    },
+    /// The quick-play request ended without a table (not by this client's
+    /// own cancel).
+    QuickPlayEnded {
+        reason: QuickPlayEndReason,
         message: String,
     },
     /// The client stopped for good (closed, or its token was refused).
@@ -428,6 +447,22 @@ impl Client {
     pub async fn chat(&self, table: &str, text: impl Into<String>) -> Result<(), Error> {
         let (table, text) = (table.to_owned(), text.into());
         self.done(Follow::Nothing, ClientMessage::Chat { id: 0, table, text }).await
+    }
+
+    /// Asks for a game with strangers; returns the team code when the
+    /// request invites a partner. [`Update::QuickPlayMatched`] (then the
+    /// table's snapshot) or [`Update::QuickPlayEnded`] follows.
+    pub async fn quick_play(&self, request: QuickPlayRequest) -> Result<Option<String>, Error> {
+        let message = ClientMessage::QuickPlay { id: 0, request };
+        match self.request(Follow::Nothing, message).await?.reply {
+            Reply::Queued { team, .. } => Ok(team),
+            other => Err(Error::UnexpectedReply(Box::new(other))),
+        }
+    }
+
+    /// Ends this player's quick-play request (`not_queued` if there is none).
+    pub async fn cancel_quick_play(&self) -> Result<(), Error> {
+        self.done(Follow::Nothing, ClientMessage::CancelQuickPlay { id: 0 }).await
     }
 
     /// Closes the connection; [`Updates`] ends with [`Update::Closed`].

@@ -4,8 +4,11 @@
 use std::time::Duration;
 
 use euchre_client::{Backoff, Client, Config, Error, Update, Updates};
-use euchre_engine::{Action, Card, Event};
-use euchre_protocol::{LobbyFilter, LobbyQuery, TableEvent, TableSettings, TableStatus};
+use euchre_engine::{Action, Card, Event, Preset};
+use euchre_protocol::{
+    LobbyFilter, LobbyQuery, QuickPlayEndReason, QuickPlayRequest, TableEvent, TableSettings,
+    TableStatus,
+};
 use euchre_server::testing::TestServer;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
@@ -544,4 +547,61 @@ async fn a_session_ended_by_the_server_stops_the_client_instead_of_retrying() {
     };
     assert!(reason.starts_with("session_expired"), "{reason}");
     assert_eq!(server.await.expect("the server ran"), 1, "one refused hello, then no retries");
+}
+
+/// The first quick-play notice on `updates`, skipping the rest.
+async fn quick_play_news(updates: &mut Updates) -> Update {
+    loop {
+        let update = next(updates).await;
+        if matches!(update, Update::QuickPlayMatched { .. } | Update::QuickPlayEnded { .. }) {
+            return update;
+        }
+    }
+}
+
+#[tokio::test]
+async fn quick_play_seats_two_strangers_and_cancel_tells_the_other_tab() {
+    let server = TestServer::start_with(|settings| settings.quick_play.wave_ms = 100).await;
+    let (ann, mut ann_updates) =
+        Client::connect(config(&server.url(), "Ann")).await.expect("connect");
+    let (bob, mut bob_updates) =
+        Client::connect(config(&server.url(), "Bob")).await.expect("connect");
+    let two_handed = QuickPlayRequest::new(Preset::TwoHandedPlain, false);
+    assert_eq!(ann.quick_play(two_handed.clone()).await, Ok(None));
+    let again = ann.quick_play(two_handed.clone()).await.expect_err("one request at a time");
+    assert_eq!(again.code(), Some("already_queued"));
+    assert_eq!(bob.quick_play(two_handed).await, Ok(None));
+    let mut tables = Vec::new();
+    for updates in [&mut ann_updates, &mut bob_updates] {
+        let Update::QuickPlayMatched { table, seat } = quick_play_news(updates).await else {
+            panic!("matched")
+        };
+        // The snapshot follows, for the seat the pool gave.
+        let Update::Snapshot { table: shown, state, .. } = next(updates).await else {
+            panic!("the snapshot")
+        };
+        assert_eq!((shown, state.your_seat), (table.clone(), Some(seat)));
+        tables.push(table);
+    }
+    assert_eq!(tables[0], tables[1]);
+
+    // A request held by two connections of one player: cancelling on one
+    // tells the other.
+    let (cid, mut cid_updates) =
+        Client::connect(config(&server.url(), "Cid")).await.expect("connect");
+    let mut same = config(&server.url(), "Cid");
+    same.token = Some(cid.identity().token.clone());
+    let (cid_again, _) = Client::connect(same).await.expect("connect");
+    let invite =
+        QuickPlayRequest { invite_partner: true, ..QuickPlayRequest::new(Preset::Standard, true) };
+    let code = cid.quick_play(invite).await.expect("queued");
+    assert_eq!(code.as_ref().map(String::len), Some(10), "a team code");
+    assert_eq!(cid_again.cancel_quick_play().await, Ok(()));
+    let Update::QuickPlayEnded { reason, .. } = quick_play_news(&mut cid_updates).await else {
+        panic!("ended")
+    };
+    assert_eq!(reason, QuickPlayEndReason::Cancelled);
+    let nothing = cid.cancel_quick_play().await.expect_err("nothing to cancel");
+    assert_eq!(nothing.code(), Some("not_queued"));
+    server.stop().await;
 }

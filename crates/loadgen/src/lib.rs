@@ -35,6 +35,7 @@ pub mod idle;
 pub mod net;
 mod player;
 pub mod process;
+pub mod quick;
 
 use http::Http;
 use player::{ActionClock, PATIENCE, Phase, Place, Player, Progress};

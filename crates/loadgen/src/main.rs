@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
-use euchre_loadgen::{Config, Stop, Think, abuse, echo, idle, run};
+use euchre_engine::Preset;
+use euchre_loadgen::{Config, Stop, Think, abuse, echo, idle, quick, run};
 
 /// Plays many tables against a running Euchre server, timing every action.
 ///
@@ -102,6 +103,38 @@ struct Flags {
     /// Busy tables the slow reader watches.
     #[arg(long, default_value_t = 50)]
     slow_watches: usize,
+    /// Instead of playing: quick play at scale. --arrivals players, connected
+    /// first, ask for a game at --rate a second, round-robin over
+    /// --forms, and are timed from asking to seated.
+    #[arg(long)]
+    quick_play: bool,
+    /// Quick play: players in all.
+    #[arg(long, default_value_t = 1000)]
+    arrivals: usize,
+    /// Quick play: arrivals a second.
+    #[arg(long, default_value_t = 100.0)]
+    rate: f64,
+    /// Quick play: the forms asked for (comma-separated preset names).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "standard,cutthroat,three_handed,two_handed_plain"
+    )]
+    forms: Vec<String>,
+    /// Quick play: casual requests (rated by default).
+    #[arg(long)]
+    casual: bool,
+    /// Quick play: the spread (standard deviation) of the players' ratings
+    /// around 1500, written into --database-url before they ask; 0 leaves
+    /// every player new.
+    #[arg(long, default_value_t = 0.0)]
+    rating_spread: f64,
+    /// Quick play: the server's database, for --rating-spread.
+    #[arg(long)]
+    database_url: Option<String>,
+    /// Quick play: seconds a player may wait before the run gives up on it.
+    #[arg(long, default_value_t = 120.0)]
+    patience: f64,
     /// Seconds the slow reader reads nothing before it looks at what it got
     /// (and how the server ended it), then starts again.
     #[arg(long, default_value_t = 20.0)]
@@ -130,6 +163,31 @@ async fn main() -> anyhow::Result<()> {
         let duration = seconds(flags.duration, "--duration")?;
         let members = usize::from(flags.players);
         let report = echo::run_relay(&url, flags.tables, members, duration, server_pid).await?;
+        print!("{}", report.to_text());
+        return write_json(flags.json, &report);
+    }
+    if flags.quick_play {
+        let forms = flags
+            .forms
+            .iter()
+            .map(|name| {
+                Preset::from_name(name).with_context(|| format!("--forms: no preset {name:?}"))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let config = quick::QuickConfig {
+            url,
+            forms,
+            rated: !flags.casual,
+            rate: flags.rate,
+            arrivals: flags.arrivals,
+            patience: seconds(flags.patience, "--patience")?,
+            rating_spread: flags.rating_spread,
+            database_url: flags.database_url,
+            seed: flags.seed,
+            source_addresses: flags.source_addresses,
+            server_pid,
+        };
+        let report = quick::run(&config).await?;
         print!("{}", report.to_text());
         return write_json(flags.json, &report);
     }

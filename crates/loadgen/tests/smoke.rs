@@ -120,3 +120,40 @@ async fn the_relay_yardstick_hands_each_frame_to_the_whole_group() -> anyhow::Re
     server.abort();
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_play_arrivals_are_all_seated_and_timed() -> anyhow::Result<()> {
+    use euchre_engine::Preset;
+    use euchre_loadgen::quick::{QuickConfig, run as quick_play};
+
+    let server = TestServer::start_with(|settings| {
+        settings.limits.connections_per_address = 1_000;
+        settings.limits.guests_per_minute = 0;
+        settings.quick_play.wave_ms = 100;
+    })
+    .await;
+    // Twelve of each form: three tables of four, four of three, nobody left.
+    let config = QuickConfig {
+        url: server.url(),
+        forms: vec![Preset::Standard, Preset::Cutthroat],
+        rated: true,
+        rate: 200.0,
+        arrivals: 24,
+        patience: Duration::from_secs(10),
+        rating_spread: 0.0,
+        database_url: None,
+        seed: 7,
+        source_addresses: 0,
+        server_pid: None,
+    };
+    let report = quick_play(&config).await?;
+    eprint!("{}", report.to_text());
+    assert_eq!((report.matched, report.unmatched), (24, 0), "refused: {:?}", report.refused);
+    assert_eq!(report.seated_ms.count, 24);
+    assert!(report.seated_ms.p50 > 0.0 && report.seated_ms.p50 <= report.seated_ms.max);
+    // New players (deviation 350, rated alike) never wait for the range.
+    assert_eq!(report.policy_ms.max, 0.0);
+    assert_eq!(report.server_ms.count, 24);
+    server.stop().await;
+    Ok(())
+}

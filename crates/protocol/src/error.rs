@@ -71,6 +71,17 @@ pub enum ErrorCode {
     /// The server cannot keep what you asked for right now (its storage
     /// failed); nothing changed.
     Unavailable,
+    /// The command's fields do not fit together (the message says why).
+    BadRequest,
+    /// The player already has a quick-play request (on any connection).
+    AlreadyQueued,
+    /// The player sits at a live table a quick-play pool formed: one such game at a time.
+    InQuickPlayGame,
+    /// The player has no quick-play request to cancel.
+    NotQueued,
+    /// No live team request has that code (or it is your own, or its
+    /// preset or `rated` differ: the message says which).
+    BadTeam,
 }
 
 impl ErrorCode {
@@ -104,6 +115,11 @@ impl ErrorCode {
             ErrorCode::ShuttingDown => "shutting_down",
             ErrorCode::Busy => "busy",
             ErrorCode::Unavailable => "unavailable",
+            ErrorCode::BadRequest => "bad_request",
+            ErrorCode::AlreadyQueued => "already_queued",
+            ErrorCode::InQuickPlayGame => "in_quick_play_game",
+            ErrorCode::NotQueued => "not_queued",
+            ErrorCode::BadTeam => "bad_team",
         }
     }
 
@@ -142,6 +158,13 @@ impl ErrorCode {
             ErrorCode::ShuttingDown => "the server is shutting down",
             ErrorCode::Busy => "the table is busy; try again",
             ErrorCode::Unavailable => "the server cannot store this right now; try again",
+            ErrorCode::BadRequest => "the command's fields do not fit together",
+            ErrorCode::AlreadyQueued => "you already asked for a quick-play game",
+            ErrorCode::InQuickPlayGame => {
+                "you are already in a quick-play game: finish it before asking for another"
+            }
+            ErrorCode::NotQueued => "you have no quick-play request",
+            ErrorCode::BadTeam => "no team waits with that code",
         }
     }
 

@@ -105,6 +105,16 @@ pub enum ClientMessage {
     },
     /// Says something to the table.
     Chat { id: CommandId, table: TableId, text: String },
+    /// Asks for a game with strangers in the pool of (`preset`, `rated`):
+    /// answered with a `queued` ack, then `quick_play_matched` (and the
+    /// table's snapshot) once seated, or `quick_play_ended`.
+    QuickPlay {
+        id: CommandId,
+        #[serde(flatten)]
+        request: QuickPlayRequest,
+    },
+    /// Ends the player's quick-play request (and their team's).
+    CancelQuickPlay { id: CommandId },
 }
 
 impl ClientMessage {
@@ -122,7 +132,9 @@ impl ClientMessage {
             | ClientMessage::Start { id, .. }
             | ClientMessage::Rematch { id, .. }
             | ClientMessage::Act { id, .. }
-            | ClientMessage::Chat { id, .. } => *id,
+            | ClientMessage::Chat { id, .. }
+            | ClientMessage::QuickPlay { id, .. }
+            | ClientMessage::CancelQuickPlay { id } => *id,
         }
     }
 
@@ -140,13 +152,15 @@ impl ClientMessage {
             | ClientMessage::Start { id, .. }
             | ClientMessage::Rematch { id, .. }
             | ClientMessage::Act { id, .. }
-            | ClientMessage::Chat { id, .. } => *id = new,
+            | ClientMessage::Chat { id, .. }
+            | ClientMessage::QuickPlay { id, .. }
+            | ClientMessage::CancelQuickPlay { id } => *id = new,
         }
     }
 }
 
 /// The `type` of every client message.
-pub const CLIENT_TYPES: [&str; 12] = [
+pub const CLIENT_TYPES: [&str; 14] = [
     "hello",
     "ping",
     "list_tables",
@@ -159,6 +173,8 @@ pub const CLIENT_TYPES: [&str; 12] = [
     "rematch",
     "act",
     "chat",
+    "quick_play",
+    "cancel_quick_play",
 ];
 
 /// A frame the server could not take as a command.
@@ -228,9 +244,9 @@ pub struct TableSettings {
     #[serde(default)]
     pub bot_seats: Vec<u8>,
     /// The table's bot level: it plays the bot seats not named in
-    /// `seat_bots`, and stands in for absent players. `hard`, `medium`,
-    /// `basic` (the easy level; `easy` is read as `basic`), `naive` or
-    /// `random`.
+    /// `seat_bots`, and stands in for absent players. `expert`, `hard`,
+    /// `medium`, `basic` (the easy level; `easy` is read as `basic`),
+    /// `naive` or `random`.
     #[serde(default = "default_bot")]
     pub bot: String,
     /// Another level for some of the bot seats, seat by seat.
@@ -246,6 +262,91 @@ pub struct TableSettings {
     /// people are rated: a table with a bot seat never is.
     #[serde(default = "yes")]
     pub rated: bool,
+}
+
+/// The shortest `bots_after_seconds` a quick-play request may ask for.
+pub const QUICK_PLAY_BOTS_AFTER_MIN: u32 = 5;
+/// The longest `bots_after_seconds` a quick-play request may ask for.
+pub const QUICK_PLAY_BOTS_AFTER_MAX: u32 = 300;
+/// The longest team code the server reads (its codes are shorter).
+pub const TEAM_CODE_MAX_LEN: usize = 64;
+
+/// What a `quick_play` asks for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct QuickPlayRequest {
+    /// The form and rules of the game: one pool per preset and `rated`.
+    pub preset: Preset,
+    /// A rated pool pairs by rating and its games count; a casual one does not.
+    pub rated: bool,
+    /// Casual only: after this many seconds unmatched (5 to 300), bots take
+    /// the seats still missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = QUICK_PLAY_BOTS_AFTER_MIN, max = QUICK_PLAY_BOTS_AFTER_MAX))]
+    pub bots_after_seconds: Option<u32>,
+    /// Ask as a team of two: the ack carries a `team` code for the partner,
+    /// and the request waits for them. Partnership presets only.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub invite_partner: bool,
+    /// Join a partner's request with the code from their ack: the two are
+    /// matched together and seated opposite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
+}
+
+impl QuickPlayRequest {
+    /// A request alone, with no bots.
+    pub fn new(preset: Preset, rated: bool) -> QuickPlayRequest {
+        QuickPlayRequest {
+            preset,
+            rated,
+            bots_after_seconds: None,
+            invite_partner: false,
+            team: None,
+        }
+    }
+
+    /// Whether the request's fields fit together, or why not (`bad_request`;
+    /// a team code of impossible length is `bad_team`). Whether a team code
+    /// names a live request is the server's to say.
+    pub fn check(&self) -> Result<(), Refusal> {
+        let bad = |message: String| Err(ErrorCode::BadRequest.refusal(message));
+        if let Some(seconds) = self.bots_after_seconds {
+            if self.rated {
+                return bad(
+                    "a rated game has no bots: bots_after_seconds is for casual play".into()
+                );
+            }
+            if !(QUICK_PLAY_BOTS_AFTER_MIN..=QUICK_PLAY_BOTS_AFTER_MAX).contains(&seconds) {
+                return bad(format!(
+                    "bots_after_seconds must be {QUICK_PLAY_BOTS_AFTER_MIN} to {QUICK_PLAY_BOTS_AFTER_MAX}, not {seconds}"
+                ));
+            }
+        }
+        let rules = self.preset.rules();
+        if self.invite_partner || self.team.is_some() {
+            if !rules.partnerships() {
+                return bad(format!(
+                    "{:?} has no partners: only four-handed presets take a team",
+                    self.preset
+                ));
+            }
+            if rules.first_dealer == euchre_engine::FirstDealer::Draw {
+                return bad(format!(
+                    "{:?} draws for partners at the start: a team cannot be kept together",
+                    self.preset
+                ));
+            }
+        }
+        if self.invite_partner && self.team.is_some() {
+            return bad("either invite_partner or team, not both".into());
+        }
+        if let Some(code) = &self.team
+            && (code.is_empty() || code.len() > TEAM_CODE_MAX_LEN)
+        {
+            return Err(ErrorCode::BadTeam.refusal("no team has that code"));
+        }
+        Ok(())
+    }
 }
 
 /// The bot that plays one of the bot seats (see `TableSettings::seat_bots`).
@@ -356,6 +457,43 @@ pub enum ServerMessage {
     LobbyRemoved { table: TableId },
     /// The server is going down; reconnect after this many milliseconds.
     Shutdown { reconnect_after_ms: u64 },
+    /// Progress of a quick-play request: when the partner joins, and now
+    /// and then while waiting (`waiting`: players waiting in the pool).
+    QuickPlayWaiting {
+        preset: Preset,
+        rated: bool,
+        waiting: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partner: Option<PlayerInfo>,
+    },
+    /// The quick-play request was answered: the player sits at `table` in
+    /// `seat`, this connection is subscribed, and the table's `snapshot`
+    /// follows.
+    QuickPlayMatched { table: TableId, seat: u8 },
+    /// The quick-play request ended without a table, and not by this
+    /// connection's own `cancel_quick_play`.
+    QuickPlayEnded { reason: QuickPlayEndReason, message: String },
+}
+
+/// Why a quick-play request ended without a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum QuickPlayEndReason {
+    /// The player cancelled it (from another connection).
+    Cancelled,
+    /// The partner cancelled the team's request.
+    PartnerCancelled,
+    /// The partner's connection was gone longer than the grace.
+    PartnerLeft,
+    /// The request waited as long as a request may (a team invite nobody
+    /// joined, or the pool's longest wait).
+    Expired,
+    /// The server is shutting down.
+    Shutdown,
+    /// The node holding the pool went away: ask again.
+    OwnerLost,
+    /// The table could not be made (storage failed): ask again.
+    Unavailable,
 }
 
 /// What a successful command returns.
@@ -382,6 +520,14 @@ pub enum Reply {
     Resumed {
         table: TableId,
         snapshot: bool,
+    },
+    /// A `quick_play` request waits in its pool; `team` (with
+    /// `invite_partner`) is the code the partner joins with.
+    Queued {
+        preset: Preset,
+        rated: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        team: Option<String>,
     },
 }
 
@@ -587,6 +733,12 @@ impl LobbyFilter {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LobbyPage {
     pub tables: Vec<TableSummary>,
+    /// On a first page: the live tables where the player holds a seat
+    /// (present or away, private ones too), whatever the filter, at most
+    /// 50, in the order of their ids: "your games", to resume. Omitted
+    /// when there are none, and on later pages.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub yours: Vec<TableSummary>,
     /// How many public tables match the filter, on every page.
     #[serde(default)]
     pub total: u64,

@@ -137,12 +137,112 @@ fn every_client_type_is_known() {
         ClientMessage::Rematch { id: 1, table: "t".into() },
         ClientMessage::Act { id: 1, table: "t".into(), action: Action::Pass },
         ClientMessage::Chat { id: 1, table: "t".into(), text: "hi".into() },
+        ClientMessage::QuickPlay { id: 1, request: QuickPlayRequest::new(Preset::Standard, true) },
+        ClientMessage::CancelQuickPlay { id: 1 },
     ];
     assert_eq!(samples.len(), CLIENT_TYPES.len());
     for sample in samples {
         let text = serde_json::to_string(&sample).expect("serializes");
         assert_eq!(parse_client_message(&text), Ok(sample));
     }
+}
+
+#[test]
+fn quick_play_messages_read_as_documented() {
+    let asked = parse(json!({"type": "quick_play", "id": 9, "preset": "standard", "rated": false,
+        "bots_after_seconds": 30}))
+    .expect("parses");
+    let request = QuickPlayRequest {
+        bots_after_seconds: Some(30),
+        ..QuickPlayRequest::new(Preset::Standard, false)
+    };
+    assert_eq!(asked, ClientMessage::QuickPlay { id: 9, request: request.clone() });
+    assert_eq!(request.check(), Ok(()));
+    let joining =
+        parse(json!({"type": "quick_play", "id": 10, "preset": "standard", "rated": true,
+        "team": "k3b9x2"}))
+        .expect("parses");
+    let ClientMessage::QuickPlay { request, .. } = joining else { panic!("a quick_play") };
+    assert_eq!(request.team.as_deref(), Some("k3b9x2"));
+    assert_eq!(
+        parse(json!({"type": "cancel_quick_play", "id": 11})),
+        Ok(ClientMessage::CancelQuickPlay { id: 11 })
+    );
+    let missing =
+        parse(json!({"type": "quick_play", "id": 12, "rated": true})).expect_err("no preset");
+    assert_eq!((missing.code, missing.id), (ErrorCode::BadJson, Some(12)));
+    let wrong_type =
+        parse(json!({"type": "quick_play", "id": 13, "preset": "standard", "rated": "yes"}))
+            .expect_err("rated is a boolean");
+    assert_eq!((wrong_type.code, wrong_type.id), (ErrorCode::BadJson, Some(13)));
+
+    let ack = ServerMessage::Ack {
+        id: 9,
+        reply: Reply::Queued { preset: Preset::Standard, rated: true, team: Some("k3b9x2".into()) },
+    };
+    assert_eq!(
+        serde_json::to_value(&ack).expect("serializes"),
+        json!({"type": "ack", "id": 9, "reply": "queued", "preset": "standard", "rated": true,
+            "team": "k3b9x2"})
+    );
+    let samples = [
+        ack,
+        ServerMessage::QuickPlayWaiting {
+            preset: Preset::Cutthroat,
+            rated: false,
+            waiting: 7,
+            partner: Some(PlayerInfo { id: "p".into(), name: "Ann".into() }),
+        },
+        ServerMessage::QuickPlayMatched { table: "t1".into(), seat: 2 },
+        ServerMessage::QuickPlayEnded {
+            reason: QuickPlayEndReason::PartnerCancelled,
+            message: "your partner cancelled".into(),
+        },
+        ErrorCode::AlreadyQueued.to_message(Some(3)),
+    ];
+    for sample in samples {
+        let text = serde_json::to_string(&sample).expect("serializes");
+        let back: ServerMessage = serde_json::from_str(&text).expect("parses");
+        assert_eq!(back, sample, "{text}");
+    }
+    let ended = serde_json::to_value(ServerMessage::QuickPlayEnded {
+        reason: QuickPlayEndReason::OwnerLost,
+        message: "ask again".into(),
+    })
+    .expect("serializes");
+    assert_eq!(ended["reason"], "owner_lost");
+}
+
+#[test]
+fn a_quick_play_request_is_checked_field_by_field() {
+    let casual = QuickPlayRequest::new(Preset::Standard, false);
+    let code = |request: QuickPlayRequest| request.check().map_err(|refusal| refusal.code);
+    let rated_bots = QuickPlayRequest {
+        bots_after_seconds: Some(30),
+        ..QuickPlayRequest::new(Preset::Standard, true)
+    };
+    assert_eq!(code(rated_bots), Err("bad_request"));
+    for seconds in [0, 4, 301, u32::MAX] {
+        let request = QuickPlayRequest { bots_after_seconds: Some(seconds), ..casual.clone() };
+        assert_eq!(code(request), Err("bad_request"), "{seconds}");
+    }
+    for seconds in [5, 300] {
+        let request = QuickPlayRequest { bots_after_seconds: Some(seconds), ..casual.clone() };
+        assert_eq!(code(request), Ok(()), "{seconds}");
+    }
+    let team_of_three =
+        QuickPlayRequest { invite_partner: true, ..QuickPlayRequest::new(Preset::Cutthroat, true) };
+    assert_eq!(code(team_of_three), Err("bad_request"));
+    let drawn_partners =
+        QuickPlayRequest { invite_partner: true, ..QuickPlayRequest::new(Preset::Classic, true) };
+    assert_eq!(code(drawn_partners), Err("bad_request"));
+    let both =
+        QuickPlayRequest { invite_partner: true, team: Some("abc".into()), ..casual.clone() };
+    assert_eq!(code(both), Err("bad_request"));
+    let long_code = QuickPlayRequest { team: Some("x".repeat(65)), ..casual.clone() };
+    assert_eq!(code(long_code), Err("bad_team"));
+    let invite = QuickPlayRequest { invite_partner: true, ..casual };
+    assert_eq!(code(invite), Ok(()));
 }
 
 #[test]
@@ -254,6 +354,7 @@ fn a_filter_lists_public_tables_by_status_preset_and_free_seat() {
 fn a_lobby_page_round_trips_and_an_older_one_still_reads() {
     let page = LobbyPage {
         tables: Vec::new(),
+        yours: Vec::new(),
         total: 120,
         after: Some("t5".into()),
         next: Some("t9".into()),

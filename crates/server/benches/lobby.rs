@@ -28,14 +28,14 @@ fn busy_registry() -> Registry {
             turn_seconds: None,
             chat: true,
         };
-        registry.insert_remote(summary, "host");
+        registry.insert_remote(summary, "host", Vec::new());
     }
     registry
 }
 
 /// The page for `query` at `limit`, encoded as a connection sends it.
 fn listed(registry: &Registry, query: &LobbyQuery, limit: usize) -> usize {
-    let frame = Frame::new(ServerMessage::Lobby(registry.page(query, limit)));
+    let frame = Frame::new(ServerMessage::Lobby(registry.page(query, limit, None)));
     frame.json().map_or(0, |json| json.len())
 }
 

@@ -8,6 +8,14 @@
 //! again while queued is not queued twice. A match whose analysis fails is
 //! remembered with the reason, which every later request gets as the answer
 //! instead of a queue that never ends.
+//!
+//! What the queue knows (pending, failed) is this node's memory only. A
+//! restart forgets a failure, so the match is analysed once more on the
+//! next request and fails again: one wasted run. Two nodes of a cluster
+//! asked for the same match at once both analyse it: wasted work, never a
+//! wrong answer, as the analysis is a function of the record and the store
+//! keeps the first one saved (with its players' figures, written only with
+//! it). Neither is worth a shared ledger.
 
 use std::collections::HashSet;
 use std::num::NonZeroUsize;
@@ -15,7 +23,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use euchre_analysis::{Settings as AnalysisRun, analyse};
 use euchre_engine::GameRecord;
-use euchre_store::{Store, StoreError};
+use euchre_store::{SavedAnalysis, SeatAccuracy, Store, StoreError};
 use lru::LruCache;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -68,13 +76,32 @@ impl SharedLedger {
     }
 }
 
-/// An analysis as the worker runs it: the record's, as JSON, or why not.
-/// A function, so that the tests can put one that fails in its place.
-type Analyse = fn(&GameRecord, &AnalysisRun) -> Result<String, String>;
+/// An analysis as the worker runs it: the record's, or why not. A
+/// function, so that the tests can put one that fails in its place.
+type Analyse = fn(&GameRecord, &AnalysisRun) -> Result<Analysed, String>;
 
-fn analyse_to_json(record: &GameRecord, run: &AnalysisRun) -> Result<String, String> {
+/// An analysis ready to store: the JSON served, and each seat's figures
+/// for the players' profiles.
+#[derive(Debug)]
+struct Analysed {
+    json: String,
+    seats: Vec<SeatAccuracy>,
+}
+
+fn analyse_to_json(record: &GameRecord, run: &AnalysisRun) -> Result<Analysed, String> {
     let analysis = analyse(record, run).map_err(|error| error.to_string())?;
-    serde_json::to_string(&analysis).map_err(|error| error.to_string())
+    let json = serde_json::to_string(&analysis).map_err(|error| error.to_string())?;
+    let seats = analysis
+        .players
+        .iter()
+        .map(|player| SeatAccuracy {
+            seat: player.seat.index() as u8,
+            decisions: player.decisions,
+            within_tolerance: player.within_tolerance,
+            points_lost: player.points_lost,
+        })
+        .collect();
+    Ok(Analysed { json, seats })
 }
 
 /// The queue of analyses and its worker.
@@ -191,9 +218,10 @@ impl Worker {
         let run =
             AnalysisRun { worlds: self.worlds, seed: u64::from_le_bytes([a, b, c, d, e, f, g, h]) };
         let analyse = self.analyse;
+        let form = record.rules.form().name();
         let computed = tokio::task::spawn_blocking(move || analyse(&record, &run)).await;
-        let json = match computed {
-            Ok(Ok(json)) => json,
+        let analysed = match computed {
+            Ok(Ok(analysed)) => analysed,
             Ok(Err(problem)) => {
                 tracing::error!(match_id = id, %problem, "analysis: the match cannot be analysed");
                 return Err(problem);
@@ -203,7 +231,14 @@ impl Worker {
                 return Err("the analysis stopped on an internal error".to_owned());
             }
         };
-        if let Err(error) = self.store.save_match_analysis(id, &json, now_ms()).await {
+        let saved = SavedAnalysis {
+            match_id: id,
+            analysis: &analysed.json,
+            form,
+            seats: &analysed.seats,
+            at: now_ms(),
+        };
+        if let Err(error) = self.store.save_match_analysis(&saved).await {
             tracing::error!(match_id = id, %error, "analysis: the store failed");
         }
         Ok(())

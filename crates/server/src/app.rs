@@ -124,6 +124,16 @@ pub async fn run(
         euchre_store::writer::start(store.clone(), journal_dir, WRITER_QUEUE).await?;
     let stop_writer = CancellationToken::new();
     let writer = tokio::spawn(writer.run(stop_writer.clone()));
+    // The journal is in: any match still "in progress" at a closed table
+    // (a crash between the two writes, or a version that kept no reason)
+    // can never finish. Open tables' matches are restored below, not touched.
+    match store.abandon_orphaned_matches().await {
+        Ok(0) => {}
+        Ok(marked) => {
+            tracing::info!(matches = marked, "unfinished matches of closed tables abandoned")
+        }
+        Err(error) => tracing::warn!(%error, "cannot mark the matches of closed tables abandoned"),
+    }
     let state = AppState::new(settings, token.clone(), store.clone(), recorder);
     state.players.load_claimed_names().await?;
     let state = if state.settings.cluster.enabled {
@@ -140,6 +150,7 @@ pub async fn run(
         state
     };
     state.tracker.spawn(crate::housekeeping::purge_on_schedule(state.clone()));
+    state.tracker.spawn(crate::quick_play::run(state.clone()));
     let grace = Timing::ms(state.settings.timing.shutdown_grace_ms);
     let send_buffer_bytes = state.settings.limits.send_buffer_bytes;
     let tracker = state.tracker.clone();

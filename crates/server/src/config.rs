@@ -41,6 +41,46 @@ pub struct Settings {
     pub cluster: ClusterSettings,
     /// The solver's analysis of finished matches (`GET /api/matches/{id}/analysis`).
     pub analysis: AnalysisSettings,
+    /// Quick play: the pools that match strangers (crates/server/src/quick_play).
+    pub quick_play: QuickPlaySettings,
+}
+
+/// Quick play's pools, waves and bounds (docs/security.md, "Quick play").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct QuickPlaySettings {
+    /// How often each pool forms tables (also at once when a request
+    /// makes a full table possible).
+    pub wave_ms: u64,
+    /// Requests one pool holds; past it a request is refused `busy`.
+    pub max_waiting_per_pool: usize,
+    /// How long a request may wait before it ends (`expired`).
+    pub max_wait_ms: u64,
+    /// How long a team code is good while the partner has not joined.
+    pub team_code_ms: u64,
+    /// How often at most a waiting player is told how many wait.
+    pub waiting_notice_ms: u64,
+    /// Seconds a player has for each turn at a pool's table.
+    pub turn_seconds: u32,
+    /// The level of the bots at a casual pool table.
+    pub bot: String,
+    /// Requests the pools' mailbox holds before a new one is refused `busy`.
+    pub mailbox: usize,
+}
+
+impl Default for QuickPlaySettings {
+    fn default() -> QuickPlaySettings {
+        QuickPlaySettings {
+            wave_ms: 2_000,
+            max_waiting_per_pool: 20_000,
+            max_wait_ms: 15 * 60 * 1000,
+            team_code_ms: 10 * 60 * 1000,
+            waiting_notice_ms: 5_000,
+            turn_seconds: 30,
+            bot: "medium".to_owned(),
+            mailbox: 4_096,
+        }
+    }
 }
 
 /// The analysis of finished matches: computed once, off the async workers,
@@ -335,6 +375,7 @@ impl Default for Settings {
             trusted_proxies: Vec::new(),
             cluster: ClusterSettings::default(),
             analysis: AnalysisSettings::default(),
+            quick_play: QuickPlaySettings::default(),
         }
     }
 }
@@ -481,27 +522,42 @@ impl Settings {
 /// top-level key. Other `EUCHRE_*` variables (a test's, a compose file's)
 /// are not ours to refuse; a misspelt nested key still is.
 fn is_setting(key: &str) -> bool {
-    const KEYS: [&str; 11] = [
-        "BIND",
-        "DATABASE_URL",
-        "DATA_DIR",
-        "LOG_FORMAT",
-        "LIMITS",
-        "TIMING",
-        "ACCOUNTS",
-        "API",
-        "ALLOWED_ORIGINS",
-        "TRUSTED_PROXIES",
-        "CLUSTER",
-    ];
     key.strip_prefix("EUCHRE_")
         .map(|rest| rest.split("__").next().unwrap_or_default())
-        .is_some_and(|top| KEYS.contains(&top))
+        .is_some_and(|top| SETTING_KEYS.contains(&top))
 }
+
+/// The settings' top-level keys, as environment variables name them.
+const SETTING_KEYS: [&str; 13] = [
+    "BIND",
+    "DATABASE_URL",
+    "DATA_DIR",
+    "LOG_FORMAT",
+    "LIMITS",
+    "TIMING",
+    "ACCOUNTS",
+    "API",
+    "ALLOWED_ORIGINS",
+    "TRUSTED_PROXIES",
+    "CLUSTER",
+    "ANALYSIS",
+    "QUICK_PLAY",
+];
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found when `EUCHRE_ANALYSIS__WORLDS` was ignored: a key left out of
+    /// the list is a setting the environment cannot set.
+    #[test]
+    fn every_setting_can_come_from_the_environment() {
+        let settings = serde_json::to_value(Settings::default()).expect("serializes");
+        let keys = settings.as_object().expect("an object").keys();
+        for key in keys.map(|key| key.to_uppercase()) {
+            assert!(SETTING_KEYS.contains(&key.as_str()), "{key} is missing from SETTING_KEYS");
+        }
+    }
 
     fn flags(args: &[&str]) -> Flags {
         Flags::parse_from(std::iter::once("euchre-server").chain(args.iter().copied()))

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message};
 use euchre_protocol::{
-    ClientMessage, ErrorCode, LobbyQuery, PROTOCOL_VERSION, PlayerInfo, Refusal, Reply,
-    ServerMessage, TableId, close, parse_client_message,
+    ClientMessage, ErrorCode, LobbyQuery, PROTOCOL_VERSION, PlayerInfo, QuickPlayRequest, Refusal,
+    Reply, ServerMessage, TableId, close, parse_client_message,
 };
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
@@ -24,6 +24,7 @@ use crate::clock::now_ms;
 use crate::config::Timing;
 use crate::frame::Frame;
 use crate::identity::Admitted;
+use crate::quick_play::Ask;
 use crate::registry::LobbyChange;
 use crate::revocation::Watch;
 use crate::state::AppState;
@@ -191,7 +192,7 @@ impl Session {
                         // and then the token is never polled (no waiter to
                         // register and remove on every burst).
                         biased;
-                        written = write_burst(sink, message, &mut self.outgoing) => written,
+                        written = write_burst(sink, message, &mut self.outgoing, &mut self.tables) => written,
                         () = self.too_slow.cancelled() => None,
                     };
                     let Some(written) = written else {
@@ -209,7 +210,8 @@ impl Session {
                         }
                         // Missed changes: the first page again rather than a gap.
                         Err(broadcast::error::RecvError::Lagged(_)) => {
-                            let page = self.state.registry.page(&lobby.query, lobby.limit);
+                            let player = self.player.as_ref().map(|p| p.id.as_str());
+                            let page = self.state.registry.page(&lobby.query, lobby.limit, player);
                             self.outbox.send(ServerMessage::Lobby(page));
                         }
                         Err(broadcast::error::RecvError::Closed) => self.lobby = None,
@@ -320,7 +322,7 @@ impl Session {
                     Some(lobby) => lobby.changes,
                     None => self.state.registry.subscribe(),
                 };
-                let page = self.state.registry.page(&query, limit);
+                let page = self.state.registry.page(&query, limit, Some(&player.id));
                 let query = LobbyQuery { after: None, ..query };
                 self.lobby = Some(Lobby { changes, query, limit });
                 self.outbox.send(ServerMessage::Lobby(page));
@@ -342,6 +344,20 @@ impl Session {
             ClientMessage::Rematch { table, .. } => (table, Request::Rematch),
             ClientMessage::Act { table, action, .. } => (table, Request::Act(action)),
             ClientMessage::Chat { table, text, .. } => (table, Request::Chat(text)),
+            ClientMessage::QuickPlay { request, .. } => {
+                request.check()?;
+                let rating =
+                    if request.rated { self.rating(&player, &request).await } else { None };
+                let outbox = self.outbox.clone();
+                let ask = Ask { id, conn: self.conn, player, outbox, request, rating };
+                // The pools answer on the outbox, so that the ack comes
+                // before any news of the request.
+                return self.state.quick_play.ask(ask);
+            }
+            ClientMessage::CancelQuickPlay { .. } => {
+                let outbox = self.outbox.clone();
+                return self.state.quick_play.cancel(id, self.conn, &player.id, outbox);
+            }
         };
         let joins =
             matches!(request, Request::Sit { .. } | Request::Watch { .. } | Request::Resume { .. });
@@ -383,6 +399,22 @@ impl Session {
         Ok(())
     }
 
+    /// The player's rating and deviation in the form of `request`'s preset;
+    /// `None` if unrated (or the store cannot say: matched as unrated).
+    async fn rating(&self, player: &PlayerInfo, request: &QuickPlayRequest) -> Option<(f64, f64)> {
+        let form = request.preset.rules().form().name();
+        match self.state.store.player_ratings(&player.id).await {
+            Ok(ratings) => ratings
+                .into_iter()
+                .find(|rating| rating.form == form)
+                .map(|found| (found.rating.rating, found.rating.deviation)),
+            Err(error) => {
+                tracing::warn!(%error, "no rating for quick play; matched as unrated");
+                None
+            }
+        }
+    }
+
     async fn hello(
         &mut self,
         id: u64,
@@ -422,6 +454,7 @@ impl Session {
             let left = u64::try_from(end.saturating_sub(now_ms())).unwrap_or(0);
             Instant::now() + Duration::from_millis(left)
         });
+        self.state.quick_play.attach(self.conn, &player.id, self.outbox.clone());
         self.player = Some(player.clone());
         self.outbox.send(ServerMessage::Welcome {
             id,
@@ -436,6 +469,11 @@ impl Session {
     fn disconnect(&mut self) {
         if let Some(remote_tables) = &self.state.remote_tables {
             remote_tables.gone(self.conn);
+        }
+        if let Some(player) = &self.player {
+            let (quick_play, conn, player_id) =
+                (self.state.quick_play.clone(), self.conn, player.id.clone());
+            self.state.tracker.spawn(async move { quick_play.gone(conn, &player_id).await });
         }
         for table in self.tables.drain() {
             if let Some(remote_tables) = &self.state.remote_tables
@@ -471,11 +509,16 @@ async fn write_burst<S: Sink<Message> + Unpin>(
     sink: &mut S,
     first: Frame,
     queued: &mut mpsc::Receiver<Frame>,
+    joined: &mut HashSet<TableId>,
 ) -> Option<u64> {
     let burst = async {
         let mut next = Some(first);
         let mut written = 0;
         while let Some(frame) = next {
+            if let Some(ServerMessage::QuickPlayMatched { table, .. }) = frame.message() {
+                // A pool seated the player: the table is told when this connection goes.
+                joined.insert(table.clone());
+            }
             if let Some(json) = frame.json() {
                 sink.feed(Message::Text(json)).await.ok()?;
             }

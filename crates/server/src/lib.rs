@@ -13,6 +13,8 @@
 //!   [`housekeeping`]: ended sessions and forgotten guests purged;
 //!   [`ratings`]: Glicko-2 ratings of finished games between people;
 //!   [`text`]: what a name or a chat line may hold, and which names are one.
+//! - [`quick_play`]: the pools that match strangers into tables, in waves,
+//!   by rating ([`quick_play::matcher`], pure).
 //! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
 //! - [`web`]: the browser client at `/`, embedded at compile time.
 //! - [`cluster`]: cluster mode, several nodes on NATS JetStream and PostgreSQL (off by default);
@@ -37,6 +39,7 @@ pub mod login_limiter;
 pub mod metrics;
 pub mod passwords;
 pub mod placement;
+pub mod quick_play;
 pub mod ratings;
 pub mod registry;
 pub mod revocation;

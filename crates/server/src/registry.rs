@@ -20,7 +20,13 @@ struct Entry {
     handle: Option<TableHandle>,
     summary: TableSummary,
     host_id: String,
+    /// The people who hold a seat (present or away), for their lobbies'
+    /// "your games"; never sent to anyone else.
+    players: Vec<String>,
 }
+
+/// The most tables a lobby lists as the player's own.
+pub const YOURS_MAX: usize = 50;
 
 /// Shared by every connection and table; cheap to clone.
 #[derive(Clone, Debug)]
@@ -36,7 +42,7 @@ pub struct Registry {
 /// A change to one of this node's tables, for the other nodes' lobbies.
 #[derive(Clone, Debug)]
 pub enum Mirrored {
-    Listed { summary: TableSummary, host_id: String },
+    Listed { summary: TableSummary, host_id: String, players: Vec<String> },
     Closed { table: TableId },
 }
 
@@ -110,10 +116,20 @@ impl Registry {
         }
     }
 
-    pub fn insert(&self, handle: TableHandle, summary: TableSummary, host_id: &str) {
-        self.mirror(|| Mirrored::Listed { summary: summary.clone(), host_id: host_id.to_owned() });
-        let entry =
-            Entry { handle: Some(handle), summary: summary.clone(), host_id: host_id.to_owned() };
+    pub fn insert(
+        &self,
+        handle: TableHandle,
+        summary: TableSummary,
+        host_id: &str,
+        players: Vec<String>,
+    ) {
+        self.mirror(|| Mirrored::Listed {
+            summary: summary.clone(),
+            host_id: host_id.to_owned(),
+            players: players.clone(),
+        });
+        let host_id = host_id.to_owned();
+        let entry = Entry { handle: Some(handle), summary: summary.clone(), host_id, players };
         let mut tables = self.lock();
         let before = tables.insert(summary.table.clone(), entry).map(|entry| entry.summary);
         self.announce(before, Some(summary));
@@ -146,14 +162,21 @@ impl Registry {
     }
 
     /// Another node's table, as its owner listed it (a local table wins).
-    pub fn insert_remote(&self, summary: TableSummary, host_id: &str) {
+    pub fn insert_remote(&self, summary: TableSummary, host_id: &str, players: Vec<String>) {
         let mut tables = self.lock();
         let before = match tables.get_mut(&summary.table) {
-            Some(entry) if entry.handle.is_some() || entry.summary == summary => return,
-            Some(entry) => Some(std::mem::replace(&mut entry.summary, summary.clone())),
+            Some(entry) if entry.handle.is_some() => return,
+            Some(entry) if entry.summary == summary => {
+                entry.players = players;
+                return;
+            }
+            Some(entry) => {
+                entry.players = players;
+                Some(std::mem::replace(&mut entry.summary, summary.clone()))
+            }
             None => {
-                let entry =
-                    Entry { handle: None, summary: summary.clone(), host_id: host_id.to_owned() };
+                let host_id = host_id.to_owned();
+                let entry = Entry { handle: None, summary: summary.clone(), host_id, players };
                 tables.insert(summary.table.clone(), entry);
                 None
             }
@@ -190,8 +213,24 @@ impl Registry {
         self.mirror(|| Mirrored::Listed {
             summary: summary.clone(),
             host_id: entry.host_id.clone(),
+            players: entry.players.clone(),
         });
         self.announce(Some(before), Some(summary));
+    }
+
+    /// Records who holds a seat at a table now (its seats changed). The
+    /// lobby's pages show nobody else this, so nobody is told.
+    pub fn seat_players(&self, table: &str, players: Vec<String>) {
+        let mut tables = self.lock();
+        let Some(entry) = tables.get_mut(table).filter(|e| e.players != players) else {
+            return;
+        };
+        entry.players = players;
+        self.mirror(|| Mirrored::Listed {
+            summary: entry.summary.clone(),
+            host_id: entry.host_id.clone(),
+            players: entry.players.clone(),
+        });
     }
 
     /// A table stopped here without closing (shutdown, or another node owns
@@ -216,12 +255,21 @@ impl Registry {
     }
 
     /// A page of the public tables matching `query`, of at most `limit`
-    /// (checked by the caller). One pass over the tables' summaries,
-    /// which also counts every match; only the page's are copied.
-    pub fn page(&self, query: &LobbyQuery, limit: usize) -> LobbyPage {
+    /// (checked by the caller), and on a first page the tables where
+    /// `player` holds a seat, private ones too, whatever the filter. One
+    /// pass over the tables' summaries, which also counts every match;
+    /// only the page's are copied.
+    pub fn page(&self, query: &LobbyQuery, limit: usize, player: Option<&str>) -> LobbyPage {
         let tables = self.lock();
         let mut page = LobbyPage { after: query.after.clone(), ..LobbyPage::default() };
         let mut more = false;
+        let seated = |entry: &Entry| player.is_some_and(|p| entry.players.iter().any(|q| q == p));
+        if query.after.is_none() {
+            page.yours = (tables.values().filter(|entry| seated(entry)))
+                .take(YOURS_MAX)
+                .map(|entry| entry.summary.clone())
+                .collect();
+        }
         for (id, entry) in tables.iter().filter(|(_, e)| query.filter.matches(&e.summary)) {
             page.total += 1;
             if query.after.as_ref().is_some_and(|after| id <= after) {
@@ -290,45 +338,47 @@ mod tests {
         for (table, private) in
             [("t4", false), ("t1", false), ("t3", true), ("t2", false), ("t5", false)]
         {
-            registry.insert_remote(summary(table, private, 1), "h");
+            registry.insert_remote(summary(table, private, 1), "h", Vec::new());
         }
         let query = |after: Option<&str>| LobbyQuery {
             after: after.map(Into::into),
             ..LobbyQuery::default()
         };
-        let first = registry.page(&query(None), 2);
+        let first = registry.page(&query(None), 2, None);
         assert_eq!(
             (ids(&first), first.total, first.next.as_deref()),
             (vec!["t1", "t2"], 4, Some("t2"))
         );
         assert_eq!(first.after, None);
-        let second = registry.page(&query(first.next.as_deref()), 2);
+        let second = registry.page(&query(first.next.as_deref()), 2, None);
         assert_eq!(
             (ids(&second), second.total, second.next.as_deref()),
             (vec!["t4", "t5"], 4, None)
         );
         assert_eq!(second.after.as_deref(), Some("t2"));
         // A cursor need not be a table that still exists.
-        let page = registry.page(&query(Some("t3")), 10);
+        let page = registry.page(&query(Some("t3")), 10, None);
         assert_eq!((ids(&page), page.next.as_deref()), (vec!["t4", "t5"], None));
-        assert!(registry.page(&query(Some("t9")), 10).tables.is_empty());
+        assert!(registry.page(&query(Some("t9")), 10, None).tables.is_empty());
     }
 
     #[test]
     fn a_filter_picks_the_page_and_the_total() {
         let registry = Registry::default();
-        registry.insert_remote(summary("t1", false, 4), "h");
+        registry.insert_remote(summary("t1", false, 4), "h", Vec::new());
         registry.insert_remote(
             TableSummary { status: TableStatus::Playing, ..summary("t2", false, 4) },
             "h",
+            Vec::new(),
         );
-        registry.insert_remote(summary("t3", false, 1), "h");
+        registry.insert_remote(summary("t3", false, 1), "h", Vec::new());
         registry.insert_remote(
             TableSummary { preset: Preset::Cutthroat, ..summary("t4", false, 1) },
             "h",
+            Vec::new(),
         );
         let page = |filter: LobbyFilter| {
-            registry.page(&LobbyQuery { filter, ..LobbyQuery::default() }, 50)
+            registry.page(&LobbyQuery { filter, ..LobbyQuery::default() }, 50, None)
         };
         let open = LobbyFilter { status: Some(TableStatus::Open), ..LobbyFilter::default() };
         let found = page(open.clone());
@@ -354,10 +404,10 @@ mod tests {
                 status,
                 ..summary(&format!("{n:032x}"), false, 4)
             };
-            registry.insert_remote(table, "h");
+            registry.insert_remote(table, "h", Vec::new());
         }
         let bytes = |filter: LobbyFilter, limit: usize| {
-            let page = registry.page(&LobbyQuery { filter, ..LobbyQuery::default() }, limit);
+            let page = registry.page(&LobbyQuery { filter, ..LobbyQuery::default() }, limit, None);
             serde_json::to_string(&ServerMessage::Lobby(page)).expect("encodes").len()
         };
         let open = LobbyFilter { status: Some(TableStatus::Open), ..LobbyFilter::default() };
@@ -371,6 +421,33 @@ mod tests {
         );
         assert!(whole > 5_000_000, "{whole}");
         assert!(first < whole / 150 && largest < 200_000, "{first} {largest}");
+    }
+
+    #[test]
+    fn a_first_page_lists_the_players_own_tables_whatever_the_filter() {
+        let registry = Registry::default();
+        let ann = vec!["ann".to_owned()];
+        registry.insert_remote(summary("t1", false, 1), "h", Vec::new());
+        // Ann's: a private table, and a full one a free-seat filter hides.
+        registry.insert_remote(summary("t2", true, 1), "h", ann.clone());
+        registry.insert_remote(summary("t3", false, 4), "h", Vec::new());
+        registry.seat_players("t3", vec!["bob".to_owned(), "ann".to_owned()]);
+        let open = LobbyQuery {
+            filter: LobbyFilter { free_seat: true, ..LobbyFilter::default() },
+            ..LobbyQuery::default()
+        };
+        let page = registry.page(&open, 50, Some("ann"));
+        assert_eq!(ids(&page), vec!["t1"]);
+        let yours: Vec<&str> = page.yours.iter().map(|t| t.table.as_str()).collect();
+        assert_eq!(yours, vec!["t2", "t3"]);
+        // Nobody else's; and only on a first page.
+        assert!(registry.page(&open, 50, Some("bob")).yours.len() == 1);
+        assert!(registry.page(&open, 50, None).yours.is_empty());
+        let later = LobbyQuery { after: Some("t1".into()), ..open.clone() };
+        assert!(registry.page(&later, 50, Some("ann")).yours.is_empty());
+        // Gone from her list once she leaves the table.
+        registry.seat_players("t3", vec!["bob".to_owned()]);
+        assert_eq!(registry.page(&open, 50, Some("ann")).yours.len(), 1);
     }
 
     /// What a subscriber with `filter` is sent of `change`.
@@ -389,7 +466,7 @@ mod tests {
         let removed = ServerMessage::LobbyRemoved { table: "t1".into() };
 
         let waiting = summary("t1", false, 1);
-        registry.insert_remote(waiting.clone(), "h");
+        registry.insert_remote(waiting.clone(), "h", Vec::new());
         let change = next();
         assert_eq!(sent(&change, &all), Some(update(&waiting)));
         assert_eq!(sent(&change, &open), Some(update(&waiting)));
@@ -397,13 +474,13 @@ mod tests {
         assert!(one.zip(other).is_some_and(|(a, b)| a.same(&b)), "one frame for all");
         // Full: gone from the open tables, still in the whole lobby.
         let full = summary("t1", false, 4);
-        registry.insert_remote(full.clone(), "h");
+        registry.insert_remote(full.clone(), "h", Vec::new());
         let change = next();
         assert_eq!(sent(&change, &all), Some(update(&full)));
         assert_eq!(sent(&change, &open), Some(removed.clone()));
         // A change outside the filter, before and after: nothing.
         let playing = TableSummary { status: TableStatus::Playing, ..full };
-        registry.insert_remote(playing.clone(), "h");
+        registry.insert_remote(playing.clone(), "h", Vec::new());
         let change = next();
         assert_eq!(sent(&change, &all), Some(update(&playing)));
         assert_eq!(sent(&change, &open), None);
@@ -412,10 +489,10 @@ mod tests {
         assert_eq!(sent(&change, &all), Some(removed));
         assert_eq!(sent(&change, &open), None);
         // A private table is never announced; one sent again unchanged neither.
-        registry.insert_remote(summary("t2", true, 1), "h");
+        registry.insert_remote(summary("t2", true, 1), "h", Vec::new());
         let listed = summary("t3", false, 1);
-        registry.insert_remote(listed.clone(), "h");
-        registry.insert_remote(listed.clone(), "h");
+        registry.insert_remote(listed.clone(), "h", Vec::new());
+        registry.insert_remote(listed.clone(), "h", Vec::new());
         assert_eq!(sent(&next(), &all), Some(update(&listed)));
         assert!(changes.try_recv().is_err(), "nothing more");
     }

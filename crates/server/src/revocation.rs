@@ -224,6 +224,12 @@ mod tests {
         async fn get_match(&self, id: &str) -> Result<Option<MatchDetail>, StoreError> {
             self.inner.get_match(id).await
         }
+        async fn table_record(&self, id: &str) -> Result<Option<TableRecord>, StoreError> {
+            self.inner.table_record(id).await
+        }
+        async fn abandon_orphaned_matches(&self) -> Result<u64, StoreError> {
+            self.inner.abandon_orphaned_matches().await
+        }
         async fn player_stats(&self, id: &str) -> Result<PlayerStats, StoreError> {
             self.inner.player_stats(id).await
         }
@@ -291,13 +297,15 @@ mod tests {
         async fn match_analysis(&self, id: &str) -> Result<Option<String>, StoreError> {
             self.inner.match_analysis(id).await
         }
-        async fn save_match_analysis(
+        async fn save_match_analysis(&self, saved: &SavedAnalysis<'_>) -> Result<(), StoreError> {
+            self.inner.save_match_analysis(saved).await
+        }
+        async fn recent_accuracy(
             &self,
             id: &str,
-            analysis: &str,
-            at: i64,
-        ) -> Result<(), StoreError> {
-            self.inner.save_match_analysis(id, analysis, at).await
+            matches: u32,
+        ) -> Result<Vec<FormAccuracy>, StoreError> {
+            self.inner.recent_accuracy(id, matches).await
         }
     }
 

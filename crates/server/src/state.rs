@@ -11,7 +11,7 @@ use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use euchre_store::writer::Recorder;
-use euchre_store::{LiveTable, Store, Write};
+use euchre_store::{CloseReason, LiveTable, Store, Write};
 
 use crate::accounts::Accounts;
 use crate::admission::Admission;
@@ -22,9 +22,13 @@ use crate::config::{Settings, Timing};
 use crate::identity::Players;
 use crate::metrics::Metrics;
 use crate::placement::{OneNode, Placement, RemoteTables};
+use crate::quick_play::QuickPlay;
 use crate::ratings::Ratings;
 use crate::registry::Registry;
 use crate::table::{Table, TableConfig, TableHandle, TableMessage};
+
+/// The host id of the tables quick-play pools form: no player's.
+pub const QUICK_PLAY_HOST: &str = "quick-play";
 
 /// Cheap to clone: everything inside is shared.
 #[derive(Clone, Debug)]
@@ -52,6 +56,8 @@ pub struct AppState {
     pub api_limits: Arc<ApiLimits>,
     /// Finished matches' analyses: stored, or queued for the blocking pool.
     pub analyses: Arc<Analyses>,
+    /// The quick-play pools' mailbox ([`crate::quick_play`]).
+    pub quick_play: QuickPlay,
     next_conn: Arc<AtomicU64>,
 }
 
@@ -80,7 +86,9 @@ impl AppState {
             tracker.clone(),
             shutdown.clone(),
         ));
+        let quick_play = QuickPlay::new(settings.quick_play.mailbox);
         AppState {
+            quick_play,
             settings: Arc::new(settings),
             players,
             accounts,
@@ -170,6 +178,53 @@ impl AppState {
         {
             return Err(ErrorCode::TooManyTables.into());
         }
+        let (table_id, invite, _) = self.open_table(host, settings, rules, bot_kind, &[]).await?;
+        Ok((table_id, invite))
+    }
+
+    /// Creates and starts a table for players a quick-play pool matched
+    /// (`seats`: each seat's player, `None` for a bot), once its opening is
+    /// durable. Hosted by nobody who plays (so nobody may rematch or start
+    /// it by hand), private (no stranger may sit or watch: its invite is
+    /// given to nobody), with a turn timer (no stranger can stall it).
+    pub async fn create_pool_table(
+        &self,
+        preset: euchre_engine::Preset,
+        rated: bool,
+        seats: &[Option<PlayerInfo>],
+    ) -> Result<(TableId, TableHandle), Refusal> {
+        let pool = &self.settings.quick_play;
+        let settings = TableSettings {
+            preset,
+            private: true,
+            bot_seats: (0u8..).zip(seats).filter(|(_, p)| p.is_none()).map(|(s, _)| s).collect(),
+            bot: pool.bot.clone(),
+            turn_seconds: Some(pool.turn_seconds),
+            rated,
+            ..TableSettings::default()
+        };
+        let rules = settings.resolve_rules().map_err(|e| ErrorCode::BadSettings.refusal(e))?;
+        let bot_kind = BotKind::from_name(&settings.bot).unwrap_or(BotKind::Basic);
+        if self.registry.len() >= self.settings.limits.max_tables {
+            return Err(ErrorCode::Busy.refusal("the server has as many tables as it may"));
+        }
+        let host = PlayerInfo { id: QUICK_PLAY_HOST.to_owned(), name: "Quick play".to_owned() };
+        let (table_id, _, handle) =
+            self.open_table(&host, settings, rules, bot_kind, seats).await?;
+        Ok((table_id, handle))
+    }
+
+    /// Makes a table (its human `seats`, if any, already taken), stores its
+    /// opening and starts it.
+    async fn open_table(
+        &self,
+        host: &PlayerInfo,
+        settings: TableSettings,
+        rules: euchre_engine::Rules,
+        bot_kind: BotKind,
+        seats: &[Option<PlayerInfo>],
+    ) -> Result<(TableId, Option<String>, TableHandle), Refusal> {
+        let bad = |message: String| ErrorCode::BadSettings.refusal(message);
         if self.shutdown.is_cancelled() {
             return Err(ErrorCode::ShuttingDown.into());
         }
@@ -183,7 +238,7 @@ impl AppState {
             at: now_ms(),
         };
         let durability = self.placement.durability();
-        let (table, handle, mailbox) = Table::new(
+        let (mut table, handle, mailbox) = Table::new(
             table_id.clone(),
             host.clone(),
             settings,
@@ -194,22 +249,42 @@ impl AppState {
             self.registry.clone(),
             Some(durability.clone()),
         );
+        table.seat_matched(seats);
         let seats = Write::TableSeats { id: table_id.clone(), seats: table.stored_seats() };
         let kept = durability.keep_and_wait(&table_id, vec![opened, seats]).await;
         kept.map_err(|_| Refusal::from(ErrorCode::Unavailable))?;
-        self.spawn_table(table, handle, mailbox, &host.id);
-        Ok((table_id, invite))
+        self.spawn_table(table, handle.clone(), mailbox, &host.id);
+        Ok((table_id, invite, handle))
     }
 
     /// Brings back a table that was open when the server stopped.
+    /// One that cannot be restored is closed as lost, and its game in
+    /// progress abandoned: its players' links and history say so.
     pub fn restore_table(&self, live: LiveTable) -> Result<(), String> {
         let host_id = live.host.id.clone();
-        let (table, handle, mailbox) = Table::restore(
+        let (table_id, unfinished) = (live.id.clone(), live.game.as_ref().map(|g| g.id.clone()));
+        let durability = self.placement.durability();
+        let restored = Table::restore(
             live,
             self.table_config(),
             self.registry.clone(),
-            Some(self.placement.durability()),
-        )?;
+            Some(durability.clone()),
+        );
+        let (table, handle, mailbox) = match restored {
+            Ok(restored) => restored,
+            Err(error) => {
+                let at = now_ms();
+                let reason = CloseReason::Lost;
+                let lost = vec![
+                    Write::TableAbandoned { id: table_id.clone(), reason, unfinished, at },
+                    Write::TableClosed { id: table_id.clone(), at },
+                ];
+                // Not waited for: should the write fail, the table is tried
+                // (and found lost) again at the next start.
+                durability.keep(&table_id, lost, Box::new(|_| {}));
+                return Err(error);
+            }
+        };
         self.spawn_table(table, handle, mailbox, &host_id);
         Ok(())
     }
@@ -222,7 +297,7 @@ impl AppState {
         host_id: &str,
     ) {
         let table_id = handle.id.clone();
-        self.registry.insert(handle, table.summary(), host_id);
+        self.registry.insert(handle, table.summary(), host_id, table.seated_players());
         self.metrics.tables_created.inc();
         let metrics = self.metrics.clone();
         // In a cluster a table also stops when its shard moves to another node.

@@ -597,6 +597,14 @@ async fn four_players_on_three_nodes_play_a_game_to_the_end() {
     for (seat, person) in people.iter_mut().enumerate() {
         assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
     }
+    // Bob, on n2, finds the game (owned by n1) first in his lobby as his own,
+    // whatever its filter: the seated players travel with the lobby entry.
+    let bob = &mut people[1];
+    eventually("Bob's lobby to list the table as his", Duration::from_secs(20), async || {
+        let page = bob.list_tables(LobbyQuery::default()).await.ok()?;
+        page.yours.iter().any(|t| t.table == table).then_some(())
+    })
+    .await;
     // Spectators on every node: Eve on n1 (the owner), Fay on n2, Gus on n3.
     let mut spectators = Vec::new();
     for (index, (node, name)) in nodes.iter().zip(["Eve", "Fay", "Gus"]).enumerate() {

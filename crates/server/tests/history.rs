@@ -6,11 +6,13 @@
 
 mod support;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use euchre_bots::BotKind;
 use euchre_engine::{Action, CardSet, Event, Game, GameRecord, Preset, Viewer, egn};
-use euchre_protocol::{ClientMessage, ServerMessage, TableEvent, TableSettings};
+use euchre_protocol::{
+    ClientMessage, LobbyFilter, LobbyQuery, ServerMessage, TableEvent, TableSettings, TableStatus,
+};
 use euchre_server::api::import_writes;
 use euchre_server::testing::eventually;
 use euchre_store::sqlite::SqliteStore;
@@ -835,6 +837,62 @@ async fn a_finished_matchs_analysis_is_queued_then_served_from_the_store() {
     assert_eq!(unknown.json()["code"], json!("not_found"));
 }
 
+/// A player's profile averages the analyses of their matches (issue #29):
+/// nothing before one is analysed, then the accuracy and points lost of
+/// their seat in each analysed match, by form; the bots' seats count for
+/// nobody. (Stored behind the server's back, as in the test above.)
+#[tokio::test]
+async fn a_profile_shows_the_accuracy_of_the_players_analysed_matches() {
+    let server = TestServer::start_with(|settings| settings.analysis.worlds = 4).await;
+    assert_eq!(get(&server, "/api/matches").await.status, 200);
+    let url = format!("sqlite://{}/euchre.db", server.data.path().display());
+    let store = SqliteStore::connect(&url).await.expect("the server's database");
+    let player = "p-analysed";
+    let mut writes = vec![Write::Player {
+        id: player.into(),
+        name: "Ann".into(),
+        token_hash: "h".into(),
+        at: 0,
+    }];
+    let games = [(Preset::Standard, 0), (Preset::Standard, 1), (Preset::Cutthroat, 2)];
+    for (index, (preset, seat)) in games.iter().enumerate() {
+        let id = format!("analysed-{index}");
+        writes.extend(bot_game(*preset, index as u64 + 5, &id, player, |_| *seat).1);
+    }
+    store.apply(&writes).await.expect("stored");
+    let profile = get(&server, &format!("/api/players/{player}")).await.json();
+    assert_eq!(profile["accuracy"], json!([]), "nothing analysed yet");
+
+    let mut figures: HashMap<&str, Vec<Value>> = HashMap::new();
+    for (index, (preset, seat)) in games.iter().enumerate() {
+        let path = format!("/api/matches/analysed-{index}/analysis");
+        let analysis = eventually("the analysis", PATIENCE, || async {
+            let answer = get(&server, &path).await;
+            (answer.status == 200).then(|| answer.json())
+        })
+        .await;
+        let form = preset.rules().form().name();
+        figures.entry(form).or_default().push(analysis["players"][usize::from(*seat)].clone());
+    }
+    let profile = get(&server, &format!("/api/players/{player}")).await.json();
+    let shown = profile["accuracy"].as_array().expect("by form");
+    assert_eq!(shown.len(), 2, "{profile}");
+    for entry in shown {
+        let form = entry["form"].as_str().expect("a form");
+        let seats = &figures[form];
+        let sum =
+            |field: &str| seats.iter().map(|s| s[field].as_f64().expect("a number")).sum::<f64>();
+        assert_eq!(entry["matches"], json!(seats.len()), "{entry}");
+        assert_eq!(entry["decisions"].as_f64(), Some(sum("decisions")), "{entry}");
+        let accuracy = sum("within_tolerance") / sum("decisions");
+        let points_lost = sum("points_lost") / seats.len() as f64;
+        let close =
+            |field: &str, want: f64| (entry[field].as_f64().expect("a number") - want).abs() < 1e-9;
+        assert!(close("accuracy", accuracy) && close("points_lost", points_lost), "{entry}");
+    }
+    server.stop().await;
+}
+
 /// The analysis's 200 is documented as the `GameAnalysis` it serves, not as
 /// any JSON value: a real analysis (with both kinds of value) matches the
 /// document's schema field by field, and declares nothing the schema lacks.
@@ -958,6 +1016,7 @@ async fn the_openapi_document_is_served_and_names_every_route() {
         "/api/matches/{id}/analysis",
         "/api/matches/{id}/egn",
         "/api/matches/import",
+        "/api/tables/{id}",
         "/api/players/{id}",
         "/api/leaderboard",
         "/api/accounts",
@@ -986,5 +1045,150 @@ async fn the_openapi_document_is_served_and_names_every_route() {
         let name = target.strip_prefix("#/components/schemas/").expect("a local schema");
         assert!(served["components"]["schemas"][name].is_object(), "{target} is missing");
     }
+    server.stop().await;
+}
+
+/// Leave and come back: a new connection with the same token finds the
+/// player's live table first in the lobby (whatever its filter). Everyone
+/// gone, the table closes; its link (`/api/tables/{id}`) says when and why,
+/// and its unfinished match reads abandoned in the API, cards and all.
+#[tokio::test]
+async fn a_table_everyone_left_explains_itself_and_its_match_reads_abandoned() {
+    let server = TestServer::start_with(|settings| {
+        settings.timing.reconnect_grace_ms = 300;
+        settings.timing.table_close_ms = 300;
+    })
+    .await;
+    let mut ann = server.player("Ann").await;
+    let table = ann.create_table(with_bots()).await;
+    ann.sit(&table, Some(0)).await;
+    let token = ann.token.clone().expect("a token");
+    drop(ann);
+
+    // Back on a new connection: the lobby of open tables lists the game in
+    // play as hers, and nobody else's lobby does.
+    let mut again = Client::connect(&server.url()).await;
+    again.try_hello("Ann", Some(&token)).await.expect("welcome back");
+    let open = LobbyQuery {
+        filter: LobbyFilter { status: Some(TableStatus::Open), ..LobbyFilter::default() },
+        ..LobbyQuery::default()
+    };
+    let page = again.list_tables(open.clone()).await.expect("a page");
+    let yours: Vec<&str> = page.yours.iter().map(|t| t.table.as_str()).collect();
+    assert_eq!(yours, vec![table.as_str()]);
+    assert!(page.tables.is_empty(), "the game in play is not an open table");
+    let mut bob = server.player("Bob").await;
+    assert!(bob.list_tables(open).await.expect("a page").yours.is_empty());
+    let live = get(&server, &format!("/api/tables/{table}")).await;
+    assert_eq!(live.status, 200, "{}", live.body);
+    assert_eq!(live.json()["state"], "open");
+    drop(again);
+
+    // Everyone gone: closed after the idle time, the game abandoned.
+    let closed = eventually("the table to close", PATIENCE, || async {
+        let answer = get(&server, &format!("/api/tables/{table}")).await.json();
+        (answer["state"] == "closed" && !answer["last_match"]["abandoned"].is_null())
+            .then_some(answer)
+    })
+    .await;
+    assert_eq!(closed["closed_reason"], "everyone_left");
+    assert_eq!(closed["host"], "Ann");
+    assert!(closed["closed_at"].as_i64() >= closed["created_at"].as_i64());
+    assert!(closed.get("invite").is_none());
+    let last = &closed["last_match"];
+    assert_eq!((last["finished"].clone(), last["number"].clone()), (json!(false), json!(1)));
+    assert_eq!(last["abandoned"]["reason"], "everyone_left");
+    assert_eq!(last["abandoned"]["at"], closed["closed_at"]);
+    let match_id = last["id"].as_str().expect("the match id");
+
+    let shown = get(&server, &format!("/api/matches/{match_id}")).await.json();
+    assert_eq!(shown["finished"], false);
+    assert_eq!(shown["abandoned"], last["abandoned"]);
+    assert_eq!(shown["cards_revealed"], true, "it can never go on: its cards are shown");
+    let listed = walk(&server, "", 10).await;
+    assert_eq!(listed[0]["abandoned"]["reason"], "everyone_left");
+    assert_eq!(get(&server, &format!("/api/matches/{match_id}/record")).await.status, 200);
+    // Gone from the lobby, "yours" included.
+    let mut back = Client::connect(&server.url()).await;
+    back.try_hello("Ann", Some(&token)).await.expect("welcome back");
+    assert!(back.list_tables(LobbyQuery::default()).await.expect("a page").yours.is_empty());
+
+    for path in
+        ["/api/tables/0190b7c2-7c1e-7e36-8d2a-5f3b9d1e4c2a".to_owned(), "/api/tables/..%2Fx".into()]
+    {
+        assert_eq!(get(&server, &path).await.error(404), "not_found", "{path}");
+    }
+    drop(bob);
+    server.stop().await;
+}
+
+/// A match left "in progress" at a table the store says closed (a crash
+/// between the two writes, or a version before abandonment was kept) reads
+/// abandoned after the next start; an open table's game is restored, never
+/// abandoned.
+#[tokio::test]
+async fn at_start_up_unfinished_matches_of_closed_tables_are_abandoned() {
+    let data = tempfile::tempdir().expect("a data folder");
+    let url = format!("sqlite://{}/euchre.db", data.path().display());
+    let store = SqliteStore::connect(&url).await.expect("open");
+    store.migrate().await.expect("migrate");
+    let rules = Preset::Standard.rules();
+    let game = Game::new(rules, 3).expect("valid rules");
+    let started = |id: &str, table: &str| Write::MatchStarted {
+        id: id.into(),
+        table_id: table.into(),
+        number: 1,
+        rules,
+        seed: game.record().seed,
+        start: game.start().clone(),
+        seats: (0..4)
+            .map(|seat| euchre_store::MatchSeat {
+                seat,
+                player_id: None,
+                bot: Some("basic".into()),
+                name: format!("Bot {seat}"),
+            })
+            .collect(),
+        at: 10,
+    };
+    let opened = |id: &str| Write::TableOpened {
+        id: id.into(),
+        host_id: "host".into(),
+        settings: serde_json::to_value(with_bots()).expect("settings"),
+        invite: None,
+        at: 5,
+    };
+    let host =
+        Write::Player { id: "host".into(), name: "Host".into(), token_hash: "h".into(), at: 1 };
+    let dealt = Write::HandDealt {
+        match_id: "m-open".into(),
+        number: 0,
+        deal: game.record().hands[0].deal,
+        seal: None,
+    };
+    store
+        .apply(&[
+            host,
+            opened("t-closed"),
+            started("m-closed", "t-closed"),
+            Write::TableClosed { id: "t-closed".into(), at: 20 },
+            opened("t-open"),
+            started("m-open", "t-open"),
+            dealt,
+        ])
+        .await
+        .expect("apply");
+    drop(store);
+
+    let server = TestServer::start_with(|settings| {
+        settings.database_url = euchre_server::config::DatabaseUrl(url.clone());
+    })
+    .await;
+    let closed = get(&server, "/api/matches/m-closed").await.json();
+    assert_eq!(closed["abandoned"], json!({ "at": 20, "reason": "everyone_left" }));
+    let open = get(&server, "/api/matches/m-open").await.json();
+    assert_eq!(open["abandoned"], Value::Null, "{open}");
+    let table = get(&server, "/api/tables/t-open").await.json();
+    assert_eq!(table["state"], "open", "restored: {table}");
     server.stop().await;
 }

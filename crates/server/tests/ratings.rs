@@ -199,3 +199,35 @@ async fn a_rated_game_between_four_people_on_postgres() {
     server.stop().await;
     euchre_testkit::postgres::drop_database(&database).await;
 }
+
+/// A player who leaves a rated game forfeits it: a bot plays the seat to
+/// the end, the leaver is rated a loss whatever the bot made of it, the
+/// partner who stayed is not rated, and both opponents win.
+#[tokio::test]
+async fn a_player_who_leaves_a_rated_game_forfeits_it() {
+    let server = TestServer::start().await;
+    let mut clients = Vec::new();
+    for name in ["Ann", "Bob", "Cy", "Dee"] {
+        clients.push(server.player(name).await);
+    }
+    let table = clients[0].create_table(TableSettings::default()).await;
+    for (seat, client) in clients.iter_mut().enumerate() {
+        client.sit(&table, Some(seat as u8)).await;
+    }
+    let mut ann = clients.remove(0);
+    let id = ann.next_id();
+    let left = ann.command(ClientMessage::Leave { id, table: table.clone() }).await;
+    assert!(matches!(left, ServerMessage::Ack { .. }), "{left:?}");
+    let mut stayed = play(clients, &table, 5).await;
+    let message = stayed[0].recv_until(|m| rated_notice(m).is_some()).await;
+    let ratings = rated_notice(&message).expect("a rating notice");
+    let seats: Vec<u8> = ratings.iter().map(|r| r.seat).collect();
+    assert_eq!(seats, vec![0, 1, 3], "Cy, Ann's partner, is not rated: {ratings:?}");
+    assert_eq!(Some(&ratings[0].player_id), ann.player_id.as_ref());
+    assert!(ratings[0].change < 0, "the leaver loses: {ratings:?}");
+    assert!(ratings[1].change > 0 && ratings[2].change > 0, "the opponents win: {ratings:?}");
+    let cy = stayed[1].player_id.clone().expect("an id");
+    let profile = profile_when_played(&server, &cy).await;
+    assert_eq!(profile["ratings"], serde_json::json!([]), "{profile}");
+    server.stop().await;
+}

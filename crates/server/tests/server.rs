@@ -4,11 +4,13 @@
 mod support;
 
 use std::collections::HashSet;
+use std::time::Duration;
 
 use euchre_engine::{Action, CardSet, Event, Preset, Seat, fairness};
 use euchre_protocol::{
-    ClientMessage, LOBBY_PAGE_MAX, LobbyFilter, LobbyQuery, PROTOCOL_VERSION, Reply, ServerMessage,
-    TableEvent, TableNotice, TableSettings, TableStatus, close,
+    ClientMessage, LOBBY_PAGE_MAX, LobbyFilter, LobbyQuery, Occupant, PROTOCOL_VERSION,
+    QuickPlayEndReason, QuickPlayRequest, Reply, ServerMessage, TableEvent, TableNotice,
+    TableSettings, TableStatus, close,
 };
 use euchre_server::testing::eventually;
 use rand::SeedableRng;
@@ -364,6 +366,11 @@ async fn bot_levels_are_chosen_seat_by_seat() {
         seat_bots: vec![seat_bot(1, "easy"), seat_bot(3, "naive")],
         ..settings(Preset::Standard, vec![1, 2, 3])
     };
+    let expert = TableSettings {
+        bot: "expert".to_owned(),
+        seat_bots: vec![seat_bot(2, "hard")],
+        ..settings(Preset::Standard, vec![1, 2, 3])
+    };
     let table = ann.create_table(chosen).await;
     let ServerMessage::Snapshot { state, .. } = snapshot(&mut ann, &table).await else {
         unreachable!()
@@ -377,6 +384,21 @@ async fn bot_levels_are_chosen_seat_by_seat() {
         })
         .collect();
     let expected = [None, Some("basic"), Some("hard"), Some("naive")];
+    assert_eq!(bots, expected.map(|bot| bot.map(str::to_owned)));
+    // The expert level, the table's and a seat's.
+    let table = ann.create_table(expert).await;
+    let ServerMessage::Snapshot { state, .. } = snapshot(&mut ann, &table).await else {
+        unreachable!()
+    };
+    let bots: Vec<Option<String>> = state
+        .seats
+        .iter()
+        .map(|seat| match seat {
+            Some(euchre_protocol::Occupant::Bot { bot }) => Some(bot.clone()),
+            _ => None,
+        })
+        .collect();
+    let expected = [None, Some("expert"), Some("hard"), Some("expert")];
     assert_eq!(bots, expected.map(|bot| bot.map(str::to_owned)));
     for wrong in [
         vec![seat_bot(0, "hard")],
@@ -567,8 +589,23 @@ async fn the_lobby_lists_public_tables_and_hides_private_ones() {
     let sit = ClientMessage::Sit { id, table: secret.clone(), seat: None, invite: None };
     assert_eq!(error_code(&bob.command(sit).await), Some("no_such_table"));
     let id = bob.next_id();
-    let sit = ClientMessage::Sit { id, table: secret, seat: None, invite: Some(invite) };
+    let sit = ClientMessage::Sit { id, table: secret.clone(), seat: None, invite: Some(invite) };
     assert!(matches!(bob.command(sit).await, ServerMessage::Ack { .. }));
+    // Seated, it is his own: listed as his on a new connection (never in
+    // anyone else's lobby), and he watches it there without the invite.
+    let mut again = Client::connect(&server.url()).await;
+    again.try_hello("Bob", bob.token.as_deref()).await.expect("welcome back");
+    let page = again.list_tables(LobbyQuery::default()).await.expect("a page");
+    let yours: Vec<&str> = page.yours.iter().map(|t| t.table.as_str()).collect();
+    assert_eq!(yours, vec![secret.as_str()]);
+    let id = again.next_id();
+    let watch = ClientMessage::Watch { id, table: secret.clone(), invite: None };
+    assert!(matches!(again.command(watch).await, ServerMessage::Ack { .. }));
+    let mut cy = server.player("Cy").await;
+    assert!(cy.list_tables(LobbyQuery::default()).await.expect("a page").yours.is_empty());
+    let id = cy.next_id();
+    let watch = ClientMessage::Watch { id, table: secret, invite: None };
+    assert_eq!(error_code(&cy.command(watch).await), Some("no_such_table"));
     // Sitting at the public table shows up as a lobby update (which may come
     // before the sit's ack, while waiting for it).
     let _ = bob.sit(&public, None).await;
@@ -1150,4 +1187,299 @@ fn arbitrary_frames_never_break_a_connection_or_the_server() {
         assert!(matches!(watch.await, ServerMessage::Ack { .. }));
         server.stop().await;
     });
+}
+
+/// Asks for quick play; the answer (ack or error).
+async fn quick_play(client: &mut Client, request: QuickPlayRequest) -> ServerMessage {
+    let id = client.next_id();
+    client.command(ClientMessage::QuickPlay { id, request }).await
+}
+
+/// The team code of a `queued` ack, or panics.
+fn queued_team(answer: &ServerMessage) -> Option<String> {
+    match answer {
+        ServerMessage::Ack { reply: Reply::Queued { team, .. }, .. } => team.clone(),
+        other => panic!("expected queued, got {other:?}"),
+    }
+}
+
+/// Waits for `quick_play_matched` and the snapshot that follows it:
+/// the table and seat, checked against the snapshot's.
+async fn matched(client: &mut Client) -> (String, u8) {
+    let (table, seat) =
+        match client.recv_until(|m| matches!(m, ServerMessage::QuickPlayMatched { .. })).await {
+            ServerMessage::QuickPlayMatched { table, seat } => (table, seat),
+            _ => unreachable!(),
+        };
+    let ServerMessage::Snapshot { table: shown, state, .. } = client.recv().await else {
+        panic!("the snapshot follows quick_play_matched")
+    };
+    assert_eq!((shown.as_str(), state.your_seat), (table.as_str(), Some(seat)));
+    assert!(state.summary.private, "a pool's table is not in the lobby");
+    assert!(state.summary.turn_seconds.is_some(), "a pool's table has a turn timer");
+    (table, seat)
+}
+
+fn quick_settings(settings: &mut euchre_server::Settings) {
+    settings.quick_play.wave_ms = 100;
+}
+
+#[tokio::test]
+async fn four_players_asking_for_quick_play_sit_at_one_table_and_not_again() {
+    let server = TestServer::start_with(quick_settings).await;
+    let mut players = Vec::new();
+    for name in ["Ann", "Bob", "Cid", "Dee"] {
+        let mut player = server.player(name).await;
+        let answer = quick_play(&mut player, QuickPlayRequest::new(Preset::Standard, true)).await;
+        assert_eq!(queued_team(&answer), None);
+        players.push(player);
+    }
+    let mut seats = Vec::new();
+    let mut tables = HashSet::new();
+    for player in &mut players {
+        let (table, seat) = matched(player).await;
+        tables.insert(table);
+        seats.push(seat);
+    }
+    assert_eq!(tables.len(), 1, "one table");
+    seats.sort();
+    assert_eq!(seats, vec![0, 1, 2, 3]);
+    let table = tables.into_iter().next().expect("a table");
+    // The game began: every seat a person's, and the lobby does not list it.
+    players[0]
+        .recv_until(|m| {
+            matches!(
+                m,
+                ServerMessage::Event {
+                    event: Some(TableEvent::Table(TableNotice::GameStarted { .. })),
+                    ..
+                }
+            )
+        })
+        .await;
+    let page = players[1].list_tables(LobbyQuery::default()).await.expect("a page");
+    assert!(page.tables.iter().all(|t| t.table != table));
+    // Nobody is in two games from the pools.
+    let again = quick_play(&mut players[2], QuickPlayRequest::new(Preset::Standard, false)).await;
+    assert_eq!(error_code(&again), Some("in_quick_play_game"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn two_asking_as_a_team_sit_opposite() {
+    let server = TestServer::start_with(quick_settings).await;
+    let mut ann = server.player("Ann").await;
+    let mut bob = server.player("Bob").await;
+    let invite =
+        QuickPlayRequest { invite_partner: true, ..QuickPlayRequest::new(Preset::Standard, true) };
+    let code = queued_team(&quick_play(&mut ann, invite).await).expect("a team code");
+    // Her own code, another pool's code, and a guess are refused.
+    let own = QuickPlayRequest {
+        team: Some(code.clone()),
+        ..QuickPlayRequest::new(Preset::Standard, true)
+    };
+    assert_eq!(error_code(&quick_play(&mut ann, own).await), Some("already_queued"));
+    let casual = QuickPlayRequest {
+        team: Some(code.clone()),
+        ..QuickPlayRequest::new(Preset::Standard, false)
+    };
+    assert_eq!(error_code(&quick_play(&mut bob, casual).await), Some("bad_team"));
+    let guess = QuickPlayRequest {
+        team: Some("aaaaaaaaaa".into()),
+        ..QuickPlayRequest::new(Preset::Standard, true)
+    };
+    assert_eq!(error_code(&quick_play(&mut bob, guess).await), Some("bad_team"));
+    let join = QuickPlayRequest {
+        team: Some(code.clone()),
+        ..QuickPlayRequest::new(Preset::Standard, true)
+    };
+    assert_eq!(queued_team(&quick_play(&mut bob, join).await), None);
+    for (player, partner) in [(&mut ann, "Bob"), (&mut bob, "Ann")] {
+        let told = player
+            .recv_until(|m| matches!(m, ServerMessage::QuickPlayWaiting { partner: Some(_), .. }))
+            .await;
+        let ServerMessage::QuickPlayWaiting { partner: Some(info), .. } = told else {
+            unreachable!()
+        };
+        assert_eq!(info.name, partner);
+    }
+    // The code is used up.
+    let mut eve = server.player("Eve").await;
+    let late =
+        QuickPlayRequest { team: Some(code), ..QuickPlayRequest::new(Preset::Standard, true) };
+    assert_eq!(error_code(&quick_play(&mut eve, late).await), Some("bad_team"));
+    let mut others = Vec::new();
+    for name in ["Cid", "Dee"] {
+        let mut player = server.player(name).await;
+        quick_play(&mut player, QuickPlayRequest::new(Preset::Standard, true)).await;
+        others.push(player);
+    }
+    let (table, ann_seat) = matched(&mut ann).await;
+    let (bob_table, bob_seat) = matched(&mut bob).await;
+    assert_eq!(table, bob_table);
+    assert_eq!((ann_seat + 2) % 4, bob_seat, "partners sit opposite");
+    for player in &mut others {
+        assert_eq!(matched(player).await.0, table);
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_cancelled_request_is_not_seated_and_a_team_ends_together() {
+    let server = TestServer::start_with(quick_settings).await;
+    let mut ann = server.player("Ann").await;
+    quick_play(&mut ann, QuickPlayRequest::new(Preset::Cutthroat, true)).await;
+    let id = ann.next_id();
+    assert!(matches!(
+        ann.command(ClientMessage::CancelQuickPlay { id }).await,
+        ServerMessage::Ack { reply: Reply::Done, .. }
+    ));
+    let id = ann.next_id();
+    assert_eq!(
+        error_code(&ann.command(ClientMessage::CancelQuickPlay { id }).await),
+        Some("not_queued")
+    );
+    let mut three = Vec::new();
+    for name in ["Bob", "Cid", "Dee"] {
+        let mut player = server.player(name).await;
+        quick_play(&mut player, QuickPlayRequest::new(Preset::Cutthroat, true)).await;
+        three.push(player);
+    }
+    let mut tables = HashSet::new();
+    for player in &mut three {
+        tables.insert(matched(player).await.0);
+    }
+    assert_eq!(tables.len(), 1);
+    // Ann was told nothing of it: the next thing she hears answers her ping.
+    let id = ann.next_id();
+    let pong = ann.command(ClientMessage::Ping { id }).await;
+    assert!(
+        ann.log.iter().all(|m| !matches!(m, ServerMessage::QuickPlayMatched { .. })),
+        "{pong:?}"
+    );
+
+    // A team: one cancels, the other is told.
+    let invite =
+        QuickPlayRequest { invite_partner: true, ..QuickPlayRequest::new(Preset::Standard, false) };
+    let code = queued_team(&quick_play(&mut ann, invite).await);
+    let mut eve = server.player("Eve").await;
+    let join = QuickPlayRequest { team: code, ..QuickPlayRequest::new(Preset::Standard, false) };
+    quick_play(&mut eve, join).await;
+    let id = eve.next_id();
+    eve.command(ClientMessage::CancelQuickPlay { id }).await;
+    let ended = ann.recv_until(|m| matches!(m, ServerMessage::QuickPlayEnded { .. })).await;
+    let ServerMessage::QuickPlayEnded { reason, .. } = ended else { unreachable!() };
+    assert_eq!(reason, QuickPlayEndReason::PartnerCancelled);
+    let id = ann.next_id();
+    assert_eq!(
+        error_code(&ann.command(ClientMessage::CancelQuickPlay { id }).await),
+        Some("not_queued")
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_casual_request_with_bots_starts_with_bots_after_its_wait() {
+    let server = TestServer::start_with(quick_settings).await;
+    let mut ann = server.player("Ann").await;
+    let asked = std::time::Instant::now();
+    let request = QuickPlayRequest {
+        bots_after_seconds: Some(5),
+        ..QuickPlayRequest::new(Preset::TwoHanded, false)
+    };
+    quick_play(&mut ann, request).await;
+    let (_, seat) = matched(&mut ann).await;
+    assert!(asked.elapsed() >= Duration::from_secs(5), "not before its wait");
+    let ServerMessage::Snapshot { state, .. } = ann.log.last().cloned().expect("the snapshot")
+    else {
+        panic!("a snapshot")
+    };
+    let bots = state.seats.iter().filter(|s| matches!(s, Some(Occupant::Bot { .. }))).count();
+    assert_eq!((seat, bots), (0, 1), "Ann and one bot");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn bad_quick_play_requests_are_refused_with_their_codes() {
+    let server = TestServer::start().await;
+    let mut ann = server.player("Ann").await;
+    let refused = |request: QuickPlayRequest| request;
+    let cases = [
+        (
+            refused(QuickPlayRequest {
+                bots_after_seconds: Some(30),
+                ..QuickPlayRequest::new(Preset::Standard, true)
+            }),
+            "bad_request",
+        ),
+        (
+            refused(QuickPlayRequest {
+                bots_after_seconds: Some(1),
+                ..QuickPlayRequest::new(Preset::Standard, false)
+            }),
+            "bad_request",
+        ),
+        (
+            refused(QuickPlayRequest {
+                invite_partner: true,
+                ..QuickPlayRequest::new(Preset::Cutthroat, true)
+            }),
+            "bad_request",
+        ),
+        (
+            refused(QuickPlayRequest {
+                team: Some(String::new()),
+                ..QuickPlayRequest::new(Preset::Standard, true)
+            }),
+            "bad_team",
+        ),
+        (
+            refused(QuickPlayRequest {
+                team: Some("no-such-code".into()),
+                ..QuickPlayRequest::new(Preset::Standard, true)
+            }),
+            "bad_team",
+        ),
+    ];
+    for (request, code) in cases {
+        assert_eq!(
+            error_code(&quick_play(&mut ann, request.clone()).await),
+            Some(code),
+            "{request:?}"
+        );
+    }
+    for (text, id) in [
+        (r#"{"type":"quick_play","id":900,"rated":true}"#, 900),
+        (
+            r#"{"type":"quick_play","id":901,"preset":"standard","rated":true,"bots_after_seconds":"x"}"#,
+            901,
+        ),
+        (r#"{"type":"quick_play","id":902,"preset":"no_such_preset","rated":true}"#, 902),
+    ] {
+        ann.send_text(text.to_owned()).await;
+        let answer = ann.recv_until(|m| answer_id(m) == Some(id)).await;
+        assert_eq!(error_code(&answer), Some("bad_json"), "{text}");
+    }
+    // Nothing was queued by any of those; one request, then no second.
+    quick_play(&mut ann, QuickPlayRequest::new(Preset::Standard, true)).await;
+    assert_eq!(
+        error_code(&quick_play(&mut ann, QuickPlayRequest::new(Preset::Online, false)).await),
+        Some("already_queued")
+    );
+    // The same player on another connection holds the same request.
+    let mut again = Client::connect(&server.url()).await;
+    let token = ann.token.clone();
+    again.try_hello("Ann", token.as_deref()).await.expect("welcome");
+    assert_eq!(
+        error_code(&quick_play(&mut again, QuickPlayRequest::new(Preset::Standard, true)).await),
+        Some("already_queued")
+    );
+    let id = again.next_id();
+    again.command(ClientMessage::CancelQuickPlay { id }).await;
+    let ended = ann.recv_until(|m| matches!(m, ServerMessage::QuickPlayEnded { .. })).await;
+    assert!(matches!(
+        ended,
+        ServerMessage::QuickPlayEnded { reason: QuickPlayEndReason::Cancelled, .. }
+    ));
+    server.stop().await;
 }

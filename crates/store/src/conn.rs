@@ -13,8 +13,9 @@ use sqlx::{Connection, Database, Encode, Executor, FromRow, IntoArguments, Type}
 
 use crate::StoreError;
 use crate::rows::{
-    AccountKeyRow, AccountRow, ActionRow, BoardRow, FormRow, HandRow, HistoryRow, MatchRow,
-    PageRow, PointRow, RatingRow, SeatRow, SessionRow, StatsHandRow, StatsSeatRow, TableRow,
+    AccountKeyRow, AccountRow, AccuracyRow, ActionRow, BoardRow, FormRow, HandRow, HistoryRow,
+    LastMatchRow, MatchRow, PageRow, PointRow, RatingRow, SeatRow, SessionRow, StatsHandRow,
+    StatsSeatRow, TableRecordRow, TableRow,
 };
 
 /// A failure to read: a column that does not decode means the stored data is
@@ -63,6 +64,8 @@ pub(crate) trait Conn: Send {
         + Decodes<HandRow>
         + Decodes<ActionRow>
         + Decodes<TableRow>
+        + Decodes<TableRecordRow>
+        + Decodes<LastMatchRow>
         + Decodes<PageRow>
         + Decodes<StatsSeatRow>
         + Decodes<StatsHandRow>
@@ -74,6 +77,7 @@ pub(crate) trait Conn: Send {
         + Decodes<BoardRow>
         + Decodes<FormRow>
         + Decodes<PointRow>
+        + Decodes<AccuracyRow>
         + Decodes<(i64,)>
         + Decodes<(String, String)>;
 
@@ -106,6 +110,8 @@ where
         + Decodes<HandRow>
         + Decodes<ActionRow>
         + Decodes<TableRow>
+        + Decodes<TableRecordRow>
+        + Decodes<LastMatchRow>
         + Decodes<PageRow>
         + Decodes<StatsSeatRow>
         + Decodes<StatsHandRow>
@@ -117,6 +123,7 @@ where
         + Decodes<BoardRow>
         + Decodes<FormRow>
         + Decodes<PointRow>
+        + Decodes<AccuracyRow>
         + Decodes<(i64,)>
         + Decodes<(String, String)>,
 {

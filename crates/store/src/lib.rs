@@ -68,6 +68,16 @@ pub enum Write {
         id: String,
         at: Millis,
     },
+    /// Why a table is closing, journaled just before its `TableClosed`,
+    /// and the match it leaves unfinished, which can no longer finish: it
+    /// is marked abandoned, with the same time and reason.
+    TableAbandoned {
+        id: String,
+        reason: CloseReason,
+        /// The match in progress when it closed, if one was.
+        unfinished: Option<String>,
+        at: Millis,
+    },
     /// A game began at a table.
     MatchStarted {
         id: String,
@@ -121,6 +131,66 @@ pub enum Write {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         games: Vec<GameResult>,
     },
+}
+
+/// Why a table closed, and so why its unfinished match was abandoned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CloseReason {
+    /// Nobody was connected to it for the idle time (everyone left).
+    EveryoneLeft,
+    /// The server could not restore it after a restart.
+    Lost,
+}
+
+impl CloseReason {
+    /// The reason as stored and sent: `everyone_left` or `lost`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CloseReason::EveryoneLeft => "everyone_left",
+            CloseReason::Lost => "lost",
+        }
+    }
+
+    /// A stored reason; `None` for one this code does not know.
+    pub fn parse(stored: &str) -> Option<CloseReason> {
+        [CloseReason::EveryoneLeft, CloseReason::Lost]
+            .into_iter()
+            .find(|reason| reason.as_str() == stored)
+    }
+}
+
+/// A match that can no longer finish: when it was marked so, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Abandonment {
+    pub at: Millis,
+    pub reason: CloseReason,
+}
+
+/// A table as the store remembers it, open or closed, for a link to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableRecord {
+    pub id: String,
+    pub host: PlayerRow,
+    pub private: bool,
+    pub created_at: Millis,
+    /// `None` while the table is open.
+    pub closed_at: Option<Millis>,
+    /// Why it closed; `None` while open, or for a table closed before
+    /// reasons were kept (migration 0009).
+    pub closed_reason: Option<CloseReason>,
+    /// Its latest match, if one started.
+    pub last_match: Option<MatchOutcome>,
+}
+
+/// How a table's latest match stands: over, abandoned, or neither (in
+/// progress).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchOutcome {
+    pub id: String,
+    pub number: u32,
+    pub ended_at: Option<Millis>,
+    pub abandoned: Option<Abandonment>,
 }
 
 /// Who sat in a seat for a match.
@@ -184,6 +254,9 @@ pub struct MatchSummary {
     /// A rubber's games, once it has ended; empty for a single game. (While
     /// a rubber is in progress `scores` count its points across games.)
     pub games: Vec<GameResult>,
+    /// Set when the match can no longer finish (its table closed first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandoned: Option<Abandonment>,
 }
 
 /// A match in full: its summary and its record, every hand and action.
@@ -373,6 +446,45 @@ pub struct RatingPoint {
     pub at: Millis,
 }
 
+/// A match's analysis as it is saved: the JSON served, and the figures of
+/// each seat that the profiles average.
+#[derive(Clone, Copy, Debug)]
+pub struct SavedAnalysis<'a> {
+    pub match_id: &'a str,
+    /// `euchre-analysis`'s `GameAnalysis`, as JSON.
+    pub analysis: &'a str,
+    /// The match's game form (`Rules::form`'s name), the profile's key.
+    pub form: &'a str,
+    /// Every seat's figures; kept only for the seats a player sat in.
+    pub seats: &'a [SeatAccuracy],
+    pub at: Millis,
+}
+
+/// One seat's figures from a match's analysis.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeatAccuracy {
+    pub seat: u8,
+    /// Decisions valued with what the player knew, and those within tolerance.
+    pub decisions: u32,
+    pub within_tolerance: u32,
+    /// Expected points given up against the best, over the match.
+    pub points_lost: f64,
+}
+
+/// A player's recent analysed matches in one form, averaged.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FormAccuracy {
+    pub form: String,
+    /// Analysed matches averaged (the latest, up to the limit asked for).
+    pub matches: u32,
+    /// Their decisions, all together.
+    pub decisions: u32,
+    /// The share of those decisions within tolerance.
+    pub accuracy: f64,
+    /// Expected points given up against the best, per match.
+    pub points_lost: f64,
+}
+
 /// The rating maths, given to [`Store::rate_match`]: from each player's
 /// rating (`None`: not rated yet in the form), in order, their new ones.
 pub type RateFn<'a> = &'a (dyn Fn(&[Option<Glicko>]) -> Vec<Glicko> + Send + Sync);
@@ -412,6 +524,13 @@ pub trait Store: Send + Sync + fmt::Debug {
     async fn live_tables(&self) -> Result<Vec<LiveTable>, StoreError>;
     async fn list_matches(&self, query: &MatchQuery) -> Result<MatchPage, StoreError>;
     async fn get_match(&self, id: &str) -> Result<Option<MatchDetail>, StoreError>;
+    /// A table, open or closed, with its latest match.
+    async fn table_record(&self, id: &str) -> Result<Option<TableRecord>, StoreError>;
+    /// Marks abandoned every unfinished match whose table is closed, with
+    /// the table's close time and reason (`everyone_left` when none is
+    /// kept): those left "in progress" by a crash between the two writes,
+    /// or closed before abandonment was recorded. Returns how many.
+    async fn abandon_orphaned_matches(&self) -> Result<u64, StoreError>;
     async fn player_stats(&self, player_id: &str) -> Result<PlayerStats, StoreError>;
 
     // Accounts and sessions: written at once rather than through the
@@ -478,13 +597,16 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// A finished match's analysis, as JSON (`euchre-analysis`'s
     /// `GameAnalysis`), once one is saved.
     async fn match_analysis(&self, match_id: &str) -> Result<Option<String>, StoreError>;
-    /// Keeps a match's analysis; saving one again keeps the first.
-    async fn save_match_analysis(
+    /// Keeps a match's analysis and its players' figures, at once; saving
+    /// one again keeps the first.
+    async fn save_match_analysis(&self, saved: &SavedAnalysis<'_>) -> Result<(), StoreError>;
+    /// A player's latest `matches` analysed matches in each form they have
+    /// some in, averaged; forms in name order.
+    async fn recent_accuracy(
         &self,
-        match_id: &str,
-        analysis: &str,
-        at: Millis,
-    ) -> Result<(), StoreError>;
+        player_id: &str,
+        matches: u32,
+    ) -> Result<Vec<FormAccuracy>, StoreError>;
 }
 
 /// Opens the store a URL names, creating a SQLite file (and its folder) if needed.

@@ -82,7 +82,7 @@ pub fn live_table(
                     *ended = true;
                 }
             }
-            Write::Player { .. } => {}
+            Write::Player { .. } | Write::TableAbandoned { .. } => {}
         }
     }
     let Some(mut table) = table else { return Ok(None) };

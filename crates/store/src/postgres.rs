@@ -16,9 +16,11 @@ use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions};
 use sqlx::types::Json;
 
+use crate::TableRecord;
 use crate::sql::{self, to_db_u64};
 use crate::{Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, Purged, Session};
 use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
+use crate::{FormAccuracy, SavedAnalysis};
 use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, Millis, PlayerRow, PlayerStats,
     Store, StoreError, Write,
@@ -291,6 +293,20 @@ impl Store for PgStore {
         Ok(detail.map(|(detail, _)| detail))
     }
 
+    async fn table_record(&self, id: &str) -> Result<Option<TableRecord>, StoreError> {
+        let mut tx = self.pool.begin_with(BEGIN_READ).await?;
+        let record = read::table_record(&mut *tx, id).await?;
+        tx.commit().await?;
+        Ok(record)
+    }
+
+    async fn abandon_orphaned_matches(&self) -> Result<u64, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let marked = read::abandon_orphaned_matches(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(marked)
+    }
+
     async fn player_stats(&self, player_id: &str) -> Result<PlayerStats, StoreError> {
         let mut tx = self.pool.begin_with(BEGIN_READ).await?;
         let stats = read::player_stats(&mut *tx, player_id).await?;
@@ -399,13 +415,18 @@ impl Store for PgStore {
         analyses::match_analysis(&mut *self.pool.acquire().await?, match_id).await
     }
 
-    async fn save_match_analysis(
+    async fn save_match_analysis(&self, saved: &SavedAnalysis<'_>) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        analyses::save_match_analysis(&mut *tx, saved).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn recent_accuracy(
         &self,
-        match_id: &str,
-        analysis: &str,
-        at: Millis,
-    ) -> Result<(), StoreError> {
-        let mut conn = self.pool.acquire().await?;
-        analyses::save_match_analysis(&mut *conn, match_id, analysis, at).await
+        player_id: &str,
+        matches: u32,
+    ) -> Result<Vec<FormAccuracy>, StoreError> {
+        analyses::recent_accuracy(&mut *self.pool.acquire().await?, player_id, matches).await
     }
 }

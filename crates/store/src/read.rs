@@ -3,10 +3,11 @@
 //! these.
 
 use crate::conn::{Conn, Decodes, Param};
-use crate::rows::{MatchRow, TableRow};
+use crate::rows::{LastMatchRow, MatchRow, TableRecordRow, TableRow};
 use crate::sql;
 use crate::{
     LiveMatch, LiveTable, MatchDetail, MatchPage, MatchQuery, PlayerRow, PlayerStats, StoreError,
+    TableRecord,
 };
 
 /// Runs `statement` and decodes every row as `T`.
@@ -70,6 +71,26 @@ pub(crate) async fn live_tables<C: Conn>(conn: &mut C) -> Result<Vec<LiveTable>,
         live.push(sql::live_table(table, game)?);
     }
     Ok(live)
+}
+
+/// A table, open or closed, with its latest match.
+pub(crate) async fn table_record<C: Conn>(
+    conn: &mut C,
+    id: &str,
+) -> Result<Option<TableRecord>, StoreError> {
+    let by_id = [Param::Text(Some(id))];
+    let rows: Vec<TableRecordRow> = fetch(conn, sql::TABLE_BY_ID, &by_id).await?;
+    let Some(row) = rows.into_iter().next() else {
+        return Ok(None);
+    };
+    let last: Vec<LastMatchRow> = fetch(conn, sql::LAST_MATCH_OF_TABLE, &by_id).await?;
+    sql::table_record(row, last.into_iter().next()).map(Some)
+}
+
+/// Marks abandoned the unfinished matches of closed tables; how many.
+pub(crate) async fn abandon_orphaned_matches<C: Conn>(conn: &mut C) -> Result<u64, StoreError> {
+    let marked: Vec<(i64,)> = fetch(conn, sql::ABANDON_ORPHANED_MATCHES, &[]).await?;
+    Ok(marked.len() as u64)
 }
 
 pub(crate) async fn list_matches<C: Conn>(

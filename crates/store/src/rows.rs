@@ -21,6 +21,8 @@ pub(crate) struct MatchRow {
     pub started_at: i64,
     pub ended_at: Option<i64>,
     pub rubber: Option<Json<Vec<GameResult>>>,
+    pub abandoned_at: Option<i64>,
+    pub abandoned_reason: Option<String>,
 }
 
 #[derive(Debug, sqlx::FromRow)]
@@ -77,6 +79,28 @@ pub(crate) struct TableRow {
     pub invite: Option<String>,
     pub seats: Json<serde_json::Value>,
     pub live_match: Option<String>,
+}
+
+/// A row of `sql::TABLE_BY_ID`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct TableRecordRow {
+    pub id: String,
+    pub host_id: String,
+    pub host_name: Option<String>,
+    pub settings: Json<serde_json::Value>,
+    pub created_at: i64,
+    pub closed_at: Option<i64>,
+    pub closed_reason: Option<String>,
+}
+
+/// A row of `sql::LAST_MATCH_OF_TABLE`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct LastMatchRow {
+    pub id: String,
+    pub number: i64,
+    pub ended_at: Option<i64>,
+    pub abandoned_at: Option<i64>,
+    pub abandoned_reason: Option<String>,
 }
 
 #[derive(Debug, sqlx::FromRow)]
@@ -139,6 +163,16 @@ pub(crate) struct FormRow {
     pub deviation: f64,
     pub volatility: f64,
     pub games: i64,
+}
+
+/// A row of `analyses::RECENT_ACCURACY`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct AccuracyRow {
+    pub form: String,
+    pub matches: i64,
+    pub decisions: i64,
+    pub within_tolerance: i64,
+    pub points_lost: f64,
 }
 
 /// A row of `ratings::HISTORY_OF`.

@@ -17,10 +17,12 @@ use euchre_engine::{
 };
 
 use crate::rows::{
-    ActionRow, HandRow, MatchRow, PageRow, SeatRow, StatsHandRow, StatsSeatRow, TableRow,
+    ActionRow, HandRow, LastMatchRow, MatchRow, PageRow, SeatRow, StatsHandRow, StatsSeatRow,
+    TableRecordRow, TableRow,
 };
 use crate::{
-    Cursor, MatchPage, MatchQuery, MatchSeat, MatchSummary, PlayerRow, PlayerStats, StoreError,
+    Abandonment, CloseReason, Cursor, MatchOutcome, MatchPage, MatchQuery, MatchSeat, MatchSummary,
+    PlayerRow, PlayerStats, StoreError, TableRecord,
 };
 
 // --- Writes. Each is idempotent: applying it again leaves the same state. ---
@@ -42,6 +44,27 @@ pub(crate) const UPDATE_TABLE_SEATS: &str = "UPDATE game_tables SET seats = $2 W
 /// The first close wins, so a repeated close keeps the time the table closed.
 pub(crate) const CLOSE_TABLE: &str =
     "UPDATE game_tables SET closed_at = COALESCE(closed_at, $2) WHERE id = $1";
+
+/// Why a table closed: the first reason given stays.
+pub(crate) const CLOSE_REASON: &str =
+    "UPDATE game_tables SET closed_reason = COALESCE(closed_reason, $2) WHERE id = $1";
+
+/// Marks a match abandoned, unless it ended or was marked before.
+pub(crate) const ABANDON_MATCH: &str = "\
+    UPDATE matches SET abandoned_at = $2, abandoned_reason = $3 \
+    WHERE id = $1 AND ended_at IS NULL AND abandoned_at IS NULL";
+
+/// Every unfinished match of a closed table, abandoned when and because
+/// the table closed (`everyone_left` when no reason was kept). Returns a
+/// row per match marked.
+pub(crate) const ABANDON_ORPHANED_MATCHES: &str = "\
+    UPDATE matches SET \
+        abandoned_at = (SELECT t.closed_at FROM game_tables t WHERE t.id = matches.table_id), \
+        abandoned_reason = (SELECT COALESCE(t.closed_reason, 'everyone_left') FROM game_tables t \
+            WHERE t.id = matches.table_id) \
+    WHERE ended_at IS NULL AND abandoned_at IS NULL AND EXISTS ( \
+        SELECT 1 FROM game_tables t WHERE t.id = matches.table_id AND t.closed_at IS NOT NULL) \
+    RETURNING started_at";
 
 /// The seed goes in `seed_hex`; `seed` (the 64-bit seeds of the matches
 /// stored before migration 0007) holds 0.
@@ -96,8 +119,20 @@ pub(crate) const PLAYER_BY_TOKEN_HASH: &str = "\
 pub(crate) const PLAYER_BY_ID: &str = "SELECT id, name FROM players WHERE id = $1";
 
 pub(crate) const MATCH_BY_ID: &str = "\
-    SELECT id, table_id, number, rules, seed, seed_hex, start, started_at, ended_at, rubber \
+    SELECT id, table_id, number, rules, seed, seed_hex, start, started_at, ended_at, rubber, \
+        abandoned_at, abandoned_reason \
     FROM matches WHERE id = $1";
+
+/// A table, open or closed, with its host's name.
+pub(crate) const TABLE_BY_ID: &str = "\
+    SELECT t.id, t.host_id, p.name AS host_name, t.settings, t.created_at, t.closed_at, \
+        t.closed_reason \
+    FROM game_tables t LEFT JOIN players p ON p.id = t.host_id WHERE t.id = $1";
+
+/// A table's latest match, as it stands.
+pub(crate) const LAST_MATCH_OF_TABLE: &str = "\
+    SELECT id, number, ended_at, abandoned_at, abandoned_reason FROM matches \
+    WHERE table_id = $1 ORDER BY number DESC, started_at DESC, id DESC LIMIT 1";
 
 pub(crate) const SEATS_OF_MATCH: &str = "\
     SELECT seat, player_id, bot, name, side, score, won FROM match_seats WHERE match_id = $1 \
@@ -127,7 +162,7 @@ pub(crate) const LIVE_TABLES: &str = "\
 pub(crate) const LIST_MATCHES: &str = "\
     WITH page AS ( \
         SELECT m.id, m.table_id, m.number, m.rules, m.seed, m.seed_hex, m.start, m.started_at, \
-            m.ended_at, m.rubber \
+            m.ended_at, m.rubber, m.abandoned_at, m.abandoned_reason \
         FROM matches m \
         WHERE ($1 IS NULL OR EXISTS ( \
                 SELECT 1 FROM match_seats s WHERE s.match_id = m.id AND s.player_id = $1 \
@@ -139,7 +174,8 @@ pub(crate) const LIST_MATCHES: &str = "\
         ORDER BY m.started_at DESC, m.id DESC \
         LIMIT $8) \
     SELECT page.id, page.table_id, page.number, page.rules, page.seed, page.seed_hex, \
-        page.start, page.started_at, page.ended_at, page.rubber, \
+        page.start, page.started_at, page.ended_at, page.rubber, page.abandoned_at, \
+        page.abandoned_reason, \
         s.seat, s.player_id, s.bot, s.name, s.side, s.score, s.won \
     FROM page LEFT JOIN match_seats s ON s.match_id = page.id \
     ORDER BY page.started_at DESC, page.id DESC, s.seat";
@@ -246,6 +282,57 @@ fn seating(id: &str, rules: &Rules, rows: Vec<SeatRow>) -> Result<Seating, Store
     Ok(seating)
 }
 
+fn close_reason(what: &str, stored: &str) -> Result<CloseReason, StoreError> {
+    CloseReason::parse(stored)
+        .ok_or_else(|| StoreError::Corrupt(format!("{what}: unknown reason {stored:?}")))
+}
+
+/// A match's abandonment from its two columns, set together or not at all.
+fn abandonment(
+    id: &str,
+    at: Option<i64>,
+    reason: Option<&str>,
+) -> Result<Option<Abandonment>, StoreError> {
+    match (at, reason) {
+        (None, None) => Ok(None),
+        (Some(at), Some(reason)) => {
+            Ok(Some(Abandonment { at, reason: close_reason(&format!("match {id}"), reason)? }))
+        }
+        _ => Err(StoreError::Corrupt(format!("match {id}: half an abandonment"))),
+    }
+}
+
+/// A table as [`TABLE_BY_ID`] and [`LAST_MATCH_OF_TABLE`] read it.
+pub(crate) fn table_record(
+    row: TableRecordRow,
+    last: Option<LastMatchRow>,
+) -> Result<TableRecord, StoreError> {
+    let what = format!("table {}", row.id);
+    let last_match = last
+        .map(|last| {
+            Ok::<_, StoreError>(MatchOutcome {
+                number: narrow(last.number, "match number")?,
+                ended_at: last.ended_at,
+                abandoned: abandonment(
+                    &last.id,
+                    last.abandoned_at,
+                    last.abandoned_reason.as_deref(),
+                )?,
+                id: last.id,
+            })
+        })
+        .transpose()?;
+    Ok(TableRecord {
+        private: row.settings.0.get("private").and_then(serde_json::Value::as_bool) == Some(true),
+        host: PlayerRow { name: row.host_name.unwrap_or_default(), id: row.host_id },
+        created_at: row.created_at,
+        closed_at: row.closed_at,
+        closed_reason: row.closed_reason.map(|r| close_reason(&what, &r)).transpose()?,
+        last_match,
+        id: row.id,
+    })
+}
+
 pub(crate) fn match_summary(
     row: &MatchRow,
     seats: Vec<SeatRow>,
@@ -263,6 +350,7 @@ pub(crate) fn match_summary(
         winner,
         winners,
         games: row.rubber.as_ref().map(|games| games.0.clone()).unwrap_or_default(),
+        abandoned: abandonment(&row.id, row.abandoned_at, row.abandoned_reason.as_deref())?,
     })
 }
 

@@ -38,6 +38,13 @@ pub(crate) async fn apply_shared<C: Conn>(conn: &mut C, write: &Write) -> Result
         Write::TableClosed { id, at } => {
             conn.execute(sql::CLOSE_TABLE, &[text(id), int(*at)]).await?;
         }
+        Write::TableAbandoned { id, reason, unfinished, at } => {
+            conn.execute(sql::CLOSE_REASON, &[text(id), text(reason.as_str())]).await?;
+            if let Some(match_id) = unfinished {
+                let params = [text(match_id), int(*at), text(reason.as_str())];
+                conn.execute(sql::ABANDON_MATCH, &params).await?;
+            }
+        }
         Write::MatchStarted { id, table_id, number, rules, seed, start, at, .. } => {
             let (rules, start) = (serde_json::to_value(rules)?, serde_json::to_value(start)?);
             let seed = seed.to_string();

@@ -373,9 +373,9 @@ mod tests {
 
     use super::*;
     use crate::{
-        Account, AccountClaim, AccountKey, BoardEntry, ClaimOutcome, FormRating, LiveTable,
-        MatchDetail, MatchPage, MatchQuery, Millis, NewSession, PlayerRow, PlayerStats, RateFn,
-        RatedMatch, RatingChange, RatingPoint, Session,
+        Account, AccountClaim, AccountKey, BoardEntry, ClaimOutcome, FormAccuracy, FormRating,
+        LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, NewSession, PlayerRow, PlayerStats,
+        RateFn, RatedMatch, RatingChange, RatingPoint, SavedAnalysis, Session, TableRecord,
     };
 
     /// A store that keeps writes in memory and can be switched off.
@@ -423,6 +423,12 @@ mod tests {
         }
         async fn get_match(&self, _: &str) -> Result<Option<MatchDetail>, StoreError> {
             Ok(None)
+        }
+        async fn table_record(&self, _: &str) -> Result<Option<TableRecord>, StoreError> {
+            Ok(None)
+        }
+        async fn abandon_orphaned_matches(&self) -> Result<u64, StoreError> {
+            Ok(0)
         }
         async fn player_stats(&self, _: &str) -> Result<PlayerStats, StoreError> {
             Ok(PlayerStats::default())
@@ -487,8 +493,11 @@ mod tests {
         async fn match_analysis(&self, _: &str) -> Result<Option<String>, StoreError> {
             Ok(None)
         }
-        async fn save_match_analysis(&self, _: &str, _: &str, _: Millis) -> Result<(), StoreError> {
+        async fn save_match_analysis(&self, _: &SavedAnalysis<'_>) -> Result<(), StoreError> {
             Ok(())
+        }
+        async fn recent_accuracy(&self, _: &str, _: u32) -> Result<Vec<FormAccuracy>, StoreError> {
+            Ok(Vec::new())
         }
     }
 

@@ -24,9 +24,10 @@ use euchre_engine::{
 use euchre_store::postgres::PgStore;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{
-    Account, AccountClaim, AccountKey, ClaimOutcome, Cursor, Glicko, LiveTable, MatchDetail,
-    MatchQuery, MatchSeat, MatchSummary, Millis, NewSession, PlayerRow, PlayerStats, RatedMatch,
-    RatingChange, Session, Store, StoreError, Write,
+    Abandonment, Account, AccountClaim, AccountKey, ClaimOutcome, CloseReason, Cursor,
+    FormAccuracy, Glicko, LiveTable, MatchDetail, MatchQuery, MatchSeat, MatchSummary, Millis,
+    NewSession, PlayerRow, PlayerStats, RatedMatch, RatingChange, SavedAnalysis, SeatAccuracy,
+    Session, Store, StoreError, Write,
 };
 use euchre_testkit::postgres;
 use rand::{RngExt, SeedableRng};
@@ -209,6 +210,87 @@ async fn postgres_reads_matches_stored_before_every_form() {
     .await;
 }
 
+// ---------------------------------------------------------------------------
+// Migration 0010: analyses stored before the players' figures were.
+
+#[tokio::test]
+async fn sqlite_counts_analyses_stored_before_the_figures() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let url = format!("sqlite://{}/old.db", folder.path().display());
+    let store = SqliteStore::connect(&url).await.expect("open SQLite");
+    old_schema("sqlite").await.run_to(9, store.pool()).await.expect("migrations 0001-0009");
+    let pool = store.pool().clone();
+    analyses_before_the_figures(&store, |statement| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query(AssertSqlSafe(statement)).execute(&pool).await.expect("an old write");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn postgres_counts_analyses_stored_before_the_figures() {
+    with_postgres_database(false, |store| async move {
+        old_schema("postgres").await.run_to(9, store.pool()).await.expect("migrations 0001-0009");
+        let pool = store.pool().clone();
+        analyses_before_the_figures(&*store, |statement| {
+            let pool = pool.clone();
+            async move {
+                sqlx::query(AssertSqlSafe(statement)).execute(&pool).await.expect("an old write");
+            }
+        })
+        .await;
+    })
+    .await;
+}
+
+/// A finished match's analysis stored before migration 0010 (as its JSON
+/// alone); migrated, its players' figures are in their profiles, each from
+/// their own seat, and the bots' seats count for nobody.
+async fn analyses_before_the_figures<F, Fut>(store: &dyn Store, execute: F)
+where
+    F: Fn(String) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let (writes, history) = history();
+    store.apply(&writes).await.expect("the history");
+    let analysed = history
+        .played
+        .iter()
+        .map(|played| &played.summary)
+        .find(|s| {
+            s.ended_at.is_some() && s.seats.iter().filter(|s| s.player_id.is_some()).count() >= 2
+        })
+        .expect("a finished match with players");
+    let players: Vec<serde_json::Value> = (0..analysed.seats.len())
+        .map(|seat| {
+            json!({"seat": seat, "decisions": 10 + seat, "within_tolerance": 5 + seat,
+                "points_lost": seat as f64 / 2.0, "accuracy": null})
+        })
+        .collect();
+    let analysis = json!({"worlds": 4, "seed": 1, "hands": [], "players": players}).to_string();
+    execute(format!(
+        "INSERT INTO match_analyses (match_id, analysis, created_at) VALUES ('{}', '{analysis}', 5)",
+        analysed.id
+    ))
+    .await;
+    store.migrate().await.expect("migration 0010");
+    for seat in &analysed.seats {
+        let Some(player) = &seat.player_id else { continue };
+        let figures = store.recent_accuracy(player, 20).await.expect("read");
+        let n = u32::from(seat.seat);
+        let expected = FormAccuracy {
+            form: analysed.rules.form().name().to_owned(),
+            matches: 1,
+            decisions: 10 + n,
+            accuracy: f64::from(5 + n) / f64::from(10 + n),
+            points_lost: f64::from(n) / 2.0,
+        };
+        assert_eq!(figures, vec![expected], "{player} at seat {}", seat.seat);
+    }
+}
+
 /// A backend's migrations, read from their folder (run up to 0002 to get
 /// the schema as it was).
 async fn old_schema(backend: &str) -> sqlx::migrate::Migrator {
@@ -309,6 +391,8 @@ fn old_statements(write: &Write, old_seeds: &HashMap<String, u64>) -> Vec<String
             "UPDATE game_tables SET closed_at = COALESCE(closed_at, {at}) WHERE id = {}",
             text(id)
         )],
+        // Not written before migration 0009.
+        Write::TableAbandoned { .. } => Vec::new(),
         Write::MatchStarted { id, table_id, number, rules, start, seats, at, .. } => {
             let mut statements = vec![format!(
                 "INSERT INTO matches (id, table_id, number, rules, seed, start, started_at) \
@@ -647,6 +731,7 @@ fn history() -> (Vec<Write>, History) {
             winner: None,
             winners: Vec::new(),
             games: Vec::new(),
+            abandoned: None,
         };
         recorder.start(&summary, &mut game);
         let mut match_played = Played { summary, game, last_seq: None };
@@ -754,17 +839,220 @@ async fn story(store: &dyn Store) {
     check_purge(store).await;
     check_ratings(store).await;
     check_analyses(store, &history).await;
+    check_abandoned(store).await;
 }
 
-/// A match's analysis is kept as written, once: a second save keeps the first.
+/// A match whose table closes first is abandoned, with when and why; a
+/// closed table is remembered with its reason; a match left "in progress"
+/// at a closed table (no reason kept) is abandoned at start-up's sweep, and
+/// an open table's match never is.
+async fn check_abandoned(store: &dyn Store) {
+    let open = |id: &str, at: Millis| Write::TableOpened {
+        id: id.into(),
+        host_id: player_id(1),
+        settings: json!({ "preset": "standard", "private": true }),
+        invite: Some("secret".into()),
+        at,
+    };
+    let started = |id: &str, table: &str, at: Millis| {
+        let rules = Preset::Standard.rules();
+        let game = Game::new(rules, 7).expect("valid rules");
+        let seats = (0..4)
+            .map(|seat| MatchSeat {
+                seat,
+                player_id: Some(player_id(usize::from(seat))),
+                bot: None,
+                name: format!("Player {seat}"),
+            })
+            .collect();
+        let start = game.start().clone();
+        let seed = game.record().seed;
+        Write::MatchStarted {
+            id: id.into(),
+            table_id: table.into(),
+            number: 1,
+            rules,
+            seed,
+            start,
+            seats,
+            at,
+        }
+    };
+    store
+        .apply(&[
+            open("ab-left", 100),
+            started("ab-m-left", "ab-left", 110),
+            Write::TableAbandoned {
+                id: "ab-left".into(),
+                reason: CloseReason::EveryoneLeft,
+                unfinished: Some("ab-m-left".into()),
+                at: 200,
+            },
+            Write::TableClosed { id: "ab-left".into(), at: 200 },
+            // Closed by a version that kept no reason, its match left open.
+            open("ab-old", 300),
+            started("ab-m-old", "ab-old", 310),
+            Write::TableClosed { id: "ab-old".into(), at: 400 },
+            // Still open: its match is in progress, never abandoned.
+            open("ab-open", 500),
+            started("ab-m-open", "ab-open", 510),
+        ])
+        .await
+        .expect("apply");
+    let abandoned = |id: &'static str| async move {
+        store.get_match(id).await.expect("read").expect("stored").summary.abandoned
+    };
+    let left = Some(Abandonment { at: 200, reason: CloseReason::EveryoneLeft });
+    assert_eq!(abandoned("ab-m-left").await, left);
+    assert_eq!(abandoned("ab-m-old").await, None, "not until the sweep");
+
+    let table = store.table_record("ab-left").await.expect("read").expect("remembered");
+    assert_eq!(
+        (table.closed_at, table.closed_reason, table.private, table.created_at),
+        (Some(200), Some(CloseReason::EveryoneLeft), true, 100)
+    );
+    assert_eq!(table.host.id, player_id(1));
+    let last = table.last_match.expect("its match");
+    assert_eq!((last.id.as_str(), last.number, last.ended_at), ("ab-m-left", 1, None));
+    assert_eq!(last.abandoned, left);
+    let open_table = store.table_record("ab-open").await.expect("read").expect("stored");
+    assert_eq!((open_table.closed_at, open_table.closed_reason), (None, None));
+    assert_eq!(store.table_record("ab-none").await.expect("read"), None);
+
+    // The sweep: the match at the closed table, when the table closed.
+    assert!(store.abandon_orphaned_matches().await.expect("sweep") >= 1);
+    let old = Some(Abandonment { at: 400, reason: CloseReason::EveryoneLeft });
+    assert_eq!(abandoned("ab-m-old").await, old);
+    assert_eq!(abandoned("ab-m-left").await, left, "the first abandonment stays");
+    assert_eq!(abandoned("ab-m-open").await, None);
+    assert_eq!(store.abandon_orphaned_matches().await.expect("sweep again"), 0);
+    let live = store.live_tables().await.expect("live tables");
+    let game = live.iter().find(|t| t.id == "ab-open").and_then(|t| t.game.as_ref());
+    assert_eq!(game.map(|g| g.id.as_str()), Some("ab-m-open"));
+
+    // Listed as abandoned too; a finished-only listing leaves it out.
+    // (Started before the rest of the story's matches.)
+    let query = MatchQuery {
+        player: Some(player_id(1)),
+        until: Some(1_000),
+        limit: 100,
+        ..MatchQuery::default()
+    };
+    let page = store.list_matches(&query).await.expect("list");
+    let listed = page.matches.iter().find(|m| m.id == "ab-m-left").expect("listed");
+    assert_eq!(listed.abandoned, left);
+    let finished = MatchQuery { finished: true, ..query };
+    let page = store.list_matches(&finished).await.expect("list");
+    assert!(page.matches.iter().all(|m| m.abandoned.is_none()));
+}
+
+/// A match's analysis is kept as written, once: a second save keeps the
+/// first, and its players' figures with it; a player's recent figures are
+/// averaged by form over their latest analysed matches.
 async fn check_analyses(store: &dyn Store, history: &History) {
     let id = &history.played[0].summary.id;
     assert_eq!(store.match_analysis(id).await.expect("read"), None);
     let first = json!({"worlds": 200, "hands": []}).to_string();
-    store.save_match_analysis(id, &first, 10).await.expect("save an analysis");
-    store.save_match_analysis(id, "{\"other\": true}", 11).await.expect("save again");
+    // The first save's figures leave out player 1's seat; a second save's
+    // must change nothing, or player 1's averages below would count it.
+    let player = player_id(1);
+    let seats_of = |summary: &MatchSummary, points_lost: f64| -> Vec<SeatAccuracy> {
+        let seats = summary.seats.iter();
+        seats
+            .filter(|seat| points_lost > 5.0 || seat.player_id.as_ref() != Some(&player))
+            .map(|seat| SeatAccuracy {
+                seat: seat.seat,
+                decisions: 10,
+                within_tolerance: 7,
+                points_lost,
+            })
+            .collect()
+    };
+    let seats = seats_of(&history.played[0].summary, 1.5);
+    store.save_match_analysis(&saved(id, &first, &seats, 10)).await.expect("save an analysis");
+    let again = seats_of(&history.played[0].summary, 9.0);
+    store.save_match_analysis(&saved(id, "{\"other\": true}", &again, 11)).await.expect("again");
     assert_eq!(store.match_analysis(id).await.expect("read"), Some(first));
     assert_eq!(store.match_analysis("no-such-match").await.expect("read"), None);
+
+    // Every finished match of one player analysed, with figures that tell
+    // the matches apart; the averages are those of the latest in each form.
+    let mut mine: Vec<&MatchSummary> = history
+        .played
+        .iter()
+        .map(|played| &played.summary)
+        .filter(|summary| summary.id != *id && summary.ended_at.is_some())
+        .filter(|summary| summary.seats.iter().any(|s| s.player_id.as_ref() == Some(&player)))
+        .collect();
+    let ours = |summary: &MatchSummary| {
+        summary.seats.iter().any(|s| s.player_id.as_ref() == Some(&player))
+    };
+    if ours(&history.played[0].summary) {
+        println!("match {id}: its second save's figures for {player} are ignored");
+    }
+    assert!(mine.len() >= 3, "the history has finished matches of {player}");
+    for (n, summary) in mine.iter().enumerate() {
+        let n = n as u32;
+        let seats: Vec<SeatAccuracy> = summary
+            .seats
+            .iter()
+            .map(|seat| SeatAccuracy {
+                seat: seat.seat,
+                decisions: 4 + n,
+                within_tolerance: n % 4,
+                points_lost: f64::from(n) / 4.0,
+            })
+            .collect();
+        let form = summary.rules.form().name();
+        let analysis = SavedAnalysis { form, ..saved(&summary.id, "{}", &seats, 100) };
+        store.save_match_analysis(&analysis).await.expect("save");
+    }
+    const RECENT: usize = 2;
+    let mut expected: Vec<FormAccuracy> = Vec::new();
+    let numbered: HashMap<&str, u32> =
+        mine.iter().enumerate().map(|(n, summary)| (summary.id.as_str(), n as u32)).collect();
+    mine.sort_by(|a, b| (b.ended_at, &b.id).cmp(&(a.ended_at, &a.id)));
+    let mut forms: Vec<&str> = mine.iter().map(|summary| summary.rules.form().name()).collect();
+    forms.sort();
+    forms.dedup();
+    for form in forms {
+        let latest: Vec<u32> = mine
+            .iter()
+            .filter(|summary| summary.rules.form().name() == form)
+            .take(RECENT)
+            .map(|summary| numbered[summary.id.as_str()])
+            .collect();
+        let decisions: u32 = latest.iter().map(|n| 4 + n).sum();
+        let within: u32 = latest.iter().map(|n| n % 4).sum();
+        let lost: f64 = latest.iter().map(|n| f64::from(*n) / 4.0).sum();
+        expected.push(FormAccuracy {
+            form: form.to_owned(),
+            matches: latest.len() as u32,
+            decisions,
+            accuracy: f64::from(within) / f64::from(decisions),
+            points_lost: lost / latest.len() as f64,
+        });
+    }
+    let recent = store.recent_accuracy(&player, RECENT as u32).await.expect("read");
+    assert_eq!(recent.len(), expected.len());
+    for (got, want) in recent.iter().zip(&expected) {
+        assert_eq!(
+            (&got.form, got.matches, got.decisions),
+            (&want.form, want.matches, want.decisions)
+        );
+        assert!((got.accuracy - want.accuracy).abs() < 1e-9, "{got:?} against {want:?}");
+        assert!((got.points_lost - want.points_lost).abs() < 1e-9, "{got:?} against {want:?}");
+    }
+    assert_eq!(store.recent_accuracy("nobody", 20).await.expect("read"), vec![]);
+}
+
+fn saved<'a>(
+    match_id: &'a str,
+    analysis: &'a str,
+    seats: &'a [SeatAccuracy],
+    at: Millis,
+) -> SavedAnalysis<'a> {
+    SavedAnalysis { match_id, analysis, form: "partnership", seats, at }
 }
 
 fn session(token_hash: &str, player_id: &str, at: Millis) -> NewSession {
@@ -1311,6 +1599,7 @@ fn many_games(games: usize) -> Vec<Write> {
             winner: None,
             winners: Vec::new(),
             games: Vec::new(),
+            abandoned: None,
         };
         recorder.start(&summary, &mut game);
         let mut played = Played { summary, game, last_seq: None };
@@ -1442,6 +1731,7 @@ async fn check_live_from_writes(store: &dyn Store, writes: &[Write]) {
             .filter(|write| match write {
                 Write::TableOpened { id, .. }
                 | Write::TableSeats { id, .. }
+                | Write::TableAbandoned { id, .. }
                 | Write::TableClosed { id, .. } => *id == table,
                 Write::MatchStarted { id, table_id, .. } => {
                     *table_id == table && matches.insert(id.clone())

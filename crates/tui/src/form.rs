@@ -9,7 +9,7 @@ use euchre_protocol::{SeatBot, TableSettings};
 
 /// The bot levels a table or a seat can have, easiest first: the server's
 /// names (`basic` is shown as "easy", as the browser does).
-pub const BOT_LEVELS: [&str; 4] = ["naive", "basic", "medium", "hard"];
+pub const BOT_LEVELS: [&str; 5] = ["naive", "basic", "medium", "hard", "expert"];
 
 /// A bot level as shown.
 pub fn level_name(level: &str) -> &str {

@@ -3,10 +3,13 @@
 //! replay hand by hand. A plain HTTP/1.1 GET to the host of the WebSocket
 //! address, over TLS (rustls, Mozilla's roots, as for `wss://`) when that is
 //! `wss://`: the API is a few JSON documents, not worth an HTTP client crate.
+//! And a finished match's analysis by the solver, waited for while the
+//! server computes it.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use euchre_analysis::GameAnalysis;
 use euchre_engine::{GameRecord, Rules};
 use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -25,6 +28,17 @@ pub struct MatchRow {
     pub scores: Vec<u16>,
     pub winner: Option<u8>,
     pub started_at: i64,
+    /// Set when its table closed before the game ended: over, unwon.
+    #[serde(default)]
+    pub abandoned: Option<Abandoned>,
+}
+
+/// When and why a match was abandoned.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Abandoned {
+    pub at: i64,
+    /// `everyone_left` or `lost`.
+    pub reason: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -80,6 +94,40 @@ pub async fn record(server: &str, id: &str) -> Result<GameRecord, String> {
 pub async fn record_with(server: &str, id: &str, roots: &Roots) -> Result<GameRecord, String> {
     let body = get(server, &format!("/api/matches/{}/record", query(id)), roots).await?;
     serde_json::from_str(&body).map_err(|e| format!("bad answer: {e}"))
+}
+
+/// A finished match's analysis (`GET /api/matches/{id}/analysis`), asked
+/// for again after the server's `Retry-After` while it is being computed,
+/// a few minutes at most.
+pub async fn analysis(server: &str, id: &str) -> Result<GameAnalysis, String> {
+    analysis_with(server, id, &Roots::Mozilla).await
+}
+
+/// The longest the analysis is waited for, asking again after each hint.
+const ANALYSIS_ATTEMPTS: u32 = 40;
+/// The wait between two asks when the server gives none, and the longest.
+const ANALYSIS_RETRY: u64 = 5;
+const ANALYSIS_LONGEST_RETRY: u64 = 30;
+
+/// [`analysis()`], checking an https server against `roots`.
+pub async fn analysis_with(server: &str, id: &str, roots: &Roots) -> Result<GameAnalysis, String> {
+    let path = format!("/api/matches/{}/analysis", query(id));
+    for _ in 0..ANALYSIS_ATTEMPTS {
+        let answer = fetch(server, &path, roots).await?;
+        match answer.status.as_str() {
+            "200" => {
+                return serde_json::from_str(&answer.body).map_err(|e| format!("bad answer: {e}"));
+            }
+            // Queued (202), or the queue is full (503): ask again after the hint.
+            "202" | "503" => {
+                let wait = answer.retry_after.unwrap_or(ANALYSIS_RETRY);
+                tokio::time::sleep(Duration::from_secs(wait.clamp(1, ANALYSIS_LONGEST_RETRY)))
+                    .await;
+            }
+            _ => return Err(answer.message()),
+        }
+    }
+    Err("the analysis is taking too long: open the replay again later".to_owned())
 }
 
 /// The certificate authorities an https server is checked against.
@@ -150,8 +198,35 @@ fn query(text: &str) -> String {
         .collect()
 }
 
-/// `GET path` on the server whose WebSocket address is `server`.
+/// `GET path` on the server whose WebSocket address is `server`: the body
+/// of a 200, else the API's message.
 pub async fn get(server: &str, path: &str, roots: &Roots) -> Result<String, String> {
+    let answer = fetch(server, path, roots).await?;
+    if answer.status != "200" {
+        return Err(answer.message());
+    }
+    Ok(answer.body)
+}
+
+/// An HTTP answer: its status, `Retry-After` in seconds, and body.
+struct Answer {
+    status: String,
+    retry_after: Option<u64>,
+    body: String,
+}
+
+impl Answer {
+    /// What went wrong, for people: the API's errors are `{code, message}`.
+    fn message(&self) -> String {
+        serde_json::from_str::<serde_json::Value>(&self.body)
+            .ok()
+            .and_then(|error| error.get("message").and_then(|m| m.as_str()).map(str::to_owned))
+            .unwrap_or_else(|| format!("HTTP {}", self.status))
+    }
+}
+
+/// `GET path`, whatever the answer's status.
+async fn fetch(server: &str, path: &str, roots: &Roots) -> Result<Answer, String> {
     let origin = origin(server)?;
     let exchange = async {
         let stream = TcpStream::connect((origin.host.as_str(), origin.port))
@@ -182,22 +257,18 @@ pub async fn get(server: &str, path: &str, roots: &Roots) -> Result<String, Stri
     let split = response.windows(4).position(|w| w == b"\r\n\r\n").ok_or("a malformed answer")?;
     let head = String::from_utf8_lossy(&response[..split]);
     let body = &response[split + 4..];
-    let status = head.split_whitespace().nth(1).unwrap_or("");
-    let chunked = head.lines().any(|line| {
-        let line = line.to_ascii_lowercase();
-        line.starts_with("transfer-encoding:") && line.contains("chunked")
-    });
+    let status = head.split_whitespace().nth(1).unwrap_or("").to_owned();
+    let header = |name: &str| {
+        head.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.trim().eq_ignore_ascii_case(name).then(|| value.trim().to_ascii_lowercase())
+        })
+    };
+    let chunked = header("transfer-encoding").is_some_and(|value| value.contains("chunked"));
+    let retry_after = header("retry-after").and_then(|value| value.parse().ok());
     let body = if chunked { dechunk(body) } else { body.to_vec() };
     let body = String::from_utf8_lossy(&body).into_owned();
-    if status != "200" {
-        // The API's errors are `{code, message}`.
-        let message = serde_json::from_str::<serde_json::Value>(&body)
-            .ok()
-            .and_then(|error| error.get("message").and_then(|m| m.as_str()).map(str::to_owned))
-            .unwrap_or_else(|| format!("HTTP {status}"));
-        return Err(message);
-    }
-    Ok(body)
+    Ok(Answer { status, retry_after, body })
 }
 
 /// Sends the request and reads the whole answer (the server closes after it).

@@ -10,6 +10,7 @@ pub mod form;
 pub mod history;
 pub mod identity;
 pub mod invite;
+pub mod quick;
 pub mod seal;
 pub mod table;
 pub mod ui;

@@ -125,7 +125,7 @@ async fn run(
                 }
             },
             Some(msg) = inbox.recv() => msg,
-            _ = ticks.tick(), if app.time_left().is_some() => Msg::Tick(Instant::now()),
+            _ = ticks.tick(), if app.ticking() => Msg::Tick(Instant::now()),
         };
         app.update(Msg::Tick(Instant::now()));
         for command in app.update(msg) {
@@ -173,6 +173,12 @@ async fn execute(client: &Client, server: &str, command: Command) -> Outcome {
             client.chat(table, text.clone()).await.map(|()| Outcome::Done(command.clone()))
         }
         // The history is the HTTP API's, not the WebSocket's.
+        Command::QuickPlay(request) => {
+            client.quick_play(request.clone()).await.map(|_| Outcome::Queued)
+        }
+        Command::CancelQuickPlay => {
+            client.cancel_quick_play().await.map(|()| Outcome::Done(command.clone()))
+        }
         Command::ListMatches | Command::MoreMatches(_) => {
             let player = &client.identity().player.id;
             let cursor = match &command {
@@ -183,6 +189,12 @@ async fn execute(client: &Client, server: &str, command: Command) -> Outcome {
                 Ok(page) if cursor.is_some() => Outcome::MoreMatches(page),
                 Ok(page) => Outcome::Matches(page),
                 Err(error) => Outcome::HttpFailed(command, error),
+            };
+        }
+        Command::FetchAnalysis(id) => {
+            return match history::analysis(server, id).await {
+                Ok(analysis) => Outcome::Analysis(id.clone(), Box::new(analysis)),
+                Err(error) => Outcome::HttpFailed(command.clone(), error),
             };
         }
         Command::FetchRecord(id) => {

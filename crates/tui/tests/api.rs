@@ -84,7 +84,11 @@ async fn play_a_game(client: &Client, updates: &mut euchre_client::Updates) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_history_pages_and_replays_over_https() {
-    let server = TestServer::start().await;
+    let server = TestServer::start_with(|settings| {
+        settings.analysis.worlds = 4;
+        settings.analysis.retry_after_seconds = 1;
+    })
+    .await;
     let (client, mut updates) =
         Client::connect(Config::new(server.url(), "Tess")).await.expect("connect");
     play_a_game(&client, &mut updates).await;
@@ -116,6 +120,14 @@ async fn the_history_pages_and_replays_over_https() {
     let record =
         history::record_with(&secure, &both.matches[0].id, &roots).await.expect("the record");
     assert!(!record.hands.is_empty());
+    // The analysis: queued at the first ask (202), waited for, then served.
+    let id = &both.matches[0].id;
+    let analysis = history::analysis_with(&secure, id, &roots).await.expect("the analysis");
+    let finished = record.hands.iter().filter(|hand| hand.outcome.is_some()).count();
+    assert_eq!(analysis.hands.len(), finished);
+    assert_eq!(analysis.players.len(), 4);
+    let unknown = history::analysis_with(&secure, "no-such-match", &roots).await;
+    assert!(unknown.expect_err("no such match").contains("no-such-match"));
     // Mozilla's roots do not vouch for this test's authority: refused.
     let refused = history::matches(&secure, &player, None).await.expect_err("an unknown issuer");
     assert!(refused.contains("no secure connection"), "{refused}");

@@ -2,6 +2,7 @@
 //! and its events are fed in as the server would send them; each screen is
 //! drawn into ratatui's `TestBackend` and read back as text.
 
+use euchre_analysis::Mark;
 use euchre_client::{CreatedTable, Update};
 use euchre_engine::fairness::Verdict;
 use euchre_engine::{Action, Game, Preset, Seat, Viewer};
@@ -178,6 +179,52 @@ fn the_lobby_lists_public_tables() {
     );
 }
 
+#[test]
+fn the_players_own_tables_come_first_and_enter_resumes_one() {
+    let mut app = app();
+    // Ann's game in play, which the open-tables filter does not list.
+    let mine =
+        TableSummary { table: "t9".into(), ..summary(Preset::Standard, TableStatus::Playing) };
+    let page = LobbyPage {
+        tables: vec![waiting("t1")],
+        yours: vec![mine],
+        total: 1,
+        ..LobbyPage::default()
+    };
+    app.update(Msg::Update(Update::Lobby(page)));
+    let screen = render(&app, 100, 24);
+    assert!(screen.contains("Your game ▶ first, Enter resumes"), "{screen}");
+    assert!(screen.contains("▶ t9"), "{screen}");
+    assert_eq!(
+        app.update(key(KeyCode::Enter)),
+        vec![Command::Watch { table: "t9".into(), invite: None }]
+    );
+    app.update(key(KeyCode::Down));
+    assert_eq!(
+        app.update(key(KeyCode::Enter)),
+        vec![Command::Sit { table: "t1".into(), seat: None, invite: None, or_watch: true }]
+    );
+    // Closed: gone from the list.
+    app.update(Msg::Update(Update::LobbyRemoved("t9".into())));
+    assert!(!render(&app, 100, 24).contains("▶ t9"));
+}
+
+#[test]
+fn an_abandoned_match_reads_abandoned_and_replays() {
+    let mut app = app();
+    app.update(key(KeyCode::Char('h')));
+    let abandoned = euchre_tui::history::MatchRow {
+        abandoned: Some(euchre_tui::history::Abandoned { at: 5, reason: "everyone_left".into() }),
+        scores: vec![4, 2],
+        ..match_row("m3", false)
+    };
+    let page = MatchPage { matches: vec![abandoned], next_cursor: None };
+    app.update(Msg::Done(Outcome::Matches(page)));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("4–2 Abandoned"), "{screen}");
+    assert_eq!(app.update(key(KeyCode::Enter)), vec![Command::FetchRecord("m3".into())]);
+}
+
 /// An open table `id` with a seat free.
 fn waiting(id: &str) -> TableSummary {
     TableSummary { table: id.into(), seated: 1, ..summary(Preset::Standard, TableStatus::Open) }
@@ -194,6 +241,7 @@ fn the_lobby_starts_with_open_tables_pages_on_down_and_filters_on_f() {
         total: 3,
         after: None,
         next: Some("t3".into()),
+        ..LobbyPage::default()
     };
     app.update(Msg::Done(Outcome::Listed(page)));
     assert!(render(&app, 80, 24).contains("(2 of 3; ↓ for more)"));
@@ -209,8 +257,12 @@ fn the_lobby_starts_with_open_tables_pages_on_down_and_filters_on_f() {
     let more = LobbyQuery { after: Some("t3".into()), ..first };
     assert_eq!(app.update(key(KeyCode::Down)), vec![Command::ListTables(more)]);
     assert_eq!(app.update(key(KeyCode::Down)), vec![], "one page at a time");
-    let page =
-        LobbyPage { tables: vec![waiting("t5")], total: 4, after: Some("t3".into()), next: None };
+    let page = LobbyPage {
+        tables: vec![waiting("t5")],
+        total: 4,
+        after: Some("t3".into()),
+        ..LobbyPage::default()
+    };
     app.update(Msg::Done(Outcome::Listed(page)));
     assert_eq!(ids(&app), vec!["t1", "t2", "t3", "t5"]);
     assert!(render(&app, 80, 24).contains("(4 of 4)"));
@@ -545,6 +597,7 @@ fn match_row(id: &str, finished: bool) -> euchre_tui::history::MatchRow {
         scores: vec![10, 6],
         winner: finished.then_some(0),
         started_at: 0,
+        abandoned: None,
     }
 }
 
@@ -572,9 +625,37 @@ fn history_lists_matches_and_replays_one_hand_by_hand() {
     }
     let record = game.record().clone();
     let hands = record.hands.len();
-    app.update(Msg::Done(Outcome::Record("m1".into(), record)));
+    let asked = app.update(Msg::Done(Outcome::Record("m1".into(), record.clone())));
+    assert_eq!(asked, vec![Command::FetchAnalysis("m1".into())]);
     assert_eq!(app.screen, Screen::Replay);
+    assert!(render(&app, 80, 24).contains("Analysing…"), "until the analysis comes");
+    // The analysis as `GET /api/matches/{id}/analysis` has it (few worlds).
+    let settings = euchre_analysis::Settings { worlds: 4, seed: 1 };
+    let analysis = euchre_analysis::analyse(&record, &settings).expect("analysed");
+    app.update(Msg::Done(Outcome::Analysis("m1".into(), Box::new(analysis.clone()))));
     let screen = render(&app, 80, 24);
+    println!("{screen}");
+    let accuracy = |seat: usize| {
+        let player = &analysis.players[seat];
+        format!("{:.0}% −{:.1}", player.accuracy.expect("decisions") * 100.0, player.points_lost)
+    };
+    assert!(screen.contains(&format!("Accuracy, points lost: Ann {}", accuracy(0))), "{screen}");
+    // Each card or bid below the tolerance is marked after it, the worst
+    // noted under the hand with what was best.
+    let marked = analysis.hands[0]
+        .decisions
+        .iter()
+        .filter(|d| {
+            [d.shown.as_ref().map(|s| s.mark), d.known.as_ref().map(|k| k.mark)]
+                .iter()
+                .flatten()
+                .any(|m| matches!(m, Mark::Inaccuracy | Mark::Mistake | Mark::Blunder))
+        })
+        .count();
+    assert!(marked > 0, "this game has a mark in its first hand");
+    let signs = screen.matches('?').count();
+    assert!(signs >= marked, "{marked} marked, {signs} signs: {screen}");
+    assert!(screen.contains(": best ") || screen.contains("with what they knew"), "{screen}");
     assert!(screen.contains(&format!("hand 1 of {hands}")), "{screen}");
     assert!(screen.contains("basic bot 1"), "bots told apart by seat: {screen}");
     assert!(screen.contains("Bids:"), "{screen}");
@@ -949,4 +1030,85 @@ fn a_timed_turn_counts_down() {
     app.update(key(KeyCode::Enter));
     assert_eq!(app.time_left(), None);
     assert!(!render(&app, 80, 24).contains("s left"));
+}
+
+#[test]
+fn quick_play_searches_cancels_and_opens_the_table_when_matched() {
+    use euchre_tui::quick::Searching;
+    use std::time::{Duration, Instant};
+
+    let mut app = app();
+    let start = Instant::now();
+    app.update(Msg::Tick(start));
+    assert!(render(&app, 80, 24).contains("p: quick play"));
+    app.update(key(KeyCode::Char('p')));
+    assert_eq!(app.screen, Screen::QuickPlay);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Quick play"), "{screen}");
+    assert!(screen.contains("Game      ‹ standard ›"), "{screen}");
+    assert!(screen.contains("Rated     ‹ yes ›"), "{screen}");
+    assert!(!screen.contains("Bots"), "a rated game offers no bots: {screen}");
+    // Cutthroat, casual, bots after 5 s.
+    app.update(key(KeyCode::Right));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Right));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Right));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Bots      ‹ after 5 s ›"), "{screen}");
+    let commands = app.update(key(KeyCode::Enter));
+    let [Command::QuickPlay(request)] = commands.as_slice() else { panic!("{commands:?}") };
+    assert_eq!(
+        (request.preset, request.rated, request.bots_after_seconds),
+        (Preset::Cutthroat, false, Some(5))
+    );
+    assert_eq!(app.screen, Screen::Lobby);
+    app.update(Msg::Done(Outcome::Queued));
+    assert!(app.ticking(), "the time waited ticks");
+    // The searching line: the time waited and the pool's size.
+    app.update(Msg::Update(Update::QuickPlayWaiting {
+        preset: Preset::Cutthroat,
+        rated: false,
+        waiting: 2,
+        partner: None,
+    }));
+    app.update(Msg::Tick(start + Duration::from_secs(12)));
+    let screen = render(&app, 80, 24);
+    assert!(
+        screen.contains(
+            "Searching: cutthroat, casual · 0:12 · 2 waiting · bots after 5 s · x cancels"
+        ),
+        "{screen}"
+    );
+    assert_eq!(app.update(key(KeyCode::Char('p'))), vec![], "one request at a time");
+    // x cancels.
+    assert_eq!(app.update(key(KeyCode::Char('x'))), vec![Command::CancelQuickPlay]);
+    app.update(Msg::Done(Outcome::Done(Command::CancelQuickPlay)));
+    assert_eq!(app.searching, None);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Quick play cancelled."), "{screen}");
+    assert_eq!(app.update(key(KeyCode::Char('x'))), vec![], "nothing left to cancel");
+
+    // Asked again and matched: the table's snapshot follows and opens it.
+    app.update(key(KeyCode::Char('p')));
+    app.update(key(KeyCode::Enter));
+    assert!(matches!(app.searching, Some(Searching { preset: Preset::Cutthroat, .. })));
+    app.update(Msg::Update(Update::QuickPlayMatched { table: TABLE.into(), seat: 0 }));
+    assert_eq!(app.searching, None);
+    let game = Game::new(Preset::Cutthroat.rules(), 5).expect("valid rules");
+    app.update(Msg::Update(snapshot(Preset::Cutthroat, &game, Viewer::Seat(Seat(0)))));
+    assert_eq!(app.screen, Screen::Table);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("cutthroat (3 seats)"), "{screen}");
+
+    // A request the server ends (e.g. on shutdown) says why.
+    let mut app = self::app();
+    app.update(key(KeyCode::Char('p')));
+    app.update(key(KeyCode::Enter));
+    app.update(Msg::Update(Update::QuickPlayEnded {
+        reason: euchre_protocol::QuickPlayEndReason::Shutdown,
+        message: "the server is shutting down".into(),
+    }));
+    assert_eq!(app.searching, None);
+    assert!(render(&app, 80, 24).contains("Quick play ended: the server is shutting down"));
 }

@@ -30,6 +30,7 @@
 //! setting; those not in the levels did not win there.
 
 mod odds;
+mod tree;
 mod world;
 
 use euchre_engine::sim::Solver;
@@ -41,6 +42,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::{BasicBot, Bot, choices};
 use odds::GameOdds;
+use tree::Tree;
 pub use world::ViewWorlds;
 use world::{Knowledge, Misses, PlaySoFar, World};
 
@@ -114,6 +116,18 @@ pub struct SearchSettings {
     pub own_worlds: u32,
     /// See `own_worlds`.
     pub own_depth: u32,
+    /// Search the bot's own later decisions as a tree over what it sees
+    /// (information-set search, [`tree`]) instead of playing them as the
+    /// basic bot: the rest of the hand is the tree's, then the basic bot's,
+    /// and the rollout, trick-model and own-search settings are not used.
+    pub tree: bool,
+    /// How widely the tree tries actions that have done worse so far: the
+    /// UCB constant, in points of a hand.
+    pub exploration: f64,
+    /// Visits to a node of the tree before it tries anything but the basic
+    /// bot's choice there: a node few worlds reach cannot tell a better
+    /// card from a lucky one.
+    pub tree_patience: u32,
 }
 
 impl SearchSettings {
@@ -136,6 +150,9 @@ impl SearchSettings {
         play_rollout: 0.0,
         own_worlds: 0,
         own_depth: 0,
+        tree: false,
+        exploration: 0.0,
+        tree_patience: 0,
     };
     /// 320 worlds, reading the others' bids, and every action scored by
     /// the basic bot's play-out of the rest of the hand (session 9: the
@@ -160,7 +177,17 @@ impl SearchSettings {
         play_rollout: 1.0,
         own_worlds: 0,
         own_depth: 0,
+        tree: false,
+        exploration: 0.0,
+        tree_patience: 0,
     };
+    /// Hard's worlds and reading of the bids, with the bot's own later
+    /// decisions searched as a tree over what it sees ([`tree`]) rather
+    /// than played as the basic bot. Exploration 0.3 did best of the three
+    /// trees screened against hard (BENCHMARKS.md, issue #31), none of them
+    /// significantly.
+    pub const EXPERT: SearchSettings =
+        SearchSettings { tree: true, exploration: 0.3, ..SearchSettings::HARD };
 }
 
 /// A search bot: see the module documentation. Deterministic from its seed.
@@ -178,6 +205,12 @@ pub struct SearchBot {
     /// cannot deal.
     fallback: BasicBot,
 }
+
+/// The most nodes one decision's tree grows to (each under 200 bytes, so
+/// under 2 MB): more than the expert's descents need (one new node a
+/// descent at most; 320 worlds of up to 6 actions), so memory stays bounded
+/// whatever the settings.
+const TREE_NODES: usize = 8_192;
 
 /// A tie between actions is broken by the tricks they take, worth this much
 /// a trick against a point: more tricks are a margin against a wrong guess.
@@ -231,12 +264,21 @@ impl SearchBot {
             depth: self.settings.own_depth,
             rng: &mut self.rng,
         };
+        // A tree lives for one decision: a bot between turns holds none.
+        let mut tree = self
+            .settings
+            .tree
+            .then(|| Tree::new(self.settings.exploration, self.settings.tree_patience, TREE_NODES));
         let mut totals = vec![0.0; actions.len()];
         let mut weights = 0.0;
         for world in &worlds {
             weights += world.weight;
             for (total, action) in totals.iter_mut().zip(actions) {
-                *total += world.weight * value(world, &valuation, *action, solver, model, &mut own);
+                let value = match tree.as_mut() {
+                    Some(tree) => tree.value(world, &valuation, *action, solver),
+                    None => value(world, &valuation, *action, solver, model, &mut own),
+                };
+                *total += world.weight * value;
             }
         }
         (weights > 0.0).then(|| {

@@ -30,10 +30,12 @@ const QUICK_READING: SearchSettings = SearchSettings {
     ..QUICK
 };
 
-/// Every preset and the options that change bidding or play: a game to
-/// five between search bots, every action checked against the engine.
-#[test]
-fn search_bots_choose_legal_actions_in_every_form() {
+/// The expert's tree search over its own later decisions, with few worlds.
+const QUICK_TREE: SearchSettings =
+    SearchSettings { worlds: 6, bid_worlds: 12, table_bits: 10, ..SearchSettings::EXPERT };
+
+/// Every preset, and the options that change bidding or play.
+fn every_form() -> impl Iterator<Item = Rules> {
     let standard = Preset::Standard.rules();
     let options = [
         Rules { joker: true, ..standard },
@@ -47,8 +49,14 @@ fn search_bots_choose_legal_actions_in_every_form() {
         Rules { canadian_loner: true, defend_alone: true, call_for_best: true, ..standard },
         Rules { farmers_hand: true, ..standard },
     ];
-    let rule_sets = Preset::ALL.map(|preset| preset.rules()).into_iter().chain(options);
-    for (n, rules) in rule_sets.enumerate() {
+    Preset::ALL.map(|preset| preset.rules()).into_iter().chain(options)
+}
+
+/// A game to five between search bots in every form, every action checked
+/// against the engine.
+#[test]
+fn search_bots_choose_legal_actions_in_every_form() {
+    for (n, rules) in every_form().enumerate() {
         let rules = Rules { points_to_win: 5, ..rules };
         let settings = [QUICK, QUICK_PLAIN, QUICK_SCORED, QUICK_READING, QUICK_NESTED][n % 5];
         let mut bots: [Box<dyn Bot>; 4] =
@@ -59,9 +67,27 @@ fn search_bots_choose_legal_actions_in_every_form() {
     }
 }
 
+/// The expert's tree in every form: its bids, discards, cards passed and
+/// cards played (inside the tree, too, which only the engine's own legal
+/// actions feed) are all legal, two experts against two hard bots.
+#[test]
+fn the_expert_chooses_legal_actions_in_every_form() {
+    for (n, rules) in every_form().enumerate() {
+        let rules = Rules { points_to_win: 5, ..rules };
+        let mut bots: [Box<dyn Bot>; 4] = [0u64, 1, 2, 3].map(|seat| {
+            let settings = if seat % 2 == 0 { QUICK_TREE } else { QUICK };
+            Box::new(SearchBot::new(settings, seat)) as Box<dyn Bot>
+        });
+        let mut game = Game::new(rules, 100 + n as u64).expect("valid rules");
+        play_out(&mut game, &mut bots);
+        assert!(game.winner().is_some(), "{rules:?}");
+    }
+}
+
 /// The bot sees only its seat's view: deal the other seats' cards
 /// differently (the same hand for the seat to bid, the same up-card) and the
-/// hard bot, seeded alike, makes the same first bid, whatever it is.
+/// hard bot and the expert, each seeded alike, make the same first bid,
+/// whatever it is.
 #[test]
 fn the_hidden_cards_do_not_change_the_choice() {
     use euchre_bots::BotKind;
@@ -87,16 +113,18 @@ fn the_hidden_cards_do_not_change_the_choice() {
         }
         let other = Deal { hands, kitty, ..deal };
         other.validate(&rules).expect("a valid deal");
-        let mut choices = Vec::new();
-        for deal in [deal, other] {
-            let game =
-                Game::with_deals(rules, seed, game.start().clone(), vec![deal]).expect("a game");
-            let view = game.view(Viewer::Seat(seat));
-            let legal = game.legal_actions(seat);
-            choices.push(BotKind::Hard.create(seed).choose(&view, &legal));
+        for kind in [BotKind::Hard, BotKind::Expert] {
+            let mut choices = Vec::new();
+            for deal in [deal, other] {
+                let game = Game::with_deals(rules, seed, game.start().clone(), vec![deal])
+                    .expect("a game");
+                let view = game.view(Viewer::Seat(seat));
+                let legal = game.legal_actions(seat);
+                choices.push(kind.create(seed).choose(&view, &legal));
+            }
+            assert_eq!(choices[0], choices[1], "{kind} seed {seed}");
+            bids.insert(format!("{kind} {:?}", choices[0]));
         }
-        assert_eq!(choices[0], choices[1], "seed {seed}");
-        bids.insert(format!("{:?}", choices[0]));
     }
-    assert!(bids.len() > 1, "the bids vary with the seat's own cards: {bids:?}");
+    assert!(bids.len() > 2, "the bids vary with the seat's own cards: {bids:?}");
 }

@@ -113,6 +113,10 @@ impl ApiError {
         ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("no match {id:?}"))
     }
 
+    pub(super) fn table_not_found(id: &str) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("no table {id:?}"))
+    }
+
     pub(super) fn in_progress(id: &str) -> ApiError {
         let message = format!("match {id:?} is in progress: its record is public once it ends");
         ApiError::new(StatusCode::CONFLICT, "match_in_progress", message)

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorBody};
 use super::query::{ListParams, encode_cursor, valid_id};
-use super::replay::{is_over, match_view};
+use super::replay::{cards_public, match_view};
 use super::views::{MatchSummaryView, MatchView};
 use crate::state::AppState;
 
@@ -118,7 +118,7 @@ pub(super) async fn get_record(
     Path(id): Path<String>,
 ) -> Result<Json<GameRecord>, ApiError> {
     let detail = load(&state, &id).await?;
-    if !is_over(&detail) {
+    if !cards_public(&detail) {
         return Err(ApiError::in_progress(&id));
     }
     Ok(Json(detail.record))

@@ -2,7 +2,7 @@
 //! [`matches`](mod@matches) (the list, one match, its engine record),
 //! [`replay`] (a match replayed hand by hand) with [`views`] (a match as
 //! the API shows it, listed and in full), [`export`] (EGN files),
-//! [`import`] (EGN imports), [`players`] (profiles), [`leaderboard`], [`accounts`] (claiming a name,
+//! [`import`] (EGN imports), [`tables`] (a table, open or closed), [`players`] (profiles), [`leaderboard`], [`accounts`] (claiming a name,
 //! changing the password) and [`sessions`] (logging in and out); with
 //! [`query`] for the list's filters and cursors, [`error`] for the
 //! answers that go wrong, and [`limits`] for requests per address and
@@ -49,6 +49,7 @@ pub mod players;
 pub mod query;
 pub mod replay;
 pub mod sessions;
+pub mod tables;
 pub mod views;
 
 pub use error::{ApiError, ErrorBody, FindingBody};
@@ -104,6 +105,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(matches::list_matches))
         .routes(routes!(matches::get_match))
         .routes(routes!(matches::get_record))
+        .routes(routes!(tables::get_table))
         .routes(routes!(analysis::get_analysis))
         .routes(routes!(export::get_egn))
         .routes(routes!(import::import_match))

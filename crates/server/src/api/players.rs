@@ -1,9 +1,10 @@
-//! A player's profile: the record over finished matches, and the ratings.
+//! A player's profile: the record over finished matches, the ratings, and
+//! the analysis's recent figures.
 
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use euchre_store::{FormRating, PlayerStats, RatingPoint};
+use euchre_store::{FormAccuracy, FormRating, PlayerStats, RatingPoint};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -13,6 +14,9 @@ use crate::state::AppState;
 
 /// The rated games a profile shows at most.
 const HISTORY_LIMIT: u32 = 200;
+/// The analysed matches per form whose figures a profile averages: recent
+/// enough to show how someone plays now.
+const RECENT_ANALYSED: u32 = 20;
 
 /// A player's profile: the record over finished matches, and the ratings.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
@@ -46,6 +50,38 @@ pub struct PlayerView {
     pub ratings: Vec<FormRatingView>,
     /// The latest rated games (up to 200), oldest first: the rating chart.
     pub rating_history: Vec<RatingPointView>,
+    /// The solver's verdict on the player's latest analysed matches (up to
+    /// 20 per form), by form in name order; empty until one is analysed. A
+    /// match is analysed on the first request for its analysis.
+    pub accuracy: Vec<FormAccuracyView>,
+}
+
+/// A player's recent analysed matches in one form, averaged.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct FormAccuracyView {
+    /// As in `ratings`.
+    pub form: String,
+    /// Analysed matches averaged, and their decisions (bids, discards,
+    /// cards) valued with what the player knew.
+    pub matches: u32,
+    pub decisions: u32,
+    /// The share of those decisions within a quarter of a point of the
+    /// best option in expectation, from 0 to 1.
+    pub accuracy: f64,
+    /// Expected points given up against the best options, per match.
+    pub points_lost: f64,
+}
+
+impl From<&FormAccuracy> for FormAccuracyView {
+    fn from(figures: &FormAccuracy) -> FormAccuracyView {
+        FormAccuracyView {
+            form: figures.form.clone(),
+            matches: figures.matches,
+            decisions: figures.decisions,
+            accuracy: figures.accuracy,
+            points_lost: figures.points_lost,
+        }
+    }
 }
 
 /// A rating in one game form.
@@ -102,6 +138,7 @@ impl PlayerView {
         stats: PlayerStats,
         ratings: &[FormRating],
         history: &[RatingPoint],
+        accuracy: &[FormAccuracy],
     ) -> Option<PlayerView> {
         let player = stats.player?;
         Some(PlayerView {
@@ -125,6 +162,7 @@ impl PlayerView {
             time_played_ms: stats.time_played_ms,
             ratings: ratings.iter().map(FormRatingView::from).collect(),
             rating_history: history.iter().map(RatingPointView::from).collect(),
+            accuracy: accuracy.iter().map(FormAccuracyView::from).collect(),
         })
     }
 }
@@ -136,7 +174,8 @@ impl PlayerView {
     summary = "A player's profile",
     description = "The record over finished matches only (names in imported matches are not \
         players), and the player's ratings: one per game form, and the latest rated games for a \
-        chart.",
+        chart; and the solver's verdict on their latest analysed matches by form: accuracy (the \
+        share of decisions within tolerance) and points lost per match.",
     params(("id" = String, Path, description = "The player id")),
     responses(
         (status = 200, description = "The player's profile", body = PlayerView),
@@ -156,5 +195,6 @@ pub(super) async fn get_player(
     let stats = store.player_stats(&id).await.map_err(ApiError::store)?;
     let ratings = store.player_ratings(&id).await.map_err(ApiError::store)?;
     let history = store.rating_history(&id, HISTORY_LIMIT).await.map_err(ApiError::store)?;
-    PlayerView::new(stats, &ratings, &history).map(Json).ok_or_else(not_found)
+    let accuracy = store.recent_accuracy(&id, RECENT_ANALYSED).await.map_err(ApiError::store)?;
+    PlayerView::new(stats, &ratings, &history, &accuracy).map(Json).ok_or_else(not_found)
 }

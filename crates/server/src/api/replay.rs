@@ -13,10 +13,16 @@ pub(super) fn is_over(detail: &MatchDetail) -> bool {
     detail.summary.ended_at.is_some() || detail.record.winner.is_some()
 }
 
+/// Whether every card of the match may be shown: over, or abandoned (it
+/// can never go on, so no seat still plays with its cards hidden).
+pub(super) fn cards_public(detail: &MatchDetail) -> bool {
+    is_over(detail) || detail.summary.abandoned.is_some()
+}
+
 /// The match as anyone may see it: everything once it is over, and until
 /// then what a spectator at the table saw.
 pub fn match_view(detail: &MatchDetail) -> Result<MatchView, String> {
-    let revealed = is_over(detail);
+    let revealed = cards_public(detail);
     let record = &detail.record;
     let mut scores = vec![0u16; usize::from(record.rules.teams())];
     // A rubber's games, in order: when the running score reaches a game's

@@ -40,6 +40,7 @@ pub fn detail(game: &Game, ended: bool) -> MatchDetail {
             .map(|team| (0..4).filter(|seat| seat % 2 == team.0).collect())
             .unwrap_or_default(),
         games: record.games.clone(),
+        abandoned: None,
     };
     MatchDetail { summary, record }
 }

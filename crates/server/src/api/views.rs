@@ -42,6 +42,19 @@ pub struct MatchSummaryView {
     /// A rubber's games once it has ended (sheet 003); empty for a single
     /// game. While a rubber is in progress `scores` count across its games.
     pub rubber: Vec<RubberGameView>,
+    /// Set when the match can no longer finish (its table closed before
+    /// the game ended): it is over, unwon, and its replay shows every card.
+    pub abandoned: Option<AbandonedView>,
+}
+
+/// When and why a match was abandoned.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct AbandonedView {
+    pub at: i64,
+    /// `everyone_left` (its table closed after everyone left) or `lost`
+    /// (the server could not restore its table after a restart).
+    #[schema(value_type = String)]
+    pub reason: &'static str,
 }
 
 /// One game of a rubber.
@@ -101,6 +114,7 @@ impl From<&MatchSummary> for MatchSummaryView {
                     rubber_points: game.rubber_points,
                 })
                 .collect(),
+            abandoned: summary.abandoned.as_ref().map(AbandonedView::from),
         }
     }
 }

@@ -17,6 +17,10 @@ use crate::state::AppState;
 struct Listing {
     summary: euchre_protocol::TableSummary,
     host_id: String,
+    /// Who holds a seat, for their own lobbies' "your games" on any node.
+    /// (Absent from an older node's entries.)
+    #[serde(default)]
+    players: Vec<String>,
 }
 
 /// Writes this node's tables' lobby changes to the bucket, in order. A
@@ -29,9 +33,9 @@ pub(super) async fn mirror_lobby(
 ) {
     while let Some(change) = changes.recv().await {
         let (key, value) = match change {
-            Mirrored::Listed { summary, host_id } => {
+            Mirrored::Listed { summary, host_id, players } => {
                 let key = summary.table.clone();
-                match serde_json::to_vec(&Listing { summary, host_id }) {
+                match serde_json::to_vec(&Listing { summary, host_id, players }) {
                     Ok(value) => (key, Some(Bytes::from(value))),
                     Err(error) => {
                         tracing::warn!(%error, "a lobby entry cannot be encoded");
@@ -77,7 +81,9 @@ pub(super) async fn watch_lobby(mut watch: kv::Watch, state: AppState) {
         };
         match entry.operation {
             kv::Operation::Put => match serde_json::from_slice::<Listing>(&entry.value) {
-                Ok(listing) => state.registry.insert_remote(listing.summary, &listing.host_id),
+                Ok(listing) => {
+                    state.registry.insert_remote(listing.summary, &listing.host_id, listing.players)
+                }
                 Err(error) => tracing::warn!(%error, key = %entry.key, "an unreadable lobby entry"),
             },
             kv::Operation::Delete | kv::Operation::Purge => {

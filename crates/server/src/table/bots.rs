@@ -88,6 +88,15 @@ impl Table {
     /// blocking pool and its action comes back as a [`Decision`]. True if the
     /// action was taken now.
     fn play_for(&mut self, seat: Seat) -> bool {
+        // A person away past the grace forfeits (a slow one, played for
+        // after the turn timer, does not).
+        let state = &self.seats[seat.index()];
+        let grace = self.config.reconnect_grace;
+        if matches!(state.sitter, Some(Sitter::Human(_)))
+            && state.away_since.is_some_and(|since| since.elapsed() >= grace)
+        {
+            self.forfeit(seat);
+        }
         let Some(game) = &self.game else { return false };
         let view = game.view(Viewer::Seat(seat));
         let legal = game.legal_actions(seat);

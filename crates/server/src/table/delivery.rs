@@ -201,7 +201,7 @@ mod tests {
             registry.clone(),
             Some(Arc::new(Fenced)),
         );
-        registry.insert(handle.clone(), table.summary(), &host.id);
+        registry.insert(handle.clone(), table.summary(), &host.id, Vec::new());
         let task = tokio::spawn(table.run(mailbox, CancellationToken::new()));
         let (tx, mut rx) = mpsc::channel(16);
         let outbox = Outbox::new(tx, CancellationToken::new());

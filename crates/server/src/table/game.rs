@@ -48,6 +48,7 @@ impl Table {
             seal: game.record().hands[0].seal,
         });
         self.rated_players = self.rated_players();
+        self.forfeits = vec![false; self.seats.len()];
         self.game = Some(game);
         self.match_id = Some(match_id);
         self.last_change = Instant::now();
@@ -58,6 +59,18 @@ impl Table {
         self.publish(TableEvent::Game(first_deal));
         if let Some(commitment) = commitment {
             self.publish(TableEvent::Table(TableNotice::DealCommitted { hand: 0, commitment }));
+        }
+    }
+
+    /// The person in `seat` forfeits the rated game in progress (a
+    /// forfeit stands: coming back later plays on, but does not undo it).
+    pub(super) fn forfeit(&mut self, seat: Seat) {
+        let playing = self.game.as_ref().is_some_and(|game| !game.is_over());
+        if self.rated_players.is_some()
+            && playing
+            && let Some(forfeited) = self.forfeits.get_mut(seat.index())
+        {
+            *forfeited = true;
         }
     }
 
@@ -78,17 +91,25 @@ impl Table {
 
     /// Hands a game just won to the ratings, off the loop (they wait on the
     /// store); their notice comes back on the table's own mailbox.
-    fn rate(&mut self, match_id: &str, scores: Vec<u16>, winner: u8) {
+    /// A game ends unwon (`winner` `None`: its table closed first) only by
+    /// forfeit, and is rated only if someone forfeited it.
+    pub(super) fn rate(&mut self, match_id: &str, scores: Vec<u16>, winner: Option<u8>) {
+        let forfeited = std::mem::take(&mut self.forfeits);
+        if winner.is_none() && !forfeited.contains(&true) {
+            return;
+        }
         let (Some(players), Some(ratings)) = (self.rated_players.take(), &self.config.ratings)
         else {
             return;
         };
+        let forfeited = (0..players.len()).map(|i| forfeited.get(i) == Some(&true)).collect();
         let game = FinishedGame {
             match_id: match_id.to_owned(),
             rules: self.rules,
             players,
             scores,
             winner,
+            forfeited,
         };
         let ratings = ratings.clone();
         let mailbox = self.mailbox.clone();
@@ -132,10 +153,21 @@ impl Table {
         serde_json::to_value(self.state_for(Viewer::Spectator).seats).unwrap_or_default()
     }
 
-    /// Records who sits where now.
+    /// Records who sits where now, and tells the registry who holds a seat.
     pub(super) fn record_seats(&mut self) {
         let seats = self.stored_seats();
         self.delivery.writes.push(Write::TableSeats { id: self.id.clone(), seats });
+        self.registry.seat_players(&self.id, self.seated_players());
+    }
+
+    /// The people holding a seat, present or away: their "your games".
+    pub fn seated_players(&self) -> Vec<String> {
+        (self.seats.iter())
+            .filter_map(|seat| match &seat.sitter {
+                Some(Sitter::Human(player)) => Some(player.id.clone()),
+                _ => None,
+            })
+            .collect()
     }
     /// Applies an action to the game and publishes what happened.
     pub(super) fn apply(
@@ -210,7 +242,7 @@ impl Table {
             }
         }
         if let Some(winner) = rated {
-            self.rate(&match_id, final_scores.as_slice().to_vec(), winner);
+            self.rate(&match_id, final_scores.as_slice().to_vec(), Some(winner));
         }
         Ok(())
     }

@@ -49,14 +49,25 @@ impl Outbox {
 /// table's node as JSON).
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub enum Request {
-    Sit { seat: Option<u8>, invite: Option<String> },
-    Watch { invite: Option<String> },
-    Resume { last_seq: u64 },
+    Sit {
+        seat: Option<u8>,
+        invite: Option<String>,
+    },
+    Watch {
+        invite: Option<String>,
+    },
+    Resume {
+        last_seq: u64,
+    },
     Leave,
     Start,
     Rematch,
     Act(Action),
     Chat(String),
+    /// A quick-play pool seated the player here: subscribes the connection
+    /// to their seat and sends the snapshot, with no acknowledgement (the
+    /// connection asked for nothing; `quick_play_matched` came before).
+    Matched,
 }
 
 /// A command with everything needed to answer it.

@@ -31,12 +31,12 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use euchre_bots::{Bot, BotKind};
-use euchre_engine::{Game, Rules, Viewer};
+use euchre_engine::{Game, Rules, Seat, Viewer};
 use euchre_protocol::{
     Occupant, PlayerInfo, TableEvent, TableId, TableSettings, TableStatus, TableSummary,
 };
 use euchre_store::durable::Durability;
-use euchre_store::{LiveTable, Write};
+use euchre_store::{CloseReason, LiveTable, Write};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -106,6 +106,9 @@ pub struct Table {
     match_id: Option<String>,
     /// The players of the game in progress, by seat, when it is rated.
     rated_players: Option<Vec<String>>,
+    /// The seats whose player forfeited the rated game in progress: away
+    /// past the grace, or left it (see `ratings`).
+    forfeits: Vec<bool>,
     /// Messages are held back until what caused them is durable.
     delivery: Delivery,
     /// Whether a search bot's decision is under way on the blocking pool.
@@ -151,6 +154,7 @@ impl Table {
             empty_since: Some(Instant::now()),
             match_id: None,
             rated_players: None,
+            forfeits: Vec::new(),
             delivery: Delivery::new(durability),
             thinking: false,
             decisions: None,
@@ -220,6 +224,7 @@ impl Table {
             table.games_started = live_match.number;
             // Rated as before the restart if every seat still holds a person.
             table.rated_players = table.rated_players();
+            table.forfeits = vec![false; table.seats.len()];
             // Events after the last stored action (chat, presence) are gone:
             // jump the seq so that every client resumes from a snapshot.
             table.seq = live_match.last_seq + RESTORE_SEQ_GAP;
@@ -286,7 +291,7 @@ impl Table {
                 () = sleep_until(wake) => {
                     if !self.on_timer(Instant::now()) {
                         // Abandoned: the table is closed for good.
-                        self.delivery.writes.push(Write::TableClosed { id: self.id.clone(), at: now_ms() });
+                        self.close_for_good(CloseReason::EveryoneLeft);
                         self.end_step();
                         closed = true;
                         break;
@@ -302,6 +307,31 @@ impl Table {
             self.registry.unload(&self.id);
         }
         tracing::debug!(table = %self.id, "table closed");
+    }
+
+    /// Journals the table's closing and why, with the match it leaves
+    /// unfinished (which can no longer finish: abandoned).
+    fn close_for_good(&mut self, reason: CloseReason) {
+        let at = now_ms();
+        let unfinished = match (&self.game, &self.match_id) {
+            (Some(game), Some(id)) if !game.is_over() => Some(id.clone()),
+            _ => None,
+        };
+        if let Some(match_id) = &unfinished {
+            // Everyone is away by now: whoever was seated forfeits.
+            let away: Vec<Seat> = (0..self.seats.len())
+                .filter(|&i| self.seats[i].away_since.is_some())
+                .map(|i| Seat(i as u8))
+                .collect();
+            for seat in away {
+                self.forfeit(seat);
+            }
+            let scores = self.game.as_ref().map(|g| g.scores().as_slice().to_vec());
+            self.rate(match_id, scores.unwrap_or_default(), None);
+        }
+        let id = self.id.clone();
+        self.delivery.writes.push(Write::TableAbandoned { id: id.clone(), reason, unfinished, at });
+        self.delivery.writes.push(Write::TableClosed { id, at });
     }
 
     /// Handles one message.

@@ -14,6 +14,11 @@ impl Table {
     pub(super) fn command(&mut self, command: TableCommand) {
         let TableCommand { id, conn, player, outbox, request, received } = command;
         let is_action = matches!(request, Request::Act(_));
+        if let Request::Matched = request {
+            self.join_matched(conn, &player, &outbox);
+            self.after_change();
+            return;
+        }
         let result = match request {
             Request::Sit { seat, invite } => self.sit(conn, &player, &outbox, seat, invite),
             Request::Watch { invite } => self.watch(conn, &player, &outbox, invite),
@@ -23,6 +28,7 @@ impl Table {
             Request::Rematch => self.start(&player, true),
             Request::Act(action) => self.act(&player, action),
             Request::Chat(text) => self.chat(conn, &player, text),
+            Request::Matched => return,
         };
         let answer = match result {
             Ok(reply) => ServerMessage::Ack { id, reply },
@@ -92,6 +98,34 @@ impl Table {
         Ok(Reply::Seated { table: self.id.clone(), seat })
     }
 
+    /// Seats the players a quick-play pool matched, before the table runs:
+    /// each away until their connection joins (`Request::Matched`), so a
+    /// bot stands in for one who never comes.
+    pub fn seat_matched(&mut self, players: &[Option<PlayerInfo>]) {
+        let now = Instant::now();
+        for (state, player) in self.seats.iter_mut().zip(players) {
+            if let Some(player) = player {
+                state.sitter = Some(Sitter::Human(player.clone()));
+                state.away_since = Some(now);
+            }
+        }
+    }
+
+    /// A matched player's connection joins their seat; the first one to
+    /// come starts the game (every seat was taken at the table's making).
+    fn join_matched(&mut self, conn: ConnId, player: &PlayerInfo, outbox: &Outbox) {
+        let Some(seat) = self.seat_of(player) else {
+            let refused = ErrorCode::NotSeated.refusal("you have no seat at that table");
+            self.delivery.stage(conn, outbox, refused.into_message(None));
+            return;
+        };
+        self.subscribe(conn, player, outbox, Viewer::Seat(seat));
+        self.send_snapshot(conn);
+        if self.game.is_none() && self.seats.iter().all(|s| s.sitter.is_some()) {
+            self.begin_game();
+        }
+    }
+
     fn watch(
         &mut self,
         conn: ConnId,
@@ -99,8 +133,13 @@ impl Table {
         outbox: &Outbox,
         invite: Option<String>,
     ) -> Result<Reply, Refusal> {
-        self.check_invite(invite.as_deref())?;
-        let viewer = self.seat_of(player).map_or(Viewer::Spectator, Viewer::Seat);
+        let seat = self.seat_of(player);
+        // A player holding a seat came in with the invite once: coming back
+        // from "your games" on another device needs no link.
+        if seat.is_none() {
+            self.check_invite(invite.as_deref())?;
+        }
+        let viewer = seat.map_or(Viewer::Spectator, Viewer::Seat);
         self.subscribe(conn, player, outbox, viewer);
         self.send_snapshot(conn);
         Ok(Reply::Watching { table: self.id.clone() })
@@ -152,7 +191,9 @@ impl Table {
         let seat_number = seat.0;
         self.publish(TableEvent::Table(TableNotice::SeatLeft { seat: seat_number }));
         if self.status() == TableStatus::Playing {
-            // A game in progress goes on: a bot takes the seat for good.
+            // A game in progress goes on: a bot takes the seat for good,
+            // and a rated game counts as lost for the player who left.
+            self.forfeit(seat);
             self.seats[index] = SeatState {
                 sitter: Some(Sitter::Bot(self.bot_kind)),
                 bot: Some(self.bot_kind.create(self.bot_seed ^ u64::from(seat_number))),

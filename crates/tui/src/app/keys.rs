@@ -8,6 +8,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::{App, Command, Screen};
 use crate::invite;
+use crate::quick::Searching;
 
 impl App {
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Command> {
@@ -21,6 +22,7 @@ impl App {
         match self.screen {
             Screen::Lobby => self.lobby_key(key),
             Screen::Create => self.create_key(key),
+            Screen::QuickPlay => self.quick_key(key),
             Screen::Join => self.join_key(key),
             Screen::Table => self.table_key(key),
             Screen::History => self.history_key(key),
@@ -29,11 +31,12 @@ impl App {
     }
 
     fn lobby_key(&mut self, key: KeyEvent) -> Vec<Command> {
-        let selected = self.lobby.get(self.lobby_selected).map(|summary| summary.table.clone());
+        let rows = self.lobby_rows();
+        let selected = rows.get(self.lobby_selected).map(|summary| summary.table.clone());
+        let last = rows.len().saturating_sub(1);
         match key.code {
             KeyCode::Up => self.lobby_selected = self.lobby_selected.saturating_sub(1),
             KeyCode::Down => {
-                let last = self.lobby.len().saturating_sub(1);
                 // Past the last one listed: the next page, if there is one.
                 if self.lobby_selected == last
                     && !self.lobby_loading
@@ -53,6 +56,17 @@ impl App {
                 self.screen = Screen::Create;
                 self.status = None;
             }
+            KeyCode::Char('p') => {
+                if self.searching.is_some() {
+                    self.error("Quick play is already searching: x cancels it.");
+                } else {
+                    self.screen = Screen::QuickPlay;
+                    self.status = None;
+                }
+            }
+            KeyCode::Char('x') if self.searching.is_some() => {
+                return vec![Command::CancelQuickPlay];
+            }
             KeyCode::Char('j') => {
                 self.screen = Screen::Join;
                 self.join_input.clear();
@@ -69,6 +83,10 @@ impl App {
             KeyCode::Enter => {
                 if let Some(table) = selected {
                     self.invite = None;
+                    // One of the player's own: back to their seat.
+                    if self.is_yours(&table) {
+                        return vec![Command::Watch { table, invite: None }];
+                    }
                     return vec![Command::Sit { table, seat: None, invite: None, or_watch: true }];
                 }
             }
@@ -108,7 +126,9 @@ impl App {
             KeyCode::PageUp => self.history_selected = self.history_selected.saturating_sub(10),
             KeyCode::Home => self.history_selected = 0,
             KeyCode::Enter => match self.history.get(self.history_selected) {
-                Some(row) if row.finished => return vec![Command::FetchRecord(row.id.clone())],
+                Some(row) if row.finished || row.abandoned.is_some() => {
+                    return vec![Command::FetchRecord(row.id.clone())];
+                }
                 Some(_) => {
                     self.error("That match is still being played: its replay comes at the end.")
                 }
@@ -149,6 +169,26 @@ impl App {
             KeyCode::Enter => {
                 self.info("Creating the table…");
                 return vec![Command::Create(self.create.settings())];
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn quick_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        let form = &mut self.quick;
+        match key.code {
+            KeyCode::Esc => self.screen = Screen::Lobby,
+            KeyCode::Up | KeyCode::BackTab => form.move_cursor(false),
+            KeyCode::Down | KeyCode::Tab => form.move_cursor(true),
+            KeyCode::Left => form.change(false),
+            KeyCode::Right | KeyCode::Char(' ') => form.change(true),
+            KeyCode::Enter => {
+                let request = self.quick.request();
+                self.searching = Some(Searching::new(&request, self.now));
+                self.screen = Screen::Lobby;
+                self.status = None;
+                return vec![Command::QuickPlay(request)];
             }
             _ => {}
         }

@@ -10,18 +10,20 @@ mod keys;
 
 use std::time::{Duration, Instant};
 
+use euchre_analysis::GameAnalysis;
 use euchre_client::{CreatedTable, Error, Update};
 use euchre_engine::fairness::Verdict;
 use euchre_engine::{Action, GameRecord};
 use euchre_protocol::{
-    LobbyFilter, LobbyPage, LobbyQuery, TableEvent, TableId, TableNotice, TableSettings,
-    TableStatus, TableSummary,
+    LobbyFilter, LobbyPage, LobbyQuery, QuickPlayRequest, TableEvent, TableId, TableNotice,
+    TableSettings, TableStatus, TableSummary,
 };
 use ratatui::crossterm::event::KeyEvent;
 
 pub use crate::form::CreateForm;
 use crate::history::{MatchPage, MatchRow};
 use crate::invite;
+use crate::quick::{QuickForm, Searching};
 use crate::seal;
 use crate::table::TableModel;
 
@@ -30,6 +32,8 @@ use crate::table::TableModel;
 pub enum Screen {
     Lobby,
     Create,
+    /// The quick-play form: a game with strangers.
+    QuickPlay,
     Join,
     Table,
     /// The player's matches (the HTTP API).
@@ -47,6 +51,8 @@ pub struct Replay {
     pub record: GameRecord,
     /// The hand shown (an index into `record.hands`).
     pub hand: usize,
+    /// The solver's analysis, once the server has it.
+    pub analysis: Option<GameAnalysis>,
 }
 
 /// The connection as the user should know it.
@@ -93,12 +99,18 @@ pub enum Command {
     Rematch(TableId),
     Act(TableId, Action),
     Chat(TableId, String),
+    /// Ask for a game with strangers.
+    QuickPlay(QuickPlayRequest),
+    /// End the quick-play request.
+    CancelQuickPlay,
     /// The player's latest matches, from the HTTP API.
     ListMatches,
     /// The page of matches after this cursor (a page's `next_cursor`).
     MoreMatches(String),
     /// A finished match's record, to replay.
     FetchRecord(String),
+    /// A finished match's analysis, asked for again while it is computed.
+    FetchAnalysis(String),
 }
 
 impl Command {
@@ -113,9 +125,12 @@ impl Command {
             Command::Rematch(_) => "The rematch",
             Command::Act(..) => "That move",
             Command::Chat(..) => "Chat",
+            Command::QuickPlay(_) => "Quick play",
+            Command::CancelQuickPlay => "Cancelling quick play",
             Command::ListMatches => "Listing your matches",
             Command::MoreMatches(_) => "Listing more of your matches",
             Command::FetchRecord(_) => "Loading the match",
+            Command::FetchAnalysis(_) => "The analysis",
         }
     }
 }
@@ -130,7 +145,9 @@ pub enum Outcome {
         seat: u8,
     },
     Watching(TableId),
-    /// Leave, start, rematch, act or chat, done.
+    /// The quick-play request waits in its pool.
+    Queued,
+    /// Leave, start, rematch, act, chat or cancelling quick play, done.
     Done(Command),
     Failed(Command, Error),
     /// The first page of the player's matches.
@@ -138,6 +155,8 @@ pub enum Outcome {
     /// A later page, to add at the end.
     MoreMatches(MatchPage),
     Record(String, GameRecord),
+    /// A match's analysis, by its id.
+    Analysis(String, Box<GameAnalysis>),
     /// An HTTP request failed.
     HttpFailed(Command, String),
 }
@@ -165,6 +184,10 @@ pub struct App {
     /// The lobby's tables listed so far, in the order of their ids: its
     /// first pages, kept current by the server's updates.
     pub lobby: Vec<TableSummary>,
+    /// The live tables where the player holds a seat, as the last first
+    /// page listed them: shown first, Enter resumes.
+    pub yours: Vec<TableSummary>,
+    /// The selected row of [`App::lobby_rows`].
     pub lobby_selected: usize,
     /// Open tables with a free seat only (`f` shows every table).
     pub lobby_open_only: bool,
@@ -183,6 +206,9 @@ pub struct App {
     pub history_loading: bool,
     pub replay: Option<Replay>,
     pub create: CreateForm,
+    pub quick: QuickForm,
+    /// The quick-play request, while it waits for a table.
+    pub searching: Option<Searching>,
     pub join_input: String,
     /// The table followed (one at a time).
     pub table: Option<TableModel>,
@@ -216,6 +242,7 @@ impl App {
             player_id: String::new(),
             screen: Screen::Lobby,
             lobby: Vec::new(),
+            yours: Vec::new(),
             lobby_selected: 0,
             lobby_open_only: true,
             lobby_total: 0,
@@ -227,6 +254,8 @@ impl App {
             history_loading: false,
             replay: None,
             create: CreateForm::default(),
+            quick: QuickForm::default(),
+            searching: None,
             join_input: String::new(),
             table: None,
             invite: None,
@@ -291,6 +320,12 @@ impl App {
                 Vec::new()
             }
         }
+    }
+
+    /// Whether the screen shows a clock that needs a tick every so often:
+    /// a turn timer, or the time a quick-play request has waited.
+    pub fn ticking(&self) -> bool {
+        self.time_left().is_some() || self.searching.is_some()
     }
 
     /// The time left to act before a bot acts for this client, while its
@@ -370,6 +405,7 @@ impl App {
                 }
             }
             Update::LobbyRemoved(table) => {
+                self.yours.retain(|t| t.table != table);
                 if let Ok(known) = self.lobby.binary_search_by(|known| known.table.cmp(&table)) {
                     self.lobby.remove(known);
                     self.lobby_total = self.lobby_total.saturating_sub(1);
@@ -393,6 +429,25 @@ impl App {
                     return vec![self.list_tables(None)];
                 }
             }
+            Update::QuickPlayWaiting { preset, rated, waiting, .. } => {
+                if let Some(searching) = self
+                    .searching
+                    .as_mut()
+                    .filter(|searching| searching.preset == preset && searching.rated == rated)
+                {
+                    searching.waiting = Some(waiting);
+                }
+            }
+            Update::QuickPlayMatched { table, seat } => {
+                // The table's snapshot follows and opens it.
+                self.searching = None;
+                self.invite = None;
+                self.info(format!("Matched: table {table}, seat {seat}."));
+            }
+            Update::QuickPlayEnded { message, .. } => {
+                self.searching = None;
+                self.error(format!("Quick play ended: {message}"));
+            }
             Update::ServerError { code, message } => {
                 self.error(format!("Server error ({code}): {message}"))
             }
@@ -406,6 +461,7 @@ impl App {
     fn add_page(&mut self, page: LobbyPage) {
         if page.after.is_none() {
             self.lobby.clear();
+            self.yours = page.yours;
         }
         for summary in page.tables {
             self.list_in_lobby(summary);
@@ -432,7 +488,19 @@ impl App {
     }
 
     fn clamp_lobby(&mut self) {
-        self.lobby_selected = self.lobby_selected.min(self.lobby.len().saturating_sub(1));
+        self.lobby_selected = self.lobby_selected.min(self.lobby_rows().len().saturating_sub(1));
+    }
+
+    /// The lobby's rows: the player's own tables first, then the public
+    /// ones listed (without those already shown as theirs).
+    pub fn lobby_rows(&self) -> Vec<&TableSummary> {
+        let listed = self.lobby.iter().filter(|t| !self.is_yours(&t.table));
+        self.yours.iter().chain(listed).collect()
+    }
+
+    /// Whether the player holds a seat at `table`, as the lobby said.
+    pub fn is_yours(&self, table: &str) -> bool {
+        self.yours.iter().any(|t| t.table == table)
     }
 
     fn leave_table(&mut self) {
@@ -461,6 +529,15 @@ impl App {
                 self.sent_from = None;
             }
             Outcome::Done(Command::Leave(_)) => {}
+            Outcome::Queued => {
+                if let Some(searching) = self.searching.as_mut() {
+                    searching.queued = true;
+                }
+            }
+            Outcome::Done(Command::CancelQuickPlay) => {
+                self.searching = None;
+                self.info("Quick play cancelled.");
+            }
             Outcome::Done(Command::Start(_) | Command::Rematch(_)) => self.info("A new game."),
             Outcome::Done(_) => {}
             Outcome::Matches(page) => {
@@ -509,9 +586,17 @@ impl App {
                             .collect()
                     })
                     .unwrap_or_default();
-                self.replay = Some(Replay { id, names, record, hand: 0 });
+                self.replay =
+                    Some(Replay { id: id.clone(), names, record, hand: 0, analysis: None });
                 self.screen = Screen::Replay;
                 self.status = None;
+                return vec![Command::FetchAnalysis(id)];
+            }
+            Outcome::Analysis(id, analysis) => {
+                // Only for the match still shown.
+                if let Some(replay) = self.replay.as_mut().filter(|replay| replay.id == id) {
+                    replay.analysis = Some(*analysis);
+                }
             }
             Outcome::HttpFailed(command, error) => {
                 if let Command::ListMatches | Command::MoreMatches(_) = command {
@@ -534,6 +619,13 @@ impl App {
                     {
                         model.prompt = Some(actions);
                     }
+                }
+                if let Command::QuickPlay(_) = command {
+                    self.searching = None;
+                }
+                if let (Command::CancelQuickPlay, Some("not_queued")) = (&command, error.code()) {
+                    // Matched or ended meanwhile: nothing waits any more.
+                    self.searching = None;
                 }
                 if let Command::Sit { table, invite, or_watch: true, .. } = &command
                     && matches!(error.code(), Some("table_full" | "game_in_progress"))

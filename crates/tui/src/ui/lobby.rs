@@ -4,7 +4,7 @@
 use euchre_engine::Preset;
 use euchre_protocol::{TableStatus, TableSummary};
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
@@ -12,6 +12,7 @@ use ratatui::widgets::{Block, Paragraph};
 use super::text::{bold, dim, fit, form_name, reversed, selectable_list};
 use crate::app::{App, CreateForm};
 use crate::form::{BOT_LEVELS, Field, SeatChoice, level_name};
+use crate::quick::{QuickField, QuickForm};
 
 fn describe_preset(preset: Preset) -> &'static str {
     match preset {
@@ -40,10 +41,11 @@ fn status_name(status: TableStatus) -> &'static str {
     }
 }
 
-fn lobby_row(summary: &TableSummary) -> String {
+fn lobby_row(summary: &TableSummary, yours: bool) -> String {
     format!(
-        "{} {} {} {} {}",
-        fit(&summary.table, 10),
+        "{}{} {} {} {} {}",
+        if yours { "▶ " } else { "" },
+        fit(&summary.table, if yours { 8 } else { 10 }),
         fit(&format!("{} · {}", summary.preset.name(), form_name(&summary.rules)), 40),
         fit(&format!("{}/{}", summary.seated, summary.rules.players), 5),
         fit(status_name(summary.status), 9),
@@ -59,10 +61,22 @@ fn lobby_title(app: &App) -> String {
         (Some(_), false) => "; ↓ for more",
         (None, false) => "",
     };
-    format!(" Public tables: {which} ({} of {}{more}) ", app.lobby.len(), app.lobby_total)
+    let yours = match app.yours.len() {
+        0 => String::new(),
+        1 => "Your game ▶ first, Enter resumes · ".to_owned(),
+        n => format!("Your {n} games ▶ first, Enter resumes · "),
+    };
+    format!(" {yours}Public tables: {which} ({} of {}{more}) ", app.lobby.len(), app.lobby_total)
 }
 
 pub(super) fn lobby(frame: &mut Frame, app: &App, area: Rect) {
+    // One line above the tables: quick play's searching line, or its key.
+    let [quick, area] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+    let line = match &app.searching {
+        Some(searching) => Line::styled(format!(" {}", searching.line(app.now)), bold()),
+        None => Line::styled(" p: quick play, a game with players near your rating", dim()),
+    };
+    frame.render_widget(Paragraph::new(line), quick);
     let header = format!(
         "{} {} {} {} host",
         fit("table", 10),
@@ -79,8 +93,8 @@ pub(super) fn lobby(frame: &mut Frame, app: &App, area: Rect) {
         } else {
             "No public tables yet: press n to create one."
         },
-        &app.lobby,
-        lobby_row,
+        &app.lobby_rows(),
+        |summary| lobby_row(summary, app.is_yours(&summary.table)),
         app.lobby_selected,
     );
     frame.render_widget(list, area);
@@ -150,6 +164,44 @@ pub(super) fn create(frame: &mut Frame, form: &CreateForm, area: Rect) {
         dim(),
     ));
     frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(" New table ")), area);
+}
+
+pub(super) fn quick(frame: &mut Frame, form: &QuickForm, area: Rect) {
+    let cursor = form.current();
+    let line = |field: QuickField, label: &str, value: String, note: &str| {
+        let style = if cursor == field { reversed() } else { Style::new() };
+        Line::from(vec![
+            Span::raw(format!("  {label:<10}")),
+            Span::styled(format!("‹ {value} ›"), style),
+            Span::styled(format!(" {note}"), dim()),
+        ])
+    };
+    let preset = form.preset();
+    let mut lines = vec![
+        Line::raw(""),
+        line(QuickField::Preset, "Game", preset.name().to_owned(), ""),
+        Line::styled(
+            format!("            {} · {}", form_name(&preset.rules()), describe_preset(preset)),
+            dim(),
+        ),
+        Line::raw(""),
+    ];
+    if form.rated {
+        lines.push(line(QuickField::Rated, "Rated", "yes".into(), "people only, near your rating"));
+    } else {
+        lines.push(line(QuickField::Rated, "Rated", "no".into(), "casual: counts for nothing"));
+        let bots = match form.bots_after_seconds() {
+            Some(seconds) => format!("after {seconds} s"),
+            None => "never: wait for people".into(),
+        };
+        lines.push(line(QuickField::BotsAfter, "Bots", bots, "fill the seats still missing"));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "  The server seats you at a table as soon as it finds players.",
+        dim(),
+    ));
+    frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(" Quick play ")), area);
 }
 
 pub(super) fn join(frame: &mut Frame, app: &App, area: Rect) {

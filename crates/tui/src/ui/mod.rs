@@ -2,8 +2,9 @@
 //! for 80x24 first; a larger terminal gets more room for the chat.
 //!
 //! [`draw`] lays out the title, the screen of the moment, the status line and
-//! the keys to press; the screens are drawn by `lobby.rs` (the lobby, a new
-//! table's form, joining by id), `table.rs` (a game being played or watched)
+//! the keys to press; the screens are drawn by `lobby.rs` (the lobby with
+//! quick play's searching line, a new table's form, quick play's form,
+//! joining by id), `table.rs` (a game being played or watched)
 //! and `history.rs` (the player's matches and their replays), from the
 //! shared pieces of `text.rs`.
 
@@ -34,6 +35,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     match app.screen {
         Screen::Lobby => lobby::lobby(frame, app, body),
         Screen::Create => lobby::create(frame, &app.create, body),
+        Screen::QuickPlay => lobby::quick(frame, &app.quick, body),
         Screen::Join => lobby::join(frame, app, body),
         Screen::Table => match &app.table {
             Some(table) => table::table_screen(frame, app, table, body),
@@ -94,6 +96,7 @@ fn help_line(app: &App) -> String {
         Screen::History => " ↑↓ PgUp/PgDn pick · Enter replay · Esc back".into(),
         Screen::Replay => " ←→ previous/next hand · Home/End first/last · Esc back".into(),
         Screen::Create => " ↑↓ field · ←→ change · Enter create and sit · Esc back".into(),
+        Screen::QuickPlay => " ↑↓ field · ←→ change · Enter search · Esc back".into(),
         Screen::Join => " Enter join (a full table is watched) · Esc back".into(),
         Screen::Table if app.chat_input.is_some() => " Enter send · Esc cancel".into(),
         Screen::Table => {

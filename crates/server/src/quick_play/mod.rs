@@ -1,0 +1,126 @@
+//! Quick play: players ask for a game with strangers in a pool (a preset,
+//! rated or casual), and one task per node owns the pools: it takes the
+//! requests, forms tables in waves with the pure [`matcher`], and seats the
+//! players at a new table as `create_table` would make one.
+//!
+//! A request belongs to the player, not the connection: every connection
+//! the player has while it waits holds it and gets its notices; when none is
+//! left for the reconnect grace, it ends. A player has one request at most,
+//! and none while they sit at a live table a pool formed. Everything the
+//! task keeps is bounded: one request per player, each pool's size, the
+//! connections holding a request, and the task's mailbox.
+
+pub mod matcher;
+mod service;
+
+use std::sync::{Arc, Mutex};
+
+use euchre_protocol::{CommandId, ErrorCode, PlayerInfo, QuickPlayRequest, Refusal, TableId};
+use tokio::sync::mpsc;
+
+use crate::table::{ConnId, Outbox};
+
+pub use service::run;
+
+/// A `quick_play` from one connection, with what the pools need to answer
+/// it and to seat the player: the connection's outbox, and the player's
+/// rating in the preset's form (rating and deviation; `None`: unrated).
+#[derive(Debug)]
+pub struct Ask {
+    pub id: CommandId,
+    pub conn: ConnId,
+    pub player: PlayerInfo,
+    pub outbox: Outbox,
+    pub request: QuickPlayRequest,
+    pub rating: Option<(f64, f64)>,
+}
+
+/// What the pools' task is told.
+#[derive(Debug)]
+pub(crate) enum PoolMessage {
+    Ask(Ask),
+    Cancel {
+        id: CommandId,
+        conn: ConnId,
+        player_id: String,
+        outbox: Outbox,
+    },
+    /// A connection of the player said hello: it holds their request too.
+    Attach {
+        conn: ConnId,
+        player_id: String,
+        outbox: Outbox,
+    },
+    /// A connection closed.
+    Gone {
+        conn: ConnId,
+        player_id: String,
+    },
+    /// A table the pools formed was made (`Some`) or could not be (`None`).
+    Seated {
+        players: Vec<String>,
+        table: Option<TableId>,
+    },
+}
+
+/// How connections reach the pools' task. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct QuickPlay {
+    tx: mpsc::Sender<PoolMessage>,
+    /// The task's end of the mailbox, until [`run`] takes it.
+    mailbox: Arc<Mutex<Option<mpsc::Receiver<PoolMessage>>>>,
+}
+
+impl QuickPlay {
+    /// The pools' mailbox, holding at most `capacity` messages.
+    pub fn new(capacity: usize) -> QuickPlay {
+        let (tx, rx) = mpsc::channel(capacity.max(1));
+        QuickPlay { tx, mailbox: Arc::new(Mutex::new(Some(rx))) }
+    }
+
+    /// Hands a `quick_play` to the pools, which answer on its outbox (the
+    /// `queued` ack, or the refusal). A full mailbox is refused `busy`.
+    pub fn ask(&self, ask: Ask) -> Result<(), Refusal> {
+        self.tx.try_send(PoolMessage::Ask(ask)).map_err(|_| busy())
+    }
+
+    /// Hands a `cancel_quick_play` to the pools, which answer on `outbox`.
+    pub fn cancel(
+        &self,
+        id: CommandId,
+        conn: ConnId,
+        player_id: &str,
+        outbox: Outbox,
+    ) -> Result<(), Refusal> {
+        let message = PoolMessage::Cancel { id, conn, player_id: player_id.to_owned(), outbox };
+        self.tx.try_send(message).map_err(|_| busy())
+    }
+
+    /// A new connection of the player: it holds their request, if any.
+    pub fn attach(&self, conn: ConnId, player_id: &str, outbox: Outbox) {
+        // Lost only when the pools are flooded: the connection then misses
+        // the notices, and the request still ends with the player's last
+        // connection.
+        let _ =
+            self.tx.try_send(PoolMessage::Attach { conn, player_id: player_id.to_owned(), outbox });
+    }
+
+    /// A connection of the player closed. Waits for room: a lost goodbye
+    /// would keep a request alive for a player who has gone.
+    pub async fn gone(&self, conn: ConnId, player_id: &str) {
+        let message = PoolMessage::Gone { conn, player_id: player_id.to_owned() };
+        let _ = self.tx.send(message).await;
+    }
+
+    pub(crate) fn sender(&self) -> mpsc::Sender<PoolMessage> {
+        self.tx.clone()
+    }
+
+    pub(crate) fn take_mailbox(&self) -> Option<mpsc::Receiver<PoolMessage>> {
+        self.mailbox.lock().ok().and_then(|mut mailbox| mailbox.take())
+    }
+}
+
+fn busy() -> Refusal {
+    ErrorCode::Busy.refusal("quick play is busy; try again in a moment")
+}

@@ -1,0 +1,624 @@
+//! The pools' task: the requests waiting in each pool, the teams forming,
+//! the waves, and the tables being made for those matched.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use euchre_engine::Preset;
+use euchre_protocol::{
+    ErrorCode, PlayerInfo, QuickPlayEndReason, Refusal, Reply, ServerMessage, TableId, TableStatus,
+};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::matcher::{self, Entry, Millis, Policy, Shape};
+use super::{Ask, PoolMessage};
+use crate::config::{QuickPlaySettings, Timing};
+use crate::state::AppState;
+use crate::table::{ConnId, Outbox, Request, TableCommand, TableMessage};
+
+/// One pool: a preset, rated or casual.
+type PoolKey = (Preset, bool);
+
+/// Connections that may hold one request: a player's tabs and devices.
+const HOLDERS_MAX: usize = 8;
+/// Characters of a team code, from [`CODE_ALPHABET`]: 50 random bits.
+const CODE_LEN: usize = 10;
+/// No look-alikes (0/o, 1/l/i).
+const CODE_ALPHABET: &[u8; 32] = b"23456789abcdefghjkmnpqrstuvwxyz_";
+/// Waves of one pool at least this far apart, however many requests come.
+const MIN_WAVE_GAP: Duration = Duration::from_millis(100);
+
+/// A matched player and the connections holding their request, or `None`
+/// for a seat a bot takes.
+type Seating = Option<(PlayerInfo, Vec<(ConnId, Outbox)>)>;
+
+/// A player's side of a team.
+#[derive(Clone, Debug, PartialEq)]
+enum Team {
+    Alone,
+    /// Asked with `invite_partner`: the code, and the partner once joined.
+    Inviting {
+        code: String,
+        partner: Option<String>,
+    },
+    /// Joined `inviter`'s request with its code.
+    Joined {
+        inviter: String,
+    },
+}
+
+/// A waiting request.
+#[derive(Debug)]
+struct Waiting {
+    player: PlayerInfo,
+    pool: PoolKey,
+    /// The player's connections that get its notices.
+    holders: Vec<(ConnId, Outbox)>,
+    rating: f64,
+    deviation: f64,
+    since: Millis,
+    bots_after: Option<Millis>,
+    team: Team,
+    /// Since when the player has had no connection.
+    gone_since: Option<Millis>,
+    /// When the player was last told how many wait.
+    noticed: Millis,
+}
+
+impl Waiting {
+    fn tell(&self, message: &ServerMessage, except: Option<ConnId>) {
+        for (conn, outbox) in &self.holders {
+            if Some(*conn) != except {
+                outbox.send(message.clone());
+            }
+        }
+    }
+}
+
+struct Pools {
+    state: AppState,
+    settings: QuickPlaySettings,
+    policy: Policy,
+    grace: Millis,
+    started: Instant,
+    requests: HashMap<String, Waiting>,
+    /// The players whose requests are matched in each pool: those alone and
+    /// those inviting (a team is matched once its partner joined).
+    pools: HashMap<PoolKey, HashSet<String>>,
+    codes: HashMap<String, String>,
+    /// Players seated by a pool, at the table (`None`: being made).
+    live: HashMap<String, Option<TableId>>,
+    due: HashSet<PoolKey>,
+    last_wave: HashMap<PoolKey, Instant>,
+    seated: mpsc::Sender<PoolMessage>,
+}
+
+/// Runs the pools of `state` until the server shuts down; every request
+/// still waiting then ends with `shutdown`.
+pub async fn run(state: AppState) {
+    let Some(mut mailbox) = state.quick_play.take_mailbox() else { return };
+    let settings = state.settings.quick_play.clone();
+    let mut pools = Pools {
+        grace: state.settings.timing.reconnect_grace_ms,
+        seated: state.quick_play.sender(),
+        policy: Policy::default(),
+        started: Instant::now(),
+        requests: HashMap::new(),
+        pools: HashMap::new(),
+        codes: HashMap::new(),
+        live: HashMap::new(),
+        due: HashSet::new(),
+        last_wave: HashMap::new(),
+        settings,
+        state,
+    };
+    let shutdown = pools.state.shutdown.clone();
+    let every = Timing::ms(pools.settings.wave_ms.max(1));
+    let mut waves = tokio::time::interval(every);
+    waves.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let next_due = pools.next_due();
+        tokio::select! {
+            message = mailbox.recv() => match message {
+                Some(message) => pools.handle(message),
+                None => break,
+            },
+            _ = waves.tick() => pools.tick(),
+            () = sleep_until(next_due) => pools.run_due(),
+            () = shutdown.cancelled() => break,
+        }
+    }
+    let everyone: Vec<String> = pools.requests.keys().cloned().collect();
+    for player in everyone {
+        pools.end(&player, Some(QuickPlayEndReason::Shutdown), None);
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn ended(reason: QuickPlayEndReason) -> ServerMessage {
+    let message = match reason {
+        QuickPlayEndReason::Cancelled => "you cancelled quick play",
+        QuickPlayEndReason::PartnerCancelled => "your partner cancelled quick play",
+        QuickPlayEndReason::PartnerLeft => "your partner left",
+        QuickPlayEndReason::Expired => "nobody was found in time; ask again",
+        QuickPlayEndReason::Shutdown => "the server is shutting down; ask again after reconnecting",
+        QuickPlayEndReason::OwnerLost => "the server holding the pool went away; ask again",
+        QuickPlayEndReason::Unavailable => "the table could not be made; ask again",
+    };
+    ServerMessage::QuickPlayEnded { reason, message: message.to_owned() }
+}
+
+fn new_team_code() -> String {
+    let bytes = uuid::Uuid::new_v4().into_bytes();
+    bytes.iter().take(CODE_LEN).map(|b| char::from(CODE_ALPHABET[usize::from(b & 31)])).collect()
+}
+
+fn shape(pool: PoolKey) -> Shape {
+    let rules = pool.0.rules();
+    Shape { seats: rules.players, partnerships: rules.partnerships() }
+}
+
+impl Pools {
+    fn now(&self) -> Millis {
+        self.started.elapsed().as_millis() as Millis
+    }
+
+    fn handle(&mut self, message: PoolMessage) {
+        match message {
+            PoolMessage::Ask(ask) => {
+                let (id, outbox) = (ask.id, ask.outbox.clone());
+                let answer = match self.ask(ask) {
+                    Ok(reply) => ServerMessage::Ack { id, reply },
+                    Err(refusal) => refusal.into_message(Some(id)),
+                };
+                outbox.send(answer);
+            }
+            PoolMessage::Cancel { id, conn, player_id, outbox } => {
+                let answer = if self.requests.contains_key(&player_id) {
+                    self.end_team(&player_id, QuickPlayEndReason::PartnerCancelled);
+                    self.end(&player_id, Some(QuickPlayEndReason::Cancelled), Some(conn));
+                    ServerMessage::Ack { id, reply: Reply::Done }
+                } else {
+                    ErrorCode::NotQueued.to_message(Some(id))
+                };
+                outbox.send(answer);
+            }
+            PoolMessage::Attach { conn, player_id, outbox } => {
+                if let Some(waiting) = self.requests.get_mut(&player_id)
+                    && waiting.holders.len() < HOLDERS_MAX
+                    && !waiting.holders.iter().any(|(held, _)| *held == conn)
+                {
+                    waiting.holders.push((conn, outbox));
+                    waiting.gone_since = None;
+                }
+            }
+            PoolMessage::Gone { conn, player_id } => {
+                let now = self.now();
+                if let Some(waiting) = self.requests.get_mut(&player_id) {
+                    waiting.holders.retain(|(held, _)| *held != conn);
+                    if waiting.holders.is_empty() {
+                        waiting.gone_since.get_or_insert(now);
+                    }
+                }
+            }
+            PoolMessage::Seated { players, table } => {
+                for player in players {
+                    match &table {
+                        Some(table) => self.live.insert(player, Some(table.clone())),
+                        None => self.live.remove(&player),
+                    };
+                }
+            }
+        }
+    }
+
+    /// Whether the player sits at a live table a pool formed (or one being made).
+    fn in_pool_game(&mut self, player_id: &str) -> bool {
+        let live = match self.live.get(player_id) {
+            None => return false,
+            Some(None) => return true,
+            Some(Some(table)) => self
+                .state
+                .registry
+                .summary(table)
+                .is_some_and(|summary| summary.status != TableStatus::Finished),
+        };
+        if !live {
+            self.live.remove(player_id);
+        }
+        live
+    }
+
+    fn ask(&mut self, ask: Ask) -> Result<Reply, Refusal> {
+        let Ask { conn, player, outbox, request, rating, .. } = ask;
+        request.check()?;
+        if self.requests.contains_key(&player.id) {
+            return Err(ErrorCode::AlreadyQueued.into());
+        }
+        if self.in_pool_game(&player.id) {
+            return Err(ErrorCode::InQuickPlayGame.into());
+        }
+        if self.state.shutdown.is_cancelled() {
+            return Err(ErrorCode::ShuttingDown.into());
+        }
+        let pool = (request.preset, request.rated);
+        let members = self.pools.get(&pool).map_or(0, HashSet::len);
+        if members >= self.settings.max_waiting_per_pool {
+            return Err(ErrorCode::Busy.refusal("this pool is full; try again in a moment"));
+        }
+        let now = self.now();
+        let team = match (&request.team, request.invite_partner) {
+            (Some(code), _) => {
+                let inviter = self.team_to_join(code, &player.id, pool)?;
+                Team::Joined { inviter }
+            }
+            (None, true) => {
+                let code = loop {
+                    let code = new_team_code();
+                    if !self.codes.contains_key(&code) {
+                        break code;
+                    }
+                };
+                self.codes.insert(code.clone(), player.id.clone());
+                Team::Inviting { code, partner: None }
+            }
+            (None, false) => Team::Alone,
+        };
+        let (rating, deviation) = rating.unwrap_or((1500.0, 350.0));
+        let waiting = Waiting {
+            player: player.clone(),
+            pool,
+            holders: vec![(conn, outbox)],
+            rating,
+            deviation,
+            since: now,
+            bots_after: request.bots_after_seconds.map(|s| Millis::from(s) * 1000),
+            team: team.clone(),
+            gone_since: None,
+            noticed: now,
+        };
+        let code = match &team {
+            Team::Inviting { code, .. } => Some(code.clone()),
+            _ => None,
+        };
+        self.requests.insert(player.id.clone(), waiting);
+        match team {
+            Team::Joined { inviter } => {
+                // The code is used: nobody else may join with it.
+                self.codes.retain(|_, holder| *holder != inviter);
+                if let Some(lead) = self.requests.get_mut(&inviter) {
+                    lead.team =
+                        Team::Inviting { code: String::new(), partner: Some(player.id.clone()) };
+                    // The team waits from now: its wait starts when it is whole.
+                    lead.since = now;
+                }
+                self.tell_partners(&inviter, &player.id);
+            }
+            Team::Inviting { .. } | Team::Alone => {
+                self.pools.entry(pool).or_default().insert(player.id.clone());
+            }
+        }
+        // At most two players a member (a team): enough, perhaps, for a
+        // table at once. Waves are at least `MIN_WAVE_GAP` apart however
+        // often this says so, and it costs no walk over the pool.
+        let members = self.pools.get(&pool).map_or(0, HashSet::len);
+        if members * 2 >= usize::from(shape(pool).seats) {
+            self.due.insert(pool);
+        }
+        Ok(Reply::Queued { preset: request.preset, rated: request.rated, team: code })
+    }
+
+    /// The inviter whose team `code` lets `player_id` join in `pool`.
+    fn team_to_join(&self, code: &str, player_id: &str, pool: PoolKey) -> Result<String, Refusal> {
+        let unknown = || ErrorCode::BadTeam.refusal("no team waits with that code");
+        let inviter = self.codes.get(code).ok_or_else(unknown)?;
+        let lead = self.requests.get(inviter).ok_or_else(unknown)?;
+        if inviter == player_id {
+            return Err(
+                ErrorCode::BadTeam.refusal("that is your own team code: give it to your partner")
+            );
+        }
+        if !matches!(&lead.team, Team::Inviting { partner: None, .. }) {
+            return Err(unknown());
+        }
+        if lead.pool != pool {
+            let (preset, rated) = lead.pool;
+            let kind = if rated { "rated" } else { "casual" };
+            return Err(ErrorCode::BadTeam.refusal(format!(
+                "your partner asked for a {kind} game of {preset:?}: ask for the same"
+            )));
+        }
+        Ok(inviter.clone())
+    }
+
+    fn tell_partners(&mut self, inviter: &str, partner: &str) {
+        let waiting =
+            self.requests.get(inviter).map(|lead| self.players_in(lead.pool)).unwrap_or(0);
+        for (to, other) in [(inviter, partner), (partner, inviter)] {
+            let (Some(to), Some(other)) = (self.requests.get(to), self.requests.get(other)) else {
+                continue;
+            };
+            let (preset, rated) = to.pool;
+            to.tell(
+                &ServerMessage::QuickPlayWaiting {
+                    preset,
+                    rated,
+                    waiting: waiting as u32,
+                    partner: Some(other.player.clone()),
+                },
+                None,
+            );
+        }
+    }
+
+    /// Players waiting in `pool`, partners included.
+    fn players_in(&self, pool: PoolKey) -> usize {
+        let Some(members) = self.pools.get(&pool) else { return 0 };
+        members
+            .iter()
+            .map(|id| match self.requests.get(id).map(|w| &w.team) {
+                Some(Team::Inviting { partner: Some(_), .. }) => 2,
+                _ => 1,
+            })
+            .sum()
+    }
+
+    /// The partner of `player_id`, if their team is whole.
+    fn partner_of(&self, player_id: &str) -> Option<String> {
+        match &self.requests.get(player_id)?.team {
+            Team::Inviting { partner, .. } => partner.clone(),
+            Team::Joined { inviter } => Some(inviter.clone()),
+            Team::Alone => None,
+        }
+    }
+
+    /// Ends the request of `player_id`'s partner, telling them `reason`.
+    fn end_team(&mut self, player_id: &str, reason: QuickPlayEndReason) {
+        if let Some(partner) = self.partner_of(player_id) {
+            if let Some(waiting) = self.requests.get_mut(&partner) {
+                // Unlinked first, so ending the partner does not come back here.
+                waiting.team = Team::Alone;
+            }
+            self.end(&partner, Some(reason), None);
+        }
+    }
+
+    /// Removes `player_id`'s request; tells its holders (but `except`) why,
+    /// if `reason`.
+    fn end(&mut self, player_id: &str, reason: Option<QuickPlayEndReason>, except: Option<ConnId>) {
+        let Some(waiting) = self.requests.remove(player_id) else { return };
+        if let Some(members) = self.pools.get_mut(&waiting.pool) {
+            members.remove(player_id);
+        }
+        self.codes.retain(|_, holder| holder != player_id);
+        match &waiting.team {
+            // A partner who joined leaves the inviter waiting for another.
+            Team::Joined { inviter } => {
+                if let Some(lead) = self.requests.get_mut(inviter)
+                    && lead.team != Team::Alone
+                {
+                    lead.team = Team::Alone;
+                }
+            }
+            Team::Inviting { partner: Some(partner), .. } => {
+                if let Some(joined) = self.requests.get_mut(partner) {
+                    joined.team = Team::Alone;
+                    let pool = joined.pool;
+                    self.pools.entry(pool).or_default().insert(partner.clone());
+                }
+            }
+            _ => {}
+        }
+        if let Some(reason) = reason {
+            waiting.tell(&ended(reason), except);
+        }
+    }
+
+    /// The periodic work: requests whose time is up end, every pool has a
+    /// wave, and the waiting are told how many wait.
+    fn tick(&mut self) {
+        let now = self.now();
+        let mut expired = Vec::new();
+        let mut left = Vec::new();
+        for (id, waiting) in &self.requests {
+            if waiting.gone_since.is_some_and(|gone| now.saturating_sub(gone) >= self.grace) {
+                left.push(id.clone());
+            } else if now.saturating_sub(waiting.since) >= self.settings.max_wait_ms
+                || matches!(waiting.team, Team::Inviting { partner: None, .. })
+                    && now.saturating_sub(waiting.since) >= self.settings.team_code_ms
+            {
+                expired.push(id.clone());
+            }
+        }
+        for id in left {
+            self.end_team(&id, QuickPlayEndReason::PartnerLeft);
+            self.end(&id, None, None);
+        }
+        for id in expired {
+            self.end_team(&id, QuickPlayEndReason::Expired);
+            self.end(&id, Some(QuickPlayEndReason::Expired), None);
+        }
+        let pools: Vec<PoolKey> = self.pools.keys().copied().collect();
+        for pool in pools {
+            self.wave(pool);
+        }
+        self.pools.retain(|_, members| !members.is_empty());
+        self.notify_waiting(now);
+        let registry = &self.state.registry;
+        self.live.retain(|_, table| match table {
+            None => true,
+            Some(table) => {
+                registry.summary(table).is_some_and(|s| s.status != TableStatus::Finished)
+            }
+        });
+    }
+
+    fn notify_waiting(&mut self, now: Millis) {
+        let counts: HashMap<PoolKey, usize> =
+            self.pools.keys().map(|&pool| (pool, self.players_in(pool))).collect();
+        let every = self.settings.waiting_notice_ms;
+        let mut told = Vec::new();
+        for (id, waiting) in &self.requests {
+            if now.saturating_sub(waiting.noticed) < every {
+                continue;
+            }
+            let partner =
+                self.partner_of(id).and_then(|p| self.requests.get(&p)).map(|p| p.player.clone());
+            let (preset, rated) = waiting.pool;
+            let count = counts.get(&waiting.pool).copied().unwrap_or(0) as u32;
+            waiting.tell(
+                &ServerMessage::QuickPlayWaiting { preset, rated, waiting: count, partner },
+                None,
+            );
+            told.push(id.clone());
+        }
+        for id in told {
+            if let Some(waiting) = self.requests.get_mut(&id) {
+                waiting.noticed = now;
+            }
+        }
+    }
+
+    fn next_due(&self) -> Option<Instant> {
+        self.due
+            .iter()
+            .map(|pool| {
+                self.last_wave.get(pool).map_or_else(Instant::now, |last| *last + MIN_WAVE_GAP)
+            })
+            .min()
+    }
+
+    fn run_due(&mut self) {
+        let now = Instant::now();
+        let ready: Vec<PoolKey> = self
+            .due
+            .iter()
+            .copied()
+            .filter(|pool| self.last_wave.get(pool).is_none_or(|last| *last + MIN_WAVE_GAP <= now))
+            .collect();
+        for pool in ready {
+            self.wave(pool);
+        }
+    }
+
+    /// Forms what tables the pool can now, and has them made.
+    fn wave(&mut self, pool: PoolKey) {
+        self.due.remove(&pool);
+        self.last_wave.insert(pool, Instant::now());
+        let Some(members) = self.pools.get(&pool) else { return };
+        let mut leads: Vec<String> = Vec::with_capacity(members.len());
+        let mut entries: Vec<Entry> = Vec::with_capacity(members.len());
+        for id in members {
+            let Some(lead) = self.requests.get(id) else { continue };
+            let partner = match &lead.team {
+                Team::Inviting { partner: None, .. } => continue,
+                Team::Inviting { partner: Some(partner), .. } => self.requests.get(partner),
+                _ => None,
+            };
+            // Nobody is seated while away: they may be back within the grace.
+            if lead.gone_since.is_some() || partner.is_some_and(|p| p.gone_since.is_some()) {
+                continue;
+            }
+            let bots_at = |w: &Waiting| w.bots_after.map(|after| lead.since + after);
+            let entry = match partner {
+                None => Entry {
+                    rating: lead.rating,
+                    deviation: lead.deviation,
+                    size: 1,
+                    since: lead.since,
+                    bots_at: bots_at(lead),
+                },
+                Some(partner) => Entry {
+                    rating: (lead.rating + partner.rating) / 2.0,
+                    deviation: ((lead.deviation.powi(2) + partner.deviation.powi(2)) / 2.0).sqrt(),
+                    size: 2,
+                    since: lead.since,
+                    // Bots only if both allowed them, after the longer wait.
+                    bots_at: bots_at(lead).zip(bots_at(partner)).map(|(a, b)| a.max(b)),
+                },
+            };
+            leads.push(id.clone());
+            entries.push(entry);
+        }
+        let formed = matcher::wave(&entries, shape(pool), pool.1, &self.policy, self.now());
+        for table in formed {
+            let mut seats: Vec<Seating> = Vec::new();
+            for placed in &table.seats {
+                let seat = placed.and_then(|placed| {
+                    let lead = &leads[placed.entry];
+                    let id = if placed.member == 0 {
+                        Some(lead.clone())
+                    } else {
+                        self.partner_of(lead)
+                    }?;
+                    let waiting = self.requests.get(&id)?;
+                    Some((waiting.player.clone(), waiting.holders.clone()))
+                });
+                seats.push(seat);
+            }
+            for (player, _) in seats.iter().flatten() {
+                // Matched: gone from the pool without a word (the table's news comes next).
+                if let Some(waiting) = self.requests.get_mut(&player.id) {
+                    waiting.team = Team::Alone;
+                }
+                self.end(&player.id, None, None);
+                self.live.insert(player.id.clone(), None);
+            }
+            self.seat(pool, seats);
+        }
+    }
+
+    /// Makes the table for `seats` off the pools' task (it waits for the
+    /// store), then tells each player's connections and joins them to it.
+    fn seat(&self, pool: PoolKey, seats: Vec<Seating>) {
+        let state = self.state.clone();
+        let report = self.seated.clone();
+        self.state.tracker.spawn(async move {
+            let players: Vec<Option<PlayerInfo>> =
+                seats.iter().map(|seat| seat.as_ref().map(|(player, _)| player.clone())).collect();
+            let ids: Vec<String> = players.iter().flatten().map(|p| p.id.clone()).collect();
+            let made = state.create_pool_table(pool.0, pool.1, &players).await;
+            let table = match made {
+                Ok((table, handle)) => {
+                    for (seat, (player, holders)) in
+                        (0u8..).zip(seats).filter_map(|(s, seat)| Some((s, seat?)))
+                    {
+                        for (conn, outbox) in holders {
+                            let matched = ServerMessage::QuickPlayMatched { table: table.clone(), seat };
+                            if !outbox.send(matched) {
+                                continue;
+                            }
+                            let command = TableCommand {
+                                id: 0,
+                                conn,
+                                player: player.clone(),
+                                outbox,
+                                request: Request::Matched,
+                                received: std::time::Instant::now(),
+                            };
+                            handle.send(TableMessage::Command(command)).await;
+                        }
+                    }
+                    Some(table)
+                }
+                Err(refusal) => {
+                    tracing::warn!(code = refusal.code, message = %refusal.message, "a quick-play table could not be made");
+                    for (_, holders) in seats.into_iter().flatten() {
+                        for (_, outbox) in holders {
+                            outbox.send(ended(QuickPlayEndReason::Unavailable));
+                        }
+                    }
+                    None
+                }
+            };
+            let _ = report.send(PoolMessage::Seated { players: ids, table }).await;
+        });
+    }
+}

@@ -1,0 +1,156 @@
+// Quick play in the lobby: a button per game form that asks the server for
+// a game with strangers (rated or casual, alone or with a partner, bots
+// after a wait if the player wants them), and the searching state with the
+// time waited, the players waiting and Cancel. The request itself lives in
+// main.js (it outlasts this view); this file only draws it and asks.
+
+import { h, replaceChildren } from './dom.js';
+import { PRESETS, playersIn } from './rules.js';
+
+// The forms offered: the preset, the button's title and what it says under it.
+export const QUICK_FORMS = [
+  ['standard', 'Standard', 'Four players, two partnerships'],
+  ['cutthroat', 'Cutthroat', 'Three players, the maker alone'],
+  ['three_handed', 'Three-handed', 'Three players, with a dummy'],
+  ['two_handed_plain', 'Two-handed', 'Two players, 24 cards'],
+];
+
+// The waits a casual player may choose before bots fill the missing seats
+// (the server takes 5 to 300 seconds).
+const BOT_WAITS = [5, 15, 30, 60, 120];
+
+// Only a form with two sides of two can be played with a partner.
+export const hasPartners = (preset) => playersIn(PRESETS[preset].rules) === 4;
+
+// "0:07", "1:32": the time waited.
+export function waited(ms) {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
+export class QuickPlayPanel {
+  // `app` gives: request() (null, or { preset, rated, since, waiting,
+  // team, partner, botsAfter }), ask(options), cancel().
+  constructor(app) {
+    this.app = app;
+    this.timer = null;
+    this.rated = h('input', { type: 'radio', name: 'quick-kind', value: 'rated', checked: true, onchange: () => this.options() });
+    this.casual = h('input', { type: 'radio', name: 'quick-kind', value: 'casual', onchange: () => this.options() });
+    this.bots = h('select', { name: 'quick-bots', id: 'quick-bots', 'aria-describedby': 'quick-bots-hint' },
+      h('option', { value: '' }, 'Never: wait for people'),
+      BOT_WAITS.map((s) => h('option', { value: String(s) }, `After ${s} seconds`)));
+    this.botsHint = h('small', { class: 'muted', id: 'quick-bots-hint' });
+    this.partner = h('input', { type: 'checkbox', name: 'quick-partner', onchange: () => this.options() });
+    this.code = h('input', {
+      name: 'quick-team', id: 'quick-team', maxlength: '32', autocomplete: 'off', spellcheck: false,
+      placeholder: 'e.g. K7QF2M', 'aria-describedby': 'quick-team-hint',
+    });
+    this.partnerBox = h('div', { class: 'quick-partner-code' },
+      h('label', { class: 'label', for: 'quick-team' }, 'Your partner’s team code'),
+      this.code,
+      h('small', { class: 'muted', id: 'quick-team-hint' }, 'Empty: you get a code to give your partner. Got one? Type it, then press Standard.'));
+    this.buttons = QUICK_FORMS.map(([preset, title, what]) => h('button', {
+      type: 'button', class: 'quick-form', 'data-preset': preset, 'data-focus': `quick-${preset}`,
+      onclick: () => this.ask(preset),
+    }, h('strong', {}, title), h('span', {}, what)));
+    this.choices = h('div', { class: 'quick-choices' },
+      h('div', { class: 'quick-forms', role: 'group', 'aria-label': 'Quick play a game of' }, this.buttons),
+      h('div', { class: 'quick-options' },
+        h('div', { class: 'quick-kind', role: 'radiogroup', 'aria-label': 'Rated or casual' },
+          h('label', { class: 'check' }, this.rated, ' Rated'),
+          h('label', { class: 'check' }, this.casual, ' Casual')),
+        h('div', { class: 'field quick-bots' }, h('label', { class: 'label', for: 'quick-bots' }, 'Bots fill the seats'), this.bots, this.botsHint),
+        h('label', { class: 'check' }, this.partner, ' With a partner (you sit opposite)'),
+        this.partnerBox));
+    this.searching = h('div', { class: 'quick-searching' });
+    this.clock = null; // the time waited, ticking while searching
+    this.root = h('section', { class: 'quick-play', 'aria-labelledby': 'quick-play-heading' },
+      h('h2', { id: 'quick-play-heading' }, 'Quick play'),
+      h('p', { class: 'muted' }, 'Be matched with players near your rating, in a few seconds.'),
+      this.choices, this.searching);
+    this.options();
+  }
+
+  // The options that go together: bots only in a casual game (a table with
+  // a bot is never rated); a partner only in a form with partners.
+  options() {
+    const casual = this.casual.checked;
+    this.bots.disabled = !casual;
+    if (!casual) this.bots.value = '';
+    this.botsHint.textContent = casual
+      ? 'If nobody is found in time, bots take the missing seats.'
+      : 'Rated games are between people only: choose Casual for bots.';
+    this.partnerBox.hidden = !this.partner.checked;
+    for (const button of this.buttons) {
+      const off = this.partner.checked && !hasPartners(button.dataset.preset);
+      button.disabled = off;
+      button.title = off ? 'Only a game of two partnerships is played with a partner.' : '';
+    }
+  }
+
+  ask(preset) {
+    const code = this.code.value.trim();
+    const options = { preset, rated: this.rated.checked };
+    if (!options.rated && this.bots.value) options.botsAfter = Number(this.bots.value);
+    if (this.partner.checked && hasPartners(preset)) {
+      if (code) options.team = code;
+      else options.invitePartner = true;
+    }
+    this.app.ask(options);
+  }
+
+  mount() {}
+
+  unmount() {
+    clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  update() {
+    const request = this.app.request();
+    this.choices.hidden = Boolean(request);
+    this.searching.hidden = !request;
+    this.root.classList.toggle('is-searching', Boolean(request));
+    if (!request) {
+      clearInterval(this.timer);
+      this.timer = null;
+      replaceChildren(this.searching);
+      return;
+    }
+    // The clock ticks on its own; everything else changes with a message.
+    this.timer ??= setInterval(() => this.tick(), 1000);
+    const title = QUICK_FORMS.find(([preset]) => preset === request.preset)?.[1] ?? PRESETS[request.preset]?.title ?? request.preset;
+    const kind = request.rated ? 'rated' : 'casual';
+    const waitingForPartner = request.team && !request.partner;
+    const lines = [];
+    if (request.unknown) {
+      lines.push(h('p', { class: 'muted' }, 'A request of yours was already waiting (from another tab, or before a reload). Cancel it to ask for another.'));
+    } else if (waitingForPartner) {
+      lines.push(h('p', { class: 'quick-team' }, 'Give your partner this code: ',
+        h('code', { class: 'team-code', 'data-team': request.team }, request.team),
+        h('button', { type: 'button', class: 'link', onclick: () => navigator.clipboard?.writeText(request.team).catch(() => {}) }, 'Copy')));
+      lines.push(h('p', { class: 'muted' }, 'They tick “With a partner”, type it and press Standard; you are matched together once they have.'));
+    } else if (request.partner) {
+      lines.push(h('p', {}, 'With your partner ', h('strong', {}, request.partner.name), '.'));
+    }
+    const waitingCount = request.waiting === null || request.waiting === undefined
+      ? null
+      : `${request.waiting} player${request.waiting === 1 ? '' : 's'} waiting`;
+    const botsLine = request.botsAfter ? `bots after ${request.botsAfter} s` : null;
+    this.clock = h('span', { class: 'quick-waited', title: 'Time waited' });
+    replaceChildren(this.searching,
+      h('div', { class: 'quick-spinner', 'aria-hidden': 'true' }),
+      h('div', { class: 'quick-state' },
+        h('p', { role: 'status' }, h('strong', {}, request.unknown ? 'Searching' : waitingForPartner ? `Waiting for your partner: ${title}, ${kind}` : `Searching: ${title}, ${kind}`)),
+        h('p', { class: 'muted quick-progress' }, this.clock, waitingCount && ` · ${waitingCount}`, botsLine && ` · ${botsLine}`),
+        lines),
+      h('button', { type: 'button', class: 'secondary', 'data-action': 'cancel-quick-play', 'data-focus': 'quick-cancel', onclick: () => this.app.cancel() }, 'Cancel'));
+    this.tick();
+  }
+
+  // The time waited, once a second.
+  tick() {
+    const request = this.app.request();
+    if (request && this.clock) this.clock.textContent = `${waited(Date.now() - request.since)} waited`;
+  }
+}
