@@ -38,23 +38,31 @@ static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/sqlite");
 /// fail at once instead of waiting out the busy timeout.
 const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
 
-/// Every action of a batch in one statement: the actions are bound as one
-/// JSON array of `[match_id, hand, idx, seat, action, seq, at]` rows, which
-/// `jsonb_each` unrolls. One statement instead of hundreds matters because
-/// each statement is a hop to sqlx's SQLite worker thread and back.
-/// `jsonb_each` hands each row over in SQLite's binary JSON, which `->>`
-/// reads directly; `json_each` would turn each row back into text for every
-/// column to parse again, which cost more than the inserts themselves.
-/// (`WHERE true` tells SQLite's parser that `ON CONFLICT` belongs to the
-/// insert.)
-const INSERT_ACTIONS: &str = "\
-    INSERT INTO actions (match_id, hand, idx, seat, action, seq, at) \
-    SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value -> 4, value ->> 5, \
-        value ->> 6 \
-    FROM jsonb_each($1) WHERE true \
-    ON CONFLICT (match_id, hand, idx) DO NOTHING";
+/// Rows of actions per execution of [`insert_actions_sql`].
+const ACTION_ROWS: usize = 32;
 
-/// A row of [`INSERT_ACTIONS`]'s array.
+/// The actions of a batch go in [`ACTION_ROWS`] at a time, each row bound
+/// as seven parameters: one statement for many rows, since each statement
+/// is a hop to sqlx's SQLite worker thread and back, and no JSON for
+/// SQLite to take apart again (binding the rows as one JSON array for
+/// `jsonb_each` cost more in SQLite's JSON functions than the inserts
+/// themselves). A short chunk repeats its last row, which the conflict
+/// clause skips, so one statement text serves every chunk.
+fn insert_actions_sql() -> &'static str {
+    static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        // Anonymous parameters: sqlx looks a named one up by its name,
+        // which SQLite finds by walking every name before it.
+        let rows = vec!["(?, ?, ?, ?, ?, ?, ?)"; ACTION_ROWS];
+        format!(
+            "INSERT INTO actions (match_id, hand, idx, seat, action, seq, at) VALUES {} \
+             ON CONFLICT (match_id, hand, idx) DO NOTHING",
+            rows.join(", ")
+        )
+    });
+    SQL.as_str()
+}
+
+/// A row of [`insert_actions_sql`].
 type ActionRow<'w> = (&'w str, u32, u32, u8, Action, i64, Millis);
 
 /// A [`Store`] in SQLite.
@@ -109,8 +117,21 @@ async fn insert_actions(
     conn: &mut SqliteConnection,
     rows: &[ActionRow<'_>],
 ) -> Result<(), StoreError> {
-    if !rows.is_empty() {
-        sqlx::query(INSERT_ACTIONS).bind(Json(rows)).execute(conn).await?;
+    for chunk in rows.chunks(ACTION_ROWS) {
+        let Some(last) = chunk.last() else { continue };
+        let padded = chunk.iter().chain(std::iter::repeat(last)).take(ACTION_ROWS);
+        let mut query = sqlx::query(insert_actions_sql());
+        for &(match_id, hand, index, seat, action, seq, at) in padded {
+            query = query
+                .bind(match_id)
+                .bind(i64::from(hand))
+                .bind(i64::from(index))
+                .bind(i64::from(seat))
+                .bind(Json(action))
+                .bind(seq)
+                .bind(at);
+        }
+        query.execute(&mut *conn).await?;
     }
     Ok(())
 }
