@@ -186,6 +186,10 @@ pub struct Searching {
     pub team: Option<String>,
     /// The partner's name, once they have joined.
     pub partner: Option<String>,
+    /// A request of the player's that this client did not make (from
+    /// before a restart, or another terminal): the server refused a new
+    /// one with `already_queued`; shown so that it can be cancelled.
+    pub unknown: bool,
 }
 
 impl Searching {
@@ -200,7 +204,20 @@ impl Searching {
             invites: request.invite_partner,
             team: None,
             partner: None,
+            unknown: false,
         }
+    }
+
+    /// The player's request the server already holds, unknown here.
+    pub fn already_waiting(now: Instant) -> Searching {
+        let request = QuickPlayRequest::new(Preset::Standard, true);
+        Searching { unknown: true, queued: true, ..Searching::new(&request, now) }
+    }
+
+    /// Whether a notice of the pool (`preset`, `rated`) is about this
+    /// request: a request unknown here takes the first one as its own.
+    pub fn is_for(&self, preset: Preset, rated: bool) -> bool {
+        self.unknown || (self.preset == preset && self.rated == rated)
     }
 
     /// Waiting for the partner invited to join with the team code.
@@ -228,6 +245,9 @@ impl Searching {
     pub fn line(&self, now: Instant) -> String {
         let waited = now.saturating_duration_since(self.since);
         let kind = if self.rated { "rated" } else { "casual" };
+        if self.unknown {
+            return "Searching: a request of yours was already waiting · x cancels".to_owned();
+        }
         let what = match (&self.partner, self.invites) {
             (Some(name), _) => format!("Searching: {}, {kind}, with {name}", self.preset.name()),
             (None, true) => format!("Waiting for your partner: {}, {kind}", self.preset.name()),

@@ -1227,3 +1227,41 @@ fn the_history_lists_the_players_live_tables_first_and_enter_resumes_one() {
     assert!(!screen.contains("Your games"), "{screen}");
     assert_eq!(app.update(key(KeyCode::Enter)), vec![Command::FetchRecord("m1".into())]);
 }
+
+#[test]
+fn a_request_already_waiting_from_elsewhere_is_shown_and_x_cancels_it() {
+    // Tess asked, then restarted her terminal: the server still holds her request.
+    let mut app = app();
+    app.update(key(KeyCode::Char('p')));
+    let commands = app.update(key(KeyCode::Enter));
+    let [Command::QuickPlay(_)] = commands.as_slice() else { panic!("{commands:?}") };
+    let refused = euchre_client::Error::Refused {
+        code: "already_queued".into(),
+        message: "you already asked for a quick-play game".into(),
+    };
+    app.update(Msg::Done(Outcome::Failed(commands[0].clone(), refused)));
+    let screen = render(&app, 80, 24);
+    assert!(
+        screen.contains("Searching: a request of yours was already waiting · x cancels"),
+        "{screen}"
+    );
+    assert!(screen.contains("you already asked for a quick-play game: x cancels it"), "{screen}");
+    // Its pool's next notice says what it is.
+    app.update(Msg::Update(Update::QuickPlayWaiting {
+        preset: Preset::TwoHandedPlain,
+        rated: false,
+        waiting: 1,
+        partner: None,
+    }));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Searching: two_handed_plain, casual"), "{screen}");
+    assert_eq!(app.update(key(KeyCode::Char('x'))), vec![Command::CancelQuickPlay]);
+    app.update(Msg::Done(Outcome::Done(Command::CancelQuickPlay)));
+    assert_eq!(app.searching, None);
+    // Any other refusal leaves nothing searching.
+    app.update(key(KeyCode::Char('p')));
+    let commands = app.update(key(KeyCode::Enter));
+    let busy = euchre_client::Error::Refused { code: "busy".into(), message: "full".into() };
+    app.update(Msg::Done(Outcome::Failed(commands[0].clone(), busy)));
+    assert_eq!(app.searching, None);
+}

@@ -441,11 +441,10 @@ impl App {
                 }
             }
             Update::QuickPlayWaiting { preset, rated, waiting, partner } => {
-                if let Some(searching) = self
-                    .searching
-                    .as_mut()
-                    .filter(|searching| searching.preset == preset && searching.rated == rated)
+                if let Some(searching) =
+                    self.searching.as_mut().filter(|searching| searching.is_for(preset, rated))
                 {
+                    (searching.preset, searching.rated, searching.unknown) = (preset, rated, false);
                     searching.waiting = Some(waiting);
                     if let Some(partner) = partner {
                         searching.partner = Some(partner.name);
@@ -637,6 +636,15 @@ impl App {
                 }
                 if let Command::QuickPlay(_) = command {
                     self.searching = None;
+                    if error.code() == Some("already_queued") {
+                        // From before a restart, or another terminal: shown, so x cancels it.
+                        self.searching = Some(Searching::already_waiting(self.now));
+                        self.error(format!(
+                            "{}: x cancels it to ask for another.",
+                            describe(&error)
+                        ));
+                        return Vec::new();
+                    }
                 }
                 if let (Command::CancelQuickPlay, Some("not_queued")) = (&command, error.code()) {
                     // Matched or ended meanwhile: nothing waits any more.
