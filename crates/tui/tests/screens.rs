@@ -1174,7 +1174,9 @@ fn quick_play_with_a_partner_shows_the_code_to_pass_on_or_takes_one() {
         bob.update(key(KeyCode::Char(c)));
     }
     bob.update(key(KeyCode::Backspace));
-    assert!(render(&bob, 80, 24).contains("Team code Q7MZ2K9XVT█"));
+    let screen = render(&bob, 80, 24);
+    assert!(screen.contains("Team code Q7MZ2K9XVT█"), "{screen}");
+    assert!(!screen.contains("Type the team code"), "typing clears the call: {screen}");
     let commands = bob.update(key(KeyCode::Enter));
     let [Command::QuickPlay(request)] = commands.as_slice() else { panic!("{commands:?}") };
     assert_eq!((request.invite_partner, request.team.as_deref()), (false, Some("Q7MZ2K9XVT")));

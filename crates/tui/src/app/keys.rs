@@ -184,21 +184,22 @@ impl App {
     }
 
     fn quick_key(&mut self, key: KeyEvent) -> Vec<Command> {
-        let form = &mut self.quick;
-        // The code line takes what is typed.
-        if form.current() == QuickField::TeamCode {
+        // The code line takes what is typed (and the call to type it goes).
+        if self.quick.current() == QuickField::TeamCode {
             match key.code {
                 KeyCode::Char(c) => {
-                    form.type_code(c);
+                    self.quick.type_code(c);
+                    self.status = None;
                     return Vec::new();
                 }
                 KeyCode::Backspace => {
-                    form.team_code.pop();
+                    self.quick.team_code.pop();
                     return Vec::new();
                 }
                 _ => {}
             }
         }
+        let form = &mut self.quick;
         match key.code {
             KeyCode::Esc => self.screen = Screen::Lobby,
             KeyCode::Up | KeyCode::BackTab => form.move_cursor(false),
