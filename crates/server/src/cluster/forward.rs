@@ -379,11 +379,7 @@ impl Node {
                 local.tables.insert(table.clone());
                 lock(&self.asked).forget_conn(conn);
             }
-            ServerMessage::QuickPlayEnded { .. } => {
-                if !lock(&self.asked).forget_conn(conn) {
-                    return;
-                }
-            }
+            ServerMessage::QuickPlayEnded { .. } if !lock(&self.asked).forget_conn(conn) => return,
             _ => {}
         }
         // Decoded, so that the connection sees a match as a local one.
