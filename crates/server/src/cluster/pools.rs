@@ -368,3 +368,54 @@ impl RemotePools for Node {
         self.tell_pool_owner(shard, &message);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_holder_of_a_request_is_told_its_end_once() {
+        let mut asked = Asked::default();
+        asked.hold("ann", 3, 1);
+        asked.hold("ann", 3, 2);
+        // The first holder's notice forgets the request; the second holder
+        // is still told; a second notice to either is not passed on.
+        assert!(asked.forget_conn(1));
+        assert!(asked.players.is_empty());
+        assert!(asked.forget_conn(2));
+        assert!(!asked.forget_conn(1));
+        assert!(!asked.forget_conn(2));
+    }
+
+    #[test]
+    fn a_moved_shard_ends_only_its_requests_and_their_late_notices_are_dropped() {
+        let mut asked = Asked::default();
+        asked.hold("ann", 3, 1);
+        asked.hold("ann", 3, 2);
+        asked.hold("bob", 5, 7);
+        let mut ended = asked.forget_shard(3);
+        ended.sort_unstable();
+        assert_eq!(ended, vec![1, 2]);
+        // The old owner's own `owner_lost` comes too late for them.
+        assert!(!asked.forget_conn(1));
+        assert!(asked.players.contains_key("bob"));
+        assert!(asked.forget_shard(3).is_empty());
+    }
+
+    #[test]
+    fn a_player_with_no_connection_here_is_forgotten_after_the_grace() {
+        let mut asked = Asked::default();
+        asked.hold("ann", 3, 1);
+        asked.hold("bob", 3, 2);
+        if let Some(held) = asked.players.get_mut("ann") {
+            held.conns.clear();
+            held.unheld_since = Some(Instant::now() - Duration::from_secs(61));
+        }
+        asked.forget_unheld(Duration::from_secs(60));
+        assert!(!asked.players.contains_key("ann"));
+        assert!(asked.players.contains_key("bob"), "still held");
+        // Coming back before that holds the request again.
+        asked.hold("bob", 3, 9);
+        assert_eq!(asked.players["bob"].conns, vec![2, 9]);
+    }
+}
