@@ -2015,8 +2015,11 @@ fn quick_nodes(settings: &mut Settings) {
 
 /// Asks for a casual game of the standard preset; the answer (ack or error).
 async fn quick_play(client: &mut Client) -> ServerMessage {
+    quick_play_as(client, QuickPlayRequest::new(Preset::Standard, false)).await
+}
+
+async fn quick_play_as(client: &mut Client, request: QuickPlayRequest) -> ServerMessage {
     let id = client.next_id();
-    let request = QuickPlayRequest::new(Preset::Standard, false);
     client.command(ClientMessage::QuickPlay { id, request }).await
 }
 
@@ -2033,10 +2036,22 @@ async fn four_players_on_two_nodes_asking_for_quick_play_sit_at_one_table_and_pl
     let nodes = cluster.nodes_with(&["n1", "n2"], quick_nodes).await;
     let owner = pool_owner(&cluster.nats).await;
     // Two players on each node: two of them ask a pool another node owns.
+    // Ann on n1 asks with a partner, Bob on n2 joins her with her code.
+    let casual = || QuickPlayRequest::new(Preset::Standard, false);
+    let mut team: Option<String> = None;
     let mut players = Vec::new();
     for (name, node) in [("Ann", 0), ("Bob", 1), ("Cid", 0), ("Dee", 1)] {
         let mut player = nodes[node].player(name).await;
-        let answer = quick_play(&mut player).await;
+        let request = match (name, &team) {
+            ("Ann", _) => QuickPlayRequest { invite_partner: true, ..casual() },
+            ("Bob", Some(code)) => QuickPlayRequest { team: Some(code.clone()), ..casual() },
+            ("Bob", None) => panic!("Ann's ack carries her team code"),
+            _ => casual(),
+        };
+        let answer = quick_play_as(&mut player, request).await;
+        if let ServerMessage::Ack { reply: Reply::Queued { team: Some(code), .. }, .. } = &answer {
+            team = Some(code.clone());
+        }
         assert!(
             matches!(answer, ServerMessage::Ack { reply: Reply::Queued { .. }, .. }),
             "{name} on {} (the pool is {owner}'s) is queued: {answer:?}",
@@ -2057,6 +2072,7 @@ async fn four_players_on_two_nodes_asking_for_quick_play_sit_at_one_table_and_pl
         seats.push(seat);
     }
     assert_eq!(tables.len(), 1, "one table");
+    assert_eq!((seats[0] + 2) % 4, seats[1], "the partners from two nodes sit opposite");
     seats.sort();
     assert_eq!(seats, vec![0, 1, 2, 3]);
     let table = tables.into_iter().next().expect("a table");
