@@ -109,6 +109,7 @@ impl BotSpec {
                 "own_depth" => settings.own_depth = whole()?,
                 "exploration" => settings.exploration = number()?,
                 "tree_patience" => settings.tree_patience = whole()?,
+                "tree_judge" => settings.tree_judge = whole()?,
                 "bid_rollout" | "play_rollout" => {
                     let weight = number()?;
                     if !(0.0..=1.0).contains(&weight) {
