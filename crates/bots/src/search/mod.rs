@@ -193,7 +193,7 @@ impl SearchSettings {
     /// decisions searched as a tree over what it sees ([`tree`]) rather
     /// than played as the basic bot. Exploration 0.3 did best of the three
     /// trees screened against hard (BENCHMARKS.md, issue #31), none of them
-    /// significantly.
+    /// significantly; judging on fresh worlds (`tree_judge`) gained nothing.
     pub const EXPERT: SearchSettings =
         SearchSettings { tree: true, exploration: 0.3, ..SearchSettings::HARD };
 }
