@@ -277,6 +277,8 @@ test("History in the API's per-side shape: a three-handed match, its scores, win
   const { summary, match } = syntheticMatch(me);
   await page.route((url) => url.pathname === '/api/matches', (route) => route.fulfill({ json: { matches: [summary], next_cursor: null } }));
   await page.route((url) => url.pathname === '/api/matches/three-1', (route) => route.fulfill({ json: match }));
+  // The replay asks for the match's analysis: still queued, as far as this page knows.
+  await page.route((url) => url.pathname === '/api/matches/three-1/analysis', (route) => route.fulfill({ status: 202, headers: { 'retry-after': '60' }, json: { status: 'queued' } }));
 
   await page.getByRole('link', { name: 'History', exact: true }).click();
   const row = page.locator('.match-row').first();
