@@ -1,11 +1,17 @@
 //! The solver's analysis of finished matches (issue #29, `euchre-analysis`):
-//! computed once, on the first request for a match's, then stored.
+//! computed once, when the match ends (unless `analysis.at_match_end` is
+//! off) or on the first request for it, then stored.
 //!
 //! An analysis takes seconds of one core, so it never runs on the async
 //! workers: requests queue it on a bounded channel, and one worker task
 //! hands each to the blocking pool in turn, stores the result and forgets
-//! the match. A full queue is refused, never grown. A match asked for
-//! again while queued is not queued twice. A match whose analysis fails is
+//! the match. A match that ends (or is imported) is queued on a second
+//! bounded channel, which the worker takes from only when no request
+//! waits: a request never waits behind the matches that merely ended, and
+//! a request for one of those queues it again in front. A full queue is
+//! refused, never grown: a request is answered busy, and a match ending
+//! is skipped (and counted), to be analysed when someone asks. A match
+//! asked for again while queued is not queued twice. A match whose analysis fails is
 //! remembered with the reason, which every later request gets as the answer
 //! instead of a queue that never ends.
 //!
@@ -17,7 +23,7 @@
 //! keeps the first one saved (with its players' figures, written only with
 //! it). Neither is worth a shared ledger.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
@@ -31,6 +37,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::clock::now_ms;
 use crate::config::AnalysisSettings;
+use crate::metrics::Metrics;
 
 /// What a request for a match's analysis gets.
 #[derive(Debug, PartialEq)]
@@ -50,12 +57,31 @@ pub enum Lookup {
 /// records that replay, so a failure is mostly a bug in the solver.
 const FAILURES_REMEMBERED: usize = 1024;
 
+/// Which queue a match waits in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Queue {
+    /// Someone asked for it: first.
+    Asked,
+    /// It ended (or was imported): when nobody waits for another.
+    Ended,
+}
+
+/// A match to analyse, with its record.
+type Job = (String, GameRecord);
+
+/// The worker's two queues.
+#[derive(Debug)]
+struct Queues {
+    asked: mpsc::Sender<Job>,
+    ended: mpsc::Sender<Job>,
+}
+
 /// What the queue knows of the matches it was asked for. Behind a std
 /// mutex: held for a lookup or an insert, never across an await.
 #[derive(Debug)]
 struct Ledger {
-    /// Matches queued or being analysed.
-    pending: HashSet<String>,
+    /// Matches queued or being analysed, and the first queue they are in.
+    pending: HashMap<String, Queue>,
     /// Matches whose analysis failed, and why.
     failed: LruCache<String, String>,
 }
@@ -67,7 +93,7 @@ struct SharedLedger(Arc<Mutex<Ledger>>);
 impl SharedLedger {
     fn new() -> SharedLedger {
         let remembered = NonZeroUsize::new(FAILURES_REMEMBERED).unwrap_or(NonZeroUsize::MIN);
-        let ledger = Ledger { pending: HashSet::new(), failed: LruCache::new(remembered) };
+        let ledger = Ledger { pending: HashMap::new(), failed: LruCache::new(remembered) };
         SharedLedger(Arc::new(Mutex::new(ledger)))
     }
 
@@ -111,8 +137,9 @@ pub struct Analyses {
     settings: AnalysisSettings,
     analyse: Analyse,
     ledger: SharedLedger,
-    /// Started at the first request (inside the runtime), then kept.
-    jobs: OnceLock<mpsc::Sender<(String, GameRecord)>>,
+    /// Started at the first job (inside the runtime), then kept.
+    queues: OnceLock<Queues>,
+    metrics: Arc<Metrics>,
     tracker: TaskTracker,
     shutdown: CancellationToken,
 }
@@ -121,6 +148,7 @@ impl Analyses {
     pub fn new(
         store: Arc<dyn Store>,
         settings: AnalysisSettings,
+        metrics: Arc<Metrics>,
         tracker: TaskTracker,
         shutdown: CancellationToken,
     ) -> Analyses {
@@ -129,9 +157,33 @@ impl Analyses {
             settings,
             analyse: analyse_to_json,
             ledger: SharedLedger::new(),
-            jobs: OnceLock::new(),
+            queues: OnceLock::new(),
+            metrics,
             tracker,
             shutdown,
+        }
+    }
+
+    /// Queues the analysis of match `id`, which just ended (or was
+    /// imported) with `record`, behind every request; skipped (and counted)
+    /// when that queue is full or the setting is off. Never waits: a table
+    /// calls it as its game ends.
+    pub fn match_ended(&self, id: &str, record: GameRecord) {
+        if !self.settings.at_match_end {
+            return;
+        }
+        let mut ledger = self.ledger.lock();
+        if ledger.pending.contains_key(id) || ledger.failed.contains(id) {
+            return;
+        }
+        match self.queues().ended.try_send((id.to_owned(), record)) {
+            Ok(()) => {
+                ledger.pending.insert(id.to_owned(), Queue::Ended);
+                self.metrics.analyses_at_end.inc();
+            }
+            Err(_) => {
+                self.metrics.analyses_skipped.inc();
+            }
         }
     }
 
@@ -150,29 +202,35 @@ impl Analyses {
         if let Some(reason) = ledger.failed.get(id) {
             return Ok(Lookup::Failed(reason.clone()));
         }
-        if ledger.pending.contains(id) {
+        let queued = ledger.pending.get(id).copied();
+        if queued == Some(Queue::Asked) {
             return Ok(Lookup::Queued);
         }
-        match self.jobs().try_send((id.to_owned(), record)) {
+        // One that only ended goes in front too: whichever copy the worker
+        // takes first is analysed, the other skipped.
+        match self.queues().asked.try_send((id.to_owned(), record)) {
             Ok(()) => {
-                ledger.pending.insert(id.to_owned());
+                ledger.pending.insert(id.to_owned(), Queue::Asked);
                 Ok(Lookup::Queued)
             }
+            Err(_) if queued.is_some() => Ok(Lookup::Queued),
             Err(_) => Ok(Lookup::Busy),
         }
     }
 
-    fn jobs(&self) -> &mpsc::Sender<(String, GameRecord)> {
-        self.jobs.get_or_init(|| {
-            let (sender, receiver) = mpsc::channel(self.settings.queue.max(1));
+    fn queues(&self) -> &Queues {
+        self.queues.get_or_init(|| {
+            let capacity = self.settings.queue.max(1);
+            let (asked, asked_rx) = mpsc::channel(capacity);
+            let (ended, ended_rx) = mpsc::channel(capacity);
             let worker = Worker {
                 store: self.store.clone(),
                 worlds: self.settings.worlds,
                 analyse: self.analyse,
                 ledger: self.ledger.clone(),
             };
-            self.tracker.spawn(worker.run(receiver, self.shutdown.clone()));
-            sender
+            self.tracker.spawn(worker.run(asked_rx, ended_rx, self.shutdown.clone()));
+            Queues { asked, ended }
         })
     }
 }
@@ -188,15 +246,22 @@ struct Worker {
 impl Worker {
     async fn run(
         self,
-        mut jobs: mpsc::Receiver<(String, GameRecord)>,
+        mut asked: mpsc::Receiver<Job>,
+        mut ended: mpsc::Receiver<Job>,
         shutdown: CancellationToken,
     ) {
         loop {
+            // In this order: requests before the matches that only ended.
             let job = tokio::select! {
+                biased;
                 _ = shutdown.cancelled() => break,
-                job = jobs.recv() => job,
+                job = asked.recv() => job,
+                job = ended.recv() => job,
             };
             let Some((id, record)) = job else { break };
+            if !self.ledger.lock().pending.contains_key(&id) {
+                continue; // done already, from its other queue
+            }
             let failure = self.analyse_and_store(&id, record).await.err();
             // One lock for both, so that no request finds the match neither
             // pending nor failed and queues it again.
@@ -262,7 +327,8 @@ mod tests {
         store.migrate().await.expect("the tables");
         let (tracker, shutdown) = (TaskTracker::new(), CancellationToken::new());
         let settings = AnalysisSettings::default();
-        Analyses { analyse, ..Analyses::new(Arc::new(store), settings, tracker, shutdown) }
+        let metrics = Arc::default();
+        Analyses { analyse, ..Analyses::new(Arc::new(store), settings, metrics, tracker, shutdown) }
     }
 
     /// The answer for `id` once the worker is done with it.

@@ -83,6 +83,7 @@ impl AppState {
         let analyses = Arc::new(Analyses::new(
             store.clone(),
             settings.analysis.clone(),
+            metrics.clone(),
             tracker.clone(),
             shutdown.clone(),
         ));
@@ -131,6 +132,7 @@ impl AppState {
             idle_close: Timing::ms(timing.reconnect_grace_ms.max(timing.table_close_ms)),
             metrics: self.metrics.clone(),
             ratings: Some(self.ratings.clone()),
+            analyses: Some(self.analyses.clone()),
         }
     }
 

@@ -24,6 +24,7 @@ fn start_server(data: &std::path::Path) -> (Child, String) {
         .arg("--database-url")
         .arg(format!("sqlite://{}/euchre.db", data.display()))
         .env("EUCHRE_TIMING__BOT_DELAY_MS", "0")
+        .env("EUCHRE_ANALYSIS__AT_MATCH_END", "false")
         .env("RUST_LOG", "info")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -188,6 +188,7 @@ mod tests {
             idle_close: Duration::from_secs(3600),
             metrics: Arc::default(),
             ratings: None,
+            analyses: None,
         };
         let registry = Registry::default();
         let (table, handle, mailbox) = Table::new(

@@ -256,6 +256,9 @@ impl Table {
         }
         if let Some(winner) = rated {
             self.rate(&match_id, final_scores.as_slice().to_vec(), Some(winner));
+            if let (Some(analyses), Some(game)) = (&self.config.analyses, &self.game) {
+                analyses.match_ended(&match_id, game.record().clone());
+            }
         }
         Ok(())
     }
