@@ -323,10 +323,13 @@ mod tests {
 
     /// A queue over an empty database, analysing with `analyse`.
     async fn queue(analyse: Analyse) -> Analyses {
+        queue_with(analyse, AnalysisSettings::default()).await
+    }
+
+    async fn queue_with(analyse: Analyse, settings: AnalysisSettings) -> Analyses {
         let store = SqliteStore::connect("sqlite::memory:").await.expect("a database");
         store.migrate().await.expect("the tables");
         let (tracker, shutdown) = (TaskTracker::new(), CancellationToken::new());
-        let settings = AnalysisSettings::default();
         let metrics = Arc::default();
         Analyses { analyse, ..Analyses::new(Arc::new(store), settings, metrics, tracker, shutdown) }
     }
@@ -362,5 +365,56 @@ mod tests {
         let analyses = queue(|_, _| panic!("a solver bug")).await;
         let failed = Lookup::Failed("the analysis stopped on an internal error".to_owned());
         assert_eq!(settled(&analyses, "m-1").await, failed);
+    }
+
+    /// The record of a new game dealt from `seed`.
+    fn record(seed: u64) -> GameRecord {
+        Game::new(Rules::default(), seed).expect("the rules are valid").record().clone()
+    }
+
+    #[tokio::test]
+    async fn matches_that_end_wait_behind_requests_and_are_skipped_when_full() {
+        // The analysis notes each record it starts, then waits at the gate.
+        static GATE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+        static STARTED: Mutex<Vec<euchre_engine::Seed>> = Mutex::new(Vec::new());
+        fn started() -> MutexGuard<'static, Vec<euchre_engine::Seed>> {
+            STARTED.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        }
+        fn gated(record: &GameRecord, _: &AnalysisRun) -> Result<Analysed, String> {
+            started().push(record.seed);
+            drop(GATE.blocking_lock());
+            Ok(Analysed { json: "{}".to_owned(), seats: Vec::new() })
+        }
+        let gate = GATE.lock().await;
+        let settings = AnalysisSettings { queue: 1, ..AnalysisSettings::default() };
+        let analyses = queue_with(gated, settings).await;
+        analyses.match_ended("a", record(1));
+        eventually("the worker to start on the first", Duration::from_secs(10), async || {
+            (started().len() == 1).then_some(())
+        })
+        .await;
+        analyses.match_ended("b", record(2)); // waits
+        analyses.match_ended("c", record(3)); // finds the queue full: skipped
+        analyses.match_ended("b", record(2)); // queued already
+        assert_eq!(analyses.metrics.analyses_at_end.get(), 2);
+        assert_eq!(analyses.metrics.analyses_skipped.get(), 1);
+        let asked = analyses.lookup("c", record(3)).await.expect("the store answers");
+        assert_eq!(asked, Lookup::Queued);
+        drop(gate);
+        eventually("every analysis to start", Duration::from_secs(10), async || {
+            (started().len() == 3).then_some(())
+        })
+        .await;
+        let order = [record(1).seed, record(3).seed, record(2).seed];
+        assert_eq!(*started(), order, "the request before the match that only ended");
+    }
+
+    #[tokio::test]
+    async fn with_the_setting_off_a_match_that_ends_is_not_queued() {
+        let settings = AnalysisSettings { at_match_end: false, ..AnalysisSettings::default() };
+        let analyses = queue_with(|_, _| panic!("nothing is analysed"), settings).await;
+        analyses.match_ended("a", record(1));
+        assert_eq!(analyses.metrics.analyses_at_end.get(), 0);
+        assert!(analyses.ledger.lock().pending.is_empty());
     }
 }
