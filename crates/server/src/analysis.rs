@@ -26,9 +26,12 @@
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
 
 use euchre_analysis::{Settings as AnalysisRun, analyse};
 use euchre_engine::GameRecord;
+use euchre_store::journal::Lsn;
+use euchre_store::writer::Health;
 use euchre_store::{SavedAnalysis, SeatAccuracy, Store, StoreError};
 use lru::LruCache;
 use tokio::sync::mpsc;
@@ -66,8 +69,14 @@ enum Queue {
     Ended,
 }
 
-/// A match to analyse, with its record.
-type Job = (String, GameRecord);
+/// A match to analyse, with its record and the journal's LSN by which the
+/// database has it (0 for a request, which read it from the database).
+type Job = (String, GameRecord, Lsn);
+
+/// How long the worker waits for the database to have a match that just
+/// ended before storing its analysis; past it, the analysis is dropped
+/// (a request computes it again).
+const STORE_PATIENCE: Duration = Duration::from_secs(30);
 
 /// The worker's two queues.
 #[derive(Debug)]
@@ -140,6 +149,9 @@ pub struct Analyses {
     /// Started at the first job (inside the runtime), then kept.
     queues: OnceLock<Queues>,
     metrics: Arc<Metrics>,
+    /// The journal's writer: a match queued as it ends is stored only
+    /// once the database has it. `None`: not waited for.
+    journal: Option<Arc<Health>>,
     tracker: TaskTracker,
     shutdown: CancellationToken,
 }
@@ -159,9 +171,16 @@ impl Analyses {
             ledger: SharedLedger::new(),
             queues: OnceLock::new(),
             metrics,
+            journal: None,
             tracker,
             shutdown,
         }
+    }
+
+    /// This queue, waiting for the database to have what `journal` has
+    /// journaled before storing the analysis of a match that just ended.
+    pub fn waiting_for(self, journal: Arc<Health>) -> Analyses {
+        Analyses { journal: Some(journal), ..self }
     }
 
     /// Queues the analysis of match `id`, which just ended (or was
@@ -176,7 +195,8 @@ impl Analyses {
         if ledger.pending.contains_key(id) || ledger.failed.contains(id) {
             return;
         }
-        match self.queues().ended.try_send((id.to_owned(), record)) {
+        let journaled = self.journal.as_ref().map_or(0, |journal| journal.journaled());
+        match self.queues().ended.try_send((id.to_owned(), record, journaled)) {
             Ok(()) => {
                 ledger.pending.insert(id.to_owned(), Queue::Ended);
                 self.metrics.analyses_at_end.inc();
@@ -208,7 +228,7 @@ impl Analyses {
         }
         // One that only ended goes in front too: whichever copy the worker
         // takes first is analysed, the other skipped.
-        match self.queues().asked.try_send((id.to_owned(), record)) {
+        match self.queues().asked.try_send((id.to_owned(), record, 0)) {
             Ok(()) => {
                 ledger.pending.insert(id.to_owned(), Queue::Asked);
                 Ok(Lookup::Queued)
@@ -228,6 +248,7 @@ impl Analyses {
                 worlds: self.settings.worlds,
                 analyse: self.analyse,
                 ledger: self.ledger.clone(),
+                journal: self.journal.clone(),
             };
             self.tracker.spawn(worker.run(asked_rx, ended_rx, self.shutdown.clone()));
             Queues { asked, ended }
@@ -241,6 +262,7 @@ struct Worker {
     worlds: u32,
     analyse: Analyse,
     ledger: SharedLedger,
+    journal: Option<Arc<Health>>,
 }
 
 impl Worker {
@@ -258,11 +280,11 @@ impl Worker {
                 job = asked.recv() => job,
                 job = ended.recv() => job,
             };
-            let Some((id, record)) = job else { break };
+            let Some((id, record, journaled)) = job else { break };
             if !self.ledger.lock().pending.contains_key(&id) {
                 continue; // done already, from its other queue
             }
-            let failure = self.analyse_and_store(&id, record).await.err();
+            let failure = self.analyse_and_store(&id, record, journaled).await.err();
             // One lock for both, so that no request finds the match neither
             // pending nor failed and queues it again.
             let mut ledger = self.ledger.lock();
@@ -276,7 +298,12 @@ impl Worker {
     /// Analyses and stores `record`; `Err` is why it cannot be analysed. A
     /// store that fails is not the match's fault: the next request queues
     /// it again.
-    async fn analyse_and_store(&self, id: &str, record: GameRecord) -> Result<(), String> {
+    async fn analyse_and_store(
+        &self,
+        id: &str,
+        record: GameRecord,
+        journaled: Lsn,
+    ) -> Result<(), String> {
         // The record's own seed deals the worlds: the same record, the same
         // analysis. Its first eight bytes are plenty for sampling.
         let [a, b, c, d, e, f, g, h, ..] = record.seed.0;
@@ -296,6 +323,16 @@ impl Worker {
                 return Err("the analysis stopped on an internal error".to_owned());
             }
         };
+        // A match that just ended may not be in the database yet (its
+        // analysis refers to its row).
+        if let Some(journal) = &self.journal
+            && tokio::time::timeout(STORE_PATIENCE, journal.stored_through(journaled))
+                .await
+                .is_err()
+        {
+            tracing::warn!(match_id = id, "analysis: the database is behind; dropped");
+            return Ok(());
+        }
         let saved = SavedAnalysis {
             match_id: id,
             analysis: &analysed.json,

@@ -80,13 +80,16 @@ impl AppState {
         let admission = Arc::new(Admission::new(&settings.limits, &settings.trusted_proxies));
         let api_limits = Arc::new(ApiLimits::new(&settings.api));
         let tracker = TaskTracker::new();
-        let analyses = Arc::new(Analyses::new(
-            store.clone(),
-            settings.analysis.clone(),
-            metrics.clone(),
-            tracker.clone(),
-            shutdown.clone(),
-        ));
+        let analyses = Arc::new(
+            Analyses::new(
+                store.clone(),
+                settings.analysis.clone(),
+                metrics.clone(),
+                tracker.clone(),
+                shutdown.clone(),
+            )
+            .waiting_for(recorder.health().clone()),
+        );
         let quick_play = QuickPlay::new(settings.quick_play.mailbox);
         AppState {
             quick_play,

@@ -6,6 +6,7 @@ use euchre_protocol::{TableEvent, TableNotice};
 use euchre_store::{MatchSeat, Write};
 use tokio::time::Instant;
 
+use super::delivery::AfterDurable;
 use super::{Sitter, Table, TableMessage};
 use crate::clock::now_ms;
 use crate::ratings::FinishedGame;
@@ -256,8 +257,12 @@ impl Table {
         }
         if let Some(winner) = rated {
             self.rate(&match_id, final_scores.as_slice().to_vec(), Some(winner));
-            if let (Some(analyses), Some(game)) = (&self.config.analyses, &self.game) {
-                analyses.match_ended(&match_id, game.record().clone());
+            // Analysed once its end is durable: a crash cannot undo it then.
+            if let (Some(analyses), Some(game)) = (self.config.analyses.clone(), &self.game) {
+                let record = game.record().clone();
+                let id = match_id.clone();
+                let work = move || analyses.match_ended(&id, record);
+                self.delivery.after.push(AfterDurable(Box::new(work)));
             }
         }
         Ok(())
