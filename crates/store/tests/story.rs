@@ -254,6 +254,9 @@ where
     Fut: Future<Output = ()>,
 {
     let (writes, history) = history();
+    // Forfeits are not written before migration 0011.
+    let writes: Vec<Write> =
+        writes.into_iter().filter(|w| !matches!(w, Write::Forfeited { .. })).collect();
     store.apply(&writes).await.expect("the history");
     let analysed = history
         .played
