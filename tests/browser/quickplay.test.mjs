@@ -118,3 +118,22 @@ test('the rated choice offers no bots, and a partner only for partnerships', asy
   assert.equal(wide, 0, 'no sideways scroll at 1280 px');
   assert.deepEqual(max.problems, []);
 });
+
+test('a reload while seated at a pool table goes back to the table', async () => {
+  // A pool's table is private and its invite is given to nobody: the page
+  // comes back by its link alone, as a seated player may watch it.
+  const [nan, oli] = await Promise.all(['Nan', 'Oli'].map((name) => env.player(name)));
+  await quickPlay(nan, 'two_handed_plain');
+  await quickPlay(oli, 'two_handed_plain');
+  const before = await seatedAt(nan);
+  assert.equal(before.names.top, 'Oli');
+  assert.doesNotMatch(nan.url(), /invite=/, 'no invite in the link');
+  await nan.reload();
+  const after = await seatedAt(nan);
+  assert.deepEqual(after, before, 'the same table, the same seats');
+  // Still a player there, not a spectator: her cards are hers to play.
+  await nan.locator('.hand-area .in-hand').first().waitFor();
+  assert.equal(await nan.locator('.spectating').count(), 0, 'not a spectator');
+  assert.equal(await nan.locator('.closed-table').count(), 0);
+  for (const page of [nan, oli]) assert.deepEqual(page.problems, []);
+});

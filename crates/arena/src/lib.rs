@@ -109,6 +109,7 @@ impl BotSpec {
                 "own_depth" => settings.own_depth = whole()?,
                 "exploration" => settings.exploration = number()?,
                 "tree_patience" => settings.tree_patience = whole()?,
+                "tree_judge" => settings.tree_judge = whole()?,
                 "bid_rollout" | "play_rollout" => {
                     let weight = number()?;
                     if !(0.0..=1.0).contains(&weight) {
@@ -694,11 +695,17 @@ mod tests {
             }
         );
         assert_eq!(BotSpec::parse("expert").expect("a level"), BotSpec::Kind(BotKind::Expert));
-        let spec = BotSpec::parse("expert:exploration=0.5,tree_patience=4").expect("settings");
+        let spec = BotSpec::parse("expert:exploration=0.5,tree_patience=4,tree_judge=8")
+            .expect("settings");
         let BotSpec::Search { settings, .. } = spec else { panic!("a search bot") };
         assert_eq!(
             settings,
-            SearchSettings { exploration: 0.5, tree_patience: 4, ..SearchSettings::EXPERT }
+            SearchSettings {
+                exploration: 0.5,
+                tree_patience: 4,
+                tree_judge: 8,
+                ..SearchSettings::EXPERT
+            }
         );
         assert_eq!(BotSpec::parse("oracle").expect("the oracle"), BotSpec::Oracle);
         let spec = BotSpec::parse("hard:worlds=40/oracle").expect("a split player");

@@ -348,6 +348,19 @@ impl Session {
                 request.check()?;
                 let rating =
                     if request.rated { self.rating(&player, &request).await } else { None };
+                if let Some(pools) = &self.state.remote_pools {
+                    let pool = crate::quick_play::pool_name(request.preset, request.rated);
+                    if !pools.owns(&pool) {
+                        // Another node's pool: its owner answers, as for a
+                        // table of another node.
+                        let asked = pools.ask(&pool, id, self.conn, &player, request, rating);
+                        if let Err(refused) = asked.await {
+                            self.state.metrics.errors_sent.inc();
+                            self.outbox.send(refused);
+                        }
+                        return Ok(());
+                    }
+                }
                 let outbox = self.outbox.clone();
                 let ask = Ask { id, conn: self.conn, player, outbox, request, rating };
                 // The pools answer on the outbox, so that the ack comes
@@ -355,6 +368,18 @@ impl Session {
                 return self.state.quick_play.ask(ask);
             }
             ClientMessage::CancelQuickPlay { .. } => {
+                if let Some(cancel) = self
+                    .state
+                    .remote_pools
+                    .as_ref()
+                    .and_then(|pools| pools.cancel(id, self.conn, &player.id))
+                {
+                    if let Err(refused) = cancel.await {
+                        self.state.metrics.errors_sent.inc();
+                        self.outbox.send(refused);
+                    }
+                    return Ok(());
+                }
                 let outbox = self.outbox.clone();
                 return self.state.quick_play.cancel(id, self.conn, &player.id, outbox);
             }
@@ -455,6 +480,9 @@ impl Session {
             Instant::now() + Duration::from_millis(left)
         });
         self.state.quick_play.attach(self.conn, &player.id, self.outbox.clone());
+        if let Some(pools) = &self.state.remote_pools {
+            pools.attach(self.conn, &player.id);
+        }
         self.player = Some(player.clone());
         self.outbox.send(ServerMessage::Welcome {
             id,
@@ -471,6 +499,9 @@ impl Session {
             remote_tables.gone(self.conn);
         }
         if let Some(player) = &self.player {
+            if let Some(pools) = &self.state.remote_pools {
+                pools.gone(self.conn, &player.id);
+            }
             let (quick_play, conn, player_id) =
                 (self.state.quick_play.clone(), self.conn, player.id.clone());
             self.state.tracker.spawn(async move { quick_play.gone(conn, &player_id).await });

@@ -10,11 +10,13 @@
 //! - [`RemoteTables`]: in a cluster, what this node's connections need of
 //!   the tables other nodes own (commands forwarded to the owner, and the
 //!   owner's messages back); on one node there are none.
+//! - [`RemotePools`]: in a cluster, the quick-play pools other nodes own
+//!   (each pool has one owner: the owner of the shard its name falls in).
 
 use std::fmt;
 use std::sync::Arc;
 
-use euchre_protocol::{CommandId, PlayerInfo, ServerMessage, TableId};
+use euchre_protocol::{CommandId, PlayerInfo, QuickPlayRequest, ServerMessage, TableId};
 use euchre_store::durable::Durability;
 use euchre_store::writer::Recorder;
 use futures_util::future::BoxFuture;
@@ -99,4 +101,41 @@ pub trait RemoteTables: Send + Sync + fmt::Debug {
         player: &'a PlayerInfo,
         request: Request,
     ) -> BoxFuture<'a, Result<(), ServerMessage>>;
+}
+
+/// In a cluster: the quick-play pools other nodes own. A request for one of
+/// them goes to its owner, whose notices come back to the connection as a
+/// table's messages do.
+pub trait RemotePools: Send + Sync + fmt::Debug {
+    /// Whether this node owns `pool` (a [`crate::quick_play::pool_name`]) now:
+    /// its requests go to this node's own pools' task.
+    fn owns(&self, pool: &str) -> bool;
+
+    /// Sends a `quick_play` to the owner of `pool`. `Err` is the error
+    /// message for the client: the owner's refusal, or `unavailable` while
+    /// no node owns the pool.
+    fn ask<'a>(
+        &'a self,
+        pool: &'a str,
+        id: CommandId,
+        conn: ConnId,
+        player: &'a PlayerInfo,
+        request: QuickPlayRequest,
+        rating: Option<(f64, f64)>,
+    ) -> BoxFuture<'a, Result<(), ServerMessage>>;
+
+    /// Sends a `cancel_quick_play` to the owner of the pool the player asked
+    /// from this node; `None` when they asked none from here.
+    fn cancel<'a>(
+        &'a self,
+        id: CommandId,
+        conn: ConnId,
+        player_id: &'a str,
+    ) -> Option<BoxFuture<'a, Result<(), ServerMessage>>>;
+
+    /// A new connection of the player: it holds their request at its owner.
+    fn attach(&self, conn: ConnId, player_id: &str);
+
+    /// A connection of the player closed.
+    fn gone(&self, conn: ConnId, player_id: &str);
 }

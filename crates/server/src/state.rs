@@ -21,7 +21,7 @@ use crate::clock::now_ms;
 use crate::config::{Settings, Timing};
 use crate::identity::Players;
 use crate::metrics::Metrics;
-use crate::placement::{OneNode, Placement, RemoteTables};
+use crate::placement::{OneNode, Placement, RemotePools, RemoteTables};
 use crate::quick_play::QuickPlay;
 use crate::ratings::Ratings;
 use crate::registry::Registry;
@@ -50,6 +50,8 @@ pub struct AppState {
     /// In a cluster: the tables other nodes own, for this node's
     /// connections; `None` on one node.
     pub remote_tables: Option<Arc<dyn RemoteTables>>,
+    /// In a cluster, the quick-play pools other nodes own.
+    pub remote_pools: Option<Arc<dyn RemotePools>>,
     /// Connections per address and in all, the penalty box, new guests.
     pub admission: Arc<Admission>,
     /// The HTTP API's requests per address and imports.
@@ -100,6 +102,7 @@ impl AppState {
             store,
             placement: Arc::new(OneNode::new(recorder.clone(), shutdown.clone())),
             remote_tables: None,
+            remote_pools: None,
             recorder,
             registry,
             metrics,
@@ -120,6 +123,11 @@ impl AppState {
         remote_tables: Option<Arc<dyn RemoteTables>>,
     ) -> AppState {
         AppState { placement, remote_tables, ..self }
+    }
+
+    /// This state with other nodes' quick-play pools reached through `pools`.
+    pub fn with_remote_pools(self, pools: Arc<dyn RemotePools>) -> AppState {
+        AppState { remote_pools: Some(pools), ..self }
     }
 
     pub fn next_conn_id(&self) -> u64 {

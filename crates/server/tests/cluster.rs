@@ -258,7 +258,8 @@ async fn a_table_taken_over_mid_hand_keeps_every_acknowledged_action_and_plays_o
 mod support;
 
 use euchre_engine::Event;
-use euchre_protocol::{ClientMessage, TableEvent, close};
+use euchre_engine::Preset;
+use euchre_protocol::{ClientMessage, QuickPlayEndReason, QuickPlayRequest, TableEvent, close};
 use euchre_server::Settings;
 use euchre_server::config::{ClusterSettings, DatabaseUrl, NatsSettings, Secret};
 use euchre_testkit::postgres;
@@ -2006,4 +2007,123 @@ async fn a_node_with_the_cas_certificates_serves_over_tls_to_nats_and_one_withou
     let said = refused_start(&cluster, stranger.node_settings()).await;
     assert!(said.contains("invalid peer certificate"), "{said}");
     cluster.finish(vec![node]).await;
+}
+
+fn quick_nodes(settings: &mut Settings) {
+    settings.cluster.lease_ttl_ms = STEADY_LEASE_TTL_MS;
+    settings.quick_play.wave_ms = 100;
+}
+
+/// Asks for a casual game of the standard preset; the answer (ack or error).
+async fn quick_play(client: &mut Client) -> ServerMessage {
+    quick_play_as(client, QuickPlayRequest::new(Preset::Standard, false)).await
+}
+
+async fn quick_play_as(client: &mut Client, request: QuickPlayRequest) -> ServerMessage {
+    let id = client.next_id();
+    client.command(ClientMessage::QuickPlay { id, request }).await
+}
+
+/// The node holding the lease of the standard casual pool's shard.
+async fn pool_owner(nats: &Nats) -> String {
+    let pool = euchre_server::quick_play::pool_name(Preset::Standard, false);
+    let shard = usize::from(shard_of(&pool, NODE_SHARDS));
+    shard_holders(nats).await[shard].clone().expect("the pool's shard has an owner")
+}
+
+#[tokio::test]
+async fn four_players_on_two_nodes_asking_for_quick_play_sit_at_one_table_and_play() {
+    let Some(cluster) = Cluster::start("cluster_quick_play").await else { return };
+    let nodes = cluster.nodes_with(&["n1", "n2"], quick_nodes).await;
+    let owner = pool_owner(&cluster.nats).await;
+    // Two players on each node: two of them ask a pool another node owns.
+    // Ann on n1 asks with a partner, Bob on n2 joins her with her code.
+    let casual = || QuickPlayRequest::new(Preset::Standard, false);
+    let mut team: Option<String> = None;
+    let mut players = Vec::new();
+    for (name, node) in [("Ann", 0), ("Bob", 1), ("Cid", 0), ("Dee", 1)] {
+        let mut player = nodes[node].player(name).await;
+        let request = match (name, &team) {
+            ("Ann", _) => QuickPlayRequest { invite_partner: true, ..casual() },
+            ("Bob", Some(code)) => QuickPlayRequest { team: Some(code.clone()), ..casual() },
+            ("Bob", None) => panic!("Ann's ack carries her team code"),
+            _ => casual(),
+        };
+        let answer = quick_play_as(&mut player, request).await;
+        if let ServerMessage::Ack { reply: Reply::Queued { team: Some(code), .. }, .. } = &answer {
+            team = Some(code.clone());
+        }
+        assert!(
+            matches!(answer, ServerMessage::Ack { reply: Reply::Queued { .. }, .. }),
+            "{name} on {} (the pool is {owner}'s) is queued: {answer:?}",
+            nodes[node].name
+        );
+        players.push(player);
+    }
+    let mut tables = std::collections::HashSet::new();
+    let mut seats = Vec::new();
+    for player in &mut players {
+        let matched = player.recv_until(|m| matches!(m, ServerMessage::QuickPlayMatched { .. }));
+        let ServerMessage::QuickPlayMatched { table, seat } = matched.await else { unreachable!() };
+        let ServerMessage::Snapshot { table: shown, state, .. } = player.recv().await else {
+            panic!("the snapshot follows quick_play_matched")
+        };
+        assert_eq!((shown.as_str(), state.your_seat), (table.as_str(), Some(seat)));
+        tables.insert(table);
+        seats.push(seat);
+    }
+    assert_eq!(tables.len(), 1, "one table");
+    assert_eq!((seats[0] + 2) % 4, seats[1], "the partners from two nodes sit opposite");
+    seats.sort();
+    assert_eq!(seats, vec![0, 1, 2, 3]);
+    let table = tables.into_iter().next().expect("a table");
+
+    // The player whose turn it is, on whichever node, plays the first action.
+    let (acted, mut first) = mpsc::channel(4);
+    let mut waiting = Vec::new();
+    for mut player in players {
+        let (table, acted) = (table.clone(), acted.clone());
+        waiting.push(tokio::spawn(async move {
+            let actions = loop {
+                if let ServerMessage::YourTurn { table: at, seq, actions, .. } = player.recv().await
+                    && at == table
+                    && player.prompt_stands(&table, seq)
+                {
+                    break actions;
+                }
+            };
+            let action = actions.first().copied().expect("a legal action");
+            let id = support::act(&mut player, &table, action).await;
+            let answer = player.recv_until(|m| answer_id(m) == Some(id)).await;
+            let _ = acted.send(answer).await;
+        }));
+    }
+    let answer = timeout(WAIT, first.recv()).await.expect("a first action in time");
+    assert!(
+        matches!(answer, Some(ServerMessage::Ack { reply: Reply::Done, .. })),
+        "the first action is accepted: {answer:?}"
+    );
+    for task in waiting {
+        task.abort();
+    }
+    cluster.finish(nodes).await;
+}
+
+#[tokio::test]
+async fn a_quick_play_request_ends_owner_lost_when_its_pools_owner_dies_and_may_be_made_again() {
+    let Some(cluster) = Cluster::start("cluster_quick_play_owner_lost").await else { return };
+    let mut nodes = cluster.nodes(&["n1", "n2"]).await;
+    let owner = pool_owner(&cluster.nats).await;
+    let (dies, lives) = if nodes[0].name == owner { (0, 1) } else { (1, 0) };
+    let mut ann = nodes[lives].player("Ann").await;
+    let answer = quick_play(&mut ann).await;
+    assert!(matches!(answer, ServerMessage::Ack { reply: Reply::Queued { .. }, .. }), "{answer:?}");
+    nodes[dies].kill();
+    let ended = ann.recv_until(|m| matches!(m, ServerMessage::QuickPlayEnded { .. })).await;
+    let ServerMessage::QuickPlayEnded { reason, .. } = ended else { unreachable!() };
+    assert_eq!(reason, QuickPlayEndReason::OwnerLost);
+    // She asks again, at the pool's new owner.
+    let again = quick_play(&mut ann).await;
+    assert!(matches!(again, ServerMessage::Ack { reply: Reply::Queued { .. }, .. }), "{again:?}");
+    cluster.finish(nodes).await;
 }

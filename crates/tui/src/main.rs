@@ -174,7 +174,7 @@ async fn execute(client: &Client, server: &str, command: Command) -> Outcome {
         }
         // The history is the HTTP API's, not the WebSocket's.
         Command::QuickPlay(request) => {
-            client.quick_play(request.clone()).await.map(|_| Outcome::Queued)
+            client.quick_play(request.clone()).await.map(|team| Outcome::Queued { team })
         }
         Command::CancelQuickPlay => {
             client.cancel_quick_play().await.map(|()| Outcome::Done(command.clone()))

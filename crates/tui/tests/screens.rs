@@ -604,7 +604,12 @@ fn match_row(id: &str, finished: bool) -> euchre_tui::history::MatchRow {
 #[test]
 fn history_lists_matches_and_replays_one_hand_by_hand() {
     let mut app = app();
-    assert_eq!(app.update(key(KeyCode::Char('h'))), vec![Command::ListMatches]);
+    let commands = app.update(key(KeyCode::Char('h')));
+    assert_eq!(commands[0], Command::ListMatches);
+    assert!(
+        matches!(&commands[1..], [Command::ListTables(LobbyQuery { after: None, .. })]),
+        "the lobby's first page again, for the player's live tables: {commands:?}"
+    );
     assert_eq!(app.screen, Screen::History);
     let page = MatchPage {
         matches: vec![match_row("m1", true), match_row("m2", false)],
@@ -1063,7 +1068,7 @@ fn quick_play_searches_cancels_and_opens_the_table_when_matched() {
         (Preset::Cutthroat, false, Some(5))
     );
     assert_eq!(app.screen, Screen::Lobby);
-    app.update(Msg::Done(Outcome::Queued));
+    app.update(Msg::Done(Outcome::Queued { team: None }));
     assert!(app.ticking(), "the time waited ticks");
     // The searching line: the time waited and the pool's size.
     app.update(Msg::Update(Update::QuickPlayWaiting {
@@ -1111,4 +1116,154 @@ fn quick_play_searches_cancels_and_opens_the_table_when_matched() {
     }));
     assert_eq!(app.searching, None);
     assert!(render(&app, 80, 24).contains("Quick play ended: the server is shutting down"));
+}
+
+#[test]
+fn quick_play_with_a_partner_shows_the_code_to_pass_on_or_takes_one() {
+    use euchre_protocol::QuickPlayEndReason;
+
+    // Ann invites: the form's partner line, then the code from the ack.
+    let mut app = app();
+    app.update(key(KeyCode::Char('p')));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Partner   ‹ alone ›"), "{screen}");
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Right));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Partner   ‹ invite a partner ›"), "{screen}");
+    let commands = app.update(key(KeyCode::Enter));
+    let [Command::QuickPlay(request)] = commands.as_slice() else { panic!("{commands:?}") };
+    assert!(request.invite_partner && request.team.is_none(), "{request:?}");
+    assert!(render(&app, 80, 24).contains("Asking the server for a team code…"));
+    app.update(Msg::Done(Outcome::Queued { team: Some("q7mz2k9xvt".into()) }));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Waiting for your partner: standard, rated"), "{screen}");
+    assert!(screen.contains("Give your partner this team code: Q7MZ2K9XVT"), "{screen}");
+    // Bob joins: the code goes, his name shows.
+    app.update(Msg::Update(Update::QuickPlayWaiting {
+        preset: Preset::Standard,
+        rated: true,
+        waiting: 2,
+        partner: Some(PlayerInfo { id: "p2".into(), name: "Bob".into() }),
+    }));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Searching: standard, rated, with Bob"), "{screen}");
+    assert!(!screen.contains("team code"), "{screen}");
+    // Bob cancels: Ann's request ends and says why.
+    app.update(Msg::Update(Update::QuickPlayEnded {
+        reason: QuickPlayEndReason::PartnerCancelled,
+        message: "your partner cancelled".into(),
+    }));
+    assert_eq!(app.searching, None);
+    assert!(render(&app, 80, 24).contains("Quick play ended: your partner cancelled"));
+
+    // Bob joins with the code Ann passed on, typed as she read it.
+    let mut bob = self::app();
+    bob.update(key(KeyCode::Char('p')));
+    for _ in 0..2 {
+        bob.update(key(KeyCode::Down));
+    }
+    bob.update(key(KeyCode::Left));
+    let screen = render(&bob, 80, 24);
+    assert!(screen.contains("Partner   ‹ join with a code ›"), "{screen}");
+    bob.update(key(KeyCode::Down));
+    assert_eq!(bob.update(key(KeyCode::Enter)), vec![], "no code typed yet");
+    assert!(render(&bob, 80, 24).contains("Type the team code your partner was given"));
+    for c in "q7mz 2k9xvtt".chars() {
+        bob.update(key(KeyCode::Char(c)));
+    }
+    bob.update(key(KeyCode::Backspace));
+    let screen = render(&bob, 80, 24);
+    assert!(screen.contains("Team code Q7MZ2K9XVT█"), "{screen}");
+    assert!(!screen.contains("Type the team code"), "typing clears the call: {screen}");
+    let commands = bob.update(key(KeyCode::Enter));
+    let [Command::QuickPlay(request)] = commands.as_slice() else { panic!("{commands:?}") };
+    assert_eq!((request.invite_partner, request.team.as_deref()), (false, Some("Q7MZ2K9XVT")));
+    bob.update(Msg::Done(Outcome::Queued { team: None }));
+    assert!(!render(&bob, 80, 24).contains("team code"), "only the inviter passes one on");
+
+    // A form without partners asks alone, whatever was chosen before.
+    bob.update(key(KeyCode::Char('x')));
+    bob.update(Msg::Done(Outcome::Done(Command::CancelQuickPlay)));
+    bob.update(key(KeyCode::Char('p')));
+    bob.quick.field = 0;
+    bob.update(key(KeyCode::Right));
+    let screen = render(&bob, 80, 24);
+    assert!(!screen.contains("Partner"), "{screen}");
+    let commands = bob.update(key(KeyCode::Enter));
+    let [Command::QuickPlay(request)] = commands.as_slice() else { panic!("{commands:?}") };
+    assert_eq!(
+        (request.preset, request.invite_partner, request.team.clone()),
+        (Preset::Cutthroat, false, None)
+    );
+}
+
+#[test]
+fn the_history_lists_the_players_live_tables_first_and_enter_resumes_one() {
+    let mut app = app();
+    let mine =
+        TableSummary { table: "t9".into(), ..summary(Preset::Standard, TableStatus::Playing) };
+    app.update(Msg::Update(Update::Lobby(LobbyPage { yours: vec![mine], ..LobbyPage::default() })));
+    app.update(key(KeyCode::Char('h')));
+    let page = MatchPage { matches: vec![match_row("m1", true)], next_cursor: None };
+    app.update(Msg::Done(Outcome::Matches(page)));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Your games: Enter resumes"), "{screen}");
+    assert!(screen.contains("t9         4 players, partners"), "{screen}");
+    assert!(screen.contains("playing"), "{screen}");
+    assert!(screen.contains("Your matches (1)"), "{screen}");
+    // The live table first: Enter takes the player back to their seat.
+    assert_eq!(
+        app.update(key(KeyCode::Enter)),
+        vec![Command::Watch { table: "t9".into(), invite: None }]
+    );
+    // Down: the match, replayed.
+    app.update(key(KeyCode::Down));
+    assert_eq!(app.update(key(KeyCode::Enter)), vec![Command::FetchRecord("m1".into())]);
+    app.update(key(KeyCode::Down));
+    assert_eq!(app.history_selected, 1, "the last row stays picked");
+    // The table closes: the section goes, the match stays picked.
+    app.update(Msg::Update(Update::LobbyRemoved("t9".into())));
+    let screen = render(&app, 80, 24);
+    assert!(!screen.contains("Your games"), "{screen}");
+    assert_eq!(app.update(key(KeyCode::Enter)), vec![Command::FetchRecord("m1".into())]);
+}
+
+#[test]
+fn a_request_already_waiting_from_elsewhere_is_shown_and_x_cancels_it() {
+    // Tess asked, then restarted her terminal: the server still holds her request.
+    let mut app = app();
+    app.update(key(KeyCode::Char('p')));
+    let commands = app.update(key(KeyCode::Enter));
+    let [Command::QuickPlay(_)] = commands.as_slice() else { panic!("{commands:?}") };
+    let refused = euchre_client::Error::Refused {
+        code: "already_queued".into(),
+        message: "you already asked for a quick-play game".into(),
+    };
+    app.update(Msg::Done(Outcome::Failed(commands[0].clone(), refused)));
+    let screen = render(&app, 80, 24);
+    assert!(
+        screen.contains("Searching: a request of yours was already waiting · x cancels"),
+        "{screen}"
+    );
+    assert!(screen.contains("you already asked for a quick-play game: x cancels it"), "{screen}");
+    // Its pool's next notice says what it is.
+    app.update(Msg::Update(Update::QuickPlayWaiting {
+        preset: Preset::TwoHandedPlain,
+        rated: false,
+        waiting: 1,
+        partner: None,
+    }));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Searching: two_handed_plain, casual"), "{screen}");
+    assert_eq!(app.update(key(KeyCode::Char('x'))), vec![Command::CancelQuickPlay]);
+    app.update(Msg::Done(Outcome::Done(Command::CancelQuickPlay)));
+    assert_eq!(app.searching, None);
+    // Any other refusal leaves nothing searching.
+    app.update(key(KeyCode::Char('p')));
+    let commands = app.update(key(KeyCode::Enter));
+    let busy = euchre_client::Error::Refused { code: "busy".into(), message: "full".into() };
+    app.update(Msg::Done(Outcome::Failed(commands[0].clone(), busy)));
+    assert_eq!(app.searching, None);
 }

@@ -1,7 +1,8 @@
 //! The real `euchre-tui` binary in tmux, against the real server started in
 //! this test: it creates a table with three bots and plays a whole game from
 //! the keyboard, replays it from the history, comes back as the same player,
-//! and rides out the server's restart. Skipped, saying so, where tmux is
+//! and rides out the server's restart; and it asks for quick play with a
+//! partner who joins by the team code it shows. Skipped, saying so, where tmux is
 //! not installed; CI installs it (`.ci/run`) and requires it
 //! (`EUCHRE_REQUIRE_SERVICES=1`: see `euchre_server::testing::skip`).
 
@@ -9,6 +10,9 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
+use euchre_client::{Client, Config as ClientConfig, Update};
+use euchre_engine::Preset;
+use euchre_protocol::QuickPlayRequest;
 use euchre_server::Settings;
 use euchre_server::testing::{self, ServerTask, eventually, skip};
 use tokio::net::TcpListener;
@@ -19,8 +23,9 @@ struct Tmux {
 }
 
 impl Tmux {
-    fn new() -> Tmux {
-        Tmux { socket: format!("euchre-tui-test-{}", std::process::id()) }
+    /// A server per test (`name`): the tests of this file run at once.
+    fn new(name: &str) -> Tmux {
+        Tmux { socket: format!("euchre-tui-test-{}-{name}", std::process::id()) }
     }
 
     fn run(&self, args: &[&str]) -> Output {
@@ -81,7 +86,7 @@ async fn a_whole_game_from_the_keyboard_in_tmux() {
     let url = format!("ws://{address}/ws");
     let server = start_server(listener, data.path());
 
-    let tmux = Tmux::new();
+    let tmux = Tmux::new("game");
     let binary = env!("CARGO_BIN_EXE_euchre-tui");
     tmux.start("play", &command_line(binary, &url, config.path()));
     tmux.wait_for("play", "Public tables").await;
@@ -120,8 +125,20 @@ async fn a_whole_game_from_the_keyboard_in_tmux() {
     // The match is in the history (the HTTP API), and replays.
     tmux.keys("play", "l");
     tmux.wait_for("play", "Public tables").await;
-    tmux.keys("play", "h");
-    let history = tmux.wait_for("play", "Your matches (1)").await;
+    // The match's last hand may reach the store a moment after "Game
+    // over" (on a loaded machine): History again until it reads finished.
+    let history =
+        eventually("the match finished in the history", Duration::from_secs(15), async || {
+            tmux.keys("play", "h");
+            let history = tmux.wait_for("play", "Your matches (1)").await;
+            if !history.contains(" … ") {
+                return Ok(history);
+            }
+            tmux.keys("play", "q");
+            tmux.wait_for("play", "Public tables").await;
+            Err(history)
+        })
+        .await;
     assert!(history.contains("naive bot"), "the bots played at the level chosen: {history}");
     tmux.keys("play", "Enter");
     let replay = tmux.wait_for("play", "Replay · match").await;
@@ -155,6 +172,88 @@ async fn a_whole_game_from_the_keyboard_in_tmux() {
     tmux.wait_for("again", "Reconnected").await;
     tmux.keys("again", "q");
 
+    drop(tmux);
+    server.stop().await;
+}
+
+/// Quick play from the keyboard, with a partner: Tess invites one and
+/// reads the team code off her screen; Pat joins with it through the client
+/// library, two strangers ask alone, and Tess ends at the table the pool
+/// formed, with Pat opposite her.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_play_with_a_partner_in_tmux() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        skip("no tmux installed (apt-get install tmux)");
+        return;
+    }
+    let data = tempfile::tempdir().expect("a data folder");
+    let config = tempfile::tempdir().expect("a config folder");
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("ws://{}/ws", listener.local_addr().expect("address"));
+    let mut settings = Settings::default();
+    settings.quick_play.wave_ms = 100;
+    testing::keep_data_in(&mut settings, data.path());
+    let server = ServerTask::spawn(listener, settings);
+
+    let tmux = Tmux::new("quick");
+    tmux.start("quick", &command_line(env!("CARGO_BIN_EXE_euchre-tui"), &url, config.path()));
+    tmux.wait_for("quick", "Public tables").await;
+    // The form: standard and rated by default; the partner line, to invite.
+    tmux.keys("quick", "p");
+    tmux.wait_for("quick", "Partner   ‹ alone ›").await;
+    tmux.keys("quick", "Down");
+    tmux.keys("quick", "Down");
+    tmux.keys("quick", "Right");
+    tmux.wait_for("quick", "‹ invite a partner ›").await;
+    tmux.keys("quick", "Enter");
+    let screen = tmux.wait_for("quick", "Give your partner this team code: ").await;
+    let code = screen
+        .split("team code: ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("the code on screen")
+        .to_owned();
+    println!("waiting for the partner:\n{screen}");
+    assert!(screen.contains("Waiting for your partner: standard, rated"), "{screen}");
+
+    let ask = async |name: &str, team: Option<String>| {
+        let (client, mut updates) =
+            Client::connect(ClientConfig::new(url.clone(), name)).await.expect("connects");
+        let request = QuickPlayRequest { team, ..QuickPlayRequest::new(Preset::Standard, true) };
+        client.quick_play(request).await.expect("queued");
+        (
+            client,
+            tokio::spawn(async move {
+                while let Some(update) = updates.next().await {
+                    if let Update::QuickPlayMatched { table, seat } = update {
+                        return (table, seat);
+                    }
+                }
+                panic!("the connection ended before a table");
+            }),
+        )
+    };
+    let (pat, pat_seat) = ask("Pat", Some(code)).await;
+    let (sam, sam_seat) = ask("Sam", None).await;
+    let (val, val_seat) = ask("Val", None).await;
+    let [pat_seat, sam_seat, val_seat] = [pat_seat, sam_seat, val_seat].map(|task| async {
+        tokio::time::timeout(Duration::from_secs(15), task).await.expect("matched").expect("ran")
+    });
+    let ((table, pat_seat), (sam_table, sam_seat), (val_table, val_seat)) =
+        tokio::join!(pat_seat, sam_seat, val_seat);
+    assert_eq!((&sam_table, &val_table), (&table, &table), "one table");
+    let screen = tmux.wait_for("quick", "Your hand:").await;
+    println!("seated by quick play:\n{screen}");
+    assert!(screen.contains("Pat"), "{screen}");
+    assert!(!screen.contains("team code"), "{screen}");
+    // Tess has the seat left, opposite her partner.
+    let tess_seat = (0..4).find(|seat| ![pat_seat, sam_seat, val_seat].contains(seat));
+    assert_eq!(tess_seat, Some((pat_seat + 2) % 4), "partners sit opposite");
+
+    tmux.keys("quick", "q");
+    for client in [pat, sam, val] {
+        client.close().await;
+    }
     drop(tmux);
     server.stop().await;
 }

@@ -128,6 +128,12 @@ pub struct SearchSettings {
     /// bot's choice there: a node few worlds reach cannot tell a better
     /// card from a lucky one.
     pub tree_patience: u32,
+    /// Worlds dealt afresh once the tree is grown, in which each action is
+    /// valued by the tree's settled choices (each node's most tried action,
+    /// no exploring, nothing learnt) instead of by the growing descents,
+    /// whose values carry the tree's exploring and its first guesses at
+    /// thin nodes. 0 values the actions by the descents themselves.
+    pub tree_judge: u32,
 }
 
 impl SearchSettings {
@@ -153,6 +159,7 @@ impl SearchSettings {
         tree: false,
         exploration: 0.0,
         tree_patience: 0,
+        tree_judge: 0,
     };
     /// 320 worlds, reading the others' bids, and every action scored by
     /// the basic bot's play-out of the rest of the hand (session 9: the
@@ -180,12 +187,13 @@ impl SearchSettings {
         tree: false,
         exploration: 0.0,
         tree_patience: 0,
+        tree_judge: 0,
     };
     /// Hard's worlds and reading of the bids, with the bot's own later
     /// decisions searched as a tree over what it sees ([`tree`]) rather
     /// than played as the basic bot. Exploration 0.3 did best of the three
     /// trees screened against hard (BENCHMARKS.md, issue #31), none of them
-    /// significantly.
+    /// significantly; judging on fresh worlds (`tree_judge`) gained nothing.
     pub const EXPERT: SearchSettings =
         SearchSettings { tree: true, exploration: 0.3, ..SearchSettings::HARD };
 }
@@ -279,6 +287,18 @@ impl SearchBot {
                     None => value(world, &valuation, *action, solver, model, &mut own),
                 };
                 *total += world.weight * value;
+            }
+        }
+        if let Some(tree) = tree.as_ref().filter(|_| self.settings.tree_judge > 0) {
+            // Judge on worlds the tree did not learn from.
+            totals.fill(0.0);
+            weights = 0.0;
+            for _ in 0..self.settings.tree_judge {
+                let Some(world) = knowledge.sample(&mut self.rng, &misses) else { continue };
+                weights += world.weight;
+                for (total, action) in totals.iter_mut().zip(actions) {
+                    *total += world.weight * tree.settled(&world, &valuation, *action, solver);
+                }
             }
         }
         (weights > 0.0).then(|| {

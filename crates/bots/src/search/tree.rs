@@ -137,6 +137,51 @@ impl Tree {
         value
     }
 
+    /// What `action` brings in `world` with the seat's later choices the
+    /// tree's settled ones ([`Tree::settled_choice`]) and basic's past it;
+    /// the tree learns nothing.
+    pub(super) fn settled(
+        &self,
+        world: &World,
+        valuation: &Valuation,
+        action: Action,
+        solver: &mut Solver,
+    ) -> f64 {
+        let me = valuation.me;
+        let (mut hand, mut cards) = (world.hand, world.cards.clone());
+        if !step(&mut hand, &mut cards, me, action) {
+            return f64::NEG_INFINITY;
+        }
+        let mut key = Some(observe(ROOT, me, action));
+        while !hand.is_finished() {
+            let Some(seat) = hand.turn() else { break };
+            let settled =
+                key.filter(|_| seat == me).and_then(|key| self.settled_choice(key, &hand));
+            let Some(next) = settled.or_else(|| policy(&hand, &mut cards, seat)) else { break };
+            if !step(&mut hand, &mut cards, seat, next) {
+                break;
+            }
+            if seat == me || is_public(next) {
+                key = key.map(|key| observe(key, seat, next));
+            }
+        }
+        solved(&hand, valuation, solver)
+    }
+
+    /// The tree's settled choice at node `key`: the legal action tried
+    /// most there (the better on average among equals), or `None` where
+    /// the tree has no node.
+    fn settled_choice(&self, key: u64, hand: &Hand) -> Option<Action> {
+        let node = self.nodes.get(&key)?;
+        let me = hand.turn()?;
+        let legal = hand.legal_actions(me);
+        node.edges
+            .iter()
+            .filter(|edge| edge.visits > 0 && legal.contains(&edge.action))
+            .max_by(|a, b| a.visits.cmp(&b.visits).then(a.mean().total_cmp(&b.mean())))
+            .map(|edge| edge.action)
+    }
+
     /// The seat's choice at the node `key` in `hand`: an untried action
     /// first (the basic bot's before the others, and only it for the first
     /// `patience` visits), then by UCB.
@@ -325,8 +370,11 @@ mod tests {
                         let mut own = OwnSearch { worlds: 0, depth: 0, rng: &mut rng.clone() };
                         let hard =
                             hard_value(&world, &valuation, action, &mut solver, model, &mut own);
-                        let tree = tree.value(&world, &valuation, action, &mut solver);
-                        assert_eq!(tree, hard, "seed {seed} {action:?}");
+                        let grown = tree.value(&world, &valuation, action, &mut solver);
+                        assert_eq!(grown, hard, "seed {seed} {action:?}");
+                        // Having tried basic's choice alone, it settles on it.
+                        let settled = tree.settled(&world, &valuation, action, &mut solver);
+                        assert_eq!(settled, hard, "seed {seed} {action:?}");
                         compared += 1;
                     }
                 }
@@ -343,6 +391,22 @@ mod tests {
         let mut tree = Tree::new(1.0, 0, usize::MAX);
         let descents = grow(&mut tree, &game, seat, 60);
         assert!(tree.len() > 0 && tree.len() < descents, "{} nodes, {descents}", tree.len());
+        // Judging by the settled choices learns nothing.
+        let before = tree.len();
+        let view = game.view(Viewer::Seat(seat));
+        let knowledge = Knowledge::new(&view).expect("a seat's view");
+        let misses = Misses { bid: 1.0, partner_bid: 1.0, play: 1.0, partner_play: 1.0 };
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let valuation = Valuation { rules: Rules::default(), me: seat, game: None };
+        let mut solver = Solver::with_table_bits(0);
+        for _ in 0..20 {
+            let world = knowledge.sample(&mut rng, &misses).expect("a world");
+            for action in game.legal_actions(seat).iter().copied() {
+                let value = tree.settled(&world, &valuation, action, &mut solver);
+                assert!(value.is_finite() || action == Action::Concede, "{action:?}");
+            }
+        }
+        assert_eq!(tree.len(), before);
         let mut small = Tree::new(1.0, 0, 8);
         grow(&mut small, &game, seat, 60);
         assert_eq!(small.len(), 8);

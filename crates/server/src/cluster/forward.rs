@@ -28,11 +28,13 @@ const CONN: &str = "Euchre-Conn";
 const STREAM: &str = "Euchre-Stream";
 const NUMBER: &str = "Euchre-N";
 const CLOSE: &str = "Euchre-Close";
+/// How a pool's notice to a connection begins (the tag comes first).
+const QUICK_PLAY_NEWS: &[u8] = br#"{"type":"quick_play_"#;
 
 /// One of this node's connections.
 #[derive(Debug)]
 pub(super) struct Local {
-    outbox: Outbox,
+    pub(super) outbox: Outbox,
     too_slow: CancellationToken,
     pub(super) moved: CancellationToken,
     /// Other nodes' tables it joined.
@@ -79,7 +81,7 @@ struct RemoteCommand {
 /// refusal by the table) comes later, with the events.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-enum Answer {
+pub(super) enum Answer {
     Accepted,
     Refused { code: String, message: String },
 }
@@ -241,7 +243,7 @@ impl Node {
 
     /// The outbox (and local id) of another node's connection: a queue that
     /// a task of its own publishes to that node, in order.
-    fn remote_outbox(
+    pub(super) fn remote_outbox(
         self: &Arc<Self>,
         state: &AppState,
         node: String,
@@ -295,6 +297,12 @@ impl Node {
                     break;
                 }
             };
+            if let Some(ServerMessage::QuickPlayMatched { table, .. }) = message.message()
+                && let Some(remote) = lock(&self.remotes).get_mut(&key)
+            {
+                // A pool here seated it: the table lets it go if its node dies.
+                remote.tables.insert(table.clone());
+            }
             let Some(json) = message.json() else { continue };
             let body = Bytes::from(json);
             number += 1;
@@ -343,6 +351,10 @@ impl Node {
                 continue;
             }
             *last = number;
+            if message.payload.starts_with(QUICK_PLAY_NEWS) {
+                self.quick_play_news(local, conn, &message.payload);
+                continue;
+            }
             // Encoded and projected for this connection by the table's
             // owner: relayed as it came, not decoded and encoded again.
             match axum::extract::ws::Utf8Bytes::try_from(message.payload) {
@@ -352,5 +364,25 @@ impl Node {
                 Err(error) => tracing::warn!(%error, "a message from another node is not UTF-8"),
             }
         }
+    }
+}
+
+impl Node {
+    /// A pool's notice to `local` (`conn`): a match joins it to the table
+    /// (a move of the table's shard closes it; a close tells the table), and
+    /// the end of the request is passed on once (a moved pool's owner and
+    /// this node may both say `owner_lost`).
+    fn quick_play_news(&self, local: &mut Local, conn: ConnId, payload: &[u8]) {
+        let Ok(message) = serde_json::from_slice::<ServerMessage>(payload) else { return };
+        match &message {
+            ServerMessage::QuickPlayMatched { table, .. } => {
+                local.tables.insert(table.clone());
+                lock(&self.asked).forget_conn(conn);
+            }
+            ServerMessage::QuickPlayEnded { .. } if !lock(&self.asked).forget_conn(conn) => return,
+            _ => {}
+        }
+        // Decoded, so that the connection sees a match as a local one.
+        local.outbox.send(Frame::from(message));
     }
 }

@@ -23,6 +23,10 @@
 //!   connection, whose client resumes) rather than skipping a message.
 //! - **Lobby.** Each node writes its tables' summaries to the `euchre_lobby`
 //!   bucket and watches the bucket to list every other node's tables.
+//! - **Quick play.** Each pool has one owner, the owner of the shard its
+//!   name falls in: other nodes send it their connections' requests
+//!   (`euchre.pool.<shard>`), and its notices come back as a remote table's
+//!   messages do. When the shard moves, its requests end (`owner_lost`).
 //! - **Revocations.** Log-outs, password changes and claims go to every
 //!   node on `euchre.revoked`: each forgets the tokens, cuts its
 //!   connections that held them and learns the claimed names.
@@ -33,7 +37,8 @@
 //! nodes, and places this node's new tables in its shards ([`Placement`]);
 //! `durability` keeps tables' writes in their shard's log, then in
 //! PostgreSQL; `forward` carries commands to a table's owner and its
-//! messages back ([`RemoteTables`]); `lobby` shares the lobby;
+//! messages back ([`RemoteTables`]); `pools` carries quick-play requests
+//! to their pool's owner; `lobby` shares the lobby;
 //! `revocations` shares the ends of sessions.
 //!
 //! [`Placement`]: crate::placement::Placement
@@ -56,6 +61,7 @@ mod durability;
 mod forward;
 mod lobby;
 mod nats;
+mod pools;
 mod revocations;
 mod shards;
 mod start;
@@ -89,6 +95,12 @@ pub struct Node {
     outbound_queue: usize,
     /// Every table of the cluster (the lobby, private tables too).
     registry: crate::registry::Registry,
+    /// This node's pools, which end their requests when a shard is lost.
+    quick_play: crate::quick_play::QuickPlay,
+    /// The requests this node's connections made to other nodes' pools.
+    asked: Mutex<pools::Asked>,
+    /// How long a pool's owner keeps a request with no connection.
+    pool_grace: std::time::Duration,
 }
 
 impl Node {

@@ -102,9 +102,16 @@ impl Node {
         }
         match self.client.subscribe(format!("euchre.cmd.{shard}")).await {
             Ok(commands) => {
-                tokio::spawn(self.clone().serve_commands(commands, state.clone(), stop));
+                tokio::spawn(self.clone().serve_commands(commands, state.clone(), stop.clone()));
             }
             Err(error) => tracing::error!(shard, %error, "cannot listen for the shard's commands"),
+        }
+        match self.client.subscribe(super::pools::subject(shard)).await {
+            Ok(requests) => {
+                let stop = stop.clone();
+                tokio::spawn(self.clone().serve_pools(requests, state.clone(), stop, shard));
+            }
+            Err(error) => tracing::error!(shard, %error, "cannot listen for the shard's pools"),
         }
         // With the epoch: a node that still believes it owns the shard at
         // an older one learns here that it is fenced out.
@@ -146,6 +153,11 @@ impl Node {
             stop.cancel();
         }
         self.close_joined(shard);
+        // Its pools' requests end here; the other nodes end those their
+        // connections made when they hear of the move.
+        self.end_pool_requests(shard);
+        let (quick_play, shards) = (self.quick_play.clone(), self.shards);
+        tokio::spawn(async move { quick_play.disown(shard, shards).await });
         // The other nodes' connections at its tables close too, and resume
         // at the next owner (which says so again once it has the tables).
         let client = self.client.clone();
@@ -229,6 +241,7 @@ impl Node {
                 self.lose(shard);
             } else {
                 self.close_joined(shard);
+                self.end_pool_requests(shard);
             }
         }
     }

@@ -82,8 +82,12 @@ pub async fn start(state: AppState) -> anyhow::Result<AppState> {
         remotes: Mutex::default(),
         outbound_queue: state.settings.limits.outbound_queue.max(1),
         registry: state.registry.clone(),
+        quick_play: state.quick_play.clone(),
+        asked: Mutex::default(),
+        pool_grace: Duration::from_millis(state.settings.timing.reconnect_grace_ms),
     });
-    let state = state.with_placement(node.clone(), Some(node.clone()));
+    let state =
+        state.with_placement(node.clone(), Some(node.clone())).with_remote_pools(node.clone());
     state.players.write_guests_through();
 
     let deliveries = client.subscribe(format!("euchre.to.{id}")).await?;

@@ -9,6 +9,12 @@
 //! and none while they sit at a live table a pool formed. Everything the
 //! task keeps is bounded: one request per player, each pool's size, the
 //! connections holding a request, and the task's mailbox.
+//!
+//! In a cluster each pool has one owner, the owner of the shard its
+//! [`pool_name`] falls in: requests from other nodes' connections come to
+//! its task through `cluster::pools`, and when the owner loses the shard its
+//! requests end with `owner_lost` (docs/architecture.md, "Quick play in a
+//! cluster").
 
 pub mod matcher;
 mod service;
@@ -20,7 +26,7 @@ use tokio::sync::mpsc;
 
 use crate::table::{ConnId, Outbox};
 
-pub use service::run;
+pub use service::{ended, run};
 
 /// A `quick_play` from one connection, with what the pools need to answer
 /// it and to seat the player: the connection's outbox, and the player's
@@ -55,6 +61,12 @@ pub(crate) enum PoolMessage {
     Gone {
         conn: ConnId,
         player_id: String,
+    },
+    /// This node no longer owns the pools whose name falls in `shard` (of
+    /// `shards`): their requests end with `owner_lost`.
+    Disown {
+        shard: u16,
+        shards: u16,
     },
     /// A table the pools formed was made (`Some`) or could not be (`None`).
     Seated {
@@ -112,6 +124,12 @@ impl QuickPlay {
         let _ = self.tx.send(message).await;
     }
 
+    /// This node lost `shard` (of `shards`): the requests in its pools end.
+    /// Waits for room: a lost word would leave requests nobody answers.
+    pub async fn disown(&self, shard: u16, shards: u16) {
+        let _ = self.tx.send(PoolMessage::Disown { shard, shards }).await;
+    }
+
     pub(crate) fn sender(&self) -> mpsc::Sender<PoolMessage> {
         self.tx.clone()
     }
@@ -119,6 +137,13 @@ impl QuickPlay {
     pub(crate) fn take_mailbox(&self) -> Option<mpsc::Receiver<PoolMessage>> {
         self.mailbox.lock().ok().and_then(|mut mailbox| mailbox.take())
     }
+}
+
+/// A pool's name, the same on every node: in a cluster, its shard (and so
+/// its owner) is the shard of this name.
+pub fn pool_name(preset: euchre_engine::Preset, rated: bool) -> String {
+    let kind = if rated { "rated" } else { "casual" };
+    format!("pool-{preset:?}-{kind}")
 }
 
 fn busy() -> Refusal {

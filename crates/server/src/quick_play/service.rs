@@ -142,7 +142,8 @@ async fn sleep_until(deadline: Option<Instant>) {
     }
 }
 
-fn ended(reason: QuickPlayEndReason) -> ServerMessage {
+/// The `quick_play_ended` notice for `reason`.
+pub fn ended(reason: QuickPlayEndReason) -> ServerMessage {
     let message = match reason {
         QuickPlayEndReason::Cancelled => "you cancelled quick play",
         QuickPlayEndReason::PartnerCancelled => "your partner cancelled quick play",
@@ -206,6 +207,20 @@ impl Pools {
                     if waiting.holders.is_empty() {
                         waiting.gone_since.get_or_insert(now);
                     }
+                }
+            }
+            PoolMessage::Disown { shard, shards } => {
+                let lost: Vec<String> = self
+                    .requests
+                    .iter()
+                    .filter(|(_, waiting)| {
+                        let (preset, rated) = waiting.pool;
+                        euchre_cluster::shard_of(&super::pool_name(preset, rated), shards) == shard
+                    })
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                for id in lost {
+                    self.end(&id, Some(QuickPlayEndReason::OwnerLost), None);
                 }
             }
             PoolMessage::Seated { players, table } => {

@@ -8,7 +8,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::{App, Command, Screen};
 use crate::invite;
-use crate::quick::Searching;
+use crate::quick::{QuickField, Searching};
 
 impl App {
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Command> {
@@ -77,7 +77,9 @@ impl App {
                 self.screen = Screen::History;
                 self.status = None;
                 self.history_loading = true;
-                return vec![Command::ListMatches];
+                self.history_selected = 0;
+                // The lobby's first page again: the player's live tables, current.
+                return vec![Command::ListMatches, self.list_tables(None)];
             }
             KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
             KeyCode::Enter => {
@@ -106,7 +108,8 @@ impl App {
             KeyCode::Esc | KeyCode::Char('q') => self.screen = Screen::Lobby,
             KeyCode::Up => self.history_selected = self.history_selected.saturating_sub(1),
             KeyCode::Down | KeyCode::PageDown | KeyCode::End => {
-                let last = self.history.len().saturating_sub(1);
+                // The player's live tables first, then the matches.
+                let last = (self.yours.len() + self.history.len()).saturating_sub(1);
                 let target = match key.code {
                     KeyCode::Down => self.history_selected + 1,
                     KeyCode::PageDown => self.history_selected + 10,
@@ -125,7 +128,12 @@ impl App {
             }
             KeyCode::PageUp => self.history_selected = self.history_selected.saturating_sub(10),
             KeyCode::Home => self.history_selected = 0,
-            KeyCode::Enter => match self.history.get(self.history_selected) {
+            KeyCode::Enter if self.history_selected < self.yours.len() => {
+                let table = self.yours[self.history_selected].table.clone();
+                self.invite = None;
+                return vec![Command::Watch { table, invite: None }];
+            }
+            KeyCode::Enter => match self.history.get(self.history_selected - self.yours.len()) {
                 Some(row) if row.finished || row.abandoned.is_some() => {
                     return vec![Command::FetchRecord(row.id.clone())];
                 }
@@ -176,6 +184,21 @@ impl App {
     }
 
     fn quick_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        // The code line takes what is typed (and the call to type it goes).
+        if self.quick.current() == QuickField::TeamCode {
+            match key.code {
+                KeyCode::Char(c) => {
+                    self.quick.type_code(c);
+                    self.status = None;
+                    return Vec::new();
+                }
+                KeyCode::Backspace => {
+                    self.quick.team_code.pop();
+                    return Vec::new();
+                }
+                _ => {}
+            }
+        }
         let form = &mut self.quick;
         match key.code {
             KeyCode::Esc => self.screen = Screen::Lobby,
@@ -183,6 +206,9 @@ impl App {
             KeyCode::Down | KeyCode::Tab => form.move_cursor(true),
             KeyCode::Left => form.change(false),
             KeyCode::Right | KeyCode::Char(' ') => form.change(true),
+            KeyCode::Enter if form.lacks_code() => {
+                self.error("Type the team code your partner was given, or choose alone.");
+            }
             KeyCode::Enter => {
                 let request = self.quick.request();
                 self.searching = Some(Searching::new(&request, self.now));

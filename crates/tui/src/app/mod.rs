@@ -145,8 +145,11 @@ pub enum Outcome {
         seat: u8,
     },
     Watching(TableId),
-    /// The quick-play request waits in its pool.
-    Queued,
+    /// The quick-play request waits in its pool; `team` is the code to
+    /// pass on to the partner it invites.
+    Queued {
+        team: Option<String>,
+    },
     /// Leave, start, rematch, act, chat or cancelling quick play, done.
     Done(Command),
     Failed(Command, Error),
@@ -199,6 +202,8 @@ pub struct App {
     /// A page of the lobby is being fetched.
     pub lobby_loading: bool,
     pub history: Vec<MatchRow>,
+    /// The selected row of the history: the player's live tables
+    /// ([`App::yours`]) come first, then the matches.
     pub history_selected: usize,
     /// Where the next page of the history starts, if there is one.
     pub history_next: Option<String>,
@@ -405,7 +410,13 @@ impl App {
                 }
             }
             Update::LobbyRemoved(table) => {
-                self.yours.retain(|t| t.table != table);
+                if let Some(gone) = self.yours.iter().position(|t| t.table == table) {
+                    self.yours.remove(gone);
+                    // The history's rows below it move up: the same one stays picked.
+                    if gone < self.history_selected {
+                        self.history_selected -= 1;
+                    }
+                }
                 if let Ok(known) = self.lobby.binary_search_by(|known| known.table.cmp(&table)) {
                     self.lobby.remove(known);
                     self.lobby_total = self.lobby_total.saturating_sub(1);
@@ -429,13 +440,15 @@ impl App {
                     return vec![self.list_tables(None)];
                 }
             }
-            Update::QuickPlayWaiting { preset, rated, waiting, .. } => {
-                if let Some(searching) = self
-                    .searching
-                    .as_mut()
-                    .filter(|searching| searching.preset == preset && searching.rated == rated)
+            Update::QuickPlayWaiting { preset, rated, waiting, partner } => {
+                if let Some(searching) =
+                    self.searching.as_mut().filter(|searching| searching.is_for(preset, rated))
                 {
+                    (searching.preset, searching.rated, searching.unknown) = (preset, rated, false);
                     searching.waiting = Some(waiting);
+                    if let Some(partner) = partner {
+                        searching.partner = Some(partner.name);
+                    }
                 }
             }
             Update::QuickPlayMatched { table, seat } => {
@@ -529,9 +542,10 @@ impl App {
                 self.sent_from = None;
             }
             Outcome::Done(Command::Leave(_)) => {}
-            Outcome::Queued => {
+            Outcome::Queued { team } => {
                 if let Some(searching) = self.searching.as_mut() {
                     searching.queued = true;
+                    searching.team = team;
                 }
             }
             Outcome::Done(Command::CancelQuickPlay) => {
@@ -554,8 +568,8 @@ impl App {
                 self.history_next = page.next_cursor;
                 self.history_loading = false;
                 // Down again: the first of the new ones.
-                self.history_selected =
-                    (self.history_selected + 1).min(self.history.len().saturating_sub(1));
+                let last = (self.yours.len() + self.history.len()).saturating_sub(1);
+                self.history_selected = (self.history_selected + 1).min(last);
             }
             Outcome::Record(id, record) => {
                 let names = self
@@ -622,6 +636,15 @@ impl App {
                 }
                 if let Command::QuickPlay(_) = command {
                     self.searching = None;
+                    if error.code() == Some("already_queued") {
+                        // From before a restart, or another terminal: shown, so x cancels it.
+                        self.searching = Some(Searching::already_waiting(self.now));
+                        self.error(format!(
+                            "{}: x cancels it to ask for another.",
+                            describe(&error)
+                        ));
+                        return Vec::new();
+                    }
                 }
                 if let (Command::CancelQuickPlay, Some("not_queued")) = (&command, error.code()) {
                     // Matched or ended meanwhile: nothing waits any more.

@@ -5,8 +5,9 @@
 use euchre_analysis::{Decision, HandAnalysis, Mark};
 use euchre_engine::view::sorted_for_display;
 use euchre_engine::{Action, HandOutcome, Seat};
+use euchre_protocol::{TableStatus, TableSummary};
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
@@ -40,6 +41,10 @@ pub(super) fn history(frame: &mut Frame, app: &App, area: Rect) {
         (Some(_), _) => format!(" Your matches ({}, ↓ at the end for more) ", app.history.len()),
         _ => format!(" Your matches ({}) ", app.history.len()),
     };
+    let area = your_games(frame, app, area);
+    // Past the live tables: the matches' own index (none selected while
+    // the cursor is on a live table, which puts it past their end).
+    let selected = app.history_selected.checked_sub(app.yours.len()).unwrap_or(usize::MAX);
     let list = selectable_list(
         area,
         title,
@@ -47,9 +52,42 @@ pub(super) fn history(frame: &mut Frame, app: &App, area: Rect) {
         "No matches yet (or still loading).",
         &app.history,
         history_row,
-        app.history_selected,
+        selected,
     );
     frame.render_widget(list, area);
+}
+
+/// The player's live tables, above the matches, each resumed with Enter;
+/// the area left for the matches.
+fn your_games(frame: &mut Frame, app: &App, area: Rect) -> Rect {
+    if app.yours.is_empty() {
+        return area;
+    }
+    // Up to four rows shown (more scroll), under a header, in a border.
+    let height = u16::try_from(app.yours.len().min(4)).unwrap_or(4) + 3;
+    let [games, rest] =
+        Layout::vertical([Constraint::Length(height), Constraint::Min(0)]).areas(area);
+    let header = format!("{} {} status", fit("table", 10), fit("form", 22));
+    let row = |table: &TableSummary| {
+        let status = match table.status {
+            TableStatus::Open => "waiting for players",
+            TableStatus::Playing => "playing",
+            TableStatus::Finished => "game over",
+        };
+        format!("{} {} {status}", fit(&table.table, 10), fit(form_name(&table.rules), 22))
+    };
+    // None picked (past the end) while the cursor is on the matches.
+    let list = selectable_list(
+        games,
+        " Your games: Enter resumes ".to_owned(),
+        header,
+        "",
+        &app.yours,
+        row,
+        app.history_selected,
+    );
+    frame.render_widget(list, games);
+    rest
 }
 
 pub(super) fn replay_screen(frame: &mut Frame, replay: &Replay, area: Rect) {

@@ -12,7 +12,7 @@ use ratatui::widgets::{Block, Paragraph};
 use super::text::{bold, dim, fit, form_name, reversed, selectable_list};
 use crate::app::{App, CreateForm};
 use crate::form::{BOT_LEVELS, Field, SeatChoice, level_name};
-use crate::quick::{QuickField, QuickForm};
+use crate::quick::{Partner, QuickField, QuickForm};
 
 fn describe_preset(preset: Preset) -> &'static str {
     match preset {
@@ -70,13 +70,20 @@ fn lobby_title(app: &App) -> String {
 }
 
 pub(super) fn lobby(frame: &mut Frame, app: &App, area: Rect) {
-    // One line above the tables: quick play's searching line, or its key.
-    let [quick, area] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
-    let line = match &app.searching {
-        Some(searching) => Line::styled(format!(" {}", searching.line(app.now)), bold()),
-        None => Line::styled(" p: quick play, a game with players near your rating", dim()),
+    // Above the tables: quick play's searching lines (with the team code
+    // to pass on), or its key.
+    let lines = match &app.searching {
+        Some(searching) => searching
+            .lines(app.now)
+            .into_iter()
+            .map(|line| Line::styled(format!(" {line}"), bold()))
+            .collect(),
+        None => vec![Line::styled(" p: quick play, a game with players near your rating", dim())],
     };
-    frame.render_widget(Paragraph::new(line), quick);
+    let height = u16::try_from(lines.len()).unwrap_or(1);
+    let [quick, area] =
+        Layout::vertical([Constraint::Length(height), Constraint::Min(0)]).areas(area);
+    frame.render_widget(Paragraph::new(lines), quick);
     let header = format!(
         "{} {} {} {} host",
         fit("table", 10),
@@ -195,6 +202,22 @@ pub(super) fn quick(frame: &mut Frame, form: &QuickForm, area: Rect) {
             None => "never: wait for people".into(),
         };
         lines.push(line(QuickField::BotsAfter, "Bots", bots, "fill the seats still missing"));
+    }
+    if form.offers_partner() {
+        let (value, note) = match form.partner {
+            Partner::Alone => ("alone", "or with a partner, sat opposite"),
+            Partner::Invite => ("invite a partner", "you get a team code to give them"),
+            Partner::Join => ("join with a code", "your partner asked first"),
+        };
+        lines.push(line(QuickField::Partner, "Partner", value.into(), note));
+        if form.partner == Partner::Join {
+            let style = if cursor == QuickField::TeamCode { reversed() } else { Style::new() };
+            lines.push(Line::from(vec![
+                Span::raw(format!("  {:<10}", "Team code")),
+                Span::styled(format!("{}█", form.team_code), style),
+                Span::styled(" type it", dim()),
+            ]));
+        }
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled(

@@ -93,7 +93,7 @@ fn help_line(app: &App) -> String {
             // `r` (refresh) works too; the lobby is live, so it is not shown.
             " ↑↓ pick · Enter sit · w watch · n new · j join · h history · f filter · q quit".into()
         }
-        Screen::History => " ↑↓ PgUp/PgDn pick · Enter replay · Esc back".into(),
+        Screen::History => " ↑↓ PgUp/PgDn pick · Enter resume or replay · Esc back".into(),
         Screen::Replay => " ←→ previous/next hand · Home/End first/last · Esc back".into(),
         Screen::Create => " ↑↓ field · ←→ change · Enter create and sit · Esc back".into(),
         Screen::QuickPlay => " ↑↓ field · ←→ change · Enter search · Esc back".into(),

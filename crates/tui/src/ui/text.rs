@@ -58,7 +58,8 @@ pub(super) fn selectable_list<T>(
         lines.push(Line::raw(empty.to_owned()));
     }
     let room = usize::from(area.height.saturating_sub(3)).max(1);
-    let first = selected.saturating_sub(room - 1);
+    // A selection past the end (none) shows the list from its top.
+    let first = if selected < rows.len() { selected.saturating_sub(room - 1) } else { 0 };
     for (index, item) in rows.iter().enumerate().skip(first).take(room) {
         let style = if index == selected { reversed() } else { Style::new() };
         lines.push(Line::styled(row(item), style));
