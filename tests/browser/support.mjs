@@ -33,6 +33,8 @@ export async function startServer({ botDelayMs = 0, data = null, bind = '127.0.0
       // Every replay opened asks for the match's analysis: a few worlds
       // keep that background work small on a CI box.
       EUCHRE_ANALYSIS__WORLDS: '16',
+      // Browser tests finish matches constantly; the analysis tests ask.
+      EUCHRE_ANALYSIS__AT_MATCH_END: 'false',
       RUST_LOG: 'info',
       ...env,
     },

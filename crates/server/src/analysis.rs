@@ -1,11 +1,17 @@
 //! The solver's analysis of finished matches (issue #29, `euchre-analysis`):
-//! computed once, on the first request for a match's, then stored.
+//! computed once, when the match ends (unless `analysis.at_match_end` is
+//! off) or on the first request for it, then stored.
 //!
 //! An analysis takes seconds of one core, so it never runs on the async
 //! workers: requests queue it on a bounded channel, and one worker task
 //! hands each to the blocking pool in turn, stores the result and forgets
-//! the match. A full queue is refused, never grown. A match asked for
-//! again while queued is not queued twice. A match whose analysis fails is
+//! the match. A match that ends (or is imported) is queued on a second
+//! bounded channel, which the worker takes from only when no request
+//! waits: a request never waits behind the matches that merely ended, and
+//! a request for one of those queues it again in front. A full queue is
+//! refused, never grown: a request is answered busy, and a match ending
+//! is skipped (and counted), to be analysed when someone asks. A match
+//! asked for again while queued is not queued twice. A match whose analysis fails is
 //! remembered with the reason, which every later request gets as the answer
 //! instead of a queue that never ends.
 //!
@@ -17,12 +23,15 @@
 //! keeps the first one saved (with its players' figures, written only with
 //! it). Neither is worth a shared ledger.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
 
 use euchre_analysis::{Settings as AnalysisRun, analyse};
 use euchre_engine::GameRecord;
+use euchre_store::journal::Lsn;
+use euchre_store::writer::Health;
 use euchre_store::{SavedAnalysis, SeatAccuracy, Store, StoreError};
 use lru::LruCache;
 use tokio::sync::mpsc;
@@ -31,6 +40,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::clock::now_ms;
 use crate::config::AnalysisSettings;
+use crate::metrics::Metrics;
 
 /// What a request for a match's analysis gets.
 #[derive(Debug, PartialEq)]
@@ -50,12 +60,37 @@ pub enum Lookup {
 /// records that replay, so a failure is mostly a bug in the solver.
 const FAILURES_REMEMBERED: usize = 1024;
 
+/// Which queue a match waits in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Queue {
+    /// Someone asked for it: first.
+    Asked,
+    /// It ended (or was imported): when nobody waits for another.
+    Ended,
+}
+
+/// A match to analyse, with its record and the journal's LSN by which the
+/// database has it (0 for a request, which read it from the database).
+type Job = (String, GameRecord, Lsn);
+
+/// How long the worker waits for the database to have a match that just
+/// ended before storing its analysis; past it, the analysis is dropped
+/// (a request computes it again).
+const STORE_PATIENCE: Duration = Duration::from_secs(30);
+
+/// The worker's two queues.
+#[derive(Debug)]
+struct Queues {
+    asked: mpsc::Sender<Job>,
+    ended: mpsc::Sender<Job>,
+}
+
 /// What the queue knows of the matches it was asked for. Behind a std
 /// mutex: held for a lookup or an insert, never across an await.
 #[derive(Debug)]
 struct Ledger {
-    /// Matches queued or being analysed.
-    pending: HashSet<String>,
+    /// Matches queued or being analysed, and the first queue they are in.
+    pending: HashMap<String, Queue>,
     /// Matches whose analysis failed, and why.
     failed: LruCache<String, String>,
 }
@@ -67,7 +102,7 @@ struct SharedLedger(Arc<Mutex<Ledger>>);
 impl SharedLedger {
     fn new() -> SharedLedger {
         let remembered = NonZeroUsize::new(FAILURES_REMEMBERED).unwrap_or(NonZeroUsize::MIN);
-        let ledger = Ledger { pending: HashSet::new(), failed: LruCache::new(remembered) };
+        let ledger = Ledger { pending: HashMap::new(), failed: LruCache::new(remembered) };
         SharedLedger(Arc::new(Mutex::new(ledger)))
     }
 
@@ -111,8 +146,12 @@ pub struct Analyses {
     settings: AnalysisSettings,
     analyse: Analyse,
     ledger: SharedLedger,
-    /// Started at the first request (inside the runtime), then kept.
-    jobs: OnceLock<mpsc::Sender<(String, GameRecord)>>,
+    /// Started at the first job (inside the runtime), then kept.
+    queues: OnceLock<Queues>,
+    metrics: Arc<Metrics>,
+    /// The journal's writer: a match queued as it ends is stored only
+    /// once the database has it. `None`: not waited for.
+    journal: Option<Arc<Health>>,
     tracker: TaskTracker,
     shutdown: CancellationToken,
 }
@@ -121,6 +160,7 @@ impl Analyses {
     pub fn new(
         store: Arc<dyn Store>,
         settings: AnalysisSettings,
+        metrics: Arc<Metrics>,
         tracker: TaskTracker,
         shutdown: CancellationToken,
     ) -> Analyses {
@@ -129,9 +169,41 @@ impl Analyses {
             settings,
             analyse: analyse_to_json,
             ledger: SharedLedger::new(),
-            jobs: OnceLock::new(),
+            queues: OnceLock::new(),
+            metrics,
+            journal: None,
             tracker,
             shutdown,
+        }
+    }
+
+    /// This queue, waiting for the database to have what `journal` has
+    /// journaled before storing the analysis of a match that just ended.
+    pub fn waiting_for(self, journal: Arc<Health>) -> Analyses {
+        Analyses { journal: Some(journal), ..self }
+    }
+
+    /// Queues the analysis of match `id`, which just ended (or was
+    /// imported) with `record`, behind every request; skipped (and counted)
+    /// when that queue is full or the setting is off. Never waits: a table
+    /// calls it as its game ends.
+    pub fn match_ended(&self, id: &str, record: GameRecord) {
+        if !self.settings.at_match_end {
+            return;
+        }
+        let mut ledger = self.ledger.lock();
+        if ledger.pending.contains_key(id) || ledger.failed.contains(id) {
+            return;
+        }
+        let journaled = self.journal.as_ref().map_or(0, |journal| journal.journaled());
+        match self.queues().ended.try_send((id.to_owned(), record, journaled)) {
+            Ok(()) => {
+                ledger.pending.insert(id.to_owned(), Queue::Ended);
+                self.metrics.analyses_at_end.inc();
+            }
+            Err(_) => {
+                self.metrics.analyses_skipped.inc();
+            }
         }
     }
 
@@ -150,29 +222,36 @@ impl Analyses {
         if let Some(reason) = ledger.failed.get(id) {
             return Ok(Lookup::Failed(reason.clone()));
         }
-        if ledger.pending.contains(id) {
+        let queued = ledger.pending.get(id).copied();
+        if queued == Some(Queue::Asked) {
             return Ok(Lookup::Queued);
         }
-        match self.jobs().try_send((id.to_owned(), record)) {
+        // One that only ended goes in front too: whichever copy the worker
+        // takes first is analysed, the other skipped.
+        match self.queues().asked.try_send((id.to_owned(), record, 0)) {
             Ok(()) => {
-                ledger.pending.insert(id.to_owned());
+                ledger.pending.insert(id.to_owned(), Queue::Asked);
                 Ok(Lookup::Queued)
             }
+            Err(_) if queued.is_some() => Ok(Lookup::Queued),
             Err(_) => Ok(Lookup::Busy),
         }
     }
 
-    fn jobs(&self) -> &mpsc::Sender<(String, GameRecord)> {
-        self.jobs.get_or_init(|| {
-            let (sender, receiver) = mpsc::channel(self.settings.queue.max(1));
+    fn queues(&self) -> &Queues {
+        self.queues.get_or_init(|| {
+            let capacity = self.settings.queue.max(1);
+            let (asked, asked_rx) = mpsc::channel(capacity);
+            let (ended, ended_rx) = mpsc::channel(capacity);
             let worker = Worker {
                 store: self.store.clone(),
                 worlds: self.settings.worlds,
                 analyse: self.analyse,
                 ledger: self.ledger.clone(),
+                journal: self.journal.clone(),
             };
-            self.tracker.spawn(worker.run(receiver, self.shutdown.clone()));
-            sender
+            self.tracker.spawn(worker.run(asked_rx, ended_rx, self.shutdown.clone()));
+            Queues { asked, ended }
         })
     }
 }
@@ -183,21 +262,29 @@ struct Worker {
     worlds: u32,
     analyse: Analyse,
     ledger: SharedLedger,
+    journal: Option<Arc<Health>>,
 }
 
 impl Worker {
     async fn run(
         self,
-        mut jobs: mpsc::Receiver<(String, GameRecord)>,
+        mut asked: mpsc::Receiver<Job>,
+        mut ended: mpsc::Receiver<Job>,
         shutdown: CancellationToken,
     ) {
         loop {
+            // In this order: requests before the matches that only ended.
             let job = tokio::select! {
+                biased;
                 _ = shutdown.cancelled() => break,
-                job = jobs.recv() => job,
+                job = asked.recv() => job,
+                job = ended.recv() => job,
             };
-            let Some((id, record)) = job else { break };
-            let failure = self.analyse_and_store(&id, record).await.err();
+            let Some((id, record, journaled)) = job else { break };
+            if !self.ledger.lock().pending.contains_key(&id) {
+                continue; // done already, from its other queue
+            }
+            let failure = self.analyse_and_store(&id, record, journaled).await.err();
             // One lock for both, so that no request finds the match neither
             // pending nor failed and queues it again.
             let mut ledger = self.ledger.lock();
@@ -211,7 +298,12 @@ impl Worker {
     /// Analyses and stores `record`; `Err` is why it cannot be analysed. A
     /// store that fails is not the match's fault: the next request queues
     /// it again.
-    async fn analyse_and_store(&self, id: &str, record: GameRecord) -> Result<(), String> {
+    async fn analyse_and_store(
+        &self,
+        id: &str,
+        record: GameRecord,
+        journaled: Lsn,
+    ) -> Result<(), String> {
         // The record's own seed deals the worlds: the same record, the same
         // analysis. Its first eight bytes are plenty for sampling.
         let [a, b, c, d, e, f, g, h, ..] = record.seed.0;
@@ -231,6 +323,16 @@ impl Worker {
                 return Err("the analysis stopped on an internal error".to_owned());
             }
         };
+        // A match that just ended may not be in the database yet (its
+        // analysis refers to its row).
+        if let Some(journal) = &self.journal
+            && tokio::time::timeout(STORE_PATIENCE, journal.stored_through(journaled))
+                .await
+                .is_err()
+        {
+            tracing::warn!(match_id = id, "analysis: the database is behind; dropped");
+            return Ok(());
+        }
         let saved = SavedAnalysis {
             match_id: id,
             analysis: &analysed.json,
@@ -258,11 +360,15 @@ mod tests {
 
     /// A queue over an empty database, analysing with `analyse`.
     async fn queue(analyse: Analyse) -> Analyses {
+        queue_with(analyse, AnalysisSettings::default()).await
+    }
+
+    async fn queue_with(analyse: Analyse, settings: AnalysisSettings) -> Analyses {
         let store = SqliteStore::connect("sqlite::memory:").await.expect("a database");
         store.migrate().await.expect("the tables");
         let (tracker, shutdown) = (TaskTracker::new(), CancellationToken::new());
-        let settings = AnalysisSettings::default();
-        Analyses { analyse, ..Analyses::new(Arc::new(store), settings, tracker, shutdown) }
+        let metrics = Arc::default();
+        Analyses { analyse, ..Analyses::new(Arc::new(store), settings, metrics, tracker, shutdown) }
     }
 
     /// The answer for `id` once the worker is done with it.
@@ -296,5 +402,56 @@ mod tests {
         let analyses = queue(|_, _| panic!("a solver bug")).await;
         let failed = Lookup::Failed("the analysis stopped on an internal error".to_owned());
         assert_eq!(settled(&analyses, "m-1").await, failed);
+    }
+
+    /// The record of a new game dealt from `seed`.
+    fn record(seed: u64) -> GameRecord {
+        Game::new(Rules::default(), seed).expect("the rules are valid").record().clone()
+    }
+
+    #[tokio::test]
+    async fn matches_that_end_wait_behind_requests_and_are_skipped_when_full() {
+        // The analysis notes each record it starts, then waits at the gate.
+        static GATE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+        static STARTED: Mutex<Vec<euchre_engine::Seed>> = Mutex::new(Vec::new());
+        fn started() -> MutexGuard<'static, Vec<euchre_engine::Seed>> {
+            STARTED.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        }
+        fn gated(record: &GameRecord, _: &AnalysisRun) -> Result<Analysed, String> {
+            started().push(record.seed);
+            drop(GATE.blocking_lock());
+            Ok(Analysed { json: "{}".to_owned(), seats: Vec::new() })
+        }
+        let gate = GATE.lock().await;
+        let settings = AnalysisSettings { queue: 1, ..AnalysisSettings::default() };
+        let analyses = queue_with(gated, settings).await;
+        analyses.match_ended("a", record(1));
+        eventually("the worker to start on the first", Duration::from_secs(10), async || {
+            (started().len() == 1).then_some(())
+        })
+        .await;
+        analyses.match_ended("b", record(2)); // waits
+        analyses.match_ended("c", record(3)); // finds the queue full: skipped
+        analyses.match_ended("b", record(2)); // queued already
+        assert_eq!(analyses.metrics.analyses_at_end.get(), 2);
+        assert_eq!(analyses.metrics.analyses_skipped.get(), 1);
+        let asked = analyses.lookup("c", record(3)).await.expect("the store answers");
+        assert_eq!(asked, Lookup::Queued);
+        drop(gate);
+        eventually("every analysis to start", Duration::from_secs(10), async || {
+            (started().len() == 3).then_some(())
+        })
+        .await;
+        let order = [record(1).seed, record(3).seed, record(2).seed];
+        assert_eq!(*started(), order, "the request before the match that only ended");
+    }
+
+    #[tokio::test]
+    async fn with_the_setting_off_a_match_that_ends_is_not_queued() {
+        let settings = AnalysisSettings { at_match_end: false, ..AnalysisSettings::default() };
+        let analyses = queue_with(|_, _| panic!("nothing is analysed"), settings).await;
+        analyses.match_ended("a", record(1));
+        assert_eq!(analyses.metrics.analyses_at_end.get(), 0);
+        assert!(analyses.ledger.lock().pending.is_empty());
     }
 }

@@ -94,6 +94,11 @@ pub struct AnalysisSettings {
     pub worlds: u32,
     /// The `Retry-After` of a 202 (queued) or 503 (queue full), in seconds.
     pub retry_after_seconds: u32,
+    /// Whether each match is queued for analysis when it ends (and each
+    /// import when imported), behind the requests, in a queue of its own
+    /// as long as `queue`; when that is full the match is skipped, to be
+    /// analysed when someone asks.
+    pub at_match_end: bool,
 }
 
 impl Default for AnalysisSettings {
@@ -102,6 +107,7 @@ impl Default for AnalysisSettings {
             queue: 64,
             worlds: euchre_analysis::DEFAULT_WORLDS,
             retry_after_seconds: 5,
+            at_match_end: true,
         }
     }
 }

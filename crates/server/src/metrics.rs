@@ -24,6 +24,10 @@ pub struct Metrics {
     /// Password hashes started, and requests refused for want of a hashing thread.
     pub password_hashes: Counter,
     pub password_hashes_busy: Counter,
+    /// Matches queued for analysis as they ended (or were imported), and
+    /// those skipped because that queue was full.
+    pub analyses_at_end: Counter,
+    pub analyses_skipped: Counter,
 }
 
 impl Default for Metrics {
@@ -41,6 +45,8 @@ impl Default for Metrics {
             shards_owned: Gauge::default(),
             password_hashes: Counter::default(),
             password_hashes_busy: Counter::default(),
+            analyses_at_end: Counter::default(),
+            analyses_skipped: Counter::default(),
             registry: Registry::default(),
         };
         registry.register(
@@ -81,6 +87,16 @@ impl Default for Metrics {
             "password_hashes_busy",
             "Requests refused 503 busy: every password-hashing thread was hashing",
             metrics.password_hashes_busy.clone(),
+        );
+        registry.register(
+            "analyses_at_match_end",
+            "Matches queued for analysis as they ended or were imported",
+            metrics.analyses_at_end.clone(),
+        );
+        registry.register(
+            "analyses_skipped",
+            "Matches not queued for analysis as they ended: the queue was full",
+            metrics.analyses_skipped.clone(),
         );
         Metrics { registry, ..metrics }
     }

@@ -82,12 +82,16 @@ impl AppState {
         let admission = Arc::new(Admission::new(&settings.limits, &settings.trusted_proxies));
         let api_limits = Arc::new(ApiLimits::new(&settings.api));
         let tracker = TaskTracker::new();
-        let analyses = Arc::new(Analyses::new(
-            store.clone(),
-            settings.analysis.clone(),
-            tracker.clone(),
-            shutdown.clone(),
-        ));
+        let analyses = Arc::new(
+            Analyses::new(
+                store.clone(),
+                settings.analysis.clone(),
+                metrics.clone(),
+                tracker.clone(),
+                shutdown.clone(),
+            )
+            .waiting_for(recorder.health().clone()),
+        );
         let quick_play = QuickPlay::new(settings.quick_play.mailbox);
         AppState {
             quick_play,
@@ -139,6 +143,7 @@ impl AppState {
             idle_close: Timing::ms(timing.reconnect_grace_ms.max(timing.table_close_ms)),
             metrics: self.metrics.clone(),
             ratings: Some(self.ratings.clone()),
+            analyses: Some(self.analyses.clone()),
         }
     }
 

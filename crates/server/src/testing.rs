@@ -43,10 +43,14 @@ impl TestServer {
         TestServer::start_with(|_| {}).await
     }
 
-    /// The settings `adjust` leaves of the defaults with bots that do not pause.
+    /// The settings `adjust` leaves of the defaults with bots that do not
+    /// pause, and no analysis at a match's end (tests finish matches by the
+    /// hundred; the few that want it turn it on) and few worlds.
     pub async fn start_with(adjust: impl FnOnce(&mut Settings)) -> TestServer {
         let mut settings = Settings::default();
         settings.timing.bot_delay_ms = 0;
+        settings.analysis.at_match_end = false;
+        settings.analysis.worlds = 16;
         adjust(&mut settings);
         TestServer::with_settings(settings).await
     }

@@ -38,6 +38,7 @@ fn config() -> TableConfig {
         idle_close: Duration::from_secs(3600),
         metrics: Arc::default(),
         ratings: None,
+        analyses: None,
     }
 }
 

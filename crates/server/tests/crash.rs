@@ -1,6 +1,7 @@
 //! Nothing acknowledged is lost: the real server binary is killed with
 //! SIGKILL in the middle of a hand, started again on the same data, and the
-//! player takes back the seat with every acknowledged action in place.
+//! player takes back the seat with every acknowledged action in place; a
+//! rated game's forfeit made before the kill still counts at its end.
 
 mod support;
 
@@ -8,8 +9,10 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
 use euchre_engine::{Action, Card, Event};
-use euchre_protocol::{ClientMessage, Reply, ServerMessage, TableEvent, TableSettings};
-use support::{Client, answer_id};
+use euchre_protocol::{
+    ClientMessage, Reply, ServerMessage, TableEvent, TableNotice, TableSettings,
+};
+use support::{Client, answer_id, play_to_the_end};
 
 /// Starts the server binary on an ephemeral port with `data` as its folder,
 /// returning the process and its WebSocket URL (read from its log).
@@ -21,6 +24,7 @@ fn start_server(data: &std::path::Path) -> (Child, String) {
         .arg("--database-url")
         .arg(format!("sqlite://{}/euchre.db", data.display()))
         .env("EUCHRE_TIMING__BOT_DELAY_MS", "0")
+        .env("EUCHRE_ANALYSIS__AT_MATCH_END", "false")
         .env("RUST_LOG", "info")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -131,6 +135,69 @@ async fn a_killed_server_resumes_its_tables_with_every_acknowledged_action() {
         "every card played before the crash is there: {hand_cards:?} vs {restored:?}"
     );
     assert!(restored.contains(&last_card), "the acknowledged play survived");
+    server.kill().expect("SIGKILL");
+    let _ = server.wait();
+}
+
+/// A rated player who leaves forfeits; the server is killed before the game
+/// ends and started again; the three who stayed play it to its end, and the
+/// leaver is still rated a loss (the game still rated though a bot now
+/// holds the seat), the partner who stayed not rated.
+#[tokio::test]
+async fn a_forfeit_survives_a_killed_server() {
+    let data = tempfile::tempdir().expect("a data folder");
+    let (mut server, url) = start_server(data.path());
+    let mut players = Vec::new();
+    for name in ["Ann", "Bob", "Cy", "Dee"] {
+        let mut client = Client::connect(&url).await;
+        client.hello(name).await;
+        players.push(client);
+    }
+    let table = players[0].create_table(TableSettings::default()).await;
+    for (seat, client) in players.iter_mut().enumerate() {
+        client.sit(&table, Some(seat as u8)).await;
+    }
+    let ann = players[0].player_id.clone().expect("an id");
+    let id = players[0].next_id();
+    let left = players[0].command(ClientMessage::Leave { id, table: table.clone() }).await;
+    assert!(matches!(left, ServerMessage::Ack { .. }), "{left:?}");
+    let tokens: Vec<String> =
+        players.iter().skip(1).map(|client| client.token.clone().expect("a token")).collect();
+
+    // Kill it outright: the forfeit was acknowledged, so it is on disk.
+    server.kill().expect("SIGKILL");
+    server.wait().expect("the server is gone");
+    drop(players);
+
+    let (mut server, url) = start_server(data.path());
+    let mut tasks = Vec::new();
+    for (index, token) in tokens.iter().enumerate() {
+        let mut client = Client::connect(&url).await;
+        client.try_hello("", Some(token)).await.expect("the token survived");
+        let id = client.next_id();
+        let resume = ClientMessage::Resume { id, table: table.clone(), last_seq: 0 };
+        let answer = client.command(resume).await;
+        assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+        tasks.push(tokio::spawn(play_to_the_end(client, table.clone(), 70 + index as u64)));
+    }
+    let mut stayed = Vec::new();
+    for task in tasks {
+        stayed.push(task.await.expect("a player finished"));
+    }
+    let rated = |message: &ServerMessage| match message {
+        ServerMessage::Event {
+            event: Some(TableEvent::Table(TableNotice::Rated { ratings, .. })),
+            ..
+        } => Some(ratings.clone()),
+        _ => None,
+    };
+    let message = stayed[0].recv_until(|m| rated(m).is_some()).await;
+    let ratings = rated(&message).expect("a rating notice");
+    let seats: Vec<u8> = ratings.iter().map(|r| r.seat).collect();
+    assert_eq!(seats, vec![0, 1, 3], "Cy, Ann's partner, is not rated: {ratings:?}");
+    assert_eq!(ratings[0].player_id, ann);
+    assert!(ratings[0].change < 0, "the leaver still loses: {ratings:?}");
+    assert!(ratings[1].change > 0 && ratings[2].change > 0, "the opponents win: {ratings:?}");
     server.kill().expect("SIGKILL");
     let _ = server.wait();
 }

@@ -893,6 +893,44 @@ async fn a_profile_shows_the_accuracy_of_the_players_analysed_matches() {
     server.stop().await;
 }
 
+/// Every finished match is analysed as it ends (issue #29), an imported
+/// one as it is imported: its analysis is stored without anyone asking,
+/// and the player's profile shows its accuracy.
+#[tokio::test]
+async fn a_match_played_to_its_end_is_analysed_without_a_request() {
+    let server = TestServer::start_with(|settings| {
+        settings.analysis.at_match_end = true;
+        settings.analysis.worlds = 4;
+    })
+    .await;
+    let url = format!("sqlite://{}/euchre.db", server.data.path().display());
+    let store = SqliteStore::connect(&url).await.expect("the server's database");
+    let player = finished_games(&server, "Ann", &[3]).await;
+    let played = eventually("the match to be stored as finished", PATIENCE, || async {
+        let list = walk(&server, &format!("&player={player}&finished=true"), 10).await;
+        list.first().and_then(|m| m["id"].as_str().map(str::to_owned))
+    })
+    .await;
+    let importer = account(&server, "Bo").await;
+    let imported = import(&server, &importer, &fixture("MotE_W5_G1")).await;
+    assert_eq!(imported.status, 201, "{}", imported.body);
+    let imported = imported.json()["id"].as_str().expect("the new id").to_owned();
+    for id in [&played, &imported] {
+        eventually("the analysis to be stored unasked", PATIENCE, || async {
+            store.match_analysis(id).await.expect("the store answers").map(|_| ())
+        })
+        .await;
+    }
+    let profile = get(&server, &format!("/api/players/{player}")).await.json();
+    let accuracy = profile["accuracy"].as_array().expect("by form");
+    assert_eq!(accuracy.len(), 1, "{profile}");
+    assert_eq!(accuracy[0]["form"], json!("partnership"), "{profile}");
+    assert_eq!(accuracy[0]["matches"], json!(1), "{profile}");
+    let metrics = get(&server, "/metrics").await.body;
+    assert!(metrics.contains("euchre_analyses_at_match_end_total 2"), "{metrics}");
+    server.stop().await;
+}
+
 /// The analysis's 200 is documented as the `GameAnalysis` it serves, not as
 /// any JSON value: a real analysis (with both kinds of value) matches the
 /// document's schema field by field, and declares nothing the schema lacks.

@@ -131,6 +131,14 @@ pub enum Write {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         games: Vec<GameResult>,
     },
+    /// The player in `seat` forfeited the rated match in progress (left it,
+    /// or stayed away past the grace). Kept so that a restart, which
+    /// replays the match, does not forget it; the first time stays.
+    Forfeited {
+        match_id: String,
+        seat: u8,
+        at: Millis,
+    },
 }
 
 /// Why a table closed, and so why its unfinished match was abandoned.
@@ -231,6 +239,10 @@ pub struct LiveMatch {
     pub record: GameRecord,
     /// The table's event seq after the last stored action.
     pub last_seq: u64,
+    /// Who sat where when it started (whether it is rated depends on it).
+    pub seats: Vec<MatchSeat>,
+    /// The seats whose player forfeited it, in order.
+    pub forfeits: Vec<u8>,
 }
 
 /// A match as listed.

@@ -35,7 +35,7 @@ pub fn live_table(
                 table.seats = seats.clone();
             }
             Write::TableClosed { .. } => return Ok(None),
-            Write::MatchStarted { id, number, rules, seed, start, .. } => {
+            Write::MatchStarted { id, number, rules, seed, start, seats, .. } => {
                 let record = GameRecord {
                     rules: *rules,
                     seed: *seed,
@@ -45,7 +45,14 @@ pub fn live_table(
                     winner: None,
                     games: Vec::new(),
                 };
-                let live = LiveMatch { id: id.clone(), number: *number, record, last_seq: 0 };
+                let live = LiveMatch {
+                    id: id.clone(),
+                    number: *number,
+                    record,
+                    last_seq: 0,
+                    seats: seats.clone(),
+                    forfeits: Vec::new(),
+                };
                 current = Some((live, false));
             }
             Write::HandDealt { match_id, number, deal, seal } => {
@@ -80,6 +87,13 @@ pub fn live_table(
                 this_match(&mut current, match_id)?;
                 if let Some((_, ended)) = &mut current {
                     *ended = true;
+                }
+            }
+            Write::Forfeited { match_id, seat, .. } => {
+                let live = this_match(&mut current, match_id)?;
+                if !live.forfeits.contains(seat) {
+                    live.forfeits.push(*seat);
+                    live.forfeits.sort_unstable();
                 }
             }
             Write::Player { .. } | Write::TableAbandoned { .. } => {}

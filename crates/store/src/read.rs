@@ -60,11 +60,15 @@ pub(crate) async fn live_tables<C: Conn>(conn: &mut C) -> Result<Vec<LiveTable>,
                 let (detail, last_seq) = load_match(conn, id)
                     .await?
                     .ok_or_else(|| StoreError::Corrupt(format!("live match {id} vanished")))?;
+                let forfeits: Vec<(i64,)> =
+                    fetch(conn, sql::FORFEITS_OF_MATCH, &[Param::Text(Some(id))]).await?;
                 Some(LiveMatch {
                     id: detail.summary.id,
                     number: detail.summary.number,
                     record: detail.record,
                     last_seq,
+                    seats: detail.summary.seats,
+                    forfeits: forfeits.into_iter().map(|(seat,)| seat as u8).collect(),
                 })
             }
         };

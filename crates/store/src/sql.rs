@@ -108,6 +108,11 @@ pub(crate) const END_MATCH_SEATS: &str = "\
         won = CASE WHEN $5 IS NULL THEN NULL ELSE side = $5 END \
     WHERE match_id = $1";
 
+/// A seat's forfeit of its match: the first one's time stays.
+pub(crate) const FORFEIT_SEAT: &str = "\
+    UPDATE match_seats SET forfeited_at = COALESCE(forfeited_at, $3) \
+    WHERE match_id = $1 AND seat = $2";
+
 // --- Reads. ---
 
 /// A guest's token lets it in until it claims an account; then only its
@@ -137,6 +142,9 @@ pub(crate) const LAST_MATCH_OF_TABLE: &str = "\
 pub(crate) const SEATS_OF_MATCH: &str = "\
     SELECT seat, player_id, bot, name, side, score, won FROM match_seats WHERE match_id = $1 \
     ORDER BY seat";
+
+pub(crate) const FORFEITS_OF_MATCH: &str = "\
+    SELECT seat FROM match_seats WHERE match_id = $1 AND forfeited_at IS NOT NULL ORDER BY seat";
 
 pub(crate) const HANDS_OF_MATCH: &str =
     "SELECT number, deal, outcome, seal FROM hands WHERE match_id = $1 ORDER BY number";

@@ -62,6 +62,10 @@ pub(crate) async fn apply_shared<C: Conn>(conn: &mut C, write: &Write) -> Result
         Write::MatchEnded { match_id, scores, winner, at, games } => {
             end_match(conn, match_id, scores, *winner, *at, games).await?;
         }
+        Write::Forfeited { match_id, seat, at } => {
+            let params = [text(match_id), int(i64::from(*seat)), int(*at)];
+            conn.execute(sql::FORFEIT_SEAT, &params).await?;
+        }
         Write::HandDealt { .. } | Write::Action { .. } | Write::HandEnded { .. } => {
             return Ok(false);
         }

@@ -56,6 +56,12 @@ impl Health {
         journaled.saturating_sub(self.stored.load(Ordering::Relaxed))
     }
 
+    /// The journal's last LSN on disk: what the database will have once
+    /// [`Health::stored`] reaches it.
+    pub fn journaled(&self) -> Lsn {
+        self.journaled.load(Ordering::Relaxed)
+    }
+
     /// The journal's last LSN the database has: every write journaled at or
     /// before it is stored (the writer stores the journal in order).
     pub fn stored(&self) -> Lsn {

@@ -254,6 +254,9 @@ where
     Fut: Future<Output = ()>,
 {
     let (writes, history) = history();
+    // Forfeits are not written before migration 0011.
+    let writes: Vec<Write> =
+        writes.into_iter().filter(|w| !matches!(w, Write::Forfeited { .. })).collect();
     store.apply(&writes).await.expect("the history");
     let analysed = history
         .played
@@ -338,6 +341,8 @@ where
             | Write::Action { match_id, .. }
             | Write::HandEnded { match_id, .. }
             | Write::MatchEnded { match_id, .. } => kept(match_id),
+            // Not written before migration 0011.
+            Write::Forfeited { .. } => false,
             _ => true,
         })
         .collect();
@@ -391,8 +396,8 @@ fn old_statements(write: &Write, old_seeds: &HashMap<String, u64>) -> Vec<String
             "UPDATE game_tables SET closed_at = COALESCE(closed_at, {at}) WHERE id = {}",
             text(id)
         )],
-        // Not written before migration 0009.
-        Write::TableAbandoned { .. } => Vec::new(),
+        // Not written before migration 0009, nor forfeits before 0011.
+        Write::TableAbandoned { .. } | Write::Forfeited { .. } => Vec::new(),
         Write::MatchStarted { id, table_id, number, rules, start, seats, at, .. } => {
             let mut statements = vec![format!(
                 "INSERT INTO matches (id, table_id, number, rules, seed, start, started_at) \
@@ -756,6 +761,14 @@ fn history() -> (Vec<Write>, History) {
                 recorder.act(&mut match_played, action, at);
             }
         }
+        if ending == Ending::InProgress(57) {
+            // Two players forfeit, one of them twice (the first stands).
+            for seat in [3, 1, 3] {
+                at += 1;
+                let match_id = match_played.summary.id.clone();
+                recorder.writes.push(Write::Forfeited { match_id, seat, at });
+            }
+        }
         if let Ending::Abandoned(_) = ending {
             recorder.end(&mut match_played, at + 1);
         }
@@ -780,7 +793,8 @@ fn small_history() -> (Vec<Write>, Played) {
             Write::HandDealt { match_id, .. }
             | Write::Action { match_id, .. }
             | Write::HandEnded { match_id, .. }
-            | Write::MatchEnded { match_id, .. } => *match_id == first.summary.id,
+            | Write::MatchEnded { match_id, .. }
+            | Write::Forfeited { match_id, .. } => *match_id == first.summary.id,
             _ => true,
         })
         .collect();
@@ -1526,6 +1540,13 @@ async fn check_live(store: &dyn Store, history: &History) {
     assert!(!mid_hand.record.hands.last().expect("a hand").actions.is_empty());
     let between = live[1].game.as_ref().expect("t1 has a game");
     assert!(between.record.hands.last().expect("a hand").actions.is_empty());
+    // Each keeps who sat where, and t0 its two forfeits.
+    for game in [mid_hand, between] {
+        let played = history.played.iter().find(|p| p.summary.id == game.id).expect("played");
+        assert_eq!(game.seats, played.summary.seats);
+    }
+    assert_eq!(mid_hand.forfeits, vec![1, 3], "forfeits, each once, by seat");
+    assert!(between.forfeits.is_empty());
 }
 
 async fn check_players(store: &dyn Store) {
@@ -1739,7 +1760,8 @@ async fn check_live_from_writes(store: &dyn Store, writes: &[Write]) {
                 Write::HandDealt { match_id, .. }
                 | Write::Action { match_id, .. }
                 | Write::HandEnded { match_id, .. }
-                | Write::MatchEnded { match_id, .. } => matches.contains(match_id),
+                | Write::MatchEnded { match_id, .. }
+                | Write::Forfeited { match_id, .. } => matches.contains(match_id),
                 Write::Player { .. } => false,
             })
             .cloned()

@@ -207,6 +207,7 @@ pub(super) async fn import_match(
             "the import could not be stored",
         )
     })?;
+    state.analyses.match_ended(&id, record);
     let location = HeaderValue::from_str(&format!("/api/matches/{id}"))
         .unwrap_or(HeaderValue::from_static("/api/matches"));
     Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(Imported { id })).into_response())

@@ -15,6 +15,25 @@ use crate::frame::Frame;
 /// A message on its way to one connection.
 pub(super) type Outgoing = (ConnId, Outbox, Frame);
 
+/// Work that must wait, like the messages, until the step's writes are in
+/// the journal (handing a finished match to the analyses). It must not
+/// block: it runs on the table's loop.
+pub(super) struct AfterDurable(pub(super) Box<dyn FnOnce() + Send>);
+
+impl std::fmt::Debug for AfterDurable {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("AfterDurable")
+    }
+}
+
+/// A step's messages and work, held until its writes are durable.
+#[derive(Debug)]
+struct Held {
+    ticket: u64,
+    messages: Vec<Outgoing>,
+    after: Vec<AfterDurable>,
+}
+
 /// Holds outgoing messages until the writes that caused them are in the
 /// journal, so nobody is told of an action a crash could lose.
 #[derive(Debug)]
@@ -24,8 +43,10 @@ pub(super) struct Delivery {
     pub(super) staged: Vec<Outgoing>,
     /// The writes the current message caused.
     pub(super) writes: Vec<Write>,
+    /// Work the current message caused, to run once its writes are durable.
+    pub(super) after: Vec<AfterDurable>,
     /// Batches waiting for their writes to reach the journal, oldest first.
-    held: VecDeque<(u64, Vec<Outgoing>)>,
+    held: VecDeque<Held>,
     next_ticket: u64,
     durable_tx: mpsc::UnboundedSender<Kept>,
     /// Taken by the table's loop, which waits on it.
@@ -48,6 +69,7 @@ impl Delivery {
             durability,
             staged: Vec::new(),
             writes: Vec::new(),
+            after: Vec::new(),
             held: VecDeque::new(),
             next_ticket: 1,
             durable_tx,
@@ -64,11 +86,12 @@ impl Delivery {
     pub(super) fn finish_step(&mut self, table: &str) -> Vec<Outgoing> {
         let staged = std::mem::take(&mut self.staged);
         let writes = std::mem::take(&mut self.writes);
+        let after = std::mem::take(&mut self.after);
         match (&self.durability, writes.is_empty()) {
             (Some(durability), false) => {
                 let ticket = self.next_ticket;
                 self.next_ticket += 1;
-                self.held.push_back((ticket, staged));
+                self.held.push_back(Held { ticket, messages: staged, after });
                 let durable = self.durable_tx.clone();
                 let then = move |result| {
                     let kept = match result {
@@ -87,21 +110,27 @@ impl Delivery {
             }
             _ => match self.held.back_mut() {
                 // Keep order behind messages still waiting.
-                Some((_, waiting)) => {
-                    waiting.extend(staged);
+                Some(waiting) => {
+                    waiting.messages.extend(staged);
+                    waiting.after.extend(after);
                     Vec::new()
                 }
-                None => staged,
+                None => {
+                    after.into_iter().for_each(|work| (work.0)());
+                    staged
+                }
             },
         }
     }
 
-    /// Everything held up to `ticket`, now durable.
+    /// Everything held up to `ticket`, now durable: its work is done now,
+    /// its messages returned to send.
     pub(super) fn release(&mut self, ticket: u64) -> Vec<Outgoing> {
         let mut ready = Vec::new();
-        while self.held.front().is_some_and(|(t, _)| *t <= ticket) {
-            if let Some((_, batch)) = self.held.pop_front() {
-                ready.extend(batch);
+        while self.held.front().is_some_and(|held| held.ticket <= ticket) {
+            if let Some(held) = self.held.pop_front() {
+                ready.extend(held.messages);
+                held.after.into_iter().for_each(|work| (work.0)());
             }
         }
         ready
@@ -188,6 +217,7 @@ mod tests {
             idle_close: Duration::from_secs(3600),
             metrics: Arc::default(),
             ratings: None,
+            analyses: None,
         };
         let registry = Registry::default();
         let (table, handle, mailbox) = Table::new(

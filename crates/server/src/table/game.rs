@@ -6,6 +6,7 @@ use euchre_protocol::{TableEvent, TableNotice};
 use euchre_store::{MatchSeat, Write};
 use tokio::time::Instant;
 
+use super::delivery::AfterDurable;
 use super::{Sitter, Table, TableMessage};
 use crate::clock::now_ms;
 use crate::ratings::FinishedGame;
@@ -64,29 +65,42 @@ impl Table {
 
     /// The person in `seat` forfeits the rated game in progress (a
     /// forfeit stands: coming back later plays on, but does not undo it).
+    /// Journaled, so that a restart does not forget it.
     pub(super) fn forfeit(&mut self, seat: Seat) {
         let playing = self.game.as_ref().is_some_and(|game| !game.is_over());
         if self.rated_players.is_some()
             && playing
+            && let Some(match_id) = &self.match_id
             && let Some(forfeited) = self.forfeits.get_mut(seat.index())
+            && !*forfeited
         {
             *forfeited = true;
+            let write = Write::Forfeited { match_id: match_id.clone(), seat: seat.0, at: now_ms() };
+            self.delivery.writes.push(write);
         }
     }
 
     /// The players to rate when the game starting now ends: a person in
     /// every seat, at a table set up rated.
     pub(super) fn rated_players(&self) -> Option<Vec<String>> {
+        self.rated(self.seats.iter().map(|state| match &state.sitter {
+            Some(Sitter::Human(player)) => Some(player.id.clone()),
+            _ => None,
+        }))
+    }
+
+    /// The players to rate, given each seat's person (`None`: a bot) when
+    /// the game started: all of them, if every seat held one at a table
+    /// set up rated (a match stored without its seats is not rated).
+    pub(super) fn rated(
+        &self,
+        players: impl Iterator<Item = Option<String>>,
+    ) -> Option<Vec<String>> {
         if !self.settings.rated || self.config.ratings.is_none() {
             return None;
         }
-        self.seats
-            .iter()
-            .map(|state| match &state.sitter {
-                Some(Sitter::Human(player)) => Some(player.id.clone()),
-                _ => None,
-            })
-            .collect()
+        let players: Vec<String> = players.collect::<Option<_>>()?;
+        (players.len() == self.seats.len()).then_some(players)
     }
 
     /// Hands a game just won to the ratings, off the loop (they wait on the
@@ -243,6 +257,13 @@ impl Table {
         }
         if let Some(winner) = rated {
             self.rate(&match_id, final_scores.as_slice().to_vec(), Some(winner));
+            // Analysed once its end is durable: a crash cannot undo it then.
+            if let (Some(analyses), Some(game)) = (self.config.analyses.clone(), &self.game) {
+                let record = game.record().clone();
+                let id = match_id.clone();
+                let work = move || analyses.match_ended(&id, record);
+                self.delivery.after.push(AfterDurable(Box::new(work)));
+            }
         }
         Ok(())
     }

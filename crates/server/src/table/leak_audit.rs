@@ -197,6 +197,7 @@ async fn audit_form(preset: Preset, overrides: &serde_json::Value, games: usize)
             idle_close: Duration::from_secs(3600),
             metrics: Arc::default(),
             ratings: None,
+            analyses: None,
         };
         let host = PlayerInfo { id: "p0".into(), name: "p0".into() };
         let (mut table, _handle, _rx) = Table::new(

@@ -134,4 +134,6 @@ pub struct TableConfig {
     pub metrics: std::sync::Arc<crate::metrics::Metrics>,
     /// Where finished rated games go; `None`: no game is rated.
     pub ratings: Option<std::sync::Arc<crate::ratings::Ratings>>,
+    /// Where finished matches go to be analysed; `None`: only on request.
+    pub analyses: Option<std::sync::Arc<crate::analysis::Analyses>>,
 }

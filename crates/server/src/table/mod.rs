@@ -222,9 +222,13 @@ impl Table {
             table.game = Some(game);
             table.match_id = Some(live_match.id);
             table.games_started = live_match.number;
-            // Rated as before the restart if every seat still holds a person.
-            table.rated_players = table.rated_players();
-            table.forfeits = vec![false; table.seats.len()];
+            // Rated as it was when it started (a seat a leaver gave up to a
+            // bot still counts), with the forfeits made before the restart.
+            let players = live_match.seats.iter().map(|seat| seat.player_id.clone());
+            table.rated_players = table.rated(players);
+            table.forfeits = (0..table.seats.len())
+                .map(|seat| live_match.forfeits.contains(&(seat as u8)))
+                .collect();
             // Events after the last stored action (chat, presence) are gone:
             // jump the seq so that every client resumes from a snapshot.
             table.seq = live_match.last_seq + RESTORE_SEQ_GAP;

@@ -20,6 +20,7 @@ fn config() -> TableConfig {
         idle_close: Duration::from_secs(600),
         metrics: Arc::default(),
         ratings: None,
+        analyses: None,
     }
 }
 
