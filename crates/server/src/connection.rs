@@ -7,6 +7,7 @@
 use std::collections::HashSet;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
+use std::pin::Pin;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message};
@@ -48,6 +49,13 @@ const SLOW_CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Why the loop ended, and the close frame to send.
 struct Closing(u16, &'static str);
+
+/// What ended a connection from outside its socket.
+enum Ending {
+    Closed(Closing),
+    /// The server is stopping: the client is told when to come back first.
+    Shutdown,
+}
 
 /// Serves one connection from `peer` until it closes.
 pub async fn serve<S, R>(mut sink: S, mut stream: R, state: AppState, peer: IpAddr)
@@ -164,9 +172,16 @@ impl Session {
         let idle_after = Timing::ms(timing.idle_timeout_ms);
         let hello_by = Instant::now() + Timing::ms(timing.hello_timeout_ms);
         let mut pings = interval_at(Instant::now() + ping_every, ping_every);
-        let shutdown = self.state.shutdown.clone();
+        // What ends the connection from outside its socket, as one future
+        // kept across wake-ups (built again once, at hello): made afresh on
+        // every pass, each of its tokens would take a waiter's place in a
+        // shared list and give it back every time the task slept.
+        let mut ending = self.ending(hello_by);
         loop {
             tokio::select! {
+                // The socket and the queue first: they are what wakes the
+                // task nearly every time, and then nothing else is polled.
+                biased;
                 frame = stream.next() => {
                     let frame = match frame {
                         Some(Ok(frame)) => frame,
@@ -180,8 +195,12 @@ impl Session {
                         None => return Closing(close::NORMAL, "bye"),
                     };
                     self.last_heard = Instant::now();
+                    let welcomed = self.player.is_some();
                     if let Some(closing) = self.on_frame(frame).await {
                         return closing;
+                    }
+                    if self.player.is_some() != welcomed {
+                        ending = self.ending(hello_by);
                     }
                 }
                 Some(message) = self.outgoing.recv() => {
@@ -225,28 +244,49 @@ impl Session {
                         return Closing(close::TOO_SLOW, "write timed out");
                     }
                 }
-                () = tokio::time::sleep_until(hello_by), if self.player.is_none() => {
-                    return Closing(close::IDLE, "no hello");
-                }
-                () = self.ended.cancelled() => {
-                    return Closing(close::SESSION_ENDED, "session ended: log in again");
-                }
-                () = tokio::time::sleep_until(self.expires.unwrap_or(hello_by)), if self.expires.is_some() => {
-                    return Closing(close::SESSION_ENDED, "session expired: log in again");
-                }
-                () = self.too_slow.cancelled() => {
-                    return Closing(close::TOO_SLOW, "too far behind; reconnect and resume");
-                }
-                () = self.moved.cancelled() => {
-                    return Closing(close::GOING_AWAY, "a table moved to another node; reconnect and resume");
-                }
-                () = shutdown.cancelled() => {
-                    let reconnect_after_ms = timing.reconnect_after_ms;
-                    let _ = write(sink, &ServerMessage::Shutdown { reconnect_after_ms }).await;
-                    return Closing(close::GOING_AWAY, "server shutting down");
+                end = &mut ending => {
+                    return match end {
+                        Ending::Closed(closing) => closing,
+                        Ending::Shutdown => {
+                            let reconnect_after_ms = timing.reconnect_after_ms;
+                            let _ = write(sink, &ServerMessage::Shutdown { reconnect_after_ms }).await;
+                            Closing(close::GOING_AWAY, "server shutting down")
+                        }
+                    };
                 }
             }
         }
+    }
+
+    /// Resolves when something other than the socket ends the connection:
+    /// no hello in time, the session revoked or expired, the client too far
+    /// behind, a table moved to another node, or the server stopping.
+    fn ending(&self, hello_by: Instant) -> Pin<Box<dyn Future<Output = Ending> + Send>> {
+        let (ended, too_slow, moved) =
+            (self.ended.clone(), self.too_slow.clone(), self.moved.clone());
+        let shutdown = self.state.shutdown.clone();
+        let (welcomed, expires) = (self.player.is_some(), self.expires);
+        Box::pin(async move {
+            tokio::select! {
+                () = tokio::time::sleep_until(hello_by), if !welcomed => {
+                    Ending::Closed(Closing(close::IDLE, "no hello"))
+                }
+                () = ended.cancelled() => {
+                    Ending::Closed(Closing(close::SESSION_ENDED, "session ended: log in again"))
+                }
+                () = tokio::time::sleep_until(expires.unwrap_or(hello_by)), if expires.is_some() => {
+                    Ending::Closed(Closing(close::SESSION_ENDED, "session expired: log in again"))
+                }
+                () = too_slow.cancelled() => {
+                    Ending::Closed(Closing(close::TOO_SLOW, "too far behind; reconnect and resume"))
+                }
+                () = moved.cancelled() => Ending::Closed(Closing(
+                    close::GOING_AWAY,
+                    "a table moved to another node; reconnect and resume",
+                )),
+                () = shutdown.cancelled() => Ending::Shutdown,
+            }
+        })
     }
 
     /// Handles one incoming frame; `Some` closes the connection.

@@ -245,6 +245,29 @@ async fn postgres_counts_analyses_stored_before_the_figures() {
     .await;
 }
 
+// ---------------------------------------------------------------------------
+// Migration 0012: SQLite's actions stored before they were kept without a rowid.
+
+#[tokio::test]
+async fn sqlite_keeps_actions_stored_before_they_lost_their_rowid() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let url = format!("sqlite://{}/old.db", folder.path().display());
+    let store = SqliteStore::connect(&url).await.expect("open SQLite");
+    old_schema("sqlite").await.run_to(10, store.pool()).await.expect("migrations 0001-0010");
+    let (writes, history) = history();
+    store.apply(&writes).await.expect("the history, in the old table");
+    store.migrate().await.expect("migration 0012");
+    let sql: String = sqlx::query_scalar("SELECT sql FROM sqlite_master WHERE name = 'actions'")
+        .fetch_one(store.pool())
+        .await
+        .expect("the actions table");
+    assert!(sql.ends_with("WITHOUT ROWID"), "{sql}");
+    check_matches(&store, &history).await;
+    // The journal's writes applied again (as after a crash) add nothing.
+    store.apply(&writes).await.expect("the history again");
+    check_matches(&store, &history).await;
+}
+
 /// A finished match's analysis stored before migration 0010 (as its JSON
 /// alone); migrated, its players' figures are in their profiles, each from
 /// their own seat, and the bots' seats count for nobody.
