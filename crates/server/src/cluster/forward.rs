@@ -86,6 +86,17 @@ pub(super) enum Answer {
     Refused { code: String, message: String },
 }
 
+impl Answer {
+    /// The answer to a message another node sent that this one cannot read
+    /// (a node of another version).
+    pub(super) fn unreadable(error: serde_json::Error) -> Answer {
+        Answer::Refused {
+            code: ErrorCode::Unavailable.code().to_owned(),
+            message: format!("a node sent what this one cannot read: {error}"),
+        }
+    }
+}
+
 impl RemoteTables for Node {
     fn connected(
         &self,
@@ -188,18 +199,20 @@ impl Node {
                     self.remote_left(&state, &table, node, conn);
                     None
                 }
-                Err(error) => Some(Answer::Refused {
-                    code: ErrorCode::Unavailable.code().to_owned(),
-                    message: format!("a node sent what this one cannot read: {error}"),
-                }),
+                Err(error) => Some(Answer::unreadable(error)),
             };
-            if let (Some(reply), Some(answer)) = (message.reply, answer)
-                && let Ok(body) = serde_json::to_vec(&answer)
-            {
-                let _ = self.client.publish(reply, body.into()).await;
-            }
+            self.answer(message.reply, answer).await;
         }
         let _ = commands.unsubscribe().await;
+    }
+
+    /// Sends `answer`, if any, to a request's `reply` subject, if it has one.
+    pub(super) async fn answer(&self, reply: Option<async_nats::Subject>, answer: Option<Answer>) {
+        if let (Some(reply), Some(answer)) = (reply, answer)
+            && let Ok(body) = serde_json::to_vec(&answer)
+        {
+            let _ = self.client.publish(reply, body.into()).await;
+        }
     }
 
     /// Hands another node's command to the table here.

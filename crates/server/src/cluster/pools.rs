@@ -210,16 +210,9 @@ impl Node {
         while let Some(message) = next_until(&mut requests, &stop).await {
             let answer = match serde_json::from_slice::<ToPoolOwner>(&message.payload) {
                 Ok(request) => self.pool_request(&state, shard, request),
-                Err(error) => Some(Answer::Refused {
-                    code: ErrorCode::Unavailable.code().to_owned(),
-                    message: format!("a node sent what this one cannot read: {error}"),
-                }),
+                Err(error) => Some(Answer::unreadable(error)),
             };
-            if let (Some(reply), Some(answer)) = (message.reply, answer)
-                && let Ok(body) = serde_json::to_vec(&answer)
-            {
-                let _ = self.client.publish(reply, body.into()).await;
-            }
+            self.answer(message.reply, answer).await;
         }
         let _ = requests.unsubscribe().await;
     }
