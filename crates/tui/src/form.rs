@@ -124,15 +124,12 @@ impl CreateForm {
     /// Moves the cursor a line down (or up).
     pub fn move_cursor(&mut self, down: bool) {
         let count = self.fields().len();
-        let at = self.field.min(count - 1);
-        self.field = if down { (at + 1) % count } else { (at + count - 1) % count };
+        self.field = cycle(self.field.min(count - 1), count, down);
     }
 
     /// Changes the value on the cursor's line to the next (or previous) one.
     pub fn change(&mut self, forward: bool) {
-        let step = |at: usize, count: usize| {
-            if forward { (at + 1) % count } else { (at + count - 1) % count }
-        };
+        let step = |at: usize, count: usize| cycle(at, count, forward);
         match self.current() {
             Field::Preset => {
                 self.preset = step(self.preset, Preset::ALL.len());
@@ -180,6 +177,12 @@ impl CreateForm {
             ..TableSettings::default()
         }
     }
+}
+
+/// The next of `count` choices after `at` (or the one before), wrapping
+/// round: how every line of the terminal's forms moves.
+pub(crate) fn cycle(at: usize, count: usize, forward: bool) -> usize {
+    if forward { (at + 1) % count } else { (at + count - 1) % count }
 }
 
 #[cfg(test)]

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use euchre_engine::Preset;
 use euchre_protocol::{QUICK_PLAY_BOTS_AFTER_MIN, QuickPlayRequest};
 
+use crate::form::cycle;
+
 /// The forms quick play offers, as the browser does.
 pub const QUICK_PRESETS: [Preset; 4] =
     [Preset::Standard, Preset::Cutthroat, Preset::ThreeHanded, Preset::TwoHandedPlain];
@@ -120,14 +122,11 @@ impl QuickForm {
 
     pub fn move_cursor(&mut self, down: bool) {
         let count = self.fields().len();
-        let at = self.field.min(count - 1);
-        self.field = if down { (at + 1) % count } else { (at + count - 1) % count };
+        self.field = cycle(self.field.min(count - 1), count, down);
     }
 
     pub fn change(&mut self, forward: bool) {
-        let step = |at: usize, count: usize| {
-            if forward { (at + 1) % count } else { (at + count - 1) % count }
-        };
+        let step = |at: usize, count: usize| cycle(at, count, forward);
         match self.current() {
             QuickField::Preset => self.preset = step(self.preset, QUICK_PRESETS.len()),
             QuickField::Rated => self.rated = !self.rated,
