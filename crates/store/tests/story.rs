@@ -253,7 +253,7 @@ async fn sqlite_keeps_actions_stored_before_they_lost_their_rowid() {
     let folder = tempfile::tempdir().expect("a temporary folder");
     let url = format!("sqlite://{}/old.db", folder.path().display());
     let store = SqliteStore::connect(&url).await.expect("open SQLite");
-    old_schema("sqlite").await.run_to(10, store.pool()).await.expect("migrations 0001-0010");
+    old_schema("sqlite").await.run_to(11, store.pool()).await.expect("migrations 0001-0011");
     let (writes, history) = history();
     store.apply(&writes).await.expect("the history, in the old table");
     store.migrate().await.expect("migration 0012");
