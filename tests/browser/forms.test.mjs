@@ -34,6 +34,10 @@ async function playGame(page, { players, dummy, shot = null, timeoutMs = 150000 
       const piles = await page.locator('.dummy-pile').count();
       assert.equal(piles, dummy ? 1 : 0, dummy ? 'the dummy lies face down while bidding' : 'no dummy in this game');
       if (dummy) seen.dummyWhileBidding += 1;
+    } else if (dummy && await page.locator('.felt .up-card').count() > 0 && await page.locator('.dummy-pile').count() > 0) {
+      // A bot bidding while the up-card lies there: a loaded machine may
+      // look only between the player's own bids.
+      seen.dummyWhileBidding += 1;
     }
     // A finished trick's cards, read at once (the felt is redrawn often).
     const size = await page.evaluate(() => document.querySelector('.trick.done')?.querySelectorAll('.card').length ?? null);
