@@ -356,6 +356,18 @@ async fn snapshot(client: &mut Client, table: &str) -> ServerMessage {
 /// Each bot seat plays at the level chosen for it, the others at the
 /// table's; a level nobody knows, or a seat that is not a bot seat, is
 /// refused.
+/// Each seat's bot level, `None` where no bot sits.
+fn bot_levels(state: &euchre_protocol::TableState) -> Vec<Option<String>> {
+    state
+        .seats
+        .iter()
+        .map(|seat| match seat {
+            Some(euchre_protocol::Occupant::Bot { bot }) => Some(bot.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 #[tokio::test]
 async fn bot_levels_are_chosen_seat_by_seat() {
     let server = TestServer::start().await;
@@ -375,14 +387,7 @@ async fn bot_levels_are_chosen_seat_by_seat() {
     let ServerMessage::Snapshot { state, .. } = snapshot(&mut ann, &table).await else {
         unreachable!()
     };
-    let bots: Vec<Option<String>> = state
-        .seats
-        .iter()
-        .map(|seat| match seat {
-            Some(euchre_protocol::Occupant::Bot { bot }) => Some(bot.clone()),
-            _ => None,
-        })
-        .collect();
+    let bots = bot_levels(&state);
     let expected = [None, Some("basic"), Some("hard"), Some("naive")];
     assert_eq!(bots, expected.map(|bot| bot.map(str::to_owned)));
     // The expert level, the table's and a seat's.
@@ -390,14 +395,7 @@ async fn bot_levels_are_chosen_seat_by_seat() {
     let ServerMessage::Snapshot { state, .. } = snapshot(&mut ann, &table).await else {
         unreachable!()
     };
-    let bots: Vec<Option<String>> = state
-        .seats
-        .iter()
-        .map(|seat| match seat {
-            Some(euchre_protocol::Occupant::Bot { bot }) => Some(bot.clone()),
-            _ => None,
-        })
-        .collect();
+    let bots = bot_levels(&state);
     let expected = [None, Some("expert"), Some("hard"), Some("expert")];
     assert_eq!(bots, expected.map(|bot| bot.map(str::to_owned)));
     for wrong in [
