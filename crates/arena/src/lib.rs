@@ -93,6 +93,7 @@ impl BotSpec {
                 change.split_once('=').with_context(|| format!("'{change}' is not key=value"))?;
             let number = || value.parse::<f64>().with_context(|| format!("{key}={value}"));
             let whole = || value.parse::<u32>().with_context(|| format!("{key}={value}"));
+            let flag = || value.parse::<bool>().with_context(|| format!("{key}={value}"));
             match key {
                 "worlds" => settings.worlds = whole()?,
                 "bid_worlds" => settings.bid_worlds = whole()?,
@@ -121,17 +122,10 @@ impl BotSpec {
                         settings.play_rollout = weight;
                     }
                 }
-                "model_trick" => {
-                    settings.model_trick =
-                        value.parse().with_context(|| format!("{key}={value}"))?;
-                }
-                "tree" => {
-                    settings.tree = value.parse().with_context(|| format!("{key}={value}"))?;
-                }
-                "match_aware" => {
-                    settings.match_aware =
-                        value.parse().with_context(|| format!("{key}={value}"))?;
-                }
+                "model_trick" => settings.model_trick = flag()?,
+                "tree" => settings.tree = flag()?,
+                "tree_play" => settings.tree_play = flag()?,
+                "match_aware" => settings.match_aware = flag()?,
                 _ => bail!("unknown setting '{key}'"),
             }
         }
@@ -695,8 +689,9 @@ mod tests {
             }
         );
         assert_eq!(BotSpec::parse("expert").expect("a level"), BotSpec::Kind(BotKind::Expert));
-        let spec = BotSpec::parse("expert:exploration=0.5,tree_patience=4,tree_judge=8")
-            .expect("settings");
+        let spec =
+            BotSpec::parse("expert:exploration=0.5,tree_patience=4,tree_judge=8,tree_play=false")
+                .expect("settings");
         let BotSpec::Search { settings, .. } = spec else { panic!("a search bot") };
         assert_eq!(
             settings,
@@ -704,6 +699,7 @@ mod tests {
                 exploration: 0.5,
                 tree_patience: 4,
                 tree_judge: 8,
+                tree_play: false,
                 ..SearchSettings::EXPERT
             }
         );

@@ -121,6 +121,11 @@ pub struct SearchSettings {
     /// basic bot: the rest of the hand is the tree's, then the basic bot's,
     /// and the rollout, trick-model and own-search settings are not used.
     pub tree: bool,
+    /// With `tree`, whether card-play decisions are searched by the tree
+    /// too; if not, only the decisions before play (bids, discards, the
+    /// card passed) are, and each card is scored by the play-outs the
+    /// other settings describe.
+    pub tree_play: bool,
     /// How widely the tree tries actions that have done worse so far: the
     /// UCB constant, in points of a hand.
     pub exploration: f64,
@@ -157,6 +162,7 @@ impl SearchSettings {
         own_worlds: 0,
         own_depth: 0,
         tree: false,
+        tree_play: false,
         exploration: 0.0,
         tree_patience: 0,
         tree_judge: 0,
@@ -185,6 +191,7 @@ impl SearchSettings {
         own_worlds: 0,
         own_depth: 0,
         tree: false,
+        tree_play: false,
         exploration: 0.0,
         tree_patience: 0,
         tree_judge: 0,
@@ -195,7 +202,7 @@ impl SearchSettings {
     /// trees screened against hard (BENCHMARKS.md, issue #31), none of them
     /// significantly; judging on fresh worlds (`tree_judge`) gained nothing.
     pub const EXPERT: SearchSettings =
-        SearchSettings { tree: true, exploration: 0.3, ..SearchSettings::HARD };
+        SearchSettings { tree: true, tree_play: true, exploration: 0.3, ..SearchSettings::HARD };
 }
 
 /// A search bot: see the module documentation. Deterministic from its seed.
@@ -273,9 +280,9 @@ impl SearchBot {
             rng: &mut self.rng,
         };
         // A tree lives for one decision: a bot between turns holds none.
-        let mut tree = self
-            .settings
-            .tree
+        let searched_by_tree =
+            self.settings.tree && (view.phase != Phase::Playing || self.settings.tree_play);
+        let mut tree = searched_by_tree
             .then(|| Tree::new(self.settings.exploration, self.settings.tree_patience, TREE_NODES));
         let mut totals = vec![0.0; actions.len()];
         let mut weights = 0.0;
@@ -658,6 +665,39 @@ fn trick_bonus(rules: Rules, seat: Seat, played: &PlayedHand) -> f64 {
 mod tests {
     use super::*;
     use euchre_engine::{Event, Game, Preset};
+
+    /// A tree kept to the decisions before play (`tree_play` off) leaves
+    /// card play to the play-outs: every card it chooses is the one the
+    /// same search without a tree chooses from the same seed, and some bid
+    /// in these games is searched by the tree.
+    #[test]
+    fn a_tree_for_the_bids_leaves_the_cards_to_the_play_outs() {
+        let plain = SearchSettings { worlds: 24, bid_worlds: 24, ..SearchSettings::HARD };
+        let bids_only = SearchSettings { tree: true, tree_play: false, ..plain };
+        let (mut cards, mut bids_differ) = (0, 0);
+        for seed in 0..3 {
+            let mut game = Game::new(Preset::Standard.rules(), seed).expect("valid rules");
+            let mut bot = BasicBot::new();
+            while let Some(seat) = game.turn() {
+                let view = game.view(Viewer::Seat(seat));
+                let legal = game.legal_actions(seat);
+                let mut ours = SearchBot::new(bids_only, seed);
+                let mut theirs = SearchBot::new(plain, seed);
+                let (ours, theirs) = (ours.choose(&view, &legal), theirs.choose(&view, &legal));
+                if view.phase == Phase::Playing {
+                    assert_eq!(ours, theirs, "seed {seed}");
+                    cards += 1;
+                } else {
+                    bids_differ += usize::from(ours != theirs);
+                }
+                let action = bot.choose(&view, &legal).expect("a choice");
+                game.apply(seat, action).expect("legal");
+            }
+        }
+        assert!(cards > 100, "{cards} cards");
+        // Not a measure of strength: only that the bids do go through the tree.
+        assert!(bids_differ > 0, "the tree changed no bid");
+    }
 
     /// The play-out that scores a bid with `bid_rollout` is the basic bot's
     /// own card play: from the first card of each hand of basic bots'
