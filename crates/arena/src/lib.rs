@@ -19,6 +19,7 @@
 
 pub mod oracle;
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -313,7 +314,6 @@ pub struct Paired {
 /// Compares runs `x` and `y` over the games both played (matched by deal
 /// seed and A's side).
 pub fn paired(x: &[GameRow], y: &[GameRow]) -> anyhow::Result<Paired> {
-    use std::collections::BTreeMap;
     let key = |row: &GameRow| (row.seed, row.a_team);
     let y_games: BTreeMap<(u64, u8), bool> = y.iter().map(|row| (key(row), row.a_won)).collect();
     // Per deal: X's wins less Y's, and the games.
@@ -329,10 +329,45 @@ pub fn paired(x: &[GameRow], y: &[GameRow]) -> anyhow::Result<Paired> {
         x_only += u64::from(row.a_won && !other);
         y_only += u64::from(!row.a_won && other);
     }
-    let games: u64 = deals.values().map(|(_, games)| games).sum();
     if deals.len() < 2 {
         bail!("the runs share {} deals; at least two are needed", deals.len());
     }
+    Ok(compare(&deals, [x_won, y_won, x_only, y_only]))
+}
+
+/// Run `x` against B (A's opponent) in a partnership form compared with B
+/// playing itself on the same deals, without playing it: the arena seeds
+/// each bot by its seat, not its side, so the two games of a deal between
+/// equal bots are one game seen from both sides, and Y wins exactly one of
+/// them. `x_only` counts the deals X won both games of, `y_only` those it
+/// lost both of.
+pub fn against_self_play(x: &[GameRow]) -> anyhow::Result<Paired> {
+    let mut deals: BTreeMap<u64, (i64, u64)> = BTreeMap::new();
+    for row in x {
+        let deal = deals.entry(row.seed).or_default();
+        deal.0 += i64::from(row.a_won);
+        deal.1 += 1;
+    }
+    if let Some((seed, (_, games))) = deals.iter().find(|(_, (_, games))| *games != 2) {
+        bail!("deal {seed} has {games} games, not the two of a partnership form");
+    }
+    if deals.len() < 2 {
+        bail!("{} deals; at least two are needed", deals.len());
+    }
+    let x_won = deals.values().map(|(won, _)| *won as u64).sum();
+    let swept = |wins: i64| deals.values().filter(|(won, _)| *won == wins).count() as u64;
+    let (x_only, y_only) = (swept(2), swept(0));
+    for (won, _) in deals.values_mut() {
+        *won -= 1;
+    }
+    Ok(compare(&deals, [x_won, deals.len() as u64, x_only, y_only]))
+}
+
+/// The comparison from each deal's wins of X less Y's and its games, and
+/// the totals (X's and Y's wins, X's alone and Y's alone).
+fn compare(deals: &BTreeMap<u64, (i64, u64)>, totals: [u64; 4]) -> Paired {
+    let [x_won, y_won, x_only, y_only] = totals;
+    let games: u64 = deals.values().map(|(_, games)| games).sum();
     // The difference in rate is the ratio of the wins' differences to the
     // games; its variance, by the delta method, from each deal's residual.
     let n = deals.len() as f64;
@@ -340,7 +375,7 @@ pub fn paired(x: &[GameRow], y: &[GameRow]) -> anyhow::Result<Paired> {
     let residuals: f64 = deals.values().map(|(d, g)| (*d as f64 - mean * *g as f64).powi(2)).sum();
     let variance = n / (n - 1.0) * residuals / (games as f64).powi(2);
     let spread = 1.959_963_984_540_054 * variance.sqrt();
-    Ok(Paired {
+    Paired {
         deals: deals.len() as u64,
         games,
         x_won,
@@ -349,7 +384,7 @@ pub fn paired(x: &[GameRow], y: &[GameRow]) -> anyhow::Result<Paired> {
         y_only,
         difference: mean,
         interval: [mean - spread, mean + spread],
-    })
+    }
 }
 
 /// Decision times in milliseconds, over every decision with a choice.
@@ -762,6 +797,37 @@ mod tests {
         // Only deals both played count.
         assert_eq!(paired(&x[..4], &y).expect("two deals").games, 4);
         assert!(paired(&x[..2], &y).is_err());
+    }
+
+    #[test]
+    fn a_run_compares_with_the_opponents_self_play() {
+        let row = |seed, a_team, a_won| GameRow {
+            seed,
+            a_team,
+            a_won,
+            hands: 9,
+            a_points: 10,
+            b_points: 4,
+        };
+        // X sweeps deal 1, splits deals 2 and 3, loses both of deal 4.
+        let x = [(1, true, true), (2, true, false), (3, false, true), (4, false, false)]
+            .into_iter()
+            .flat_map(|(seed, first, second)| [row(seed, 0, first), row(seed, 1, second)])
+            .collect::<Vec<_>>();
+        let compared = against_self_play(&x).expect("four deals");
+        assert_eq!((compared.deals, compared.games), (4, 8));
+        assert_eq!(
+            (compared.x_won, compared.y_won, compared.x_only, compared.y_only),
+            (4, 4, 1, 1)
+        );
+        // Per deal +1, 0, 0, -1 of 2 games: the same as pairing with a run
+        // that wins one game of each deal.
+        let even: Vec<GameRow> =
+            (1..=4).flat_map(|seed| [row(seed, 0, true), row(seed, 1, false)]).collect();
+        let played = paired(&x, &even).expect("the same deals");
+        assert_eq!((compared.difference, compared.interval), (played.difference, played.interval));
+        assert!(against_self_play(&x[..7]).is_err(), "a deal with one game");
+        assert!(against_self_play(&x[..2]).is_err(), "one deal");
     }
 
     #[test]

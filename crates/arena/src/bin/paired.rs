@@ -13,8 +13,11 @@ use clap::Parser;
 struct Args {
     /// Run X's games.
     x: std::path::PathBuf,
-    /// Run Y's games.
-    y: std::path::PathBuf,
+    /// Run Y's games; without it, X is compared with its opponent B playing
+    /// itself on the same deals, which wins exactly one game of each (the
+    /// arena seeds bots by seat, so both games are the same game), so
+    /// `euchre-arena --a expert --b hard` needs no run of hard against hard.
+    y: Option<std::path::PathBuf>,
     /// Print the comparison as JSON.
     #[arg(long)]
     json: bool,
@@ -26,25 +29,37 @@ fn main() -> anyhow::Result<()> {
         let text = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
         euchre_arena::read_games(&text).with_context(|| format!("{}", path.display()))
     };
-    let compared = euchre_arena::paired(&read(&args.x)?, &read(&args.y)?)?;
+    let x = read(&args.x)?;
+    let compared = match &args.y {
+        Some(y) => euchre_arena::paired(&x, &read(y)?)?,
+        None => euchre_arena::against_self_play(&x)?,
+    };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&compared)?);
         return Ok(());
     }
     let rate = |won: u64| 100.0 * won as f64 / compared.games as f64;
     let [low, high] = compared.interval;
+    let (alone, y_name) = match args.y {
+        Some(_) => (format!("X alone won {}, Y alone {}", compared.x_only, compared.y_only), "Y"),
+        None => (
+            format!(
+                "X won both games of {} deals, lost both of {}",
+                compared.x_only, compared.y_only
+            ),
+            "B's self-play",
+        ),
+    };
     println!(
-        "over {} games ({} deals) both played: X won {} ({:.1}%), Y won {} ({:.1}%); \
-         X alone won {}, Y alone {}\n\
-         X less Y: {:+.1} points (95% interval {:+.1} to {:+.1}, paired by deal)",
+        "over {} games ({} deals) both played: X won {} ({:.1}%), {y_name} won {} ({:.1}%); \
+         {alone}\n\
+         X less {y_name}: {:+.1} points (95% interval {:+.1} to {:+.1}, paired by deal)",
         compared.games,
         compared.deals,
         compared.x_won,
         rate(compared.x_won),
         compared.y_won,
         rate(compared.y_won),
-        compared.x_only,
-        compared.y_only,
         100.0 * compared.difference,
         100.0 * low,
         100.0 * high,
