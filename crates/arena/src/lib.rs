@@ -124,7 +124,7 @@ impl BotSpec {
                     }
                 }
                 "model_trick" => settings.model_trick = flag()?,
-                "tree" => settings.tree = flag()?,
+                "tree_bids" => settings.tree_bids = flag()?,
                 "tree_play" => settings.tree_play = flag()?,
                 "match_aware" => settings.match_aware = flag()?,
                 _ => bail!("unknown setting '{key}'"),

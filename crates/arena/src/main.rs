@@ -18,7 +18,7 @@ struct Args {
     /// worlds, bid_worlds, table_bits, bid_miss, partner_bid_miss,
     /// play_miss, partner_play_miss, candidates, model_trick, make_margin,
     /// alone_margin, basic_prior, bid_rollout, play_rollout, own_worlds,
-    /// own_depth, match_aware, tree, tree_play, exploration, tree_patience,
+    /// own_depth, match_aware, tree_bids, tree_play, exploration, tree_patience,
     /// tree_judge).
     /// For measurement only: `oracle`, a player that sees every card (see
     /// the crate's documentation), and `BIDS/PLAY`, one player's bids and

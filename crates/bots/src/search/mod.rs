@@ -116,15 +116,13 @@ pub struct SearchSettings {
     pub own_worlds: u32,
     /// See `own_worlds`.
     pub own_depth: u32,
-    /// Search the bot's own later decisions as a tree over what it sees
+    /// For the decisions before play (bids, discards, the card passed),
+    /// search the bot's own later decisions as a tree over what it sees
     /// (information-set search, [`tree`]) instead of playing them as the
     /// basic bot: the rest of the hand is the tree's, then the basic bot's,
     /// and the rollout, trick-model and own-search settings are not used.
-    pub tree: bool,
-    /// With `tree`, whether card-play decisions are searched by the tree
-    /// too; if not, only the decisions before play (bids, discards, the
-    /// card passed) are, and each card is scored by the play-outs the
-    /// other settings describe.
+    pub tree_bids: bool,
+    /// The same for the decisions of card play.
     pub tree_play: bool,
     /// How widely the tree tries actions that have done worse so far: the
     /// UCB constant, in points of a hand.
@@ -161,7 +159,7 @@ impl SearchSettings {
         play_rollout: 0.0,
         own_worlds: 0,
         own_depth: 0,
-        tree: false,
+        tree_bids: false,
         tree_play: false,
         exploration: 0.0,
         tree_patience: 0,
@@ -190,7 +188,7 @@ impl SearchSettings {
         play_rollout: 1.0,
         own_worlds: 0,
         own_depth: 0,
-        tree: false,
+        tree_bids: false,
         tree_play: false,
         exploration: 0.0,
         tree_patience: 0,
@@ -201,8 +199,12 @@ impl SearchSettings {
     /// than played as the basic bot. Exploration 0.3 did best of the three
     /// trees screened against hard (BENCHMARKS.md, issue #31), none of them
     /// significantly; judging on fresh worlds (`tree_judge`) gained nothing.
-    pub const EXPERT: SearchSettings =
-        SearchSettings { tree: true, tree_play: true, exploration: 0.3, ..SearchSettings::HARD };
+    pub const EXPERT: SearchSettings = SearchSettings {
+        tree_bids: true,
+        tree_play: true,
+        exploration: 0.3,
+        ..SearchSettings::HARD
+    };
 }
 
 /// A search bot: see the module documentation. Deterministic from its seed.
@@ -280,8 +282,10 @@ impl SearchBot {
             rng: &mut self.rng,
         };
         // A tree lives for one decision: a bot between turns holds none.
-        let searched_by_tree =
-            self.settings.tree && (view.phase != Phase::Playing || self.settings.tree_play);
+        let searched_by_tree = match view.phase {
+            Phase::Playing => self.settings.tree_play,
+            _ => self.settings.tree_bids,
+        };
         let mut tree = searched_by_tree
             .then(|| Tree::new(self.settings.exploration, self.settings.tree_patience, TREE_NODES));
         let mut totals = vec![0.0; actions.len()];
@@ -666,14 +670,14 @@ mod tests {
     use super::*;
     use euchre_engine::{Event, Game, Preset};
 
-    /// A tree kept to the decisions before play (`tree_play` off) leaves
+    /// A tree kept to the decisions before play (`tree_bids` alone) leaves
     /// card play to the play-outs: every card it chooses is the one the
     /// same search without a tree chooses from the same seed, and some bid
     /// in these games is searched by the tree.
     #[test]
     fn a_tree_for_the_bids_leaves_the_cards_to_the_play_outs() {
         let plain = SearchSettings { worlds: 24, bid_worlds: 24, ..SearchSettings::HARD };
-        let bids_only = SearchSettings { tree: true, tree_play: false, ..plain };
+        let bids_only = SearchSettings { tree_bids: true, ..plain };
         let (mut cards, mut bids_differ) = (0, 0);
         for seed in 0..3 {
             let mut game = Game::new(Preset::Standard.rules(), seed).expect("valid rules");
