@@ -198,7 +198,10 @@ impl SearchSettings {
     /// decisions searched as a tree over what it sees ([`tree`]) rather
     /// than played as the basic bot. Exploration 0.3 did best of the three
     /// trees screened against hard (BENCHMARKS.md, issue #31), none of them
-    /// significantly; judging on fresh worlds (`tree_judge`) gained nothing.
+    /// significantly; judging on fresh worlds (`tree_judge`) gained nothing,
+    /// and neither did the tree at the bids alone or in card play alone. The
+    /// tree at the bids alone with 1,280 worlds led hard, not significantly,
+    /// and stays an arena setting until a larger run shows it.
     pub const EXPERT: SearchSettings = SearchSettings {
         tree_bids: true,
         tree_play: true,
