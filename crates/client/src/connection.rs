@@ -247,7 +247,7 @@ impl Connection {
                 self.followed.insert(table.clone(), Followed { seated: true, invite: None });
                 self.emit(Update::QuickPlayMatched { table, seat });
             }
-            ServerMessage::QuickPlayEnded { reason, message } => {
+            ServerMessage::QuickPlayEnded { reason, message, .. } => {
                 self.emit(Update::QuickPlayEnded { reason, message })
             }
             // Only ever the answer to `hello`, read by the handshake.

@@ -471,8 +471,15 @@ pub enum ServerMessage {
     /// follows.
     QuickPlayMatched { table: TableId, seat: u8 },
     /// The quick-play request ended without a table, and not by this
-    /// connection's own `cancel_quick_play`.
-    QuickPlayEnded { reason: QuickPlayEndReason, message: String },
+    /// connection's own `cancel_quick_play`. `request` is the id its
+    /// `queued` ack gave it: a late notice of an earlier request names
+    /// another.
+    QuickPlayEnded {
+        reason: QuickPlayEndReason,
+        message: String,
+        #[serde(default)]
+        request: u64,
+    },
 }
 
 /// Why a quick-play request ended without a table.
@@ -522,12 +529,15 @@ pub enum Reply {
         snapshot: bool,
     },
     /// A `quick_play` request waits in its pool; `team` (with
-    /// `invite_partner`) is the code the partner joins with.
+    /// `invite_partner`) is the code the partner joins with; `request`
+    /// names it in its `quick_play_ended`.
     Queued {
         preset: Preset,
         rated: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         team: Option<String>,
+        #[serde(default)]
+        request: u64,
     },
 }
 

@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message};
@@ -388,12 +389,14 @@ impl Session {
                 request.check()?;
                 let rating =
                     if request.rated { self.rating(&player, &request).await } else { None };
+                let request_id = crate::quick_play::new_request_id();
                 if let Some(pools) = &self.state.remote_pools {
                     let pool = crate::quick_play::pool_name(request.preset, request.rated);
                     if !pools.owns(&pool) {
                         // Another node's pool: its owner answers, as for a
                         // table of another node.
-                        let asked = pools.ask(&pool, id, self.conn, &player, request, rating);
+                        let ask = crate::placement::PoolAsk { id, request_id, request, rating };
+                        let asked = pools.ask(&pool, self.conn, &player, ask);
                         if let Err(refused) = asked.await {
                             self.state.metrics.errors_sent.inc();
                             self.outbox.send(refused);
@@ -402,10 +405,10 @@ impl Session {
                     }
                 }
                 let outbox = self.outbox.clone();
-                let ask = Ask { id, conn: self.conn, player, outbox, request, rating };
+                let ask = Ask { id, request_id, conn: self.conn, player, outbox, request, rating };
                 // The pools answer on the outbox, so that the ack comes
                 // before any news of the request.
-                return self.state.quick_play.ask(ask);
+                return self.state.quick_play.ask(ask).await;
             }
             ClientMessage::CancelQuickPlay { .. } => {
                 if let Some(cancel) = self
@@ -521,7 +524,7 @@ impl Session {
         });
         self.state.quick_play.attach(self.conn, &player.id, self.outbox.clone());
         if let Some(pools) = &self.state.remote_pools {
-            pools.attach(self.conn, &player.id);
+            Arc::clone(pools).attach(self.conn, &player.id);
         }
         self.player = Some(player.clone());
         self.outbox.send(ServerMessage::Welcome {
