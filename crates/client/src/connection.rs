@@ -235,6 +235,12 @@ impl Connection {
             }
             ServerMessage::LobbyUpdate { table } => self.emit(Update::LobbyUpdate(table)),
             ServerMessage::LobbyRemoved { table } => self.emit(Update::LobbyRemoved(table)),
+            ServerMessage::LobbyYours { tables } => {
+                if let Some(page) = &mut self.last_lobby {
+                    page.yours = tables.clone();
+                }
+                self.emit(Update::LobbyYours(tables));
+            }
             ServerMessage::Shutdown { reconnect_after_ms } => {
                 self.come_back_after_ms = Some(reconnect_after_ms);
                 self.emit(Update::ServerShutdown { reconnect_after_ms });

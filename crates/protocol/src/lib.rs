@@ -480,6 +480,10 @@ pub enum ServerMessage {
         #[serde(default)]
         request: u64,
     },
+    /// To a lobby subscriber: the tables where the player holds a seat
+    /// changed (they sat, left, or one of them changed or closed); the
+    /// whole list, as a first page's `yours` would give it now.
+    LobbyYours { tables: Vec<TableSummary> },
 }
 
 /// Why a quick-play request ended without a table.

@@ -14,7 +14,7 @@ use std::time::Duration;
 use axum::extract::ws::{CloseFrame, Message};
 use euchre_protocol::{
     ClientMessage, ErrorCode, LobbyQuery, PROTOCOL_VERSION, PlayerInfo, QuickPlayRequest, Refusal,
-    Reply, ServerMessage, TableId, close, parse_client_message,
+    Reply, ServerMessage, TableId, TableSummary, close, parse_client_message,
 };
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
@@ -97,6 +97,8 @@ struct Lobby {
     /// filtered by, and what is sent again after missed changes.
     query: LobbyQuery,
     limit: usize,
+    /// The player's own tables as last sent: sent again when they change.
+    yours: Vec<TableSummary>,
 }
 
 struct Session {
@@ -221,17 +223,25 @@ impl Session {
                     self.state.metrics.messages_out.inc_by(written);
                 }
                 change = next_lobby(&mut self.lobby) => {
-                    let Some(lobby) = &self.lobby else { continue };
+                    let Some(lobby) = &mut self.lobby else { continue };
+                    let player = self.player.as_ref().map(|p| p.id.as_str());
                     match change {
                         Ok(change) => {
                             if let Some(frame) = change.for_filter(&lobby.query.filter) {
                                 self.outbox.send(frame);
                             }
+                            if let Some(player) = player.filter(|p| change.concerns(p)) {
+                                let yours = self.state.registry.yours(player);
+                                if yours != lobby.yours {
+                                    lobby.yours = yours.clone();
+                                    self.outbox.send(ServerMessage::LobbyYours { tables: yours });
+                                }
+                            }
                         }
                         // Missed changes: the first page again rather than a gap.
                         Err(broadcast::error::RecvError::Lagged(_)) => {
-                            let player = self.player.as_ref().map(|p| p.id.as_str());
                             let page = self.state.registry.page(&lobby.query, lobby.limit, player);
+                            lobby.yours = page.yours.clone();
                             self.outbox.send(ServerMessage::Lobby(page));
                         }
                         Err(broadcast::error::RecvError::Closed) => self.lobby = None,
@@ -359,13 +369,15 @@ impl Session {
             ClientMessage::ListTables { query, .. } => {
                 let limit = query.page_size()?;
                 // Subscribed before the page is read: no change falls between.
-                let changes = match self.lobby.take() {
-                    Some(lobby) => lobby.changes,
-                    None => self.state.registry.subscribe(),
+                let (changes, sent) = match self.lobby.take() {
+                    Some(lobby) => (lobby.changes, lobby.yours),
+                    None => (self.state.registry.subscribe(), Vec::new()),
                 };
                 let page = self.state.registry.page(&query, limit, Some(&player.id));
+                // A later page leaves the list as last sent.
+                let yours = if query.after.is_none() { page.yours.clone() } else { sent };
                 let query = LobbyQuery { after: None, ..query };
-                self.lobby = Some(Lobby { changes, query, limit });
+                self.lobby = Some(Lobby { changes, query, limit, yours });
                 self.outbox.send(ServerMessage::Lobby(page));
                 self.outbox.send(ack(Reply::Done));
                 return Ok(());
