@@ -112,10 +112,21 @@ export function ruleOverrides(preset, chosen) {
   return overrides;
 }
 
-export function describeRules(summary) {
+// A table's name in lists: its host's and its form ("Ada's table ·
+// Standard"), not an id nobody reads. Pool tables are hosted by no player
+// (the server names their host "Quick play").
+export function tableName(summary) {
+  const owner = summary.host === 'Quick play' ? 'Quick play table' : `${summary.host}'s table`;
+  return `${owner} · ${PRESETS[summary.preset]?.title ?? summary.preset}`;
+}
+
+// The table's rules in a line; `preset: false` leaves out the form (a
+// line under its `tableName`).
+export function describeRules(summary, { preset = true } = {}) {
   const r = summary.rules;
   const players = playersIn(r);
-  const parts = [PRESETS[summary.preset]?.title ?? summary.preset, `${players} players`, `to ${r.points_to_win}`];
+  const parts = [`${players} players`, `to ${r.points_to_win}`];
+  if (preset) parts.unshift(PRESETS[summary.preset]?.title ?? summary.preset);
   if (r.all_pass === 'stick_the_dealer') parts.push('stick the dealer');
   if (r.farmers_hand) parts.push("farmer's hand");
   if (r.canadian_loner) parts.push('Canadian loner');
