@@ -87,7 +87,7 @@ export class LobbyView {
     replaceChildren(this.mine, h('h2', {}, 'Your tables'), h('ul', { class: 'tables' }, mine.map((t) =>
       h('li', { class: 'table-row mine', 'data-table': t.id },
         h('div', { class: 'who' }, h('strong', { title: `Table ${t.id}` }, tableName(t.summary))),
-        h('div', { class: 'what muted' }, describeRules(t.summary, { preset: false })),
+        h('div', { class: 'what muted' }, describeRules(t.summary)),
         h('div', {}, { open: 'waiting for players', playing: 'playing', finished: 'game over' }[t.summary.status]),
         h('div', { class: 'row-actions' },
           h('button', { type: 'button', class: 'primary', 'data-focus': `back-${t.id}`, onclick: () => this.app.open(t.id) }, 'Resume'))))));
@@ -113,7 +113,7 @@ export class LobbyView {
       const status = t.status === 'open' ? `${free} seat${free === 1 ? '' : 's'} free` : t.status === 'playing' ? 'playing' : 'game over';
       return h('li', { class: 'table-row', 'data-table': t.table },
         h('div', { class: 'who' }, h('strong', { title: `Table ${t.table}` }, tableName(t))),
-        h('div', { class: 'what muted' }, describeRules(t, { preset: false })),
+        h('div', { class: 'what muted' }, describeRules(t)),
         h('div', { class: 'seats', 'data-players': players, 'aria-label': `${t.seated} of ${players} seats taken` },
           Array.from({ length: players }, (_, i) => i).map((i) => h('span', { class: ['pip-seat', i < t.seated && 'taken'], 'aria-hidden': 'true' })), ` ${status}`),
         h('div', { class: 'row-actions' },

@@ -112,21 +112,17 @@ export function ruleOverrides(preset, chosen) {
   return overrides;
 }
 
-// A table's name in lists: its host's and its form ("Ada's table ·
-// Standard"), not an id nobody reads. Pool tables are hosted by no player
-// (the server names their host "Quick play").
+// A table's name in lists: its host's ("Ada's table"; its form follows in
+// `describeRules`), not an id nobody reads. Pool tables are hosted by no
+// player (the server names their host "Quick play").
 export function tableName(summary) {
-  const owner = summary.host === 'Quick play' ? 'Quick play table' : `${summary.host}'s table`;
-  return `${owner} · ${PRESETS[summary.preset]?.title ?? summary.preset}`;
+  return summary.host === 'Quick play' ? 'Quick play table' : `${summary.host}'s table`;
 }
 
-// The table's rules in a line; `preset: false` leaves out the form (a
-// line under its `tableName`).
-export function describeRules(summary, { preset = true } = {}) {
+export function describeRules(summary) {
   const r = summary.rules;
   const players = playersIn(r);
-  const parts = [`${players} players`, `to ${r.points_to_win}`];
-  if (preset) parts.unshift(PRESETS[summary.preset]?.title ?? summary.preset);
+  const parts = [PRESETS[summary.preset]?.title ?? summary.preset, `${players} players`, `to ${r.points_to_win}`];
   if (r.all_pass === 'stick_the_dealer') parts.push('stick the dealer');
   if (r.farmers_hand) parts.push("farmer's hand");
   if (r.canadian_loner) parts.push('Canadian loner');
