@@ -70,6 +70,8 @@ test('the lobby shows the open tables a page at a time, filters them, and follow
   const filling = await hal.evaluate(async () => (await window.protocol({ type: 'create_table', bot_seats: [1, 2, 3] })).table);
   const row = ann.locator(`.table-row[data-table="${filling}"]`);
   await row.waitFor();
+  assert.equal(await row.locator('.who').textContent(), "Hal's table", 'a name, not an id');
+  assert.match(await row.locator('.what').textContent(), /^Standard · /);
   assert.equal(await ann.locator('.lobby-count').textContent(), `Showing ${OPEN + 1} of ${OPEN + 1}`);
   await hal.evaluate(async (table) => window.protocol({ type: 'sit', table, seat: 0 }), filling);
   await row.waitFor({ state: 'detached' });
@@ -91,4 +93,23 @@ test('the lobby shows the open tables a page at a time, filters them, and follow
   assert.equal(await ann.locator(`.table-row[data-table="${open[OPEN - 1]}"]`).count(), 0, 'the last one is on the next page');
   assert.deepEqual(hal.problems, []);
   assert.deepEqual(ann.problems, []);
+});
+
+test('your tables follow you live, named by their host: a seat taken or left elsewhere shows without a reload', async () => {
+  const ivy = await env.player('Ivy');
+  // Ivy's other tab (another connection of her guest) takes and leaves a seat.
+  await connectProtocol(ivy);
+  const table = await ivy.evaluate(async () => (await window.protocol({ type: 'create_table', bot_seats: [] })).table);
+  const mine = ivy.locator(`.table-row.mine[data-table="${table}"]`);
+  assert.equal(await mine.count(), 0, 'not hers until she sits');
+
+  await ivy.evaluate(async (id) => window.protocol({ type: 'sit', table: id, seat: 0 }), table);
+  await mine.waitFor();
+  assert.equal(await mine.locator('.who').textContent(), "Ivy's table");
+  assert.equal(await mine.getByRole('button', { name: 'Resume' }).isVisible(), true);
+
+  await ivy.evaluate(async (id) => window.protocol({ type: 'leave', table: id }), table);
+  await mine.waitFor({ state: 'detached' });
+  assert.equal(await ivy.locator('.table-row.mine').count(), 0);
+  assert.deepEqual(ivy.problems, []);
 });

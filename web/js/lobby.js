@@ -3,7 +3,7 @@
 // the preset (js/rules.js).
 
 import { h, replaceChildren } from './dom.js';
-import { PRESETS, describeRules, playersIn, ruleOverrides, unavailable } from './rules.js';
+import { PRESETS, describeRules, playersIn, ruleOverrides, tableName, unavailable } from './rules.js';
 import { QuickPlayPanel } from './quickplay.js';
 
 // The bot seats the form offers, by the number of players (you sit in seat 1).
@@ -85,8 +85,8 @@ export class LobbyView {
     const mine = this.app.myTables();
     this.mine.hidden = mine.length === 0;
     replaceChildren(this.mine, h('h2', {}, 'Your tables'), h('ul', { class: 'tables' }, mine.map((t) =>
-      h('li', { class: 'table-row mine' },
-        h('div', { class: 'who' }, h('strong', {}, `${t.summary.host}'s table`), ' ', h('span', { class: 'muted table-id' }, t.id.slice(0, 8))),
+      h('li', { class: 'table-row mine', 'data-table': t.id },
+        h('div', { class: 'who' }, h('strong', { title: `Table ${t.id}` }, tableName(t.summary))),
         h('div', { class: 'what muted' }, describeRules(t.summary)),
         h('div', {}, { open: 'waiting for players', playing: 'playing', finished: 'game over' }[t.summary.status]),
         h('div', { class: 'row-actions' },
@@ -112,7 +112,7 @@ export class LobbyView {
       const free = players - t.seated;
       const status = t.status === 'open' ? `${free} seat${free === 1 ? '' : 's'} free` : t.status === 'playing' ? 'playing' : 'game over';
       return h('li', { class: 'table-row', 'data-table': t.table },
-        h('div', { class: 'who' }, h('strong', {}, `${t.host}'s table`), ' ', h('span', { class: 'muted table-id' }, t.table.slice(0, 8))),
+        h('div', { class: 'who' }, h('strong', { title: `Table ${t.table}` }, tableName(t))),
         h('div', { class: 'what muted' }, describeRules(t)),
         h('div', { class: 'seats', 'data-players': players, 'aria-label': `${t.seated} of ${players} seats taken` },
           Array.from({ length: players }, (_, i) => i).map((i) => h('span', { class: ['pip-seat', i < t.seated && 'taken'], 'aria-hidden': 'true' })), ` ${status}`),

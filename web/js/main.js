@@ -42,7 +42,7 @@ const state = {
   identity: load(IDENTITY_KEY, {}), // { name, token, id, account }
   hosted: new Set(load(HOSTED_KEY, [])), // tables this player created
   lobby: null, // Map of table id → summary, once listed: the pages so far
-  yours: [], // the live tables where this player holds a seat, as the last first page said
+  yours: [], // the live tables where this player holds a seat, as the server last said
   lobbyFilter: 'open', // a key of LOBBY_FILTERS
   lobbyNext: null, // the next page's `after`, while there are more
   lobbyTotal: 0, // how many tables match the filter
@@ -238,6 +238,10 @@ function receive(message) {
     }
     case 'lobby_removed':
       if (state.lobby?.delete(message.table)) state.lobbyTotal = Math.max(0, state.lobbyTotal - 1);
+      break;
+    case 'lobby_yours':
+      // The player sat, left, or one of their tables changed or closed (here or elsewhere).
+      state.yours = message.tables;
       break;
     case 'snapshot': {
       state.matched.delete(message.table);

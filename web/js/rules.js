@@ -112,6 +112,13 @@ export function ruleOverrides(preset, chosen) {
   return overrides;
 }
 
+// A table's name in lists: its host's ("Ada's table"; its form follows in
+// `describeRules`), not an id nobody reads. Pool tables are hosted by no
+// player (the server names their host "Quick play").
+export function tableName(summary) {
+  return summary.host === 'Quick play' ? 'Quick play table' : `${summary.host}'s table`;
+}
+
 export function describeRules(summary) {
   const r = summary.rules;
   const players = playersIn(r);

@@ -235,6 +235,12 @@ impl Connection {
             }
             ServerMessage::LobbyUpdate { table } => self.emit(Update::LobbyUpdate(table)),
             ServerMessage::LobbyRemoved { table } => self.emit(Update::LobbyRemoved(table)),
+            ServerMessage::LobbyYours { tables } => {
+                if let Some(page) = &mut self.last_lobby {
+                    page.yours = tables.clone();
+                }
+                self.emit(Update::LobbyYours(tables));
+            }
             ServerMessage::Shutdown { reconnect_after_ms } => {
                 self.come_back_after_ms = Some(reconnect_after_ms);
                 self.emit(Update::ServerShutdown { reconnect_after_ms });
@@ -247,7 +253,7 @@ impl Connection {
                 self.followed.insert(table.clone(), Followed { seated: true, invite: None });
                 self.emit(Update::QuickPlayMatched { table, seat });
             }
-            ServerMessage::QuickPlayEnded { reason, message } => {
+            ServerMessage::QuickPlayEnded { reason, message, .. } => {
                 self.emit(Update::QuickPlayEnded { reason, message })
             }
             // Only ever the answer to `hello`, read by the handshake.

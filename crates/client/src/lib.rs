@@ -181,6 +181,9 @@ pub enum Update {
     Lobby(LobbyPage),
     LobbyUpdate(TableSummary),
     LobbyRemoved(TableId),
+    /// The player's own live tables changed (they sat, left, or one of
+    /// them changed or closed): the whole list, as a first page's `yours`.
+    LobbyYours(Vec<TableSummary>),
     /// The server is going down; the client reconnects after this long.
     ServerShutdown {
         reconnect_after_ms: u64,

@@ -471,8 +471,19 @@ pub enum ServerMessage {
     /// follows.
     QuickPlayMatched { table: TableId, seat: u8 },
     /// The quick-play request ended without a table, and not by this
-    /// connection's own `cancel_quick_play`.
-    QuickPlayEnded { reason: QuickPlayEndReason, message: String },
+    /// connection's own `cancel_quick_play`. `request` is the id its
+    /// `queued` ack gave it: a late notice of an earlier request names
+    /// another.
+    QuickPlayEnded {
+        reason: QuickPlayEndReason,
+        message: String,
+        #[serde(default)]
+        request: u64,
+    },
+    /// To a lobby subscriber: the tables where the player holds a seat
+    /// changed (they sat, left, or one of them changed or closed); the
+    /// whole list, as a first page's `yours` would give it now.
+    LobbyYours { tables: Vec<TableSummary> },
 }
 
 /// Why a quick-play request ended without a table.
@@ -522,12 +533,15 @@ pub enum Reply {
         snapshot: bool,
     },
     /// A `quick_play` request waits in its pool; `team` (with
-    /// `invite_partner`) is the code the partner joins with.
+    /// `invite_partner`) is the code the partner joins with; `request`
+    /// names it in its `quick_play_ended`.
     Queued {
         preset: Preset,
         rated: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         team: Option<String>,
+        #[serde(default)]
+        request: u64,
     },
 }
 

@@ -178,12 +178,17 @@ fn quick_play_messages_read_as_documented() {
 
     let ack = ServerMessage::Ack {
         id: 9,
-        reply: Reply::Queued { preset: Preset::Standard, rated: true, team: Some("k3b9x2".into()) },
+        reply: Reply::Queued {
+            preset: Preset::Standard,
+            rated: true,
+            team: Some("k3b9x2".into()),
+            request: 41,
+        },
     };
     assert_eq!(
         serde_json::to_value(&ack).expect("serializes"),
         json!({"type": "ack", "id": 9, "reply": "queued", "preset": "standard", "rated": true,
-            "team": "k3b9x2"})
+            "team": "k3b9x2", "request": 41})
     );
     let samples = [
         ack,
@@ -197,6 +202,7 @@ fn quick_play_messages_read_as_documented() {
         ServerMessage::QuickPlayEnded {
             reason: QuickPlayEndReason::PartnerCancelled,
             message: "your partner cancelled".into(),
+            request: 41,
         },
         ErrorCode::AlreadyQueued.to_message(Some(3)),
     ];
@@ -208,9 +214,10 @@ fn quick_play_messages_read_as_documented() {
     let ended = serde_json::to_value(ServerMessage::QuickPlayEnded {
         reason: QuickPlayEndReason::OwnerLost,
         message: "ask again".into(),
+        request: 41,
     })
     .expect("serializes");
-    assert_eq!(ended["reason"], "owner_lost");
+    assert_eq!((&ended["reason"], &ended["request"]), (&json!("owner_lost"), &json!(41)));
 }
 
 #[test]

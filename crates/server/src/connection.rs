@@ -8,12 +8,13 @@ use std::collections::HashSet;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message};
 use euchre_protocol::{
     ClientMessage, ErrorCode, LobbyQuery, PROTOCOL_VERSION, PlayerInfo, QuickPlayRequest, Refusal,
-    Reply, ServerMessage, TableId, close, parse_client_message,
+    Reply, ServerMessage, TableId, TableSummary, close, parse_client_message,
 };
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
@@ -96,6 +97,8 @@ struct Lobby {
     /// filtered by, and what is sent again after missed changes.
     query: LobbyQuery,
     limit: usize,
+    /// The player's own tables as last sent: sent again when they change.
+    yours: Vec<TableSummary>,
 }
 
 struct Session {
@@ -220,17 +223,25 @@ impl Session {
                     self.state.metrics.messages_out.inc_by(written);
                 }
                 change = next_lobby(&mut self.lobby) => {
-                    let Some(lobby) = &self.lobby else { continue };
+                    let Some(lobby) = &mut self.lobby else { continue };
+                    let player = self.player.as_ref().map(|p| p.id.as_str());
                     match change {
                         Ok(change) => {
                             if let Some(frame) = change.for_filter(&lobby.query.filter) {
                                 self.outbox.send(frame);
                             }
+                            if let Some(player) = player.filter(|p| change.concerns(p)) {
+                                let yours = self.state.registry.yours(player);
+                                if yours != lobby.yours {
+                                    lobby.yours = yours.clone();
+                                    self.outbox.send(ServerMessage::LobbyYours { tables: yours });
+                                }
+                            }
                         }
                         // Missed changes: the first page again rather than a gap.
                         Err(broadcast::error::RecvError::Lagged(_)) => {
-                            let player = self.player.as_ref().map(|p| p.id.as_str());
                             let page = self.state.registry.page(&lobby.query, lobby.limit, player);
+                            lobby.yours = page.yours.clone();
                             self.outbox.send(ServerMessage::Lobby(page));
                         }
                         Err(broadcast::error::RecvError::Closed) => self.lobby = None,
@@ -358,13 +369,15 @@ impl Session {
             ClientMessage::ListTables { query, .. } => {
                 let limit = query.page_size()?;
                 // Subscribed before the page is read: no change falls between.
-                let changes = match self.lobby.take() {
-                    Some(lobby) => lobby.changes,
-                    None => self.state.registry.subscribe(),
+                let (changes, sent) = match self.lobby.take() {
+                    Some(lobby) => (lobby.changes, lobby.yours),
+                    None => (self.state.registry.subscribe(), Vec::new()),
                 };
                 let page = self.state.registry.page(&query, limit, Some(&player.id));
+                // A later page leaves the list as last sent.
+                let yours = if query.after.is_none() { page.yours.clone() } else { sent };
                 let query = LobbyQuery { after: None, ..query };
-                self.lobby = Some(Lobby { changes, query, limit });
+                self.lobby = Some(Lobby { changes, query, limit, yours });
                 self.outbox.send(ServerMessage::Lobby(page));
                 self.outbox.send(ack(Reply::Done));
                 return Ok(());
@@ -388,12 +401,14 @@ impl Session {
                 request.check()?;
                 let rating =
                     if request.rated { self.rating(&player, &request).await } else { None };
+                let request_id = crate::quick_play::new_request_id();
                 if let Some(pools) = &self.state.remote_pools {
                     let pool = crate::quick_play::pool_name(request.preset, request.rated);
                     if !pools.owns(&pool) {
                         // Another node's pool: its owner answers, as for a
                         // table of another node.
-                        let asked = pools.ask(&pool, id, self.conn, &player, request, rating);
+                        let ask = crate::placement::PoolAsk { id, request_id, request, rating };
+                        let asked = pools.ask(&pool, self.conn, &player, ask);
                         if let Err(refused) = asked.await {
                             self.state.metrics.errors_sent.inc();
                             self.outbox.send(refused);
@@ -402,10 +417,10 @@ impl Session {
                     }
                 }
                 let outbox = self.outbox.clone();
-                let ask = Ask { id, conn: self.conn, player, outbox, request, rating };
+                let ask = Ask { id, request_id, conn: self.conn, player, outbox, request, rating };
                 // The pools answer on the outbox, so that the ack comes
                 // before any news of the request.
-                return self.state.quick_play.ask(ask);
+                return self.state.quick_play.ask(ask).await;
             }
             ClientMessage::CancelQuickPlay { .. } => {
                 if let Some(cancel) = self
@@ -521,7 +536,7 @@ impl Session {
         });
         self.state.quick_play.attach(self.conn, &player.id, self.outbox.clone());
         if let Some(pools) = &self.state.remote_pools {
-            pools.attach(self.conn, &player.id);
+            Arc::clone(pools).attach(self.conn, &player.id);
         }
         self.player = Some(player.clone());
         self.outbox.send(ServerMessage::Welcome {

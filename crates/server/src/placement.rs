@@ -103,6 +103,17 @@ pub trait RemoteTables: Send + Sync + fmt::Debug {
     ) -> BoxFuture<'a, Result<(), ServerMessage>>;
 }
 
+/// A `quick_play` on its way to another node's pool: the command's id, the
+/// request's own id ([`crate::quick_play::new_request_id`]), the request,
+/// and the player's rating in its form.
+#[derive(Debug)]
+pub struct PoolAsk {
+    pub id: CommandId,
+    pub request_id: u64,
+    pub request: QuickPlayRequest,
+    pub rating: Option<(f64, f64)>,
+}
+
 /// In a cluster: the quick-play pools other nodes own. A request for one of
 /// them goes to its owner, whose notices come back to the connection as a
 /// table's messages do.
@@ -117,11 +128,9 @@ pub trait RemotePools: Send + Sync + fmt::Debug {
     fn ask<'a>(
         &'a self,
         pool: &'a str,
-        id: CommandId,
         conn: ConnId,
         player: &'a PlayerInfo,
-        request: QuickPlayRequest,
-        rating: Option<(f64, f64)>,
+        ask: PoolAsk,
     ) -> BoxFuture<'a, Result<(), ServerMessage>>;
 
     /// Sends a `cancel_quick_play` to the owner of the pool the player asked
@@ -133,8 +142,9 @@ pub trait RemotePools: Send + Sync + fmt::Debug {
         player_id: &'a str,
     ) -> Option<BoxFuture<'a, Result<(), ServerMessage>>>;
 
-    /// A new connection of the player: it holds their request at its owner.
-    fn attach(&self, conn: ConnId, player_id: &str);
+    /// A new connection of the player: it holds their request at its
+    /// owner, wherever the player asked.
+    fn attach(self: Arc<Self>, conn: ConnId, player_id: &str);
 
     /// A connection of the player closed.
     fn gone(&self, conn: ConnId, player_id: &str);

@@ -46,34 +46,52 @@ pub enum Mirrored {
     Closed { table: TableId },
 }
 
-/// A public table as it was and as it is now, for every lobby subscriber:
-/// each one's filter picks what it is sent, and the frames are shared, so
-/// a change is encoded once however many subscribers it reaches.
+/// A table as it was and as it is now, for every lobby subscriber: each
+/// one's filter picks what it is sent, and the frames are shared, so a
+/// change is encoded once however many subscribers it reaches. The people
+/// who hold (or held) a seat at it are named too: their own lists of
+/// tables ("your games") may have changed, private tables' included.
 #[derive(Clone, Debug)]
 pub struct LobbyChange(Arc<Change>);
 
 #[derive(Debug)]
 struct Change {
+    /// The public table as it was (`None`: not listed).
     before: Option<TableSummary>,
-    /// The table as it is now, and its `lobby_update`; `None` once closed.
+    /// The public table as it is now, and its `lobby_update`; `None` once
+    /// closed or unlisted.
     after: Option<(TableSummary, Frame)>,
     removed: Frame,
+    /// Who held a seat before or after the change.
+    seated: Vec<String>,
 }
 
 impl LobbyChange {
-    /// `None` when no lobby lists the table, before or after (a private one).
-    fn new(before: Option<TableSummary>, after: Option<TableSummary>) -> Option<LobbyChange> {
+    /// `None` when no lobby lists the table, before or after (a private
+    /// one), and nobody holds a seat there.
+    fn new(
+        table: &str,
+        before: Option<TableSummary>,
+        after: Option<TableSummary>,
+        seated: Vec<String>,
+    ) -> Option<LobbyChange> {
         let listed = |summary: &Option<TableSummary>| summary.as_ref().is_some_and(|s| !s.private);
-        if !listed(&before) && !listed(&after) {
+        let (before, after) =
+            if listed(&before) || listed(&after) { (before, after) } else { (None, None) };
+        if before.is_none() && after.is_none() && seated.is_empty() {
             return None;
         }
-        let table = after.as_ref().or(before.as_ref())?.table.clone();
         let after = after.map(|summary| {
             let update = Frame::new(ServerMessage::LobbyUpdate { table: summary.clone() });
             (summary, update)
         });
-        let removed = Frame::new(ServerMessage::LobbyRemoved { table });
-        Some(LobbyChange(Arc::new(Change { before, after, removed })))
+        let removed = Frame::new(ServerMessage::LobbyRemoved { table: table.to_owned() });
+        Some(LobbyChange(Arc::new(Change { before, after, removed, seated })))
+    }
+
+    /// Whether `player`'s own tables may have changed.
+    pub fn concerns(&self, player: &str) -> bool {
+        self.0.seated.iter().any(|seated| seated == player)
     }
 
     /// What a subscriber with `filter` is sent: the table if it matches
@@ -88,6 +106,26 @@ impl LobbyChange {
             _ => None,
         }
     }
+}
+
+fn yours_in(tables: &BTreeMap<TableId, Entry>, player: &str) -> Vec<TableSummary> {
+    tables
+        .values()
+        .filter(|entry| entry.players.iter().any(|seated| seated == player))
+        .take(YOURS_MAX)
+        .map(|entry| entry.summary.clone())
+        .collect()
+}
+
+/// Everyone in `before` or `after`, once.
+fn either(before: Option<&[String]>, after: &[String]) -> Vec<String> {
+    let mut all = after.to_vec();
+    for player in before.unwrap_or_default() {
+        if !all.contains(player) {
+            all.push(player.clone());
+        }
+    }
+    all
 }
 
 impl Default for Registry {
@@ -105,12 +143,19 @@ impl Registry {
         self.tables.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Tells the lobby's subscribers. Called with the tables locked, after
-    /// the change: a connection subscribes before it reads a page, so it
-    /// either reads the change there or receives it, and a table's changes
-    /// go out in the order they were made.
-    fn announce(&self, before: Option<TableSummary>, after: Option<TableSummary>) {
-        if let Some(change) = LobbyChange::new(before, after) {
+    /// Tells the lobby's subscribers that `table` changed, and whom it
+    /// seats (`seated`: before and after). Called with the tables locked,
+    /// after the change: a connection subscribes before it reads a page, so
+    /// it either reads the change there or receives it, and a table's
+    /// changes go out in the order they were made.
+    fn announce(
+        &self,
+        table: &str,
+        before: Option<TableSummary>,
+        after: Option<TableSummary>,
+        seated: Vec<String>,
+    ) {
+        if let Some(change) = LobbyChange::new(table, before, after, seated) {
             // Nobody listening is fine.
             let _ = self.lobby.send(change);
         }
@@ -129,10 +174,12 @@ impl Registry {
             players: players.clone(),
         });
         let host_id = host_id.to_owned();
+        let seated = players.clone();
         let entry = Entry { handle: Some(handle), summary: summary.clone(), host_id, players };
         let mut tables = self.lock();
-        let before = tables.insert(summary.table.clone(), entry).map(|entry| entry.summary);
-        self.announce(before, Some(summary));
+        let before = tables.insert(summary.table.clone(), entry);
+        let seated = either(before.as_ref().map(|e| e.players.as_slice()), &seated);
+        self.announce(&summary.table, before.map(|e| e.summary), Some(summary.clone()), seated);
     }
 
     /// The handle of a table this node hosts.
@@ -164,24 +211,30 @@ impl Registry {
     /// Another node's table, as its owner listed it (a local table wins).
     pub fn insert_remote(&self, summary: TableSummary, host_id: &str, players: Vec<String>) {
         let mut tables = self.lock();
-        let before = match tables.get_mut(&summary.table) {
+        let (before, seated) = match tables.get_mut(&summary.table) {
             Some(entry) if entry.handle.is_some() => return,
+            Some(entry) if entry.summary == summary && entry.players == players => return,
             Some(entry) if entry.summary == summary => {
+                let seated = either(Some(entry.players.as_slice()), &players);
                 entry.players = players;
+                // Only who sits changed: no public listing changed.
+                self.announce(&summary.table, None, None, seated);
                 return;
             }
             Some(entry) => {
+                let seated = either(Some(entry.players.as_slice()), &players);
                 entry.players = players;
-                Some(std::mem::replace(&mut entry.summary, summary.clone()))
+                (Some(std::mem::replace(&mut entry.summary, summary.clone())), seated)
             }
             None => {
                 let host_id = host_id.to_owned();
+                let seated = players.clone();
                 let entry = Entry { handle: None, summary: summary.clone(), host_id, players };
                 tables.insert(summary.table.clone(), entry);
-                None
+                (None, seated)
             }
         };
-        self.announce(before, Some(summary));
+        self.announce(&summary.table, before, Some(summary.clone()), seated);
     }
 
     /// Another node's table closed for good.
@@ -190,7 +243,7 @@ impl Registry {
         if tables.get(table).is_some_and(|entry| entry.handle.is_none())
             && let Some(entry) = tables.remove(table)
         {
-            self.announce(Some(entry.summary), None);
+            self.announce(table, Some(entry.summary), None, entry.players);
         }
     }
 
@@ -215,22 +268,26 @@ impl Registry {
             host_id: entry.host_id.clone(),
             players: entry.players.clone(),
         });
-        self.announce(Some(before), Some(summary));
+        let seated = entry.players.clone();
+        self.announce(&summary.table, Some(before), Some(summary.clone()), seated);
     }
 
     /// Records who holds a seat at a table now (its seats changed). The
-    /// lobby's pages show nobody else this, so nobody is told.
+    /// lobby's pages show nobody else this: only those who sat or left
+    /// are told (their own tables changed).
     pub fn seat_players(&self, table: &str, players: Vec<String>) {
         let mut tables = self.lock();
         let Some(entry) = tables.get_mut(table).filter(|e| e.players != players) else {
             return;
         };
+        let seated = either(Some(entry.players.as_slice()), &players);
         entry.players = players;
         self.mirror(|| Mirrored::Listed {
             summary: entry.summary.clone(),
             host_id: entry.host_id.clone(),
             players: entry.players.clone(),
         });
+        self.announce(table, None, None, seated);
     }
 
     /// A table stopped here without closing (shutdown, or another node owns
@@ -250,7 +307,7 @@ impl Registry {
         self.mirror(|| Mirrored::Closed { table: table.to_owned() });
         let mut tables = self.lock();
         if let Some(entry) = tables.remove(table) {
-            self.announce(Some(entry.summary), None);
+            self.announce(table, Some(entry.summary), None, entry.players);
         }
     }
 
@@ -263,12 +320,10 @@ impl Registry {
         let tables = self.lock();
         let mut page = LobbyPage { after: query.after.clone(), ..LobbyPage::default() };
         let mut more = false;
-        let seated = |entry: &Entry| player.is_some_and(|p| entry.players.iter().any(|q| q == p));
-        if query.after.is_none() {
-            page.yours = (tables.values().filter(|entry| seated(entry)))
-                .take(YOURS_MAX)
-                .map(|entry| entry.summary.clone())
-                .collect();
+        if query.after.is_none()
+            && let Some(player) = player
+        {
+            page.yours = yours_in(&tables, player);
         }
         for (id, entry) in tables.iter().filter(|(_, e)| query.filter.matches(&e.summary)) {
             page.total += 1;
@@ -285,6 +340,12 @@ impl Registry {
             page.next = page.tables.last().map(|last| last.table.clone());
         }
         page
+    }
+
+    /// The tables where `player` holds a seat, private ones too (at most
+    /// [`YOURS_MAX`]): the lobby's "your games".
+    pub fn yours(&self, player: &str) -> Vec<TableSummary> {
+        yours_in(&self.lock(), player)
     }
 
     pub fn len(&self) -> usize {

@@ -2127,3 +2127,133 @@ async fn a_quick_play_request_ends_owner_lost_when_its_pools_owner_dies_and_may_
     assert!(matches!(again, ServerMessage::Ack { reply: Reply::Queued { .. }, .. }), "{again:?}");
     cluster.finish(nodes).await;
 }
+
+/// The owner of each casual pool: (preset, owner node).
+async fn casual_pool_owners(nats: &Nats) -> Vec<(Preset, String)> {
+    let holders = shard_holders(nats).await;
+    Preset::ALL
+        .iter()
+        .map(|&preset| {
+            let pool = euchre_server::quick_play::pool_name(preset, false);
+            let holder = holders[usize::from(shard_of(&pool, NODE_SHARDS))].clone();
+            (preset, holder.expect("every pool's shard has an owner"))
+        })
+        .collect()
+}
+
+/// Two casual pools with different owners: each with its owner.
+async fn pools_on_two_owners(nats: &Nats) -> [(Preset, String); 2] {
+    let owners = casual_pool_owners(nats).await;
+    let first = owners[0].clone();
+    let second = owners.iter().find(|(_, owner)| *owner != first.1).expect("a pool on each node");
+    [first, second.clone()]
+}
+
+fn node_named<'a>(nodes: &'a [Node], name: &str) -> &'a Node {
+    nodes.iter().find(|node| node.name == name).expect("a node of that name")
+}
+
+/// Another connection of `client`'s player, to `node`.
+async fn again_on(node: &Node, client: &Client) -> Client {
+    let mut again = Client::connect(&node.url).await;
+    again.try_hello("", client.token.as_deref()).await.expect("welcome back");
+    again
+}
+
+fn queued(answer: &ServerMessage) -> bool {
+    matches!(answer, ServerMessage::Ack { reply: Reply::Queued { .. }, .. })
+}
+
+#[tokio::test]
+async fn a_player_waits_in_one_pool_of_the_cluster_and_may_ask_elsewhere_once_they_cancel() {
+    let Some(cluster) = Cluster::start("cluster_quick_play_one_request").await else { return };
+    let nodes = cluster.nodes_with(&["n1", "n2"], quick_nodes).await;
+    let [(first, first_owner), (second, second_owner)] = pools_on_two_owners(&cluster.nats).await;
+    // Ann asks each pool at its own owner, from two connections: only the
+    // cluster-wide claim can tell the second owner she waits already.
+    let mut here = node_named(&nodes, &first_owner).player("Ann").await;
+    let mut there = again_on(node_named(&nodes, &second_owner), &here).await;
+    let answer = quick_play_as(&mut here, QuickPlayRequest::new(first, false)).await;
+    assert!(queued(&answer), "{answer:?}");
+    let answer = quick_play_as(&mut there, QuickPlayRequest::new(second, false)).await;
+    assert_eq!(error_code(&answer), Some("already_queued"), "{answer:?}");
+
+    let id = here.next_id();
+    let cancelled = here.command(ClientMessage::CancelQuickPlay { id }).await;
+    assert!(matches!(cancelled, ServerMessage::Ack { reply: Reply::Done, .. }), "{cancelled:?}");
+    let answer = quick_play_as(&mut there, QuickPlayRequest::new(second, false)).await;
+    assert!(queued(&answer), "after the cancel she may ask elsewhere: {answer:?}");
+    // And now the first pool refuses her.
+    let answer = quick_play_as(&mut here, QuickPlayRequest::new(first, false)).await;
+    assert_eq!(error_code(&answer), Some("already_queued"), "{answer:?}");
+    cluster.finish(nodes).await;
+}
+
+#[tokio::test]
+async fn a_dead_nodes_quick_play_claims_lapse_with_its_leases() {
+    let Some(cluster) = Cluster::start("cluster_quick_play_dead_claim").await else { return };
+    // Leases of 6 s: the refusal right after the kill is checked well
+    // within the dead node's last lease.
+    let mut nodes = cluster.nodes_with(&["n1", "n2"], quick_nodes).await;
+    let [(first, first_owner), (second, _)] = pools_on_two_owners(&cluster.nats).await;
+    let (dies, lives) = if nodes[0].name == first_owner { (0, 1) } else { (1, 0) };
+    let mut ann = nodes[lives].player("Ann").await;
+    let answer = quick_play_as(&mut ann, QuickPlayRequest::new(first, false)).await;
+    assert!(queued(&answer), "queued at {first_owner}: {answer:?}");
+    nodes[dies].kill();
+    let answer = quick_play_as(&mut ann, QuickPlayRequest::new(second, false)).await;
+    assert_eq!(error_code(&answer), Some("already_queued"), "the claim holds at first: {answer:?}");
+    // Once the dead node's leases expire, its claim no longer counts.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let answer = quick_play_as(&mut ann, QuickPlayRequest::new(second, false)).await;
+        if queued(&answer) {
+            break;
+        }
+        assert!(
+            matches!(error_code(&answer), Some("already_queued" | "unavailable")),
+            "{answer:?}"
+        );
+        assert!(tokio::time::Instant::now() < deadline, "the dead node's claim never lapsed");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    cluster.finish(nodes).await;
+}
+
+#[tokio::test]
+async fn a_quick_play_request_follows_its_player_who_reconnects_to_another_node() {
+    let Some(cluster) = Cluster::start("cluster_quick_play_follows").await else { return };
+    let nodes = cluster.nodes_with(&["n1", "n2"], quick_nodes).await;
+    let owner = pool_owner(&cluster.nats).await;
+    let elsewhere = nodes.iter().find(|node| node.name != owner).expect("another node");
+    // Ann asks at the pool's owner, and her connection drops.
+    let mut ann = node_named(&nodes, &owner).player("Ann").await;
+    let answer = quick_play(&mut ann).await;
+    assert!(queued(&answer), "{answer:?}");
+    let token = ann.token.clone();
+    drop(ann);
+    let mut ann_again = Client::connect(&elsewhere.url).await;
+    ann_again.try_hello("", token.as_deref()).await.expect("welcome back");
+    // Three more ask, on both nodes: Ann, now on the other node, is told.
+    let mut others = Vec::new();
+    for (name, node) in [("Bob", &nodes[0]), ("Cid", &nodes[1]), ("Dee", elsewhere)] {
+        let mut player = node.player(name).await;
+        let answer = quick_play(&mut player).await;
+        assert!(queued(&answer), "{name}: {answer:?}");
+        others.push(player);
+    }
+    let matched = ann_again.recv_until(|m| matches!(m, ServerMessage::QuickPlayMatched { .. }));
+    let ServerMessage::QuickPlayMatched { table, seat } = matched.await else { unreachable!() };
+    let ServerMessage::Snapshot { table: shown, state, .. } = ann_again.recv().await else {
+        panic!("the snapshot follows quick_play_matched")
+    };
+    assert_eq!((shown.as_str(), state.your_seat), (table.as_str(), Some(seat)));
+    for mut player in others {
+        let matched = player.recv_until(|m| matches!(m, ServerMessage::QuickPlayMatched { .. }));
+        let ServerMessage::QuickPlayMatched { table: theirs, .. } = matched.await else {
+            unreachable!()
+        };
+        assert_eq!(theirs, table, "one table");
+    }
+    cluster.finish(nodes).await;
+}

@@ -1482,3 +1482,42 @@ async fn bad_quick_play_requests_are_refused_with_their_codes() {
     ));
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_players_own_tables_are_sent_again_when_they_sit_and_leave() {
+    let server = TestServer::start().await;
+    let mut ann = server.player("Ann").await;
+    let id = ann.next_id();
+    let private = TableSettings { private: true, ..TableSettings::default() };
+    let ServerMessage::Ack { reply: Reply::TableCreated { table, invite }, .. } =
+        ann.command(ClientMessage::CreateTable { id, settings: private }).await
+    else {
+        panic!("expected table_created")
+    };
+    let mut bob = server.player("Bob").await;
+    // Bob's lobby, on another connection of his.
+    let mut lobby = Client::connect(&server.url()).await;
+    lobby.try_hello("Bob", bob.token.as_deref()).await.expect("welcome back");
+    assert!(lobby.list_tables(LobbyQuery::default()).await.expect("a page").yours.is_empty());
+    let yours = |message: &ServerMessage| match message {
+        ServerMessage::LobbyYours { tables } => {
+            Some(tables.iter().map(|t| t.table.clone()).collect::<Vec<_>>())
+        }
+        _ => None,
+    };
+
+    let id = bob.next_id();
+    let sit = ClientMessage::Sit { id, table: table.clone(), seat: None, invite };
+    assert!(matches!(bob.command(sit).await, ServerMessage::Ack { .. }));
+    let sent = lobby.recv_until(|m| yours(m).is_some()).await;
+    assert_eq!(yours(&sent), Some(vec![table.clone()]), "he sat: the private table is his");
+
+    let id = bob.next_id();
+    let leave = ClientMessage::Leave { id, table: table.clone() };
+    assert!(matches!(bob.command(leave).await, ServerMessage::Ack { .. }));
+    let sent = lobby.recv_until(|m| yours(m).is_some()).await;
+    assert_eq!(yours(&sent), Some(vec![]), "he left");
+    // Ann's lobby hears nothing of Bob's tables.
+    assert!(ann.log.iter().all(|m| yours(m).is_none()), "{:?}", ann.log);
+    server.stop().await;
+}

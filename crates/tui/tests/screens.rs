@@ -183,8 +183,11 @@ fn the_lobby_lists_public_tables() {
 fn the_players_own_tables_come_first_and_enter_resumes_one() {
     let mut app = app();
     // Ann's game in play, which the open-tables filter does not list.
-    let mine =
-        TableSummary { table: "t9".into(), ..summary(Preset::Standard, TableStatus::Playing) };
+    let mine = TableSummary {
+        table: "t9".into(),
+        host: "Bea".into(),
+        ..summary(Preset::Standard, TableStatus::Playing)
+    };
     let page = LobbyPage {
         tables: vec![waiting("t1")],
         yours: vec![mine],
@@ -194,7 +197,7 @@ fn the_players_own_tables_come_first_and_enter_resumes_one() {
     app.update(Msg::Update(Update::Lobby(page)));
     let screen = render(&app, 100, 24);
     assert!(screen.contains("Your game ▶ first, Enter resumes"), "{screen}");
-    assert!(screen.contains("▶ t9"), "{screen}");
+    assert!(screen.contains("▶ Bea's table"), "named by its host, not its id: {screen}");
     assert_eq!(
         app.update(key(KeyCode::Enter)),
         vec![Command::Watch { table: "t9".into(), invite: None }]
@@ -206,7 +209,13 @@ fn the_players_own_tables_come_first_and_enter_resumes_one() {
     );
     // Closed: gone from the list.
     app.update(Msg::Update(Update::LobbyRemoved("t9".into())));
-    assert!(!render(&app, 100, 24).contains("▶ t9"));
+    assert!(!render(&app, 100, 24).contains("Bea's table"));
+    // Sent again live: back at once, and gone when the list says so.
+    let live = TableSummary { host: "Bea".into(), ..waiting("t9") };
+    app.update(Msg::Update(Update::LobbyYours(vec![live])));
+    assert!(render(&app, 100, 24).contains("▶ Bea's table"));
+    app.update(Msg::Update(Update::LobbyYours(Vec::new())));
+    assert!(!render(&app, 100, 24).contains("Bea's table"));
 }
 
 #[test]
@@ -1210,7 +1219,7 @@ fn the_history_lists_the_players_live_tables_first_and_enter_resumes_one() {
     app.update(Msg::Done(Outcome::Matches(page)));
     let screen = render(&app, 80, 24);
     assert!(screen.contains("Your games: Enter resumes"), "{screen}");
-    assert!(screen.contains("t9         4 players, partners"), "{screen}");
+    assert!(screen.contains("Ann's table            4 players, partners"), "{screen}");
     assert!(screen.contains("playing"), "{screen}");
     assert!(screen.contains("Your matches (1)"), "{screen}");
     // The live table first: Enter takes the player back to their seat.

@@ -390,9 +390,13 @@ impl Node {
         match &message {
             ServerMessage::QuickPlayMatched { table, .. } => {
                 local.tables.insert(table.clone());
-                lock(&self.asked).forget_conn(conn);
+                lock(&self.asked).forget_conn(conn, None);
             }
-            ServerMessage::QuickPlayEnded { .. } if !lock(&self.asked).forget_conn(conn) => return,
+            ServerMessage::QuickPlayEnded { request, .. }
+                if !lock(&self.asked).forget_conn(conn, Some(*request)) =>
+            {
+                return;
+            }
             _ => {}
         }
         // Decoded, so that the connection sees a match as a local one.

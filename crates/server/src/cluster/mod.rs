@@ -27,6 +27,9 @@
 //!   name falls in: other nodes send it their connections' requests
 //!   (`euchre.pool.<shard>`), and its notices come back as a remote table's
 //!   messages do. When the shard moves, its requests end (`owner_lost`).
+//!   Each player's request is claimed in the `euchre_quick_play` bucket, so
+//!   that a player waits in one pool of the cluster and sits at one pool
+//!   table.
 //! - **Revocations.** Log-outs, password changes and claims go to every
 //!   node on `euchre.revoked`: each forgets the tokens, cuts its
 //!   connections that held them and learns the claimed names.
@@ -38,7 +41,8 @@
 //! `durability` keeps tables' writes in their shard's log, then in
 //! PostgreSQL; `forward` carries commands to a table's owner and its
 //! messages back ([`RemoteTables`]); `pools` carries quick-play requests
-//! to their pool's owner; `lobby` shares the lobby;
+//! to their pool's owner; `claims` keeps each player to one request
+//! across the cluster; `lobby` shares the lobby;
 //! `revocations` shares the ends of sessions.
 //!
 //! [`Placement`]: crate::placement::Placement
@@ -57,6 +61,7 @@ use crate::table::ConnId;
 use durability::Logged;
 use forward::{Local, Remote};
 
+mod claims;
 mod durability;
 mod forward;
 mod lobby;

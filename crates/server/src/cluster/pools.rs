@@ -15,6 +15,13 @@
 //! made. They are not re-sent: a request's state (its team, its code, how
 //! long it waited) lives only at the owner, and a re-sent request would
 //! come back as a new one anyway, with a new code the partner never saw.
+//! Each request has an id, which its end names: a node passes on only the
+//! end of the request it follows, so a late `owner_lost` from an old owner
+//! cannot end a request made again since.
+//!
+//! A player who reconnects to a node where they did not ask is found by
+//! their claim ([`crate::quick_play::Claims`]): the node follows their
+//! request from then on, and the owner sends its notices there too.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::forward::Answer;
 use super::{Node, lock, next_until};
-use crate::placement::RemotePools;
+use crate::placement::{PoolAsk, RemotePools};
 use crate::quick_play::{Ask, ended};
 use crate::state::AppState;
 use crate::table::ConnId;
@@ -51,6 +58,8 @@ enum ToPoolOwner {
         node: String,
         conn: ConnId,
         id: CommandId,
+        #[serde(default)]
+        request_id: u64,
         player: PlayerInfo,
         request: QuickPlayRequest,
         rating: Option<(f64, f64)>,
@@ -87,19 +96,23 @@ pub(super) struct Asked {
 #[derive(Clone, Debug)]
 struct Held {
     shard: Shard,
+    /// The request's id: only its end is passed on.
+    request: u64,
     conns: Vec<ConnId>,
     /// Since when no connection of this node holds it.
     unheld_since: Option<Instant>,
 }
 
 impl Asked {
-    fn hold(&mut self, player_id: &str, shard: Shard, conn: ConnId) {
+    fn hold(&mut self, player_id: &str, shard: Shard, request: u64, conn: ConnId) {
         let held = self.players.entry(player_id.to_owned()).or_insert_with(|| Held {
             shard,
+            request,
             conns: Vec::new(),
             unheld_since: None,
         });
         held.shard = shard;
+        held.request = request;
         held.unheld_since = None;
         if !held.conns.contains(&conn) {
             held.conns.push(conn);
@@ -107,17 +120,26 @@ impl Asked {
         self.conns.insert(conn, player_id.to_owned());
     }
 
-    /// `conn` was told its request ended (or matched): forgets the request,
-    /// and `conn` as a holder. Whether `conn` held one: each of a request's
-    /// holders is told once.
-    pub(super) fn forget_conn(&mut self, conn: ConnId) -> bool {
-        let Some(player_id) = self.conns.remove(&conn) else { return false };
-        self.players.remove(&player_id);
+    /// `conn` was told its request ended (`request`: the ended request's
+    /// id) or matched (`None`): forgets the request, and `conn` as a holder.
+    /// Whether to pass the notice on: each of a request's holders is told
+    /// once, and never of the end of an earlier request than the one the
+    /// player has now.
+    pub(super) fn forget_conn(&mut self, conn: ConnId, request: Option<u64>) -> bool {
+        let Some(player_id) = self.conns.get(&conn) else { return false };
+        let held = self.players.get(player_id);
+        if request.is_some_and(|ended| held.is_some_and(|held| held.request != ended)) {
+            return false;
+        }
+        if let Some(player_id) = self.conns.remove(&conn) {
+            self.players.remove(&player_id);
+        }
         true
     }
 
-    /// Forgets the requests in `shard`: the connections that held them.
-    fn forget_shard(&mut self, shard: Shard) -> Vec<ConnId> {
+    /// Forgets the requests in `shard`: the connections that held them,
+    /// each with its request's id.
+    fn forget_shard(&mut self, shard: Shard) -> Vec<(ConnId, u64)> {
         let lost: Vec<String> = self
             .players
             .iter()
@@ -130,7 +152,7 @@ impl Asked {
                 for conn in &held.conns {
                     self.conns.remove(conn);
                 }
-                conns.extend(held.conns);
+                conns.extend(held.conns.iter().map(|&conn| (conn, held.request)));
             }
         }
         conns
@@ -191,9 +213,9 @@ impl Node {
             return;
         }
         let locals = lock(&self.locals);
-        for conn in conns {
+        for (conn, request) in conns {
             if let Some(local) = locals.get(&conn) {
-                local.outbox.send(ended(QuickPlayEndReason::OwnerLost));
+                local.outbox.send(ended(QuickPlayEndReason::OwnerLost, request));
             }
         }
     }
@@ -209,7 +231,7 @@ impl Node {
     ) {
         while let Some(message) = next_until(&mut requests, &stop).await {
             let answer = match serde_json::from_slice::<ToPoolOwner>(&message.payload) {
-                Ok(request) => self.pool_request(&state, shard, request),
+                Ok(request) => self.pool_request(&state, shard, request).await,
                 Err(error) => Some(Answer::unreadable(error)),
             };
             self.answer(message.reply, answer).await;
@@ -219,7 +241,7 @@ impl Node {
 
     /// Hands another node's request to this node's pools: they answer on
     /// the connection's remote outbox.
-    fn pool_request(
+    async fn pool_request(
         self: &Arc<Self>,
         state: &AppState,
         shard: Shard,
@@ -235,10 +257,10 @@ impl Node {
         }
         let quick_play = &state.quick_play;
         match request {
-            ToPoolOwner::Ask { node, conn, id, player, request, rating } => {
+            ToPoolOwner::Ask { node, conn, id, request_id, player, request, rating } => {
                 let (conn, outbox) = self.remote_outbox(state, node, conn);
-                let ask = Ask { id, conn, player, outbox, request, rating };
-                Some(quick_play.ask(ask).map_or_else(refused, |()| Answer::Accepted))
+                let ask = Ask { id, request_id, conn, player, outbox, request, rating };
+                Some(quick_play.ask(ask).await.map_or_else(refused, |()| Answer::Accepted))
             }
             ToPoolOwner::Cancel { node, conn, id, player_id } => {
                 let (conn, outbox) = self.remote_outbox(state, node, conn);
@@ -262,6 +284,15 @@ impl Node {
     }
 }
 
+impl Node {
+    /// Tells the owner of `shard`'s pools that `conn` holds the player's request.
+    fn follow_at_owner(&self, shard: Shard, conn: ConnId, player_id: &str) {
+        let message =
+            ToPoolOwner::Attach { node: self.id.clone(), conn, player_id: player_id.to_owned() };
+        self.tell_pool_owner(shard, &message);
+    }
+}
+
 impl RemotePools for Node {
     fn owns(&self, pool: &str) -> bool {
         lock(&self.owned).contains_key(&self.pool_shard(pool))
@@ -270,12 +301,11 @@ impl RemotePools for Node {
     fn ask<'a>(
         &'a self,
         pool: &'a str,
-        id: CommandId,
         conn: ConnId,
         player: &'a PlayerInfo,
-        request: QuickPlayRequest,
-        rating: Option<(f64, f64)>,
+        ask: PoolAsk,
     ) -> BoxFuture<'a, Result<(), ServerMessage>> {
+        let PoolAsk { id, request_id, request, rating } = ask;
         Box::pin(async move {
             let shard = self.pool_shard(pool);
             // Held before the request is sent: the owner's ack and even its
@@ -284,13 +314,14 @@ impl RemotePools for Node {
                 let mut asked = lock(&self.asked);
                 asked.forget_unheld(self.pool_grace);
                 let before = asked.players.get(&player.id).cloned();
-                asked.hold(&player.id, shard, conn);
+                asked.hold(&player.id, shard, request_id, conn);
                 before
             };
             let message = ToPoolOwner::Ask {
                 node: self.id.clone(),
                 conn,
                 id,
+                request_id,
                 player: player.clone(),
                 request,
                 rating,
@@ -307,7 +338,7 @@ impl RemotePools for Node {
                         asked.players.insert(player.id.clone(), held);
                     }
                     None => {
-                        asked.forget_conn(conn);
+                        asked.forget_conn(conn, None);
                     }
                 }
             }
@@ -333,15 +364,36 @@ impl RemotePools for Node {
         }))
     }
 
-    fn attach(&self, conn: ConnId, player_id: &str) {
+    fn attach(self: Arc<Self>, conn: ConnId, player_id: &str) {
         let mut asked = lock(&self.asked);
         asked.forget_unheld(self.pool_grace);
-        let Some(shard) = asked.players.get(player_id).map(|held| held.shard) else { return };
-        asked.hold(player_id, shard, conn);
+        if let Some(held) = asked.players.get(player_id) {
+            let (shard, request) = (held.shard, held.request);
+            asked.hold(player_id, shard, request, conn);
+            drop(asked);
+            self.follow_at_owner(shard, conn, player_id);
+            return;
+        }
         drop(asked);
-        let message =
-            ToPoolOwner::Attach { node: self.id.clone(), conn, player_id: player_id.to_owned() };
-        self.tell_pool_owner(shard, &message);
+        // Asked on another node, perhaps, before a reconnection here: the
+        // claim says where it waits.
+        let Some(claims) = self.quick_play.claims().cloned() else { return };
+        let player_id = player_id.to_owned();
+        tokio::spawn(async move {
+            let Some((request, pool)) = claims.waiting(&player_id).await else { return };
+            let shard = self.pool_shard(&pool);
+            // This node's own pools have it already (hello attached it).
+            if lock(&self.owned).contains_key(&shard) || !lock(&self.locals).contains_key(&conn) {
+                return;
+            }
+            let mut asked = lock(&self.asked);
+            if asked.players.contains_key(&player_id) {
+                return;
+            }
+            asked.hold(&player_id, shard, request, conn);
+            drop(asked);
+            self.follow_at_owner(shard, conn, &player_id);
+        });
     }
 
     fn gone(&self, conn: ConnId, player_id: &str) {
@@ -369,37 +421,53 @@ mod tests {
     #[test]
     fn each_holder_of_a_request_is_told_its_end_once() {
         let mut asked = Asked::default();
-        asked.hold("ann", 3, 1);
-        asked.hold("ann", 3, 2);
+        asked.hold("ann", 3, 40, 1);
+        asked.hold("ann", 3, 40, 2);
         // The first holder's notice forgets the request; the second holder
         // is still told; a second notice to either is not passed on.
-        assert!(asked.forget_conn(1));
+        assert!(asked.forget_conn(1, Some(40)));
         assert!(asked.players.is_empty());
-        assert!(asked.forget_conn(2));
-        assert!(!asked.forget_conn(1));
-        assert!(!asked.forget_conn(2));
+        assert!(asked.forget_conn(2, Some(40)));
+        assert!(!asked.forget_conn(1, Some(40)));
+        assert!(!asked.forget_conn(2, Some(40)));
     }
 
     #[test]
     fn a_moved_shard_ends_only_its_requests_and_their_late_notices_are_dropped() {
         let mut asked = Asked::default();
-        asked.hold("ann", 3, 1);
-        asked.hold("ann", 3, 2);
-        asked.hold("bob", 5, 7);
+        asked.hold("ann", 3, 40, 1);
+        asked.hold("ann", 3, 40, 2);
+        asked.hold("bob", 5, 40, 7);
         let mut ended = asked.forget_shard(3);
         ended.sort_unstable();
-        assert_eq!(ended, vec![1, 2]);
+        assert_eq!(ended, vec![(1, 40), (2, 40)]);
         // The old owner's own `owner_lost` comes too late for them.
-        assert!(!asked.forget_conn(1));
+        assert!(!asked.forget_conn(1, Some(40)));
         assert!(asked.players.contains_key("bob"));
         assert!(asked.forget_shard(3).is_empty());
     }
 
     #[test]
+    fn a_late_end_of_an_earlier_request_leaves_the_new_one_followed() {
+        let mut asked = Asked::default();
+        asked.hold("ann", 3, 40, 1);
+        // The shard moved: this node ended request 40 itself; Ann asked
+        // again (request 41) at the new owner.
+        assert_eq!(asked.forget_shard(3), vec![(1, 40)]);
+        asked.hold("ann", 3, 41, 1);
+        // The old owner's `owner_lost` for 40 comes late: dropped, and 41
+        // is still followed.
+        assert!(!asked.forget_conn(1, Some(40)));
+        assert_eq!(asked.players["ann"].request, 41);
+        assert!(asked.forget_conn(1, Some(41)), "its own end is passed on");
+        assert!(asked.players.is_empty());
+    }
+
+    #[test]
     fn a_player_with_no_connection_here_is_forgotten_after_the_grace() {
         let mut asked = Asked::default();
-        asked.hold("ann", 3, 1);
-        asked.hold("bob", 3, 2);
+        asked.hold("ann", 3, 40, 1);
+        asked.hold("bob", 3, 40, 2);
         if let Some(held) = asked.players.get_mut("ann") {
             held.conns.clear();
             held.unheld_since = Some(Instant::now() - Duration::from_secs(61));
@@ -408,7 +476,7 @@ mod tests {
         assert!(!asked.players.contains_key("ann"));
         assert!(asked.players.contains_key("bob"), "still held");
         // Coming back before that holds the request again.
-        asked.hold("bob", 3, 9);
+        asked.hold("bob", 3, 40, 9);
         assert_eq!(asked.players["bob"].conns, vec![2, 9]);
     }
 }

@@ -9,6 +9,7 @@ use euchre_cluster::{Leases, LogConfig, Ownership, ShardLogs};
 use tokio::sync::mpsc;
 
 use super::Node;
+use super::claims::{self, KvClaims};
 use super::durability::{Logged, purge_closed};
 use super::lobby::{mirror_lobby, watch_lobby};
 use super::revocations;
@@ -55,8 +56,26 @@ pub async fn start(state: AppState) -> anyhow::Result<AppState> {
     )
     .await
     .map_err(anyhow::Error::msg)?;
+    let quick_play_claims = euchre_cluster::open_bucket(
+        &js,
+        claims::BUCKET,
+        "Euchre quick play: each player's live request or pool table",
+        Some(claims::MAX_AGE),
+        replicas,
+    )
+    .await
+    .map_err(anyhow::Error::msg)?;
     tracing::debug!(node = %id, "buckets open");
     let shards = settings.shards.max(1);
+    // Claims live while their node holds their pool's lease.
+    let claims = KvClaims::start(
+        quick_play_claims,
+        id.clone(),
+        shards,
+        owners.clone(),
+        state.registry.clone(),
+    );
+    state.quick_play.use_claims(Arc::new(claims));
     let (changes_tx, changes) = mpsc::unbounded_channel();
     let ownership = Ownership::new(&id, shards, owners, nodes.clone(), changes_tx.clone());
     let validity = ownership.validity();

@@ -14,14 +14,17 @@
 //! [`pool_name`] falls in: requests from other nodes' connections come to
 //! its task through `cluster::pools`, and when the owner loses the shard its
 //! requests end with `owner_lost` (docs/architecture.md, "Quick play in a
-//! cluster").
+//! cluster"). The one-request rule then holds across the cluster through
+//! [`Claims`]: a request is claimed for the player before its pool takes
+//! it, and the claim goes when the request ends or its table does.
 
 pub mod matcher;
 mod service;
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use euchre_protocol::{CommandId, ErrorCode, PlayerInfo, QuickPlayRequest, Refusal, TableId};
+use futures_util::future::BoxFuture;
 use tokio::sync::mpsc;
 
 use crate::table::{ConnId, Outbox};
@@ -34,6 +37,8 @@ pub use service::{ended, run};
 #[derive(Debug)]
 pub struct Ask {
     pub id: CommandId,
+    /// The request's id ([`new_request_id`]), named by its ack and end.
+    pub request_id: u64,
     pub conn: ConnId,
     pub player: PlayerInfo,
     pub outbox: Outbox,
@@ -68,11 +73,43 @@ pub(crate) enum PoolMessage {
         shard: u16,
         shards: u16,
     },
-    /// A table the pools formed was made (`Some`) or could not be (`None`).
+    /// A table the pools formed was made (`Some`) or could not be (`None`),
+    /// for these players (and their requests' ids).
     Seated {
-        players: Vec<String>,
+        players: Vec<(String, u64)>,
         table: Option<TableId>,
     },
+}
+
+/// The cluster-wide side of "one request per player, and never in two pool
+/// games": each player's live request or pool table, claimed where every
+/// node sees it (in a cluster, a JetStream key-value bucket:
+/// `cluster::claims`). One node keeps the rule in its pools' task alone.
+pub trait Claims: Send + Sync + std::fmt::Debug {
+    /// Claims request `request_id` in `pool` for the player; their refusal
+    /// (`already_queued`, `in_quick_play_game`) if they hold a live claim.
+    fn claim<'a>(
+        &'a self,
+        player_id: &'a str,
+        request_id: u64,
+        pool: &'a str,
+    ) -> BoxFuture<'a, Result<(), Refusal>>;
+
+    /// The request matched: the player sits at `table`.
+    fn seat(&self, player_id: &str, request_id: u64, table: &TableId);
+
+    /// The request ended, or its table did: its claim goes (and only its:
+    /// a newer request's claim stays).
+    fn release(&self, player_id: &str, request_id: u64);
+
+    /// The player's waiting request, if any: its id and its pool.
+    fn waiting<'a>(&'a self, player_id: &'a str) -> BoxFuture<'a, Option<(u64, String)>>;
+}
+
+/// A new request's id: random, so that ids from different nodes do not
+/// meet, and under 2^53, so that JavaScript reads it exactly.
+pub fn new_request_id() -> u64 {
+    uuid::Uuid::new_v4().as_u64_pair().0 >> 11
 }
 
 /// How connections reach the pools' task. Cheap to clone.
@@ -81,19 +118,42 @@ pub struct QuickPlay {
     tx: mpsc::Sender<PoolMessage>,
     /// The task's end of the mailbox, until [`run`] takes it.
     mailbox: Arc<Mutex<Option<mpsc::Receiver<PoolMessage>>>>,
+    /// In a cluster, where the requests are claimed.
+    claims: Arc<OnceLock<Arc<dyn Claims>>>,
 }
 
 impl QuickPlay {
     /// The pools' mailbox, holding at most `capacity` messages.
     pub fn new(capacity: usize) -> QuickPlay {
         let (tx, rx) = mpsc::channel(capacity.max(1));
-        QuickPlay { tx, mailbox: Arc::new(Mutex::new(Some(rx))) }
+        QuickPlay { tx, mailbox: Arc::new(Mutex::new(Some(rx))), claims: Arc::default() }
+    }
+
+    /// Claims requests cluster-wide from now on (set once, at joining).
+    pub fn use_claims(&self, claims: Arc<dyn Claims>) {
+        let _ = self.claims.set(claims);
+    }
+
+    pub fn claims(&self) -> Option<&Arc<dyn Claims>> {
+        self.claims.get()
     }
 
     /// Hands a `quick_play` to the pools, which answer on its outbox (the
-    /// `queued` ack, or the refusal). A full mailbox is refused `busy`.
-    pub fn ask(&self, ask: Ask) -> Result<(), Refusal> {
-        self.tx.try_send(PoolMessage::Ask(ask)).map_err(|_| busy())
+    /// `queued` ack, or the refusal), once it is claimed in a cluster. A
+    /// full mailbox is refused `busy`.
+    pub async fn ask(&self, ask: Ask) -> Result<(), Refusal> {
+        let claims = self.claims();
+        let (player_id, request_id) = (ask.player.id.clone(), ask.request_id);
+        if let Some(claims) = claims {
+            let pool = pool_name(ask.request.preset, ask.request.rated);
+            claims.claim(&player_id, request_id, &pool).await?;
+        }
+        self.tx.try_send(PoolMessage::Ask(ask)).map_err(|_| {
+            if let Some(claims) = claims {
+                claims.release(&player_id, request_id);
+            }
+            busy()
+        })
     }
 
     /// Hands a `cancel_quick_play` to the pools, which answer on `outbox`.

@@ -29,9 +29,15 @@ const CODE_ALPHABET: &[u8; 32] = b"23456789abcdefghjkmnpqrstuvwxyz_";
 /// Waves of one pool at least this far apart, however many requests come.
 const MIN_WAVE_GAP: Duration = Duration::from_millis(100);
 
-/// A matched player and the connections holding their request, or `None`
-/// for a seat a bot takes.
-type Seating = Option<(PlayerInfo, Vec<(ConnId, Outbox)>)>;
+/// A matched player, their request's id and the connections holding it.
+struct Matched {
+    player: PlayerInfo,
+    request_id: u64,
+    holders: Vec<(ConnId, Outbox)>,
+}
+
+/// A seat's matched player, or `None` for a seat a bot takes.
+type Seating = Option<Matched>;
 
 /// A player's side of a team.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,6 +58,8 @@ enum Team {
 #[derive(Debug)]
 struct Waiting {
     player: PlayerInfo,
+    /// Its id, which its ack and its end name.
+    request_id: u64,
     pool: PoolKey,
     /// The player's connections that get its notices.
     holders: Vec<(ConnId, Outbox)>,
@@ -87,8 +95,9 @@ struct Pools {
     /// those inviting (a team is matched once its partner joined).
     pools: HashMap<PoolKey, HashSet<String>>,
     codes: HashMap<String, String>,
-    /// Players seated by a pool, at the table (`None`: being made).
-    live: HashMap<String, Option<TableId>>,
+    /// Players seated by a pool, with their requests' ids, at the table
+    /// (`None`: being made).
+    live: HashMap<String, (u64, Option<TableId>)>,
     due: HashSet<PoolKey>,
     last_wave: HashMap<PoolKey, Instant>,
     seated: mpsc::Sender<PoolMessage>,
@@ -131,7 +140,7 @@ pub async fn run(state: AppState) {
     }
     let everyone: Vec<String> = pools.requests.keys().cloned().collect();
     for player in everyone {
-        pools.end(&player, Some(QuickPlayEndReason::Shutdown), None);
+        pools.end(&player, QuickPlayEndReason::Shutdown, None);
     }
 }
 
@@ -142,8 +151,8 @@ async fn sleep_until(deadline: Option<Instant>) {
     }
 }
 
-/// The `quick_play_ended` notice for `reason`.
-pub fn ended(reason: QuickPlayEndReason) -> ServerMessage {
+/// The `quick_play_ended` notice of request `request` for `reason`.
+pub fn ended(reason: QuickPlayEndReason, request: u64) -> ServerMessage {
     let message = match reason {
         QuickPlayEndReason::Cancelled => "you cancelled quick play",
         QuickPlayEndReason::PartnerCancelled => "your partner cancelled quick play",
@@ -153,7 +162,7 @@ pub fn ended(reason: QuickPlayEndReason) -> ServerMessage {
         QuickPlayEndReason::OwnerLost => "the server holding the pool went away; ask again",
         QuickPlayEndReason::Unavailable => "the table could not be made; ask again",
     };
-    ServerMessage::QuickPlayEnded { reason, message: message.to_owned() }
+    ServerMessage::QuickPlayEnded { reason, message: message.to_owned(), request }
 }
 
 fn new_team_code() -> String {
@@ -175,16 +184,20 @@ impl Pools {
         match message {
             PoolMessage::Ask(ask) => {
                 let (id, outbox) = (ask.id, ask.outbox.clone());
+                let claimed = (ask.player.id.clone(), ask.request_id);
                 let answer = match self.ask(ask) {
                     Ok(reply) => ServerMessage::Ack { id, reply },
-                    Err(refusal) => refusal.into_message(Some(id)),
+                    Err(refusal) => {
+                        self.release(&claimed.0, claimed.1);
+                        refusal.into_message(Some(id))
+                    }
                 };
                 outbox.send(answer);
             }
             PoolMessage::Cancel { id, conn, player_id, outbox } => {
                 let answer = if self.requests.contains_key(&player_id) {
                     self.end_team(&player_id, QuickPlayEndReason::PartnerCancelled);
-                    self.end(&player_id, Some(QuickPlayEndReason::Cancelled), Some(conn));
+                    self.end(&player_id, QuickPlayEndReason::Cancelled, Some(conn));
                     ServerMessage::Ack { id, reply: Reply::Done }
                 } else {
                     ErrorCode::NotQueued.to_message(Some(id))
@@ -220,15 +233,23 @@ impl Pools {
                     .map(|(id, _)| id.clone())
                     .collect();
                 for id in lost {
-                    self.end(&id, Some(QuickPlayEndReason::OwnerLost), None);
+                    self.end(&id, QuickPlayEndReason::OwnerLost, None);
                 }
             }
             PoolMessage::Seated { players, table } => {
-                for player in players {
+                for (player, request_id) in players {
                     match &table {
-                        Some(table) => self.live.insert(player, Some(table.clone())),
-                        None => self.live.remove(&player),
-                    };
+                        Some(table) => {
+                            if let Some(claims) = self.state.quick_play.claims() {
+                                claims.seat(&player, request_id, table);
+                            }
+                            self.live.insert(player, (request_id, Some(table.clone())));
+                        }
+                        None => {
+                            self.live.remove(&player);
+                            self.release(&player, request_id);
+                        }
+                    }
                 }
             }
         }
@@ -236,23 +257,30 @@ impl Pools {
 
     /// Whether the player sits at a live table a pool formed (or one being made).
     fn in_pool_game(&mut self, player_id: &str) -> bool {
-        let live = match self.live.get(player_id) {
-            None => return false,
-            Some(None) => return true,
-            Some(Some(table)) => self
-                .state
-                .registry
-                .summary(table)
-                .is_some_and(|summary| summary.status != TableStatus::Finished),
-        };
+        let Some((request_id, table)) = self.live.get(player_id) else { return false };
+        let live = table.as_ref().is_none_or(|table| self.table_lives(table));
         if !live {
+            let request_id = *request_id;
             self.live.remove(player_id);
+            self.release(player_id, request_id);
         }
         live
     }
 
+    fn table_lives(&self, table: &TableId) -> bool {
+        self.state.registry.summary(table).is_some_and(|s| s.status != TableStatus::Finished)
+    }
+
+    /// Lets the cluster know the player's request `request_id` (or its
+    /// table) is over.
+    fn release(&self, player_id: &str, request_id: u64) {
+        if let Some(claims) = self.state.quick_play.claims() {
+            claims.release(player_id, request_id);
+        }
+    }
+
     fn ask(&mut self, ask: Ask) -> Result<Reply, Refusal> {
-        let Ask { conn, player, outbox, request, rating, .. } = ask;
+        let Ask { conn, player, outbox, request, rating, request_id, .. } = ask;
         request.check()?;
         if self.requests.contains_key(&player.id) {
             return Err(ErrorCode::AlreadyQueued.into());
@@ -289,6 +317,7 @@ impl Pools {
         let (rating, deviation) = rating.unwrap_or((1500.0, 350.0));
         let waiting = Waiting {
             player: player.clone(),
+            request_id,
             pool,
             holders: vec![(conn, outbox)],
             rating,
@@ -327,7 +356,12 @@ impl Pools {
         if members * 2 >= usize::from(shape(pool).seats) {
             self.due.insert(pool);
         }
-        Ok(Reply::Queued { preset: request.preset, rated: request.rated, team: code })
+        Ok(Reply::Queued {
+            preset: request.preset,
+            rated: request.rated,
+            team: code,
+            request: request_id,
+        })
     }
 
     /// The inviter whose team `code` lets `player_id` join in `pool`.
@@ -403,14 +437,23 @@ impl Pools {
                 // Unlinked first, so ending the partner does not come back here.
                 waiting.team = Team::Alone;
             }
-            self.end(&partner, Some(reason), None);
+            self.end(&partner, reason, None);
         }
     }
 
-    /// Removes `player_id`'s request; tells its holders (but `except`) why,
-    /// if `reason`.
-    fn end(&mut self, player_id: &str, reason: Option<QuickPlayEndReason>, except: Option<ConnId>) {
-        let Some(waiting) = self.requests.remove(player_id) else { return };
+    /// Ends `player_id`'s request with no table; tells its holders (but
+    /// `except`) why.
+    fn end(&mut self, player_id: &str, reason: QuickPlayEndReason, except: Option<ConnId>) {
+        if let Some(waiting) = self.remove(player_id) {
+            waiting.tell(&ended(reason, waiting.request_id), except);
+            self.release(player_id, waiting.request_id);
+        }
+    }
+
+    /// Ends `player_id`'s request with no word to the player (who left, or
+    /// was matched: the table's news comes next).
+    fn remove(&mut self, player_id: &str) -> Option<Waiting> {
+        let waiting = self.requests.remove(player_id)?;
         if let Some(members) = self.pools.get_mut(&waiting.pool) {
             members.remove(player_id);
         }
@@ -433,9 +476,7 @@ impl Pools {
             }
             _ => {}
         }
-        if let Some(reason) = reason {
-            waiting.tell(&ended(reason), except);
-        }
+        Some(waiting)
     }
 
     /// The periodic work: requests whose time is up end, every pool has a
@@ -456,11 +497,13 @@ impl Pools {
         }
         for id in left {
             self.end_team(&id, QuickPlayEndReason::PartnerLeft);
-            self.end(&id, None, None);
+            if let Some(waiting) = self.remove(&id) {
+                self.release(&id, waiting.request_id);
+            }
         }
         for id in expired {
             self.end_team(&id, QuickPlayEndReason::Expired);
-            self.end(&id, Some(QuickPlayEndReason::Expired), None);
+            self.end(&id, QuickPlayEndReason::Expired, None);
         }
         let pools: Vec<PoolKey> = self.pools.keys().copied().collect();
         for pool in pools {
@@ -468,13 +511,16 @@ impl Pools {
         }
         self.pools.retain(|_, members| !members.is_empty());
         self.notify_waiting(now);
-        let registry = &self.state.registry;
-        self.live.retain(|_, table| match table {
-            None => true,
-            Some(table) => {
-                registry.summary(table).is_some_and(|s| s.status != TableStatus::Finished)
-            }
-        });
+        let over: Vec<(String, u64)> = self
+            .live
+            .iter()
+            .filter(|(_, (_, table))| table.as_ref().is_some_and(|table| !self.table_lives(table)))
+            .map(|(player, (request_id, _))| (player.clone(), *request_id))
+            .collect();
+        for (player, request_id) in over {
+            self.live.remove(&player);
+            self.release(&player, request_id);
+        }
     }
 
     fn notify_waiting(&mut self, now: Millis) {
@@ -576,17 +622,23 @@ impl Pools {
                         self.partner_of(lead)
                     }?;
                     let waiting = self.requests.get(&id)?;
-                    Some((waiting.player.clone(), waiting.holders.clone()))
+                    Some(Matched {
+                        player: waiting.player.clone(),
+                        request_id: waiting.request_id,
+                        holders: waiting.holders.clone(),
+                    })
                 });
                 seats.push(seat);
             }
-            for (player, _) in seats.iter().flatten() {
-                // Matched: gone from the pool without a word (the table's news comes next).
-                if let Some(waiting) = self.requests.get_mut(&player.id) {
+            for matched in seats.iter().flatten() {
+                // Matched: gone from the pool without a word (the table's
+                // news comes next); the claim stays, for the table.
+                let id = &matched.player.id;
+                if let Some(waiting) = self.requests.get_mut(id) {
                     waiting.team = Team::Alone;
                 }
-                self.end(&player.id, None, None);
-                self.live.insert(player.id.clone(), None);
+                self.remove(id);
+                self.live.insert(id.clone(), (matched.request_id, None));
             }
             self.seat(pool, seats);
         }
@@ -599,12 +651,13 @@ impl Pools {
         let report = self.seated.clone();
         self.state.tracker.spawn(async move {
             let players: Vec<Option<PlayerInfo>> =
-                seats.iter().map(|seat| seat.as_ref().map(|(player, _)| player.clone())).collect();
-            let ids: Vec<String> = players.iter().flatten().map(|p| p.id.clone()).collect();
+                seats.iter().map(|seat| seat.as_ref().map(|m| m.player.clone())).collect();
+            let ids: Vec<(String, u64)> =
+                seats.iter().flatten().map(|m| (m.player.id.clone(), m.request_id)).collect();
             let made = state.create_pool_table(pool.0, pool.1, &players).await;
             let table = match made {
                 Ok((table, handle)) => {
-                    for (seat, (player, holders)) in
+                    for (seat, Matched { player, holders, .. }) in
                         (0u8..).zip(seats).filter_map(|(s, seat)| Some((s, seat?)))
                     {
                         for (conn, outbox) in holders {
@@ -627,9 +680,9 @@ impl Pools {
                 }
                 Err(refusal) => {
                     tracing::warn!(code = refusal.code, message = %refusal.message, "a quick-play table could not be made");
-                    for (_, holders) in seats.into_iter().flatten() {
+                    for Matched { request_id, holders, .. } in seats.into_iter().flatten() {
                         for (_, outbox) in holders {
-                            outbox.send(ended(QuickPlayEndReason::Unavailable));
+                            outbox.send(ended(QuickPlayEndReason::Unavailable, request_id));
                         }
                     }
                     None

@@ -409,6 +409,14 @@ impl App {
                     self.lobby_total += 1;
                 }
             }
+            Update::LobbyYours(tables) => {
+                let picked = self.history_selected.checked_sub(self.yours.len());
+                self.yours = tables;
+                // The same match stays picked in the history below them.
+                if let Some(row) = picked {
+                    self.history_selected = self.yours.len() + row;
+                }
+            }
             Update::LobbyRemoved(table) => {
                 if let Some(gone) = self.yours.iter().position(|t| t.table == table) {
                     self.yours.remove(gone);

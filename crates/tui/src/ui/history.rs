@@ -12,6 +12,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
+use super::lobby::{NAME_WIDTH, table_name};
 use super::text::{action_text, bold, card_span, fit, form_name, made_words, selectable_list};
 use crate::app::{App, Replay};
 use crate::history::MatchRow;
@@ -67,14 +68,18 @@ fn your_games(frame: &mut Frame, app: &App, area: Rect) -> Rect {
     let height = u16::try_from(app.yours.len().min(4)).unwrap_or(4) + 3;
     let [games, rest] =
         Layout::vertical([Constraint::Length(height), Constraint::Min(0)]).areas(area);
-    let header = format!("{} {} status", fit("table", 10), fit("form", 22));
+    let header = format!("{} {} status", fit("table", NAME_WIDTH), fit("form", 22));
     let row = |table: &TableSummary| {
         let status = match table.status {
             TableStatus::Open => "waiting for players",
             TableStatus::Playing => "playing",
             TableStatus::Finished => "game over",
         };
-        format!("{} {} {status}", fit(&table.table, 10), fit(form_name(&table.rules), 22))
+        format!(
+            "{} {} {status}",
+            fit(&table_name(table), NAME_WIDTH),
+            fit(form_name(&table.rules), 22)
+        )
     };
     // None picked (past the end) while the cursor is on the matches.
     let list = selectable_list(

@@ -41,15 +41,27 @@ fn status_name(status: TableStatus) -> &'static str {
     }
 }
 
+/// Width of the lobby's table column.
+pub(super) const NAME_WIDTH: usize = 22;
+
+/// A table's name in the lobby: its host's ("Ada's table"), not an id
+/// nobody reads (the form follows in its own column). Pool tables are
+/// hosted by no player (the server names their host "Quick play").
+pub(super) fn table_name(summary: &TableSummary) -> String {
+    match summary.host.as_str() {
+        "Quick play" => "Quick play table".to_owned(),
+        host => format!("{host}'s table"),
+    }
+}
+
 fn lobby_row(summary: &TableSummary, yours: bool) -> String {
     format!(
-        "{}{} {} {} {} {}",
+        "{}{} {} {} {}",
         if yours { "▶ " } else { "" },
-        fit(&summary.table, if yours { 8 } else { 10 }),
+        fit(&table_name(summary), if yours { NAME_WIDTH - 2 } else { NAME_WIDTH }),
         fit(&format!("{} · {}", summary.preset.name(), form_name(&summary.rules)), 40),
         fit(&format!("{}/{}", summary.seated, summary.rules.players), 5),
-        fit(status_name(summary.status), 9),
-        summary.host
+        status_name(summary.status),
     )
 }
 
@@ -84,13 +96,8 @@ pub(super) fn lobby(frame: &mut Frame, app: &App, area: Rect) {
     let [quick, area] =
         Layout::vertical([Constraint::Length(height), Constraint::Min(0)]).areas(area);
     frame.render_widget(Paragraph::new(lines), quick);
-    let header = format!(
-        "{} {} {} {} host",
-        fit("table", 10),
-        fit("form", 40),
-        fit("seats", 5),
-        fit("status", 9)
-    );
+    let header =
+        format!("{} {} {} status", fit("table", NAME_WIDTH), fit("form", 40), fit("seats", 5));
     let list = selectable_list(
         area,
         lobby_title(app),
