@@ -188,8 +188,14 @@ test('a game left and come back to is resumed; once closed its link explains and
     assert.equal(table.state, 'closed', JSON.stringify(table));
     assert.equal(table.closed_reason, 'everyone_left');
     const matchId = table.last_match.id;
-    const shown = await (await fetch(`${server.url}/api/matches/${matchId}`)).json();
-    assert.equal(shown.abandoned.reason, 'everyone_left');
+    // The store takes the abandonment a moment after the table closes
+    // (the writer gathers its writes): poll for it as a reader would.
+    let shown = null;
+    for (let i = 0; i < 50 && !shown?.abandoned; i += 1) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      shown = await (await fetch(`${server.url}/api/matches/${matchId}`)).json();
+    }
+    assert.equal(shown.abandoned?.reason, 'everyone_left', JSON.stringify(shown));
 
     // The old link explains, and leads to the game in history.
     const again = await context.newPage();
