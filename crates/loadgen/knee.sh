@@ -72,7 +72,8 @@ while [ "$tables" -ge 50 ] && [ "$tables" -le "$max" ]; do
         [ $(((fail - pass) * 100)) -le $((step * pass)) ] && break
         next=$(rounded $(((pass + fail) / 2)))
     fi
-    [ "$next" -eq "$tables" ] && break
+    # A count already tried (the bisection has closed to the rounding) ends it.
+    grep -q "^$next " "$out/steps" && break
     tables=$next
 done
 
