@@ -16,12 +16,16 @@
 #             and clients pausing 3 s (a table acts every 3 s: 6,700 actions/s;
 #             at 1 s, 20,000 actions/s is more than this machine plays flat out)
 #   soak      4,800 paced tables for 10 minutes, the server sampled every 15 s
+#   knee/     knee.sh from 4,800 tables: the most paced tables with ack p99
+#             under 10 ms, beside an echo of its own (OUT_DIR/knee/knee.md)
 # Each run's report is OUT_DIR/NAME.txt and NAME.json; OUT_DIR/summary.md
 # lists them and OUT_DIR/latency.png plots ack and to-others p50/p99 against
 # the paced tables' load. `quick` shortens every run (to check the script).
-# It takes about 40 minutes; jq and gnuplot are installed if missing.
+# It takes about an hour; jq and gnuplot are installed if missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=crates/loadgen/lib.sh
+. crates/loadgen/lib.sh
 
 out=${1:?an output folder}
 quick=${2:-}
@@ -67,14 +71,20 @@ BOT_DELAY_MS=3000 run bots sqlite --tables "$bots" --players 1 --tables-per-clie
 SAMPLE_EVERY=15 AFTER=90 run soak sqlite --tables "$last" --think-ms 1000 --think-exponential \
     --duration "$soak"
 cp "$data/samples.csv" "$out/soak-samples.csv"
+# The knee, from 4,800 tables up, beside an echo of its own.
+if [ "$quick" = quick ]; then
+    PLAY=3 MAX=80 crates/loadgen/knee.sh "$out/knee" 40
+else
+    crates/loadgen/knee.sh "$out/knee" 4800
+fi
 
 # The summary, from the JSON reports.
 {
-    echo "| run | connections | actions/s | ack p50 ms | ack p99 ms | to others p99 ms | errors |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| run | connections | actions/s | ack p50 ms | ack p99 ms | to others p99 ms | errors | server CPU µs/action | load generator CPU µs/action |"
+    echo "|---|---|---|---|---|---|---|---|---|"
     for report in "$out"/flat.json "$out"/paced-*.json "$out"/bots.json "$out"/soak.json; do
         jq -r --arg name "$(basename "$report" .json)" \
-            '"| \($name) | \(.connections) | \(.actions_per_second | round) | \(.latency_ms.p50) | \(.latency_ms.p99) | \(if .to_others_ms.count > 0 then .to_others_ms.p99 else "-" end) | \(.errors | length) |"' \
+            '"| \($name) | \(.connections) | \(.actions_per_second | round) | \(.latency_ms.p50) | \(.latency_ms.p99) | \(if .to_others_ms.count > 0 then .to_others_ms.p99 else "-" end) | \(.errors | length) | \(.server_cpu_us_per_action // 0 | round) | \(.load_generator_cpu_us_per_action // 0 | round) |"' \
             "$report"
     done
     echo
@@ -94,20 +104,6 @@ for tables in $sweep; do
     jq -r '"\(.actions_per_second) \(.latency_ms.p50) \(.latency_ms.p99) \(.to_others_ms.p99)"' \
         "$out/paced-$tables.json"
 done >"$out/paced.dat"
-gnuplot <<EOF
-set terminal pngcairo size 900,540 font ",11"
-set output "$out/latency.png"
-set title "Human-paced tables (1 s exponential think), one server process, 2 cores shared with the load generator"
-set xlabel "actions acknowledged per second (about one a second per table)"
-set ylabel "milliseconds"
-set logscale y
-set grid
-set key bottom right box opaque
-set yrange [0.1:20]
-plot "$out/paced.dat" using 1:2 with linespoints title "ack p50", \
-     "$out/paced.dat" using 1:3 with linespoints title "ack p99", \
-     "$out/paced.dat" using 1:4 with linespoints title "to other seats p99", \
-     5 with lines dashtype 2 title "ack p99 goal (5 ms)", \
-     10 with lines dashtype 3 title "to others p99 goal (10 ms)"
-EOF
+plot_paced "$out/paced.dat" "$out/latency.png" \
+    "Human-paced tables (1 s exponential think), one server process, 2 cores shared with the load generator"
 echo "plot: $out/latency.png"

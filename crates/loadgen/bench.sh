@@ -85,9 +85,9 @@ if [ -n "${SAMPLE_EVERY:-}" ]; then
 fi
 # CPU time of each side: both share this machine's cores.
 TIMEFORMAT='# load generator: %R s wall, %U s user, %S s system'
-# An --idle or --quick-play run reads the server's memory and CPU time from /proc itself.
-extra=()
-case " $* " in *" --idle "* | *" --quick-play "*) extra=(--server-pid "$server") ;; esac
+# The load generator reads the server's CPU time (and an --idle run its
+# memory) from /proc itself, to report it beside its own.
+extra=(--server-pid "$server")
 # Quick play's --rating-spread writes the players' ratings into the database.
 case " $* " in *" --rating-spread "*) extra+=(--database-url "$database") ;; esac
 time "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" "$@" "${extra[@]}"

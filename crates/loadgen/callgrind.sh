@@ -17,6 +17,9 @@
 # The profiles stay in DATA_DIR/{short,long}/callgrind.out for
 # callgrind_annotate (`--inclusive=yes` for the inclusive costs).
 #
+# MEASURE=loadgen counts the load generator's instructions instead (the
+# server runs at full speed): what the client side costs per action.
+#
 # Build first: cargo build --release -p euchre-server -p euchre-loadgen
 set -euo pipefail
 
@@ -35,17 +38,22 @@ run() {
     local dir=$1 hands=$2 server report actions instructions
     fresh_data_dir "$dir"
     mkdir -p "$dir/journal" # marks it as a run's folder for the next fresh_data_dir
+    local counted=(valgrind --tool=callgrind --collect-systime=no --callgrind-out-file="$dir/callgrind.out")
+    local server_under=("${counted[@]}") loadgen_under=()
+    if [ "${MEASURE:-server}" = loadgen ]; then
+        server_under=() loadgen_under=("${counted[@]}")
+    fi
     RUST_LOG=warn env "${load_test_limits[@]}" \
-        valgrind --tool=callgrind --collect-systime=no --callgrind-out-file="$dir/callgrind.out" \
-        "$bin/euchre-server" --bind "127.0.0.1:$port" --data-dir "$dir" \
-        --database-url "sqlite://$dir/euchre.db" 2>"$dir/valgrind.log" &
+        "${server_under[@]}" "$bin/euchre-server" --bind "127.0.0.1:$port" --data-dir "$dir" \
+        --database-url "sqlite://$dir/euchre.db" >"$dir/server.log" 2>"$dir/valgrind.log" &
     server=$!
     # Under callgrind the server starts slowly: give it a minute.
     for _ in $(seq 600); do
         curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break
         sleep 0.1
     done
-    report=$("$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" --tables 10 --hands "$hands")
+    report=$("${loadgen_under[@]}" "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" \
+        --tables 10 --hands "$hands" 2>>"$dir/valgrind.log")
     kill -TERM "$server"
     wait "$server" || true
     echo "$report" >"$dir/report.txt"
@@ -59,4 +67,4 @@ read -r i1 a1 < <(run "$data/short" "$short")
 echo "# $short hands: $i1 instructions, $a1 actions acked"
 read -r i2 a2 < <(run "$data/long" "$long")
 echo "# $long hands: $i2 instructions, $a2 actions acked"
-echo "instructions per action: $(((i2 - i1) / (a2 - a1)))"
+echo "${MEASURE:-server} instructions per action: $(((i2 - i1) / (a2 - a1)))"

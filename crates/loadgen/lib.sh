@@ -115,3 +115,25 @@ settle_shards() {
     echo "the shards never settled: $owned" >&2
     exit 1
 }
+
+# Plots ack p50 and p99 and to-others p99 against actions a second, from
+# DAT (lines "actions/s ack_p50 ack_p99 to_others_p99", one per paced run),
+# into PNG, with the knee's bound (ack p99 under 10 ms) drawn across.
+plot_paced() {
+    local dat=$1 png=$2 title=$3
+    gnuplot <<PLOT
+set terminal pngcairo size 900,540 font ",11"
+set output "$png"
+set title "$title"
+set xlabel "actions acknowledged per second (about one a second per table)"
+set ylabel "milliseconds"
+set logscale y
+set grid
+set key top left box opaque
+set yrange [0.1:1000]
+plot "$dat" using 1:2 with linespoints title "ack p50", \
+     "$dat" using 1:3 with linespoints title "ack p99", \
+     "$dat" using 1:4 with linespoints title "to other seats p99", \
+     10 with lines dashtype 2 title "the knee's bound: ack p99 10 ms"
+PLOT
+}

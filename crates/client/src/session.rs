@@ -200,6 +200,14 @@ impl Session {
         self.record.delivered(table)
     }
 
+    /// The messages [`Session::request`] kept while it waited (which
+    /// [`Session::recv`] would return first), for a caller that goes on to
+    /// read the socket itself and keeps its own tables' progress: the load
+    /// generator, which reads only the fields it acts on.
+    pub fn take_early(&mut self) -> VecDeque<Received> {
+        std::mem::take(&mut self.early)
+    }
+
     /// The socket itself, for frames the protocol has no message for (a
     /// test of what the server does with a malformed one, say). Messages
     /// kept by [`Session::request`] are still returned by [`Session::recv`].

@@ -41,7 +41,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_conf
 
 use crate::Latency;
 use crate::player::PATIENCE;
-use crate::process::ProcessSample;
+use crate::process::CpuClock;
 
 /// Connections opened at once.
 const CONNECT_CONCURRENCY: usize = 64;
@@ -153,6 +153,8 @@ pub struct EchoReport {
     pub latency_ms: Latency,
     /// The echo server's CPU time per round trip, in microseconds (with its pid).
     pub server_cpu_us_per_round_trip: Option<f64>,
+    /// The load generator's own CPU time per round trip, in microseconds.
+    pub load_generator_cpu_us_per_round_trip: Option<f64>,
 }
 
 impl EchoReport {
@@ -180,6 +182,9 @@ impl EchoReport {
         if let Some(cpu) = self.server_cpu_us_per_round_trip {
             text += &format!("server CPU      {cpu:.1} µs per round trip\n");
         }
+        if let Some(cpu) = self.load_generator_cpu_us_per_round_trip {
+            text += &format!("load generator  {cpu:.1} µs of CPU per round trip\n");
+        }
         text
     }
 }
@@ -200,7 +205,7 @@ pub async fn run(
     let text = action_text()?;
     let sockets = connect_all(vec![url.to_owned(); connections]).await?;
 
-    let before = server_pid.map(ProcessSample::read).transpose()?;
+    let cpu = CpuClock::start(server_pid)?;
     let start = Instant::now();
     let end = start + duration;
     let mut echoing = JoinSet::new();
@@ -218,7 +223,7 @@ pub async fn run(
             anyhow::Ok(latency)
         });
     }
-    report(1, connections, start, echoing, before, server_pid).await
+    report(1, connections, start, echoing, cpu).await
 }
 
 /// Opens `groups` groups of `members` connections to the relay at `url`
@@ -243,7 +248,7 @@ pub async fn run_relay(
         next_text(socket).await?;
     }
 
-    let before = server_pid.map(ProcessSample::read).transpose()?;
+    let cpu = CpuClock::start(server_pid)?;
     let start = Instant::now();
     let end = start + duration;
     let mut relaying = JoinSet::new();
@@ -266,7 +271,7 @@ pub async fn run_relay(
             anyhow::Ok(latency)
         });
     }
-    report(members, groups * members, start, relaying, before, server_pid).await
+    report(members, groups * members, start, relaying, cpu).await
 }
 
 /// What a seat sends most: an action, at its real size on the wire.
@@ -323,22 +328,16 @@ async fn report(
     connections: usize,
     start: Instant,
     mut clients: JoinSet<anyhow::Result<Histogram<u64>>>,
-    before: Option<ProcessSample>,
-    server_pid: Option<u32>,
+    cpu: CpuClock,
 ) -> anyhow::Result<EchoReport> {
     let mut latency = histogram()?;
     while let Some(finished) = clients.join_next().await {
         latency.add(finished.context("an echo client failed")??)?;
     }
     let seconds = start.elapsed().as_secs_f64();
-    let after = server_pid.map(ProcessSample::read).transpose()?;
     let round_trips = latency.len();
-    let server_cpu_us_per_round_trip = match (before, after) {
-        (Some(before), Some(after)) if round_trips > 0 => {
-            Some((after.cpu_seconds - before.cpu_seconds) * 1e6 / round_trips as f64)
-        }
-        _ => None,
-    };
+    let (load_generator_cpu_us_per_round_trip, server_cpu_us_per_round_trip) =
+        cpu.per(round_trips)?;
     Ok(EchoReport {
         fan_out,
         connections,
@@ -347,5 +346,6 @@ async fn report(
         round_trips_per_second: round_trips as f64 / seconds,
         latency_ms: Latency::from_micros(&latency),
         server_cpu_us_per_round_trip,
+        load_generator_cpu_us_per_round_trip,
     })
 }

@@ -30,6 +30,7 @@ use tokio::task::JoinSet;
 
 pub mod abuse;
 pub mod echo;
+mod frame;
 pub mod http;
 pub mod idle;
 pub mod net;
@@ -39,6 +40,7 @@ pub mod quick;
 
 use http::Http;
 use player::{ActionClock, PATIENCE, Phase, Place, Player, Progress};
+use process::CpuClock;
 
 /// Tables set up at once: enough to be quick, few enough not to look like a flood.
 const SETUP_CONCURRENCY: usize = 16;
@@ -71,6 +73,9 @@ pub struct Config {
     /// (127.1.x.y, see [`net`]), so a server on loopback can keep its
     /// per-address connection limit; 0 lets the system choose (one address).
     pub source_addresses: usize,
+    /// The server's process id, to report its CPU time per action beside
+    /// the load generator's own (one process: a cluster's are not summed).
+    pub server_pid: Option<u32>,
 }
 
 /// How long a client thinks before each action.
@@ -138,6 +143,11 @@ pub struct Report {
     pub to_others_ms: Latency,
     /// `error` messages received, by code.
     pub errors: BTreeMap<String, u64>,
+    /// CPU time per action acknowledged while playing, in microseconds:
+    /// the load generator's own (it shares the machine), and the server's
+    /// (with its pid).
+    pub load_generator_cpu_us_per_action: Option<f64>,
+    pub server_cpu_us_per_action: Option<f64>,
 }
 
 /// Percentiles of the action latency, in milliseconds.
@@ -208,6 +218,7 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
         playing.spawn(player.play(phase_rx.clone()));
     }
     let connections = playing.len();
+    let cpu = CpuClock::start(config.server_pid)?;
     let start = Instant::now();
     phase.send_replace(Phase::Run);
     wait_for_stop(config.stop, start, &progress, &mut playing).await?;
@@ -219,6 +230,9 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     }
     let end = players.iter().filter_map(|p| p.stats.idle_at).max().unwrap_or(start);
     let seconds = (end - start).as_secs_f64();
+    let played: u64 = players.iter().map(|player| player.stats.actions).sum();
+    // Play only: the wait for the database and the check of the history come after.
+    let (load_generator_cpu_us_per_action, server_cpu_us_per_action) = cpu.per(played)?;
 
     for writer in &writers {
         if !writer.wait_for_writer(config.store_timeout).await? {
@@ -267,6 +281,8 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
         latency_ms: Latency::from_micros(&latency),
         to_others_ms: Latency::from_micros(&to_others),
         errors,
+        load_generator_cpu_us_per_action,
+        server_cpu_us_per_action,
     })
 }
 
@@ -378,6 +394,11 @@ async fn count_stored(http: &Http, players: &[Player]) -> anyhow::Result<u64> {
     Ok(total)
 }
 
+/// A CPU time per action for people: one decimal, or a dash when unknown.
+fn micros(value: Option<f64>) -> String {
+    value.map_or_else(|| "-".to_owned(), |micros| format!("{micros:.1}"))
+}
+
 impl Report {
     /// A short table for people.
     pub fn to_text(&self) -> String {
@@ -395,7 +416,8 @@ impl Report {
              hands stored    {stored} (all in the database {within:.2} s after the start: {sps:.1}/s)\n\
              ack latency ms  p50 {p50:.3}  p90 {p90:.3}  p99 {p99:.3}  p99.9 {p999:.3}  max {max:.3}  mean {mean:.3}  (n={n})\n\
              to others ms    p50 {o50:.3}  p90 {o90:.3}  p99 {o99:.3}  p99.9 {o999:.3}  max {omax:.3}  mean {omean:.3}  (n={on})\n\
-             errors          {errors}\n",
+             errors          {errors}\n\
+             CPU per action  load generator {own} µs, server {server} µs\n",
             tables = self.tables,
             players = self.players_per_table,
             bots = 4 - self.players_per_table,
@@ -426,6 +448,8 @@ impl Report {
             omax = o.max,
             omean = o.mean,
             on = o.count,
+            own = micros(self.load_generator_cpu_us_per_action),
+            server = micros(self.server_cpu_us_per_action),
         )
     }
 }

@@ -217,6 +217,7 @@ async fn main() -> anyhow::Result<()> {
         seed: flags.seed,
         store_timeout: seconds(flags.store_timeout, "--store-timeout")?,
         source_addresses: flags.source_addresses,
+        server_pid,
     };
     if let Some(list) = flags.abuse {
         let abuse = abuse::AbuseConfig {

@@ -3,8 +3,11 @@
 //!
 //! The protocol is spoken by an [`euchre_client::Session`], driven from the
 //! player's own task (one task per connection, as thousands of them need):
-//! it numbers the commands, reads typed messages with the instant each
-//! frame arrived, and says whether a prompt still stands.
+//! it says hello, numbers the commands and sets the tables up. Once play
+//! begins the player reads the socket itself, only the fields it acts on of
+//! each frame ([`Frame`]), so that the load generator costs as little as it
+//! can beside the server it loads; it keeps each table's progress to tell a
+//! current prompt from a stale one by the client library's rule.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,14 +16,17 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use euchre_client::{Received, Session};
-use euchre_engine::{Action, Event};
-use euchre_protocol::{ClientMessage, Reply, ServerMessage, TableEvent, TableSettings};
+use euchre_engine::Action;
+use euchre_protocol::{ClientMessage, Reply, TableSettings};
+use futures_util::StreamExt;
 use hdrhistogram::Histogram;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tokio::sync::watch;
+use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use crate::Think;
+use crate::frame::{self, EventFields, Frame};
 use crate::net::{self, Dial};
 
 /// How long any one answer may take before the run counts as broken.
@@ -141,6 +147,11 @@ pub struct Place {
     pub hands: u64,
     /// The latest prompt: its seq and legal actions.
     turn: Option<(u64, Vec<Action>)>,
+    /// The last seq read of this table.
+    last_seq: u64,
+    /// The seq of the last event read that moved the game, or of the last
+    /// snapshot: a prompt older than it is stale.
+    moved: u64,
     /// Not before this instant (think time, or a back-off).
     act_at: Instant,
     /// The action awaiting its answer: command id, the seq it was chosen at, when sent.
@@ -153,16 +164,40 @@ pub struct Place {
 impl Place {
     /// When this place needs the loop to wake without a message: an
     /// action's answer overdue, or the end of a think time.
-    fn wake_at(&self, phase: Phase, session: &Session) -> Option<Instant> {
+    fn wake_at(&self, phase: Phase) -> Option<Instant> {
         if let Some((_, _, sent)) = self.in_flight {
             return Some(sent + PATIENCE);
         }
         match &self.turn {
-            Some((seq, _)) if phase == Phase::Run && session.prompt_stands(&self.table, *seq) => {
-                Some(self.act_at)
-            }
+            Some((seq, _)) if phase == Phase::Run && self.prompt_stands(*seq) => Some(self.act_at),
             _ => None,
         }
+    }
+
+    /// Notes `seq` read, which `moved` the game or not.
+    fn read(&mut self, seq: u64, moved: bool) {
+        self.last_seq = seq;
+        if moved {
+            self.moved = seq;
+        }
+    }
+
+    /// Whether a prompt sent at `seq` still stands: no event read since
+    /// moved the game.
+    fn prompt_stands(&self, seq: u64) -> bool {
+        self.moved <= seq
+    }
+
+    /// Fails if a dealt hand shows this seat another seat's cards.
+    fn check_secrets(&self, event: &EventFields) -> anyhow::Result<()> {
+        let own = usize::from(self.seat);
+        let shown = event.hands.iter().flatten().enumerate();
+        if let Some((seat, _)) =
+            shown.filter(|(seat, _)| *seat != own).find(|(_, hand)| hand.is_some())
+        {
+            bail!("{}: seat {} was sent seat {seat}'s cards", self.table, self.seat);
+        }
+        Ok(())
     }
 }
 
@@ -230,6 +265,8 @@ impl Player {
             host,
             hands: 0,
             turn: None,
+            last_seq: 0,
+            moved: 0,
             act_at: Instant::now(),
             in_flight: None,
             rematch_wanted: false,
@@ -245,6 +282,16 @@ impl Player {
     /// then returns itself, still connected: a table whose players vanish
     /// would soon be played on by bots, adding hands nobody counted.
     pub async fn play(mut self, mut phase: watch::Receiver<Phase>) -> anyhow::Result<Player> {
+        // What the session read while the tables were set up, read as every
+        // later frame is (re-encoded: a few frames a seat, once).
+        for Received { at, message } in self.session.take_early() {
+            let text = serde_json::to_string(&message).context("re-encoding a set-up message")?;
+            self.observe(at, &text, *phase.borrow())?;
+        }
+        // One timer, moved as the next wake-up moves, rather than one made
+        // and dropped for every frame read.
+        let wake = tokio::time::sleep_until(Instant::now().into());
+        tokio::pin!(wake);
         loop {
             let now = *phase.borrow_and_update();
             if now == Phase::Stop && self.places.iter().all(|place| place.in_flight.is_none()) {
@@ -256,15 +303,19 @@ impl Player {
                     self.maybe_act(index).await?;
                 }
             }
-            let wake = self.next_wake(now);
+            let next = self.next_wake(now).into();
+            if wake.deadline() != next {
+                wake.as_mut().reset(next);
+            }
             tokio::select! {
-                received = self.session.recv() => {
-                    self.observe(received.context("reading from the server")?, now)?;
+                received = next_text(self.session.socket()) => {
+                    let (at, text) = received.context("reading from the server")?;
+                    self.observe(at, text.as_str(), now)?;
                 }
                 changed = phase.changed() => {
                     changed.context("the run ended without saying stop")?;
                 }
-                () = tokio::time::sleep_until(wake.into()) => {
+                () = &mut wake => {
                     for place in &self.places {
                         if let Some((id, _, sent)) = place.in_flight
                             && sent.elapsed() >= PATIENCE
@@ -296,7 +347,7 @@ impl Player {
     fn next_wake(&self, phase: Phase) -> Instant {
         self.places
             .iter()
-            .filter_map(|place| place.wake_at(phase, &self.session))
+            .filter_map(|place| place.wake_at(phase))
             .min()
             .unwrap_or_else(|| Instant::now() + Duration::from_secs(3600))
     }
@@ -317,7 +368,7 @@ impl Player {
         let place = &self.places[index];
         let Some((seq, actions)) = &place.turn else { return Ok(()) };
         // A prompt the game has moved past is stale (the client library's rule).
-        if !self.session.prompt_stands(&place.table, *seq) || Instant::now() < place.act_at {
+        if !place.prompt_stands(*seq) || Instant::now() < place.act_at {
             return Ok(());
         }
         let seq = *seq;
@@ -326,7 +377,7 @@ impl Player {
         let id = self.session.next_id();
         // The action's first event follows the last one read (a table's
         // notice may have come after the prompt).
-        let last = self.session.last_seq(&table).unwrap_or(seq);
+        let last = place.last_seq.max(seq);
         let act = ClientMessage::Act { id, table, action };
         let sent = self.send(&act).await?;
         let place = &mut self.places[index];
@@ -357,39 +408,47 @@ impl Player {
         }
     }
 
-    /// Keeps track of the tables and of the answers to actions.
-    fn observe(&mut self, received: Received, phase: Phase) -> anyhow::Result<()> {
-        let Received { at: arrived, message } = received;
+    /// Keeps track of the tables and of the answers to actions, from a
+    /// frame's text read at `arrived`.
+    fn observe(&mut self, arrived: Instant, text: &str, phase: Phase) -> anyhow::Result<()> {
         let micros_since =
             |sent: Instant| u64::try_from((arrived - sent).as_micros()).unwrap_or(u64::MAX).max(1);
-        match message {
-            ServerMessage::Event { table, seq, event } => {
+        match Frame::parse(text)? {
+            Frame::Event { table, seq, event } => {
                 let Some(place) = self.places.iter_mut().find(|place| place.table == table) else {
                     return Ok(());
                 };
+                place.read(seq, frame::moves_game(event.as_ref()));
                 if let Some((actor, sent)) = place.clock.caused(seq)
                     && actor != place.seat
                 {
                     self.stats.others_us.saturating_record(micros_since(sent));
                 }
-                match event {
-                    Some(TableEvent::Game(Event::HandEnded { .. })) if place.host => {
+                let Some(event) = event else { return Ok(()) };
+                match &*event.event {
+                    "hand_dealt" => place.check_secrets(&event)?,
+                    "hand_ended" if place.host => {
                         place.hands += 1;
                         self.stats.hands += 1;
                         self.progress.hands.fetch_add(1, Ordering::Relaxed);
                     }
-                    Some(TableEvent::Game(Event::GameWon { .. })) if place.host => {
+                    "game_won" if place.host => {
                         self.stats.games += 1;
                         place.rematch_wanted = phase != Phase::Stop;
                     }
                     _ => {}
                 }
             }
-            ServerMessage::Snapshot { table, seq, state } if !state.actions.is_empty() => {
-                self.offer(&table, seq, state.actions);
+            Frame::Snapshot { table, seq, actions } => {
+                if let Some(place) = self.place(&table) {
+                    place.read(seq, true);
+                }
+                if !actions.is_empty() {
+                    self.offer(&table, seq, actions);
+                }
             }
-            ServerMessage::YourTurn { table, seq, actions, .. } => self.offer(&table, seq, actions),
-            ServerMessage::Ack { id, .. } => {
+            Frame::YourTurn { table, seq, actions } => self.offer(&table, seq, actions),
+            Frame::Ack { id } => {
                 let answered = self.places.iter_mut().find_map(|place| match place.in_flight {
                     Some((sent_id, seq, sent)) if sent_id == id => Some((place, seq, sent)),
                     _ => None,
@@ -404,8 +463,8 @@ impl Player {
                     }
                 }
             }
-            ServerMessage::Error { id, code, message } => {
-                *self.stats.errors.entry(code.clone()).or_default() += 1;
+            Frame::Error { id, code, message } => {
+                *self.stats.errors.entry(code.clone().into_owned()).or_default() += 1;
                 let refused = self.places.iter_mut().find_map(|place| match place.in_flight {
                     Some((sent_id, seq, _)) if Some(sent_id) == id => Some((place, seq)),
                     _ => None,
@@ -423,10 +482,27 @@ impl Player {
                     }
                 }
             }
-            ServerMessage::Shutdown { .. } => bail!("the server is shutting down"),
-            _ => {}
+            Frame::Shutdown => bail!("the server is shutting down"),
+            Frame::Other => {}
         }
         Ok(())
+    }
+}
+
+/// The next text frame on `socket`, with the instant it was read; pings are
+/// answered underneath. Cancel-safe, as the socket's stream is.
+async fn next_text(socket: &mut euchre_client::Socket) -> anyhow::Result<(Instant, Utf8Bytes)> {
+    loop {
+        match socket.next().await {
+            Some(Ok(Message::Text(text))) => return Ok((Instant::now(), text)),
+            Some(Ok(Message::Close(frame))) => {
+                let why = frame.map_or_else(String::new, |f| format!(": {} {}", f.code, f.reason));
+                bail!("closed by the server{why}");
+            }
+            Some(Ok(_)) => {}
+            Some(Err(error)) => return Err(error.into()),
+            None => bail!("the server closed the connection"),
+        }
     }
 }
 

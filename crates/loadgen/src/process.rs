@@ -48,3 +48,34 @@ impl ProcessSample {
 
 /// `sysconf(_SC_CLK_TCK)`, which is 100 on every Linux this runs on.
 const CLOCK_TICKS: f64 = 100.0;
+
+/// CPU time spent from [`CpuClock::start`] on by this process (the load
+/// generator) and by the server it loads, if its pid is known: both share
+/// the machine's cores, so each report gives both.
+#[derive(Clone, Copy, Debug)]
+pub struct CpuClock {
+    own: f64,
+    server: Option<(u32, f64)>,
+}
+
+impl CpuClock {
+    pub fn start(server_pid: Option<u32>) -> anyhow::Result<CpuClock> {
+        let server = match server_pid {
+            Some(pid) => Some((pid, ProcessSample::read(pid)?.cpu_seconds)),
+            None => None,
+        };
+        Ok(CpuClock { own: ProcessSample::read(std::process::id())?.cpu_seconds, server })
+    }
+
+    /// Microseconds of CPU per unit of `work` done since the start: this
+    /// process's, and the server's; `None` where there is nothing to divide.
+    pub fn per(&self, work: u64) -> anyhow::Result<(Option<f64>, Option<f64>)> {
+        let per = |seconds: f64| (work > 0).then(|| seconds * 1e6 / work as f64);
+        let own = ProcessSample::read(std::process::id())?.cpu_seconds - self.own;
+        let server = match self.server {
+            Some((pid, before)) => per(ProcessSample::read(pid)?.cpu_seconds - before),
+            None => None,
+        };
+        Ok((per(own), server))
+    }
+}

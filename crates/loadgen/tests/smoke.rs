@@ -22,6 +22,7 @@ fn config(url: &str, tables: usize, players: u8, hands: u64, think: Think) -> Co
         seed: 7,
         store_timeout: Duration::from_secs(10),
         source_addresses: 0,
+        server_pid: None,
     }
 }
 
@@ -38,6 +39,9 @@ fn check(report: &Report, hands: u64) {
     assert!(report.hands_ended >= hands, "{} hands ended", report.hands_ended);
     assert!(report.hands_stored >= report.hands_ended, "{} stored", report.hands_stored);
     assert!(report.hands_stored_per_second > 0.0);
+    // Its own CPU per action is always there; the server's only with its pid.
+    assert!(report.load_generator_cpu_us_per_action.is_some_and(|micros| micros > 0.0));
+    assert_eq!(report.server_cpu_us_per_action, None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -103,6 +107,7 @@ async fn the_echo_yardstick_times_round_trips() -> anyhow::Result<()> {
     assert_eq!(report.latency_ms.count, report.round_trips, "one latency per round trip");
     assert!(report.round_trips_per_second > 0.0);
     assert!(report.server_cpu_us_per_round_trip.is_some());
+    assert!(report.load_generator_cpu_us_per_round_trip.is_some());
     server.abort();
     Ok(())
 }
