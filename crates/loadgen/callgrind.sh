@@ -38,7 +38,8 @@ run() {
     RUST_LOG=warn env "${load_test_limits[@]}" \
         valgrind --tool=callgrind --collect-systime=no --callgrind-out-file="$dir/callgrind.out" \
         "$bin/euchre-server" --bind "127.0.0.1:$port" --data-dir "$dir" \
-        --database-url "sqlite://$dir/euchre.db" 2>"$dir/valgrind.log" &
+        --database-url "sqlite://$dir/euchre.db" >"$dir/server.log" 2>"$dir/valgrind.log" &
+    # (The server's own log goes to server.log: this function's output is its figures.)
     server=$!
     # Under callgrind the server starts slowly: give it a minute.
     for _ in $(seq 600); do
