@@ -11,8 +11,9 @@
 # figure is the difference of the two runs' instructions over the
 # difference of their actions acked, which cancels start-up, shutdown and
 # everything else a run does once. Both runs include the load generator's
-# closing check of every stored match through the history API. Kernel work
-# is not counted: callgrind sees only the process's own instructions.
+# closing check of every stored match through the history API, and neither
+# analyses the matches that end (analysis.at_match_end off). Kernel work is
+# not counted: callgrind sees only the process's own instructions.
 #
 # The profiles stay in DATA_DIR/{short,long}/callgrind.out for
 # callgrind_annotate (`--inclusive=yes` for the inclusive costs).
@@ -35,7 +36,12 @@ run() {
     local dir=$1 hands=$2 server report actions instructions
     fresh_data_dir "$dir"
     mkdir -p "$dir/journal" # marks it as a run's folder for the next fresh_data_dir
-    RUST_LOG=warn env "${load_test_limits[@]}" \
+    # The solver's analysis of each finished match is off: it is work per
+    # match, not per action, run in the background, so how much of it a run
+    # counts depends on timing; and valgrind runs one thread at a time, so
+    # while it runs the server answers nothing (it took 95% of a run's
+    # instructions and timed the closing check out).
+    RUST_LOG=warn env "${load_test_limits[@]}" EUCHRE_ANALYSIS__AT_MATCH_END=false \
         valgrind --tool=callgrind --collect-systime=no --callgrind-out-file="$dir/callgrind.out" \
         "$bin/euchre-server" --bind "127.0.0.1:$port" --data-dir "$dir" \
         --database-url "sqlite://$dir/euchre.db" >"$dir/server.log" 2>"$dir/valgrind.log" &
