@@ -11,8 +11,9 @@
 # figure is the difference of the two runs' instructions over the
 # difference of their actions acked, which cancels start-up, shutdown and
 # everything else a run does once. Both runs include the load generator's
-# closing check of every stored match through the history API. Kernel work
-# is not counted: callgrind sees only the process's own instructions.
+# closing check of every stored match through the history API, and neither
+# analyses the matches that end (analysis.at_match_end off). Kernel work is
+# not counted: callgrind sees only the process's own instructions.
 #
 # The profiles stay in DATA_DIR/{short,long}/callgrind.out for
 # callgrind_annotate (`--inclusive=yes` for the inclusive costs).
@@ -46,6 +47,7 @@ run() {
     RUST_LOG=warn env "${load_test_limits[@]}" \
         "${server_under[@]}" "$bin/euchre-server" --bind "127.0.0.1:$port" --data-dir "$dir" \
         --database-url "sqlite://$dir/euchre.db" >"$dir/server.log" 2>"$dir/valgrind.log" &
+    # (The server's own log goes to server.log: this function's output is its figures.)
     server=$!
     # Under callgrind the server starts slowly: give it a minute.
     for _ in $(seq 600); do

@@ -4,7 +4,8 @@
 //! One thread owns the files. Appends queue up while it syncs, and each sync
 //! covers every append waiting (group commit), so many tables share one
 //! `fdatasync`. Each record is framed as
-//! `[length: u32][crc32: u32][lsn: u64][JSON]` (little-endian); on opening, a
+//! `[length: u32][crc32: u32][lsn: u64][body]` (little-endian; the body is
+//! an action in binary or another write in JSON: [`record`]); on opening, a
 //! torn or corrupt tail (a crash mid-write) is cut off. Records up to the
 //! checkpoint are in the database; segments wholly below it are deleted.
 //!
@@ -25,6 +26,8 @@ use std::thread;
 use tokio::sync::oneshot;
 
 use crate::Write;
+
+mod record;
 
 /// A record's position in the journal: 1, 2, 3, …
 pub type Lsn = u64;
@@ -272,14 +275,21 @@ impl Owner {
 }
 
 fn frame(lsn: Lsn, write: &Write, buffer: &mut Vec<u8>) -> Result<(), JournalError> {
-    let body = serde_json::to_vec(write)?;
+    let start = buffer.len();
+    buffer.extend_from_slice(&[0; HEADER_BYTES]);
+    if let Err(error) = record::encode(write, buffer) {
+        buffer.truncate(start);
+        return Err(error.into());
+    }
+    let body = &buffer[start + HEADER_BYTES..];
+    let length = body.len() as u32;
     let mut hasher = crc32fast::Hasher::new();
     hasher.update(&lsn.to_le_bytes());
-    hasher.update(&body);
-    buffer.extend_from_slice(&(body.len() as u32).to_le_bytes());
-    buffer.extend_from_slice(&hasher.finalize().to_le_bytes());
-    buffer.extend_from_slice(&lsn.to_le_bytes());
-    buffer.extend_from_slice(&body);
+    hasher.update(body);
+    let crc = hasher.finalize();
+    buffer[start..start + 4].copy_from_slice(&length.to_le_bytes());
+    buffer[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
+    buffer[start + 8..start + HEADER_BYTES].copy_from_slice(&lsn.to_le_bytes());
     Ok(())
 }
 
@@ -311,7 +321,7 @@ fn read_segment(path: &Path) -> Result<(Vec<(Lsn, Write)>, u64), JournalError> {
         if hasher.finalize() != crc {
             break;
         }
-        let Ok(write) = serde_json::from_slice(body) else { break };
+        let Some(write) = record::decode(body) else { break };
         records.push((lsn, write));
         at = end;
     }
@@ -448,6 +458,49 @@ mod tests {
         };
         let text = serde_json::to_vec(&three).expect("encodes");
         assert_eq!(serde_json::from_slice::<Write>(&text).expect("reads"), three);
+    }
+
+    /// A journal written before actions were binary holds every write as
+    /// JSON: it still reads, and carries on with binary actions after it.
+    #[tokio::test]
+    async fn a_journal_of_json_actions_still_reads() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let action = |index: u32| Write::Action {
+            match_id: "m".into(),
+            hand: 0,
+            index,
+            seat: (index % 4) as u8,
+            action: euchre_engine::Action::Pass,
+            seq: u64::from(index) + 10,
+            at: 5,
+        };
+        // Framed as before: the JSON of the write is the body.
+        let mut old = Vec::new();
+        for (lsn, write) in [(1, action(0)), (2, closed(2)), (3, action(1))] {
+            let body = serde_json::to_vec(&write).expect("encodes");
+            let mut hasher = crc32fast::Hasher::new();
+            hasher.update(&u64::to_le_bytes(lsn));
+            hasher.update(&body);
+            old.extend_from_slice(&(body.len() as u32).to_le_bytes());
+            old.extend_from_slice(&hasher.finalize().to_le_bytes());
+            old.extend_from_slice(&u64::to_le_bytes(lsn));
+            old.extend_from_slice(&body);
+        }
+        let path = segment_path(dir.path(), 1);
+        create_segment(dir.path(), &path).expect("creates");
+        OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .expect("opens")
+            .write_all_at(&old, 0)
+            .expect("writes");
+        let Recovered { journal, pending } = Journal::open(dir.path()).expect("opens");
+        assert_eq!(pending, vec![(1, action(0)), (2, closed(2)), (3, action(1))]);
+        assert_eq!(journal.append(vec![action(2)]).await.expect("appends"), 4);
+        journal.stop();
+        drop(journal);
+        let Recovered { pending, .. } = Journal::open(dir.path()).expect("reopens");
+        assert_eq!(pending.last(), Some(&(4, action(2))));
     }
 
     #[tokio::test]

@@ -11,13 +11,13 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use euchre_engine::{Action, Deal, HandOutcome, MAX_TEAMS, Seal, Seat};
+use euchre_engine::Seat;
 use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions};
 use sqlx::types::Json;
 
 use crate::TableRecord;
-use crate::sql::{self, to_db_u64};
+use crate::write::Held;
 use crate::{Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, Purged, Session};
 use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
 use crate::{FormAccuracy, SavedAnalysis};
@@ -49,9 +49,9 @@ const INSERT_ACTIONS: &str = "\
         $6::bigint[], $7::bigint[]) \
     ON CONFLICT (match_id, hand, idx) DO NOTHING";
 
-/// [`sql::END_HAND`] and [`sql::ADD_HAND_POINTS`] for many hands at once: a
-/// hand's points go to its match's seats only if this statement ended the
-/// hand, so a repeated `HandEnded` never counts twice.
+/// Sets the outcome of hands still in progress and adds each hand's points
+/// to its match's seats by side, only if this statement ended the hand, so
+/// a repeated `HandEnded` never counts twice.
 const END_HANDS: &str = "\
     WITH ended AS ( \
         UPDATE hands h SET outcome = e.outcome, ended_at = e.at \
@@ -92,141 +92,62 @@ impl PgStore {
     }
 }
 
-/// The hands dealt, actions and hands ended of a batch, column by column,
-/// and its match ends, held back until [`Bulk::flush`].
-#[derive(Default)]
-struct Bulk<'w> {
-    hands: HandColumns,
-    actions: ActionColumns,
-    ends: EndColumns,
-    match_ends: Vec<&'w Write>,
-}
-
-#[derive(Default)]
-struct HandColumns {
-    match_ids: Vec<String>,
-    numbers: Vec<i64>,
-    dealers: Vec<i64>,
-    deals: Vec<Json<Deal>>,
-    seals: Vec<Option<Json<Seal>>>,
-}
-
-#[derive(Default)]
-struct ActionColumns {
-    match_ids: Vec<String>,
-    hands: Vec<i64>,
-    indexes: Vec<i64>,
-    seats: Vec<i64>,
-    actions: Vec<Json<Action>>,
-    seqs: Vec<i64>,
-    ats: Vec<i64>,
-}
-
-#[derive(Default)]
-struct EndColumns {
-    match_ids: Vec<String>,
-    numbers: Vec<i64>,
-    outcomes: Vec<Json<HandOutcome>>,
-    ats: Vec<i64>,
-    /// Each side's points, by side.
-    points: [Vec<i64>; MAX_TEAMS],
-}
-
-impl<'w> Bulk<'w> {
-    /// Holds `write` back if it is of a kind applied in bulk.
-    fn hold(&mut self, write: &'w Write) -> bool {
-        match write {
-            Write::HandDealt { match_id, number, deal, seal } => {
-                let hands = &mut self.hands;
-                hands.match_ids.push(match_id.clone());
-                hands.numbers.push(i64::from(*number));
-                hands.dealers.push(i64::from(deal.dealer.0));
-                hands.deals.push(Json(*deal));
-                hands.seals.push(seal.map(Json));
-            }
-            Write::Action { match_id, hand, index, seat, action, seq, at } => {
-                let actions = &mut self.actions;
-                actions.match_ids.push(match_id.clone());
-                actions.hands.push(i64::from(*hand));
-                actions.indexes.push(i64::from(*index));
-                actions.seats.push(i64::from(*seat));
-                actions.actions.push(Json(*action));
-                actions.seqs.push(to_db_u64(*seq));
-                actions.ats.push(*at);
-            }
-            Write::HandEnded { match_id, number, outcome, at } => {
-                let ends = &mut self.ends;
-                ends.match_ids.push(match_id.clone());
-                ends.numbers.push(i64::from(*number));
-                ends.outcomes.push(Json(*outcome));
-                ends.ats.push(*at);
-                for (side, points) in ends.points.iter_mut().zip(sql::hand_points(outcome)) {
-                    side.push(points);
-                }
-            }
-            Write::MatchEnded { .. } => self.match_ends.push(write),
-            _ => return false,
-        }
-        true
+/// Applies what [`Held`] held back, one statement per kind, each column
+/// bound as an array, in the order `Held` says gives the journal's result.
+async fn flush(held: Held<'_>, conn: &mut PgConnection) -> Result<(), StoreError> {
+    let Held { hands, actions, ends, match_ends } = held;
+    if !hands.is_empty() {
+        sqlx::query(INSERT_HANDS)
+            .bind(column(&hands, |hand| hand.match_id))
+            .bind(column(&hands, |hand| i64::from(hand.number)))
+            .bind(column(&hands, |hand| i64::from(hand.deal.dealer.0)))
+            .bind(column(&hands, |hand| Json(hand.deal)))
+            .bind(column(&hands, |hand| hand.seal.map(Json)))
+            .execute(&mut *conn)
+            .await?;
     }
-
-    /// Applies what was held back. Kind by kind rather than in journal
-    /// order, with the same result: hands before the actions and ends that
-    /// belong to them, hand ends (which add to a match's score) before
-    /// match ends (which set it), and every kind in its own order. Nothing
-    /// held back depends on a later write of another kind, and the matches
-    /// they all belong to were inserted in journal order before.
-    async fn flush(self, conn: &mut PgConnection) -> Result<(), StoreError> {
-        let Bulk { hands, actions, ends, match_ends } = self;
-        if !hands.match_ids.is_empty() {
-            sqlx::query(INSERT_HANDS)
-                .bind(hands.match_ids)
-                .bind(hands.numbers)
-                .bind(hands.dealers)
-                .bind(hands.deals)
-                .bind(hands.seals)
-                .execute(&mut *conn)
-                .await?;
-        }
-        if !actions.match_ids.is_empty() {
-            sqlx::query(INSERT_ACTIONS)
-                .bind(actions.match_ids)
-                .bind(actions.hands)
-                .bind(actions.indexes)
-                .bind(actions.seats)
-                .bind(actions.actions)
-                .bind(actions.seqs)
-                .bind(actions.ats)
-                .execute(&mut *conn)
-                .await?;
-        }
-        if !ends.match_ids.is_empty() {
-            let [points0, points1, points2] = ends.points;
-            sqlx::query(END_HANDS)
-                .bind(ends.match_ids)
-                .bind(ends.numbers)
-                .bind(ends.outcomes)
-                .bind(ends.ats)
-                .bind(points0)
-                .bind(points1)
-                .bind(points2)
-                .execute(&mut *conn)
-                .await?;
-        }
-        for write in match_ends {
-            write::apply_shared(&mut *conn, write).await?;
-        }
-        Ok(())
+    if !actions.is_empty() {
+        sqlx::query(INSERT_ACTIONS)
+            .bind(column(&actions, |action| action.match_id))
+            .bind(column(&actions, |action| i64::from(action.hand)))
+            .bind(column(&actions, |action| i64::from(action.index)))
+            .bind(column(&actions, |action| i64::from(action.seat)))
+            .bind(column(&actions, |action| Json(action.action)))
+            .bind(column(&actions, |action| action.seq))
+            .bind(column(&actions, |action| action.at))
+            .execute(&mut *conn)
+            .await?;
     }
+    if !ends.is_empty() {
+        sqlx::query(END_HANDS)
+            .bind(column(&ends, |end| end.match_id))
+            .bind(column(&ends, |end| i64::from(end.number)))
+            .bind(column(&ends, |end| Json(end.outcome)))
+            .bind(column(&ends, |end| end.at))
+            .bind(column(&ends, |end| end.points[0]))
+            .bind(column(&ends, |end| end.points[1]))
+            .bind(column(&ends, |end| end.points[2]))
+            .execute(&mut *conn)
+            .await?;
+    }
+    for write in match_ends {
+        write::apply_shared(&mut *conn, write).await?;
+    }
+    Ok(())
+}
+
+/// One column of held-back rows, to bind as an array.
+fn column<R, T>(rows: &[R], value: impl Fn(&R) -> T) -> Vec<T> {
+    rows.iter().map(value).collect()
 }
 
 /// Applies one write, in journal order.
 async fn apply_one(conn: &mut PgConnection, write: &Write) -> Result<(), StoreError> {
     if !write::apply_shared(&mut *conn, write).await? {
-        // `apply` holds these back for `Bulk`; alone, each is a bulk of one.
-        let mut bulk = Bulk::default();
-        bulk.hold(write);
-        return bulk.flush(conn).await;
+        // `apply` holds these back; alone, each is a bulk of one.
+        let mut held = Held::default();
+        held.hold(write);
+        return flush(held, conn).await;
     }
     if let Write::MatchStarted { id, rules, seats, .. } = write {
         let side = |seat: &MatchSeat| i64::from(rules.team_of(Seat(seat.seat)).0);
@@ -257,13 +178,13 @@ impl Store for PgStore {
 
     async fn apply(&self, writes: &[Write]) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
-        let mut bulk = Bulk::default();
+        let mut held = Held::default();
         for write in writes {
-            if !bulk.hold(write) {
+            if !held.hold(write) {
                 apply_one(&mut tx, write).await?;
             }
         }
-        bulk.flush(&mut tx).await?;
+        flush(held, &mut tx).await?;
         tx.commit().await?;
         Ok(())
     }

@@ -78,25 +78,6 @@ pub(crate) const INSERT_SEAT: &str = "\
     VALUES ($1, $2, $3, $4, $5, $6) \
     ON CONFLICT (match_id, seat) DO NOTHING";
 
-pub(crate) const INSERT_HAND: &str = "\
-    INSERT INTO hands (match_id, number, dealer, deal, seal) VALUES ($1, $2, $3, $4, $5) \
-    ON CONFLICT (match_id, number) DO NOTHING";
-
-/// Sets the outcome of a hand still in progress. Callers add the hand's
-/// points to the match only when this touched a row, so a repeated
-/// `HandEnded` never counts twice.
-pub(crate) const END_HAND: &str = "\
-    UPDATE hands SET outcome = $3, ended_at = $4 \
-    WHERE match_id = $1 AND number = $2 AND outcome IS NULL";
-
-/// Keeps a match's running score current, for listings of matches in
-/// progress: each seat gains its side's points ($2, $3, $4: sides 0, 1, 2;
-/// see [`side_values`]).
-pub(crate) const ADD_HAND_POINTS: &str = "\
-    UPDATE match_seats SET score = score + CASE side WHEN 0 THEN $2 WHEN 1 THEN $3 WHEN 2 THEN $4 \
-        ELSE 0 END \
-    WHERE match_id = $1";
-
 pub(crate) const END_MATCH: &str = "UPDATE matches SET ended_at = $2, rubber = $3 WHERE id = $1";
 
 /// The final scores ($2, $3, $4: sides 0, 1, 2; a side the write has no
@@ -536,7 +517,7 @@ pub(crate) fn player_stats(
 }
 
 /// A hand's points for each of the three sides a game can have, as
-/// [`ADD_HAND_POINTS`] binds them: 0 for a side the game does not have, and
+/// the backends add them to a match's seats by side: 0 for a side the game does not have, and
 /// for every side when the hand was thrown in.
 pub(crate) fn hand_points(outcome: &HandOutcome) -> [i64; MAX_TEAMS] {
     let points = outcome.points();

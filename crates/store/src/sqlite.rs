@@ -9,19 +9,22 @@
 //! fsync per few hundred writes.
 
 use std::collections::HashSet;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use euchre_engine::{Action, Seat};
+use euchre_engine::{MAX_TEAMS, Seat};
+use sqlx::Row;
 use sqlx::migrate::Migrator;
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
-    SqliteSynchronous,
+    Sqlite, SqliteArguments, SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool,
+    SqlitePoolOptions, SqliteRow, SqliteSynchronous,
 };
 use sqlx::types::Json;
 
 use crate::TableRecord;
-use crate::sql::{self, to_db_u64};
+use crate::sql;
+use crate::write::{EndRow, Held};
 use crate::{Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, Purged, Session};
 use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
 use crate::{FormAccuracy, SavedAnalysis};
@@ -38,32 +41,92 @@ static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/sqlite");
 /// fail at once instead of waiting out the busy timeout.
 const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
 
-/// Rows of actions per execution of [`insert_actions_sql`].
+/// Rows of actions per execution of [`INSERT_ACTIONS`].
 const ACTION_ROWS: usize = 32;
+/// Rows of hands per execution of [`INSERT_HANDS`], [`END_HANDS`] and
+/// [`ADD_POINTS`]: a batch deals and ends about one hand for every twenty
+/// of its actions.
+const HAND_ROWS: usize = 8;
 
-/// The actions of a batch go in [`ACTION_ROWS`] at a time, each row bound
-/// as seven parameters: one statement for many rows, since each statement
-/// is a hop to sqlx's SQLite worker thread and back, and no JSON for
-/// SQLite to take apart again (binding the rows as one JSON array for
+/// The writes [`Held`] holds back go in many rows a statement, each row
+/// bound as parameters: one statement for many rows, since each statement
+/// is a hop to sqlx's SQLite worker thread and back, and no JSON for SQLite
+/// to take apart again (binding the rows as one JSON array for
 /// `jsonb_each` cost more in SQLite's JSON functions than the inserts
-/// themselves). A short chunk repeats its last row, which the conflict
-/// clause skips, so one statement text serves every chunk.
-fn insert_actions_sql() -> &'static str {
-    static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-        // Anonymous parameters: sqlx looks a named one up by its name,
-        // which SQLite finds by walking every name before it.
-        let rows = vec!["(?, ?, ?, ?, ?, ?, ?)"; ACTION_ROWS];
-        format!(
-            "INSERT INTO actions (match_id, hand, idx, seat, action, seq, at) VALUES {} \
-             ON CONFLICT (match_id, hand, idx) DO NOTHING",
-            rows.join(", ")
-        )
-    });
-    SQL.as_str()
+/// themselves). A short chunk repeats its last row, which each statement
+/// ignores (a conflict skipped, a row updated once), so one statement text
+/// serves every chunk.
+static INSERT_ACTIONS: LazyLock<String> = LazyLock::new(|| {
+    rows_sql(
+        "INSERT INTO actions (match_id, hand, idx, seat, action, seq, at) VALUES",
+        "(?, ?, ?, ?, ?, ?, ?)",
+        ACTION_ROWS,
+        "ON CONFLICT (match_id, hand, idx) DO NOTHING",
+    )
+});
+
+static INSERT_HANDS: LazyLock<String> = LazyLock::new(|| {
+    rows_sql(
+        "INSERT INTO hands (match_id, number, dealer, deal, seal) VALUES",
+        "(?, ?, ?, ?, ?)",
+        HAND_ROWS,
+        "ON CONFLICT (match_id, number) DO NOTHING",
+    )
+});
+
+/// Sets the outcome of hands still in progress, and tells which it set:
+/// only those hands' points go to their matches ([`ADD_POINTS`]), so a
+/// repeated `HandEnded` never counts twice.
+static END_HANDS: LazyLock<String> = LazyLock::new(|| {
+    rows_sql(
+        "UPDATE hands SET outcome = v.column3, ended_at = v.column4 FROM (VALUES",
+        "(?, ?, ?, ?)",
+        HAND_ROWS,
+        ") AS v WHERE hands.match_id = v.column1 AND hands.number = v.column2 \
+         AND hands.outcome IS NULL RETURNING match_id, number",
+    )
+});
+
+/// Keeps matches' running scores current, for listings of matches in
+/// progress: each seat gains its side's points (one row a match, the sum of
+/// its hands ended; sides 0, 1 and 2).
+static ADD_POINTS: LazyLock<String> = LazyLock::new(|| {
+    rows_sql(
+        "UPDATE match_seats SET score = score + CASE side WHEN 0 THEN v.column2 \
+         WHEN 1 THEN v.column3 WHEN 2 THEN v.column4 ELSE 0 END FROM (VALUES",
+        "(?, ?, ?, ?)",
+        HAND_ROWS,
+        ") AS v WHERE match_seats.match_id = v.column1",
+    )
+});
+
+/// `head`, `rows` copies of `row` separated by commas, then `tail`.
+fn rows_sql(head: &str, row: &str, rows: usize, tail: &str) -> String {
+    // Anonymous parameters: sqlx looks a named one up by its name, which
+    // SQLite finds by walking every name before it.
+    format!("{head} {} {tail}", vec![row; rows].join(", "))
 }
 
-/// A row of [`insert_actions_sql`].
-type ActionRow<'w> = (&'w str, u32, u32, u8, Action, i64, Millis);
+type SqliteQuery<'q> = sqlx::query::Query<'q, Sqlite, SqliteArguments>;
+
+/// Runs `sql` (made by [`rows_sql`] for `per` rows) over `rows`, `per` at a
+/// time, each row bound by `bind`; returns the rows it returned.
+async fn in_chunks<R>(
+    conn: &mut SqliteConnection,
+    sql: &'static str,
+    per: usize,
+    rows: &[R],
+    bind: impl for<'q> Fn(SqliteQuery<'q>, &'q R) -> SqliteQuery<'q>,
+) -> Result<Vec<SqliteRow>, StoreError> {
+    let mut returned = Vec::new();
+    for chunk in rows.chunks(per) {
+        let Some(last) = chunk.last() else { continue };
+        let padded = chunk.iter().chain(std::iter::repeat(last)).take(per);
+        let query = padded.fold(sqlx::query(sql), &bind);
+        returned.extend(query.fetch_all(&mut *conn).await?);
+    }
+    Ok(returned)
+}
 
 /// A [`Store`] in SQLite.
 #[derive(Clone, Debug)]
@@ -113,83 +176,87 @@ impl SqliteStore {
     }
 }
 
-async fn insert_actions(
-    conn: &mut SqliteConnection,
-    rows: &[ActionRow<'_>],
-) -> Result<(), StoreError> {
-    for chunk in rows.chunks(ACTION_ROWS) {
-        let Some(last) = chunk.last() else { continue };
-        let padded = chunk.iter().chain(std::iter::repeat(last)).take(ACTION_ROWS);
-        let mut query = sqlx::query(insert_actions_sql());
-        for &(match_id, hand, index, seat, action, seq, at) in padded {
-            query = query
-                .bind(match_id)
-                .bind(i64::from(hand))
-                .bind(i64::from(index))
-                .bind(i64::from(seat))
-                .bind(Json(action))
-                .bind(seq)
-                .bind(at);
-        }
-        query.execute(&mut *conn).await?;
+/// Applies what [`Held`] held back, in the order `Held` says gives the
+/// journal's result.
+async fn flush(held: Held<'_>, conn: &mut SqliteConnection) -> Result<(), StoreError> {
+    let Held { hands, actions, ends, match_ends } = held;
+    in_chunks(conn, &INSERT_HANDS, HAND_ROWS, &hands, |query, hand| {
+        query
+            .bind(hand.match_id)
+            .bind(i64::from(hand.number))
+            .bind(i64::from(hand.deal.dealer.0))
+            .bind(Json(hand.deal))
+            .bind(hand.seal.map(Json))
+    })
+    .await?;
+    in_chunks(conn, &INSERT_ACTIONS, ACTION_ROWS, &actions, |query, action| {
+        query
+            .bind(action.match_id)
+            .bind(i64::from(action.hand))
+            .bind(i64::from(action.index))
+            .bind(i64::from(action.seat))
+            .bind(Json(action.action))
+            .bind(action.seq)
+            .bind(action.at)
+    })
+    .await?;
+    end_hands(conn, &ends).await?;
+    for write in match_ends {
+        write::apply_shared(&mut *conn, write).await?;
     }
     Ok(())
 }
 
-/// Applies one write, in journal order.
-async fn apply_one(conn: &mut SqliteConnection, write: &Write) -> Result<(), StoreError> {
-    if write::apply_shared(&mut *conn, write).await? {
-        if let Write::MatchStarted { id, rules, seats, .. } = write {
-            for seat in seats {
-                sqlx::query(sql::INSERT_SEAT)
-                    .bind(id)
-                    .bind(i64::from(seat.seat))
-                    .bind(i64::from(rules.team_of(Seat(seat.seat)).0))
-                    .bind(&seat.player_id)
-                    .bind(&seat.bot)
-                    .bind(&seat.name)
-                    .execute(&mut *conn)
-                    .await?;
-            }
+/// Ends `ends`' hands and adds the points of those it ended (not those
+/// ended before) to their matches.
+async fn end_hands(conn: &mut SqliteConnection, ends: &[EndRow<'_>]) -> Result<(), StoreError> {
+    let ended = in_chunks(conn, &END_HANDS, HAND_ROWS, ends, |query, end| {
+        query.bind(end.match_id).bind(i64::from(end.number)).bind(Json(end.outcome)).bind(end.at)
+    })
+    .await?;
+    let mut ended: HashSet<(String, i64)> = ended
+        .iter()
+        .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+        .collect::<Result<_, sqlx::Error>>()?;
+    // Each match's points summed over its hands ended, in the order first seen.
+    let mut points: Vec<(&str, [i64; MAX_TEAMS])> = Vec::new();
+    for end in ends {
+        // Taken out as counted: a hand ended twice in one batch counts once.
+        if !ended.remove(&(end.match_id.to_owned(), i64::from(end.number))) {
+            continue;
         }
-        return Ok(());
+        match points.iter_mut().find(|(match_id, _)| *match_id == end.match_id) {
+            Some((_, sum)) => sum.iter_mut().zip(end.points).for_each(|(sum, add)| *sum += add),
+            None => points.push((end.match_id, end.points)),
+        }
     }
-    match write {
-        Write::HandDealt { match_id, number, deal, seal } => {
-            sqlx::query(sql::INSERT_HAND)
-                .bind(match_id)
-                .bind(i64::from(*number))
-                .bind(i64::from(deal.dealer.0))
-                .bind(Json(deal))
-                .bind(seal.map(Json))
-                .execute(conn)
-                .await?;
-        }
-        Write::Action { match_id, hand, index, seat, action, seq, at } => {
-            let row: ActionRow = (match_id, *hand, *index, *seat, *action, to_db_u64(*seq), *at);
-            insert_actions(conn, &[row]).await?;
-        }
-        Write::HandEnded { match_id, number, outcome, at } => {
-            let ended = sqlx::query(sql::END_HAND)
-                .bind(match_id)
-                .bind(i64::from(*number))
-                .bind(Json(outcome))
-                .bind(at)
+    in_chunks(conn, &ADD_POINTS, HAND_ROWS, &points, |query, (match_id, [p0, p1, p2])| {
+        query.bind(*match_id).bind(p0).bind(p1).bind(p2)
+    })
+    .await?;
+    Ok(())
+}
+
+/// Applies one write not held back, in journal order.
+async fn apply_one(conn: &mut SqliteConnection, write: &Write) -> Result<(), StoreError> {
+    if !write::apply_shared(&mut *conn, write).await? {
+        // `apply` holds these back; alone, each is a bulk of one.
+        let mut held = Held::default();
+        held.hold(write);
+        return flush(held, conn).await;
+    }
+    if let Write::MatchStarted { id, rules, seats, .. } = write {
+        for seat in seats {
+            sqlx::query(sql::INSERT_SEAT)
+                .bind(id)
+                .bind(i64::from(seat.seat))
+                .bind(i64::from(rules.team_of(Seat(seat.seat)).0))
+                .bind(&seat.player_id)
+                .bind(&seat.bot)
+                .bind(&seat.name)
                 .execute(&mut *conn)
                 .await?;
-            if ended.rows_affected() > 0 {
-                let [points0, points1, points2] = sql::hand_points(outcome);
-                sqlx::query(sql::ADD_HAND_POINTS)
-                    .bind(match_id)
-                    .bind(points0)
-                    .bind(points1)
-                    .bind(points2)
-                    .execute(conn)
-                    .await?;
-            }
         }
-        // Shared, above.
-        _ => {}
     }
     Ok(())
 }
@@ -208,19 +275,13 @@ impl Store for SqliteStore {
 
     async fn apply(&self, writes: &[Write]) -> Result<(), StoreError> {
         let mut tx = self.pool.begin_with(BEGIN_WRITE).await?;
-        let mut actions: Vec<ActionRow> = Vec::new();
+        let mut held = Held::default();
         for write in writes {
-            match write {
-                Write::Action { match_id, hand, index, seat, action, seq, at } => {
-                    actions.push((match_id, *hand, *index, *seat, *action, to_db_u64(*seq), *at));
-                }
-                other => apply_one(&mut tx, other).await?,
+            if !held.hold(write) {
+                apply_one(&mut tx, write).await?;
             }
         }
-        // The actions go in last, all at once. The result is the same as in
-        // order: no other write reads or changes actions, and the only thing
-        // an action needs, its match's row, comes earlier in the journal.
-        insert_actions(&mut tx, &actions).await?;
+        flush(held, &mut tx).await?;
         tx.commit().await?;
         Ok(())
     }

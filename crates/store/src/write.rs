@@ -3,11 +3,11 @@
 //! actions and hand ends that come by the hundred, in bulk, and a match's
 //! seats.
 
-use euchre_engine::GameResult;
+use euchre_engine::{Action, Deal, GameResult, HandOutcome, MAX_TEAMS, Seal};
 
 use crate::conn::{Conn, Param};
-use crate::sql;
-use crate::{StoreError, Write};
+use crate::sql::{self, to_db_u64};
+use crate::{Millis, StoreError, Write};
 
 fn text(value: &str) -> Param<'_> {
     Param::Text(Some(value))
@@ -93,4 +93,86 @@ async fn end_match<C: Conn>(
         Param::Int(winner.map(i64::from)),
     ];
     conn.execute(sql::END_MATCH_SEATS, &params).await
+}
+
+/// A hand dealt, held back for [`Held`].
+pub(crate) struct HandRow<'w> {
+    pub match_id: &'w str,
+    pub number: u32,
+    pub deal: Deal,
+    pub seal: Option<Seal>,
+}
+
+/// An action, held back for [`Held`].
+pub(crate) struct ActionRow<'w> {
+    pub match_id: &'w str,
+    pub hand: u32,
+    pub index: u32,
+    pub seat: u8,
+    pub action: Action,
+    pub seq: i64,
+    pub at: Millis,
+}
+
+/// A hand ended, held back for [`Held`], with each side's points as
+/// [`sql::hand_points`] gives them.
+pub(crate) struct EndRow<'w> {
+    pub match_id: &'w str,
+    pub number: u32,
+    pub outcome: HandOutcome,
+    pub at: Millis,
+    pub points: [i64; MAX_TEAMS],
+}
+
+/// The writes of a batch that come by the hundred (hands dealt, actions,
+/// hands ended), and its match ends, held back so that each backend applies
+/// them kind by kind in bulk rather than one statement each.
+///
+/// Kind by kind rather than in journal order gives the same result when
+/// applied in the order of the fields: hands before the actions and ends
+/// that belong to them, hand ends (which add to a match's score) before
+/// match ends (which set it), and every kind in its own order. Nothing held
+/// back depends on a later write of another kind, and the matches they all
+/// belong to are written, in journal order, before.
+#[derive(Default)]
+pub(crate) struct Held<'w> {
+    pub hands: Vec<HandRow<'w>>,
+    pub actions: Vec<ActionRow<'w>>,
+    pub ends: Vec<EndRow<'w>>,
+    pub match_ends: Vec<&'w Write>,
+}
+
+impl<'w> Held<'w> {
+    /// Holds `write` back if it is of a kind applied in bulk.
+    pub fn hold(&mut self, write: &'w Write) -> bool {
+        match write {
+            Write::HandDealt { match_id, number, deal, seal } => {
+                self.hands.push(HandRow { match_id, number: *number, deal: *deal, seal: *seal });
+            }
+            Write::Action { match_id, hand, index, seat, action, seq, at } => {
+                self.actions.push(ActionRow {
+                    match_id,
+                    hand: *hand,
+                    index: *index,
+                    seat: *seat,
+                    action: *action,
+                    seq: to_db_u64(*seq),
+                    at: *at,
+                });
+            }
+            Write::HandEnded { match_id, number, outcome, at } => {
+                let points = sql::hand_points(outcome);
+                self.ends.push(EndRow {
+                    match_id,
+                    number: *number,
+                    outcome: *outcome,
+                    at: *at,
+                    points,
+                });
+            }
+            Write::MatchEnded { .. } => self.match_ends.push(write),
+            _ => return false,
+        }
+        true
+    }
 }
