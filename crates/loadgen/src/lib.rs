@@ -71,6 +71,10 @@ pub struct Config {
     /// (127.1.x.y, see [`net`]), so a server on loopback can keep its
     /// per-address connection limit; 0 lets the system choose (one address).
     pub source_addresses: usize,
+    /// In a cluster: a client told its table lives on another node
+    /// (`table_elsewhere`) reconnects there, as real clients do; off, it
+    /// stays and its table's messages cross between nodes.
+    pub follow_hints: bool,
 }
 
 /// How long a client thinks before each action.
@@ -308,6 +312,9 @@ async fn set_up_group(
         let table = players[0].create_table(settings).await?;
         for (seat, player) in (0..).zip(players.iter_mut()) {
             player.sit(&table, seat, seat == 0, clock.clone()).await?;
+            if config.follow_hints {
+                player.follow_hint(&table).await?;
+            }
         }
     }
     Ok(players)

@@ -22,6 +22,7 @@ fn config(url: &str, tables: usize, players: u8, hands: u64, think: Think) -> Co
         seed: 7,
         store_timeout: Duration::from_secs(10),
         source_addresses: 0,
+        follow_hints: true,
     }
 }
 
