@@ -75,6 +75,7 @@ for n in 1 2 3; do
         EUCHRE_CLUSTER__NATS_URL="nats://127.0.0.1:$nats_port" \
         EUCHRE_TRUSTED_PROXIES=127.0.0.1 \
         EUCHRE_BIND="127.0.0.1:$((port + n))" \
+        EUCHRE_CLUSTER__PUBLIC_URL="ws://127.0.0.1:$lb_port/ws?node=euchre$n" \
         EUCHRE_DATA_DIR="$data/euchre$n" \
         EUCHRE_LOG_FORMAT=json \
         "${load_test_limits[@]}" EUCHRE_TIMING__BOT_DELAY_MS=0 \

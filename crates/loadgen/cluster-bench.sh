@@ -18,7 +18,11 @@
 #       THINK_MS (default 1000) drawn from an exponential distribution, for
 #       DURATION seconds (default 30): ack p50/p99, to-others p99, errors.
 # The clients go round-robin over the nodes, so a table's four players sit
-# on different nodes (seat i on node i mod NODES). IDLE=0 or TABLES=0 skips
+# on different nodes (seat i on node i mod NODES). Each node gives its own
+# address as its cluster.public_url, so a client that joins a table of
+# another node is told where it lives (`table_elsewhere`) and moves there;
+# STAY=1 keeps every client on its node (euchre-loadgen --stay), its
+# table's messages relayed through NATS. IDLE=0 or TABLES=0 skips
 # a run. Quick to run: about a minute a configuration at the defaults.
 #
 # SHARDS (256) and TTL_MS (6000) are the cluster's settings. The load
@@ -42,6 +46,8 @@ hold=${HOLD:-20}
 tables=${TABLES:-200}
 duration=${DURATION:-30}
 think=${THINK_MS:-1000}
+stay=()
+[ "${STAY:-0}" = 1 ] && stay=(--stay)
 shards=${SHARDS:-256}
 ttl=${TTL_MS:-6000}
 
@@ -73,6 +79,7 @@ for n in $(seq "$count"); do
         EUCHRE_CLUSTER__NODE_ID="n$n" \
         EUCHRE_CLUSTER__SHARDS="$shards" \
         EUCHRE_CLUSTER__LEASE_TTL_MS="$ttl" \
+        EUCHRE_CLUSTER__PUBLIC_URL="ws://127.0.0.1:$node_port/ws" \
         env "${load_test_limits[@]}" "$bin/euchre-server" --bind "127.0.0.1:$node_port" --data-dir "$data/n$n" \
         --database-url "$database" >"$data/n$n.log" 2>&1 &
     pids+=($!)
@@ -109,13 +116,13 @@ if [ "$idle" -gt 0 ]; then
     nats_line
 fi
 if [ "$tables" -gt 0 ]; then
-    echo "## (b) $tables paced tables (4 clients each, think $think ms, exponential) over $count node(s), $duration s"
+    echo "## (b) $tables paced tables (4 clients each, think $think ms, exponential) over $count node(s), $duration s${stay[*]:+, every client staying on its node}"
     nats_line
     TIMEFORMAT='# load generator: %R s wall, %U s user, %S s system'
     before=0
     for pid in "${node_pids[@]}"; do before=$(awk -v a="$before" -v b="$(cpu_of "$pid")" 'BEGIN { print a + b }'); done
     time "$bin/euchre-loadgen" "$list" --tables "$tables" --players 4 --think-ms "$think" \
-        --think-exponential --duration "$duration" --json "$data/paced.json"
+        --think-exponential --duration "$duration" "${stay[@]}" --json "$data/paced.json"
     after=0
     for pid in "${node_pids[@]}"; do after=$(awk -v a="$after" -v b="$(cpu_of "$pid")" 'BEGIN { print a + b }'); done
     echo "# nodes: $(awk -v a="$before" -v b="$after" 'BEGIN { printf "%.1f", b - a }') s of CPU over the paced run, summed"

@@ -2,7 +2,8 @@
 // answered by `ack` or `error` through promises, reconnection with backoff,
 // and a heartbeat that notices a connection that died silently (a phone
 // asleep, a network change). Everything else the server sends goes to
-// `onMessage`.
+// `onMessage`. In a cluster it follows the server's `table_elsewhere` to the
+// node that owns the table just joined (see moveTo).
 
 const PROTOCOL_VERSION = 1;
 // The close code for a session that ended (docs/protocol.md).
@@ -24,6 +25,12 @@ export class Connection {
     this.ready = false;
     this.retryTimer = null;
     this.heartbeat = null;
+    // In a cluster: the node this connection moved to (`table_elsewhere`),
+    // and the socket it left, closed once the new one is welcomed.
+    this.nodeUrl = null;
+    this.leaving = null;
+    // A `table_elsewhere` to follow once nothing is in flight.
+    this.hint = null;
     addEventListener('online', () => this.reconnectNow());
     document.addEventListener('visibilitychange', () => {
       if (document.visibilityState === 'visible') this.reconnectNow();
@@ -34,10 +41,11 @@ export class Connection {
     clearTimeout(this.retryTimer);
     this.retryTimer = null;
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const socket = new WebSocket(`${scheme}//${location.host}/ws`);
+    const socket = new WebSocket(this.nodeUrl ?? `${scheme}//${location.host}/ws`);
     this.socket = socket;
     this.ready = false;
-    this.onStatus('connecting');
+    // A move to the table's node is not a reconnection the player need see.
+    if (!this.leaving) this.onStatus('connecting');
     socket.addEventListener('open', () => this.hello());
     socket.addEventListener('message', (frame) => this.receive(frame.data));
     socket.addEventListener('close', (event) => {
@@ -61,6 +69,11 @@ export class Connection {
     if (!socket || this.socket !== socket) return;
     this.socket = null;
     socket.close();
+    // Back through the balancer: the table's node may be the one that went.
+    this.nodeUrl = null;
+    this.hint = null;
+    this.leaving?.close();
+    this.leaving = null;
     this.ready = false;
     clearInterval(this.heartbeat);
     for (const { reject } of this.pending.values()) {
@@ -109,6 +122,11 @@ export class Connection {
       this.startHeartbeat();
       this.onStatus('online');
       this.onWelcome(welcome);
+      // The tables are resumed on the new socket: the old one can go (a
+      // moment later, so the resumes reach the table before it hears of it).
+      const leaving = this.leaving;
+      this.leaving = null;
+      if (leaving) setTimeout(() => leaving.close(), 1000);
     } catch (error) {
       if ((error.code === 'bad_token' || error.code === 'session_expired') && name) {
         // The server no longer knows us (or the session ended): become a
@@ -124,6 +142,30 @@ export class Connection {
         this.onMessage({ type: 'error', ...error });
       }
     }
+  }
+
+  // In a cluster: the table just joined lives on the node at the hint's URL
+  // (from the servers' settings). Once nothing is in flight, open a socket there, say hello with the same token
+  // (onWelcome resumes every table), then close this one: the table's
+  // messages stop crossing between nodes. Only an address on this page's
+  // own host (the balancer routing on it, docs/self-hosting.md) is followed,
+  // which is all the page's Content-Security-Policy lets it open, and only
+  // once until the next drop, so a misconfigured address cannot send the
+  // page round in circles. Ignoring it is fine: this node serves the table.
+  moveTo() {
+    if (!this.hint || !this.ready || this.pending.size > 0) return;
+    let target = null;
+    try {
+      target = new URL(this.hint);
+    } catch {
+      // Not a URL: not followed.
+    }
+    this.hint = null;
+    const sameHost = target?.host === location.host && /^wss?:$/.test(target.protocol);
+    if (!sameHost || this.nodeUrl) return;
+    this.nodeUrl = target.href;
+    this.leaving = this.socket;
+    this.connect();
   }
 
   startHeartbeat() {
@@ -171,6 +213,13 @@ export class Connection {
       this.pending.delete(message.id);
       if (message.type === 'error') waiting.reject(message);
       else waiting.resolve(message);
+      this.moveTo();
+      return;
+    }
+    if (message.type === 'table_elsewhere') {
+      // It comes before the join's answer: followed once that is in.
+      this.hint = message.url;
+      this.moveTo();
       return;
     }
     if (message.type === 'shutdown') {

@@ -60,6 +60,16 @@ pub(crate) struct Connection {
     /// which drops prompts the game has moved past.
     progress: Progress,
     rng: ChaCha8Rng,
+    /// In a cluster: the node that owns a table this client just joined,
+    /// where it goes once the join is answered (`table_elsewhere`).
+    elsewhere: Option<(TableId, String)>,
+    /// Tables whose hint was followed since the last reconnection: a hint
+    /// for one of them again (a `public_url` that does not lead to its
+    /// owner) is not followed, so a client never goes round in circles.
+    moved_for: HashSet<TableId>,
+    /// The connection a hint was followed from, closed once the tables are
+    /// taken up at the owner (so the seat never looks away meanwhile).
+    leaving: Option<Session>,
 }
 
 impl Connection {
@@ -86,6 +96,9 @@ impl Connection {
             updates,
             progress,
             rng: ChaCha8Rng::seed_from_u64(seed),
+            elsewhere: None,
+            moved_for: HashSet::new(),
+            leaving: None,
         };
         Ok((connection, identity))
     }
@@ -107,6 +120,8 @@ impl Connection {
                         }
                     }
                     self.resuming.clear();
+                    self.elsewhere = None;
+                    self.leaving = None;
                     self.emit(Update::Disconnected { reason });
                     if !self.reconnect(&mut commands).await {
                         return;
@@ -132,6 +147,9 @@ impl Connection {
                 received = self.session.next_message() => match received {
                     Ok(received) => {
                         if let Err(reason) = self.receive(received.message).await {
+                            return Ended::Lost(reason);
+                        }
+                        if let Err(reason) = self.follow_hint().await {
                             return Ended::Lost(reason);
                         }
                     }
@@ -256,6 +274,11 @@ impl Connection {
             ServerMessage::QuickPlayEnded { reason, message, .. } => {
                 self.emit(Update::QuickPlayEnded { reason, message })
             }
+            ServerMessage::TableElsewhere { table, url } => {
+                if !self.moved_for.contains(&table) {
+                    self.elsewhere = Some((table, url));
+                }
+            }
             // Only ever the answer to `hello`, read by the handshake.
             ServerMessage::Welcome { .. } => {}
         }
@@ -350,6 +373,16 @@ impl Connection {
             }
         }
         self.emit(Update::Reconnected);
+        self.moved_for.clear();
+        // Lost again at once: the next round of `run` reconnects.
+        let _ = self.take_up().await;
+        true
+    }
+
+    /// Resumes every followed table on the session just opened (from the
+    /// last seq delivered, so nothing is delivered twice or skipped), and
+    /// lists the tables again if they were listed.
+    async fn take_up(&mut self) -> Result<(), String> {
         let followed: Vec<(TableId, Followed)> =
             self.followed.iter().map(|(table, f)| (table.clone(), f.clone())).collect();
         for (table, followed) in followed {
@@ -362,17 +395,46 @@ impl Connection {
                 }
                 _ => ClientMessage::Resume { id: 0, table: table.clone(), last_seq },
             };
-            if self.send(message, Follow::Nothing, None, Some(table)).await.is_err() {
-                // Lost again at once: the next round of `run` reconnects.
-                return true;
-            }
+            self.send(message, Follow::Nothing, None, Some(table)).await?;
         }
         if let Some(query) = self.lobby.clone() {
-            let _ = self
-                .send(ClientMessage::ListTables { id: 0, query }, Follow::Nothing, None, None)
-                .await;
+            self.send(ClientMessage::ListTables { id: 0, query }, Follow::Nothing, None, None)
+                .await?;
         }
-        true
+        Ok(())
+    }
+
+    /// Goes to the node that owns the table a hint named, once nothing is
+    /// in flight and that table is the only one followed (a client at
+    /// tables of several nodes stays where it is: its tables' messages
+    /// reach it through this node). It connects there with the same token
+    /// and takes its tables up; the connection it leaves is closed once
+    /// that is answered, so the seat never looks away. If the owner cannot
+    /// be reached, the client stays: this node serves the table too.
+    async fn follow_hint(&mut self) -> Result<(), String> {
+        if !self.pending.is_empty() || !self.resuming.is_empty() {
+            return Ok(());
+        }
+        if let Some(mut left) = self.leaving.take() {
+            let patience = self.config.connect_timeout;
+            tokio::spawn(async move { left.close(patience).await });
+        }
+        let Some((table, _)) = &self.elsewhere else { return Ok(()) };
+        let alone = self.followed.len() == 1 && self.followed.contains_key(table);
+        let Some((table, url)) = self.elsewhere.take().filter(|_| alone) else { return Ok(()) };
+        self.moved_for.insert(table.clone());
+        let owner = Config { url: url.clone(), ..self.config.clone() };
+        match handshake(&owner, Some(&self.token)).await {
+            Ok((session, _)) => {
+                tracing::debug!(%table, %url, "moving to the node that owns the table");
+                self.leaving = Some(std::mem::replace(&mut self.session, session));
+                self.take_up().await?;
+            }
+            Err(error) => {
+                tracing::debug!(%table, %url, %error, "staying: the owner is not reachable")
+            }
+        }
+        Ok(())
     }
 }
 

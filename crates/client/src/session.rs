@@ -44,10 +44,10 @@
 //! # }
 //! ```
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use euchre_protocol::{ClientMessage, CommandId, PROTOCOL_VERSION, Reply, ServerMessage};
+use euchre_protocol::{ClientMessage, CommandId, PROTOCOL_VERSION, Reply, ServerMessage, TableId};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -87,6 +87,9 @@ pub struct Session {
     early: VecDeque<Received>,
     /// What [`Session::recv`] has returned of each table.
     record: Record,
+    /// In a cluster: where the node that owns each table this connection
+    /// joined through another node is reached (`table_elsewhere`).
+    elsewhere: HashMap<TableId, String>,
 }
 
 impl Session {
@@ -104,7 +107,13 @@ impl Session {
     /// A session over a socket the caller opened (from a chosen local
     /// address, say, or with its own buffer sizes).
     pub fn over(socket: Socket) -> Session {
-        Session { socket, next_id: 0, early: VecDeque::new(), record: Record::default() }
+        Session {
+            socket,
+            next_id: 0,
+            early: VecDeque::new(),
+            record: Record::default(),
+            elsewhere: HashMap::new(),
+        }
     }
 
     /// Says `hello` as the player `token` names, or else as a new guest
@@ -208,6 +217,14 @@ impl Session {
         std::mem::take(&mut self.early)
     }
 
+    /// Where the node that owns `table` is reached, if the server said
+    /// (`table_elsewhere`, read by any of this session's calls so far): a
+    /// client that comes back there with its token stops the table's
+    /// messages crossing between nodes.
+    pub fn elsewhere(&self, table: &str) -> Option<&str> {
+        self.elsewhere.get(table).map(String::as_str)
+    }
+
     /// The socket itself, for frames the protocol has no message for (a
     /// test of what the server does with a malformed one, say). Messages
     /// kept by [`Session::request`] are still returned by [`Session::recv`].
@@ -239,6 +256,9 @@ impl Session {
                         serde_json::from_str::<ServerMessage>(text.as_str()).map_err(|error| {
                             Error::Unreadable(format!("{error}: {}", text.as_str()))
                         })?;
+                    if let ServerMessage::TableElsewhere { table, url } = &message {
+                        self.elsewhere.insert(table.clone(), url.clone());
+                    }
                     return Ok(Received { at, message });
                 }
                 Some(Ok(_)) => {}

@@ -76,6 +76,10 @@ pub struct Config {
     /// The server's process id, to report its CPU time per action beside
     /// the load generator's own (one process: a cluster's are not summed).
     pub server_pid: Option<u32>,
+    /// In a cluster: a client told its table lives on another node
+    /// (`table_elsewhere`) reconnects there, as real clients do; off, it
+    /// stays and its table's messages cross between nodes.
+    pub follow_hints: bool,
 }
 
 /// How long a client thinks before each action.
@@ -324,6 +328,9 @@ async fn set_up_group(
         let table = players[0].create_table(settings).await?;
         for (seat, player) in (0..).zip(players.iter_mut()) {
             player.sit(&table, seat, seat == 0, clock.clone()).await?;
+            if config.follow_hints {
+                player.follow_hint(&table).await?;
+            }
         }
     }
     Ok(players)

@@ -92,6 +92,11 @@ struct Flags {
     /// its default per-address connection limit.
     #[arg(long, default_value_t = 0)]
     source_addresses: usize,
+    /// In a cluster: a client told that its table lives on another node
+    /// (`table_elsewhere`) stays where it is, its table's messages crossing
+    /// between nodes, instead of reconnecting there as real clients do.
+    #[arg(long)]
+    stay: bool,
     /// Abusive clients to run beside the tables, each from its own loopback
     /// address (127.2.0.N): flooder, oversized, hog, slow_reader (comma
     /// separated), all, or none (the baseline, reported the same way).
@@ -218,6 +223,7 @@ async fn main() -> anyhow::Result<()> {
         store_timeout: seconds(flags.store_timeout, "--store-timeout")?,
         source_addresses: flags.source_addresses,
         server_pid,
+        follow_hints: !flags.stay,
     };
     if let Some(list) = flags.abuse {
         let abuse = abuse::AbuseConfig {

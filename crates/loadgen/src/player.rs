@@ -133,6 +133,9 @@ pub struct Player {
     think: Think,
     pub stats: Stats,
     progress: Arc<Progress>,
+    /// How it came back as itself, and from where: to follow a `table_elsewhere`.
+    token: String,
+    dial: Dial,
 }
 
 /// One seat at one table, and the state of play there.
@@ -234,6 +237,8 @@ impl Player {
             think,
             stats: Stats::new()?,
             progress,
+            token: welcome.token,
+            dial,
         })
     }
 
@@ -276,6 +281,46 @@ impl Player {
             Reply::Seated { .. } => Ok(()),
             other => bail!("expected seated at {table} seat {seat}, got {other:?}"),
         }
+    }
+
+    /// In a cluster: moves to the node that owns `table` when the server
+    /// said where it lives (`table_elsewhere`), as a real client would, so
+    /// that the table's messages stop crossing between nodes. A connection
+    /// there says hello with the same token and watches the table (a seated
+    /// player's `watch` sends the seat's snapshot, its prompt included),
+    /// and only then is this one closed, so the seat never looks away.
+    /// A client at several tables stays (they may live on several nodes),
+    /// and one that cannot reach the node stays too, counted as an error.
+    pub async fn follow_hint(&mut self, table: &str) -> anyhow::Result<()> {
+        let Some(url) = self.session.elsewhere(table).map(str::to_owned) else { return Ok(()) };
+        if self.places.len() != 1 {
+            return Ok(());
+        }
+        let opened = async {
+            let socket = tokio::time::timeout(PATIENCE, net::connect(&url, self.dial))
+                .await
+                .context("connecting took too long")??;
+            let mut session = Session::over(socket);
+            tokio::time::timeout(PATIENCE, session.hello("", Some(&self.token)))
+                .await
+                .context("no welcome in time")??;
+            anyhow::Ok(session)
+        };
+        let mut session = match opened.await {
+            Ok(session) => session,
+            // Played through this node all the same; the report shows it.
+            Err(error) => {
+                eprintln!("{table}: the table's node at {url} is out of reach: {error:#}");
+                *self.stats.errors.entry("table_elsewhere_unreachable".into()).or_default() += 1;
+                return Ok(());
+            }
+        };
+        let id = session.next_id();
+        let watch = ClientMessage::Watch { id, table: table.to_owned(), invite: None };
+        let mut left = std::mem::replace(&mut self.session, session);
+        self.command(watch).await?;
+        left.close(Duration::from_secs(2)).await;
+        Ok(())
     }
 
     /// Plays until the phase is [`Phase::Stop`] and nothing is in flight,

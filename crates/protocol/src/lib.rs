@@ -457,6 +457,13 @@ pub enum ServerMessage {
     LobbyRemoved { table: TableId },
     /// The server is going down; reconnect after this many milliseconds.
     Shutdown { reconnect_after_ms: u64 },
+    /// In a cluster: `table`, just joined through this node, lives on
+    /// another node, which clients reach at `url` (from the servers'
+    /// configuration, never from a client). A client may open a connection
+    /// there, say `hello` with its token, `resume` (or `watch`) the table,
+    /// then close this one: the table's messages then stop going between
+    /// nodes. Ignoring it is fine: everything keeps working through here.
+    TableElsewhere { table: TableId, url: String },
     /// Progress of a quick-play request: when the partner joins, and now
     /// and then while waiting (`waiting`: players waiting in the pool).
     QuickPlayWaiting {

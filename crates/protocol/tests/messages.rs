@@ -285,6 +285,18 @@ fn server_messages_round_trip() {
 }
 
 #[test]
+fn table_elsewhere_reads_as_documented() {
+    let wire =
+        json!({"type": "table_elsewhere", "table": "t1", "url": "wss://play.example/ws?node=n2"});
+    let message = ServerMessage::TableElsewhere {
+        table: "t1".into(),
+        url: "wss://play.example/ws?node=n2".into(),
+    };
+    assert_eq!(serde_json::from_value::<ServerMessage>(wire.clone()).expect("parses"), message);
+    assert_eq!(serde_json::to_value(&message).expect("serializes"), wire);
+}
+
+#[test]
 fn list_tables_reads_its_filter_and_page_and_defaults_to_everything() {
     // An old client's `list_tables` still reads: every public table, the first page.
     let old = parse(json!({"type": "list_tables", "id": 1})).expect("valid");

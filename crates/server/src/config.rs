@@ -147,6 +147,12 @@ pub struct ClusterSettings {
     /// Tables fall into this many shards, the unit of ownership and
     /// failover. Fixed for the cluster's life: every node must use the same.
     pub shards: u16,
+    /// Where clients reach this node itself, past the load balancer
+    /// (`wss://play.example/ws?node=euchre2`, a route the balancer sends to
+    /// this node alone). A client that joins a table of this node through
+    /// another is told it (`table_elsewhere`), so it can come here and its
+    /// table's messages stop crossing NATS. Empty: never told.
+    pub public_url: String,
     /// How the node proves itself to NATS, and checks NATS in turn.
     pub nats: NatsSettings,
 }
@@ -210,6 +216,7 @@ impl Default for ClusterSettings {
             lease_ttl_ms: 6_000,
             replicas: 1,
             shards: 256,
+            public_url: String::new(),
             nats: NatsSettings::default(),
         }
     }

@@ -449,13 +449,21 @@ impl Session {
                 // find the connection even if it comes before the answer.
                 remote_tables.joined(self.conn, &table);
             }
-            if let Err(refused) =
-                remote_tables.forward(&table, id, self.conn, &player, request).await
-            {
-                self.state.metrics.errors_sent.inc();
-                self.outbox.send(refused);
-            } else if joins {
-                self.tables.insert(table);
+            match remote_tables.forward(&table, id, self.conn, &player, request).await {
+                Err(refused) => {
+                    self.state.metrics.errors_sent.inc();
+                    self.outbox.send(refused);
+                }
+                Ok(owner) if joins => {
+                    if let Some(url) = owner {
+                        // Where the table lives, from the owner's settings:
+                        // the client may go there; if not, this path serves.
+                        let table = table.clone();
+                        self.outbox.send(ServerMessage::TableElsewhere { table, url });
+                    }
+                    self.tables.insert(table);
+                }
+                Ok(_) => {}
             }
             return Ok(());
         };

@@ -21,6 +21,9 @@ pub struct Metrics {
     pub action_latency: Histogram,
     /// In a cluster: the shards this node owns (0 on one node).
     pub shards_owned: Gauge,
+    /// In a cluster: messages this node's tables sent to other nodes'
+    /// connections over NATS (what `table_elsewhere` saves, once followed).
+    pub frames_relayed: Counter,
     /// Password hashes started, and requests refused for want of a hashing thread.
     pub password_hashes: Counter,
     pub password_hashes_busy: Counter,
@@ -43,6 +46,7 @@ impl Default for Metrics {
             errors_sent: Counter::default(),
             action_latency: Histogram::new(exponential_buckets(0.000_05, 2.0, 16)),
             shards_owned: Gauge::default(),
+            frames_relayed: Counter::default(),
             password_hashes: Counter::default(),
             password_hashes_busy: Counter::default(),
             analyses_at_end: Counter::default(),
@@ -77,6 +81,11 @@ impl Default for Metrics {
             "cluster_shards_owned",
             "In a cluster: the shards this node owns",
             metrics.shards_owned.clone(),
+        );
+        registry.register(
+            "cluster_frames_relayed",
+            "In a cluster: messages this node's tables sent to other nodes' connections",
+            metrics.frames_relayed.clone(),
         );
         registry.register(
             "password_hashes",

@@ -90,9 +90,11 @@ pub trait RemoteTables: Send + Sync + fmt::Debug {
     /// Tells another node's table that a connection of this node at it closed.
     fn left(&self, conn: ConnId, table: &str);
 
-    /// Sends a command to the node that owns `table`. `Err` is the error
-    /// message for the client: the owner's refusal, or `unavailable` when
-    /// no node owns the table's shard right now (it is failing over).
+    /// Sends a command to the node that owns `table`. `Ok` holds where
+    /// clients reach the owner, when the command joined the table and the
+    /// owner says (its `cluster.public_url`). `Err` is the error message for
+    /// the client: the owner's refusal, or `unavailable` when no node owns
+    /// the table's shard right now (it is failing over).
     fn forward<'a>(
         &'a self,
         table: &'a str,
@@ -100,7 +102,7 @@ pub trait RemoteTables: Send + Sync + fmt::Debug {
         conn: ConnId,
         player: &'a PlayerInfo,
         request: Request,
-    ) -> BoxFuture<'a, Result<(), ServerMessage>>;
+    ) -> BoxFuture<'a, Result<Option<String>, ServerMessage>>;
 }
 
 /// A `quick_play` on its way to another node's pool: the command's id, the

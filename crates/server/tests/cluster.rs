@@ -331,6 +331,9 @@ impl Cluster {
     }
 }
 
+/// A node's `public_url` that becomes the node's own address once it has one.
+const OWN_URL: &str = "own";
+
 /// The shards of the test clusters, and their leases' time to live.
 const NODE_SHARDS: u16 = 8;
 const LEASE_TTL_MS: u64 = 2_000;
@@ -391,6 +394,9 @@ impl Node {
         listener.set_nonblocking(true).expect("non-blocking");
         let address = listener.local_addr().expect("address");
         let url = format!("ws://{address}/ws");
+        if settings.cluster.public_url == OWN_URL {
+            settings.cluster.public_url = url.clone();
+        }
         let label = name.to_owned();
         runtime.spawn(async move {
             let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
@@ -1246,6 +1252,96 @@ async fn a_dead_nodes_connections_are_let_go_by_the_tables_they_sat_at() {
     }
     eprintln!("Bob's seat counted away {:?} after n2 died", killed.elapsed());
     drop(bob);
+    cluster.finish(nodes).await;
+}
+
+/// Nodes that say where clients reach them, on a steady lease.
+fn telling_nodes(settings: &mut Settings) {
+    settings.cluster.lease_ttl_ms = STEADY_LEASE_TTL_MS;
+    settings.cluster.public_url = OWN_URL.to_owned();
+}
+
+/// A counter or gauge of a node's `/metrics`.
+async fn metric(node: &Node, name: &str) -> u64 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(node.address).await.expect("connects");
+    let request = "GET /metrics HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n";
+    stream.write_all(request.as_bytes()).await.expect("writes");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.expect("reads");
+    let value = response.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix(' '));
+    value.and_then(|v| v.parse::<f64>().ok()).map_or(0, |v| v as u64)
+}
+
+const RELAYED: &str = "euchre_cluster_frames_relayed_total";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_told_where_its_table_lives_goes_there_and_its_tables_messages_stop_crossing_nats()
+{
+    use euchre_client::{Client as Player, Config, Update};
+    use rand::SeedableRng;
+    let Some(cluster) = Cluster::start("cluster_elsewhere").await else { return };
+    let nodes = cluster.nodes_with(&["n1", "n2"], telling_nodes).await;
+    let mut ann = nodes[0].player("Ann").await;
+    let settings = TableSettings { bot_seats: vec![1, 2, 3], ..TableSettings::default() };
+
+    // Bob (the client library) connects to n2 and sits at Ann's table on
+    // n1: the game starts, through n2, and n1 tells him where it lives.
+    let table = create_table(&mut ann, settings.clone()).await;
+    let config = Config::new(nodes[1].url.clone(), "Bob");
+    let (bob, mut updates) = Player::connect(config).await.expect("Bob connects to n2");
+    bob.sit(&table, Some(0), None).await.expect("Bob sits through n2");
+    // He goes to n1 by himself: n2 is left with no connection.
+    eventually("Bob to leave n2 for n1", WAIT, async || {
+        match metric(&nodes[1], "euchre_connections_open").await {
+            0 => Ok(()),
+            open => Err(format!("{open} connections still on n2")),
+        }
+    })
+    .await;
+    // Whatever n1 relayed to n2 before, it relays nothing from now on…
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let before = metric(&nodes[0], RELAYED).await;
+    assert!(before > 0, "Bob's first messages came through n2");
+    // …while Bob plays two hands, with every event once and in order.
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    let (mut hands, mut acted, mut last_seq) = (0, 0, 0);
+    while hands < 2 {
+        let update = timeout(WAIT, updates.next()).await.expect("play goes on").expect("open");
+        match update {
+            Update::YourTurn { table: at, actions, .. } if at == table => {
+                bob.act(&table, pick(&actions, &mut rng)).await.expect("acknowledged");
+                acted += 1;
+            }
+            Update::Event { seq, event, .. } => {
+                assert!(last_seq == 0 || seq == last_seq + 1, "seq {seq} after {last_seq}");
+                last_seq = seq;
+                if let Some(TableEvent::Game(Event::HandEnded { .. })) = event {
+                    hands += 1;
+                }
+            }
+            Update::Snapshot { seq, .. } => last_seq = seq,
+            Update::Disconnected { reason } => panic!("Bob's connection dropped: {reason}"),
+            _ => {}
+        }
+    }
+    assert!(acted > 0, "Bob played");
+    assert_eq!(metric(&nodes[0], RELAYED).await, before, "nothing of the table crossed NATS");
+
+    // Cy, whose client ignores the hint, plays a hand through n2 all the
+    // same: n1 relays his table's messages.
+    let other = create_table(&mut ann, settings).await;
+    let mut cy = nodes[1].player("Cy").await;
+    let id = cy.next_id();
+    cy.send(&ClientMessage::Sit { id, table: other.clone(), seat: Some(0), invite: None }).await;
+    let told = cy.recv_until(|m| matches!(m, ServerMessage::TableElsewhere { .. })).await;
+    let ServerMessage::TableElsewhere { table: named, url } = told else { unreachable!() };
+    assert_eq!((named.as_str(), url.as_str()), (other.as_str(), nodes[0].url.as_str()));
+    let done = |event: &Event| matches!(event, Event::HandEnded { .. });
+    let cy = support::play_until(cy, other, 11, done).await;
+    assert!(metric(&nodes[0], RELAYED).await > before, "Cy's table went through n2");
+    drop((cy, ann));
+    bob.close().await;
     cluster.finish(nodes).await;
 }
 

@@ -11,6 +11,7 @@ use bytes::Bytes;
 use euchre_cluster::shard_of;
 use euchre_protocol::{CommandId, ErrorCode, PlayerInfo, ServerMessage, TableId};
 use futures_util::future::BoxFuture;
+use prometheus_client::metrics::counter::Counter;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -86,6 +87,24 @@ pub(super) enum Answer {
     Refused { code: String, message: String },
 }
 
+/// The owner's answer to a command, with where clients reach the owner
+/// (its `cluster.public_url`) when the command joined the table. A node of
+/// an earlier version reads it as the bare [`Answer`] (the url is a field
+/// it does not know).
+#[derive(Debug, Serialize, Deserialize)]
+struct CommandAnswer {
+    #[serde(flatten)]
+    answer: Answer,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
+}
+
+impl From<Answer> for CommandAnswer {
+    fn from(answer: Answer) -> CommandAnswer {
+        CommandAnswer { answer, url: None }
+    }
+}
+
 impl Answer {
     /// The answer to a message another node sent that this one cannot read
     /// (a node of another version).
@@ -140,7 +159,7 @@ impl RemoteTables for Node {
         conn: ConnId,
         player: &'a PlayerInfo,
         request: Request,
-    ) -> BoxFuture<'a, Result<(), ServerMessage>> {
+    ) -> BoxFuture<'a, Result<Option<String>, ServerMessage>> {
         Box::pin(async move {
             let unavailable = || ErrorCode::Unavailable.to_message(Some(id));
             let message = ToOwner::Command(RemoteCommand {
@@ -169,9 +188,9 @@ impl RemoteTables for Node {
                 }
                 Err(_) => return Err(unavailable()),
             };
-            match serde_json::from_slice::<Answer>(&reply.payload) {
-                Ok(Answer::Accepted) => Ok(()),
-                Ok(Answer::Refused { code, message }) => {
+            match serde_json::from_slice::<CommandAnswer>(&reply.payload) {
+                Ok(CommandAnswer { answer: Answer::Accepted, url }) => Ok(url),
+                Ok(CommandAnswer { answer: Answer::Refused { code, message }, .. }) => {
                     Err(ServerMessage::Error { id: Some(id), code, message })
                 }
                 Err(_) => Err(unavailable()),
@@ -199,7 +218,7 @@ impl Node {
                     self.remote_left(&state, &table, node, conn);
                     None
                 }
-                Err(error) => Some(Answer::unreadable(error)),
+                Err(error) => Some(Answer::unreadable(error).into()),
             };
             self.answer(message.reply, answer).await;
         }
@@ -207,7 +226,11 @@ impl Node {
     }
 
     /// Sends `answer`, if any, to a request's `reply` subject, if it has one.
-    pub(super) async fn answer(&self, reply: Option<async_nats::Subject>, answer: Option<Answer>) {
+    pub(super) async fn answer(
+        &self,
+        reply: Option<async_nats::Subject>,
+        answer: Option<impl Serialize>,
+    ) {
         if let (Some(reply), Some(answer)) = (reply, answer)
             && let Ok(body) = serde_json::to_vec(&answer)
         {
@@ -215,13 +238,19 @@ impl Node {
         }
     }
 
-    /// Hands another node's command to the table here.
-    fn command(self: &Arc<Self>, state: &AppState, command: RemoteCommand) -> Answer {
+    /// Hands another node's command to the table here. A command that
+    /// joins the table is answered with where clients reach this node, if
+    /// it is configured: the client may come here instead.
+    fn command(self: &Arc<Self>, state: &AppState, command: RemoteCommand) -> CommandAnswer {
         let RemoteCommand { table, id, node, conn, player, request } = command;
-        let refused = |code: ErrorCode| Answer::Refused {
-            code: code.code().to_owned(),
-            message: code.message().to_owned(),
+        let refused = |code: ErrorCode| {
+            CommandAnswer::from(Answer::Refused {
+                code: code.code().to_owned(),
+                message: code.message().to_owned(),
+            })
         };
+        let joins =
+            matches!(request, Request::Sit { .. } | Request::Watch { .. } | Request::Resume { .. });
         // In a handover the shard's subscription outlives its ownership for
         // a moment: a table that moved is failing over, not unknown, and
         // the client tries again (its connection is closed with the move).
@@ -237,7 +266,8 @@ impl Node {
         let command =
             TableCommand { id, conn, player, outbox, request, received: std::time::Instant::now() };
         if handle.try_send(TableMessage::Command(command)) {
-            Answer::Accepted
+            let url = self.public_url.clone().filter(|_| joins);
+            CommandAnswer { answer: Answer::Accepted, url }
         } else if handle.is_closed() {
             refused(ErrorCode::Unavailable)
         } else {
@@ -279,7 +309,8 @@ impl Node {
             tables: HashSet::new(),
         };
         remotes.insert(key.clone(), remote);
-        tokio::spawn(self.clone().pump(key, here, rx, too_slow.clone()));
+        let relayed = state.metrics.frames_relayed.clone();
+        tokio::spawn(self.clone().pump(key, here, rx, too_slow.clone(), relayed));
         (here, Outbox::new(tx, too_slow))
     }
 
@@ -291,6 +322,7 @@ impl Node {
         here: ConnId,
         mut messages: mpsc::Receiver<Frame>,
         too_slow: CancellationToken,
+        relayed: Counter,
     ) {
         let subject = format!("euchre.to.{}", key.0);
         let stream = format!("{}.{here}", self.id);
@@ -326,6 +358,7 @@ impl Node {
             if self.client.publish_with_headers(subject.clone(), headers, body).await.is_err() {
                 break;
             }
+            relayed.inc();
         }
         let mut remotes = lock(&self.remotes);
         if remotes.get(&key).is_some_and(|remote| remote.conn == here) {
@@ -401,5 +434,30 @@ impl Node {
         }
         // Decoded, so that the connection sees a match as a local one.
         local.outbox.send(Frame::from(message));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Answer, CommandAnswer};
+
+    /// Nodes of two versions side by side (a rolling upgrade): the owner's
+    /// url is a field an older node skips, and an older owner's answer has none.
+    #[test]
+    fn an_answer_with_the_owners_address_reads_on_nodes_of_either_version() {
+        let told =
+            CommandAnswer { answer: Answer::Accepted, url: Some("ws://n2.example/ws".into()) };
+        let wire = serde_json::to_value(&told).expect("serializes");
+        assert_eq!(wire, serde_json::json!({"kind": "accepted", "url": "ws://n2.example/ws"}));
+        assert!(matches!(serde_json::from_value::<Answer>(wire), Ok(Answer::Accepted)));
+
+        let bare = serde_json::to_vec(&Answer::Accepted).expect("serializes");
+        let read: CommandAnswer = serde_json::from_slice(&bare).expect("parses");
+        assert!(matches!(read, CommandAnswer { answer: Answer::Accepted, url: None }));
+        let refused = Answer::Refused { code: "busy".into(), message: "later".into() };
+        let read: CommandAnswer =
+            serde_json::from_slice(&serde_json::to_vec(&refused).expect("serializes"))
+                .expect("parses");
+        assert!(matches!(read.answer, Answer::Refused { code, .. } if code == "busy"));
     }
 }

@@ -106,6 +106,9 @@ pub struct Node {
     asked: Mutex<pools::Asked>,
     /// How long a pool's owner keeps a request with no connection.
     pool_grace: std::time::Duration,
+    /// Where clients reach this node itself (`cluster.public_url`): told to
+    /// the clients that join its tables through other nodes.
+    public_url: Option<String>,
 }
 
 impl Node {

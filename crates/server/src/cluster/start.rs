@@ -25,6 +25,24 @@ fn valid_node_id(name: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
+/// The node's `cluster.public_url`, if set: a `ws://` or `wss://` URL,
+/// since clients open a WebSocket there.
+fn public_url(url: &str) -> anyhow::Result<Option<String>> {
+    let url = url.trim();
+    if url.is_empty() {
+        return Ok(None);
+    }
+    let has_host = ["ws://", "wss://"]
+        .iter()
+        .find_map(|scheme| url.strip_prefix(scheme))
+        .is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/'));
+    anyhow::ensure!(
+        has_host && !url.chars().any(char::is_whitespace),
+        "cluster.public_url {url:?}: a ws:// or wss:// URL where clients reach this node"
+    );
+    Ok(Some(url.to_owned()))
+}
+
 /// Joins the cluster: connects to NATS, opens the buckets, and starts the
 /// lease loop and the node's listeners. Returns the state to serve with:
 /// `state`, its tables placed in this node's shards.
@@ -104,6 +122,7 @@ pub async fn start(state: AppState) -> anyhow::Result<AppState> {
         quick_play: state.quick_play.clone(),
         asked: Mutex::default(),
         pool_grace: Duration::from_millis(state.settings.timing.reconnect_grace_ms),
+        public_url: public_url(&settings.public_url)?,
     });
     let state =
         state.with_placement(node.clone(), Some(node.clone())).with_remote_pools(node.clone());
@@ -135,4 +154,22 @@ pub async fn start(state: AppState) -> anyhow::Result<AppState> {
     tokio::spawn(node.clone().sweep_dead_nodes(state.clone(), ttl));
     tracing::info!(node = %id, shards, "joined the cluster");
     Ok(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::public_url;
+
+    #[test]
+    fn a_public_url_is_a_websocket_address_or_nothing() {
+        assert_eq!(public_url("").ok(), Some(None));
+        assert_eq!(public_url(" ").ok(), Some(None));
+        let url = "wss://play.example/ws?node=euchre2";
+        assert_eq!(public_url(url).ok(), Some(Some(url.to_owned())));
+        assert!(public_url("ws://127.0.0.1:8081/ws").is_ok());
+        for bad in ["https://play.example/ws", "/ws?node=n2", "wss://", "wss:///ws", "ws://a b/ws"]
+        {
+            assert!(public_url(bad).is_err(), "{bad}");
+        }
+    }
 }
