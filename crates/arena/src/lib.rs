@@ -762,16 +762,13 @@ mod tests {
         }
     }
 
+    /// A game of nine hands, won 10 to 4 by whoever won it.
+    fn row(seed: u64, a_team: u8, a_won: bool) -> GameRow {
+        GameRow { seed, a_team, a_won, hands: 9, a_points: 10, b_points: 4 }
+    }
+
     #[test]
     fn games_round_trip_and_pair_by_deal() {
-        let row = |seed, a_team, a_won| GameRow {
-            seed,
-            a_team,
-            a_won,
-            hands: 9,
-            a_points: 10,
-            b_points: 4,
-        };
         // Y wins one game of each deal; X the same one, and both on deal 3.
         let y: Vec<GameRow> =
             (1..=4).flat_map(|seed| [row(seed, 0, true), row(seed, 1, false)]).collect();
@@ -801,14 +798,6 @@ mod tests {
 
     #[test]
     fn a_run_compares_with_the_opponents_self_play() {
-        let row = |seed, a_team, a_won| GameRow {
-            seed,
-            a_team,
-            a_won,
-            hands: 9,
-            a_points: 10,
-            b_points: 4,
-        };
         // X sweeps deal 1, splits deals 2 and 3, loses both of deal 4.
         let x = [(1, true, true), (2, true, false), (3, false, true), (4, false, false)]
             .into_iter()
