@@ -14,7 +14,8 @@
 //!
 //! One task per node writes its claims, in the order they were asked for:
 //! a cancel's release is written before the claim of the request that
-//! follows it.
+//! follows it, and before the cancel is answered (so the player may ask at
+//! once in a pool of another node).
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -71,6 +72,10 @@ enum Op {
     Waiting {
         player: String,
         answer: oneshot::Sender<Option<(u64, String)>>,
+    },
+    /// Answered when every op before it is done (ops are done in order).
+    Written {
+        answer: oneshot::Sender<()>,
     },
 }
 
@@ -162,6 +167,14 @@ impl Claims for KvClaims {
             answered.await.ok().flatten()
         })
     }
+
+    fn written(&self) -> BoxFuture<'static, ()> {
+        let (answer, answered) = oneshot::channel();
+        let _ = self.ops.send(Op::Written { answer });
+        Box::pin(async move {
+            let _ = answered.await;
+        })
+    }
 }
 
 impl Writer {
@@ -183,6 +196,9 @@ impl Writer {
                         _ => None,
                     };
                     let _ = answer.send(waiting);
+                }
+                Op::Written { answer } => {
+                    let _ = answer.send(());
                 }
             }
         }

@@ -104,6 +104,10 @@ pub trait Claims: Send + Sync + std::fmt::Debug {
 
     /// The player's waiting request, if any: its id and its pool.
     fn waiting<'a>(&'a self, player_id: &'a str) -> BoxFuture<'a, Option<(u64, String)>>;
+
+    /// Completes once everything asked of the claims before it is written
+    /// (a cancel's release, say), or could not be.
+    fn written(&self) -> BoxFuture<'static, ()>;
 }
 
 /// A new request's id: random, so that ids from different nodes do not

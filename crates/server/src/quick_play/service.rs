@@ -195,14 +195,27 @@ impl Pools {
                 outbox.send(answer);
             }
             PoolMessage::Cancel { id, conn, player_id, outbox } => {
-                let answer = if self.requests.contains_key(&player_id) {
-                    self.end_team(&player_id, QuickPlayEndReason::PartnerCancelled);
-                    self.end(&player_id, QuickPlayEndReason::Cancelled, Some(conn));
-                    ServerMessage::Ack { id, reply: Reply::Done }
-                } else {
-                    ErrorCode::NotQueued.to_message(Some(id))
-                };
-                outbox.send(answer);
+                if !self.requests.contains_key(&player_id) {
+                    outbox.send(ErrorCode::NotQueued.to_message(Some(id)));
+                    return;
+                }
+                self.end_team(&player_id, QuickPlayEndReason::PartnerCancelled);
+                self.end(&player_id, QuickPlayEndReason::Cancelled, Some(conn));
+                let done = ServerMessage::Ack { id, reply: Reply::Done };
+                match self.state.quick_play.claims() {
+                    // Answered once the claim's release is written, so that
+                    // the player may ask at once in a pool of another node.
+                    Some(claims) => {
+                        let written = claims.written();
+                        tokio::spawn(async move {
+                            written.await;
+                            outbox.send(done);
+                        });
+                    }
+                    None => {
+                        outbox.send(done);
+                    }
+                }
             }
             PoolMessage::Attach { conn, player_id, outbox } => {
                 if let Some(waiting) = self.requests.get_mut(&player_id)
