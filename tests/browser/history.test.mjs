@@ -179,9 +179,11 @@ test('a game left and come back to is resumed; once closed its link explains and
     assert.match(page.url(), new RegExp(`#/table/${tableId}`));
     await page.close();
 
-    // Everyone gone: closed, its game abandoned.
+    // Everyone gone: closed, its game abandoned. The table leaves the
+    // server's list before the store has written its close (the writer
+    // gathers its writes), so poll until the reason is there too.
     let table = null;
-    for (let i = 0; i < 100 && table?.state !== 'closed'; i += 1) {
+    for (let i = 0; i < 100 && !(table?.state === 'closed' && table?.closed_reason); i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       table = await (await fetch(`${server.url}/api/tables/${tableId}`)).json();
     }

@@ -266,7 +266,7 @@ impl Connection {
             ServerMessage::QuickPlayWaiting { preset, rated, waiting, partner } => {
                 self.emit(Update::QuickPlayWaiting { preset, rated, waiting, partner })
             }
-            ServerMessage::QuickPlayMatched { table, seat } => {
+            ServerMessage::QuickPlayMatched { table, seat, .. } => {
                 // Seated by the pool: followed, to be resumed after a drop, as after `sit`.
                 self.followed.insert(table.clone(), Followed { seated: true, invite: None });
                 self.emit(Update::QuickPlayMatched { table, seat });

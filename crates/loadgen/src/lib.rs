@@ -209,17 +209,25 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     };
     let progress = Arc::new(Progress::default());
 
-    let groups = config.tables.div_ceil(config.tables_per_client);
-    let tables: Vec<Vec<Player>> = stream::iter(0..groups)
-        .map(|group| set_up_group(config, group, progress.clone()))
-        .buffer_unordered(SETUP_CONCURRENCY)
-        .try_collect()
-        .await?;
-
+    // Each group's clients start reading as soon as the group is set up,
+    // acting only once the run begins: a client left unread while thousands
+    // more connect (over a minute at 19,200) misses the server's pings and
+    // is closed as idle.
     let (phase, phase_rx) = watch::channel(Phase::Setup);
     let mut playing = JoinSet::new();
-    for player in tables.into_iter().flatten() {
-        playing.spawn(player.play(phase_rx.clone()));
+    let groups = config.tables.div_ceil(config.tables_per_client);
+    let mut setting_up = stream::iter(0..groups)
+        .map(|group| set_up_group(config, group, progress.clone()))
+        .buffer_unordered(SETUP_CONCURRENCY);
+    while let Some(group) = setting_up.try_next().await? {
+        for player in group {
+            playing.spawn(player.play(phase_rx.clone()));
+        }
+        // A client that failed while others were still being set up.
+        if let Some(finished) = playing.try_join_next() {
+            finished.context("a client task failed")??;
+            bail!("a client stopped before the run began");
+        }
     }
     let connections = playing.len();
     let cpu = CpuClock::start(config.server_pid)?;

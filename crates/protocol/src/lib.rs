@@ -475,8 +475,13 @@ pub enum ServerMessage {
     },
     /// The quick-play request was answered: the player sits at `table` in
     /// `seat`, this connection is subscribed, and the table's `snapshot`
-    /// follows.
-    QuickPlayMatched { table: TableId, seat: u8 },
+    /// follows. `request` is the id its `queued` ack gave it.
+    QuickPlayMatched {
+        table: TableId,
+        seat: u8,
+        #[serde(default)]
+        request: u64,
+    },
     /// The quick-play request ended without a table, and not by this
     /// connection's own `cancel_quick_play`. `request` is the id its
     /// `queued` ack gave it: a late notice of an earlier request names

@@ -198,7 +198,7 @@ fn quick_play_messages_read_as_documented() {
             waiting: 7,
             partner: Some(PlayerInfo { id: "p".into(), name: "Ann".into() }),
         },
-        ServerMessage::QuickPlayMatched { table: "t1".into(), seat: 2 },
+        ServerMessage::QuickPlayMatched { table: "t1".into(), seat: 2, request: 7 },
         ServerMessage::QuickPlayEnded {
             reason: QuickPlayEndReason::PartnerCancelled,
             message: "your partner cancelled".into(),

@@ -27,6 +27,7 @@ use crate::client_address::{self, ClientAddress};
 use crate::config::{Settings, Timing};
 use crate::connection;
 use crate::state::AppState;
+use crate::wake_gate::WakeGate;
 
 /// The hard cap on one WebSocket message: far above the protocol's limit, so
 /// an oversized command still gets a `too_large` answer, while a huge one
@@ -275,6 +276,7 @@ async fn websocket(
         .max_write_buffer_size(usize::MAX)
         .on_upgrade(move |socket| {
             let (sink, stream) = socket.split();
+            let stream = WakeGate::new(stream);
             tracker.track_future(async move {
                 connection::serve(sink, stream, state, peer).await;
                 drop(slot);

@@ -48,6 +48,7 @@ pub mod table;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod text;
+pub mod wake_gate;
 pub mod web;
 
 pub use app::{router, run};

@@ -2160,7 +2160,9 @@ async fn four_players_on_two_nodes_asking_for_quick_play_sit_at_one_table_and_pl
     let mut seats = Vec::new();
     for player in &mut players {
         let matched = player.recv_until(|m| matches!(m, ServerMessage::QuickPlayMatched { .. }));
-        let ServerMessage::QuickPlayMatched { table, seat } = matched.await else { unreachable!() };
+        let ServerMessage::QuickPlayMatched { table, seat, .. } = matched.await else {
+            unreachable!()
+        };
         let ServerMessage::Snapshot { table: shown, state, .. } = player.recv().await else {
             panic!("the snapshot follows quick_play_matched")
         };
@@ -2339,7 +2341,7 @@ async fn a_quick_play_request_follows_its_player_who_reconnects_to_another_node(
         others.push(player);
     }
     let matched = ann_again.recv_until(|m| matches!(m, ServerMessage::QuickPlayMatched { .. }));
-    let ServerMessage::QuickPlayMatched { table, seat } = matched.await else { unreachable!() };
+    let ServerMessage::QuickPlayMatched { table, seat, .. } = matched.await else { unreachable!() };
     let ServerMessage::Snapshot { table: shown, state, .. } = ann_again.recv().await else {
         panic!("the snapshot follows quick_play_matched")
     };

@@ -1206,7 +1206,7 @@ fn queued_team(answer: &ServerMessage) -> Option<String> {
 async fn matched(client: &mut Client) -> (String, u8) {
     let (table, seat) =
         match client.recv_until(|m| matches!(m, ServerMessage::QuickPlayMatched { .. })).await {
-            ServerMessage::QuickPlayMatched { table, seat } => (table, seat),
+            ServerMessage::QuickPlayMatched { table, seat, .. } => (table, seat),
             _ => unreachable!(),
         };
     let ServerMessage::Snapshot { table: shown, state, .. } = client.recv().await else {

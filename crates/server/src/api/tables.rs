@@ -24,11 +24,14 @@ pub struct TableView {
     /// When it opened, in ms since the Unix epoch; `null` for an open table
     /// whose opening is not in the database yet.
     pub created_at: Option<i64>,
-    /// When it closed; `null` while open.
+    /// When it closed; `null` while open, and for a moment after it closes,
+    /// until the store has written the close (the state already reads
+    /// `closed`).
     pub closed_at: Option<i64>,
     /// Why it closed: `everyone_left` (nobody came back within the idle
     /// time) or `lost` (the server could not restore it after a restart);
-    /// `null` while open, or for a table closed before reasons were kept.
+    /// `null` while open, for that moment after closing, or for a table
+    /// closed before reasons were kept.
     #[schema(value_type = Option<String>)]
     pub closed_reason: Option<&'static str>,
     /// Its latest game, if one started: `/api/matches/{id}` has it.

@@ -421,9 +421,11 @@ impl Node {
     fn quick_play_news(&self, local: &mut Local, conn: ConnId, payload: &[u8]) {
         let Ok(message) = serde_json::from_slice::<ServerMessage>(payload) else { return };
         match &message {
-            ServerMessage::QuickPlayMatched { table, .. } => {
+            ServerMessage::QuickPlayMatched { table, request, .. } => {
+                // Seated, even by an old owner's late match; but only the
+                // request this node follows stops being followed.
                 local.tables.insert(table.clone());
-                lock(&self.asked).forget_conn(conn, None);
+                lock(&self.asked).forget_conn(conn, Some(*request));
             }
             ServerMessage::QuickPlayEnded { request, .. }
                 if !lock(&self.asked).forget_conn(conn, Some(*request)) =>

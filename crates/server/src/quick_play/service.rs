@@ -670,11 +670,15 @@ impl Pools {
             let made = state.create_pool_table(pool.0, pool.1, &players).await;
             let table = match made {
                 Ok((table, handle)) => {
-                    for (seat, Matched { player, holders, .. }) in
+                    for (seat, Matched { player, holders, request_id, .. }) in
                         (0u8..).zip(seats).filter_map(|(s, seat)| Some((s, seat?)))
                     {
                         for (conn, outbox) in holders {
-                            let matched = ServerMessage::QuickPlayMatched { table: table.clone(), seat };
+                            let matched = ServerMessage::QuickPlayMatched {
+                                table: table.clone(),
+                                seat,
+                                request: request_id,
+                            };
                             if !outbox.send(matched) {
                                 continue;
                             }
