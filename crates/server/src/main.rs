@@ -6,6 +6,12 @@ use clap::Parser;
 use euchre_server::config::{Flags, LogFormat, Settings};
 use tracing_subscriber::EnvFilter;
 
+/// mimalloc rather than glibc's allocator: a table's every action allocates
+/// (frames, the journal's records, SQLite's rows), and glibc's malloc and
+/// free were 15% of the server's instructions per action (BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let flags = Flags::parse();

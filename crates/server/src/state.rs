@@ -30,9 +30,15 @@ use crate::table::{Table, TableConfig, TableHandle, TableMessage};
 /// The host id of the tables quick-play pools form: no player's.
 pub const QUICK_PLAY_HOST: &str = "quick-play";
 
-/// Cheap to clone: everything inside is shared.
+/// What every connection, table and handler shares; cheap to clone (one
+/// reference count), and one pointer in each connection's task rather than
+/// a copy of every field.
 #[derive(Clone, Debug)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+/// The fields of [`AppState`], reached through it.
+#[derive(Clone, Debug)]
+pub struct Shared {
     pub settings: Arc<Settings>,
     pub players: Arc<Players>,
     pub accounts: Arc<Accounts>,
@@ -61,6 +67,14 @@ pub struct AppState {
     /// The quick-play pools' mailbox ([`crate::quick_play`]).
     pub quick_play: QuickPlay,
     next_conn: Arc<AtomicU64>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
 }
 
 impl AppState {
@@ -93,7 +107,7 @@ impl AppState {
             .waiting_for(recorder.health().clone()),
         );
         let quick_play = QuickPlay::new(settings.quick_play.mailbox);
-        AppState {
+        AppState(Arc::new(Shared {
             quick_play,
             settings: Arc::new(settings),
             players,
@@ -112,7 +126,7 @@ impl AppState {
             api_limits,
             analyses,
             next_conn: Arc::default(),
-        }
+        }))
     }
 
     /// This state with its tables placed by `placement`, and other nodes'
@@ -122,12 +136,14 @@ impl AppState {
         placement: Arc<dyn Placement>,
         remote_tables: Option<Arc<dyn RemoteTables>>,
     ) -> AppState {
-        AppState { placement, remote_tables, ..self }
+        let shared = Arc::unwrap_or_clone(self.0);
+        AppState(Arc::new(Shared { placement, remote_tables, ..shared }))
     }
 
     /// This state with other nodes' quick-play pools reached through `pools`.
     pub fn with_remote_pools(self, pools: Arc<dyn RemotePools>) -> AppState {
-        AppState { remote_pools: Some(pools), ..self }
+        let shared = Arc::unwrap_or_clone(self.0);
+        AppState(Arc::new(Shared { remote_pools: Some(pools), ..shared }))
     }
 
     pub fn next_conn_id(&self) -> u64 {
