@@ -104,4 +104,4 @@ sort -n "$out/steps" | while read -r tables _; do
 done >"$out/paced.dat"
 plot_paced "$out/paced.dat" "$out/latency.png" \
     "Human-paced tables (1 s exponential think), one server process, 2 cores shared with the load generator"
-echo "plot: $out/latency.png"
+if [ -e "$out/latency.png" ]; then echo "plot: $out/latency.png"; fi

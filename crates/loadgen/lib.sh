@@ -127,6 +127,10 @@ settle_shards() {
 # into PNG, with the knee's bound (ack p99 under 10 ms) drawn across.
 plot_paced() {
     local dat=$1 png=$2 title=$3
+    if ! command -v gnuplot >/dev/null; then
+        echo "no plot: gnuplot is not installed (apt-get install gnuplot-nox); the figures are in $dat" >&2
+        return 0
+    fi
     gnuplot <<PLOT
 set terminal pngcairo size 900,540 font ",11"
 set output "$png"
