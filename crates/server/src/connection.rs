@@ -667,10 +667,9 @@ mod tests {
         _data: tempfile::TempDir,
     }
 
-    /// A connection over channels; with `hello`, already welcomed. The clock
-    /// is paused once it is set up.
-    async fn connect(hello: bool) -> Wire {
-        let data = tempfile::tempdir().expect("a folder");
+    /// A node's state over a store in `data`, with a journal but no writer:
+    /// these tests need the journal (for a welcome) but not the database.
+    async fn state_in(data: &tempfile::TempDir) -> AppState {
         let url = format!("sqlite://{}/euchre.db", data.path().display());
         let store: std::sync::Arc<dyn euchre_store::Store> =
             std::sync::Arc::from(euchre_store::connect(&url).await.expect("a store"));
@@ -679,9 +678,15 @@ mod tests {
             euchre_store::writer::start(store.clone(), data.path().join("journal"), 64)
                 .await
                 .expect("the writer starts");
-        // No writer: these tests need the journal (for a welcome) but not the database.
         drop(writer);
-        let state = AppState::new(Settings::default(), CancellationToken::new(), store, recorder);
+        AppState::new(Settings::default(), CancellationToken::new(), store, recorder)
+    }
+
+    /// A connection over channels; with `hello`, already welcomed. The clock
+    /// is paused once it is set up.
+    async fn connect(hello: bool) -> Wire {
+        let data = tempfile::tempdir().expect("a folder");
+        let state = state_in(&data).await;
         let (to_server, inbound) = mpsc::unbounded_channel();
         let (outbound, from_server) = mpsc::channel(1024);
         let frames = stream::unfold(inbound, |mut inbound| async move {
@@ -762,14 +767,7 @@ mod tests {
     #[tokio::test]
     async fn a_connections_task_stays_small_while_idle() {
         let data = tempfile::tempdir().expect("a folder");
-        let url = format!("sqlite://{}/euchre.db", data.path().display());
-        let store: std::sync::Arc<dyn euchre_store::Store> =
-            std::sync::Arc::from(euchre_store::connect(&url).await.expect("a store"));
-        let (recorder, _writer) =
-            euchre_store::writer::start(store.clone(), data.path().join("journal"), 64)
-                .await
-                .expect("the writer starts");
-        let state = AppState::new(Settings::default(), CancellationToken::new(), store, recorder);
+        let state = state_in(&data).await;
         let (outbound, _from_server) = mpsc::channel::<Message>(8);
         let frames = stream::empty::<Result<Message, axum::Error>>();
         let serving = serve(PollSender::new(outbound), frames, state, PEER);
