@@ -47,6 +47,9 @@ const FLOOD_REFILL_PER_SECOND: u32 = 10;
 /// How long the close frame may take to a client dropped for not reading:
 /// it is not reading, so there is no point waiting long.
 const SLOW_CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
+/// How long a connection the server closed reads on, discarding, for the
+/// client's answering close.
+const CLOSE_DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Why the loop ended, and the close frame to send.
 struct Closing(u16, &'static str);
@@ -85,9 +88,22 @@ where
     }
     let wait = if closing.0 == close::TOO_SLOW { SLOW_CLOSE_TIMEOUT } else { WRITE_TIMEOUT };
     let frame = CloseFrame { code: closing.0, reason: closing.1.into() };
-    let _ = timeout(wait, sink.send(Message::Close(Some(frame)))).await;
+    let sent = timeout(wait, sink.send(Message::Close(Some(frame)))).await;
     session.disconnect();
     state.metrics.connections_open.dec();
+    if matches!(sent, Ok(Ok(()))) && closing.0 != close::NORMAL && closing.0 != close::TOO_SLOW {
+        // The server closes first: read on until the client answers, so
+        // that the socket is not dropped with the client's frames unread,
+        // which resets it and loses the close frame (and its code) on the way.
+        let _ = timeout(CLOSE_DRAIN_TIMEOUT, async {
+            while let Some(Ok(frame)) = stream.next().await {
+                if matches!(frame, Message::Close(_)) {
+                    break;
+                }
+            }
+        })
+        .await;
+    }
 }
 
 /// A connection's subscription to the lobby.
@@ -182,9 +198,28 @@ impl Session {
         let mut ending = self.ending(hello_by);
         loop {
             tokio::select! {
-                // The socket and the queue first: they are what wakes the
+                // The queue and the socket first: they are what wakes the
                 // task nearly every time, and then nothing else is polled.
+                // The queue before the socket, so a client that sends faster
+                // than it reads is read only as fast as its answers go out:
+                // its own answers never overflow its queue.
                 biased;
+                Some(message) = self.outgoing.recv() => {
+                    // A client that stopped reading blocks the write; its
+                    // queue overflowing ends the wait at once.
+                    let written = tokio::select! {
+                        // The write first: it nearly always finishes at once,
+                        // and then the token is never polled (no waiter to
+                        // register and remove on every burst).
+                        biased;
+                        written = write_burst(sink, message, &mut self.outgoing, &mut self.tables) => written,
+                        () = self.too_slow.cancelled() => None,
+                    };
+                    let Some(written) = written else {
+                        return Closing(close::TOO_SLOW, "too far behind; reconnect and resume");
+                    };
+                    self.state.metrics.messages_out.inc_by(written);
+                }
                 frame = stream.next() => {
                     let frame = match frame {
                         Some(Ok(frame)) => frame,
@@ -205,22 +240,6 @@ impl Session {
                     if self.player.is_some() != welcomed {
                         ending = self.ending(hello_by);
                     }
-                }
-                Some(message) = self.outgoing.recv() => {
-                    // A client that stopped reading blocks the write; its
-                    // queue overflowing ends the wait at once.
-                    let written = tokio::select! {
-                        // The write first: it nearly always finishes at once,
-                        // and then the token is never polled (no waiter to
-                        // register and remove on every burst).
-                        biased;
-                        written = write_burst(sink, message, &mut self.outgoing, &mut self.tables) => written,
-                        () = self.too_slow.cancelled() => None,
-                    };
-                    let Some(written) = written else {
-                        return Closing(close::TOO_SLOW, "too far behind; reconnect and resume");
-                    };
-                    self.state.metrics.messages_out.inc_by(written);
                 }
                 change = next_lobby(&mut self.lobby) => {
                     let Some(lobby) = &mut self.lobby else { continue };
@@ -670,6 +689,11 @@ mod tests {
     /// A node's state over a store in `data`, with a journal but no writer:
     /// these tests need the journal (for a welcome) but not the database.
     async fn state_in(data: &tempfile::TempDir) -> AppState {
+        state_with(data, Settings::default()).await
+    }
+
+    /// `state_in` with `settings`.
+    async fn state_with(data: &tempfile::TempDir, settings: Settings) -> AppState {
         let url = format!("sqlite://{}/euchre.db", data.path().display());
         let store: std::sync::Arc<dyn euchre_store::Store> =
             std::sync::Arc::from(euchre_store::connect(&url).await.expect("a store"));
@@ -679,14 +703,19 @@ mod tests {
                 .await
                 .expect("the writer starts");
         drop(writer);
-        AppState::new(Settings::default(), CancellationToken::new(), store, recorder)
+        AppState::new(settings, CancellationToken::new(), store, recorder)
     }
 
     /// A connection over channels; with `hello`, already welcomed. The clock
     /// is paused once it is set up.
     async fn connect(hello: bool) -> Wire {
+        connect_with(Settings::default(), hello).await
+    }
+
+    /// `connect` to a node with `settings`.
+    async fn connect_with(settings: Settings, hello: bool) -> Wire {
         let data = tempfile::tempdir().expect("a folder");
-        let state = state_in(&data).await;
+        let state = state_with(&data, settings).await;
         let (to_server, inbound) = mpsc::unbounded_channel();
         let (outbound, from_server) = mpsc::channel(1024);
         let frames = stream::unfold(inbound, |mut inbound| async move {
@@ -855,10 +884,34 @@ mod tests {
         bad(&wire, 20);
         let frames = wire.written().await;
         assert_eq!(close_code(&frames), Some(close::POLICY));
+        // It reads on, discarding, until the client answers the close:
+        // closed with frames unread, a socket is reset and the close lost.
+        bad(&wire, 5);
+        wire.written().await;
+        assert!(!wire.task.is_finished(), "ended before the client's close");
+        wire.to_server.send(Ok(Message::Close(None))).expect("still reading");
+        wire.written().await;
+        assert!(wire.task.is_finished(), "the client's close ends it");
         wire.task.await.expect("the loop ended");
         let penalty = Timing::ms(Settings::default().limits.abuse_penalty_ms);
         let left = wire.state.admission.penalized(PEER).expect("the address is boxed");
         assert!(left > penalty / 2 && left <= penalty, "{left:?}");
         assert_eq!(wire.state.admission.penalized(IpAddr::from([127, 3, 0, 2])), None);
+    }
+
+    /// Each refused frame is answered into the connection's own queue: a
+    /// client that sends a burst larger than the queue, and reads every
+    /// answer, is answered in full rather than dropped as too slow.
+    #[tokio::test]
+    async fn a_burst_larger_than_the_queue_is_answered_in_full() {
+        let mut settings = Settings::default();
+        settings.limits.outbound_queue = 4;
+        let mut wire = connect_with(settings, true).await;
+        for _ in 0..40 {
+            wire.to_server.send(Ok(Message::Text("{\"type\":".into()))).expect("running");
+        }
+        let frames = wire.written().await;
+        assert_eq!(close_code(&frames), None, "{frames:?}");
+        assert_eq!(texts(&frames).len(), 40);
     }
 }
