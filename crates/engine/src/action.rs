@@ -197,7 +197,7 @@ impl<T: schemars::JsonSchema> schemars::JsonSchema for PerTeam<T> {
 
 /// Everything a player can do. Bids, the dealer's discard and card play all
 /// go through [`crate::Game::apply`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Action {
@@ -239,6 +239,71 @@ pub enum Action {
     /// The dealer, the joker having been turned up, names the suit it
     /// stands for in round one.
     NameSuit { suit: Suit },
+}
+
+/// An action's tag.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    Pass,
+    OrderUp,
+    Call,
+    CallNoTrump,
+    Discard,
+    Play,
+    FarmersHand,
+    Claim,
+    Concede,
+    DefendAlone,
+    PassCard,
+    NameSuit,
+}
+
+/// Every field any action has, read in one pass whatever their order; the
+/// tag then says which of them the action needs. Unknown fields are
+/// ignored, as the derive did. Public so that a message carrying an action
+/// among its own fields (the protocol's `act`) can read them in its pass.
+#[derive(Clone, Copy, Debug, Deserialize)]
+pub struct ActionFields {
+    pub action: ActionKind,
+    #[serde(default)]
+    pub alone: bool,
+    pub suit: Option<Suit>,
+    pub card: Option<Card>,
+}
+
+impl ActionFields {
+    /// The action, or the name of the field it lacks.
+    pub fn action(self) -> Result<Action, &'static str> {
+        let ActionFields { action, alone, suit, card } = self;
+        let suit = || suit.ok_or("suit");
+        let card = || card.ok_or("card");
+        Ok(match action {
+            ActionKind::Pass => Action::Pass,
+            ActionKind::OrderUp => Action::OrderUp { alone },
+            ActionKind::Call => Action::Call { suit: suit()?, alone },
+            ActionKind::CallNoTrump => Action::CallNoTrump { alone },
+            ActionKind::Discard => Action::Discard { card: card()? },
+            ActionKind::Play => Action::Play { card: card()? },
+            ActionKind::FarmersHand => Action::FarmersHand,
+            ActionKind::Claim => Action::Claim,
+            ActionKind::Concede => Action::Concede,
+            ActionKind::DefendAlone => Action::DefendAlone,
+            ActionKind::PassCard => Action::PassCard { card: card()? },
+            ActionKind::NameSuit => Action::NameSuit { suit: suit()? },
+        })
+    }
+}
+
+/// Read by hand, through [`ActionFields`]: serde's derive for an internally
+/// tagged enum buffers every field before it reads the tag, and actions are
+/// read by the thousand (every client's move, every stored one replayed).
+impl<'de> Deserialize<'de> for Action {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Action, D::Error> {
+        ActionFields::deserialize(deserializer)?
+            .action()
+            .map_err(<D::Error as serde::de::Error>::missing_field)
+    }
 }
 
 impl Action {
@@ -658,5 +723,38 @@ mod tests {
         // and past 128 bytes the compiler moves it with a call to memcpy.
         assert!(std::mem::size_of::<Event>() <= 24, "{}", std::mem::size_of::<Event>());
         assert!(std::mem::size_of::<EventList>() <= 128);
+    }
+
+    #[test]
+    fn every_action_reads_back_as_written_in_any_field_order() {
+        let card: Card = "Jd".parse().expect("a card");
+        let actions = [
+            Action::Pass,
+            Action::OrderUp { alone: false },
+            Action::OrderUp { alone: true },
+            Action::Call { suit: Suit::Hearts, alone: true },
+            Action::CallNoTrump { alone: false },
+            Action::Discard { card },
+            Action::Play { card },
+            Action::FarmersHand,
+            Action::Claim,
+            Action::Concede,
+            Action::DefendAlone,
+            Action::PassCard { card },
+            Action::NameSuit { suit: Suit::Clubs },
+        ];
+        for action in actions {
+            let json = serde_json::to_string(&action).expect("json");
+            assert_eq!(serde_json::from_str::<Action>(&json).expect(&json), action);
+        }
+        let read = |json: &str| serde_json::from_str::<Action>(json).map_err(|e| e.to_string());
+        // The tag need not come first; `alone` defaults; others are ignored.
+        assert_eq!(read(r#"{"card":"Jd","action":"play"}"#), Ok(Action::Play { card }));
+        assert_eq!(read(r#"{"action":"order_up","x":1}"#), Ok(Action::OrderUp { alone: false }));
+        // What the action needs must be there, and the tag must be one.
+        assert!(read(r#"{"action":"play"}"#).is_err_and(|e| e.contains("missing field `card`")));
+        assert!(read(r#"{"action":"call"}"#).is_err_and(|e| e.contains("missing field `suit`")));
+        assert!(read(r#"{"action":"shout"}"#).is_err_and(|e| e.contains("unknown variant")));
+        assert!(read(r#"{"card":"Jd"}"#).is_err_and(|e| e.contains("missing field `action`")));
     }
 }

@@ -16,7 +16,8 @@
 //! `docs/protocol.schema.json` is the JSON Schema of every message,
 //! generated from these types by [`schema`].
 
-use euchre_engine::{Action, Card, Commitment, Event, GameView, Preset, Rules, Salt};
+use euchre_engine::action::{ActionFields, ActionKind};
+use euchre_engine::{Action, Card, Commitment, Event, GameView, Preset, Rules, Salt, Suit};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -192,9 +193,36 @@ impl BadFrame {
     }
 }
 
+/// An `act` frame's fields, read in one pass.
+#[derive(Deserialize)]
+struct ActFrame<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: std::borrow::Cow<'a, str>,
+    id: CommandId,
+    table: TableId,
+    // The action's own fields, not flattened: flattening buffers them.
+    action: ActionKind,
+    #[serde(default)]
+    alone: bool,
+    suit: Option<Suit>,
+    card: Option<Card>,
+}
+
 /// Reads one client frame, telling malformed JSON (`bad_json`) from an
 /// unknown `type` (`unknown_type`), and keeping the `id` when it can.
 pub fn parse_client_message(text: &str) -> Result<ClientMessage, BadFrame> {
+    // Actions, most of what clients send, are read field by field; the
+    // derive for `act` (tagged, with the action flattened in) buffers every
+    // field twice. Anything else, or an `act` this does not read, takes the
+    // general path, whose answer stands.
+    if let Ok(act) = serde_json::from_str::<ActFrame<'_>>(text)
+        && act.kind == "act"
+        && let Ok(action) =
+            (ActionFields { action: act.action, alone: act.alone, suit: act.suit, card: act.card })
+                .action()
+    {
+        return Ok(ClientMessage::Act { id: act.id, table: act.table, action });
+    }
     // Well-formed messages, nearly all of them, parse in one pass; only a
     // refused one is read again as a plain value to say what is wrong.
     if let Ok(message) = serde_json::from_str(text) {

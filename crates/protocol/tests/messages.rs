@@ -122,6 +122,43 @@ fn bad_frames_get_the_right_codes_and_keep_the_id() {
     assert_eq!(wire["code"], "bad_json");
 }
 
+/// `act` frames take a path of their own (issue #30): whatever it reads,
+/// it reads as the derived `ClientMessage` does, and what it cannot read
+/// gets the general path's answer.
+#[test]
+fn act_frames_read_as_the_derived_message_does() {
+    let frames = [
+        r#"{"type":"act","id":1,"table":"t1","action":"pass"}"#,
+        r#"{"type":"act","id":2,"table":"t1","action":"order_up","alone":true}"#,
+        r#"{"type":"act","id":3,"table":"t1","action":"call","suit":"hearts"}"#,
+        r#"{"type":"act","id":4,"table":"t1","action":"call_no_trump"}"#,
+        r#"{"type":"act","id":5,"table":"t1","action":"discard","card":"9h"}"#,
+        r#"{"id":6,"card":"Jd","action":"play","table":"t\u0031","type":"act"}"#,
+        r#"{"type":"act","id":7,"table":"t1","action":"farmers_hand","extra":[1,{"a":2}]}"#,
+        r#"{"type":"act","id":8,"table":"t1","action":"claim"}"#,
+        r#"{"type":"act","id":9,"table":"t1","action":"concede"}"#,
+        r#"{"type":"act","id":10,"table":"t1","action":"defend_alone"}"#,
+        r#"{"type":"act","id":11,"table":"t1","action":"pass_card","card":"As"}"#,
+        r#"{"type":"act","id":12,"table":"t1","action":"name_suit","suit":"clubs"}"#,
+        // Not read by the fast path: the general one answers.
+        r#"{"type":"chat","id":13,"table":"t1","action":"pass","text":"hi"}"#,
+        r#"{"type":"act","id":14,"table":"t1","action":"play"}"#,
+        r#"{"type":"act","id":15,"table":"t1","action":"shout"}"#,
+        r#"{"type":"act","id":17,"action":"pass"}"#,
+    ];
+    for frame in frames {
+        let derived = serde_json::from_str::<ClientMessage>(frame).map_err(|_| ());
+        let read = parse_client_message(frame);
+        assert_eq!(read.clone().map_err(|_| ()), derived, "{frame}");
+        if let Err(bad) = read {
+            assert_eq!(bad.code, ErrorCode::BadJson, "{frame}");
+        }
+    }
+    let read = parse_client_message(frames[5]).expect("reads");
+    let play = Action::Play { card: card("Jd") };
+    assert_eq!(read, ClientMessage::Act { id: 6, table: "t1".into(), action: play });
+}
+
 #[test]
 fn every_client_type_is_known() {
     let samples = [

@@ -31,6 +31,7 @@ use crate::registry::LobbyChange;
 use crate::revocation::Watch;
 use crate::state::AppState;
 use crate::table::{ConnId, Outbox, Request, TableCommand, TableMessage};
+use crate::wake_gate::WakeGate;
 
 /// How long one write may take before the client counts as stuck.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -194,8 +195,9 @@ impl Session {
         // What ends the connection from outside its socket, as one future
         // kept across wake-ups (built again once, at hello): made afresh on
         // every pass, each of its tokens would take a waiter's place in a
-        // shared list and give it back every time the task slept.
-        let mut ending = self.ending(hello_by);
+        // shared list and give it back every time the task slept. Gated, so
+        // that it is polled only when one of them fired.
+        let mut ending = WakeGate::new(self.ending(hello_by));
         loop {
             tokio::select! {
                 // The queue and the socket first: they are what wakes the
@@ -238,7 +240,7 @@ impl Session {
                         return closing;
                     }
                     if self.player.is_some() != welcomed {
-                        ending = self.ending(hello_by);
+                        ending = WakeGate::new(self.ending(hello_by));
                     }
                 }
                 change = next_lobby(&mut self.lobby) => {
