@@ -44,6 +44,11 @@ load_test_limits=(
     # cost is measured apart (BENCHMARKS.md, "Analysis of a finished game").
     EUCHRE_ANALYSIS__AT_MATCH_END=false
 )
+# ANALYSIS=1 analyses every match that ends, as a server does by default:
+# for measuring play beside the analyses (BENCHMARKS.md, "Analyses beside play").
+if [ "${ANALYSIS:-0}" = 1 ]; then
+    load_test_limits+=(EUCHRE_ANALYSIS__AT_MATCH_END=true)
+fi
 
 # Empties DIR for a fresh run, and makes it, marking it with a file MARKER;
 # only a folder that looks like an earlier run's (it holds MARKER) or an

@@ -4,8 +4,9 @@
 //!
 //! An analysis takes seconds of one core, so it never runs on the async
 //! workers: requests queue it on a bounded channel, and one worker task
-//! hands each to the blocking pool in turn, stores the result and forgets
-//! the match. A match that ends (or is imported) is queued on a second
+//! hands each in turn to a thread of its own at the lowest priority (nice
+//! 19 on Linux: the tables' threads always come first), stores the result
+//! and forgets the match. A match that ends (or is imported) is queued on a second
 //! bounded channel, which the worker takes from only when no request
 //! waits: a request never waits behind the matches that merely ended, and
 //! a request for one of those queues it again in front. A full queue is
@@ -256,7 +257,7 @@ impl Analyses {
     }
 }
 
-/// Takes the queue's analyses one at a time to the blocking pool.
+/// Takes the queue's analyses one at a time to a thread of low priority.
 struct Worker {
     store: Arc<dyn Store>,
     worlds: u32,
@@ -311,15 +312,18 @@ impl Worker {
             AnalysisRun { worlds: self.worlds, seed: u64::from_le_bytes([a, b, c, d, e, f, g, h]) };
         let analyse = self.analyse;
         let form = record.rules.form().name();
-        let computed = tokio::task::spawn_blocking(move || analyse(&record, &run)).await;
+        let computed = in_background(move || analyse(&record, &run)).await;
         let analysed = match computed {
-            Ok(Ok(analysed)) => analysed,
-            Ok(Err(problem)) => {
+            Some(Ok(analysed)) => analysed,
+            Some(Err(problem)) => {
                 tracing::error!(match_id = id, %problem, "analysis: the match cannot be analysed");
                 return Err(problem);
             }
-            Err(error) => {
-                tracing::error!(match_id = id, %error, "analysis: the analysis failed");
+            None => {
+                tracing::error!(
+                    match_id = id,
+                    "analysis: the analysis failed (a panic, or no thread)"
+                );
                 return Err("the analysis stopped on an internal error".to_owned());
             }
         };
@@ -345,6 +349,28 @@ impl Worker {
         }
         Ok(())
     }
+}
+
+/// Runs `work` on a thread of its own at the lowest priority the system
+/// gives without privileges, and hands back its result; `None` if it
+/// panicked or no thread could be started. Its own thread rather than
+/// tokio's blocking pool, which the store's reads and the log-ins share:
+/// a thread's priority, once lowered, cannot be raised again. A thread an
+/// analysis costs nothing next to the seconds the analysis takes.
+async fn in_background<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (done, result) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new().name("analysis".to_owned()).spawn(move || {
+        use thread_priority::{ThreadPriority, set_current_thread_priority};
+        if let Err(error) = set_current_thread_priority(ThreadPriority::Min) {
+            tracing::warn!(?error, "analysis: cannot lower the thread's priority");
+        }
+        let _ = done.send(work());
+    });
+    if let Err(error) = spawned {
+        tracing::error!(%error, "analysis: cannot start a thread");
+        return None;
+    }
+    result.await.ok()
 }
 
 #[cfg(test)]
@@ -453,5 +479,24 @@ mod tests {
         analyses.match_ended("a", record(1));
         assert_eq!(analyses.metrics.analyses_at_end.get(), 0);
         assert!(analyses.ledger.lock().pending.is_empty());
+    }
+
+    /// The analyses' thread runs below the tables' threads, and a panic in
+    /// it is a failure, not a crash.
+    #[tokio::test]
+    async fn analyses_run_on_a_thread_of_the_lowest_priority() {
+        let nice = in_background(|| {
+            // Field 19 of the thread's stat (after the parenthesised name).
+            let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+            let nice = stat.rsplit_once(')')?.1.split_whitespace().nth(16)?.to_owned();
+            nice.parse::<i32>().ok()
+        })
+        .await
+        .expect("the work ran");
+        if cfg!(target_os = "linux") {
+            assert_eq!(nice, Some(19), "the analysis thread's nice value");
+        }
+        let panicked = in_background(|| -> u8 { panic!("a bug in the solver") }).await;
+        assert_eq!(panicked, None);
     }
 }
