@@ -5,9 +5,9 @@
 //! An analysis takes seconds of one core, so it never runs on the async
 //! workers: requests queue it on a bounded channel, and one worker task
 //! hands each in turn to a thread of its own at the lowest priority (nice
-//! 19 on Linux: the tables' threads always come first), stores the result
-//! and forgets the match. A match that ends (or is imported) is queued on a second
-//! bounded channel, which the worker takes from only when no request
+//! 19 on Linux: the tables' threads come first), stores the result and
+//! forgets the match. A match that ends (or is imported) is queued on a
+//! second bounded channel, which the worker takes from only when no request
 //! waits: a request never waits behind the matches that merely ended, and
 //! a request for one of those queues it again in front. A full queue is
 //! refused, never grown: a request is answered busy, and a match ending
@@ -355,8 +355,8 @@ impl Worker {
 /// gives without privileges, and hands back its result; `None` if it
 /// panicked or no thread could be started. Its own thread rather than
 /// tokio's blocking pool, which the store's reads and the log-ins share:
-/// a thread's priority, once lowered, cannot be raised again. A thread an
-/// analysis costs nothing next to the seconds the analysis takes.
+/// a thread's priority, once lowered, cannot be raised again. Starting one
+/// thread per analysis costs nothing next to the seconds it takes.
 async fn in_background<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Option<T> {
     let (done, result) = tokio::sync::oneshot::channel();
     let spawned = std::thread::Builder::new().name("analysis".to_owned()).spawn(move || {
