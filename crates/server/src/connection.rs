@@ -757,6 +757,13 @@ mod tests {
             self.to_server.send(Ok(Message::Text(text.into()))).expect("the loop is running");
         }
 
+        /// Sends `count` frames of malformed JSON, each refused `bad_json`.
+        fn send_malformed(&self, count: u32) {
+            for _ in 0..count {
+                self.to_server.send(Ok(Message::Text("{\"type\":".into()))).expect("running");
+            }
+        }
+
         /// Frames written so far, after letting the loop run.
         async fn written(&mut self) -> Vec<Message> {
             // The store's own background tasks share the runtime: let everything
@@ -869,26 +876,21 @@ mod tests {
     #[tokio::test]
     async fn a_few_bad_frames_are_answered_and_a_flood_of_them_is_closed_with_1008() {
         let mut wire = connect(true).await;
-        let bad = |wire: &Wire, count: u32| {
-            for _ in 0..count {
-                wire.to_server.send(Ok(Message::Text("{\"type\":".into()))).expect("running");
-            }
-        };
         // Under the flood limit: each bad frame answered (bad_json, then
         // rate_limited once past the burst), the connection kept.
-        bad(&wire, FLOOD_LIMIT - 10);
+        wire.send_malformed(FLOOD_LIMIT - 10);
         let frames = wire.written().await;
         assert_eq!(close_code(&frames), None);
         assert_eq!(texts(&frames).len(), (FLOOD_LIMIT - 10) as usize);
         assert_eq!(wire.state.admission.penalized(PEER), None);
         // Past it: closed as a flooder, with the documented code, and its
         // address refused for a while.
-        bad(&wire, 20);
+        wire.send_malformed(20);
         let frames = wire.written().await;
         assert_eq!(close_code(&frames), Some(close::POLICY));
         // It reads on, discarding, until the client answers the close:
         // closed with frames unread, a socket is reset and the close lost.
-        bad(&wire, 5);
+        wire.send_malformed(5);
         wire.written().await;
         assert!(!wire.task.is_finished(), "ended before the client's close");
         wire.to_server.send(Ok(Message::Close(None))).expect("still reading");
@@ -909,9 +911,7 @@ mod tests {
         let mut settings = Settings::default();
         settings.limits.outbound_queue = 4;
         let mut wire = connect_with(settings, true).await;
-        for _ in 0..40 {
-            wire.to_server.send(Ok(Message::Text("{\"type\":".into()))).expect("running");
-        }
+        wire.send_malformed(40);
         let frames = wire.written().await;
         assert_eq!(close_code(&frames), None, "{frames:?}");
         assert_eq!(texts(&frames).len(), 40);
