@@ -192,8 +192,8 @@ impl Card {
 }
 
 impl Card {
-    /// The two-letter code, such as `Jc` (`JK` for the joker).
-    fn code(self) -> [u8; 2] {
+    /// The two-letter code, such as `Jc` (`JK` for the joker): ASCII.
+    pub fn code(self) -> [u8; 2] {
         if self.is_joker() {
             return *b"JK";
         }

@@ -26,6 +26,7 @@ mod conn;
 pub mod durable;
 pub mod journal;
 pub mod live;
+mod plays;
 pub mod postgres;
 mod purge;
 mod ratings;

@@ -25,7 +25,7 @@ use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, Millis, PlayerRow, PlayerStats,
     Store, StoreError, Write,
 };
-use crate::{accounts, analyses, purge, ratings, read, write};
+use crate::{accounts, analyses, plays, purge, ratings, read, write};
 
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/postgres");
 
@@ -43,11 +43,19 @@ const INSERT_HANDS: &str = "\
     SELECT * FROM UNNEST($1::text[], $2::bigint[], $3::bigint[], $4::jsonb[], $5::jsonb[]) \
     ON CONFLICT (match_id, number) DO NOTHING";
 
-const INSERT_ACTIONS: &str = "\
-    INSERT INTO actions (match_id, hand, idx, seat, action, seq, at) \
-    SELECT * FROM UNNEST($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::jsonb[], \
-        $6::bigint[], $7::bigint[]) \
-    ON CONFLICT (match_id, hand, idx) DO NOTHING";
+/// Writes runs of hands' actions at their places in `plays` (see
+/// [`crate::plays`]): over what is there already, which is the same actions
+/// again, and only where the hand's earlier actions are stored. Tells which
+/// hands it wrote.
+const APPEND_PLAYS: &str = "\
+    UPDATE hands h SET plays = CASE \
+        WHEN length(h.plays) >= v.start + length(v.plays) THEN h.plays \
+        ELSE substr(h.plays, 1, v.start::integer) || v.plays END, \
+        last_seq = GREATEST(h.last_seq, v.last_seq) \
+    FROM UNNEST($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[]) \
+        AS v (match_id, number, start, plays, last_seq) \
+    WHERE h.match_id = v.match_id AND h.number = v.number AND length(h.plays) >= v.start \
+    RETURNING h.match_id, h.number";
 
 /// Sets the outcome of hands still in progress and adds each hand's points
 /// to its match's seats by side, only if this statement ended the hand, so
@@ -95,7 +103,7 @@ impl PgStore {
 /// Applies what [`Held`] held back, one statement per kind, each column
 /// bound as an array, in the order `Held` says gives the journal's result.
 async fn flush(held: Held<'_>, conn: &mut PgConnection) -> Result<(), StoreError> {
-    let Held { hands, actions, ends, match_ends } = held;
+    let Held { hands, plays, ends, match_ends, .. } = held;
     if !hands.is_empty() {
         sqlx::query(INSERT_HANDS)
             .bind(column(&hands, |hand| hand.match_id))
@@ -106,17 +114,16 @@ async fn flush(held: Held<'_>, conn: &mut PgConnection) -> Result<(), StoreError
             .execute(&mut *conn)
             .await?;
     }
-    if !actions.is_empty() {
-        sqlx::query(INSERT_ACTIONS)
-            .bind(column(&actions, |action| action.match_id))
-            .bind(column(&actions, |action| i64::from(action.hand)))
-            .bind(column(&actions, |action| i64::from(action.index)))
-            .bind(column(&actions, |action| i64::from(action.seat)))
-            .bind(column(&actions, |action| Json(action.action)))
-            .bind(column(&actions, |action| action.seq))
-            .bind(column(&actions, |action| action.at))
-            .execute(&mut *conn)
+    for round in write::rounds(&plays) {
+        let written: Vec<(String, i64)> = sqlx::query_as(APPEND_PLAYS)
+            .bind(column(&round, |run| run.match_id))
+            .bind(column(&round, |run| i64::from(run.hand)))
+            .bind(column(&round, |run| run.offset()))
+            .bind(column(&round, |run| run.plays.as_str()))
+            .bind(column(&round, |run| run.last_seq))
+            .fetch_all(&mut *conn)
             .await?;
+        write::report_unwritten(&round, &written);
     }
     if !ends.is_empty() {
         sqlx::query(END_HANDS)
@@ -168,6 +175,12 @@ async fn apply_one(conn: &mut PgConnection, write: &Write) -> Result<(), StoreEr
 impl Store for PgStore {
     async fn migrate(&self) -> Result<(), StoreError> {
         MIGRATOR.run(&self.pool).await?;
+        let mut tx = self.pool.begin().await?;
+        let moved = plays::adopt_legacy_actions(&mut *tx).await?;
+        tx.commit().await?;
+        if moved > 0 {
+            tracing::info!(moved, "actions stored a row each moved into their hands");
+        }
         Ok(())
     }
 

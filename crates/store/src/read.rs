@@ -43,9 +43,8 @@ pub(crate) async fn load_match<C: Conn>(
     };
     let seats = fetch(conn, sql::SEATS_OF_MATCH, &by_id).await?;
     let hands = fetch(conn, sql::HANDS_OF_MATCH, &by_id).await?;
-    let actions = fetch(conn, sql::ACTIONS_OF_MATCH, &by_id).await?;
     let summary = sql::match_summary(&row, seats)?;
-    let (record, last_seq) = sql::match_record(&row, hands, actions)?;
+    let (record, last_seq) = sql::match_record(&row, hands)?;
     Ok(Some((MatchDetail { summary, record }, last_seq)))
 }
 

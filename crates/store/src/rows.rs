@@ -59,10 +59,15 @@ pub(crate) struct HandRow {
     pub deal: Json<Deal>,
     pub outcome: Option<Json<HandOutcome>>,
     pub seal: Option<Json<Seal>>,
+    /// The hand's actions, as [`crate::plays`] writes them.
+    pub plays: String,
+    pub last_seq: i64,
 }
 
+/// A row of `actions`, where actions were stored before migration 0013.
 #[derive(Debug, sqlx::FromRow)]
 pub(crate) struct ActionRow {
+    pub match_id: String,
     pub hand: i64,
     pub idx: i64,
     pub seat: i64,

@@ -12,13 +12,13 @@
 use std::collections::HashMap;
 
 use euchre_engine::{
-    Game, GameRecord, HandOutcome, HandRecord, MAX_TEAMS, PerTeam, Rules, Seat, SeatAction, Seed,
-    Team,
+    Game, GameRecord, HandOutcome, HandRecord, MAX_TEAMS, PerTeam, Rules, Seat, Seed, Team,
 };
 
+use crate::plays;
 use crate::rows::{
-    ActionRow, HandRow, LastMatchRow, MatchRow, PageRow, SeatRow, StatsHandRow, StatsSeatRow,
-    TableRecordRow, TableRow,
+    HandRow, LastMatchRow, MatchRow, PageRow, SeatRow, StatsHandRow, StatsSeatRow, TableRecordRow,
+    TableRow,
 };
 use crate::{
     Abandonment, CloseReason, Cursor, MatchOutcome, MatchPage, MatchQuery, MatchSeat, MatchSummary,
@@ -127,11 +127,9 @@ pub(crate) const SEATS_OF_MATCH: &str = "\
 pub(crate) const FORFEITS_OF_MATCH: &str = "\
     SELECT seat FROM match_seats WHERE match_id = $1 AND forfeited_at IS NOT NULL ORDER BY seat";
 
-pub(crate) const HANDS_OF_MATCH: &str =
-    "SELECT number, deal, outcome, seal FROM hands WHERE match_id = $1 ORDER BY number";
-
-pub(crate) const ACTIONS_OF_MATCH: &str = "\
-    SELECT hand, idx, seat, action, seq FROM actions WHERE match_id = $1 ORDER BY hand, idx";
+pub(crate) const HANDS_OF_MATCH: &str = "\
+    SELECT number, deal, outcome, seal, plays, last_seq FROM hands WHERE match_id = $1 \
+    ORDER BY number";
 
 /// Open tables, oldest first, with their host's name and the id of their
 /// latest match when that match is still in progress.
@@ -193,7 +191,7 @@ pub(crate) const TIME_PLAYED: &str = "\
 
 // --- Conversions. ---
 
-fn narrow<T: TryFrom<i64>>(value: i64, what: &str) -> Result<T, StoreError> {
+pub(crate) fn narrow<T: TryFrom<i64>>(value: i64, what: &str) -> Result<T, StoreError> {
     T::try_from(value).map_err(|_| StoreError::Corrupt(format!("{what} {value} is out of range")))
 }
 
@@ -352,7 +350,6 @@ pub(crate) fn match_summary(
 pub(crate) fn match_record(
     row: &MatchRow,
     hands: Vec<HandRow>,
-    actions: Vec<ActionRow>,
 ) -> Result<(GameRecord, u64), StoreError> {
     let mut record = GameRecord {
         rules: row.rules.0,
@@ -363,6 +360,7 @@ pub(crate) fn match_record(
         winner: None,
         games: row.rubber.as_ref().map(|games| games.0.clone()).unwrap_or_default(),
     };
+    let mut last_seq = 0;
     for (expected, hand) in hands.into_iter().enumerate() {
         if hand.number != expected as i64 {
             return Err(StoreError::Corrupt(format!(
@@ -370,36 +368,16 @@ pub(crate) fn match_record(
                 row.id, hand.number
             )));
         }
+        let actions = plays::decode(&hand.plays).map_err(|error| {
+            StoreError::Corrupt(format!("match {}, hand {}: {error}", row.id, hand.number))
+        })?;
         record.hands.push(HandRecord {
             deal: hand.deal.0,
-            actions: Vec::new(),
+            actions,
             outcome: hand.outcome.map(|outcome| outcome.0),
             seal: hand.seal.map(|seal| seal.0),
         });
-    }
-    let mut last_seq = 0;
-    for action in actions {
-        let hand = usize::try_from(action.hand)
-            .ok()
-            .and_then(|hand| record.hands.get_mut(hand))
-            .ok_or_else(|| {
-                StoreError::Corrupt(format!(
-                    "match {}: an action of hand {}, which is not stored",
-                    row.id, action.hand
-                ))
-            })?;
-        if action.idx != hand.actions.len() as i64 {
-            return Err(StoreError::Corrupt(format!(
-                "match {}, hand {}: action {} is stored where action {} belongs",
-                row.id,
-                action.hand,
-                action.idx,
-                hand.actions.len()
-            )));
-        }
-        hand.actions
-            .push(SeatAction { seat: Seat(narrow(action.seat, "seat")?), action: action.action.0 });
-        last_seq = last_seq.max(from_db_u64(action.seq));
+        last_seq = last_seq.max(from_db_u64(hand.last_seq));
     }
     settle(&mut record, &row.id)?;
     Ok((record, last_seq))

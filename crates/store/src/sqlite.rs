@@ -32,7 +32,7 @@ use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, PlayerRow, PlayerStats, Store,
     StoreError, Write,
 };
-use crate::{accounts, analyses, purge, ratings, read, write};
+use crate::{accounts, analyses, plays, purge, ratings, read, write};
 
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/sqlite");
 
@@ -41,8 +41,9 @@ static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/sqlite");
 /// fail at once instead of waiting out the busy timeout.
 const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
 
-/// Rows of actions per execution of [`INSERT_ACTIONS`].
-const ACTION_ROWS: usize = 32;
+/// Runs of a hand's actions per execution of [`APPEND_PLAYS`]: a batch
+/// brings about one run for every table in play.
+const PLAYS_ROWS: usize = 16;
 /// Rows of hands per execution of [`INSERT_HANDS`], [`END_HANDS`] and
 /// [`ADD_POINTS`]: a batch deals and ends about one hand for every twenty
 /// of its actions.
@@ -56,12 +57,20 @@ const HAND_ROWS: usize = 8;
 /// themselves). A short chunk repeats its last row, which each statement
 /// ignores (a conflict skipped, a row updated once), so one statement text
 /// serves every chunk.
-static INSERT_ACTIONS: LazyLock<String> = LazyLock::new(|| {
+/// Writes runs of hands' actions at their places in `plays` (see
+/// [`crate::plays`]): over what is there already, which is the same actions
+/// again, and only where the hand's earlier actions are stored. Tells which
+/// hands it wrote.
+static APPEND_PLAYS: LazyLock<String> = LazyLock::new(|| {
     rows_sql(
-        "INSERT INTO actions (match_id, hand, idx, seat, action, seq, at) VALUES",
-        "(?, ?, ?, ?, ?, ?, ?)",
-        ACTION_ROWS,
-        "ON CONFLICT (match_id, hand, idx) DO NOTHING",
+        "UPDATE hands SET plays = CASE \
+            WHEN length(hands.plays) >= v.column3 + length(v.column4) THEN hands.plays \
+            ELSE substr(hands.plays, 1, v.column3) || v.column4 END, \
+         last_seq = max(hands.last_seq, v.column5) FROM (VALUES",
+        "(?, ?, ?, ?, ?)",
+        PLAYS_ROWS,
+        ") AS v WHERE hands.match_id = v.column1 AND hands.number = v.column2 \
+         AND length(hands.plays) >= v.column3 RETURNING match_id, number",
     )
 });
 
@@ -179,7 +188,7 @@ impl SqliteStore {
 /// Applies what [`Held`] held back, in the order `Held` says gives the
 /// journal's result.
 async fn flush(held: Held<'_>, conn: &mut SqliteConnection) -> Result<(), StoreError> {
-    let Held { hands, actions, ends, match_ends } = held;
+    let Held { hands, plays, ends, match_ends, .. } = held;
     in_chunks(conn, &INSERT_HANDS, HAND_ROWS, &hands, |query, hand| {
         query
             .bind(hand.match_id)
@@ -189,17 +198,22 @@ async fn flush(held: Held<'_>, conn: &mut SqliteConnection) -> Result<(), StoreE
             .bind(hand.seal.map(Json))
     })
     .await?;
-    in_chunks(conn, &INSERT_ACTIONS, ACTION_ROWS, &actions, |query, action| {
-        query
-            .bind(action.match_id)
-            .bind(i64::from(action.hand))
-            .bind(i64::from(action.index))
-            .bind(i64::from(action.seat))
-            .bind(Json(action.action))
-            .bind(action.seq)
-            .bind(action.at)
-    })
-    .await?;
+    for round in write::rounds(&plays) {
+        let written = in_chunks(conn, &APPEND_PLAYS, PLAYS_ROWS, &round, |query, run| {
+            query
+                .bind(run.match_id)
+                .bind(i64::from(run.hand))
+                .bind(run.offset())
+                .bind(run.plays.as_str())
+                .bind(run.last_seq)
+        })
+        .await?;
+        let written: Vec<(String, i64)> = written
+            .iter()
+            .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+            .collect::<Result<_, sqlx::Error>>()?;
+        write::report_unwritten(&round, &written);
+    }
     end_hands(conn, &ends).await?;
     for write in match_ends {
         write::apply_shared(&mut *conn, write).await?;
@@ -265,6 +279,12 @@ async fn apply_one(conn: &mut SqliteConnection, write: &Write) -> Result<(), Sto
 impl Store for SqliteStore {
     async fn migrate(&self) -> Result<(), StoreError> {
         MIGRATOR.run(&self.pool).await?;
+        let mut tx = self.pool.begin().await?;
+        let moved = plays::adopt_legacy_actions(&mut *tx).await?;
+        tx.commit().await?;
+        if moved > 0 {
+            tracing::info!(moved, "actions stored a row each moved into their hands");
+        }
         Ok(())
     }
 

@@ -5,7 +5,10 @@
 
 use euchre_engine::{Action, Deal, GameResult, HandOutcome, MAX_TEAMS, Seal};
 
+use std::collections::HashMap;
+
 use crate::conn::{Conn, Param};
+use crate::plays;
 use crate::sql::{self, to_db_u64};
 use crate::{Millis, StoreError, Write};
 
@@ -103,15 +106,34 @@ pub(crate) struct HandRow<'w> {
     pub seal: Option<Seal>,
 }
 
-/// An action, held back for [`Held`].
-pub(crate) struct ActionRow<'w> {
+/// A run of one hand's actions, in order from its `start`th, held back for
+/// [`Held`]: written into the hand's `plays` with one statement.
+pub(crate) struct PlaysRow<'w> {
     pub match_id: &'w str,
     pub hand: u32,
-    pub index: u32,
-    pub seat: u8,
-    pub action: Action,
-    pub seq: i64,
-    pub at: Millis,
+    /// The index of the run's first action.
+    pub start: u32,
+    /// The run's actions, as [`plays`] writes them.
+    pub plays: String,
+    /// The largest event seq among them.
+    pub last_seq: i64,
+    /// Which of the batch's statements for runs it goes in: a hand's second
+    /// run in a batch (an action repeated, as a replayed journal may bring
+    /// it) goes in a later one, after the first, since one statement
+    /// updates a row at most once.
+    pub round: usize,
+}
+
+impl PlaysRow<'_> {
+    /// Where the run starts in `plays`, in characters.
+    pub fn offset(&self) -> i64 {
+        i64::from(self.start) * plays::WIDTH as i64
+    }
+
+    /// Whether the run's next action would be `index`.
+    fn continues_at(&self, index: u32) -> bool {
+        (self.plays.len() / plays::WIDTH) as u64 + u64::from(self.start) == u64::from(index)
+    }
 }
 
 /// A hand ended, held back for [`Held`], with each side's points as
@@ -137,9 +159,11 @@ pub(crate) struct EndRow<'w> {
 #[derive(Default)]
 pub(crate) struct Held<'w> {
     pub hands: Vec<HandRow<'w>>,
-    pub actions: Vec<ActionRow<'w>>,
+    pub plays: Vec<PlaysRow<'w>>,
     pub ends: Vec<EndRow<'w>>,
     pub match_ends: Vec<&'w Write>,
+    /// Each hand's latest run in `plays`, by match and hand.
+    latest_run: HashMap<(&'w str, u32), usize>,
 }
 
 impl<'w> Held<'w> {
@@ -149,16 +173,8 @@ impl<'w> Held<'w> {
             Write::HandDealt { match_id, number, deal, seal } => {
                 self.hands.push(HandRow { match_id, number: *number, deal: *deal, seal: *seal });
             }
-            Write::Action { match_id, hand, index, seat, action, seq, at } => {
-                self.actions.push(ActionRow {
-                    match_id,
-                    hand: *hand,
-                    index: *index,
-                    seat: *seat,
-                    action: *action,
-                    seq: to_db_u64(*seq),
-                    at: *at,
-                });
+            Write::Action { match_id, hand, index, seat, action, seq, .. } => {
+                self.hold_action(match_id, *hand, *index, *seat, *action, to_db_u64(*seq));
             }
             Write::HandEnded { match_id, number, outcome, at } => {
                 let points = sql::hand_points(outcome);
@@ -174,5 +190,74 @@ impl<'w> Held<'w> {
             _ => return false,
         }
         true
+    }
+
+    /// Adds an action to its hand's run, or starts a run with it if it does
+    /// not follow the run (the first of its hand in the batch, or one
+    /// repeated).
+    fn hold_action(
+        &mut self,
+        match_id: &'w str,
+        hand: u32,
+        index: u32,
+        seat: u8,
+        action: Action,
+        seq: i64,
+    ) {
+        let latest = self.latest_run.get(&(match_id, hand)).copied();
+        let run = match latest {
+            Some(at) if self.plays[at].continues_at(index) => &mut self.plays[at],
+            _ => {
+                let round = latest.map_or(0, |at| self.plays[at].round + 1);
+                self.latest_run.insert((match_id, hand), self.plays.len());
+                self.plays.push(PlaysRow {
+                    match_id,
+                    hand,
+                    start: index,
+                    plays: String::new(),
+                    last_seq: 0,
+                    round,
+                });
+                let Some(run) = self.plays.last_mut() else { return };
+                run
+            }
+        };
+        if plays::push(&mut run.plays, seat, action) {
+            run.last_seq = run.last_seq.max(seq);
+        } else {
+            tracing::error!(
+                match_id,
+                hand,
+                index,
+                seat,
+                "an action of a seat no form has: not stored"
+            );
+        }
+    }
+}
+
+/// `runs` in the statements they go in, in order: each hand at most once a
+/// statement.
+pub(crate) fn rounds<'r, 'w>(runs: &'r [PlaysRow<'w>]) -> Vec<Vec<&'r PlaysRow<'w>>> {
+    let count = runs.iter().map(|run| run.round + 1).max().unwrap_or(0);
+    (0..count).map(|round| runs.iter().filter(|run| run.round == round).collect()).collect()
+}
+
+/// Logs each run of `round` that its statement did not write (`written`
+/// names the hands it did): its hand is not stored, or is missing actions
+/// before the run. Neither happens while the journal is applied in order;
+/// the writer goes on rather than retry a batch that can never apply, and
+/// reading the match then reports it corrupt.
+pub(crate) fn report_unwritten(round: &[&PlaysRow<'_>], written: &[(String, i64)]) {
+    for run in round {
+        let hand = i64::from(run.hand);
+        if !written.iter().any(|(match_id, number)| match_id == run.match_id && *number == hand) {
+            tracing::error!(
+                match_id = run.match_id,
+                hand = run.hand,
+                start = run.start,
+                "actions that do not follow their hand's stored actions: not stored"
+            );
+        }
     }
 }

@@ -119,16 +119,33 @@ where
     };
     assert!(store.get_match(id).await.expect("read").is_some());
 
-    // A missing action: the record has a gap.
-    tamper("DELETE FROM actions WHERE hand = 0 AND idx = 1").await;
+    // A missing action (the second, four characters): the record has a gap.
+    tamper("UPDATE hands SET plays = substr(plays, 1, 4) || substr(plays, 9) WHERE number = 0")
+        .await;
     assert!(corrupt(store.get_match(id).await));
     // The journal's writes, applied again, fill the gap.
     store.apply(&writes).await.expect("apply again");
     let detail = store.get_match(id).await.expect("read").expect("stored");
     assert_eq!(&detail.record, played.game.record());
 
-    // An action the engine refuses.
-    tamper(r#"UPDATE actions SET action = '{"action":"claim"}' WHERE hand = 0 AND idx = 0"#).await;
+    // An action after a gap (which the journal, applied in order, never
+    // brings) is not stored, and does not stop the batch it came in.
+    let Some(Write::Action { match_id, hand, seat, action, seq, at, .. }) =
+        writes.iter().find(|write| matches!(write, Write::Action { .. })).cloned()
+    else {
+        panic!("the match has actions")
+    };
+    let after_gap = Write::Action { match_id, hand, index: 500, seat, action, seq, at };
+    store.apply(&[after_gap]).await.expect("a batch with an action after a gap");
+    let detail = store.get_match(id).await.expect("read").expect("stored");
+    assert_eq!(&detail.record, played.game.record());
+
+    // Actions that do not read as actions.
+    tamper("UPDATE hands SET plays = plays || 'zz' WHERE number = 0").await;
+    assert!(corrupt(store.get_match(id).await));
+    // An action the engine refuses (a claim while trump is being made).
+    tamper("UPDATE hands SET plays = substr(plays, 1, 1) || 'w--' || substr(plays, 5) WHERE number = 0")
+        .await;
     assert!(corrupt(store.get_match(id).await));
     // A deal that does not decode.
     tamper(r#"UPDATE hands SET deal = '{"dealer":"nine"}' WHERE number = 0"#).await;
@@ -246,26 +263,85 @@ async fn postgres_counts_analyses_stored_before_the_figures() {
 }
 
 // ---------------------------------------------------------------------------
-// Migration 0012: SQLite's actions stored before they were kept without a rowid.
+// Migration 0013: actions stored a row each, before they went into their hands.
 
 #[tokio::test]
-async fn sqlite_keeps_actions_stored_before_they_lost_their_rowid() {
+async fn sqlite_moves_actions_stored_a_row_each_into_their_hands() {
     let folder = tempfile::tempdir().expect("a temporary folder");
     let url = format!("sqlite://{}/old.db", folder.path().display());
     let store = SqliteStore::connect(&url).await.expect("open SQLite");
-    old_schema("sqlite").await.run_to(11, store.pool()).await.expect("migrations 0001-0011");
+    old_schema("sqlite").await.run_to(12, store.pool()).await.expect("migrations 0001-0012");
+    let pool = store.pool().clone();
+    actions_a_row_each(&store, |statement| {
+        let pool = pool.clone();
+        async move {
+            let rows: Vec<(i64,)> =
+                sqlx::query_as(AssertSqlSafe(statement)).fetch_all(&pool).await.expect("SQL");
+            rows.first().map_or(0, |(count,)| *count)
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn postgres_moves_actions_stored_a_row_each_into_their_hands() {
+    with_postgres_database(false, |store| async move {
+        old_schema("postgres").await.run_to(12, store.pool()).await.expect("migrations 0001-0012");
+        let pool = store.pool().clone();
+        actions_a_row_each(&*store, |statement| {
+            let pool = pool.clone();
+            async move {
+                let rows: Vec<(i64,)> =
+                    sqlx::query_as(AssertSqlSafe(statement)).fetch_all(&pool).await.expect("SQL");
+                rows.first().map_or(0, |(count,)| *count)
+            }
+        })
+        .await;
+    })
+    .await;
+}
+
+/// Stores the first part of the story as the code before migration 0013
+/// did (each action a row of `actions`), stopping in the middle of a hand;
+/// migrates; then applies the whole story's writes, as the journal would
+/// after the upgrade: the hand cut off goes on from its moved actions, and
+/// every match reads back as played. `query` runs SQL and gives the first
+/// column of its first row (0 for none).
+async fn actions_a_row_each<F, Fut>(store: &dyn Store, query: F)
+where
+    F: Fn(String) -> Fut,
+    Fut: Future<Output = i64>,
+{
     let (writes, history) = history();
-    store.apply(&writes).await.expect("the history, in the old table");
-    store.migrate().await.expect("migration 0012");
-    let sql: String = sqlx::query_scalar("SELECT sql FROM sqlite_master WHERE name = 'actions'")
-        .fetch_one(store.pool())
-        .await
-        .expect("the actions table");
-    assert!(sql.ends_with("WITHOUT ROWID"), "{sql}");
-    check_matches(&store, &history).await;
-    // The journal's writes applied again (as after a crash) add nothing.
-    store.apply(&writes).await.expect("the history again");
-    check_matches(&store, &history).await;
+    // Stop after the third action of some hand, two-thirds of the way in.
+    let cut = (writes.len() * 2 / 3..writes.len())
+        .find(|&at| matches!(writes[at], Write::Action { index: 2, .. }))
+        .expect("a hand with three actions")
+        + 1;
+    let (before, _) = writes.split_at(cut);
+    let (actions, others): (Vec<&Write>, Vec<&Write>) =
+        before.iter().partition(|write| matches!(write, Write::Action { .. }));
+    let others: Vec<Write> = others.into_iter().cloned().collect();
+    store.apply(&others).await.expect("everything but the actions");
+    for action in &actions {
+        for statement in old_statements(action, &HashMap::new()) {
+            query(statement).await;
+        }
+    }
+    let stored = |sql: &str| query(sql.to_owned());
+    assert_eq!(stored("SELECT COUNT(*) FROM actions").await, actions.len() as i64);
+    store.migrate().await.expect("migration 0013");
+    assert_eq!(stored("SELECT COUNT(*) FROM actions").await, 0, "every action moved");
+    let moved = stored("SELECT CAST(SUM(length(plays)) / 4 AS BIGINT) FROM hands").await;
+    assert_eq!(moved, actions.len() as i64);
+    store.migrate().await.expect("migrating again moves nothing");
+    // The journal's writes after the upgrade: the hand cut off goes on.
+    store.apply(&writes[cut..]).await.expect("the rest of the story");
+    check_matches(store, &history).await;
+    check_live_from_writes(store, &writes).await;
+    // All of them again (as after a crash) change nothing.
+    store.apply(&writes).await.expect("the whole story again");
+    check_matches(store, &history).await;
 }
 
 /// A finished match's analysis stored before migration 0010 (as its JSON
@@ -280,7 +356,15 @@ where
     // Forfeits are not written before migration 0011.
     let writes: Vec<Write> =
         writes.into_iter().filter(|w| !matches!(w, Write::Forfeited { .. })).collect();
-    store.apply(&writes).await.expect("the history");
+    // Actions were stored a row each before migration 0013.
+    let (actions, others): (Vec<Write>, Vec<Write>) =
+        writes.into_iter().partition(|write| matches!(write, Write::Action { .. }));
+    store.apply(&others).await.expect("the history");
+    for action in &actions {
+        for statement in old_statements(action, &HashMap::new()) {
+            execute(statement).await;
+        }
+    }
     let analysed = history
         .played
         .iter()
