@@ -21,7 +21,10 @@ use euchre_engine::{Action, Card, Commitment, Event, GameView, Preset, Rules, Sa
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+mod encode;
 pub mod error;
+
+pub use encode::server_message_json;
 
 pub use error::{ErrorCode, Refusal};
 

@@ -1,7 +1,7 @@
 //! The wire format: examples of each message parse as documented, every
 //! message round-trips, and the checked-in JSON Schema is current.
 
-use euchre_engine::{Action, Card, Event, Preset, Seat};
+use euchre_engine::{Action, Card, Event, Game, Preset, Seat, Viewer};
 use euchre_protocol::*;
 use serde_json::json;
 
@@ -444,4 +444,70 @@ fn checked_in_schema_is_current() {
         checked_in == generated,
         "docs/protocol.schema.json is stale: run UPDATE_SCHEMA=1 cargo test -p euchre-protocol --test messages"
     );
+}
+
+/// The messages sent with every action are written by hand
+/// (`server_message_json`): byte for byte what serde writes, for every
+/// prompt and every event, as each viewer sees it, of three whole games of
+/// each preset, and for table ids that need escaping.
+#[test]
+fn the_messages_of_every_action_are_written_as_serde_writes_them() {
+    let tables = [
+        "019a1b2c-3d4e-7f00-8123-456789abcdef",
+        "a \"quoted\" id",
+        "tab\there",
+        "é",
+        "back\\slash",
+    ];
+    let mut checked = 0;
+    let mut check = |message: ServerMessage| {
+        let expected = serde_json::to_string(&message).expect("serde writes it");
+        assert_eq!(server_message_json(&message).expect("written"), expected);
+        checked += 1;
+    };
+    for id in [0, 7, u64::MAX] {
+        check(ServerMessage::Ack { id, reply: Reply::Done });
+        check(ServerMessage::Ack { id, reply: Reply::Pong });
+    }
+    // A small generator of choices, so that every preset plays out differently.
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move |below: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % below as u64) as usize
+    };
+    let games = Preset::ALL.into_iter().flat_map(|preset| [preset; 3]).enumerate();
+    for (index, preset) in games {
+        let rules = preset.rules();
+        let mut game = Game::new(rules, index as u64).expect("a preset's rules are valid");
+        let table = tables[index % tables.len()].to_owned();
+        let viewers: Vec<Viewer> = (0..rules.players)
+            .map(|seat| Viewer::Seat(Seat(seat)))
+            .chain([Viewer::Spectator])
+            .collect();
+        let mut seq = 0;
+        for _ in 0..10_000 {
+            let Some(seat) = game.turn() else { break };
+            let actions = game.legal_actions(seat).to_vec();
+            let deadline_ms = (seq % 2 == 0).then_some(seq * 1000);
+            check(ServerMessage::YourTurn {
+                table: table.clone(),
+                seq,
+                actions: actions.clone(),
+                deadline_ms,
+            });
+            let action = actions[next(actions.len())];
+            for event in game.apply(seat, action).expect("a legal action") {
+                seq += 1;
+                for &viewer in &viewers {
+                    let event = Some(TableEvent::Game(event.for_viewer(viewer)));
+                    check(ServerMessage::Event { table: table.clone(), seq, event });
+                }
+            }
+        }
+        assert!(game.is_over(), "{preset:?} played to its end");
+        check(ServerMessage::Event { table: table.clone(), seq, event: None });
+    }
+    assert!(checked > 10_000, "{checked} messages");
 }

@@ -8,7 +8,7 @@
 use std::sync::{Arc, OnceLock};
 
 use axum::extract::ws::Utf8Bytes;
-use euchre_protocol::ServerMessage;
+use euchre_protocol::{ServerMessage, server_message_json};
 
 /// A message and, once a connection has needed it, its JSON; or, relayed
 /// from another node of a cluster, only its JSON. Cheap to clone.
@@ -48,9 +48,9 @@ impl Frame {
     /// `None` if it cannot be encoded (no message of ours fails to).
     pub fn json(&self) -> Option<Utf8Bytes> {
         match &*self.0 {
-            Shared::Message { message, json } => json
-                .get_or_init(|| serde_json::to_string(message).ok().map(Utf8Bytes::from))
-                .clone(),
+            Shared::Message { message, json } => {
+                json.get_or_init(|| server_message_json(message).ok().map(Utf8Bytes::from)).clone()
+            }
             Shared::Encoded(json) => Some(json.clone()),
         }
     }
