@@ -307,6 +307,34 @@ impl<'de> Deserialize<'de> for Action {
 }
 
 impl Action {
+    /// Every action there is, legal or not: each kind with every card (the
+    /// joker's too), suit and choice of going alone. For tests and encodings
+    /// that must cover them all.
+    pub fn every() -> Vec<Action> {
+        let mut all = vec![
+            Action::Pass,
+            Action::FarmersHand,
+            Action::Claim,
+            Action::Concede,
+            Action::DefendAlone,
+        ];
+        all.extend(Suit::ALL.map(|suit| Action::NameSuit { suit }));
+        for alone in [false, true] {
+            all.push(Action::OrderUp { alone });
+            all.push(Action::CallNoTrump { alone });
+            all.extend(Suit::ALL.map(|suit| Action::Call { suit, alone }));
+        }
+        for index in 0..=Card::JOKER.index() as u8 {
+            let card = Card::from_index(index);
+            all.extend([
+                Action::Discard { card },
+                Action::Play { card },
+                Action::PassCard { card },
+            ]);
+        }
+        all
+    }
+
     /// A short name, as used in error messages.
     pub fn name(self) -> &'static str {
         match self {

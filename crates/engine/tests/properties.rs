@@ -87,34 +87,6 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
     prop_oneof![presets, options]
 }
 
-/// Every action there is, legal or not.
-fn every_action() -> Vec<Action> {
-    let mut all = vec![
-        Action::Pass,
-        Action::FarmersHand,
-        Action::Claim,
-        Action::Concede,
-        Action::DefendAlone,
-    ];
-    for suit in Suit::ALL {
-        all.push(Action::NameSuit { suit });
-    }
-    for alone in [false, true] {
-        all.push(Action::OrderUp { alone });
-        all.push(Action::CallNoTrump { alone });
-        for suit in Suit::ALL {
-            all.push(Action::Call { suit, alone });
-        }
-    }
-    for index in 0..=32 {
-        let card = Card::from_index(index);
-        all.push(Action::Discard { card });
-        all.push(Action::Play { card });
-        all.push(Action::PassCard { card });
-    }
-    all
-}
-
 /// A random legal action, rarely conceding so most hands are played out.
 fn choose(game: &Game, seat: Seat, rng: &mut ChaCha8Rng) -> Action {
     let mut actions = game.legal_actions(seat).to_vec();
@@ -246,7 +218,7 @@ proptest! {
     fn legal_actions_are_exactly_the_accepted_ones(rules in rules_strategy(), seed in any::<u64>()) {
         let mut game = Game::new(rules, seed).expect("valid rules");
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let universe = every_action();
+        let universe = Action::every();
         // Two hands' worth of positions is plenty per case.
         for _ in 0..80 {
             let Some(turn) = game.turn() else { break };

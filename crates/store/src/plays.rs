@@ -209,42 +209,11 @@ mod tests {
 
     use super::*;
 
-    /// Every action there is, with every card, suit and flag it can carry.
-    fn every_action() -> Vec<Action> {
-        let suits = Suit::ALL;
-        let cards: Vec<Card> = suits
-            .iter()
-            .flat_map(|&suit| Rank::ALL.iter().map(move |&rank| Card::new(rank, suit)))
-            .chain([Card::JOKER])
-            .collect();
-        let mut actions = vec![
-            Action::Pass,
-            Action::FarmersHand,
-            Action::Claim,
-            Action::Concede,
-            Action::DefendAlone,
-        ];
-        for alone in [false, true] {
-            actions.push(Action::OrderUp { alone });
-            actions.push(Action::CallNoTrump { alone });
-            actions.extend(suits.iter().map(|&suit| Action::Call { suit, alone }));
-        }
-        actions.extend(suits.iter().map(|&suit| Action::NameSuit { suit }));
-        for &card in &cards {
-            actions.extend([
-                Action::Discard { card },
-                Action::Play { card },
-                Action::PassCard { card },
-            ]);
-        }
-        actions
-    }
-
     #[test]
     fn every_action_of_every_seat_reads_back_as_written() {
         let mut plays = String::new();
         let mut written = Vec::new();
-        for (index, action) in every_action().into_iter().enumerate() {
+        for (index, action) in Action::every().into_iter().enumerate() {
             let seat = (index % 10) as u8;
             assert!(push(&mut plays, seat, action));
             written.push(SeatAction { seat: Seat(seat), action });
@@ -253,7 +222,7 @@ mod tests {
         assert_eq!(decode(&plays), Ok(written));
         // Distinct actions, distinct codes.
         let codes: std::collections::HashSet<&[u8]> = plays.as_bytes().chunks(WIDTH).collect();
-        assert_eq!(codes.len(), every_action().len());
+        assert_eq!(codes.len(), Action::every().len());
     }
 
     #[test]

@@ -126,25 +126,7 @@ mod tests {
 
     #[test]
     fn every_action_round_trips_in_a_few_bytes() {
-        let mut actions = vec![
-            Action::Pass,
-            Action::FarmersHand,
-            Action::Claim,
-            Action::Concede,
-            Action::DefendAlone,
-        ];
-        for alone in [false, true] {
-            actions.push(Action::OrderUp { alone });
-            actions.push(Action::CallNoTrump { alone });
-            actions.extend(Suit::ALL.map(|suit| Action::Call { suit, alone }));
-        }
-        actions.extend(Suit::ALL.map(|suit| Action::NameSuit { suit }));
-        for index in 0..=Card::JOKER.index() as u8 {
-            let card = Card::from_index(index);
-            actions.extend([Action::Play { card }, Action::Discard { card }]);
-            actions.push(Action::PassCard { card });
-        }
-        for each in actions {
+        for each in Action::every() {
             let write = action(each);
             assert_eq!(round_trip(&write), Some(write.clone()));
             let mut body = Vec::new();
