@@ -60,7 +60,7 @@ pub use backoff::Backoff;
 pub use deal_watch::DealWatch;
 use progress::Progress;
 pub use progress::moves_game;
-pub use session::{Received, Session, Socket, answer_to};
+pub use session::{Received, Session, Socket, answer_to, socket_config};
 
 /// Where to connect and as whom.
 #[derive(Clone, Debug)]

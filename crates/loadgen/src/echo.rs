@@ -27,6 +27,7 @@ use axum::extract::ws::{Message as AxumMessage, Utf8Bytes, WebSocket, WebSocketU
 use axum::extract::{Path, State};
 use axum::routing::get;
 use axum::serve::ListenerExt;
+use euchre_client::socket_config;
 use euchre_engine::{Action, Card};
 use euchre_protocol::ClientMessage;
 use futures_util::future::try_join_all;
@@ -287,7 +288,7 @@ fn action_text() -> anyhow::Result<String> {
 async fn connect_all(urls: Vec<String>) -> anyhow::Result<Vec<Socket>> {
     stream::iter(urls.into_iter().enumerate())
         .map(|(index, url)| async move {
-            let connecting = connect_async_with_config(&url, None, true);
+            let connecting = connect_async_with_config(&url, Some(socket_config()), true);
             let (socket, _) = tokio::time::timeout(PATIENCE, connecting)
                 .await
                 .with_context(|| format!("connection {index}: too slow"))?

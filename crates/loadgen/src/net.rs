@@ -10,9 +10,12 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use anyhow::{Context, bail};
+use euchre_client::socket_config;
 use tokio::net::{TcpSocket, lookup_host};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, client_async, connect_async_with_config};
+use tokio_tungstenite::{
+    MaybeTlsStream, WebSocketStream, client_async_with_config, connect_async_with_config,
+};
 
 pub type Socket = WebSocketStream<MaybeTlsStream<tokio::net::TcpStream>>;
 
@@ -38,7 +41,7 @@ pub fn loopback(block: u8, index: usize) -> IpAddr {
 /// Nagle off: a small frame must not wait for the ack of the one before.
 pub async fn connect(url: &str, dial: Dial) -> anyhow::Result<Socket> {
     if dial.source.is_none() && dial.receive_buffer.is_none() {
-        let (socket, _) = connect_async_with_config(url, None, true).await?;
+        let (socket, _) = connect_async_with_config(url, Some(socket_config()), true).await?;
         return Ok(socket);
     }
     let request = url.into_client_request()?;
@@ -60,6 +63,8 @@ pub async fn connect(url: &str, dial: Dial) -> anyhow::Result<Socket> {
     }
     let stream = socket.connect(peer).await?;
     stream.set_nodelay(true)?;
-    let (socket, _) = client_async(request, MaybeTlsStream::Plain(stream)).await?;
+    let (socket, _) =
+        client_async_with_config(request, MaybeTlsStream::Plain(stream), Some(socket_config()))
+            .await?;
     Ok(socket)
 }
