@@ -34,7 +34,6 @@ use euchre_engine::{Action, Card, Seat, SeatAction, Suit};
 use crate::StoreError;
 use crate::conn::{Conn, Decodes, Param};
 use crate::rows::ActionRow;
-use crate::sql::narrow;
 
 /// Characters an action takes.
 pub(crate) const WIDTH: usize = 4;
@@ -129,7 +128,8 @@ fn decode_one(code: &[u8]) -> Option<SeatAction> {
 /// The actions, a row each, of the next matches after `$1` (in match id
 /// order) that still have rows in `actions`.
 const LEGACY_ACTIONS: &str = "\
-    SELECT match_id, hand, idx, seat, action, seq FROM actions WHERE match_id IN ( \
+    SELECT match_id, hand, idx, seat, CAST(action AS TEXT) AS action, seq FROM actions \
+    WHERE match_id IN ( \
         SELECT DISTINCT match_id FROM actions WHERE match_id > $1 ORDER BY match_id LIMIT 100) \
     ORDER BY match_id, hand, idx";
 
@@ -138,7 +138,7 @@ const LEGACY_ACTIONS: &str = "\
 /// stored.
 const ADOPT_PLAYS: &str = "\
     UPDATE hands SET plays = CASE WHEN length(plays) > length($3) THEN plays ELSE $3 END, \
-        last_seq = $4 \
+        last_seq = CASE WHEN last_seq > $4 THEN last_seq ELSE $4 END \
     WHERE match_id = $1 AND number = $2 RETURNING number";
 
 const DELETE_ADOPTED: &str = "DELETE FROM actions WHERE match_id = $1 AND hand = $2 AND idx < $3";
@@ -146,9 +146,10 @@ const DELETE_ADOPTED: &str = "DELETE FROM actions WHERE match_id = $1 AND hand =
 /// Moves the actions stored a row each (before migration 0013) into their
 /// hands' `plays`, and deletes their rows; run by `migrate`, in one
 /// transaction, before anything else reads or writes. A hand whose rows
-/// have a gap keeps the rows after it, and says so: they are not lost, and
-/// reading the match reports it corrupt, as before. Returns how many
-/// actions it moved.
+/// have a gap, or a row that does not read as an action of a seat, keeps
+/// its rows from there on, and says so: they are not lost, the server still
+/// starts, and reading the match reports it corrupt, as before. Returns how
+/// many actions it moved.
 pub(crate) async fn adopt_legacy_actions<C: Conn>(conn: &mut C) -> Result<u64, StoreError>
 where
     C::Row: Decodes<ActionRow>,
@@ -168,19 +169,26 @@ where
             let mut plays = String::new();
             let mut last_seq = 0;
             for (index, row) in hand.iter().enumerate() {
-                let seat = narrow(row.seat, "seat")?;
-                if row.idx != index as i64 || !push(&mut plays, seat, row.action.0) {
+                let seat = u8::try_from(row.seat).ok();
+                let action = serde_json::from_str::<Action>(&row.action).ok();
+                let pushed = seat.zip(action).is_some_and(|(seat, action)| {
+                    row.idx == index as i64 && push(&mut plays, seat, action)
+                });
+                if !pushed {
                     tracing::error!(
                         match_id = row.match_id,
                         hand = row.hand,
                         index = row.idx,
-                        "a stored action does not follow its hand's: left in `actions`"
+                        "a stored action that does not read, or does not follow its hand's: left in `actions`"
                     );
                     break;
                 }
                 last_seq = last_seq.max(row.seq);
             }
             let adopted = (plays.len() / WIDTH) as i64;
+            if adopted == 0 {
+                continue;
+            }
             let (match_id, number) = (Param::Text(Some(&hand[0].match_id)), hand[0].hand);
             let params = [
                 match_id,

@@ -4,7 +4,7 @@
 //! The connection ([`crate::conn`]) names them all in one bound; the code
 //! that reads them turns them into the crate's records.
 
-use euchre_engine::{Action, Deal, GameResult, GameStart, HandOutcome, Rules, Seal};
+use euchre_engine::{Deal, GameResult, GameStart, HandOutcome, Rules, Seal};
 use sqlx::types::Json;
 
 #[derive(Debug, sqlx::FromRow)]
@@ -65,13 +65,15 @@ pub(crate) struct HandRow {
 }
 
 /// A row of `actions`, where actions were stored before migration 0013.
+/// The action is read as text, so that one that does not decode is left
+/// where it is rather than failing the move of every other.
 #[derive(Debug, sqlx::FromRow)]
 pub(crate) struct ActionRow {
     pub match_id: String,
     pub hand: i64,
     pub idx: i64,
     pub seat: i64,
-    pub action: Json<Action>,
+    pub action: String,
     pub seq: i64,
 }
 

@@ -3,9 +3,9 @@
 //! actions and hand ends that come by the hundred, in bulk, and a match's
 //! seats.
 
-use euchre_engine::{Action, Deal, GameResult, HandOutcome, MAX_TEAMS, Seal};
-
 use std::collections::HashMap;
+
+use euchre_engine::{Action, Deal, GameResult, HandOutcome, MAX_TEAMS, Seal};
 
 use crate::conn::{Conn, Param};
 use crate::plays;

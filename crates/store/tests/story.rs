@@ -342,6 +342,21 @@ where
     // All of them again (as after a crash) change nothing.
     store.apply(&writes).await.expect("the whole story again");
     check_matches(store, &history).await;
+    // A row that does not read as an action stays where it is, and the
+    // store still starts.
+    let Some(Write::MatchStarted { id, .. }) =
+        writes.iter().find(|write| matches!(write, Write::MatchStarted { .. }))
+    else {
+        panic!("the story starts matches")
+    };
+    query(format!(
+        "INSERT INTO actions (match_id, hand, idx, seat, action, seq, at) \
+         VALUES ('{id}', 0, 0, 0, '{{\"action\":\"shout\"}}', 1, 1)"
+    ))
+    .await;
+    store.migrate().await.expect("a row that does not read does not stop the start");
+    assert_eq!(stored("SELECT COUNT(*) FROM actions").await, 1, "left where it was");
+    check_matches(store, &history).await;
 }
 
 /// A finished match's analysis stored before migration 0010 (as its JSON
