@@ -191,7 +191,7 @@ pub(crate) const TIME_PLAYED: &str = "\
 
 // --- Conversions. ---
 
-pub(crate) fn narrow<T: TryFrom<i64>>(value: i64, what: &str) -> Result<T, StoreError> {
+fn narrow<T: TryFrom<i64>>(value: i64, what: &str) -> Result<T, StoreError> {
     T::try_from(value).map_err(|_| StoreError::Corrupt(format!("{what} {value} is out of range")))
 }
 
