@@ -38,10 +38,7 @@ fn write_hot(message: &ServerMessage, out: &mut String) -> Result<bool, serde_js
             if plain(table) =>
         {
             out.reserve(96 + table.len());
-            out.push_str(r#"{"type":"event","table":""#);
-            out.push_str(table);
-            out.push_str(r#"","seq":"#);
-            number(out, *seq);
+            head(out, "event", table, *seq);
             out.push_str(r#","event":"#);
             match event {
                 Event::CardPlayed { seat, card } => {
@@ -70,10 +67,7 @@ fn write_hot(message: &ServerMessage, out: &mut String) -> Result<bool, serde_js
         ServerMessage::YourTurn { table, seq, actions, deadline_ms } if plain(table) => {
             // An action takes 40 bytes at most, but for a call (about 50).
             out.reserve(96 + table.len() + 40 * actions.len());
-            out.push_str(r#"{"type":"your_turn","table":""#);
-            out.push_str(table);
-            out.push_str(r#"","seq":"#);
-            number(out, *seq);
+            head(out, "your_turn", table, *seq);
             out.push_str(r#","actions":["#);
             for (index, action) in actions.iter().enumerate() {
                 if index > 0 {
@@ -91,6 +85,17 @@ fn write_hot(message: &ServerMessage, out: &mut String) -> Result<bool, serde_js
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// A table message's first fields: `{"type":…,"table":…,"seq":…` (the
+/// table plain, see [`plain`]).
+fn head(out: &mut String, kind: &str, table: &str, seq: u64) {
+    out.push_str(r#"{"type":""#);
+    out.push_str(kind);
+    out.push_str(r#"","table":""#);
+    out.push_str(table);
+    out.push_str(r#"","seq":"#);
+    number(out, seq);
 }
 
 fn write_action(out: &mut String, action: &Action) -> Result<(), serde_json::Error> {
