@@ -337,8 +337,13 @@ impl Player {
         // and dropped for every frame read.
         let wake = tokio::time::sleep_until(Instant::now().into());
         tokio::pin!(wake);
+        let mut was = Phase::Setup;
         loop {
             let now = *phase.borrow_and_update();
+            if was == Phase::Setup && now == Phase::Run {
+                self.think_afresh();
+            }
+            was = now;
             if now == Phase::Stop && self.places.iter().all(|place| place.in_flight.is_none()) {
                 self.stats.idle_at = Some(Instant::now());
                 return Ok(self);
@@ -441,15 +446,34 @@ impl Player {
         self.places.iter_mut().find(|place| place.table == table)
     }
 
-    fn offer(&mut self, table: &str, seq: u64, actions: Vec<Action>) {
-        let pause = match self.think {
+    /// A think time drawn afresh.
+    fn pause(&mut self) -> Duration {
+        match self.think {
             Think::Fixed(pause) => pause,
             // Inverse transform: -ln(1 - u) is exponential with mean 1.
             Think::Exponential(mean) => mean.mul_f64(-(1.0 - self.rng.random::<f64>()).ln()),
-        };
+        }
+    }
+
+    fn offer(&mut self, table: &str, seq: u64, actions: Vec<Action>) {
+        let pause = self.pause();
         if let Some(place) = self.place(table) {
             place.turn = Some((seq, actions));
             place.act_at = Instant::now() + pause;
+        }
+    }
+
+    /// As the run begins, the turns offered during set-up start thinking
+    /// then. Their think times ran out long ago, and every table acting in
+    /// the same instant is a burst no human crowd makes: it measured the
+    /// queue behind it, not the paced load.
+    fn think_afresh(&mut self) {
+        let start = Instant::now();
+        for index in 0..self.places.len() {
+            if self.places[index].turn.is_some() {
+                let pause = self.pause();
+                self.places[index].act_at = start + pause;
+            }
         }
     }
 
