@@ -185,7 +185,7 @@ pub struct ActionView {
     pub seat: u8,
     /// The engine's name for it: `pass`, `order_up`, `call`, `discard`,
     /// `play`, `claim`, `concede`, … (`Action::name`).
-    pub action: String,
+    pub action: &'static str,
     /// For `order_up` and `call`: the maker goes alone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alone: Option<bool>,
@@ -204,13 +204,8 @@ pub struct ActionView {
 impl ActionView {
     /// `action` by `seat`; a card it carries face down only if `revealed`.
     pub(super) fn new(seat: u8, action: Action, revealed: bool) -> ActionView {
-        let mut view = ActionView {
-            seat,
-            action: action.name().to_owned(),
-            alone: None,
-            suit: None,
-            card: None,
-        };
+        let mut view =
+            ActionView { seat, action: action.name(), alone: None, suit: None, card: None };
         match action {
             Action::OrderUp { alone } => view.alone = Some(alone),
             Action::Call { suit, alone } => (view.suit, view.alone) = (Some(suit), Some(alone)),
@@ -249,9 +244,6 @@ mod tests {
     #[test]
     fn the_suit_named_for_a_turned_up_joker_is_shown() {
         let named = ActionView::new(3, Action::NameSuit { suit: Suit::Hearts }, false);
-        assert_eq!(
-            (named.action.as_str(), named.suit, named.card),
-            ("name_suit", Some(Suit::Hearts), None)
-        );
+        assert_eq!((named.action, named.suit, named.card), ("name_suit", Some(Suit::Hearts), None));
     }
 }

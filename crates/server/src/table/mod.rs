@@ -88,6 +88,9 @@ pub struct Table {
     invite: Option<String>,
     config: TableConfig,
     registry: Registry,
+    /// The summary last given to the registry: most actions change none of
+    /// it, and then the registry's lock, which every table shares, is not taken.
+    listed: Option<TableSummary>,
     /// Its own mailbox, where work it hands off (a game's rating) reports
     /// back; weak, so the table still stops once every handle is gone.
     mailbox: mpsc::WeakSender<TableMessage>,
@@ -143,6 +146,7 @@ impl Table {
             invite,
             config,
             registry,
+            listed: None,
             mailbox: tx.downgrade(),
             seats: (0..rules.players).map(|_| SeatState::default()).collect(),
             game: None,

@@ -131,7 +131,11 @@ impl Table {
                 self.delivery.stage(conn, &outbox, prompt);
             }
         }
-        self.registry.update(self.summary());
+        let summary = self.summary();
+        if self.listed.as_ref() != Some(&summary) {
+            self.listed = Some(summary.clone());
+            self.registry.update(summary);
+        }
     }
 }
 
