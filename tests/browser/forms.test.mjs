@@ -337,10 +337,14 @@ test('a three-seat table on a phone: every seat, the dummy and the hand fit the 
     if (!await playOneStep(page)) await page.waitForTimeout(25);
   }
   // The felt may be between two views (a hand's last trick held with its
-  // result): measure once all three seats are drawn.
-  await page.waitForFunction(() => [...document.querySelectorAll('.felt .seat')]
-    .filter((seat) => seat.getBoundingClientRect().width > 0).length === 3);
-  assert.equal(await fits('.felt .seat'), 3);
+  // result), and may move on again between a wait and a look: look until
+  // one look finds all three seats drawn (each look checks what it finds).
+  let seats = 0;
+  for (let i = 0; i < 200 && seats !== 3; i += 1) {
+    seats = await fits('.felt .seat');
+    if (seats !== 3) await page.waitForTimeout(25);
+  }
+  assert.equal(seats, 3);
   assert.ok(await fits('.hand .card') > 0, 'the hand is on screen');
   await fits('.trick .card');
   assert.ok(await page.evaluate(() => document.scrollingElement.scrollWidth <= innerWidth), 'no sideways scrolling');
