@@ -123,7 +123,8 @@ struct Session {
     state: AppState,
     /// The client's address: new guests are counted by it.
     peer: IpAddr,
-    player: Option<PlayerInfo>,
+    /// Shared with every command it sends a table: cloned per action.
+    player: Option<Arc<PlayerInfo>>,
     outbox: Outbox,
     outgoing: mpsc::Receiver<Frame>,
     too_slow: CancellationToken,
@@ -419,7 +420,7 @@ impl Session {
             ClientMessage::Act { table, action, .. } => (table, Request::Act(action)),
             ClientMessage::Chat { table, text, .. } => (table, Request::Chat(text)),
             ClientMessage::QuickPlay { request, .. } => {
-                return Box::pin(self.quick_play(id, player, request)).await;
+                return Box::pin(self.quick_play(id, PlayerInfo::clone(&player), request)).await;
             }
             ClientMessage::CancelQuickPlay { .. } => {
                 if let Some(cancel) = self
@@ -577,7 +578,7 @@ impl Session {
         if let Some(pools) = &self.state.remote_pools {
             Arc::clone(pools).attach(self.conn, &player.id);
         }
-        self.player = Some(player.clone());
+        self.player = Some(Arc::new(player.clone()));
         self.outbox.send(ServerMessage::Welcome {
             id,
             protocol_version: PROTOCOL_VERSION,

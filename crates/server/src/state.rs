@@ -325,7 +325,7 @@ impl AppState {
         mailbox: tokio::sync::mpsc::Receiver<TableMessage>,
         host_id: &str,
     ) {
-        let table_id = handle.id.clone();
+        let table_id = handle.id.to_string();
         self.registry.insert(handle, table.summary(), host_id, table.seated_players());
         self.metrics.tables_created.inc();
         let metrics = self.metrics.clone();

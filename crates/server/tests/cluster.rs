@@ -83,7 +83,7 @@ impl Ann {
         let command = TableCommand {
             id,
             conn: 1,
-            player: self.player.clone(),
+            player: self.player.clone().into(),
             outbox: self.outbox.clone(),
             request,
             received: std::time::Instant::now(),

@@ -139,6 +139,16 @@ impl ApiError {
         }
     }
 
+    /// An answer serde_json could not write: a bug of ours, never the client's.
+    pub(super) fn unwritable(error: serde_json::Error) -> ApiError {
+        tracing::error!(%error, "an API answer could not be written as JSON");
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal_error",
+            "the answer could not be written",
+        )
+    }
+
     /// A stored record the engine does not accept: corruption, not the client's fault.
     pub(super) fn corrupt(what: String) -> ApiError {
         tracing::error!(problem = %what, "match history: a stored match does not replay");

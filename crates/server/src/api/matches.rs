@@ -1,14 +1,13 @@
 //! Matches as listed and as stored: the list, one match, its engine record.
 
-use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
-use euchre_engine::GameRecord;
 use euchre_store::MatchDetail;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorBody};
+use super::json::JsonBody;
 use super::query::{ListParams, encode_cursor, valid_id};
 use super::replay::{cards_public, match_view};
 use super::views::{MatchSummaryView, MatchView};
@@ -40,15 +39,15 @@ pub struct MatchList {
 pub(super) async fn list_matches(
     State(state): State<AppState>,
     params: Result<Query<ListParams>, QueryRejection>,
-) -> Result<Json<MatchList>, ApiError> {
+) -> Result<JsonBody, ApiError> {
     let Query(params) =
         params.map_err(|rejection| ApiError::bad_request("bad_query", rejection.body_text()))?;
     let query = params.to_query()?;
     let page = state.store.list_matches(&query).await.map_err(ApiError::store)?;
-    Ok(Json(MatchList {
+    JsonBody::of(&MatchList {
         matches: page.matches.iter().map(MatchSummaryView::from).collect(),
         next_cursor: page.next.as_ref().map(encode_cursor),
-    }))
+    })
 }
 
 /// The stored match `id`, or 404.
@@ -81,22 +80,22 @@ pub(super) async fn load(state: &AppState, id: &str) -> Result<MatchDetail, ApiE
 pub(super) async fn get_match(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> Result<Json<MatchView>, ApiError> {
+) -> Result<JsonBody, ApiError> {
     let detail = load(&state, &id).await?;
-    replayed_off_workers(detail, match_view).await.map(Json)
+    replayed_off_workers(detail, match_view).await
 }
 
-/// `replay(detail)` on the blocking pool: a record of many hands takes a
-/// while to replay, and on the async workers it would hold up the tables
-/// and connections sharing them, at every `GET` of it.
-async fn replayed_off_workers<F>(detail: MatchDetail, replay: F) -> Result<MatchView, ApiError>
+/// `replay(detail)` on the blocking pool, and its JSON written there too: a
+/// record of many hands takes a while to replay and to write, and on the
+/// async workers it would hold up the tables and connections sharing them,
+/// at every `GET` of it.
+async fn replayed_off_workers<F>(detail: MatchDetail, replay: F) -> Result<JsonBody, ApiError>
 where
     F: FnOnce(&MatchDetail) -> Result<MatchView, String> + Send + 'static,
 {
-    tokio::task::spawn_blocking(move || replay(&detail))
+    tokio::task::spawn_blocking(move || JsonBody::of(&replay(&detail).map_err(ApiError::corrupt)?))
         .await
         .map_err(|error| ApiError::corrupt(format!("the replay stopped: {error}")))?
-        .map_err(ApiError::corrupt)
 }
 
 #[utoipa::path(
@@ -116,12 +115,12 @@ where
 pub(super) async fn get_record(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> Result<Json<GameRecord>, ApiError> {
+) -> Result<JsonBody, ApiError> {
     let detail = load(&state, &id).await?;
     if !cards_public(&detail) {
         return Err(ApiError::in_progress(&id));
     }
-    Ok(Json(detail.record))
+    JsonBody::of(&detail.record)
 }
 
 #[cfg(test)]
@@ -150,6 +149,7 @@ mod tests {
         answer.send(()).expect("the replay listens");
         let view = view.await.expect("no panic").expect("replays");
         let expected = match_view(&in_progress).expect("replays");
-        assert_eq!(serde_json::to_value(view).ok(), serde_json::to_value(expected).ok());
+        let view: serde_json::Value = serde_json::from_slice(view.bytes()).expect("JSON");
+        assert_eq!(Some(view), serde_json::to_value(expected).ok());
     }
 }

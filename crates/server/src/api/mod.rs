@@ -42,6 +42,7 @@ pub mod analysis;
 pub mod error;
 pub mod export;
 pub mod import;
+pub mod json;
 pub mod leaderboard;
 pub mod limits;
 pub mod matches;

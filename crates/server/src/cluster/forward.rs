@@ -263,8 +263,14 @@ impl Node {
         if let Some(remote) = lock(&self.remotes).get_mut(&key) {
             remote.tables.insert(table.clone());
         }
-        let command =
-            TableCommand { id, conn, player, outbox, request, received: std::time::Instant::now() };
+        let command = TableCommand {
+            id,
+            conn,
+            player: Arc::new(player),
+            outbox,
+            request,
+            received: std::time::Instant::now(),
+        };
         if handle.try_send(TableMessage::Command(command)) {
             let url = self.public_url.clone().filter(|_| joins);
             CommandAnswer { answer: Answer::Accepted, url }

@@ -2,6 +2,7 @@
 //! the waves, and the tables being made for those matched.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::time::Duration;
 
 use euchre_engine::Preset;
@@ -685,7 +686,7 @@ impl Pools {
                             let command = TableCommand {
                                 id: 0,
                                 conn,
-                                player: player.clone(),
+                                player: Arc::new(player.clone()),
                                 outbox,
                                 request: Request::Matched,
                                 received: std::time::Instant::now(),

@@ -240,7 +240,7 @@ mod tests {
             TableMessage::Command(TableCommand {
                 id,
                 conn: 1,
-                player: host.clone(),
+                player: host.clone().into(),
                 outbox: outbox.clone(),
                 request,
                 received: std::time::Instant::now(),

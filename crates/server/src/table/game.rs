@@ -215,7 +215,7 @@ impl Table {
                 self.publish(TableEvent::Table(notice));
             }
         }
-        let Some(match_id) = self.match_id.clone() else { return Ok(()) };
+        let Some(match_id) = &self.match_id else { return Ok(()) };
         let at = now_ms();
         let mut rated = None;
         let writes = &mut self.delivery.writes;
@@ -256,6 +256,7 @@ impl Table {
             }
         }
         if let Some(winner) = rated {
+            let match_id = match_id.clone();
             self.rate(&match_id, final_scores.as_slice().to_vec(), Some(winner));
             // Analysed once its end is durable: a crash cannot undo it then.
             if let (Some(analyses), Some(game)) = (self.config.analyses.clone(), &self.game) {

@@ -226,7 +226,7 @@ async fn audit_form(preset: Preset, overrides: &serde_json::Value, games: usize)
             table.handle(TableMessage::Command(TableCommand {
                 id: conn,
                 conn,
-                player: who,
+                player: who.into(),
                 outbox,
                 request,
                 received: std::time::Instant::now(),

@@ -2,6 +2,7 @@
 //! (commands with everything needed to answer them), the outbox it answers
 //! each connection through, and the timers and limits it is made with.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use euchre_engine::Action;
@@ -16,28 +17,35 @@ pub type ConnId = u64;
 
 /// Where a connection's messages go. Sending never waits: a connection whose
 /// queue is full is told it is too slow, and is dropped.
+///
+/// A table clones the outbox of every message it stages, several an action,
+/// so a clone is one reference count: cloning the sender and the token
+/// themselves took a lock in the token's tree each time (issue #30).
 #[derive(Clone, Debug)]
-pub struct Outbox {
+pub struct Outbox(Arc<OutboxInner>);
+
+#[derive(Debug)]
+struct OutboxInner {
     tx: mpsc::Sender<Frame>,
     too_slow: CancellationToken,
 }
 
 impl Outbox {
     pub fn new(tx: mpsc::Sender<Frame>, too_slow: CancellationToken) -> Outbox {
-        Outbox { tx, too_slow }
+        Outbox(Arc::new(OutboxInner { tx, too_slow }))
     }
 
     /// How many more messages the connection's queue takes now.
     pub fn room(&self) -> usize {
-        self.tx.capacity()
+        self.0.tx.capacity()
     }
 
     /// Queues `message`; false if the connection is gone or too slow.
     pub fn send(&self, message: impl Into<Frame>) -> bool {
-        match self.tx.try_send(message.into()) {
+        match self.0.tx.try_send(message.into()) {
             Ok(()) => true,
             Err(mpsc::error::TrySendError::Full(_)) => {
-                self.too_slow.cancel();
+                self.0.too_slow.cancel();
                 false
             }
             Err(mpsc::error::TrySendError::Closed(_)) => false,
@@ -75,7 +83,7 @@ pub enum Request {
 pub struct TableCommand {
     pub id: CommandId,
     pub conn: ConnId,
-    pub player: PlayerInfo,
+    pub player: Arc<PlayerInfo>,
     pub outbox: Outbox,
     pub request: Request,
     /// When the connection read it: for the action-latency metric.
@@ -97,13 +105,15 @@ pub enum TableMessage {
 /// A cheap, cloneable way to reach a table.
 #[derive(Clone, Debug)]
 pub struct TableHandle {
-    pub id: TableId,
+    /// Shared, not a `String`: a connection takes a clone of the handle for
+    /// every command it sends.
+    pub id: Arc<str>,
     tx: mpsc::Sender<TableMessage>,
 }
 
 impl TableHandle {
     pub(super) fn new(id: TableId, tx: mpsc::Sender<TableMessage>) -> TableHandle {
-        TableHandle { id, tx }
+        TableHandle { id: id.into(), tx }
     }
 
     /// Hands a message to the table without waiting; false if its mailbox

@@ -247,11 +247,43 @@ impl Table {
             preset: self.settings.preset,
             rules: self.rules,
             private: self.settings.private,
-            seated: self.seats.iter().filter(|s| s.sitter.is_some()).count() as u8,
+            seated: self.seated(),
             status: self.status(),
             turn_seconds: self.settings.turn_seconds,
             chat: self.settings.chat,
         }
+    }
+
+    /// Whether `listed` is this table's summary now: [`Table::summary`]
+    /// compared field by field, without copying the id and the host's name
+    /// (after every action, issue #30).
+    fn lists_as(&self, listed: &TableSummary) -> bool {
+        // Destructured, so a new field cannot be left out of the comparison.
+        let TableSummary {
+            table,
+            host,
+            preset,
+            rules,
+            private,
+            seated,
+            status,
+            turn_seconds,
+            chat,
+        } = listed;
+        *table == self.id
+            && *host == self.host.name
+            && *preset == self.settings.preset
+            && *rules == self.rules
+            && *private == self.settings.private
+            && *seated == self.seated()
+            && *status == self.status()
+            && *turn_seconds == self.settings.turn_seconds
+            && *chat == self.settings.chat
+    }
+
+    /// Seats taken, by people or bots.
+    fn seated(&self) -> u8 {
+        self.seats.iter().filter(|s| s.sitter.is_some()).count() as u8
     }
 
     pub(super) fn status(&self) -> TableStatus {

@@ -76,7 +76,7 @@ impl Harness {
         let command = TableCommand {
             id: 1,
             conn: from.conn,
-            player: from.who.clone(),
+            player: from.who.clone().into(),
             outbox: from.outbox.clone(),
             request,
             received: std::time::Instant::now(),
@@ -224,7 +224,7 @@ async fn a_bot_decision_is_applied_only_where_it_was_made() {
         table.handle(TableMessage::Command(TableCommand {
             id: 1,
             conn: host.conn,
-            player: host.who.clone(),
+            player: host.who.clone().into(),
             outbox: host.outbox.clone(),
             request,
             received: std::time::Instant::now(),

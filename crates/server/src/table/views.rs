@@ -14,15 +14,42 @@ impl Table {
     pub(super) fn publish(&mut self, event: TableEvent) {
         self.seq += 1;
         let seq = self.seq;
+        // Most events (a card played, a trick won, a pass) hide nothing:
+        // what a spectator sees is the event itself, so everyone sees it.
+        let public = project(&event, Viewer::Spectator).as_ref() == Some(&event);
+        let messages = if public { self.one_frame(seq, &event) } else { self.views(seq, &event) };
+        self.delivery.staged.extend(messages);
+        // Room is made first, so the ring never grows past its size.
+        while self.ring.len() >= self.config.event_ring.max(1) {
+            self.ring.pop_front();
+        }
+        self.ring.push_back((seq, event));
+    }
+
+    /// `event` in one frame for every subscriber, encoded once.
+    fn one_frame(&self, seq: u64, event: &TableEvent) -> Vec<(ConnId, Outbox, Frame)> {
+        if self.subscribers.is_empty() {
+            return Vec::new();
+        }
+        let message =
+            ServerMessage::Event { table: self.id.clone(), seq, event: Some(event.clone()) };
+        let frame = Frame::new(message);
+        (self.subscribers.iter())
+            .map(|(conn, subscriber)| (*conn, subscriber.outbox.clone(), frame.clone()))
+            .collect()
+    }
+
+    /// Each subscriber's view of `event`: viewers who see it alike share one
+    /// frame, encoded once.
+    fn views(&self, seq: u64, event: &TableEvent) -> Vec<(ConnId, Outbox, Frame)> {
         let mut messages = Vec::with_capacity(self.subscribers.len());
-        // Viewers who see the event alike share one frame, encoded once.
         let mut frames: Vec<(Viewer, Frame)> = Vec::new();
         for (conn, subscriber) in &self.subscribers {
             let viewer = subscriber.viewer;
             let frame = match frames.iter().find(|(seen, _)| *seen == viewer) {
                 Some((_, frame)) => frame.clone(),
                 None => {
-                    let view = project(&event, viewer);
+                    let view = project(event, viewer);
                     let alike = frames.iter().find(|(_, frame)| {
                         matches!(frame.message(), Some(ServerMessage::Event { event, .. }) if *event == view)
                     });
@@ -40,12 +67,7 @@ impl Table {
             };
             messages.push((*conn, subscriber.outbox.clone(), frame));
         }
-        self.delivery.staged.extend(messages);
-        // Room is made first, so the ring never grows past its size.
-        while self.ring.len() >= self.config.event_ring.max(1) {
-            self.ring.pop_front();
-        }
-        self.ring.push_back((seq, event));
+        messages
     }
 
     pub(super) fn project_message(
@@ -131,8 +153,8 @@ impl Table {
                 self.delivery.stage(conn, &outbox, prompt);
             }
         }
-        let summary = self.summary();
-        if self.listed.as_ref() != Some(&summary) {
+        if !self.listed.as_ref().is_some_and(|listed| self.lists_as(listed)) {
+            let summary = self.summary();
             self.listed = Some(summary.clone());
             self.registry.update(summary);
         }
