@@ -21,7 +21,8 @@
 # Each run's report is OUT_DIR/NAME.txt and NAME.json; OUT_DIR/summary.md
 # lists them and OUT_DIR/latency.png plots ack and to-others p50/p99 against
 # the paced tables' load. `quick` shortens every run (to check the script).
-# It takes about an hour; jq and gnuplot are installed if missing.
+# It takes about half an hour (32 minutes in session 19, on a quiet box);
+# jq and gnuplot are installed if missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=crates/loadgen/lib.sh
