@@ -25,7 +25,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use euchre_bots::{Bot, BotKind, SearchBot, SearchSettings};
+use euchre_bots::{Bot, BotKind, NetPlay, PolicyBot, SearchBot, SearchSettings};
 use euchre_engine::{Action, Event, Game, HandOutcome, Phase, Rules, Seat, Team, Viewer};
 use oracle::Oracle;
 use serde::Serialize;
@@ -35,7 +35,10 @@ use serde::Serialize;
 /// [`SearchSettings`]' fields; `match_aware` takes `true` or `false`). The
 /// variants are for measuring what a setting is worth.
 ///
-/// Two more, for measurement only: `oracle`, the player that sees every
+/// `net_play` takes `off`, `own` or `all` ([`NetPlay`]).
+///
+/// Three more, for measurement only: `policy`, the learned card-play
+/// policy alone with the basic bot's bids ([`PolicyBot`]); `oracle`, the player that sees every
 /// card ([`oracle::Oracle`]), and a split player written `BIDS/PLAY`
 /// (`hard/oracle`: hard's bids, discards and card passed, the oracle's card
 /// play), which shows what each part of a player is worth.
@@ -47,6 +50,9 @@ pub enum BotSpec {
         settings: SearchSettings,
     },
     Oracle,
+    /// The learned card-play policy alone ([`PolicyBot`]): the basic
+    /// bot's bids, the network's cards.
+    Policy,
     /// One player for everything before the card play, another for it.
     Split {
         name: String,
@@ -70,6 +76,9 @@ impl BotSpec {
         }
         if text == "oracle" {
             return Ok(BotSpec::Oracle);
+        }
+        if text == "policy" {
+            return Ok(BotSpec::Policy);
         }
         let (name, changes) = match text.split_once(':') {
             Some((name, changes)) => (name, Some(changes)),
@@ -127,6 +136,14 @@ impl BotSpec {
                 "tree_bids" => settings.tree_bids = flag()?,
                 "tree_play" => settings.tree_play = flag()?,
                 "match_aware" => settings.match_aware = flag()?,
+                "net_play" => {
+                    settings.net_play = match value {
+                        "off" => NetPlay::Off,
+                        "own" => NetPlay::Own,
+                        "all" => NetPlay::All,
+                        _ => bail!("net_play is off, own or all"),
+                    }
+                }
                 _ => bail!("unknown setting '{key}'"),
             }
         }
@@ -142,6 +159,7 @@ impl BotSpec {
             BotSpec::Kind(kind) => kind.name(),
             BotSpec::Search { name, .. } | BotSpec::Split { name, .. } => name,
             BotSpec::Oracle => "oracle",
+            BotSpec::Policy => "policy",
         }
     }
 
@@ -152,6 +170,7 @@ impl BotSpec {
                 Player::Bot(Box::new(SearchBot::new(*settings, seed)))
             }
             BotSpec::Oracle => Player::Oracle(Box::default()),
+            BotSpec::Policy => Player::Bot(Box::new(PolicyBot::new())),
             BotSpec::Split { bids, play, .. } => {
                 Player::Split(Box::new([bids.create(seed), play.create(seed)]))
             }

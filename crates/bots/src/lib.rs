@@ -31,13 +31,15 @@ use serde::{Deserialize, Serialize};
 
 mod basic;
 mod naive;
+pub mod policy;
 mod random;
 mod search;
 
 pub use basic::BasicBot;
 pub use naive::NaiveBot;
+pub use policy::PolicyBot;
 pub use random::RandomBot;
-pub use search::{SearchBot, SearchSettings, ViewWorlds, bid_out, outcome_value};
+pub use search::{NetPlay, SearchBot, SearchSettings, ViewWorlds, bid_out, outcome_value};
 
 /// A computer player for one seat.
 ///

@@ -40,6 +40,7 @@ use euchre_engine::{
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::policy::{self, Policy};
 use crate::{BasicBot, Bot, choices};
 use odds::GameOdds;
 use tree::Tree;
@@ -137,6 +138,22 @@ pub struct SearchSettings {
     /// whose values carry the tree's exploring and its first guesses at
     /// thin nodes. 0 values the actions by the descents themselves.
     pub tree_judge: u32,
+    /// Who plays the learned policy's cards ([`crate::policy`]) in the
+    /// play-outs instead of the basic bot's: nobody, the bot's own side, or
+    /// all four seats (each from its own sight within the world). Where the
+    /// policy does not cover the hand (no trump, fewer seats, a joker, a
+    /// larger pack) the basic bot plays, as in hard.
+    pub net_play: NetPlay,
+}
+
+/// Who plays the learned policy's cards in a search's play-outs
+/// ([`SearchSettings::net_play`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NetPlay {
+    Off,
+    /// The bot and its partner.
+    Own,
+    All,
 }
 
 impl SearchSettings {
@@ -164,6 +181,7 @@ impl SearchSettings {
         exploration: 0.0,
         tree_patience: 0,
         tree_judge: 0,
+        net_play: NetPlay::Off,
     };
     /// 320 worlds, reading the others' bids, and every action scored by
     /// the basic bot's play-out of the rest of the hand (session 9: the
@@ -193,6 +211,7 @@ impl SearchSettings {
         exploration: 0.0,
         tree_patience: 0,
         tree_judge: 0,
+        net_play: NetPlay::Off,
     };
     /// Hard's worlds and reading of the bids, with the bot's own later
     /// decisions searched as a tree over what it sees ([`tree`]) rather
@@ -283,6 +302,9 @@ impl SearchBot {
             worlds: self.settings.own_worlds,
             depth: self.settings.own_depth,
             rng: &mut self.rng,
+            net: self.settings.net_play,
+            policy: policy::trained(),
+            on: Vec::new(),
         };
         // A tree lives for one decision: a bot between turns holds none.
         let searched_by_tree = match view.phase {
@@ -473,6 +495,35 @@ struct OwnSearch<'a> {
     worlds: u32,
     depth: u32,
     rng: &'a mut ChaCha8Rng,
+    /// Who plays the learned policy's cards ([`SearchSettings::net_play`]).
+    net: NetPlay,
+    policy: Option<&'static Policy>,
+    /// Room for the policy's features.
+    on: Vec<u16>,
+}
+
+impl OwnSearch<'_> {
+    /// The learned policy's card for `seat` in `hand`, if `seat` plays it
+    /// and has a choice.
+    fn net_card(
+        &mut self,
+        hand: &Hand,
+        cards: &PlaySoFar,
+        seat: Seat,
+        valuation: &Valuation,
+    ) -> Option<Card> {
+        let policy = self.policy?;
+        let rules = valuation.rules;
+        let plays = match self.net {
+            NetPlay::Off => false,
+            NetPlay::Own => rules.team_of(seat) == rules.team_of(valuation.me),
+            NetPlay::All => true,
+        };
+        if !plays || hand.legal_plays().len() <= 1 {
+            return None;
+        }
+        cards.net_card(hand, seat, policy, &mut self.on)
+    }
 }
 
 /// The value of `hand` with every seat playing the basic bot's cards to the
@@ -504,6 +555,8 @@ fn rolled_out(
             }
             None => None,
         };
+        let chosen =
+            chosen.or_else(|| own.as_deref_mut()?.net_card(&hand, &cards, seat, valuation));
         let Some(card) = chosen.or_else(|| cards.basic_card(&hand, seat)) else { break };
         cards.record(&hand, seat, card);
         if hand.play_with(card, &mut NoEvents).is_err() {

@@ -1,7 +1,7 @@
 //! The search bots: legal in every form, deterministic, and stronger than
 //! the basic bot (the arena crate measures by how much).
 
-use euchre_bots::{Bot, SearchBot, SearchSettings};
+use euchre_bots::{Bot, NetPlay, PolicyBot, SearchBot, SearchSettings};
 use euchre_engine::{Game, Preset, Rules};
 
 use crate::play_out;
@@ -34,6 +34,11 @@ const QUICK_READING: SearchSettings = SearchSettings {
 const QUICK_TREE: SearchSettings =
     SearchSettings { worlds: 6, bid_worlds: 12, table_bits: 10, ..SearchSettings::EXPERT };
 
+/// The learned policy plays the cards in the play-outs: the bot's side's,
+/// or everybody's.
+const QUICK_NET_OWN: SearchSettings = SearchSettings { net_play: NetPlay::Own, ..QUICK };
+const QUICK_NET_ALL: SearchSettings = SearchSettings { net_play: NetPlay::All, ..QUICK };
+
 /// Every preset, and the options that change bidding or play.
 fn every_form() -> impl Iterator<Item = Rules> {
     let standard = Preset::Standard.rules();
@@ -61,6 +66,26 @@ fn search_bots_choose_legal_actions_in_every_form() {
         let settings = [QUICK, QUICK_PLAIN, QUICK_SCORED, QUICK_READING, QUICK_NESTED][n % 5];
         let mut bots: [Box<dyn Bot>; 4] =
             [0u64, 1, 2, 3].map(|seat| Box::new(SearchBot::new(settings, seat)) as Box<dyn Bot>);
+        let mut game = Game::new(rules, n as u64).expect("valid rules");
+        play_out(&mut game, &mut bots);
+        assert!(game.winner().is_some(), "{rules:?}");
+    }
+}
+
+/// The learned policy, alone and in the play-outs, in every form (it
+/// covers only the four-handed game with a trump suit and falls back on
+/// the basic bot elsewhere): every action legal, a search bot with the
+/// policy in its play-outs and the policy alone against hard.
+#[test]
+fn the_learned_policy_chooses_legal_actions_in_every_form() {
+    for (n, rules) in every_form().enumerate() {
+        let rules = Rules { points_to_win: 5, ..rules };
+        let settings = [QUICK_NET_OWN, QUICK_NET_ALL][n % 2];
+        let mut bots: [Box<dyn Bot>; 4] = [0u64, 1, 2, 3].map(|seat| match seat {
+            0 => Box::new(SearchBot::new(settings, seat)) as Box<dyn Bot>,
+            1 => Box::new(PolicyBot::new()),
+            _ => Box::new(SearchBot::new(QUICK, seat)),
+        });
         let mut game = Game::new(rules, n as u64).expect("valid rules");
         play_out(&mut game, &mut bots);
         assert!(game.winner().is_some(), "{rules:?}");
