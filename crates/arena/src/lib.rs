@@ -25,6 +25,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use euchre_bots::policy::Policy;
 use euchre_bots::{Bot, BotKind, NetPlay, PolicyBot, SearchBot, SearchSettings};
 use euchre_engine::{Action, Event, Game, HandOutcome, Phase, Rules, Seat, Team, Viewer};
 use oracle::Oracle;
@@ -38,7 +39,8 @@ use serde::Serialize;
 /// `net_play` takes `off`, `own` or `all` ([`NetPlay`]).
 ///
 /// Three more, for measurement only: `policy`, the learned card-play
-/// policy alone with the basic bot's bids ([`PolicyBot`]); `oracle`, the player that sees every
+/// policy alone with the basic bot's bids ([`PolicyBot`]), or
+/// `policy:FILE` with the network in a weights file; `oracle`, the player that sees every
 /// card ([`oracle::Oracle`]), and a split player written `BIDS/PLAY`
 /// (`hard/oracle`: hard's bids, discards and card passed, the oracle's card
 /// play), which shows what each part of a player is worth.
@@ -51,8 +53,12 @@ pub enum BotSpec {
     },
     Oracle,
     /// The learned card-play policy alone ([`PolicyBot`]): the basic
-    /// bot's bids, the network's cards.
-    Policy,
+    /// bot's bids, the network's cards; the committed network, or one read
+    /// from a weights file (`policy:FILE`).
+    Policy {
+        name: String,
+        network: Option<&'static Policy>,
+    },
     /// One player for everything before the card play, another for it.
     Split {
         name: String,
@@ -78,7 +84,15 @@ impl BotSpec {
             return Ok(BotSpec::Oracle);
         }
         if text == "policy" {
-            return Ok(BotSpec::Policy);
+            return Ok(BotSpec::Policy { name: text.to_owned(), network: None });
+        }
+        if let Some(path) = text.strip_prefix("policy:") {
+            let bytes = std::fs::read(path).with_context(|| format!("reading {path}"))?;
+            let network = Policy::from_bytes(&bytes)
+                .with_context(|| format!("{path} is not a network's weights"))?;
+            // Read once for the whole run.
+            let network: &'static Policy = Box::leak(Box::new(network));
+            return Ok(BotSpec::Policy { name: text.to_owned(), network: Some(network) });
         }
         let (name, changes) = match text.split_once(':') {
             Some((name, changes)) => (name, Some(changes)),
@@ -157,9 +171,10 @@ impl BotSpec {
     pub fn name(&self) -> &str {
         match self {
             BotSpec::Kind(kind) => kind.name(),
-            BotSpec::Search { name, .. } | BotSpec::Split { name, .. } => name,
+            BotSpec::Search { name, .. }
+            | BotSpec::Split { name, .. }
+            | BotSpec::Policy { name, .. } => name,
             BotSpec::Oracle => "oracle",
-            BotSpec::Policy => "policy",
         }
     }
 
@@ -170,7 +185,10 @@ impl BotSpec {
                 Player::Bot(Box::new(SearchBot::new(*settings, seed)))
             }
             BotSpec::Oracle => Player::Oracle(Box::default()),
-            BotSpec::Policy => Player::Bot(Box::new(PolicyBot::new())),
+            BotSpec::Policy { network, .. } => Player::Bot(Box::new(match network {
+                Some(network) => PolicyBot::with(network),
+                None => PolicyBot::new(),
+            })),
             BotSpec::Split { bids, play, .. } => {
                 Player::Split(Box::new([bids.create(seed), play.create(seed)]))
             }

@@ -189,6 +189,11 @@ impl PolicyBot {
     pub fn new() -> PolicyBot {
         PolicyBot { policy: trained(), basic: BasicBot::new(), on: Vec::new() }
     }
+
+    /// With another network (the arena measures networks in training).
+    pub fn with(policy: &'static Policy) -> PolicyBot {
+        PolicyBot { policy: Some(policy), basic: BasicBot::new(), on: Vec::new() }
+    }
 }
 
 impl Default for PolicyBot {
