@@ -776,6 +776,13 @@ mod tests {
             }
         );
         assert_eq!(BotSpec::parse("oracle").expect("the oracle"), BotSpec::Oracle);
+        let spec = BotSpec::parse("hard:net_play=all").expect("settings");
+        let BotSpec::Search { settings, .. } = spec else { panic!("a search bot") };
+        assert_eq!(settings, SearchSettings { net_play: NetPlay::All, ..SearchSettings::HARD });
+        assert_eq!(
+            BotSpec::parse("policy").expect("the policy"),
+            BotSpec::Policy { name: "policy".to_owned(), network: None }
+        );
         let spec = BotSpec::parse("hard:worlds=40/oracle").expect("a split player");
         let BotSpec::Split { name, bids, play } = spec else { panic!("a split player") };
         assert_eq!(name, "hard:worlds=40/oracle");
@@ -787,6 +794,8 @@ mod tests {
         for bad in [
             "genius",
             "basic:worlds=3",
+            "hard:net_play=some",
+            "policy:/no/such/weights",
             "hard:worlds",
             "hard:depth=3",
             "hard:worlds=x",

@@ -79,8 +79,9 @@ pub enum BotKind {
     /// A stronger Monte-Carlo search: [`SearchBot`] with
     /// [`SearchSettings::HARD`].
     Hard,
-    /// The strongest: hard's search with the bot's own later decisions
-    /// searched as a tree over what it sees, [`SearchSettings::EXPERT`].
+    /// The strongest: hard's search with the play-outs' cards played by a
+    /// learned policy ([`policy`]) instead of the basic bot's,
+    /// [`SearchSettings::EXPERT`].
     Expert,
 }
 
