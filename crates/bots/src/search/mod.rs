@@ -127,7 +127,8 @@ pub struct SearchSettings {
     /// search the bot's own later decisions as a tree over what it sees
     /// (information-set search, [`tree`]) instead of playing them as the
     /// basic bot: the rest of the hand is the tree's, then the basic bot's,
-    /// and the rollout, trick-model and own-search settings are not used.
+    /// and the rollout, trick-model, own-search and `net_play` settings are
+    /// not used.
     pub tree_bids: bool,
     /// The same for the decisions of card play.
     pub tree_play: bool,
@@ -222,8 +223,8 @@ impl SearchSettings {
     /// Hard's search with every seat's cards in the play-outs played by the
     /// learned policy ([`crate::policy`], trained to imitate hard's card
     /// play) instead of the basic bot's (`net_play`, all seats), the bids
-    /// in them still the basic bot's. Against hard on fresh deals: +1.9
-    /// points of win rate over 1,200 games, paired (-0.0 to +3.8); the
+    /// in them still the basic bot's. Against hard on fresh deals: +2.7
+    /// points of win rate over 2,200 games, paired (+1.3 to +4.2); the
     /// policy for the bot's side alone was level (BENCHMARKS.md, issue
     /// #31's fifth round). Where the policy does not cover the hand (no
     /// trump, fewer seats, a joker, a larger pack) it is hard. The
