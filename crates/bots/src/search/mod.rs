@@ -223,8 +223,8 @@ impl SearchSettings {
     /// Hard's search with every seat's cards in the play-outs played by the
     /// learned policy ([`crate::policy`], trained to imitate hard's card
     /// play) instead of the basic bot's (`net_play`, all seats), the bids
-    /// in them still the basic bot's. Against hard on fresh deals: +2.7
-    /// points of win rate over 2,200 games, paired (+1.3 to +4.2); the
+    /// in them still the basic bot's. Against hard on fresh deals: +2.9
+    /// points of win rate over 3,000 games, paired (+1.6 to +4.1); the
     /// policy for the bot's side alone was level (BENCHMARKS.md, issue
     /// #31's fifth round). Where the policy does not cover the hand (no
     /// trump, fewer seats, a joker, a larger pack) it is hard. The
