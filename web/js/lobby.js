@@ -15,7 +15,7 @@ const BOT_SEATS = {
 
 // The bot levels, strongest first: `basic` is the easy level's wire name.
 const BOT_LEVELS = [
-  ['expert', 'Expert (searches its own later choices too)'],
+  ['expert', 'Expert (searches, with a learned card player)'],
   ['hard', 'Hard (searches the deals it cannot see)'],
   ['medium', 'Medium'],
   ['basic', 'Easy'],

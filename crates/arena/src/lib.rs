@@ -25,7 +25,8 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use euchre_bots::{Bot, BotKind, SearchBot, SearchSettings};
+use euchre_bots::policy::Policy;
+use euchre_bots::{Bot, BotKind, NetPlay, PolicyBot, SearchBot, SearchSettings};
 use euchre_engine::{Action, Event, Game, HandOutcome, Phase, Rules, Seat, Team, Viewer};
 use oracle::Oracle;
 use serde::Serialize;
@@ -35,7 +36,11 @@ use serde::Serialize;
 /// [`SearchSettings`]' fields; `match_aware` takes `true` or `false`). The
 /// variants are for measuring what a setting is worth.
 ///
-/// Two more, for measurement only: `oracle`, the player that sees every
+/// `net_play` takes `off`, `own` or `all` ([`NetPlay`]).
+///
+/// Three more, for measurement only: `policy`, the learned card-play
+/// policy alone with the basic bot's bids ([`PolicyBot`]), or
+/// `policy:FILE` with the network in a weights file; `oracle`, the player that sees every
 /// card ([`oracle::Oracle`]), and a split player written `BIDS/PLAY`
 /// (`hard/oracle`: hard's bids, discards and card passed, the oracle's card
 /// play), which shows what each part of a player is worth.
@@ -47,6 +52,13 @@ pub enum BotSpec {
         settings: SearchSettings,
     },
     Oracle,
+    /// The learned card-play policy alone ([`PolicyBot`]): the basic
+    /// bot's bids, the network's cards; the committed network, or one read
+    /// from a weights file (`policy:FILE`).
+    Policy {
+        name: String,
+        network: Option<&'static Policy>,
+    },
     /// One player for everything before the card play, another for it.
     Split {
         name: String,
@@ -70,6 +82,17 @@ impl BotSpec {
         }
         if text == "oracle" {
             return Ok(BotSpec::Oracle);
+        }
+        if text == "policy" {
+            return Ok(BotSpec::Policy { name: text.to_owned(), network: None });
+        }
+        if let Some(path) = text.strip_prefix("policy:") {
+            let bytes = std::fs::read(path).with_context(|| format!("reading {path}"))?;
+            let network = Policy::from_bytes(&bytes)
+                .with_context(|| format!("{path} is not a network's weights"))?;
+            // Read once for the whole run.
+            let network: &'static Policy = Box::leak(Box::new(network));
+            return Ok(BotSpec::Policy { name: text.to_owned(), network: Some(network) });
         }
         let (name, changes) = match text.split_once(':') {
             Some((name, changes)) => (name, Some(changes)),
@@ -127,6 +150,14 @@ impl BotSpec {
                 "tree_bids" => settings.tree_bids = flag()?,
                 "tree_play" => settings.tree_play = flag()?,
                 "match_aware" => settings.match_aware = flag()?,
+                "net_play" => {
+                    settings.net_play = match value {
+                        "off" => NetPlay::Off,
+                        "own" => NetPlay::Own,
+                        "all" => NetPlay::All,
+                        _ => bail!("net_play is off, own or all"),
+                    }
+                }
                 _ => bail!("unknown setting '{key}'"),
             }
         }
@@ -140,7 +171,9 @@ impl BotSpec {
     pub fn name(&self) -> &str {
         match self {
             BotSpec::Kind(kind) => kind.name(),
-            BotSpec::Search { name, .. } | BotSpec::Split { name, .. } => name,
+            BotSpec::Search { name, .. }
+            | BotSpec::Split { name, .. }
+            | BotSpec::Policy { name, .. } => name,
             BotSpec::Oracle => "oracle",
         }
     }
@@ -152,6 +185,10 @@ impl BotSpec {
                 Player::Bot(Box::new(SearchBot::new(*settings, seed)))
             }
             BotSpec::Oracle => Player::Oracle(Box::default()),
+            BotSpec::Policy { network, .. } => Player::Bot(Box::new(match network {
+                Some(network) => PolicyBot::with(network),
+                None => PolicyBot::new(),
+            })),
             BotSpec::Split { bids, play, .. } => {
                 Player::Split(Box::new([bids.create(seed), play.create(seed)]))
             }
@@ -739,6 +776,13 @@ mod tests {
             }
         );
         assert_eq!(BotSpec::parse("oracle").expect("the oracle"), BotSpec::Oracle);
+        let spec = BotSpec::parse("hard:net_play=all").expect("settings");
+        let BotSpec::Search { settings, .. } = spec else { panic!("a search bot") };
+        assert_eq!(settings, SearchSettings { net_play: NetPlay::All, ..SearchSettings::HARD });
+        assert_eq!(
+            BotSpec::parse("policy").expect("the policy"),
+            BotSpec::Policy { name: "policy".to_owned(), network: None }
+        );
         let spec = BotSpec::parse("hard:worlds=40/oracle").expect("a split player");
         let BotSpec::Split { name, bids, play } = spec else { panic!("a split player") };
         assert_eq!(name, "hard:worlds=40/oracle");
@@ -750,6 +794,8 @@ mod tests {
         for bad in [
             "genius",
             "basic:worlds=3",
+            "hard:net_play=some",
+            "policy:/no/such/weights",
             "hard:worlds",
             "hard:depth=3",
             "hard:worlds=x",

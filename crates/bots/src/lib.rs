@@ -31,13 +31,15 @@ use serde::{Deserialize, Serialize};
 
 mod basic;
 mod naive;
+pub mod policy;
 mod random;
 mod search;
 
 pub use basic::BasicBot;
 pub use naive::NaiveBot;
+pub use policy::PolicyBot;
 pub use random::RandomBot;
-pub use search::{SearchBot, SearchSettings, ViewWorlds, bid_out, outcome_value};
+pub use search::{NetPlay, SearchBot, SearchSettings, ViewWorlds, bid_out, outcome_value};
 
 /// A computer player for one seat.
 ///
@@ -77,8 +79,9 @@ pub enum BotKind {
     /// A stronger Monte-Carlo search: [`SearchBot`] with
     /// [`SearchSettings::HARD`].
     Hard,
-    /// The strongest: hard's search with the bot's own later decisions
-    /// searched as a tree over what it sees, [`SearchSettings::EXPERT`].
+    /// The strongest: hard's search with the play-outs' cards played by a
+    /// learned policy ([`policy`]) instead of the basic bot's,
+    /// [`SearchSettings::EXPERT`].
     Expert,
 }
 

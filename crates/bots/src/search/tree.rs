@@ -295,6 +295,7 @@ fn observe(key: u64, seat: Seat, action: Action) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::NetPlay;
     use crate::search::world::{Knowledge, Misses};
     use crate::{BasicBot, Bot};
     use euchre_engine::{Game, Preset, Rules, Viewer};
@@ -367,7 +368,14 @@ mod tests {
                         if action == Action::Concede {
                             continue;
                         }
-                        let mut own = OwnSearch { worlds: 0, depth: 0, rng: &mut rng.clone() };
+                        let mut own = OwnSearch {
+                            worlds: 0,
+                            depth: 0,
+                            rng: &mut rng.clone(),
+                            net: NetPlay::Off,
+                            policy: None,
+                            on: Vec::new(),
+                        };
                         let hard =
                             hard_value(&world, &valuation, action, &mut solver, model, &mut own);
                         let grown = tree.value(&world, &valuation, action, &mut solver);

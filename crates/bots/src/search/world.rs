@@ -16,6 +16,7 @@ use euchre_engine::{
 use rand::{Rng, RngExt};
 
 use crate::basic::{self, PlayFacts, Situation};
+use crate::policy::{Policy, Sight};
 
 /// How many times a world is dealt before giving up on it (the constraints
 /// are almost always met at the first try).
@@ -351,6 +352,7 @@ fn by_whom(rules: &Rules, me: Seat, seat: Seat, partner: f64, opponent: f64) -> 
 #[derive(Clone, Debug, Default)]
 pub(super) struct PlaySoFar {
     played: CardSet,
+    played_by: [CardSet; 4],
     voids: [[bool; 4]; 4],
     trick: Vec<(Seat, Card)>,
 }
@@ -451,7 +453,22 @@ impl PlaySoFar {
             }
         }
         self.played.insert(card);
+        self.played_by[seat.index()].insert(card);
         self.trick.push((seat, card));
+    }
+
+    /// The card the learned `policy` plays for `seat` (to play now in
+    /// `hand`), from the seat's own sight; `None` where the policy does not
+    /// cover the hand. `on` is room for the features.
+    pub(super) fn net_card(
+        &self,
+        hand: &Hand,
+        seat: Seat,
+        policy: &Policy,
+        on: &mut Vec<u16>,
+    ) -> Option<Card> {
+        let sight = Sight::of_hand(hand, seat, self.played_by, self.voids, &self.trick)?;
+        policy.choose(&sight, hand.legal_plays(), on)
     }
 }
 
@@ -659,6 +676,72 @@ mod tests {
         });
         assert!(checked > 2_000, "{checked} plays");
         assert!(moved > 1_000, "the hidden cards move");
+    }
+
+    /// The learned policy's features ([`Sight`]) are the same from the
+    /// seat's view, from the real hand with the cards played as a world's
+    /// replay keeps them, and from a world of the seat's own sight with the
+    /// others' hidden cards dealt again: they use only what the seat sees.
+    /// Every play with a choice in every form; covered only where the
+    /// policy says it covers.
+    #[test]
+    fn the_policy_sees_only_what_the_seat_sees() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let (mut checked, mut uncovered) = (0, 0);
+        let (mut from_view, mut from_hand, mut from_world) = (Vec::new(), Vec::new(), Vec::new());
+        for rules in rule_sets() {
+            for seed in 0..12 {
+                let mut game = Game::new(rules, seed).expect("valid rules");
+                let mut so_far = PlaySoFar::default();
+                let mut hand_number = game.view(Viewer::Spectator).hand_number;
+                for _ in 0..400 {
+                    let Some(seat) = game.turn() else { break };
+                    let view = game.view(Viewer::Seat(seat));
+                    if view.hand_number != hand_number {
+                        (so_far, hand_number) = (PlaySoFar::default(), view.hand_number);
+                    }
+                    let action = BasicBotPolicy.choose(&game, seat);
+                    if let Action::Play { card } = action {
+                        let real = game.hand();
+                        let trick = so_far.trick.clone();
+                        let on_view = Sight::of_view(&view);
+                        let on_hand =
+                            Sight::of_hand(real, seat, so_far.played_by, so_far.voids, &trick);
+                        assert_eq!(on_view.is_some(), crate::policy::covers(&rules, real.trump()));
+                        assert_eq!(on_view.is_some(), on_hand.is_some());
+                        if let (Some(on_view), Some(on_hand)) = (on_view, on_hand) {
+                            let world = so_far.redeal(real, seat, &mut rng).expect("a world");
+                            let on_world = Sight::of_hand(
+                                &world,
+                                seat,
+                                so_far.played_by,
+                                so_far.voids,
+                                &trick,
+                            )
+                            .expect("covered");
+                            on_view.features(&mut from_view);
+                            on_hand.features(&mut from_hand);
+                            on_world.features(&mut from_world);
+                            for features in [&mut from_view, &mut from_hand, &mut from_world] {
+                                features.sort_unstable();
+                            }
+                            assert_eq!(from_view, from_hand, "{rules:?} seed {seed}");
+                            assert_eq!(from_view, from_world, "{rules:?} seed {seed}");
+                            assert!(
+                                from_view.iter().all(|i| usize::from(*i) < crate::policy::INPUTS)
+                            );
+                            checked += 1;
+                        } else {
+                            uncovered += 1;
+                        }
+                        so_far.record(real, seat, card);
+                    }
+                    game.apply(seat, action).expect("legal");
+                }
+            }
+        }
+        assert!(checked > 2_000, "{checked} plays");
+        assert!(uncovered > 500, "{uncovered} plays the policy does not cover");
     }
 
     /// The basic bot's bid as the replay of a world asks for it (from the

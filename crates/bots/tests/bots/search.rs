@@ -1,7 +1,7 @@
 //! The search bots: legal in every form, deterministic, and stronger than
 //! the basic bot (the arena crate measures by how much).
 
-use euchre_bots::{Bot, SearchBot, SearchSettings};
+use euchre_bots::{Bot, NetPlay, PolicyBot, SearchBot, SearchSettings};
 use euchre_engine::{Game, Preset, Rules};
 
 use crate::play_out;
@@ -30,8 +30,16 @@ const QUICK_READING: SearchSettings = SearchSettings {
     ..QUICK
 };
 
-/// The expert's tree search over its own later decisions, with few worlds.
+/// The tree search over the bot's own later decisions (the expert of
+/// issue #31's first four rounds), with few worlds.
 const QUICK_TREE: SearchSettings =
+    SearchSettings { tree_bids: true, tree_play: true, exploration: 0.3, ..QUICK };
+
+/// The learned policy plays the cards in the play-outs: the bot's side's,
+/// or everybody's.
+const QUICK_NET_OWN: SearchSettings = SearchSettings { net_play: NetPlay::Own, ..QUICK };
+/// All seats: the expert's settings, with few worlds.
+const QUICK_EXPERT: SearchSettings =
     SearchSettings { worlds: 6, bid_worlds: 12, table_bits: 10, ..SearchSettings::EXPERT };
 
 /// Every preset, and the options that change bidding or play.
@@ -67,11 +75,32 @@ fn search_bots_choose_legal_actions_in_every_form() {
     }
 }
 
-/// The expert's tree in every form: its bids, discards, cards passed and
-/// cards played (inside the tree, too, which only the engine's own legal
-/// actions feed) are all legal, two experts against two hard bots.
+/// The learned policy, alone and in the play-outs (the expert's), in every form (it
+/// covers only the four-handed game with a trump suit and falls back on
+/// the basic bot elsewhere): every action legal, a search bot with the
+/// policy in its play-outs and the policy alone against hard.
 #[test]
-fn the_expert_chooses_legal_actions_in_every_form() {
+fn the_learned_policy_chooses_legal_actions_in_every_form() {
+    for (n, rules) in every_form().enumerate() {
+        let rules = Rules { points_to_win: 5, ..rules };
+        let settings = [QUICK_NET_OWN, QUICK_EXPERT][n % 2];
+        let mut bots: [Box<dyn Bot>; 4] = [0u64, 1, 2, 3].map(|seat| match seat {
+            0 => Box::new(SearchBot::new(settings, seat)) as Box<dyn Bot>,
+            1 => Box::new(PolicyBot::new()),
+            _ => Box::new(SearchBot::new(QUICK, seat)),
+        });
+        let mut game = Game::new(rules, n as u64).expect("valid rules");
+        play_out(&mut game, &mut bots);
+        assert!(game.winner().is_some(), "{rules:?}");
+    }
+}
+
+/// The information-set tree (the expert of issue #31's first rounds, now
+/// an arena setting) in every form: its bids, discards, cards passed and
+/// cards played (inside the tree, too, which only the engine's own legal
+/// actions feed) are all legal, two trees against two hard bots.
+#[test]
+fn the_tree_search_chooses_legal_actions_in_every_form() {
     for (n, rules) in every_form().enumerate() {
         let rules = Rules { points_to_win: 5, ..rules };
         let mut bots: [Box<dyn Bot>; 4] = [0u64, 1, 2, 3].map(|seat| {
