@@ -280,9 +280,71 @@ pub fn agreement(policy: &Policy, examples: &[Example], indices: &[usize]) -> f6
     agreed as f64 / indices.len() as f64
 }
 
+/// A network as candle runs it, one sight at a time: the yardstick for
+/// the bots crate's own forward pass, which must give the same scores and
+/// is what the search can afford inside its play-outs (`eval` times both).
+#[derive(Debug)]
+pub struct CandleNet {
+    w1: Tensor,
+    b1: Tensor,
+    w2: Tensor,
+    b2: Tensor,
+}
+
+impl CandleNet {
+    pub fn new(policy: &Policy) -> anyhow::Result<CandleNet> {
+        let device = Device::Cpu;
+        let [w1, b1, w2, b2] = policy.layers();
+        let (inputs, hidden) = (policy.inputs(), policy.hidden());
+        Ok(CandleNet {
+            w1: Tensor::from_slice(w1, (inputs, hidden), &device)?,
+            b1: Tensor::from_slice(b1, hidden, &device)?,
+            // Stored output by output: transposed to multiply from the left.
+            w2: Tensor::from_slice(w2, (w2.len() / hidden.max(1), hidden), &device)?
+                .t()?
+                .contiguous()?,
+            b2: Tensor::from_slice(b2, b2.len(), &device)?,
+        })
+    }
+
+    /// Every output's score for the features `on`.
+    pub fn scores(&self, on: &[u16]) -> anyhow::Result<Vec<f32>> {
+        let inputs = self.w1.dims2()?.0;
+        let mut x = vec![0f32; inputs];
+        for index in on {
+            if let Some(value) = x.get_mut(usize::from(*index)) {
+                *value = 1.0;
+            }
+        }
+        let x = Tensor::from_vec(x, (1, inputs), &Device::Cpu)?;
+        let hidden = x.matmul(&self.w1)?.broadcast_add(&self.b1)?.relu()?;
+        let scores = hidden.matmul(&self.w2)?.broadcast_add(&self.b2)?;
+        Ok(scores.flatten_all()?.to_vec1::<f32>()?)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bots crate's forward pass gives candle's scores, for the
+    /// committed network on every sight of a few games.
+    #[test]
+    fn the_forward_pass_is_candles() {
+        let policy = euchre_bots::policy::trained().expect("the committed network");
+        let candle = CandleNet::new(policy).expect("candle takes it");
+        let bytes = data(2, 11);
+        let examples = read_examples(&mut bytes.as_slice()).expect("reads back");
+        assert!(!examples.is_empty());
+        for example in &examples {
+            let ours = policy.scores(&example.on);
+            let theirs = candle.scores(&example.on).expect("candle runs");
+            assert_eq!(ours.len(), theirs.len());
+            for (a, b) in ours.iter().zip(&theirs) {
+                assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{ours:?} against {theirs:?}");
+            }
+        }
+    }
 
     const TINY_TEACHER: SearchSettings =
         SearchSettings { worlds: 4, bid_worlds: 4, table_bits: 8, ..SearchSettings::HARD };

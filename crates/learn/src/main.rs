@@ -13,7 +13,7 @@ use clap::{Parser, Subcommand};
 use euchre_arena::BotSpec;
 use euchre_bots::policy::Policy;
 use euchre_bots::{BotKind, SearchSettings};
-use euchre_learn::{Example, TrainConfig, agreement, generate, read_examples, train};
+use euchre_learn::{CandleNet, Example, TrainConfig, agreement, generate, read_examples, train};
 
 #[derive(Debug, Parser)]
 #[command(name = "euchre-learn", version)]
@@ -155,12 +155,24 @@ fn main() -> anyhow::Result<()> {
                 total += policy.scores(&example.on)[usize::from(example.chosen)];
             }
             let nanos = start.elapsed().as_nanos() as f64 / examples.len().max(1) as f64;
+            // The same forward passes through candle, one sight at a time as
+            // a play-out needs them (at most 20,000: it is much slower).
+            let candle = CandleNet::new(&policy)?;
+            let some = &examples[..examples.len().min(20_000)];
+            let start = Instant::now();
+            let mut candle_total = 0.0;
+            for example in some {
+                candle_total += candle.scores(&example.on)?[usize::from(example.chosen)];
+            }
+            let candle_nanos = start.elapsed().as_nanos() as f64 / some.len().max(1) as f64;
             println!(
                 "{} examples: the teacher's card {:.1}% of the time; {nanos:.0} ns a forward pass \
-                 (hidden {}; checksum {total:.1})",
+                 (hidden {}; checksum {total:.1}); through candle {candle_nanos:.0} ns \
+                 ({} examples; checksum {candle_total:.1})",
                 examples.len(),
                 100.0 * agree,
-                policy.hidden()
+                policy.hidden(),
+                some.len()
             );
         }
     }

@@ -108,6 +108,12 @@ impl Policy {
         self.hidden
     }
 
+    /// The first layer's weights (`inputs` rows of `hidden`) and biases,
+    /// the second's (`outputs` rows of `hidden`) and its biases.
+    pub fn layers(&self) -> [&[f32]; 4] {
+        [&self.w1, &self.b1, &self.w2, &self.b2]
+    }
+
     /// The hidden layer for the features `on` (indices past the inputs are
     /// ignored), after its ReLU, in `out`'s first `hidden` places.
     fn hidden_layer<'a>(&self, on: &[u16], out: &'a mut [f32; MAX_HIDDEN]) -> &'a [f32] {
