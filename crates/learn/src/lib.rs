@@ -13,9 +13,9 @@ use anyhow::{Context, bail};
 use candle_core::{DType, Device, Tensor, Var};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use euchre_bots::policy::features::Canon;
-use euchre_bots::policy::{INPUTS, OUTPUTS, Policy, Sight};
+use euchre_bots::policy::{INPUTS, OUTPUTS, Policy, Sight, playable};
 use euchre_bots::{Bot, SearchBot, SearchSettings};
-use euchre_engine::{Action, CardSet, Game, Phase, Preset, Viewer};
+use euchre_engine::{Action, Game, Phase, Preset, Viewer};
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -73,13 +73,7 @@ pub fn generate(
             let view = game.view(Viewer::Seat(seat));
             let legal = game.legal_actions(seat);
             let action = bots[seat.index()].choose(&view, &legal).context("the teacher chose")?;
-            let cards: CardSet = legal
-                .iter()
-                .filter_map(|action| match action {
-                    Action::Play { card } => Some(*card),
-                    _ => None,
-                })
-                .collect();
+            let cards = playable(&legal);
             if view.phase == Phase::Playing
                 && cards.len() > 1
                 && let Action::Play { card } = action

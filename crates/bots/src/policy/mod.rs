@@ -208,23 +208,26 @@ impl Default for PolicyBot {
     }
 }
 
+/// The cards `legal` lets the seat play.
+pub fn playable(legal: &[Action]) -> CardSet {
+    legal
+        .iter()
+        .filter_map(|action| match action {
+            Action::Play { card } => Some(*card),
+            _ => None,
+        })
+        .collect()
+}
+
 impl Bot for PolicyBot {
     fn choose(&mut self, view: &GameView, legal: &[Action]) -> Option<Action> {
         if view.phase == Phase::Playing
             && !legal.contains(&Action::Claim)
             && let Some(policy) = self.policy
             && let Some(sight) = Sight::of_view(view)
+            && let Some(card) = policy.choose(&sight, playable(legal), &mut self.on)
         {
-            let cards: CardSet = legal
-                .iter()
-                .filter_map(|action| match action {
-                    Action::Play { card } => Some(*card),
-                    _ => None,
-                })
-                .collect();
-            if let Some(card) = policy.choose(&sight, cards, &mut self.on) {
-                return legal_or_first(Some(Action::Play { card }), legal);
-            }
+            return legal_or_first(Some(Action::Play { card }), legal);
         }
         self.basic.choose(view, legal)
     }
