@@ -351,13 +351,18 @@ fn by_whom(rules: &Rules, me: Seat, seat: Seat, partner: f64, opponent: f64) -> 
 /// every seat has seen, for asking what the basic bot would have played.
 #[derive(Clone, Debug, Default)]
 pub(super) struct PlaySoFar {
-    played: CardSet,
+    /// Each seat's cards played, by seat index.
     played_by: [CardSet; 4],
     voids: [[bool; 4]; 4],
     trick: Vec<(Seat, Card)>,
 }
 
 impl PlaySoFar {
+    /// Every card played so far.
+    fn played(&self) -> CardSet {
+        self.played_by.iter().fold(CardSet::EMPTY, |all, cards| all.union(*cards))
+    }
+
     /// The card the basic bot would play for `seat` (to play now in
     /// `hand`); `None` when the seat has no choice.
     fn expected(&mut self, hand: &Hand, seat: Seat) -> Option<Card> {
@@ -373,7 +378,8 @@ impl PlaySoFar {
         if hand.trick().is_empty() {
             self.trick.clear();
         }
-        let mut unseen = hand.rules().pack().difference(self.played).difference(hand.holding(seat));
+        let mut unseen =
+            hand.rules().pack().difference(self.played()).difference(hand.holding(seat));
         if hand.up_card_picked_up() {
             if seat == hand.dealer()
                 && let Some(card) = hand.discard()
@@ -406,7 +412,7 @@ impl PlaySoFar {
         let mode = Mode::of(hand.trump());
         let mut holdings = [CardSet::EMPTY; 4];
         holdings[seat.index()] = hand.holding(seat);
-        let mut unknown = rules.pack().difference(self.played).difference(hand.holding(seat));
+        let mut unknown = rules.pack().difference(self.played()).difference(hand.holding(seat));
         let dealer = hand.dealer();
         if hand.up_card_picked_up() {
             if seat == dealer
@@ -452,7 +458,6 @@ impl PlaySoFar {
                 self.voids[seat.index()][led.index()] = true;
             }
         }
-        self.played.insert(card);
         self.played_by[seat.index()].insert(card);
         self.trick.push((seat, card));
     }
@@ -664,7 +669,7 @@ mod tests {
             for other in Seat::all(rules.players) {
                 let held = world.holding(other);
                 assert_eq!(held.len(), real.holding(other).len());
-                assert!(held.intersection(so_far.played).is_empty());
+                assert!(held.intersection(so_far.played()).is_empty());
                 for suit in Suit::ALL {
                     if so_far.voids[other.index()][suit.index()] {
                         assert!(held.intersection(suit_cards_in(suit, mode)).is_empty());
