@@ -25,6 +25,8 @@
 # table's messages relayed through NATS. IDLE=0 or TABLES=0 skips
 # a run. Quick to run: about a minute a configuration at the defaults.
 #
+# NODE_WORKERS=N gives each node N tokio worker threads (tokio's
+# TOKIO_WORKER_THREADS; the default is one per core).
 # SHARDS (256) and TTL_MS (6000) are the cluster's settings. The load
 # generator is one process (at most about 19,900 sockets: the open-file
 # limit), so IDLE and 4 x TABLES stay under that.
@@ -80,7 +82,7 @@ for n in $(seq "$count"); do
         EUCHRE_CLUSTER__SHARDS="$shards" \
         EUCHRE_CLUSTER__LEASE_TTL_MS="$ttl" \
         EUCHRE_CLUSTER__PUBLIC_URL="ws://127.0.0.1:$node_port/ws" \
-        env "${load_test_limits[@]}" "$bin/euchre-server" --bind "127.0.0.1:$node_port" --data-dir "$data/n$n" \
+        env "${load_test_limits[@]}" ${NODE_WORKERS:+TOKIO_WORKER_THREADS=$NODE_WORKERS} "$bin/euchre-server" --bind "127.0.0.1:$node_port" --data-dir "$data/n$n" \
         --database-url "$database" >"$data/n$n.log" 2>&1 &
     pids+=($!)
     node_pids+=($!)

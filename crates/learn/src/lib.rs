@@ -159,11 +159,11 @@ pub struct Epoch {
 
 /// A network trained to choose the teacher's cards in `examples`
 /// (cross-entropy over the legal cards, AdamW), with each epoch's figures
-/// given to `report`.
+/// and the network as it stands after that epoch given to `report`.
 pub fn train(
     examples: &[Example],
     config: TrainConfig,
-    mut report: impl FnMut(&Epoch),
+    mut report: impl FnMut(&Epoch, &Policy) -> anyhow::Result<()>,
 ) -> anyhow::Result<Policy> {
     let device = Device::Cpu;
     let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
@@ -205,12 +205,13 @@ pub fn train(
         // Agreement on as many training examples as are held out (at most
         // 20,000), for a cheap look at over-fitting.
         let sample = held_out.len().clamp(1, 20_000).min(training.len());
-        report(&Epoch {
+        let figures = Epoch {
             epoch,
             loss: total / f64::from(batches.max(1)),
             train_agree: agreement(&policy, examples, &training[..sample]),
             holdout_agree: agreement(&policy, examples, held_out),
-        });
+        };
+        report(&figures, &policy)?;
     }
     Ok(policy)
 }
@@ -368,10 +369,14 @@ mod tests {
             seed: 3,
         };
         let mut losses = Vec::new();
-        let policy = train(&examples, config, |epoch| losses.push(epoch.loss)).expect("trains");
+        let policy = train(&examples, config, |epoch, _| {
+            losses.push(epoch.loss);
+            Ok(())
+        })
+        .expect("trains");
         assert_eq!(losses.len(), 4);
         assert!(losses[3] < losses[0], "{losses:?}");
-        let again = train(&examples, config, |_| {}).expect("trains");
+        let again = train(&examples, config, |_, _| Ok(())).expect("trains");
         assert_eq!(policy, again, "the same seed, the same network");
         assert_eq!(Policy::from_bytes(&policy.to_bytes()), Some(policy));
     }

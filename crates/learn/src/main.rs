@@ -60,6 +60,10 @@ enum Command {
         seed: u64,
         #[arg(long)]
         out: PathBuf,
+        /// Also writes the network after each epoch, as
+        /// `DIR/epoch-N.bin`: the training curve's checkpoints.
+        #[arg(long, value_name = "DIR")]
+        checkpoints: Option<PathBuf>,
     },
     /// How often a network's card is the teacher's in data files, and how
     /// long its forward pass takes (all 24 outputs; a card to play in a
@@ -120,13 +124,23 @@ fn main() -> anyhow::Result<()> {
             holdout,
             seed,
             out,
+            checkpoints,
         } => {
             let examples = read_all(&data)?;
             let config =
                 TrainConfig { hidden, epochs, batch, learning_rate, weight_decay, holdout, seed };
             let start = Instant::now();
             println!("epoch,loss,train_agree,holdout_agree,seconds");
-            let policy = train(&examples, config, |epoch| {
+            if let Some(dir) = &checkpoints {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
+            }
+            let policy = train(&examples, config, |epoch, policy| {
+                if let Some(dir) = &checkpoints {
+                    let path = dir.join(format!("epoch-{}.bin", epoch.epoch));
+                    std::fs::write(&path, policy.to_bytes())
+                        .with_context(|| format!("writing {}", path.display()))?;
+                }
                 println!(
                     "{},{:.4},{:.4},{:.4},{:.0}",
                     epoch.epoch,
@@ -135,6 +149,7 @@ fn main() -> anyhow::Result<()> {
                     epoch.holdout_agree,
                     start.elapsed().as_secs_f64()
                 );
+                Ok(())
             })?;
             std::fs::write(&out, policy.to_bytes())
                 .with_context(|| format!("writing {}", out.display()))?;
