@@ -69,6 +69,15 @@ pub enum BotSpec {
 
 impl BotSpec {
     pub fn parse(text: &str) -> anyhow::Result<BotSpec> {
+        // Before the split player's '/', which a path has too.
+        if let Some(path) = text.strip_prefix("policy:") {
+            let bytes = std::fs::read(path).with_context(|| format!("reading {path}"))?;
+            let network = Policy::from_bytes(&bytes)
+                .with_context(|| format!("{path} is not a network's weights"))?;
+            // Read once for the whole run.
+            let network: &'static Policy = Box::leak(Box::new(network));
+            return Ok(BotSpec::Policy { name: text.to_owned(), network: Some(network) });
+        }
         if let Some((bids, play)) = text.split_once('/') {
             let (bids, play) = (BotSpec::parse(bids)?, BotSpec::parse(play)?);
             if matches!(bids, BotSpec::Split { .. }) || matches!(play, BotSpec::Split { .. }) {
@@ -85,14 +94,6 @@ impl BotSpec {
         }
         if text == "policy" {
             return Ok(BotSpec::Policy { name: text.to_owned(), network: None });
-        }
-        if let Some(path) = text.strip_prefix("policy:") {
-            let bytes = std::fs::read(path).with_context(|| format!("reading {path}"))?;
-            let network = Policy::from_bytes(&bytes)
-                .with_context(|| format!("{path} is not a network's weights"))?;
-            // Read once for the whole run.
-            let network: &'static Policy = Box::leak(Box::new(network));
-            return Ok(BotSpec::Policy { name: text.to_owned(), network: Some(network) });
         }
         let (name, changes) = match text.split_once(':') {
             Some((name, changes)) => (name, Some(changes)),
@@ -782,6 +783,15 @@ mod tests {
         assert_eq!(
             BotSpec::parse("policy").expect("the policy"),
             BotSpec::Policy { name: "policy".to_owned(), network: None }
+        );
+        let weights = std::env::temp_dir().join(format!("arena-spec-{}.bin", std::process::id()));
+        let committed = euchre_bots::policy::trained().expect("the committed network");
+        std::fs::write(&weights, committed.to_bytes()).expect("writes the weights");
+        let spec = BotSpec::parse(&format!("policy:{}", weights.display()));
+        let _ = std::fs::remove_file(&weights);
+        assert!(
+            matches!(spec, Ok(BotSpec::Policy { network: Some(network), .. }) if network == committed),
+            "an absolute path to weights: {spec:?}"
         );
         let spec = BotSpec::parse("hard:worlds=40/oracle").expect("a split player");
         let BotSpec::Split { name, bids, play } = spec else { panic!("a split player") };
