@@ -10,9 +10,9 @@
 # defaults), the training's CSV and a checkpoint per epoch (about 4
 # minutes), the arena's reports (about 3 minutes each against hard),
 # curve.csv and curve.png. What is there already is not made again, so a
-# second run only draws the plot again. The final
-# network is compared byte for byte with the committed one
-# (crates/bots/weights/play.bin): the same seeds give the same weights.
+# second run only draws the plot again. The final network is compared
+# byte for byte with the committed one (crates/bots/weights/play.bin):
+# the same seeds give the same weights.
 #
 # GAMES (6000) and DATA_SEED (100001): the self-play games of the data.
 # EPOCHS (15): the training's length; CURVE ("1 2 4 8 15"): the epochs
