@@ -226,8 +226,8 @@ impl SearchSettings {
     /// in them still the basic bot's. Against hard on fresh deals: +2.2
     /// points of win rate over 10,000 games, paired (+1.5 to +2.8); the
     /// policy for the bot's side alone was level (BENCHMARKS.md, issue
-    /// #31's fifth and sixth rounds). Where the policy does not cover the hand (no
-    /// trump, fewer seats, a joker, a larger pack) it is hard. The
+    /// #31's fifth and sixth rounds). Where the policy does not cover the
+    /// hand (no trump, fewer seats, a joker, a larger pack) it is hard. The
     /// information-set tree of the four rounds before (level with hard)
     /// stays an arena setting (`tree_bids`, `tree_play`, `exploration`).
     pub const EXPERT: SearchSettings =
