@@ -36,7 +36,9 @@ use serde::Serialize;
 /// [`SearchSettings`]' fields; `match_aware` takes `true` or `false`). The
 /// variants are for measuring what a setting is worth.
 ///
-/// `net_play` takes `off`, `own` or `all` ([`NetPlay`]).
+/// `net_play` takes `off`, `own` or `all` ([`NetPlay`]), and `net=FILE`,
+/// which comes last (a path may hold ',' and '/'), plays a network from a
+/// weights file in the play-outs instead of the committed one.
 ///
 /// Three more, for measurement only: `policy`, the learned card-play
 /// policy alone with the basic bot's bids ([`PolicyBot`]), or
@@ -50,6 +52,8 @@ pub enum BotSpec {
     Search {
         name: String,
         settings: SearchSettings,
+        /// The play-outs' network, if not the committed one (`net=FILE`).
+        network: Option<&'static Policy>,
     },
     Oracle,
     /// The learned card-play policy alone ([`PolicyBot`]): the basic
@@ -71,12 +75,19 @@ impl BotSpec {
     pub fn parse(text: &str) -> anyhow::Result<BotSpec> {
         // Before the split player's '/', which a path has too.
         if let Some(path) = text.strip_prefix("policy:") {
-            let bytes = std::fs::read(path).with_context(|| format!("reading {path}"))?;
-            let network = Policy::from_bytes(&bytes)
-                .with_context(|| format!("{path} is not a network's weights"))?;
-            // Read once for the whole run.
-            let network: &'static Policy = Box::leak(Box::new(network));
-            return Ok(BotSpec::Policy { name: text.to_owned(), network: Some(network) });
+            let network = Some(read_network(path)?);
+            return Ok(BotSpec::Policy { name: text.to_owned(), network });
+        }
+        if let Some((head, path)) = text.split_once("net=")
+            && let Some(spec) = head.strip_suffix([':', ','])
+        {
+            let network = Some(read_network(path)?);
+            let settings = match BotSpec::parse(spec)? {
+                BotSpec::Search { settings, network: None, .. } => settings,
+                BotSpec::Kind(kind) => level_settings(kind)?,
+                _ => bail!("'{text}': net= is a search bot's setting"),
+            };
+            return Ok(BotSpec::Search { name: text.to_owned(), settings, network });
         }
         if let Some((bids, play)) = text.split_once('/') {
             let (bids, play) = (BotSpec::parse(bids)?, BotSpec::parse(play)?);
@@ -107,12 +118,7 @@ impl BotSpec {
             )
         })?;
         let Some(changes) = changes else { return Ok(BotSpec::Kind(kind)) };
-        let mut settings = match kind {
-            BotKind::Medium => SearchSettings::MEDIUM,
-            BotKind::Hard => SearchSettings::HARD,
-            BotKind::Expert => SearchSettings::EXPERT,
-            _ => bail!("only the search bots (medium, hard, expert) take settings"),
-        };
+        let mut settings = level_settings(kind)?;
         for change in changes.split(',') {
             let (key, value) =
                 change.split_once('=').with_context(|| format!("'{change}' is not key=value"))?;
@@ -165,7 +171,7 @@ impl BotSpec {
         if settings.table_bits > 24 {
             bail!("table_bits is at most 24");
         }
-        Ok(BotSpec::Search { name: text.to_owned(), settings })
+        Ok(BotSpec::Search { name: text.to_owned(), settings, network: None })
     }
 
     /// The name the report shows.
@@ -182,9 +188,10 @@ impl BotSpec {
     fn create(&self, seed: u64) -> Player {
         match self {
             BotSpec::Kind(kind) => Player::Bot(kind.create(seed)),
-            BotSpec::Search { settings, .. } => {
-                Player::Bot(Box::new(SearchBot::new(*settings, seed)))
-            }
+            BotSpec::Search { settings, network, .. } => Player::Bot(Box::new(match network {
+                Some(network) => SearchBot::with_policy(*settings, seed, network),
+                None => SearchBot::new(*settings, seed),
+            })),
             BotSpec::Oracle => Player::Oracle(Box::default()),
             BotSpec::Policy { network, .. } => Player::Bot(Box::new(match network {
                 Some(network) => PolicyBot::with(network),
@@ -195,6 +202,24 @@ impl BotSpec {
             }
         }
     }
+}
+
+/// The settings of a search level, which a spec changes.
+fn level_settings(kind: BotKind) -> anyhow::Result<SearchSettings> {
+    Ok(match kind {
+        BotKind::Medium => SearchSettings::MEDIUM,
+        BotKind::Hard => SearchSettings::HARD,
+        BotKind::Expert => SearchSettings::EXPERT,
+        _ => bail!("only the search bots (medium, hard, expert) take settings"),
+    })
+}
+
+/// A network read from a weights file, once for the whole run.
+fn read_network(path: &str) -> anyhow::Result<&'static Policy> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {path}"))?;
+    let network =
+        Policy::from_bytes(&bytes).with_context(|| format!("{path} is not a network's weights"))?;
+    Ok(Box::leak(Box::new(network)))
 }
 
 /// A seat's player in an arena game.
@@ -730,7 +755,7 @@ mod tests {
         assert_eq!(BotSpec::parse("easy").expect("a level"), BotSpec::Kind(BotKind::Basic));
         let spec =
             BotSpec::parse("hard:worlds=40,make_margin=0.5,match_aware=true").expect("settings");
-        let BotSpec::Search { name, settings } = spec else { panic!("a search bot") };
+        let BotSpec::Search { name, settings, .. } = spec else { panic!("a search bot") };
         assert_eq!(name, "hard:worlds=40,make_margin=0.5,match_aware=true");
         assert_eq!(
             settings,
@@ -788,11 +813,24 @@ mod tests {
         let committed = euchre_bots::policy::trained().expect("the committed network");
         std::fs::write(&weights, committed.to_bytes()).expect("writes the weights");
         let spec = BotSpec::parse(&format!("policy:{}", weights.display()));
+        let search = BotSpec::parse(&format!("expert:worlds=80,net={}", weights.display()));
+        let level = BotSpec::parse(&format!("hard:net={}", weights.display()));
+        let basic = BotSpec::parse(&format!("basic:net={}", weights.display()));
         let _ = std::fs::remove_file(&weights);
         assert!(
             matches!(spec, Ok(BotSpec::Policy { network: Some(network), .. }) if network == committed),
             "an absolute path to weights: {spec:?}"
         );
+        let Ok(BotSpec::Search { settings, network: Some(network), .. }) = search else {
+            panic!("a search bot with a network: {search:?}")
+        };
+        assert_eq!(settings, SearchSettings { worlds: 80, ..SearchSettings::EXPERT });
+        assert_eq!(network, committed);
+        assert!(
+            matches!(level, Ok(BotSpec::Search { settings, network: Some(_), .. }) if settings == SearchSettings::HARD),
+            "{level:?}"
+        );
+        assert!(basic.is_err(), "only a search bot takes a network: {basic:?}");
         let spec = BotSpec::parse("hard:worlds=40/oracle").expect("a split player");
         let BotSpec::Split { name, bids, play } = spec else { panic!("a split player") };
         assert_eq!(name, "hard:worlds=40/oracle");
@@ -806,6 +844,7 @@ mod tests {
             "basic:worlds=3",
             "hard:net_play=some",
             "policy:/no/such/weights",
+            "hard:net=/no/such/weights",
             "hard:worlds",
             "hard:depth=3",
             "hard:worlds=x",

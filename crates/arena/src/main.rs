@@ -19,7 +19,8 @@ struct Args {
     /// play_miss, partner_play_miss, candidates, model_trick, make_margin,
     /// alone_margin, basic_prior, bid_rollout, play_rollout, own_worlds,
     /// own_depth, match_aware, tree_bids, tree_play, exploration, tree_patience,
-    /// tree_judge, net_play=off|own|all).
+    /// tree_judge, net_play=off|own|all; and last, `net=FILE`, the
+    /// play-outs' network from a weights file).
     /// For measurement only: `policy`, the learned card-play policy with
     /// the basic bot's bids (`policy:FILE`: the network in a weights
     /// file); `oracle`, a player that sees every card (see

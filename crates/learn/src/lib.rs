@@ -51,11 +51,33 @@ pub struct DataStats {
     pub examples: u64,
 }
 
+/// The search bot whose cards the network learns.
+#[derive(Clone, Copy, Debug)]
+pub struct Teacher {
+    pub settings: SearchSettings,
+    /// Its play-outs' network, if not the committed one: the expert of an
+    /// earlier round of training.
+    pub network: Option<&'static Policy>,
+}
+
+impl Teacher {
+    pub fn new(settings: SearchSettings) -> Teacher {
+        Teacher { settings, network: None }
+    }
+
+    fn bot(&self, seed: u64) -> SearchBot {
+        match self.network {
+            Some(network) => SearchBot::with_policy(self.settings, seed, network),
+            None => SearchBot::new(self.settings, seed),
+        }
+    }
+}
+
 /// Plays `games` standard games (deal seeds from `seed` on) with the
 /// `teacher` in all four seats, and writes every card it chose among two or
 /// more to `out`. `progress` is called after each game.
 pub fn generate(
-    teacher: SearchSettings,
+    teacher: Teacher,
     games: u64,
     seed: u64,
     out: &mut impl Write,
@@ -66,9 +88,8 @@ pub fn generate(
     let mut on = Vec::new();
     for game_seed in seed..seed + games {
         let mut game = Game::new(Preset::Standard.rules(), game_seed)?;
-        let mut bots: Vec<SearchBot> = (0..4)
-            .map(|seat| SearchBot::new(teacher, game_seed.wrapping_mul(4).wrapping_add(seat)))
-            .collect();
+        let mut bots: Vec<SearchBot> =
+            (0..4).map(|seat| teacher.bot(game_seed.wrapping_mul(4).wrapping_add(seat))).collect();
         while let Some(seat) = game.turn() {
             let view = game.view(Viewer::Seat(seat));
             let legal = game.legal_actions(seat);
@@ -346,7 +367,7 @@ mod tests {
 
     fn data(games: u64, seed: u64) -> Vec<u8> {
         let mut bytes = Vec::new();
-        generate(TINY_TEACHER, games, seed, &mut bytes, |_| {}).expect("data");
+        generate(Teacher::new(TINY_TEACHER), games, seed, &mut bytes, |_| {}).expect("data");
         bytes
     }
 

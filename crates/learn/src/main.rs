@@ -13,7 +13,9 @@ use clap::{Parser, Subcommand};
 use euchre_arena::BotSpec;
 use euchre_bots::policy::Policy;
 use euchre_bots::{BotKind, SearchSettings};
-use euchre_learn::{CandleNet, Example, TrainConfig, agreement, generate, read_examples, train};
+use euchre_learn::{
+    CandleNet, Example, Teacher, TrainConfig, agreement, generate, read_examples, train,
+};
 
 #[derive(Debug, Parser)]
 #[command(name = "euchre-learn", version)]
@@ -77,12 +79,12 @@ enum Command {
     },
 }
 
-fn teacher(text: &str) -> anyhow::Result<SearchSettings> {
+fn teacher(text: &str) -> anyhow::Result<Teacher> {
     Ok(match BotSpec::parse(text)? {
-        BotSpec::Search { settings, .. } => settings,
-        BotSpec::Kind(BotKind::Medium) => SearchSettings::MEDIUM,
-        BotSpec::Kind(BotKind::Hard) => SearchSettings::HARD,
-        BotSpec::Kind(BotKind::Expert) => SearchSettings::EXPERT,
+        BotSpec::Search { settings, network, .. } => Teacher { settings, network },
+        BotSpec::Kind(BotKind::Medium) => Teacher::new(SearchSettings::MEDIUM),
+        BotSpec::Kind(BotKind::Hard) => Teacher::new(SearchSettings::HARD),
+        BotSpec::Kind(BotKind::Expert) => Teacher::new(SearchSettings::EXPERT),
         _ => bail!("the teacher is a search bot (medium, hard, expert, with settings)"),
     })
 }
@@ -90,12 +92,12 @@ fn teacher(text: &str) -> anyhow::Result<SearchSettings> {
 fn main() -> anyhow::Result<()> {
     match Args::parse().command {
         Command::Data { teacher: spec, games, seed, out } => {
-            let settings = teacher(&spec)?;
+            let teacher = teacher(&spec)?;
             let mut file = BufWriter::new(
                 File::create(&out).with_context(|| format!("creating {}", out.display()))?,
             );
             let start = Instant::now();
-            let stats = generate(settings, games, seed, &mut file, |stats| {
+            let stats = generate(teacher, games, seed, &mut file, |stats| {
                 if stats.games % 100 == 0 {
                     eprintln!(
                         "{} games, {} examples, {:.0} s",

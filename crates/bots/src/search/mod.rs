@@ -245,6 +245,9 @@ pub struct SearchBot {
     solver: Option<Solver>,
     /// The game odds for the target last played to (match-aware only).
     odds: Option<GameOdds>,
+    /// The network its play-outs play with `net_play` on: the committed one
+    /// unless made [`SearchBot::with_policy`].
+    policy: Option<&'static Policy>,
     /// For the rare view it cannot read (a spectator's) or the world it
     /// cannot deal.
     fallback: BasicBot,
@@ -267,8 +270,16 @@ impl SearchBot {
             rng: ChaCha8Rng::seed_from_u64(seed),
             solver: None,
             odds: None,
+            policy: policy::trained(),
             fallback: BasicBot::new(),
         }
+    }
+
+    /// The same with another network in the play-outs (training and the
+    /// arena: the expert of an earlier round as a teacher, a new network
+    /// measured before it is committed).
+    pub fn with_policy(settings: SearchSettings, seed: u64, policy: &'static Policy) -> SearchBot {
+        SearchBot { policy: Some(policy), ..SearchBot::new(settings, seed) }
     }
 
     /// The average value of each of `actions` over the worlds, or `None`
@@ -308,7 +319,7 @@ impl SearchBot {
             depth: self.settings.own_depth,
             rng: &mut self.rng,
             net: self.settings.net_play,
-            policy: policy::trained(),
+            policy: self.policy,
             on: Vec::new(),
         };
         // A tree lives for one decision: a bot between turns holds none.
