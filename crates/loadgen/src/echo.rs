@@ -43,6 +43,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_conf
 use crate::Latency;
 use crate::player::PATIENCE;
 use crate::process::CpuClock;
+use crate::samples::{self, Samples};
 
 /// Connections opened at once.
 const CONNECT_CONCURRENCY: usize = 64;
@@ -213,7 +214,7 @@ pub async fn run(
     for mut socket in sockets {
         let text = text.clone();
         echoing.spawn(async move {
-            let mut latency = histogram()?;
+            let mut latency = Samples::new()?;
             while Instant::now() < end {
                 let sent = Instant::now();
                 socket.send(Message::Text(text.clone().into())).await?;
@@ -221,7 +222,7 @@ pub async fn run(
                 record(&mut latency, sent);
             }
             let _ = socket.close(None).await;
-            anyhow::Ok(latency)
+            anyhow::Ok(latency.into_histogram())
         });
     }
     report(1, connections, start, echoing, cpu).await
@@ -257,7 +258,7 @@ pub async fn run_relay(
         let mut group: Vec<Socket> = sockets.drain(..members).collect();
         let text = text.clone();
         relaying.spawn(async move {
-            let mut latency = histogram()?;
+            let mut latency = Samples::new()?;
             let mut turn = 0;
             while Instant::now() < end {
                 let sent = Instant::now();
@@ -269,7 +270,7 @@ pub async fn run_relay(
             for socket in &mut group {
                 let _ = socket.close(None).await;
             }
-            anyhow::Ok(latency)
+            anyhow::Ok(latency.into_histogram())
         });
     }
     report(members, groups * members, start, relaying, cpu).await
@@ -314,13 +315,8 @@ async fn next_text(socket: &mut Socket) -> anyhow::Result<()> {
     }
 }
 
-fn histogram() -> anyhow::Result<Histogram<u64>> {
-    Ok(Histogram::new_with_bounds(1, 600_000_000, 3)?)
-}
-
-fn record(latency: &mut Histogram<u64>, sent: Instant) {
-    let micros = u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX);
-    latency.saturating_record(micros.max(1));
+fn record(latency: &mut Samples, sent: Instant) {
+    latency.record(u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX));
 }
 
 /// Adds up the clients' histograms and the server's CPU into a report.
@@ -331,7 +327,7 @@ async fn report(
     mut clients: JoinSet<anyhow::Result<Histogram<u64>>>,
     cpu: CpuClock,
 ) -> anyhow::Result<EchoReport> {
-    let mut latency = histogram()?;
+    let mut latency = samples::histogram()?;
     while let Some(finished) = clients.join_next().await {
         latency.add(finished.context("an echo client failed")??)?;
     }

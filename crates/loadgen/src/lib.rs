@@ -37,6 +37,7 @@ pub mod net;
 mod player;
 pub mod process;
 pub mod quick;
+mod samples;
 
 use http::Http;
 use player::{ActionClock, PATIENCE, Phase, Place, Player, Progress};
@@ -253,14 +254,13 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     }
     let stored_within_seconds = start.elapsed().as_secs_f64();
 
-    let mut latency = Histogram::<u64>::new_with_bounds(1, 600_000_000, 3)
-        .context("creating the latency histogram")?;
+    let mut latency = samples::histogram()?;
     let mut to_others = latency.clone();
     let mut errors = BTreeMap::new();
     let (mut actions, mut hands_ended, mut games_won) = (0, 0, 0);
-    for player in &players {
-        latency.add(&player.stats.latency_us).context("merging latencies")?;
-        to_others.add(&player.stats.others_us).context("merging latencies")?;
+    for player in &mut players {
+        latency.add(player.stats.latency_us.histogram()).context("merging latencies")?;
+        to_others.add(player.stats.others_us.histogram()).context("merging latencies")?;
         actions += player.stats.actions;
         hands_ended += player.stats.hands;
         games_won += player.stats.games;

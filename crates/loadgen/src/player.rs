@@ -19,7 +19,6 @@ use euchre_client::{Received, Session};
 use euchre_engine::Action;
 use euchre_protocol::{ClientMessage, Reply, TableSettings};
 use futures_util::StreamExt;
-use hdrhistogram::Histogram;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tokio::sync::watch;
@@ -28,6 +27,7 @@ use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use crate::Think;
 use crate::frame::{self, EventFields, Frame};
 use crate::net::{self, Dial};
+use crate::samples::Samples;
 
 /// How long any one answer may take before the run counts as broken.
 pub const PATIENCE: Duration = Duration::from_secs(15);
@@ -88,10 +88,10 @@ impl ActionClock {
 #[derive(Debug)]
 pub struct Stats {
     /// Microseconds from sending each action to reading its `ack`.
-    pub latency_us: Histogram<u64>,
+    pub latency_us: Samples,
     /// Microseconds from another seat's client sending an action to this
     /// client reading the first event it caused.
-    pub others_us: Histogram<u64>,
+    pub others_us: Samples,
     /// Actions acknowledged.
     pub actions: u64,
     /// Hands and games that ended at the table (counted by its host only,
@@ -106,13 +106,9 @@ pub struct Stats {
 
 impl Stats {
     fn new() -> anyhow::Result<Stats> {
-        // 1 µs to 10 minutes at 3 significant digits: a few tens of KiB each.
-        let latency_us = Histogram::new_with_bounds(1, 600_000_000, 3)
-            .context("creating the latency histogram")?;
-        let others_us = latency_us.clone();
         Ok(Stats {
-            latency_us,
-            others_us,
+            latency_us: Samples::new()?,
+            others_us: Samples::new()?,
             actions: 0,
             hands: 0,
             games: 0,
@@ -491,7 +487,7 @@ impl Player {
                 if let Some((actor, sent)) = place.clock.caused(seq)
                     && actor != place.seat
                 {
-                    self.stats.others_us.saturating_record(micros_since(sent));
+                    self.stats.others_us.record(micros_since(sent));
                 }
                 let Some(event) = event else { return Ok(()) };
                 match &*event.event {
@@ -523,7 +519,7 @@ impl Player {
                     _ => None,
                 });
                 if let Some((place, seq, sent)) = answered {
-                    self.stats.latency_us.saturating_record(micros_since(sent));
+                    self.stats.latency_us.record(micros_since(sent));
                     self.stats.actions += 1;
                     self.progress.actions.fetch_add(1, Ordering::Relaxed);
                     place.in_flight = None;
