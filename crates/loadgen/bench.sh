@@ -19,6 +19,9 @@
 # sampling that long once the load generator has finished (tables close a
 # minute after their last client leaves): a soak shows both flat.
 # BOT_DELAY_MS sets the bots' pause (0 by default: bots play flat out).
+# SERVER_WORKERS=N gives the server, the echo server included, N tokio
+# worker threads (tokio's TOKIO_WORKER_THREADS; the load generator keeps
+# one a core).
 #
 # Build first: cargo build --release -p euchre-server -p euchre-loadgen
 set -euo pipefail
@@ -43,7 +46,7 @@ postgres)
 esac
 
 if [ "$backend" = echo ] || [ "$backend" = relay ]; then
-    "$bin/euchre-loadgen" --serve-echo "127.0.0.1:$port" &
+    env ${SERVER_WORKERS:+TOKIO_WORKER_THREADS=$SERVER_WORKERS} "$bin/euchre-loadgen" --serve-echo "127.0.0.1:$port" &
     server=$!
     trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
     for _ in $(seq 300); do
@@ -63,7 +66,7 @@ fi
 # with many connections acting flat out.
 RUST_LOG=${RUST_LOG:-warn} \
     EUCHRE_TIMING__BOT_DELAY_MS=${BOT_DELAY_MS:-0} \
-    env "${load_test_limits[@]}" "$bin/euchre-server" --bind "127.0.0.1:$port" --data-dir "$data" --database-url "$database" &
+    env "${load_test_limits[@]}" ${SERVER_WORKERS:+TOKIO_WORKER_THREADS=$SERVER_WORKERS} "$bin/euchre-server" --bind "127.0.0.1:$port" --data-dir "$data" --database-url "$database" &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
 wait_until_ready "$port"
