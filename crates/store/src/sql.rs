@@ -72,12 +72,6 @@ pub(crate) const INSERT_MATCH: &str = "\
     INSERT INTO matches (id, table_id, number, rules, seed, seed_hex, start, started_at) \
     VALUES ($1, $2, $3, $4, 0, $5, $6, $7) ON CONFLICT (id) DO NOTHING";
 
-/// A seat and the side it scores for (`Rules::team_of`).
-pub(crate) const INSERT_SEAT: &str = "\
-    INSERT INTO match_seats (match_id, seat, side, player_id, bot, name) \
-    VALUES ($1, $2, $3, $4, $5, $6) \
-    ON CONFLICT (match_id, seat) DO NOTHING";
-
 pub(crate) const END_MATCH: &str = "UPDATE matches SET ended_at = $2, rubber = $3 WHERE id = $1";
 
 /// The final scores ($2, $3, $4: sides 0, 1, 2; a side the write has no

@@ -23,14 +23,13 @@ use sqlx::sqlite::{
 use sqlx::types::Json;
 
 use crate::TableRecord;
-use crate::sql;
 use crate::write::{EndRow, Held};
 use crate::{Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, Purged, Session};
 use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
 use crate::{FormAccuracy, SavedAnalysis};
 use crate::{
-    LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, PlayerRow, PlayerStats, Store,
-    StoreError, Write,
+    LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, Millis, PlayerRow, PlayerStats,
+    Store, StoreError, Write,
 };
 use crate::{accounts, analyses, plays, purge, ratings, read, write};
 
@@ -80,6 +79,19 @@ static INSERT_HANDS: LazyLock<String> = LazyLock::new(|| {
         "(?, ?, ?, ?, ?)",
         HAND_ROWS,
         "ON CONFLICT (match_id, number) DO NOTHING",
+    )
+});
+
+/// Seats per execution of [`INSERT_SEATS`]: the four-handed game's in one.
+const SEAT_ROWS: usize = 4;
+
+/// A match's seats and the side each scores for (`Rules::team_of`).
+static INSERT_SEATS: LazyLock<String> = LazyLock::new(|| {
+    rows_sql(
+        "INSERT INTO match_seats (match_id, seat, side, player_id, bot, name) VALUES",
+        "(?, ?, ?, ?, ?, ?)",
+        SEAT_ROWS,
+        "ON CONFLICT (match_id, seat) DO NOTHING",
     )
 });
 
@@ -260,17 +272,18 @@ async fn apply_one(conn: &mut SqliteConnection, write: &Write) -> Result<(), Sto
         return flush(held, conn).await;
     }
     if let Write::MatchStarted { id, rules, seats, .. } = write {
-        for seat in seats {
-            sqlx::query(sql::INSERT_SEAT)
-                .bind(id)
+        let sides: Vec<(&MatchSeat, i64)> =
+            seats.iter().map(|seat| (seat, i64::from(rules.team_of(Seat(seat.seat)).0))).collect();
+        in_chunks(conn, &INSERT_SEATS, SEAT_ROWS, &sides, |query, (seat, side)| {
+            query
+                .bind(id.as_str())
                 .bind(i64::from(seat.seat))
-                .bind(i64::from(rules.team_of(Seat(seat.seat)).0))
-                .bind(&seat.player_id)
-                .bind(&seat.bot)
-                .bind(&seat.name)
-                .execute(&mut *conn)
-                .await?;
-        }
+                .bind(*side)
+                .bind(seat.player_id.as_deref())
+                .bind(seat.bot.as_deref())
+                .bind(seat.name.as_str())
+        })
+        .await?;
     }
     Ok(())
 }
