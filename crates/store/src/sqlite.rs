@@ -82,7 +82,8 @@ static INSERT_HANDS: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
-/// Seats per execution of [`INSERT_SEATS`]: the four-handed game's in one.
+/// Seats per execution of [`INSERT_SEATS`]: a game has two to four, so a
+/// match's seats go in one.
 const SEAT_ROWS: usize = 4;
 
 /// A match's seats and the side each scores for (`Rules::team_of`).
