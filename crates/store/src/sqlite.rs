@@ -28,8 +28,8 @@ use crate::{Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, Purged,
 use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
 use crate::{FormAccuracy, SavedAnalysis};
 use crate::{
-    LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, Millis, PlayerRow, PlayerStats,
-    Store, StoreError, Write,
+    LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, PlayerRow, PlayerStats, Store,
+    StoreError, Write,
 };
 use crate::{accounts, analyses, plays, purge, ratings, read, write};
 
@@ -273,13 +273,11 @@ async fn apply_one(conn: &mut SqliteConnection, write: &Write) -> Result<(), Sto
         return flush(held, conn).await;
     }
     if let Write::MatchStarted { id, rules, seats, .. } = write {
-        let sides: Vec<(&MatchSeat, i64)> =
-            seats.iter().map(|seat| (seat, i64::from(rules.team_of(Seat(seat.seat)).0))).collect();
-        in_chunks(conn, &INSERT_SEATS, SEAT_ROWS, &sides, |query, (seat, side)| {
+        in_chunks(conn, &INSERT_SEATS, SEAT_ROWS, seats, |query, seat| {
             query
                 .bind(id.as_str())
                 .bind(i64::from(seat.seat))
-                .bind(*side)
+                .bind(i64::from(rules.team_of(Seat(seat.seat)).0))
                 .bind(seat.player_id.as_deref())
                 .bind(seat.bot.as_deref())
                 .bind(seat.name.as_str())
