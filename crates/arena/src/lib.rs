@@ -188,10 +188,9 @@ impl BotSpec {
     fn create(&self, seed: u64) -> Player {
         match self {
             BotSpec::Kind(kind) => Player::Bot(kind.create(seed)),
-            BotSpec::Search { settings, network, .. } => Player::Bot(Box::new(match network {
-                Some(network) => SearchBot::with_policy(*settings, seed, network),
-                None => SearchBot::new(*settings, seed),
-            })),
+            BotSpec::Search { settings, network, .. } => {
+                Player::Bot(Box::new(SearchBot::with_policy(*settings, seed, *network)))
+            }
             BotSpec::Oracle => Player::Oracle(Box::default()),
             BotSpec::Policy { network, .. } => Player::Bot(Box::new(match network {
                 Some(network) => PolicyBot::with(network),

@@ -66,10 +66,7 @@ impl Teacher {
     }
 
     fn bot(&self, seed: u64) -> SearchBot {
-        match self.network {
-            Some(network) => SearchBot::with_policy(self.settings, seed, network),
-            None => SearchBot::new(self.settings, seed),
-        }
+        SearchBot::with_policy(self.settings, seed, self.network)
     }
 }
 

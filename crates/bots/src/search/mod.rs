@@ -275,11 +275,16 @@ impl SearchBot {
         }
     }
 
-    /// The same with another network in the play-outs (training and the
-    /// arena: the expert of an earlier round as a teacher, a new network
-    /// measured before it is committed).
-    pub fn with_policy(settings: SearchSettings, seed: u64, policy: &'static Policy) -> SearchBot {
-        SearchBot { policy: Some(policy), ..SearchBot::new(settings, seed) }
+    /// The same with `network` in the play-outs, or the committed one for
+    /// `None` (training and the arena: the expert of an earlier round as a
+    /// teacher, a new network measured before it is committed).
+    pub fn with_policy(
+        settings: SearchSettings,
+        seed: u64,
+        network: Option<&'static Policy>,
+    ) -> SearchBot {
+        let bot = SearchBot::new(settings, seed);
+        SearchBot { policy: network.or(bot.policy), ..bot }
     }
 
     /// The average value of each of `actions` over the worlds, or `None`
