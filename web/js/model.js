@@ -500,8 +500,9 @@ export function applyGameEvent(game, event, yourSeat) {
       if (trick) {
         trick.winner = event.seat;
         // Kept past the next deal, so the view can hold the last trick of
-        // a hand on the table a moment too.
-        game.last_trick = { key: `${game.hand_number}-${event.number}`, hand: game.hand_number, number: event.number, trick };
+        // a hand on the table a moment too, with that hand's trump (the
+        // next deal clears the game's).
+        game.last_trick = { key: `${game.hand_number}-${event.number}`, hand: game.hand_number, number: event.number, trick, trump: game.trump };
       }
       game.tricks_won[teamOf(event.seat, game.rules)] += 1;
       game.turn = event.number < HAND_SIZE ? event.seat : null;

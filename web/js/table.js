@@ -383,7 +383,7 @@ export class TableView {
       parts.push(h('div', { class: ['trick', done && 'done', held && 'held'], ...hold },
         trick.cards.map(([seat, card]) => cardFace(card, {
           class: ['played', `at-${position(table, seat)}`, done && seat === trick.winner && 'winner'].filter(Boolean).join(' '),
-          trump: game.trump,
+          trump: held ? held.trump : game.trump,
           label: `${cardName(card)}, played by ${seatName(table, seat)}${done && seat === trick.winner ? ', winning' : ''}`,
         }))));
       if (done) parts.push(h('p', { class: 'trick-winner' }, `${seatName(table, trick.winner)} ${verb(table, trick.winner, 'win', 'wins')} the trick`));
