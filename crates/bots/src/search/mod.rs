@@ -225,11 +225,13 @@ impl SearchSettings {
     /// play) instead of the basic bot's (`net_play`, all seats), the bids
     /// in them still the basic bot's. Against hard on fresh deals: +2.2
     /// points of win rate over 10,000 games, paired (+1.5 to +2.8); the
-    /// policy for the bot's side alone was level (BENCHMARKS.md, issue
-    /// #31's fifth and sixth rounds). Where the policy does not cover the
-    /// hand (no trump, fewer seats, a joker, a larger pack) it is hard. The
-    /// information-set tree of the four rounds before (level with hard)
-    /// stays an arena setting (`tree_bids`, `tree_play`, `exploration`).
+    /// policy for the bot's side alone ([`NetPlay::Own`]) +0.9 (+0.3 to
+    /// +1.6) on other deals, though 2 points better than this against basic
+    /// (BENCHMARKS.md, issue #31's fifth to eighth rounds). Where the policy
+    /// does not cover the hand (no trump, fewer seats, a joker, a larger
+    /// pack) it is hard. The information-set tree of the four rounds before
+    /// (level with hard) stays an arena setting (`tree_bids`, `tree_play`,
+    /// `exploration`).
     pub const EXPERT: SearchSettings =
         SearchSettings { net_play: NetPlay::All, ..SearchSettings::HARD };
 }
