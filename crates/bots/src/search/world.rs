@@ -608,7 +608,7 @@ mod tests {
     /// Games in every form, played by the basic bot: `check` is shown each
     /// card before it is played, with the rules, the game's seed, the hand,
     /// the cards played so far as a world's replay keeps them, and the seat.
-    fn each_play(mut check: impl FnMut(Rules, u64, &Hand, &mut PlaySoFar, Seat, Card)) {
+    fn each_play(mut check: impl FnMut(Rules, u64, &Game, &mut PlaySoFar, Seat, Card)) {
         for rules in rule_sets() {
             for seed in 0..12 {
                 let mut game = Game::new(rules, seed).expect("valid rules");
@@ -622,7 +622,7 @@ mod tests {
                     }
                     let action = BasicBotPolicy.choose(&game, seat);
                     if let Action::Play { card } = action {
-                        check(rules, seed, game.hand(), &mut so_far, seat, card);
+                        check(rules, seed, &game, &mut so_far, seat, card);
                         so_far.record(game.hand(), seat, card);
                     }
                     game.apply(seat, action).expect("legal");
@@ -638,7 +638,8 @@ mod tests {
     #[test]
     fn the_replayed_basic_card_is_the_basic_bots_choice() {
         let mut checked = 0;
-        each_play(|rules, seed, hand, so_far, seat, card| {
+        each_play(|rules, seed, game, so_far, seat, card| {
+            let hand = game.hand();
             if let Some(expected) = so_far.expected(hand, seat) {
                 assert_eq!(expected, card, "{rules:?} seed {seed}: {hand:?}");
                 checked += 1;
@@ -656,7 +657,8 @@ mod tests {
     fn a_redeal_keeps_what_the_seat_sees() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let (mut checked, mut moved) = (0, 0);
-        each_play(|rules, _, real, so_far, seat, _| {
+        each_play(|rules, _, game, so_far, seat, _| {
+            let real = game.hand();
             let world = so_far.redeal(real, seat, &mut rng).expect("a world");
             let mode = Mode::of(real.trump());
             assert_eq!(world.holding(seat), real.holding(seat));
@@ -694,57 +696,32 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(11);
         let (mut checked, mut uncovered) = (0, 0);
         let (mut from_view, mut from_hand, mut from_world) = (Vec::new(), Vec::new(), Vec::new());
-        for rules in rule_sets() {
-            for seed in 0..12 {
-                let mut game = Game::new(rules, seed).expect("valid rules");
-                let mut so_far = PlaySoFar::default();
-                let mut hand_number = game.view(Viewer::Spectator).hand_number;
-                for _ in 0..400 {
-                    let Some(seat) = game.turn() else { break };
-                    let view = game.view(Viewer::Seat(seat));
-                    if view.hand_number != hand_number {
-                        (so_far, hand_number) = (PlaySoFar::default(), view.hand_number);
-                    }
-                    let action = BasicBotPolicy.choose(&game, seat);
-                    if let Action::Play { card } = action {
-                        let real = game.hand();
-                        let trick = so_far.trick.clone();
-                        let on_view = Sight::of_view(&view);
-                        let on_hand =
-                            Sight::of_hand(real, seat, so_far.played_by, so_far.voids, &trick);
-                        assert_eq!(on_view.is_some(), crate::policy::covers(&rules, real.trump()));
-                        assert_eq!(on_view.is_some(), on_hand.is_some());
-                        if let (Some(on_view), Some(on_hand)) = (on_view, on_hand) {
-                            let world = so_far.redeal(real, seat, &mut rng).expect("a world");
-                            let on_world = Sight::of_hand(
-                                &world,
-                                seat,
-                                so_far.played_by,
-                                so_far.voids,
-                                &trick,
-                            )
-                            .expect("covered");
-                            on_view.features(&mut from_view);
-                            on_hand.features(&mut from_hand);
-                            on_world.features(&mut from_world);
-                            for features in [&mut from_view, &mut from_hand, &mut from_world] {
-                                features.sort_unstable();
-                            }
-                            assert_eq!(from_view, from_hand, "{rules:?} seed {seed}");
-                            assert_eq!(from_view, from_world, "{rules:?} seed {seed}");
-                            assert!(
-                                from_view.iter().all(|i| usize::from(*i) < crate::policy::INPUTS)
-                            );
-                            checked += 1;
-                        } else {
-                            uncovered += 1;
-                        }
-                        so_far.record(real, seat, card);
-                    }
-                    game.apply(seat, action).expect("legal");
-                }
+        each_play(|rules, seed, game, so_far, seat, _| {
+            let real = game.hand();
+            let view = game.view(Viewer::Seat(seat));
+            let on_view = Sight::of_view(&view);
+            let on_hand = Sight::of_hand(real, seat, so_far.played_by, so_far.voids, &so_far.trick);
+            assert_eq!(on_view.is_some(), crate::policy::covers(&rules, real.trump()));
+            assert_eq!(on_view.is_some(), on_hand.is_some());
+            let (Some(on_view), Some(on_hand)) = (on_view, on_hand) else {
+                uncovered += 1;
+                return;
+            };
+            let world = so_far.redeal(real, seat, &mut rng).expect("a world");
+            let on_world =
+                Sight::of_hand(&world, seat, so_far.played_by, so_far.voids, &so_far.trick)
+                    .expect("covered");
+            on_view.features(&mut from_view);
+            on_hand.features(&mut from_hand);
+            on_world.features(&mut from_world);
+            for features in [&mut from_view, &mut from_hand, &mut from_world] {
+                features.sort_unstable();
             }
-        }
+            assert_eq!(from_view, from_hand, "{rules:?} seed {seed}");
+            assert_eq!(from_view, from_world, "{rules:?} seed {seed}");
+            assert!(from_view.iter().all(|i| usize::from(*i) < crate::policy::INPUTS));
+            checked += 1;
+        });
         assert!(checked > 2_000, "{checked} plays");
         assert!(uncovered > 500, "{uncovered} plays the policy does not cover");
     }
