@@ -606,7 +606,7 @@ mod tests {
     }
 
     /// Games in every form, played by the basic bot: `check` is shown each
-    /// card before it is played, with the rules, the game's seed, the hand,
+    /// card before it is played, with the rules, the game's seed, the game,
     /// the cards played so far as a world's replay keeps them, and the seat.
     fn each_play(mut check: impl FnMut(Rules, u64, &Game, &mut PlaySoFar, Seat, Card)) {
         for rules in rule_sets() {
