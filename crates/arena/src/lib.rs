@@ -192,10 +192,7 @@ impl BotSpec {
                 Player::Bot(Box::new(SearchBot::with_policy(*settings, seed, *network)))
             }
             BotSpec::Oracle => Player::Oracle(Box::default()),
-            BotSpec::Policy { network, .. } => Player::Bot(Box::new(match network {
-                Some(network) => PolicyBot::with(network),
-                None => PolicyBot::new(),
-            })),
+            BotSpec::Policy { network, .. } => Player::Bot(Box::new(PolicyBot::with(*network))),
             BotSpec::Split { bids, play, .. } => {
                 Player::Split(Box::new([bids.create(seed), play.create(seed)]))
             }

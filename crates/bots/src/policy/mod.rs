@@ -196,9 +196,11 @@ impl PolicyBot {
         PolicyBot { policy: trained(), basic: BasicBot::new(), on: Vec::new() }
     }
 
-    /// With another network (the arena measures networks in training).
-    pub fn with(policy: &'static Policy) -> PolicyBot {
-        PolicyBot { policy: Some(policy), basic: BasicBot::new(), on: Vec::new() }
+    /// With `network`, or the committed one for `None` (the arena measures
+    /// networks in training), as [`crate::SearchBot::with_policy`].
+    pub fn with(network: Option<&'static Policy>) -> PolicyBot {
+        let bot = PolicyBot::new();
+        PolicyBot { policy: network.or(bot.policy), ..bot }
     }
 }
 
