@@ -8,6 +8,8 @@
 #   echo      the bare WebSocket echo, 200 connections flat out: the yardstick
 #   relay     the same server relaying each frame to a group of 4 (a table's
 #             fan-out with no game), 50 groups flat out: the honest ceiling
+#   durable   the relay through a task per group and the game server's
+#             journal: the game server's path with no game
 #   flat      50 tables x 4 clients flat out: actions/s as a share of both
 #   idle      19,500 identified connections held: memory and CPU each
 #   paced-N   N tables x 4 clients, each thinking 1 s (exponential), for N in
@@ -60,6 +62,7 @@ run() { # NAME BACKEND FLAGS...: one bench.sh run, its text and JSON kept
 
 run echo echo --tables 50 --duration "$play"
 run relay relay --tables 50 --duration "$play"
+run durable durable --tables 50 --duration "$play"
 run flat sqlite --tables 50 --duration "$play"
 run idle sqlite --idle "$idle" --duration "$play"
 for tables in $sweep; do
@@ -95,6 +98,9 @@ fi
     jq -r --slurpfile flat "$out/flat.json" \
         '"Relay: \(.round_trips_per_second | round) frames/s to groups of \(.fan_out); flat out is \($flat[0].actions_per_second / .round_trips_per_second * 100 | round)% of it."' \
         "$out/relay.json"
+    jq -r --slurpfile flat "$out/flat.json" --slurpfile relay "$out/relay.json" \
+        '"Durable relay: \(.round_trips_per_second | round) frames/s, \(.round_trips_per_second / $relay[0].round_trips_per_second * 100 | round)% of the relay; flat out is \($flat[0].actions_per_second / .round_trips_per_second * 100 | round)% of it."' \
+        "$out/durable.json"
     jq -r '"Idle: \(.connections) connections, \(.server_kib_per_connection) KiB each, \(.server_core_share_second_half * 100)% of a core."' \
         "$out/idle.json"
 } >"$out/summary.md"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One load-generator run against a fresh release server.
 #
-#   crates/loadgen/bench.sh sqlite|postgres|echo|relay DATA_DIR [euchre-loadgen flags...]
+#   crates/loadgen/bench.sh sqlite|postgres|echo|relay|durable DATA_DIR [euchre-loadgen flags...]
 #
 # DATA_DIR (emptied first) holds the server's journal, and for SQLite its
 # database too: put it on the real disk to measure durable logging, or under
@@ -12,7 +12,9 @@
 # yardstick for flat-out play, over --tables x --players connections.
 # `relay` runs the same server and --relay clients: --tables groups of
 # --players connections, each frame handed to every member (a table's
-# fan-out, with no game).
+# fan-out, with no game). `durable` is the relay through a task per group
+# and the game server's journal (in DATA_DIR) before the fan-out: the game
+# server's path with no game.
 #
 # SAMPLE_EVERY=S writes the server's memory, CPU time, open connections and
 # open tables every S seconds to DATA_DIR/samples.csv, and AFTER=S goes on
@@ -26,7 +28,7 @@
 # Build first: cargo build --release -p euchre-server -p euchre-loadgen
 set -euo pipefail
 
-backend=${1:?sqlite, postgres, echo or relay}
+backend=${1:?sqlite, postgres, echo, relay or durable}
 data=${2:?a data folder}
 shift 2
 port=${PORT:-18080}
@@ -37,16 +39,17 @@ bin=${BIN:-target/release}
 fresh_data_dir "$data"
 case $backend in
 sqlite) database="sqlite://$data/euchre.db" ;;
-echo | relay) ;;
+echo | relay | durable) ;;
 postgres)
     database=${PG_URL:-postgres://postgres@127.0.0.1:5432/euchre_loadgen}
     fresh_database "$database"
     ;;
-*) echo "backend: sqlite, postgres, echo or relay" >&2 && exit 2 ;;
+*) echo "backend: sqlite, postgres, echo, relay or durable" >&2 && exit 2 ;;
 esac
 
-if [ "$backend" = echo ] || [ "$backend" = relay ]; then
-    env ${SERVER_WORKERS:+TOKIO_WORKER_THREADS=$SERVER_WORKERS} "$bin/euchre-loadgen" --serve-echo "127.0.0.1:$port" &
+if [ "$backend" = echo ] || [ "$backend" = relay ] || [ "$backend" = durable ]; then
+    env ${SERVER_WORKERS:+TOKIO_WORKER_THREADS=$SERVER_WORKERS} "$bin/euchre-loadgen" --serve-echo "127.0.0.1:$port" \
+        --echo-journal "$data/journal" &
     server=$!
     trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
     for _ in $(seq 300); do
@@ -54,8 +57,8 @@ if [ "$backend" = echo ] || [ "$backend" = relay ]; then
         sleep 0.1
     done
     echo "# echo server, $(uptime | sed 's/.*load/load/')"
-    if [ "$backend" = relay ]; then
-        "$bin/euchre-loadgen" "ws://127.0.0.1:$port/relay" --relay --server-pid "$server" "$@"
+    if [ "$backend" = relay ] || [ "$backend" = durable ]; then
+        "$bin/euchre-loadgen" "ws://127.0.0.1:$port/$backend" --relay --server-pid "$server" "$@"
     else
         "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" --echo --server-pid "$server" "$@"
     fi

@@ -7,7 +7,7 @@
 # cluster mode on the same PostgreSQL (the baseline without NATS). Each
 # node is a process of its own on a loopback port (PORT, PORT+1, ...), all
 # on a nats-server -js of the run's own (NATS_PORT, its store in
-# DATA_DIR/nats) and a PostgreSQL database of the run's own
+# DATA_DIR/nats, its monitoring on NATS_PORT+1 for the messages it carried) and a PostgreSQL database of the run's own
 # (euchre_cluster_bench on 127.0.0.1:5432, dropped and made afresh; PG_URL
 # overrides). DATA_DIR (emptied first) holds every node's data folder.
 #
@@ -68,7 +68,9 @@ cpu_of() { awk -v t="$(getconf CLK_TCK)" '{ split($0, a, ") "); split(a[2], f, "
 rss_of() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 
 if [ "$cluster" = true ]; then
-    start_nats "$nats_port" "$data"
+    # Its monitoring port, for the messages it carried (/varz).
+    nats_monitor=$((nats_port + 1))
+    start_nats "$nats_port" "$data" -m "$nats_monitor"
 fi
 
 urls=() node_pids=()
@@ -105,7 +107,9 @@ echo "# $(nproc) cores, open files $(ulimit -n), $(uptime | sed 's/.*load/load/'
 
 nats_line() {
     [ "$cluster" = true ] || return 0
-    echo "# nats-server: $(cpu_of "$nats_pid") s of CPU so far, RSS $(rss_of "$nats_pid") KiB"
+    local messages
+    messages=$(curl -sf "http://127.0.0.1:$nats_monitor/varz" | jq -r '"\(.in_msgs) in, \(.out_msgs) out"' || echo "unknown")
+    echo "# nats-server: $(cpu_of "$nats_pid") s of CPU so far, RSS $(rss_of "$nats_pid") KiB, messages so far $messages"
 }
 list=$(IFS=,; echo "${urls[*]}")
 node_list=$(IFS=,; echo "${node_pids[*]}")

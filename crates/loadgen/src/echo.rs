@@ -18,18 +18,21 @@
 //! acknowledge here.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use axum::Router;
 use axum::extract::ws::{Message as AxumMessage, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
+use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::serve::ListenerExt;
 use euchre_client::socket_config;
 use euchre_engine::{Action, Card};
 use euchre_protocol::ClientMessage;
+use euchre_store::Write;
+use euchre_store::journal::Journal;
 use futures_util::future::try_join_all;
 use futures_util::{SinkExt, StreamExt, TryStreamExt, stream};
 use hdrhistogram::Histogram;
@@ -55,23 +58,51 @@ const JOINED: &str = "joined";
 /// Queued frames per relay member.
 const RELAY_QUEUE: usize = 64;
 
-/// Every relay group's members, by group number.
+/// Frames a durable group journals before it checkpoints them (nothing
+/// reads them back: the checkpoint only lets the journal reclaim space).
+const CHECKPOINT_EVERY: u32 = 256;
+
+/// Every relay group, by group number.
 type Groups = Arc<Mutex<HashMap<u64, Arc<Group>>>>;
 
-/// One group's members' queues. A `std` mutex: never held across an await.
-type Group = Mutex<Vec<mpsc::Sender<Utf8Bytes>>>;
+/// The yardsticks' state: the relay's groups, and the durable relay's
+/// groups with their journal (none: no `/durable`).
+#[derive(Clone, Default)]
+struct Yardsticks {
+    relay: Groups,
+    durable: Groups,
+    journal: Option<Arc<Journal>>,
+}
+
+/// One relay group: its members' queues (a `std` mutex: never held across
+/// an await), and in the durable relay its task, where frames go first.
+#[derive(Default)]
+struct Group {
+    members: Mutex<Vec<mpsc::Sender<Utf8Bytes>>>,
+    task: OnceLock<mpsc::UnboundedSender<Utf8Bytes>>,
+}
 
 /// Serves `/ws` on `listener`, echoing every text frame, and `/relay/N`,
 /// handing every text frame to each member of group N, until the process
-/// ends.
+/// ends. With a `journal` folder, `/durable/N` too: the relay through a
+/// task per group and the game server's journal.
 ///
 /// Its sockets are set up as the game server sets up its own: no Nagle, a
 /// 2 KiB read buffer, frames flushed one by one.
-pub async fn serve(listener: TcpListener) -> anyhow::Result<()> {
+pub async fn serve(listener: TcpListener, journal: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let journal = match journal {
+        Some(dir) => {
+            let opened = Journal::open(dir).context("opening the durable relay's journal")?;
+            Some(Arc::new(opened.journal))
+        }
+        None => None,
+    };
+    let yardsticks = Yardsticks { journal, ..Yardsticks::default() };
     let app = Router::new()
         .route("/ws", get(upgrade))
         .route("/relay/{group}", get(relay))
-        .with_state(Groups::default());
+        .route("/durable/{group}", get(durable_relay))
+        .with_state(yardsticks);
     let listener = listener.tap_io(|stream| {
         let _ = stream.set_nodelay(true);
     });
@@ -96,34 +127,72 @@ async fn upgrade(upgrade: WebSocketUpgrade) -> axum::response::Response {
 
 async fn relay(
     Path(group): Path<u64>,
-    State(groups): State<Groups>,
+    State(yardsticks): State<Yardsticks>,
     upgrade: WebSocketUpgrade,
+) -> axum::response::Response {
+    let group = group_of(&yardsticks.relay, group);
+    member_upgrade(upgrade, group, None)
+}
+
+async fn durable_relay(
+    Path(number): Path<u64>,
+    State(yardsticks): State<Yardsticks>,
+    upgrade: WebSocketUpgrade,
+) -> axum::response::Response {
+    let Some(journal) = yardsticks.journal else {
+        return (axum::http::StatusCode::NOT_FOUND, "no journal: start with --echo-journal")
+            .into_response();
+    };
+    let group = group_of(&yardsticks.durable, number);
+    let task = group
+        .task
+        .get_or_init(|| {
+            let (frames, inbox) = mpsc::unbounded_channel();
+            tokio::spawn(journal_then_relay(group.clone(), journal, inbox));
+            frames
+        })
+        .clone();
+    member_upgrade(upgrade, group, Some(task))
+}
+
+fn group_of(groups: &Groups, number: u64) -> Arc<Group> {
+    let mut groups = groups.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    groups.entry(number).or_default().clone()
+}
+
+fn member_upgrade(
+    upgrade: WebSocketUpgrade,
+    group: Arc<Group>,
+    task: Option<mpsc::UnboundedSender<Utf8Bytes>>,
 ) -> axum::response::Response {
     upgrade
         .read_buffer_size(2048)
         .write_buffer_size(0)
-        .on_upgrade(move |socket| relay_member(socket, groups, group))
+        .on_upgrade(move |socket| relay_member(socket, group, task))
 }
 
-/// One relay member: its socket's frames go to every member's queue, and
-/// its own queue goes to its socket.
-async fn relay_member(mut socket: WebSocket, groups: Groups, number: u64) {
+/// One relay member: its socket's frames go to every member's queue (or,
+/// in the durable relay, to the group's task), and its own queue goes to
+/// its socket.
+async fn relay_member(
+    mut socket: WebSocket,
+    group: Arc<Group>,
+    task: Option<mpsc::UnboundedSender<Utf8Bytes>>,
+) {
     let (queue, mut queued) = mpsc::channel(RELAY_QUEUE);
-    let group = {
-        let mut groups = groups.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        groups.entry(number).or_default().clone()
-    };
     lock(&group).push(queue.clone());
     if socket.send(AxumMessage::Text(JOINED.into())).await.is_ok() {
         loop {
             tokio::select! {
                 frame = socket.recv() => match frame {
-                    Some(Ok(AxumMessage::Text(text))) => {
-                        for member in lock(&group).iter() {
-                            // A member that cannot keep up misses frames; its client times out.
-                            let _ = member.try_send(text.clone());
+                    Some(Ok(AxumMessage::Text(text))) => match &task {
+                        Some(task) => {
+                            if task.send(text).is_err() {
+                                break;
+                            }
                         }
-                    }
+                        None => hand_to_members(&group, &text),
+                    },
                     Some(Ok(AxumMessage::Close(_))) | Some(Err(_)) | None => break,
                     Some(Ok(_)) => {}
                 },
@@ -138,8 +207,63 @@ async fn relay_member(mut socket: WebSocket, groups: Groups, number: u64) {
     lock(&group).retain(|member| !member.same_channel(&queue));
 }
 
+fn hand_to_members(group: &Group, text: &Utf8Bytes) {
+    for member in lock(group).iter() {
+        // A member that cannot keep up misses frames; its client times out.
+        let _ = member.try_send(text.clone());
+    }
+}
+
+/// A durable group's task, as a table's: journals each frame's record and
+/// hands the frame to the members once the journal has synced it.
+async fn journal_then_relay(
+    group: Arc<Group>,
+    journal: Arc<Journal>,
+    mut frames: mpsc::UnboundedReceiver<Utf8Bytes>,
+) {
+    let (synced, mut durable) = mpsc::unbounded_channel();
+    let mut index: u32 = 0;
+    loop {
+        tokio::select! {
+            Some(text) = frames.recv() => {
+                index = index.wrapping_add(1);
+                let synced = synced.clone();
+                let record = vec![action_record(index)];
+                let appended = journal.append_then(record, move |result| {
+                    let _ = synced.send((text, result));
+                });
+                if appended.is_err() {
+                    return;
+                }
+            }
+            Some((text, result)) = durable.recv() => {
+                let Ok(lsn) = result else { return };
+                hand_to_members(&group, &text);
+                if lsn % u64::from(CHECKPOINT_EVERY) == 0 {
+                    journal.checkpoint(lsn);
+                }
+            }
+            else => return,
+        }
+    }
+}
+
+/// The record a table journals for a card played: the durable relay's
+/// write, the same size.
+fn action_record(index: u32) -> Write {
+    Write::Action {
+        match_id: "01JZ0000000000000000000000".to_owned(),
+        hand: index / 24 + 1,
+        index: index % 24,
+        seat: (index % 4) as u8,
+        action: Action::Play { card: Card::from_index((index % 24) as u8) },
+        seq: u64::from(index),
+        at: 1_764_000_000_000,
+    }
+}
+
 fn lock(group: &Group) -> std::sync::MutexGuard<'_, Vec<mpsc::Sender<Utf8Bytes>>> {
-    group.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    group.members.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// What an echo or relay run measured.

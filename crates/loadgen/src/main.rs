@@ -81,12 +81,18 @@ struct Flags {
     /// Instead of playing: relay through the echo server's `/relay` at the
     /// URL (`ws://host:port/relay`), --tables groups of --players
     /// connections taking turns to send a frame every member reads, flat out
-    /// for --duration seconds: the yardstick with a table's fan-out.
+    /// for --duration seconds: the yardstick with a table's fan-out. The
+    /// same through `/durable` is the durable relay (see --echo-journal).
     #[arg(long, conflicts_with = "echo")]
     relay: bool,
     /// Run only the echo server, on this address, until stopped.
     #[arg(long, value_name = "ADDRESS")]
     serve_echo: Option<std::net::SocketAddr>,
+    /// With --serve-echo: keep the durable relay's journal in this folder,
+    /// which serves `/durable` (the relay through a task per group and the
+    /// game server's journal; its clients are --relay's).
+    #[arg(long, value_name = "DIR", requires = "serve_echo")]
+    echo_journal: Option<PathBuf>,
     /// Spread the playing clients over this many loopback addresses
     /// (127.1.x.y; the server must listen on loopback), so the server keeps
     /// its default per-address connection limit.
@@ -155,7 +161,7 @@ async fn main() -> anyhow::Result<()> {
         let listener = tokio::net::TcpListener::bind(address)
             .await
             .with_context(|| format!("binding {address}"))?;
-        return echo::serve(listener).await;
+        return echo::serve(listener, flags.echo_journal.as_deref()).await;
     }
     if flags.echo {
         let connections = flags.tables * usize::from(flags.players);

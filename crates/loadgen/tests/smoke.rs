@@ -95,7 +95,7 @@ async fn a_short_run_plays_times_and_stores_hands() -> anyhow::Result<()> {
 async fn echo_server(path: &str) -> anyhow::Result<(JoinHandle<anyhow::Result<()>>, String)> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("ws://{}/{path}", listener.local_addr()?);
-    Ok((tokio::spawn(echo::serve(listener)), url))
+    Ok((tokio::spawn(async move { echo::serve(listener, None).await }), url))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -124,6 +124,29 @@ async fn the_relay_yardstick_hands_each_frame_to_the_whole_group() -> anyhow::Re
     assert!(report.round_trips > 0);
     assert_eq!(report.latency_ms.count, report.round_trips);
     server.abort();
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_durable_relay_journals_each_frame_before_the_group_hears_it() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("ws://{}/durable", listener.local_addr()?);
+    let journal = dir.path().join("journal");
+    let served = journal.clone();
+    let server = tokio::spawn(async move { echo::serve(listener, Some(&served)).await });
+    let report = echo::run_relay(&url, 2, 4, Duration::from_millis(500), None).await?;
+    eprint!("{}", report.to_text());
+    assert_eq!((report.fan_out, report.connections), (4, 8));
+    assert!(report.round_trips > 0);
+    server.abort();
+    let _ = server.await;
+    // Every frame a group heard was in the journal first: as many records
+    // as turns at least (a turn's frame may be journaled and not yet heard
+    // when the run stops).
+    let records = euchre_store::journal::read_all(&journal)?;
+    assert!(records.len() as u64 >= report.round_trips, "{} records", records.len());
+    assert!(records.iter().all(|(_, write)| matches!(write, euchre_store::Write::Action { .. })));
     Ok(())
 }
 
