@@ -16,7 +16,9 @@
 #       (default 20): the nodes' memory per connection and CPU, summed;
 #   (b) TABLES human-paced tables (default 200) of four clients, think
 #       THINK_MS (default 1000) drawn from an exponential distribution, for
-#       DURATION seconds (default 30): ack p50/p99, to-others p99, errors.
+#       DURATION seconds (default 30): ack p50/p99, to-others p99, errors;
+#       the nodes' and nats-server's CPU over the whole run (the clients'
+#       connecting and joining too) and over the play alone, an action.
 # The clients go round-robin over the nodes, so a table's four players sit
 # on different nodes (seat i on node i mod NODES). Each node gives its own
 # address as its cluster.public_url, so a client that joins a table of
@@ -127,11 +129,28 @@ if [ "$tables" -gt 0 ]; then
     TIMEFORMAT='# load generator: %R s wall, %U s user, %S s system'
     before=0
     for pid in "${node_pids[@]}"; do before=$(awk -v a="$before" -v b="$(cpu_of "$pid")" 'BEGIN { print a + b }'); done
+    watch=("${node_pids[@]}")
+    [ "$cluster" = true ] && watch+=("$nats_pid")
     time "$bin/euchre-loadgen" "$list" --tables "$tables" --players 4 --think-ms "$think" \
-        --think-exponential --duration "$duration" "${stay[@]}" --json "$data/paced.json"
+        --think-exponential --duration "$duration" "${stay[@]}" --json "$data/paced.json" \
+        --watch-pid "$(IFS=,; echo "${watch[*]}")"
     after=0
     for pid in "${node_pids[@]}"; do after=$(awk -v a="$after" -v b="$(cpu_of "$pid")" 'BEGIN { print a + b }'); done
     echo "# nodes: $(awk -v a="$before" -v b="$after" 'BEGIN { printf "%.1f", b - a }') s of CPU over the paced run, summed"
     nats_line
+    # Over the play alone (the load generator reads /proc as play starts
+    # and stops): the clients' connecting and joining is not counted.
+    jq -r --argjson nodes "$count" '[.watched[].cpu_us_per_action] as $w
+        | "# play alone, µs of CPU an action: nodes \($w[0:$nodes] | add | . * 10 | round / 10)"
+          + (if ($w | length) > $nodes then ", nats-server \($w[$nodes] | . * 10 | round / 10)" else "" end)' \
+        "$data/paced.json"
+    if [ "$cluster" = true ]; then
+        relayed=0
+        for n in $(seq "$count"); do
+            relayed=$((relayed + $(curl -sf "http://127.0.0.1:$((port + n - 1))/metrics" |
+                awk '$1 == "euchre_cluster_frames_relayed_total" { print $2 }')))
+        done
+        echo "# frames relayed between nodes, set-up included: $relayed"
+    fi
 fi
 echo "# after: $(uptime | sed 's/.*load/load/')"

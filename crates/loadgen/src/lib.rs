@@ -41,7 +41,7 @@ mod samples;
 
 use http::Http;
 use player::{ActionClock, PATIENCE, Phase, Place, Player, Progress};
-use process::CpuClock;
+use process::{CpuClock, ProcessSample};
 
 /// Tables set up at once: enough to be quick, few enough not to look like a flood.
 const SETUP_CONCURRENCY: usize = 16;
@@ -77,6 +77,10 @@ pub struct Config {
     /// The server's process id, to report its CPU time per action beside
     /// the load generator's own (one process: a cluster's are not summed).
     pub server_pid: Option<u32>,
+    /// Other processes whose CPU time over the play alone is reported each
+    /// (a cluster's nodes and its NATS server): set-up, the clients'
+    /// connecting and joining, is not counted.
+    pub watch_pids: Vec<u32>,
     /// In a cluster: a client told its table lives on another node
     /// (`table_elsewhere`) reconnects there, as real clients do; off, it
     /// stays and its table's messages cross between nodes.
@@ -153,6 +157,15 @@ pub struct Report {
     /// (with its pid).
     pub load_generator_cpu_us_per_action: Option<f64>,
     pub server_cpu_us_per_action: Option<f64>,
+    /// Each watched process's CPU time per action while playing.
+    pub watched: Vec<WatchedCpu>,
+}
+
+/// A watched process's CPU time per action while playing.
+#[derive(Debug, Serialize)]
+pub struct WatchedCpu {
+    pub pid: u32,
+    pub cpu_us_per_action: Option<f64>,
 }
 
 /// Percentiles of the action latency, in milliseconds.
@@ -232,6 +245,11 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     }
     let connections = playing.len();
     let cpu = CpuClock::start(config.server_pid)?;
+    let watched_before = config
+        .watch_pids
+        .iter()
+        .map(|&pid| Ok(ProcessSample::read(pid)?.cpu_seconds))
+        .collect::<anyhow::Result<Vec<f64>>>()?;
     let start = Instant::now();
     phase.send_replace(Phase::Run);
     wait_for_stop(config.stop, start, &progress, &mut playing).await?;
@@ -246,6 +264,12 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     let played: u64 = players.iter().map(|player| player.stats.actions).sum();
     // Play only: the wait for the database and the check of the history come after.
     let (load_generator_cpu_us_per_action, server_cpu_us_per_action) = cpu.per(played)?;
+    let mut watched = Vec::with_capacity(config.watch_pids.len());
+    for (&pid, before) in config.watch_pids.iter().zip(watched_before) {
+        let seconds = ProcessSample::read(pid)?.cpu_seconds - before;
+        let cpu_us_per_action = (played > 0).then(|| seconds * 1e6 / played as f64);
+        watched.push(WatchedCpu { pid, cpu_us_per_action });
+    }
 
     for writer in &writers {
         if !writer.wait_for_writer(config.store_timeout).await? {
@@ -295,6 +319,7 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
         errors,
         load_generator_cpu_us_per_action,
         server_cpu_us_per_action,
+        watched,
     })
 }
 
@@ -336,7 +361,7 @@ async fn set_up_group(
         let table = players[0].create_table(settings).await?;
         for (seat, player) in (0..).zip(players.iter_mut()) {
             player.sit(&table, seat, seat == 0, clock.clone()).await?;
-            if config.follow_hints {
+            if config.follow_hints && urls(&config.url).len() > 1 {
                 player.follow_hint(&table).await?;
             }
         }
@@ -423,7 +448,7 @@ impl Report {
         } else {
             self.errors.iter().map(|(code, n)| format!("{code} {n}")).collect::<Vec<_>>().join(", ")
         };
-        format!(
+        let mut text = format!(
             "{tables} tables x {players} clients ({bots} bot seats each, {per} tables a client), think {think} ms ({distribution}), seed {seed}\n\
              played for      {seconds:.2} s\n\
              actions acked   {actions} ({aps:.0}/s)\n\
@@ -465,7 +490,12 @@ impl Report {
             on = o.count,
             own = micros(self.load_generator_cpu_us_per_action),
             server = micros(self.server_cpu_us_per_action),
-        )
+        );
+        for watched in &self.watched {
+            let cpu = micros(watched.cpu_us_per_action);
+            text += &format!("                pid {}: {cpu} µs\n", watched.pid);
+        }
+        text
     }
 }
 

@@ -73,6 +73,11 @@ struct Flags {
     /// are summed.
     #[arg(long, value_delimiter = ',')]
     server_pid: Vec<u32>,
+    /// Playing: other processes (a cluster's nodes, its NATS server;
+    /// repeated or comma-separated) whose CPU time per action over the play
+    /// alone is reported each.
+    #[arg(long, value_delimiter = ',')]
+    watch_pid: Vec<u32>,
     /// Instead of playing: time round trips through a bare echo server at
     /// the URL (see --serve-echo) over tables x players connections, flat
     /// out for --duration seconds: the yardstick for flat-out play.
@@ -229,6 +234,7 @@ async fn main() -> anyhow::Result<()> {
         store_timeout: seconds(flags.store_timeout, "--store-timeout")?,
         source_addresses: flags.source_addresses,
         server_pid,
+        watch_pids: flags.watch_pid,
         follow_hints: !flags.stay,
     };
     if let Some(list) = flags.abuse {

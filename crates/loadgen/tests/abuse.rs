@@ -42,6 +42,7 @@ async fn each_abuser_is_refused_or_cut_off_and_the_tables_play_on() -> anyhow::R
         // Four clients an address: well within the default limit.
         source_addresses: 4,
         server_pid: None,
+        watch_pids: Vec::new(),
         follow_hints: true,
     };
     let abuse = AbuseConfig {

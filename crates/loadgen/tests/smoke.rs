@@ -23,6 +23,7 @@ fn config(url: &str, tables: usize, players: u8, hands: u64, think: Think) -> Co
         store_timeout: Duration::from_secs(10),
         source_addresses: 0,
         server_pid: None,
+        watch_pids: Vec::new(),
         follow_hints: true,
     }
 }
