@@ -8,12 +8,6 @@
 //! (a node joined), it gives the excess up for the newcomer to take. What it
 //! gains and loses it reports as [`Change`]s: the server starts a gained
 //! shard's tables from the log, and stops a lost shard's at once.
-//!
-//! Looking for free shards costs two requests a shard not held, and a node
-//! can stay below its share for good (256 shards on three nodes: 86, 86 and
-//! 84), so a node looks only when shards may have come free ([`Looks`]):
-//! for a few ticks after the live nodes' count changed or a shard moved
-//! here, and otherwise every few lifetimes.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -49,53 +43,6 @@ pub struct Ownership {
     held: BTreeMap<Shard, Lease>,
     changes: mpsc::UnboundedSender<Change>,
     validity: Validity,
-    looks: Looks,
-}
-
-/// Ticks a node keeps looking for free shards after something changed:
-/// shards a node gives up are released on its next tick, which may come
-/// a tick after this node's.
-const LOOK_AFTER_CHANGE: u32 = 3;
-/// With nothing changed, a node looks once in this many ticks (three
-/// lifetimes and a tick): a net under the rule for a shard that came free
-/// with no node leaving. (A node that loses a lease it could not renew
-/// looks again itself, since a shard moved.)
-const LOOK_EVERY: u32 = 10;
-
-/// When a node below its share looks for free shards.
-///
-/// Shards come free when a node leaves (its heartbeat expires with its
-/// leases, a moment after them, or is released just after them), when a
-/// node joins (the others give up their excess), and seldom otherwise. So
-/// a change in the live nodes' count, or a shard gained or lost here, opens
-/// [`LOOK_AFTER_CHANGE`] ticks of looking; otherwise a node looks every
-/// [`LOOK_EVERY`] ticks.
-#[derive(Debug, Default)]
-struct Looks {
-    nodes: usize,
-    /// Ticks of looking left.
-    left: u32,
-    /// Ticks since the last look.
-    since: u32,
-}
-
-impl Looks {
-    /// Whether this tick looks, with `nodes` live now.
-    fn due(&mut self, nodes: usize) -> bool {
-        if nodes != self.nodes {
-            self.nodes = nodes;
-            self.changed();
-        }
-        let due = self.left > 0 || self.since + 1 >= LOOK_EVERY;
-        self.left = self.left.saturating_sub(1);
-        self.since = if due { 0 } else { self.since + 1 };
-        due
-    }
-
-    /// Shards moved: look again for the next few ticks.
-    fn changed(&mut self) {
-        self.left = LOOK_AFTER_CHANGE;
-    }
 }
 
 impl Ownership {
@@ -117,7 +64,6 @@ impl Ownership {
             held: BTreeMap::new(),
             changes,
             validity: Validity::default(),
-            looks: Looks::default(),
         }
     }
 
@@ -174,9 +120,6 @@ impl Ownership {
             self.lose(shard);
             self.owners.release(lease).await?;
         }
-        if self.held.len() >= fair || !self.looks.due(nodes) {
-            return Ok(());
-        }
         let start = crate::shard_of(&self.node, self.shards);
         for offset in 0..self.shards {
             if self.held.len() >= fair {
@@ -190,7 +133,6 @@ impl Ownership {
                 self.validity.set(shard, lease.epoch(), lease.valid_until());
                 let _ = self.changes.send(Change::Gained { shard, epoch: lease.epoch() });
                 self.held.insert(shard, lease);
-                self.looks.changed();
             }
         }
         Ok(())
@@ -242,8 +184,7 @@ impl Ownership {
         }
     }
 
-    fn lose(&mut self, shard: Shard) {
-        self.looks.changed();
+    fn lose(&self, shard: Shard) {
         self.validity.clear(shard);
         let _ = self.changes.send(Change::Lost { shard });
     }
@@ -253,36 +194,4 @@ impl Ownership {
 /// after a node stops without releasing them: the expiry, and two ticks.
 pub fn failover_bound(ttl: Duration) -> Duration {
     ttl + 2 * (ttl / 3)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{LOOK_AFTER_CHANGE, LOOK_EVERY, Looks};
-
-    /// Whether each of `ticks` ticks looks, with `nodes` live throughout.
-    fn ticks(looks: &mut Looks, nodes: usize, ticks: u32) -> Vec<bool> {
-        (0..ticks).map(|_| looks.due(nodes)).collect()
-    }
-
-    #[test]
-    fn a_settled_node_looks_for_free_shards_seldom() {
-        let mut looks = Looks::default();
-        // Starting: the count went from none to three.
-        let start = ticks(&mut looks, 3, LOOK_AFTER_CHANGE);
-        assert!(start.iter().all(|&due| due), "{start:?}");
-        let settled = ticks(&mut looks, 3, 4 * LOOK_EVERY);
-        let looked = settled.iter().filter(|&&due| due).count();
-        assert_eq!(looked, 4, "once in {LOOK_EVERY} ticks: {settled:?}");
-    }
-
-    #[test]
-    fn a_node_leaving_or_a_shard_moving_opens_ticks_of_looking() {
-        let mut looks = Looks::default();
-        ticks(&mut looks, 3, 10);
-        // A node's heartbeat expired: look at once and for a few ticks more.
-        assert!(ticks(&mut looks, 2, LOOK_AFTER_CHANGE).iter().all(|&due| due));
-        ticks(&mut looks, 2, 10);
-        looks.changed();
-        assert!(ticks(&mut looks, 2, LOOK_AFTER_CHANGE).iter().all(|&due| due));
-    }
 }
