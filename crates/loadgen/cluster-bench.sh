@@ -7,7 +7,8 @@
 # cluster mode on the same PostgreSQL (the baseline without NATS). Each
 # node is a process of its own on a loopback port (PORT, PORT+1, ...), all
 # on a nats-server -js of the run's own (NATS_PORT, its store in
-# DATA_DIR/nats, its monitoring on NATS_PORT+1 for the messages it carried) and a PostgreSQL database of the run's own
+# DATA_DIR/nats, its monitoring on NATS_PORT+1 for the messages it
+# carried) and a PostgreSQL database of the run's own
 # (euchre_cluster_bench on 127.0.0.1:5432, dropped and made afresh; PG_URL
 # overrides). DATA_DIR (emptied first) holds every node's data folder.
 #

@@ -332,6 +332,7 @@ async fn set_up_group(
     group: usize,
     progress: Arc<Progress>,
 ) -> anyhow::Result<Vec<Player>> {
+    let nodes = urls(&config.url);
     let mut players: Vec<Player> = Vec::with_capacity(usize::from(config.players));
     for seat in 0..config.players {
         let name = format!("lg{group}s{seat}");
@@ -344,7 +345,6 @@ async fn set_up_group(
                 .then(|| net::loopback(1, index % config.source_addresses)),
             receive_buffer: None,
         };
-        let nodes = urls(&config.url);
         let url = nodes[index % nodes.len()];
         players
             .push(Player::connect(url, &name, seed, config.think, progress.clone(), dial).await?);
@@ -361,7 +361,7 @@ async fn set_up_group(
         let table = players[0].create_table(settings).await?;
         for (seat, player) in (0..).zip(players.iter_mut()) {
             player.sit(&table, seat, seat == 0, clock.clone()).await?;
-            if config.follow_hints && urls(&config.url).len() > 1 {
+            if config.follow_hints && nodes.len() > 1 {
                 player.follow_hint(&table).await?;
             }
         }

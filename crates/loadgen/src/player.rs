@@ -288,6 +288,9 @@ impl Player {
     /// A client at several tables stays (they may live on several nodes),
     /// and one that cannot reach the node stays too, counted as an error.
     pub async fn follow_hint(&mut self, table: &str) -> anyhow::Result<()> {
+        if self.places.len() != 1 {
+            return Ok(());
+        }
         // The node passes the hint on once the owner has answered the sit,
         // and the sit's own answer comes from the owner through NATS, so it
         // can come first: a ping's answer comes after anything the node
@@ -298,9 +301,6 @@ impl Player {
             other => bail!("expected pong, got {other:?}"),
         }
         let Some(url) = self.session.elsewhere(table).map(str::to_owned) else { return Ok(()) };
-        if self.places.len() != 1 {
-            return Ok(());
-        }
         let opened = async {
             let socket = tokio::time::timeout(PATIENCE, net::connect(&url, self.dial))
                 .await
