@@ -232,15 +232,19 @@ async fn refusals_come_back_as_typed_errors_and_change_nothing() {
 
     ann.sit(&table, Some(0), None).await.expect("seated");
     assert_eq!(code(ann.chat(&table, "   ").await).as_deref(), Some("bad_chat"));
-    // At the first prompt: a card during the bidding, refused by the rules;
-    // then the prompt's own action is still accepted.
+    // At the first prompt: a card the prompt does not offer, refused by the
+    // rules; then the prompt's own action is still accepted. (The first
+    // prompt is usually a bid, but may be a play if a bot ordered up.)
     let actions = loop {
         if let Update::YourTurn { actions, .. } = next(&mut updates).await {
             break actions;
         }
     };
-    let card: Card = "As".parse().expect("a card");
-    let refused = ann.act(&table, Action::Play { card }).await.expect_err("not now");
+    let card = (0..24)
+        .map(Card::from_index)
+        .find(|&card| !actions.contains(&Action::Play { card }))
+        .expect("a card not offered");
+    let refused = ann.act(&table, Action::Play { card }).await.expect_err("not offered");
     assert!(refused.code().is_some_and(|code| !code.is_empty()), "{refused:?}");
     assert_eq!(ann.act(&table, actions[0]).await, Ok(()));
 
