@@ -269,6 +269,8 @@ fn lock(group: &Group) -> std::sync::MutexGuard<'_, Vec<mpsc::Sender<Utf8Bytes>>
 /// What an echo or relay run measured.
 #[derive(Debug, Serialize)]
 pub struct EchoReport {
+    /// The yardstick: `echo`, `relay` or `durable relay`.
+    pub yardstick: &'static str,
     /// Connections that each frame reaches: 1 for the echo, a group's size for the relay.
     pub fan_out: usize,
     pub connections: usize,
@@ -287,8 +289,8 @@ impl EchoReport {
     pub fn to_text(&self) -> String {
         let l = &self.latency_ms;
         let kind = match self.fan_out {
-            1 => "echo".to_owned(),
-            n => format!("relay to groups of {n}"),
+            1 => self.yardstick.to_owned(),
+            n => format!("{} to groups of {n}", self.yardstick),
         };
         let mut text = format!(
             "{kind}: {} connections for {:.2} s\n\
@@ -349,11 +351,11 @@ pub async fn run(
             anyhow::Ok(latency.into_histogram())
         });
     }
-    report(1, connections, start, echoing, cpu).await
+    report("echo", 1, connections, start, echoing, cpu).await
 }
 
 /// Opens `groups` groups of `members` connections to the relay at `url`
-/// (`ws://host:port/relay`). In each group the members take turns, as a
+/// (`ws://host:port/relay`, or `/durable` for the durable relay). In each group the members take turns, as a
 /// table's seats do: one sends an action-sized message and the next turn
 /// starts once every member has read it; for `duration`.
 pub async fn run_relay(
@@ -397,7 +399,9 @@ pub async fn run_relay(
             anyhow::Ok(latency.into_histogram())
         });
     }
-    report(members, groups * members, start, relaying, cpu).await
+    // The durable relay's clients are the relay's; only the path differs.
+    let yardstick = if url.ends_with("/durable") { "durable relay" } else { "relay" };
+    report(yardstick, members, groups * members, start, relaying, cpu).await
 }
 
 /// What a seat sends most: an action, at its real size on the wire.
@@ -445,6 +449,7 @@ fn record(latency: &mut Samples, sent: Instant) {
 
 /// Adds up the clients' histograms and the server's CPU into a report.
 async fn report(
+    yardstick: &'static str,
     fan_out: usize,
     connections: usize,
     start: Instant,
@@ -460,6 +465,7 @@ async fn report(
     let (load_generator_cpu_us_per_round_trip, server_cpu_us_per_round_trip) =
         cpu.per(round_trips)?;
     Ok(EchoReport {
+        yardstick,
         fan_out,
         connections,
         seconds,

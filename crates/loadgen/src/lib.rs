@@ -41,7 +41,7 @@ mod samples;
 
 use http::Http;
 use player::{ActionClock, PATIENCE, Phase, Place, Player, Progress};
-use process::{CpuClock, ProcessSample};
+use process::CpuClock;
 
 /// Tables set up at once: enough to be quick, few enough not to look like a flood.
 const SETUP_CONCURRENCY: usize = 16;
@@ -244,12 +244,7 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
         }
     }
     let connections = playing.len();
-    let cpu = CpuClock::start(config.server_pid)?;
-    let watched_before = config
-        .watch_pids
-        .iter()
-        .map(|&pid| Ok(ProcessSample::read(pid)?.cpu_seconds))
-        .collect::<anyhow::Result<Vec<f64>>>()?;
+    let cpu = CpuClock::watching(config.server_pid, &config.watch_pids)?;
     let start = Instant::now();
     phase.send_replace(Phase::Run);
     wait_for_stop(config.stop, start, &progress, &mut playing).await?;
@@ -264,12 +259,9 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     let played: u64 = players.iter().map(|player| player.stats.actions).sum();
     // Play only: the wait for the database and the check of the history come after.
     let (load_generator_cpu_us_per_action, server_cpu_us_per_action) = cpu.per(played)?;
-    let mut watched = Vec::with_capacity(config.watch_pids.len());
-    for (&pid, before) in config.watch_pids.iter().zip(watched_before) {
-        let seconds = ProcessSample::read(pid)?.cpu_seconds - before;
-        let cpu_us_per_action = (played > 0).then(|| seconds * 1e6 / played as f64);
-        watched.push(WatchedCpu { pid, cpu_us_per_action });
-    }
+    let watched = cpu.watched_per(played)?;
+    let watched =
+        watched.into_iter().map(|(pid, cpu_us_per_action)| WatchedCpu { pid, cpu_us_per_action });
 
     for writer in &writers {
         if !writer.wait_for_writer(config.store_timeout).await? {
@@ -319,7 +311,7 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
         errors,
         load_generator_cpu_us_per_action,
         server_cpu_us_per_action,
-        watched,
+        watched: watched.collect(),
     })
 }
 

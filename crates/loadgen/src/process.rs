@@ -50,32 +50,54 @@ impl ProcessSample {
 const CLOCK_TICKS: f64 = 100.0;
 
 /// CPU time spent from [`CpuClock::start`] on by this process (the load
-/// generator) and by the server it loads, if its pid is known: both share
-/// the machine's cores, so each report gives both.
-#[derive(Clone, Copy, Debug)]
+/// generator), by the server it loads, if its pid is known, and by any other
+/// processes watched (a cluster's other nodes, its NATS server): all share
+/// the machine's cores, so each report gives each.
+#[derive(Clone, Debug)]
 pub struct CpuClock {
     own: f64,
     server: Option<(u32, f64)>,
+    watched: Vec<(u32, f64)>,
 }
 
 impl CpuClock {
     pub fn start(server_pid: Option<u32>) -> anyhow::Result<CpuClock> {
-        let server = match server_pid {
-            Some(pid) => Some((pid, ProcessSample::read(pid)?.cpu_seconds)),
-            None => None,
-        };
-        Ok(CpuClock { own: ProcessSample::read(std::process::id())?.cpu_seconds, server })
+        CpuClock::watching(server_pid, &[])
+    }
+
+    /// The same, watching `others` too.
+    pub fn watching(server_pid: Option<u32>, others: &[u32]) -> anyhow::Result<CpuClock> {
+        let now = |pid: u32| anyhow::Ok((pid, ProcessSample::read(pid)?.cpu_seconds));
+        Ok(CpuClock {
+            own: ProcessSample::read(std::process::id())?.cpu_seconds,
+            server: server_pid.map(now).transpose()?,
+            watched: others.iter().map(|&pid| now(pid)).collect::<anyhow::Result<_>>()?,
+        })
     }
 
     /// Microseconds of CPU per unit of `work` done since the start: this
     /// process's, and the server's; `None` where there is nothing to divide.
     pub fn per(&self, work: u64) -> anyhow::Result<(Option<f64>, Option<f64>)> {
-        let per = |seconds: f64| (work > 0).then(|| seconds * 1e6 / work as f64);
         let own = ProcessSample::read(std::process::id())?.cpu_seconds - self.own;
         let server = match self.server {
-            Some((pid, before)) => per(ProcessSample::read(pid)?.cpu_seconds - before),
+            Some(start) => since(start, work)?,
             None => None,
         };
-        Ok((per(own), server))
+        Ok((per(own, work), server))
     }
+
+    /// The same for each watched process, with its pid.
+    pub fn watched_per(&self, work: u64) -> anyhow::Result<Vec<(u32, Option<f64>)>> {
+        self.watched.iter().map(|&start| Ok((start.0, since(start, work)?))).collect()
+    }
+}
+
+/// Microseconds of `seconds` per unit of `work`, if any was done.
+fn per(seconds: f64, work: u64) -> Option<f64> {
+    (work > 0).then(|| seconds * 1e6 / work as f64)
+}
+
+/// The same for a process's CPU since `(pid, seconds at the start)`.
+fn since((pid, before): (u32, f64), work: u64) -> anyhow::Result<Option<f64>> {
+    Ok(per(ProcessSample::read(pid)?.cpu_seconds - before, work))
 }

@@ -119,7 +119,7 @@ async fn the_relay_yardstick_hands_each_frame_to_the_whole_group() -> anyhow::Re
     let (server, url) = echo_server("relay").await?;
     let report = echo::run_relay(&url, 3, 4, Duration::from_millis(500), None).await?;
     eprint!("{}", report.to_text());
-    assert_eq!((report.fan_out, report.connections), (4, 12));
+    assert_eq!((report.yardstick, report.fan_out, report.connections), ("relay", 4, 12));
     // A turn ends only once all four members have read the frame, so any
     // turn at all shows the relay reached the whole group.
     assert!(report.round_trips > 0);
@@ -138,7 +138,7 @@ async fn the_durable_relay_journals_each_frame_before_the_group_hears_it() -> an
     let server = tokio::spawn(async move { echo::serve(listener, Some(&served)).await });
     let report = echo::run_relay(&url, 2, 4, Duration::from_millis(500), None).await?;
     eprint!("{}", report.to_text());
-    assert_eq!((report.fan_out, report.connections), (4, 8));
+    assert_eq!((report.yardstick, report.fan_out, report.connections), ("durable relay", 4, 8));
     assert!(report.round_trips > 0);
     server.abort();
     let _ = server.await;
