@@ -355,9 +355,10 @@ pub async fn run(
 }
 
 /// Opens `groups` groups of `members` connections to the relay at `url`
-/// (`ws://host:port/relay`, or `/durable` for the durable relay). In each group the members take turns, as a
-/// table's seats do: one sends an action-sized message and the next turn
-/// starts once every member has read it; for `duration`.
+/// (`ws://host:port/relay`, or `/durable` for the durable relay). In each
+/// group the members take turns, as a table's seats do: one sends an
+/// action-sized message and the next turn starts once every member has
+/// read it; for `duration`.
 pub async fn run_relay(
     url: &str,
     groups: usize,

@@ -259,9 +259,9 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     let played: u64 = players.iter().map(|player| player.stats.actions).sum();
     // Play only: the wait for the database and the check of the history come after.
     let (load_generator_cpu_us_per_action, server_cpu_us_per_action) = cpu.per(played)?;
-    let watched = cpu.watched_per(played)?;
-    let watched =
-        watched.into_iter().map(|(pid, cpu_us_per_action)| WatchedCpu { pid, cpu_us_per_action });
+    let watched = cpu.watched_per(played)?.into_iter();
+    let watched: Vec<WatchedCpu> =
+        watched.map(|(pid, cpu_us_per_action)| WatchedCpu { pid, cpu_us_per_action }).collect();
 
     for writer in &writers {
         if !writer.wait_for_writer(config.store_timeout).await? {
@@ -311,7 +311,7 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
         errors,
         load_generator_cpu_us_per_action,
         server_cpu_us_per_action,
-        watched: watched.collect(),
+        watched,
     })
 }
 
