@@ -126,9 +126,10 @@ pub struct SearchSettings {
     /// For the decisions before play (bids, discards, the card passed),
     /// search the bot's own later decisions as a tree over what it sees
     /// (information-set search, [`tree`]) instead of playing them as the
-    /// basic bot: the rest of the hand is the tree's, then the basic bot's,
-    /// and the rollout, trick-model, own-search and `net_play` settings are
-    /// not used.
+    /// basic bot: the rest of the hand is the tree's, then the basic bot's
+    /// (or the learned policy's cards for the seats `net_play` names, in
+    /// the tree for the others and past it for all), and the rollout,
+    /// trick-model and own-search settings are not used.
     pub tree_bids: bool,
     /// The same for the decisions of card play.
     pub tree_play: bool,
@@ -161,6 +162,19 @@ pub enum NetPlay {
     /// The bot and its partner.
     Own,
     All,
+}
+
+impl NetPlay {
+    /// Whether `seat` plays the policy's cards in a search for the
+    /// valuation's seat.
+    fn plays(self, valuation: &Valuation, seat: Seat) -> bool {
+        let rules = valuation.rules;
+        match self {
+            NetPlay::Off => false,
+            NetPlay::Own => rules.team_of(seat) == rules.team_of(valuation.me),
+            NetPlay::All => true,
+        }
+    }
 }
 
 impl SearchSettings {
@@ -334,8 +348,11 @@ impl SearchBot {
             Phase::Playing => self.settings.tree_play,
             _ => self.settings.tree_bids,
         };
-        let mut tree = searched_by_tree
-            .then(|| Tree::new(self.settings.exploration, self.settings.tree_patience, TREE_NODES));
+        let players = tree::Players { net: self.settings.net_play, network: self.policy };
+        let mut tree = searched_by_tree.then(|| {
+            Tree::new(self.settings.exploration, self.settings.tree_patience, TREE_NODES)
+                .with_players(players)
+        });
         let mut totals = vec![0.0; actions.len()];
         let mut weights = 0.0;
         for world in &worlds {
@@ -536,13 +553,7 @@ impl OwnSearch<'_> {
         valuation: &Valuation,
     ) -> Option<Card> {
         let policy = self.policy?;
-        let rules = valuation.rules;
-        let plays = match self.net {
-            NetPlay::Off => false,
-            NetPlay::Own => rules.team_of(seat) == rules.team_of(valuation.me),
-            NetPlay::All => true,
-        };
-        if !plays || hand.legal_plays().len() <= 1 {
+        if !self.net.plays(valuation, seat) || hand.legal_plays().len() <= 1 {
             return None;
         }
         cards.net_card(hand, seat, policy, &mut self.on)

@@ -15,7 +15,9 @@
 //! visits in which it was legal, as single-observer ISMCTS does); the
 //! others play the basic bot's bids and cards, each from its own sight
 //! within the world, which is exact against basic and the model hard uses
-//! against anyone. Past the tree, every seat plays as the basic bot.
+//! against anyone. Past the tree, every seat plays as the basic bot. With
+//! `net_play`, the seats it names play the learned policy's cards instead,
+//! wherever the tree does not choose ([`Players`]), as in hard's play-outs.
 
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -24,7 +26,8 @@ use euchre_engine::sim::Solver;
 use euchre_engine::{Action, Hand, NoEvents, Phase, Seat};
 
 use super::world::{PlaySoFar, World, expected_bid};
-use super::{Valuation, solved};
+use super::{NetPlay, Valuation, solved};
+use crate::policy::Policy;
 
 /// The key of the decision itself: nothing seen since.
 const ROOT: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -39,6 +42,42 @@ pub(super) struct Tree {
     /// Visits to a node before it tries anything but the basic bot's choice.
     patience: u32,
     limit: usize,
+    /// Who plays the learned policy's cards where the tree does not choose.
+    players: Players,
+}
+
+/// How the seats play where the tree does not choose (the others in it,
+/// everyone past it, the seat's first try at a new node): the basic bot,
+/// or the learned policy's cards for the seats `net` names.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Players {
+    pub(super) net: NetPlay,
+    pub(super) network: Option<&'static Policy>,
+}
+
+impl Players {
+    /// The basic bot for every seat.
+    pub(super) const BASIC: Players = Players { net: NetPlay::Off, network: None };
+
+    /// `seat`'s action in `hand`: the learned policy's card where `net`
+    /// names the seat and it has a choice, else the basic bot's.
+    fn action(
+        &self,
+        hand: &Hand,
+        cards: &mut PlaySoFar,
+        seat: Seat,
+        valuation: &Valuation,
+        on: &mut Vec<u16>,
+    ) -> Option<Action> {
+        let plays = self.net.plays(valuation, seat)
+            && hand.phase() == Phase::Playing
+            && hand.legal_plays().len() > 1;
+        let net = self
+            .network
+            .filter(|_| plays)
+            .and_then(|network| cards.net_card(hand, seat, network, on));
+        net.map(|card| Action::Play { card }).or_else(|| basic(hand, cards, seat))
+    }
 }
 
 #[derive(Debug, Default)]
@@ -76,7 +115,12 @@ enum Choice {
 
 impl Tree {
     pub(super) fn new(exploration: f64, patience: u32, limit: usize) -> Tree {
-        Tree { nodes: HashMap::new(), exploration, patience, limit }
+        Tree { nodes: HashMap::new(), exploration, patience, limit, players: Players::BASIC }
+    }
+
+    /// The same with `players` where the tree does not choose.
+    pub(super) fn with_players(self, players: Players) -> Tree {
+        Tree { players, ..self }
     }
 
     /// How many nodes the tree holds.
@@ -103,10 +147,11 @@ impl Tree {
         let mut key = observe(ROOT, me, action);
         let mut path: Vec<(u64, usize)> = Vec::new();
         let mut in_tree = true;
+        let mut on = Vec::new();
         while !hand.is_finished() {
             let Some(seat) = hand.turn() else { break };
             let choice = if seat == me && in_tree {
-                self.choose(key, &hand, &mut cards, me)
+                self.choose(key, &hand, &mut cards, valuation, &mut on)
             } else {
                 Choice::Policy
             };
@@ -116,7 +161,7 @@ impl Tree {
                     in_tree = !leaves;
                     Some(action)
                 }
-                Choice::Policy => policy(&hand, &mut cards, seat),
+                Choice::Policy => self.players.action(&hand, &mut cards, seat, valuation, &mut on),
             };
             let Some(next) = next else { break };
             if !step(&mut hand, &mut cards, seat, next) {
@@ -153,11 +198,14 @@ impl Tree {
             return f64::NEG_INFINITY;
         }
         let mut key = Some(observe(ROOT, me, action));
+        let mut on = Vec::new();
         while !hand.is_finished() {
             let Some(seat) = hand.turn() else { break };
             let settled =
                 key.filter(|_| seat == me).and_then(|key| self.settled_choice(key, &hand));
-            let Some(next) = settled.or_else(|| policy(&hand, &mut cards, seat)) else { break };
+            let next = settled
+                .or_else(|| self.players.action(&hand, &mut cards, seat, valuation, &mut on));
+            let Some(next) = next else { break };
             if !step(&mut hand, &mut cards, seat, next) {
                 break;
             }
@@ -183,9 +231,17 @@ impl Tree {
     }
 
     /// The seat's choice at the node `key` in `hand`: an untried action
-    /// first (the basic bot's before the others, and only it for the first
-    /// `patience` visits), then by UCB.
-    fn choose(&mut self, key: u64, hand: &Hand, cards: &mut PlaySoFar, me: Seat) -> Choice {
+    /// first (its players' choice before the others, and only it for the
+    /// first `patience` visits), then by UCB.
+    fn choose(
+        &mut self,
+        key: u64,
+        hand: &Hand,
+        cards: &mut PlaySoFar,
+        valuation: &Valuation,
+        on: &mut Vec<u16>,
+    ) -> Choice {
+        let me = valuation.me;
         let legal: Vec<Action> = hand
             .legal_actions(me)
             .iter()
@@ -212,9 +268,9 @@ impl Tree {
             }
         }
         node.visits += 1;
-        let basic = policy(hand, cards, me);
+        let first = self.players.action(hand, cards, me, valuation, on);
         if node.visits <= self.patience
-            && let Some(edge) = node.edges.iter().position(|edge| Some(edge.action) == basic)
+            && let Some(edge) = node.edges.iter().position(|edge| Some(edge.action) == first)
         {
             // Too few worlds here yet to overrule the rule of thumb.
             let leaves = node.visits == 1;
@@ -226,7 +282,7 @@ impl Tree {
             let edge = node
                 .edges
                 .iter()
-                .position(|edge| untried(edge) && Some(edge.action) == basic)
+                .position(|edge| untried(edge) && Some(edge.action) == first)
                 .or_else(|| node.edges.iter().position(untried));
             if let Some(edge) = edge {
                 return Choice::Node { key, edge, action: node.edges[edge].action, leaves: true };
@@ -257,9 +313,8 @@ impl Tree {
 }
 
 /// The basic bot's action for `seat` in `hand`, from what it has seen
-/// (`cards`): how every seat plays outside the tree, the others in it, and
-/// the seat's first try at a new node.
-fn policy(hand: &Hand, cards: &mut PlaySoFar, seat: Seat) -> Option<Action> {
+/// (`cards`).
+fn basic(hand: &Hand, cards: &mut PlaySoFar, seat: Seat) -> Option<Action> {
     if hand.phase() == Phase::Playing {
         cards.basic_card(hand, seat).map(|card| Action::Play { card })
     } else {
@@ -341,18 +396,32 @@ mod tests {
         descents
     }
 
-    /// With more patience than descents, the tree plays the basic bot's
+    /// With more patience than descents, the tree plays its players'
     /// choices throughout: each descent is worth exactly hard's play-out
-    /// of the same action in the same world, at the first bid and the
-    /// first card alike.
+    /// of the same action in the same world with the same players (the
+    /// basic bot, or the learned policy for the bot's side or for all), at
+    /// the first bid and the first card alike.
     #[test]
     fn a_patient_tree_plays_out_as_hard_does() {
+        let network = crate::policy::trained();
+        assert!(network.is_some(), "the committed network loads");
+        let values: Vec<Vec<f64>> = [NetPlay::Off, NetPlay::Own, NetPlay::All]
+            .into_iter()
+            .map(|net| patient_tree_plays_out_as_hard_does(Players { net, network }))
+            .collect();
+        // The same worlds each time: the players do make a difference.
+        assert_ne!(values[0], values[1]);
+        assert_ne!(values[1], values[2]);
+    }
+
+    /// The descents' values, having checked each against hard's.
+    fn patient_tree_plays_out_as_hard_does(players: Players) -> Vec<f64> {
         use crate::search::{Model, OwnSearch, value as hard_value};
         let misses = Misses { bid: 1.0, partner_bid: 1.0, play: 1.0, partner_play: 1.0 };
         let mut rng = ChaCha8Rng::seed_from_u64(2);
         let mut solver = Solver::with_table_bits(0);
         let model = Model { trick: false, rollout: 1.0, play_rollout: 1.0 };
-        let mut compared = 0;
+        let mut values = Vec::new();
         for seed in 0..4 {
             let (played, at_play) = first_card(seed);
             let bidding = Game::new(Preset::Standard.rules(), seed).expect("valid rules");
@@ -361,7 +430,7 @@ mod tests {
                 let view = game.view(Viewer::Seat(seat));
                 let knowledge = Knowledge::new(&view).expect("a seat's view");
                 let valuation = Valuation { rules: view.rules, me: seat, game: None };
-                let mut tree = Tree::new(1.0, u32::MAX, usize::MAX);
+                let mut tree = Tree::new(1.0, u32::MAX, usize::MAX).with_players(players);
                 for _ in 0..10 {
                     let world = knowledge.sample(&mut rng, &misses).expect("a world");
                     for action in game.legal_actions(seat).iter().copied() {
@@ -372,23 +441,24 @@ mod tests {
                             worlds: 0,
                             depth: 0,
                             rng: &mut rng.clone(),
-                            net: NetPlay::Off,
-                            policy: None,
+                            net: players.net,
+                            policy: players.network,
                             on: Vec::new(),
                         };
                         let hard =
                             hard_value(&world, &valuation, action, &mut solver, model, &mut own);
                         let grown = tree.value(&world, &valuation, action, &mut solver);
-                        assert_eq!(grown, hard, "seed {seed} {action:?}");
+                        assert_eq!(grown, hard, "{:?} seed {seed} {action:?}", players.net);
                         // Having tried basic's choice alone, it settles on it.
                         let settled = tree.settled(&world, &valuation, action, &mut solver);
-                        assert_eq!(settled, hard, "seed {seed} {action:?}");
-                        compared += 1;
+                        assert_eq!(settled, hard, "{:?} seed {seed} {action:?}", players.net);
+                        values.push(grown);
                     }
                 }
             }
         }
-        assert!(compared > 100, "{compared}");
+        assert!(values.len() > 100, "{}", values.len());
+        values
     }
 
     /// Worlds the seat cannot tell apart share its nodes: fewer nodes than
