@@ -175,6 +175,24 @@ impl NetPlay {
             NetPlay::All => true,
         }
     }
+
+    /// `network`'s card for `seat` in `hand`, if this setting has `seat`
+    /// play it there and it has a choice.
+    fn card(
+        self,
+        network: Option<&Policy>,
+        hand: &Hand,
+        cards: &PlaySoFar,
+        seat: Seat,
+        valuation: &Valuation,
+        on: &mut Vec<u16>,
+    ) -> Option<Card> {
+        let network = network?;
+        if !self.plays(valuation, seat) || hand.legal_plays().len() <= 1 {
+            return None;
+        }
+        cards.net_card(hand, seat, network, on)
+    }
 }
 
 impl SearchSettings {
@@ -552,11 +570,7 @@ impl OwnSearch<'_> {
         seat: Seat,
         valuation: &Valuation,
     ) -> Option<Card> {
-        let policy = self.policy?;
-        if !self.net.plays(valuation, seat) || hand.legal_plays().len() <= 1 {
-            return None;
-        }
-        cards.net_card(hand, seat, policy, &mut self.on)
+        self.net.card(self.policy, hand, cards, seat, valuation, &mut self.on)
     }
 }
 

@@ -69,13 +69,9 @@ impl Players {
         valuation: &Valuation,
         on: &mut Vec<u16>,
     ) -> Option<Action> {
-        let plays = self.net.plays(valuation, seat)
-            && hand.phase() == Phase::Playing
-            && hand.legal_plays().len() > 1;
-        let net = self
-            .network
-            .filter(|_| plays)
-            .and_then(|network| cards.net_card(hand, seat, network, on));
+        let net = (hand.phase() == Phase::Playing)
+            .then(|| self.net.card(self.network, hand, cards, seat, valuation, on))
+            .flatten();
         net.map(|card| Action::Play { card }).or_else(|| basic(hand, cards, seat))
     }
 }
