@@ -141,11 +141,17 @@ pub async fn run(
         // Tables come from the shards' logs, as this node gains shards.
         crate::cluster::start(state).await?
     } else {
+        // One table that cannot be restored is set aside; only a store
+        // that cannot be read at all stops the start.
         for live in store.live_tables().await? {
-            let id = live.id.clone();
-            match state.restore_table(live) {
-                Ok(()) => tracing::info!(table = %id, "table restored"),
-                Err(error) => tracing::error!(table = %id, %error, "cannot restore a table"),
+            match live {
+                Ok(live) => {
+                    let id = live.id.clone();
+                    if state.restore_table(live).is_ok() {
+                        tracing::info!(table = %id, "table restored");
+                    }
+                }
+                Err(bad) => state.set_aside(&bad.id, bad.unfinished, &bad.error),
             }
         }
         state

@@ -14,6 +14,9 @@ pub struct Metrics {
     pub connections_total: Counter,
     pub tables_open: Gauge,
     pub tables_created: Counter,
+    /// Open tables found at start-up (or at a shard's takeover) that could
+    /// not be restored: closed, their games abandoned, the rest served.
+    pub tables_set_aside: Counter,
     pub messages_in: Counter,
     pub messages_out: Counter,
     pub errors_sent: Counter,
@@ -41,6 +44,7 @@ impl Default for Metrics {
             connections_total: Counter::default(),
             tables_open: Gauge::default(),
             tables_created: Counter::default(),
+            tables_set_aside: Counter::default(),
             messages_in: Counter::default(),
             messages_out: Counter::default(),
             errors_sent: Counter::default(),
@@ -65,6 +69,11 @@ impl Default for Metrics {
         );
         registry.register("tables_open", "Tables open", metrics.tables_open.clone());
         registry.register("tables_created", "Tables created", metrics.tables_created.clone());
+        registry.register(
+            "tables_set_aside",
+            "Open tables that could not be restored: closed, their games abandoned",
+            metrics.tables_set_aside.clone(),
+        );
         registry.register(
             "messages_received",
             "Client messages received",

@@ -215,7 +215,7 @@ mod tests {
         async fn player_by_token_hash(&self, hash: &str) -> Result<Option<PlayerRow>, StoreError> {
             self.inner.player_by_token_hash(hash).await
         }
-        async fn live_tables(&self) -> Result<Vec<LiveTable>, StoreError> {
+        async fn live_tables(&self) -> Result<Vec<Result<LiveTable, UnreadableTable>>, StoreError> {
             self.inner.live_tables().await
         }
         async fn list_matches(&self, query: &MatchQuery) -> Result<MatchPage, StoreError> {

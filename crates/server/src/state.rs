@@ -11,7 +11,7 @@ use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use euchre_store::writer::Recorder;
-use euchre_store::{CloseReason, LiveTable, Store, Write};
+use euchre_store::{CloseReason, LiveTable, Store, TableHost, Write};
 
 use crate::accounts::Accounts;
 use crate::admission::Admission;
@@ -25,10 +25,10 @@ use crate::placement::{OneNode, Placement, RemotePools, RemoteTables};
 use crate::quick_play::QuickPlay;
 use crate::ratings::Ratings;
 use crate::registry::Registry;
-use crate::table::{Table, TableConfig, TableHandle, TableMessage};
+use crate::table::{Table, TableConfig, TableHandle, TableMessage, quick_play_host};
 
 /// The host id of the tables quick-play pools form: no player's.
-pub const QUICK_PLAY_HOST: &str = "quick-play";
+pub use euchre_store::QUICK_PLAY_HOST;
 
 /// What every connection, table and handler shares; cheap to clone (one
 /// reference count), and one pointer in each connection's task rather than
@@ -237,7 +237,7 @@ impl AppState {
         if self.registry.len() >= self.settings.limits.max_tables {
             return Err(ErrorCode::Busy.refusal("the server has as many tables as it may"));
         }
-        let host = PlayerInfo { id: QUICK_PLAY_HOST.to_owned(), name: "Quick play".to_owned() };
+        let host = quick_play_host();
         let (table_id, _, handle) =
             self.open_table(&host, settings, rules, bot_kind, seats).await?;
         Ok((table_id, handle))
@@ -287,35 +287,49 @@ impl AppState {
     }
 
     /// Brings back a table that was open when the server stopped.
-    /// One that cannot be restored is closed as lost, and its game in
-    /// progress abandoned: its players' links and history say so.
+    /// One that cannot be restored is set aside ([`AppState::set_aside`]).
     pub fn restore_table(&self, live: LiveTable) -> Result<(), String> {
-        let host_id = live.host.id.clone();
         let (table_id, unfinished) = (live.id.clone(), live.game.as_ref().map(|g| g.id.clone()));
-        let durability = self.placement.durability();
+        let host_id = match &live.host {
+            TableHost::QuickPlay => QUICK_PLAY_HOST.to_owned(),
+            TableHost::Player { id, .. } => id.clone(),
+        };
         let restored = Table::restore(
             live,
             self.table_config(),
             self.registry.clone(),
-            Some(durability.clone()),
+            Some(self.placement.durability()),
         );
-        let (table, handle, mailbox) = match restored {
-            Ok(restored) => restored,
-            Err(error) => {
-                let at = now_ms();
-                let reason = CloseReason::Lost;
-                let lost = vec![
-                    Write::TableAbandoned { id: table_id.clone(), reason, unfinished, at },
-                    Write::TableClosed { id: table_id.clone(), at },
-                ];
-                // Not waited for: should the write fail, the table is tried
-                // (and found lost) again at the next start.
-                durability.keep(&table_id, lost, Box::new(|_| {}));
-                return Err(error);
+        match restored {
+            Ok((table, handle, mailbox)) => {
+                self.spawn_table(table, handle, mailbox, &host_id);
+                Ok(())
             }
-        };
-        self.spawn_table(table, handle, mailbox, &host_id);
-        Ok(())
+            Err(error) => {
+                self.set_aside(&table_id, unfinished, &error);
+                Err(error)
+            }
+        }
+    }
+
+    /// Closes an open table that cannot be restored, so that it never stops
+    /// the server, nor is tried again: its game in progress is abandoned,
+    /// and its link and its players' history say that it was lost. Logged
+    /// with its id and counted (`euchre_tables_set_aside`).
+    pub fn set_aside(&self, table_id: &str, unfinished: Option<String>, error: &str) {
+        tracing::error!(table = %table_id, unfinished = ?unfinished, %error,
+            "cannot restore a table: closed as lost, its game abandoned");
+        self.metrics.tables_set_aside.inc();
+        let at = now_ms();
+        let reason = CloseReason::Lost;
+        let id = table_id.to_owned();
+        let lost = vec![
+            Write::TableAbandoned { id: id.clone(), reason, unfinished, at },
+            Write::TableClosed { id, at },
+        ];
+        // Not waited for: should the write fail, the table is tried (and
+        // set aside) again at the next start.
+        self.placement.durability().keep(table_id, lost, Box::new(|_| {}));
     }
 
     fn spawn_table(

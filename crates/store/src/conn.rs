@@ -79,7 +79,8 @@ pub(crate) trait Conn: Send {
         + Decodes<PointRow>
         + Decodes<AccuracyRow>
         + Decodes<(i64,)>
-        + Decodes<(String, String)>;
+        + Decodes<(String, String)>
+        + Decodes<(String, Option<String>)>;
 
     fn fetch_all<'e>(
         &'e mut self,
@@ -125,7 +126,8 @@ where
         + Decodes<PointRow>
         + Decodes<AccuracyRow>
         + Decodes<(i64,)>
-        + Decodes<(String, String)>,
+        + Decodes<(String, String)>
+        + Decodes<(String, Option<String>)>,
 {
     type Row = DB::Row;
 

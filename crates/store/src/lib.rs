@@ -220,16 +220,50 @@ pub struct PlayerRow {
     pub name: String,
 }
 
+/// The host id stored for a table that quick play formed: no player's.
+/// Player ids are UUIDs, so it can never be one.
+pub const QUICK_PLAY_HOST: &str = "quick-play";
+
+/// Who hosts a table, as restoring it needs to know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableHost {
+    /// Quick play formed it: nobody hosts it (stored as [`QUICK_PLAY_HOST`]).
+    QuickPlay,
+    /// A player, and their name: `None` when no player of that id is
+    /// stored (a player deleted since), which does not keep the table from
+    /// being restored.
+    Player { id: String, name: Option<String> },
+}
+
+impl TableHost {
+    /// The host a stored host id names, with the name the store found for it.
+    pub fn stored(id: String, name: Option<String>) -> TableHost {
+        if id == QUICK_PLAY_HOST { TableHost::QuickPlay } else { TableHost::Player { id, name } }
+    }
+}
+
 /// A table that was open when the server stopped, with its game in progress.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LiveTable {
     pub id: String,
-    pub host: PlayerRow,
+    pub host: TableHost,
     pub settings: serde_json::Value,
     pub invite: Option<String>,
     pub seats: serde_json::Value,
     /// The game in progress, if any.
     pub game: Option<LiveMatch>,
+}
+
+/// A table the store holds as open but cannot give back, found at
+/// start-up: the server closes it (abandoning its game) and restores the
+/// rest, rather than refuse to start.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnreadableTable {
+    pub id: String,
+    /// Its game in progress, if the store could tell which.
+    pub unfinished: Option<String>,
+    /// What is wrong with it.
+    pub error: String,
 }
 
 /// A game in progress: enough to replay it to where it stopped.
@@ -533,8 +567,10 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// account (from then on only its sessions let it in).
     async fn player_by_token_hash(&self, token_hash: &str)
     -> Result<Option<PlayerRow>, StoreError>;
-    /// Tables not closed, with their games in progress.
-    async fn live_tables(&self) -> Result<Vec<LiveTable>, StoreError>;
+    /// Tables not closed, with their games in progress, oldest first: each
+    /// one whole, or what keeps it from being read. The error is for a
+    /// store that cannot be read at all.
+    async fn live_tables(&self) -> Result<Vec<Result<LiveTable, UnreadableTable>>, StoreError>;
     async fn list_matches(&self, query: &MatchQuery) -> Result<MatchPage, StoreError>;
     async fn get_match(&self, id: &str) -> Result<Option<MatchDetail>, StoreError>;
     /// A table, open or closed, with its latest match.

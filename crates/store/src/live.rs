@@ -5,10 +5,11 @@
 
 use euchre_engine::{GameRecord, HandRecord, PerTeam, Seat, SeatAction};
 
-use crate::{LiveMatch, LiveTable, PlayerRow, StoreError, Write, sql};
+use crate::{LiveMatch, LiveTable, StoreError, TableHost, Write, sql};
 
 /// The table `writes` describe, in the order they were made, if it is still
-/// open; `host_name` finds the host's name (the writes keep only the id).
+/// open; `host_name` finds a player host's name (the writes keep only the
+/// id; a table quick play formed has no host to ask for).
 pub fn live_table(
     writes: &[Write],
     host_name: impl FnOnce(&str) -> Option<String>,
@@ -22,7 +23,7 @@ pub fn live_table(
             Write::TableOpened { id, host_id, settings, invite, .. } => {
                 table = Some(LiveTable {
                     id: id.clone(),
-                    host: PlayerRow { id: host_id.clone(), name: String::new() },
+                    host: TableHost::stored(host_id.clone(), None),
                     settings: settings.clone(),
                     invite: invite.clone(),
                     seats: serde_json::Value::Null,
@@ -100,9 +101,9 @@ pub fn live_table(
         }
     }
     let Some(mut table) = table else { return Ok(None) };
-    table.host.name = host_name(&table.host.id).ok_or_else(|| {
-        corrupt(format!("table {}: its host {} is not stored", table.id, table.host.id))
-    })?;
+    if let TableHost::Player { id, name } = &mut table.host {
+        *name = host_name(id);
+    }
     if let Some((mut live, false)) = current {
         sql::settle(&mut live.record, &live.id)?;
         table.game = Some(live);

@@ -23,7 +23,7 @@ use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoin
 use crate::{FormAccuracy, SavedAnalysis};
 use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, Millis, PlayerRow, PlayerStats,
-    Store, StoreError, Write,
+    Store, StoreError, UnreadableTable, Write,
 };
 use crate::{accounts, analyses, plays, purge, ratings, read, write};
 
@@ -209,7 +209,7 @@ impl Store for PgStore {
         read::player_by_token_hash(&mut *self.pool.acquire().await?, token_hash).await
     }
 
-    async fn live_tables(&self) -> Result<Vec<LiveTable>, StoreError> {
+    async fn live_tables(&self) -> Result<Vec<Result<LiveTable, UnreadableTable>>, StoreError> {
         let mut tx = self.pool.begin_with(BEGIN_READ).await?;
         let live = read::live_tables(&mut *tx).await?;
         tx.commit().await?;

@@ -7,7 +7,7 @@ use crate::rows::{LastMatchRow, MatchRow, TableRecordRow, TableRow};
 use crate::sql;
 use crate::{
     LiveMatch, LiveTable, MatchDetail, MatchPage, MatchQuery, PlayerRow, PlayerStats, StoreError,
-    TableRecord,
+    TableRecord, UnreadableTable,
 };
 
 /// Runs `statement` and decodes every row as `T`.
@@ -48,32 +48,58 @@ pub(crate) async fn load_match<C: Conn>(
     Ok(Some((MatchDetail { summary, record }, last_seq)))
 }
 
-/// Open tables, with their games in progress replayed to where they stopped.
-pub(crate) async fn live_tables<C: Conn>(conn: &mut C) -> Result<Vec<LiveTable>, StoreError> {
-    let tables: Vec<TableRow> = fetch(conn, sql::LIVE_TABLES, &[]).await?;
-    let mut live = Vec::with_capacity(tables.len());
-    for table in tables {
-        let game = match &table.live_match {
-            None => None,
-            Some(id) => {
-                let (detail, last_seq) = load_match(conn, id)
-                    .await?
-                    .ok_or_else(|| StoreError::Corrupt(format!("live match {id} vanished")))?;
-                let forfeits: Vec<(i64,)> =
-                    fetch(conn, sql::FORFEITS_OF_MATCH, &[Param::Text(Some(id))]).await?;
-                Some(LiveMatch {
-                    id: detail.summary.id,
-                    number: detail.summary.number,
-                    record: detail.record,
-                    last_seq,
-                    seats: detail.summary.seats,
-                    forfeits: forfeits.into_iter().map(|(seat,)| seat as u8).collect(),
-                })
+/// Open tables, with their games in progress replayed to where they stopped;
+/// a table that cannot be read is reported, and does not hide the others.
+pub(crate) async fn live_tables<C: Conn>(
+    conn: &mut C,
+) -> Result<Vec<Result<LiveTable, UnreadableTable>>, StoreError> {
+    let rows = conn.fetch_all(sql::LIVE_TABLES, &[]).await?;
+    let mut live = Vec::with_capacity(rows.len());
+    for row in rows {
+        let table: TableRow = match Decodes::decode(&row) {
+            Ok(table) => table,
+            Err(StoreError::Corrupt(error)) => {
+                // Its first two columns, the id and the live match, are plain
+                // text: they decode when its JSON does not.
+                let (id, unfinished): (String, Option<String>) = Decodes::decode(&row)?;
+                live.push(Err(UnreadableTable { id, unfinished, error }));
+                continue;
             }
+            Err(error) => return Err(error),
         };
-        live.push(sql::live_table(table, game)?);
+        let (id, unfinished) = (table.id.clone(), table.live_match.clone());
+        match live_table(conn, table).await {
+            Ok(table) => live.push(Ok(table)),
+            Err(StoreError::Corrupt(error)) => {
+                live.push(Err(UnreadableTable { id, unfinished, error }));
+            }
+            Err(error) => return Err(error),
+        }
     }
     Ok(live)
+}
+
+/// One open table, with its game in progress replayed.
+async fn live_table<C: Conn>(conn: &mut C, table: TableRow) -> Result<LiveTable, StoreError> {
+    let game = match &table.live_match {
+        None => None,
+        Some(id) => {
+            let (detail, last_seq) = load_match(conn, id)
+                .await?
+                .ok_or_else(|| StoreError::Corrupt(format!("live match {id} vanished")))?;
+            let forfeits: Vec<(i64,)> =
+                fetch(conn, sql::FORFEITS_OF_MATCH, &[Param::Text(Some(id))]).await?;
+            Some(LiveMatch {
+                id: detail.summary.id,
+                number: detail.summary.number,
+                record: detail.record,
+                last_seq,
+                seats: detail.summary.seats,
+                forfeits: forfeits.into_iter().map(|(seat,)| seat as u8).collect(),
+            })
+        }
+    };
+    Ok(sql::live_table(table, game))
 }
 
 /// A table, open or closed, with its latest match.

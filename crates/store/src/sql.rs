@@ -126,12 +126,14 @@ pub(crate) const HANDS_OF_MATCH: &str = "\
     ORDER BY number";
 
 /// Open tables, oldest first, with their host's name and the id of their
-/// latest match when that match is still in progress.
+/// latest match when that match is still in progress. The id and the live
+/// match come first: a row whose JSON does not decode still tells them.
 pub(crate) const LIVE_TABLES: &str = "\
-    SELECT t.id, t.host_id, p.name AS host_name, t.settings, t.invite, t.seats, \
+    SELECT t.id, \
         (SELECT CASE WHEN m.ended_at IS NULL THEN m.id END FROM matches m \
             WHERE m.table_id = t.id \
-            ORDER BY m.number DESC, m.started_at DESC, m.id DESC LIMIT 1) AS live_match \
+            ORDER BY m.number DESC, m.started_at DESC, m.id DESC LIMIT 1) AS live_match, \
+        t.host_id, p.name AS host_name, t.settings, t.invite, t.seats \
     FROM game_tables t LEFT JOIN players p ON p.id = t.host_id \
     WHERE t.closed_at IS NULL \
     ORDER BY t.created_at, t.id";
@@ -503,19 +505,13 @@ pub(crate) fn final_scores(scores: &[u16]) -> [Option<i64>; MAX_TEAMS] {
     std::array::from_fn(|side| scores.get(side).map(|score| i64::from(*score)))
 }
 
-pub(crate) fn live_table(
-    row: TableRow,
-    game: Option<crate::LiveMatch>,
-) -> Result<crate::LiveTable, StoreError> {
-    let name = row.host_name.ok_or_else(|| {
-        StoreError::Corrupt(format!("table {}: its host {} is not stored", row.id, row.host_id))
-    })?;
-    Ok(crate::LiveTable {
+pub(crate) fn live_table(row: TableRow, game: Option<crate::LiveMatch>) -> crate::LiveTable {
+    crate::LiveTable {
         id: row.id,
-        host: PlayerRow { id: row.host_id, name },
+        host: crate::TableHost::stored(row.host_id, row.host_name),
         settings: row.settings.0,
         invite: row.invite,
         seats: row.seats.0,
         game,
-    })
+    }
 }

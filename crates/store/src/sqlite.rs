@@ -29,7 +29,7 @@ use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoin
 use crate::{FormAccuracy, SavedAnalysis};
 use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, PlayerRow, PlayerStats, Store,
-    StoreError, Write,
+    StoreError, UnreadableTable, Write,
 };
 use crate::{accounts, analyses, plays, purge, ratings, read, write};
 
@@ -327,7 +327,7 @@ impl Store for SqliteStore {
 
     // In WAL mode a transaction reads one snapshot from its first read on.
 
-    async fn live_tables(&self) -> Result<Vec<LiveTable>, StoreError> {
+    async fn live_tables(&self) -> Result<Vec<Result<LiveTable, UnreadableTable>>, StoreError> {
         let mut tx = self.pool.begin().await?;
         let live = read::live_tables(&mut *tx).await?;
         tx.commit().await?;

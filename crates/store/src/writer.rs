@@ -382,6 +382,7 @@ mod tests {
         Account, AccountClaim, AccountKey, BoardEntry, ClaimOutcome, FormAccuracy, FormRating,
         LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, NewSession, PlayerRow, PlayerStats,
         RateFn, RatedMatch, RatingChange, RatingPoint, SavedAnalysis, Session, TableRecord,
+        UnreadableTable,
     };
 
     /// A store that keeps writes in memory and can be switched off.
@@ -421,7 +422,7 @@ mod tests {
         async fn player_by_token_hash(&self, _: &str) -> Result<Option<PlayerRow>, StoreError> {
             Ok(None)
         }
-        async fn live_tables(&self) -> Result<Vec<LiveTable>, StoreError> {
+        async fn live_tables(&self) -> Result<Vec<Result<LiveTable, UnreadableTable>>, StoreError> {
             Ok(Vec::new())
         }
         async fn list_matches(&self, _: &MatchQuery) -> Result<MatchPage, StoreError> {

@@ -26,8 +26,8 @@ use euchre_store::sqlite::SqliteStore;
 use euchre_store::{
     Abandonment, Account, AccountClaim, AccountKey, ClaimOutcome, CloseReason, Cursor,
     FormAccuracy, Glicko, LiveTable, MatchDetail, MatchQuery, MatchSeat, MatchSummary, Millis,
-    NewSession, PlayerRow, PlayerStats, RatedMatch, RatingChange, SavedAnalysis, SeatAccuracy,
-    Session, Store, StoreError, Write,
+    NewSession, PlayerRow, PlayerStats, QUICK_PLAY_HOST, RatedMatch, RatingChange, SavedAnalysis,
+    SeatAccuracy, Session, Store, StoreError, TableHost, UnreadableTable, Write,
 };
 use euchre_testkit::postgres;
 use rand::{RngExt, SeedableRng};
@@ -159,6 +159,119 @@ where
         store.list_matches(&MatchQuery { limit: 5, ..MatchQuery::default() }).await,
         Err(StoreError::Corrupt(_))
     ));
+}
+
+/// The open tables, every one of which must read whole.
+async fn open_tables(store: &dyn Store) -> Vec<LiveTable> {
+    let live = store.live_tables().await.expect("live tables");
+    live.into_iter().map(|table| table.expect("every open table reads")).collect()
+}
+
+#[tokio::test]
+async fn sqlite_reports_each_unreadable_open_table_apart() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let url = format!("sqlite://{}/unreadable.db", folder.path().display());
+    let store = SqliteStore::connect(&url).await.expect("open SQLite");
+    store.migrate().await.expect("migrate");
+    let pool = store.pool().clone();
+    let tamper = |statement| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query(statement).execute(&pool).await.expect("tamper with a row");
+        }
+    };
+    unreadable_open_tables(&store, tamper).await;
+    // SQLite keeps JSON as text, which can stop being JSON: that table
+    // alone is reported, with its game in progress.
+    tamper("UPDATE game_tables SET seats = '[{not json' WHERE id = 't1'").await;
+    let live = store.live_tables().await.expect("the store reads");
+    let t1 = live.iter().find(|table| table.as_ref().is_err_and(|bad| bad.id == "t1"));
+    let Some(Err(t1)) = t1 else { panic!("t1 is reported: {live:#?}") };
+    assert!(t1.unfinished.is_some(), "t1's game in progress is named: {t1:?}");
+    // t0 and t1 alone.
+    assert_eq!(live.iter().filter(|table| table.is_err()).count(), 2, "{live:#?}");
+}
+
+#[tokio::test]
+async fn postgres_reports_each_unreadable_open_table_apart() {
+    with_postgres(|store| async move {
+        let pool = store.pool().clone();
+        let tamper = |statement| {
+            let pool = pool.clone();
+            async move {
+                sqlx::query(statement).execute(&pool).await.expect("tamper with a row");
+            }
+        };
+        unreadable_open_tables(&*store, tamper).await;
+    })
+    .await;
+}
+
+/// An open table whose game no longer replays is reported on its own, with
+/// its id and its game, and every other open table still reads; a table
+/// quick play formed has no host, and a host no longer stored does not make
+/// a table unreadable.
+async fn unreadable_open_tables<F, Fut>(store: &dyn Store, tamper: F)
+where
+    F: Fn(&'static str) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let (writes, history) = history();
+    store.apply(&writes).await.expect("apply");
+    let opened = |id: &str, host_id: &str| Write::TableOpened {
+        id: id.into(),
+        host_id: host_id.into(),
+        settings: json!({ "preset": "standard" }),
+        invite: None,
+        at: 1,
+    };
+    store
+        .apply(&[opened("z-pool", QUICK_PLAY_HOST), opened("z-gone", "nobody-stored")])
+        .await
+        .expect("apply");
+    let (mid_hand, _) = &history.live[0];
+    assert_eq!(mid_hand, "t0");
+    let unfinished = history
+        .played
+        .iter()
+        .find(|p| p.summary.table_id == *mid_hand && p.summary.ended_at.is_none())
+        .map(|p| p.summary.id.clone());
+    assert!(unfinished.is_some(), "t0 has a game in progress");
+
+    tamper(
+        "UPDATE hands SET plays = plays || 'zz' WHERE match_id IN \
+         (SELECT id FROM matches WHERE table_id = 't0' AND ended_at IS NULL)",
+    )
+    .await;
+    let live = store.live_tables().await.expect("one unreadable table is no store error");
+    let ids: Vec<&str> = live
+        .iter()
+        .map(|table| match table {
+            Ok(table) => table.id.as_str(),
+            Err(bad) => bad.id.as_str(),
+        })
+        .collect();
+    let mut expected: Vec<&str> = history.live.iter().map(|(id, _)| id.as_str()).collect();
+    expected.extend(["z-gone", "z-pool"]);
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(sorted, expected, "every open table, readable or not");
+    let Some(Err(UnreadableTable { id, unfinished: named, error })) =
+        live.iter().find(|table| table.is_err())
+    else {
+        panic!("t0 is reported: {live:#?}")
+    };
+    assert_eq!((id.as_str(), named), ("t0", &unfinished));
+    assert!(!error.is_empty());
+    assert_eq!(live.iter().filter(|table| table.is_err()).count(), 1, "t0 alone");
+    let host = |id: &str| {
+        live.iter().flatten().find(|table| table.id == id).map(|table| table.host.clone())
+    };
+    assert_eq!(host("z-pool"), Some(TableHost::QuickPlay));
+    assert_eq!(host("z-gone"), Some(TableHost::Player { id: "nobody-stored".into(), name: None }));
+    let t1 = live.iter().flatten().find(|table| table.id == "t1").expect("t1 reads");
+    assert!(t1.game.is_some(), "t1's game is whole");
 }
 
 /// A fresh PostgreSQL database for one test, migrated, dropped afterwards
@@ -1062,7 +1175,7 @@ async fn check_abandoned(store: &dyn Store) {
     assert_eq!(abandoned("ab-m-left").await, left, "the first abandonment stays");
     assert_eq!(abandoned("ab-m-open").await, None);
     assert_eq!(store.abandon_orphaned_matches().await.expect("sweep again"), 0);
-    let live = store.live_tables().await.expect("live tables");
+    let live = open_tables(store).await;
     let game = live.iter().find(|t| t.id == "ab-open").and_then(|t| t.game.as_ref());
     assert_eq!(game.map(|g| g.id.as_str()), Some("ab-m-open"));
 
@@ -1617,13 +1730,14 @@ async fn check_stats(store: &dyn Store, history: &History) {
 }
 
 async fn check_live(store: &dyn Store, history: &History) {
-    let live = store.live_tables().await.expect("live tables");
+    let live = open_tables(store).await;
     let ids: Vec<&str> = live.iter().map(|table| table.id.as_str()).collect();
     let expected_ids: Vec<&str> = history.live.iter().map(|(id, _)| id.as_str()).collect();
     assert_eq!(ids, expected_ids, "open tables, oldest first");
     for (table, (_, seats)) in live.iter().zip(&history.live) {
         let index: usize = table.id[1..].parse().expect("a table number");
-        assert_eq!(table.host, PlayerRow { id: player_id(index), name: format!("Player {index}") });
+        let name = Some(format!("Player {index}"));
+        assert_eq!(table.host, TableHost::Player { id: player_id(index), name });
         assert_eq!(table.settings, json!({ "preset": "standard", "table": index }));
         assert_eq!(table.invite, index.is_multiple_of(2).then(|| format!("invite-{index}")));
         assert_eq!(&table.seats, seats);
@@ -1696,7 +1810,7 @@ async fn snapshot(store: &dyn Store, history: &History) -> Snapshot {
     for index in 0..PLAYERS {
         stats.push(store.player_stats(&player_id(index)).await.expect("stats"));
     }
-    let live = store.live_tables().await.expect("live tables");
+    let live = open_tables(store).await;
     Snapshot { matches, pages, stats, live }
 }
 
@@ -1857,7 +1971,7 @@ async fn check_ratings(store: &dyn Store) {
 /// Each table's own writes, folded without the database (as a cluster node
 /// rebuilds a table from its shard's log), give what the database gives.
 async fn check_live_from_writes(store: &dyn Store, writes: &[Write]) {
-    let from_store = store.live_tables().await.expect("live tables");
+    let from_store = open_tables(store).await;
     let names: HashMap<String, String> = writes
         .iter()
         .filter_map(|write| match write {

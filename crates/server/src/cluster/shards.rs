@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use euchre_cluster::{Change, Shard, ShardLog, shard_of};
-use euchre_protocol::{Occupant, TableId};
+use euchre_protocol::TableId;
 use euchre_store::Write;
 use euchre_store::durable::Durability;
 use tokio::sync::mpsc;
@@ -88,16 +88,13 @@ impl Node {
                 continue;
             }
             let host = host_name(state, &table, &writes).await;
-            match euchre_store::live::live_table(&writes, |_| host) {
-                Ok(Some(live)) => {
-                    logged.record_history(&table, writes, true);
-                    match state.restore_table(live) {
-                        Ok(()) => restored += 1,
-                        Err(error) => tracing::error!(%table, %error, "cannot restore a table"),
-                    }
-                }
+            let live = euchre_store::live::live_table(&writes, |_| host);
+            logged.record_history(&table, writes, true);
+            match live {
+                Ok(Some(live)) => restored += u32::from(state.restore_table(live).is_ok()),
                 Ok(None) => {}
-                Err(error) => tracing::error!(%table, %error, "cannot rebuild a table"),
+                // Set aside as at a start: closed, so no node tries it again.
+                Err(error) => state.set_aside(&table, None, &error.to_string()),
             }
         }
         match self.client.subscribe(format!("euchre.cmd.{shard}")).await {
@@ -258,7 +255,7 @@ impl Node {
 }
 
 /// The name of a table's host, which its writes keep only the id of: from
-/// the lobby, the table's seats, or the database.
+/// the lobby or the database (else the restore looks in its seats).
 async fn host_name(state: &AppState, table: &str, writes: &[Write]) -> Option<String> {
     if let Some(summary) = state.registry.summary(table) {
         return Some(summary.host);
@@ -267,19 +264,6 @@ async fn host_name(state: &AppState, table: &str, writes: &[Write]) -> Option<St
         Write::TableOpened { host_id, .. } => Some(host_id.clone()),
         _ => None,
     })?;
-    let seated = writes.iter().rev().find_map(|write| match write {
-        Write::TableSeats { seats, .. } => {
-            let seats: Vec<Option<Occupant>> = serde_json::from_value(seats.clone()).ok()?;
-            seats.into_iter().flatten().find_map(|occupant| match occupant {
-                Occupant::Player { player, .. } if player.id == host_id => Some(player.name),
-                _ => None,
-            })
-        }
-        _ => None,
-    });
-    if seated.is_some() {
-        return seated;
-    }
     let stats = state.store.player_stats(&host_id).await.ok()?;
     stats.player.map(|player| player.name)
 }

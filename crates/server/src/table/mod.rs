@@ -36,7 +36,7 @@ use euchre_protocol::{
     Occupant, PlayerInfo, TableEvent, TableId, TableSettings, TableStatus, TableSummary,
 };
 use euchre_store::durable::Durability;
-use euchre_store::{CloseReason, LiveTable, Write};
+use euchre_store::{CloseReason, LiveTable, TableHost, Write};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -175,7 +175,7 @@ impl Table {
     }
 
     /// A table that was open when the server stopped, rebuilt from storage:
-    /// its settings, its seats (everybody away until they come back), and
+    /// its host, its settings, its seats (everybody away until they come back), and
     /// its game replayed to where it was.
     pub fn restore(
         live: LiveTable,
@@ -189,7 +189,7 @@ impl Table {
         let bot_kind = BotKind::from_name(&settings.bot).unwrap_or(BotKind::Basic);
         let seats: Vec<Option<Occupant>> = serde_json::from_value(live.seats)
             .map_err(|error| format!("table {}: seats: {error}", live.id))?;
-        let host = PlayerInfo { id: live.host.id, name: live.host.name };
+        let host = host_of(live.host, &seats);
         let (mut table, handle, rx) = Table::new(
             live.id,
             host,
@@ -427,4 +427,31 @@ async fn sleep_until(deadline: Option<Instant>) {
         Some(deadline) => tokio::time::sleep_until(deadline).await,
         None => std::future::pending().await,
     }
+}
+
+/// Who a restored table's host is: for a table quick play formed, the
+/// same nobody `AppState::create_pool_table` gives it; for a player the
+/// store no longer has, their name as they sat, or else a placeholder.
+fn host_of(host: TableHost, seats: &[Option<Occupant>]) -> PlayerInfo {
+    match host {
+        TableHost::QuickPlay => quick_play_host(),
+        TableHost::Player { id, name } => {
+            let seated = || {
+                seats.iter().flatten().find_map(|occupant| match occupant {
+                    Occupant::Player { player, .. } if player.id == id => Some(player.name.clone()),
+                    _ => None,
+                })
+            };
+            let name = name.or_else(seated).unwrap_or_else(|| FORMER_PLAYER.to_owned());
+            PlayerInfo { id, name }
+        }
+    }
+}
+
+/// The name shown for a host whom the store no longer has.
+const FORMER_PLAYER: &str = "a former player";
+
+/// The host of a table quick play formed: nobody who plays.
+pub fn quick_play_host() -> PlayerInfo {
+    PlayerInfo { id: euchre_store::QUICK_PLAY_HOST.to_owned(), name: "Quick play".to_owned() }
 }
