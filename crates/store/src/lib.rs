@@ -250,7 +250,8 @@ pub struct LiveTable {
     pub settings: serde_json::Value,
     pub invite: Option<String>,
     pub seats: serde_json::Value,
-    /// The game in progress, if any.
+    /// Its latest game, if any: in progress, or over (the table waits for
+    /// a rematch).
     pub game: Option<LiveMatch>,
 }
 
@@ -266,7 +267,7 @@ pub struct UnreadableTable {
     pub error: String,
 }
 
-/// A game in progress: enough to replay it to where it stopped.
+/// A table's latest game: enough to replay it to where it stopped.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LiveMatch {
     pub id: String,

@@ -104,9 +104,10 @@ pub fn live_table(
     if let TableHost::Player { id, name } = &mut table.host {
         *name = host_name(id);
     }
-    if let Some((mut live, false)) = current {
+    // The latest game, in progress or over (the table awaits a rematch).
+    if let Some((mut live, ended)) = current {
         sql::settle(&mut live.record, &live.id)?;
-        table.game = Some(live);
+        table.game = sql::latest_game(live, ended);
     }
     Ok(Some(table))
 }

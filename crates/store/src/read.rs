@@ -79,9 +79,10 @@ pub(crate) async fn live_tables<C: Conn>(
     Ok(live)
 }
 
-/// One open table, with its game in progress replayed.
+/// One open table, with its latest game replayed (in progress, or over and
+/// awaiting a rematch).
 async fn live_table<C: Conn>(conn: &mut C, table: TableRow) -> Result<LiveTable, StoreError> {
-    let game = match &table.live_match {
+    let game = match &table.last_match {
         None => None,
         Some(id) => {
             let (detail, last_seq) = load_match(conn, id)
@@ -89,14 +90,15 @@ async fn live_table<C: Conn>(conn: &mut C, table: TableRow) -> Result<LiveTable,
                 .ok_or_else(|| StoreError::Corrupt(format!("live match {id} vanished")))?;
             let forfeits: Vec<(i64,)> =
                 fetch(conn, sql::FORFEITS_OF_MATCH, &[Param::Text(Some(id))]).await?;
-            Some(LiveMatch {
+            let latest = LiveMatch {
                 id: detail.summary.id,
                 number: detail.summary.number,
                 record: detail.record,
                 last_seq,
                 seats: detail.summary.seats,
                 forfeits: forfeits.into_iter().map(|(seat,)| seat as u8).collect(),
-            })
+            };
+            sql::latest_game(latest, table.live_match.is_none())
         }
     };
     Ok(sql::live_table(table, game))

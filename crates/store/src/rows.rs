@@ -85,7 +85,10 @@ pub(crate) struct TableRow {
     pub settings: Json<serde_json::Value>,
     pub invite: Option<String>,
     pub seats: Json<serde_json::Value>,
+    /// The latest match, while it is in progress.
     pub live_match: Option<String>,
+    /// The latest match, in progress or over.
+    pub last_match: Option<String>,
 }
 
 /// A row of `sql::TABLE_BY_ID`.

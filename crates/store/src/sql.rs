@@ -125,14 +125,17 @@ pub(crate) const HANDS_OF_MATCH: &str = "\
     SELECT number, deal, outcome, seal, plays, last_seq FROM hands WHERE match_id = $1 \
     ORDER BY number";
 
-/// Open tables, oldest first, with their host's name and the id of their
-/// latest match when that match is still in progress. The id and the live
-/// match come first: a row whose JSON does not decode still tells them.
+/// Open tables, oldest first, with their host's name, the id of their
+/// latest match, and that id again while that match is in progress. The id
+/// and the live match come first: a row whose JSON does not decode still
+/// tells them.
 pub(crate) const LIVE_TABLES: &str = "\
     SELECT t.id, \
         (SELECT CASE WHEN m.ended_at IS NULL THEN m.id END FROM matches m \
             WHERE m.table_id = t.id \
             ORDER BY m.number DESC, m.started_at DESC, m.id DESC LIMIT 1) AS live_match, \
+        (SELECT m.id FROM matches m WHERE m.table_id = t.id \
+            ORDER BY m.number DESC, m.started_at DESC, m.id DESC LIMIT 1) AS last_match, \
         t.host_id, p.name AS host_name, t.settings, t.invite, t.seats \
     FROM game_tables t LEFT JOIN players p ON p.id = t.host_id \
     WHERE t.closed_at IS NULL \
@@ -379,9 +382,17 @@ pub(crate) fn match_record(
     Ok((record, last_seq))
 }
 
+/// A table's latest match as restoring the table takes it: in progress, or
+/// won (the table awaits a rematch). One ended unwon (by a version that
+/// ended abandoned matches so) leaves the table without a game.
+pub(crate) fn latest_game(latest: crate::LiveMatch, ended: bool) -> Option<crate::LiveMatch> {
+    (!ended || latest.record.winner.is_some()).then_some(latest)
+}
+
 /// Replays a rebuilt record through the engine, which checks every action
-/// and every stored outcome, and takes the scores, the winner and any hand
-/// outcome not stored yet from the replay, so the record agrees with itself.
+/// and every stored outcome, and takes the scores, the winner, a rubber's
+/// games and any hand outcome not stored yet from the replay, so the record
+/// agrees with itself.
 pub(crate) fn settle(record: &mut GameRecord, match_id: &str) -> Result<(), StoreError> {
     let game = Game::replay(record).map_err(|error| {
         StoreError::Corrupt(format!("match {match_id} does not replay: {error}"))
@@ -391,6 +402,7 @@ pub(crate) fn settle(record: &mut GameRecord, match_id: &str) -> Result<(), Stor
     }
     record.scores = game.scores();
     record.winner = game.winner();
+    record.games = game.games().to_vec();
     Ok(())
 }
 

@@ -1741,13 +1741,15 @@ async fn check_live(store: &dyn Store, history: &History) {
         assert_eq!(table.settings, json!({ "preset": "standard", "table": index }));
         assert_eq!(table.invite, index.is_multiple_of(2).then(|| format!("invite-{index}")));
         assert_eq!(&table.seats, seats);
-        let in_progress = history
+        // The latest game, in progress or won (awaiting a rematch); not
+        // one abandoned unwon.
+        let latest = history
             .played
             .iter()
             .filter(|p| p.summary.table_id == table.id)
             .max_by_key(|p| p.summary.number)
-            .filter(|p| p.summary.ended_at.is_none());
-        match (in_progress, &table.game) {
+            .filter(|p| p.summary.ended_at.is_none() || p.game.is_over());
+        match (latest, &table.game) {
             (None, None) => {}
             (Some(played), Some(game)) => {
                 assert_eq!(game.id, played.summary.id);
@@ -1757,8 +1759,10 @@ async fn check_live(store: &dyn Store, history: &History) {
                 // The replay stands exactly where the game stopped.
                 let replayed = Game::replay(&game.record).expect("the live match replays");
                 assert_eq!(replayed.turn(), played.game.turn());
-                let seat = replayed.turn().expect("the game is on");
-                assert_eq!(replayed.legal_actions(seat), played.game.legal_actions(seat));
+                assert_eq!(replayed.is_over(), played.summary.ended_at.is_some());
+                if let Some(seat) = replayed.turn() {
+                    assert_eq!(replayed.legal_actions(seat), played.game.legal_actions(seat));
+                }
                 assert_eq!(replayed.scores(), played.game.scores());
                 assert_eq!(replayed.hand_number(), played.game.hand_number());
                 assert_eq!(replayed.hand().phase(), played.game.hand().phase());

@@ -1,0 +1,651 @@
+//! The restart matrix: the real server binary, holding a table in every
+//! kind of live state at once, is stopped (SIGTERM, or SIGKILL with no
+//! chance to flush) and started again on the same data, on SQLite and on
+//! PostgreSQL. It must start; every table must be there; every seated
+//! player must resume with the same cards, the same turn and the same legal
+//! actions as before the stop (so nothing acknowledged was lost); and each
+//! game must play on. A table that cannot be restored is set aside, never
+//! a reason not to start.
+//!
+//! The states: a table created and empty; one waiting for players; a game
+//! mid-bid, mid-trick and between hands; a game over awaiting a rematch; a
+//! private table; a player away with a bot standing in; a rated table of
+//! four people; quick play's tables, casual and rated; a table of every
+//! form (preset), mid-hand; and a quick-play request still waiting, which
+//! ends with the restart (`quick_play_ended`, `shutdown`, on a SIGTERM) and
+//! may be made again (docs/self-hosting.md, "Restarts").
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use euchre_engine::{Action, Phase, Preset, Rules};
+use euchre_protocol::{
+    ClientMessage, Occupant, QuickPlayEndReason, QuickPlayRequest, Reply, ServerMessage,
+    TableSettings, TableState, TableStatus,
+};
+use euchre_testkit::postgres;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use support::http::request_at;
+use support::{Client, error_code, pick, play_to_the_end};
+
+/// How the server is stopped.
+#[derive(Clone, Copy, Debug)]
+enum Stop {
+    /// A graceful shutdown, as a deploy or `docker stop` does it.
+    Term,
+    /// A crash: nothing flushed, nothing told.
+    Kill,
+}
+
+#[tokio::test]
+async fn sqlite_after_sigterm() {
+    let Some(data) = Data::sqlite().await else { return };
+    restart_matrix(data, Stop::Term).await;
+}
+
+#[tokio::test]
+async fn sqlite_after_sigkill() {
+    let Some(data) = Data::sqlite().await else { return };
+    restart_matrix(data, Stop::Kill).await;
+}
+
+#[tokio::test]
+async fn postgres_after_sigterm() {
+    let Some(data) = Data::postgres().await else { return };
+    restart_matrix(data, Stop::Term).await;
+}
+
+#[tokio::test]
+async fn postgres_after_sigkill() {
+    let Some(data) = Data::postgres().await else { return };
+    restart_matrix(data, Stop::Kill).await;
+}
+
+// ---------------------------------------------------------------------------
+// The server's process and its data.
+
+/// A server's data: its folder (the journal, and SQLite's file) and its
+/// database.
+struct Data {
+    dir: tempfile::TempDir,
+    database_url: String,
+    /// The PostgreSQL database to drop at the end.
+    postgres: Option<String>,
+}
+
+impl Data {
+    async fn sqlite() -> Option<Data> {
+        let dir = tempfile::tempdir().expect("a data folder");
+        let database_url = format!("sqlite://{}/euchre.db", dir.path().display());
+        Some(Data { dir, database_url, postgres: None })
+    }
+
+    async fn postgres() -> Option<Data> {
+        let name = postgres::fresh_database("restart_test").await?;
+        let dir = tempfile::tempdir().expect("a data folder");
+        let database_url = postgres::database_url(&name);
+        Some(Data { dir, database_url, postgres: Some(name) })
+    }
+
+    async fn drop_database(self) {
+        if let Some(name) = &self.postgres {
+            postgres::drop_database(name).await;
+        }
+    }
+}
+
+/// The real server binary, running.
+struct Server {
+    child: Child,
+    address: SocketAddr,
+    /// Its log, a JSON object a line.
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    /// Starts the binary on `data` with bots that do not pause, limits that
+    /// a test's many players from one address do not meet, and `env`.
+    fn start(data: &Data, env: &[(&str, &str)]) -> Server {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_euchre-server"));
+        command
+            .args(["--bind", "127.0.0.1:0", "--log-format", "json"])
+            .arg("--data-dir")
+            .arg(data.dir.path())
+            .arg("--database-url")
+            .arg(&data.database_url)
+            .env("RUST_LOG", "info")
+            .env("EUCHRE_TIMING__BOT_DELAY_MS", "0")
+            .env("EUCHRE_ANALYSIS__AT_MATCH_END", "false")
+            .env("EUCHRE_LIMITS__MESSAGES_PER_SECOND", "1000")
+            .env("EUCHRE_LIMITS__MESSAGE_BURST", "1000")
+            .env("EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS", "1000")
+            .env("EUCHRE_LIMITS__GUESTS_PER_MINUTE", "1000")
+            .env("EUCHRE_LIMITS__TABLES_PER_PLAYER", "100")
+            .env("EUCHRE_QUICK_PLAY__WAVE_MS", "100")
+            // A pool table's turn timer never plays for a slow test.
+            .env("EUCHRE_QUICK_PLAY__TURN_SECONDS", "600")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().expect("the server starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let address = loop {
+            let Some(Ok(line)) = lines.next() else {
+                panic!("the server stopped before it listened: {:#?}", log.lock().unwrap())
+            };
+            log.lock().unwrap().push(line.clone());
+            let Ok(entry) = serde_json::from_str::<serde_json::Value>(&line) else { continue };
+            if let Some(address) = entry["fields"]["address"].as_str() {
+                break address.parse().expect("an address");
+            }
+        };
+        // Keep reading the log, so the server never blocks on a full pipe.
+        let kept = log.clone();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                kept.lock().unwrap().push(line);
+            }
+        });
+        Server { child, address, log }
+    }
+
+    fn url(&self) -> String {
+        format!("ws://{}/ws", self.address)
+    }
+
+    /// Stops it as `how` says and waits for the process to end.
+    fn stop(mut self, how: Stop) {
+        match how {
+            Stop::Term => {
+                let pid = self.child.id().to_string();
+                let sent = Command::new("kill").args(["-TERM", &pid]).status();
+                assert!(sent.expect("kill runs").success(), "SIGTERM sent");
+            }
+            Stop::Kill => self.child.kill().expect("SIGKILL"),
+        }
+        let status = self.child.wait().expect("the server ends");
+        if let Stop::Term = how {
+            assert!(status.success(), "a graceful stop exits cleanly: {status}");
+        }
+    }
+
+    /// The log's entries at `level` whose message contains `text`.
+    fn logged(&self, level: &str, text: &str) -> Vec<serde_json::Value> {
+        let log = self.log.lock().unwrap();
+        log.iter()
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .filter(|entry| {
+                entry["level"].as_str() == Some(level)
+                    && entry["fields"]["message"].as_str().is_some_and(|m| m.contains(text))
+            })
+            .collect()
+    }
+
+    /// A counter or gauge of `/metrics`.
+    async fn metric(&self, name: &str) -> u64 {
+        let answer = request_at(self.address, "GET", "/metrics", None, None).await;
+        let line = answer.body.lines().find(|line| line.starts_with(&format!("{name} ")));
+        line.and_then(|line| line.split(' ').nth(1)?.parse().ok()).unwrap_or(0)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Players and what they see.
+
+/// A player: their name, their token (to come back with), and their seat.
+struct Player {
+    name: String,
+    token: String,
+    seat: Option<u8>,
+}
+
+async fn guest(server: &Server, name: &str) -> Client {
+    let mut client = Client::connect(&server.url()).await;
+    client.hello(name).await;
+    client
+}
+
+fn player(client: &Client, name: &str, seat: Option<u8>) -> Player {
+    let token = client.token.clone().expect("a token");
+    Player { name: name.to_owned(), token, seat }
+}
+
+/// The table as `client` sees it now: a snapshot, asked for by resuming
+/// from a seq the table has not reached.
+async fn view(client: &mut Client, table: &str) -> TableState {
+    let id = client.next_id();
+    let resume = ClientMessage::Resume { id, table: table.to_owned(), last_seq: u64::MAX };
+    let answer = client.command(resume).await;
+    assert!(
+        matches!(answer, ServerMessage::Ack { reply: Reply::Resumed { snapshot: true, .. }, .. }),
+        "{answer:?}"
+    );
+    client
+        .log
+        .iter()
+        .rev()
+        .find_map(|message| match message {
+            ServerMessage::Snapshot { table: of, state, .. } if of == table => {
+                Some((**state).clone())
+            }
+            _ => None,
+        })
+        .expect("a snapshot before the ack")
+}
+
+/// Plays the turns of `clients` (random legal actions; bots play the
+/// rest) until, at one of their turns, `here` accepts the table as the
+/// seat to act sees it; returns that seat's view. Nothing is in flight
+/// then, and nothing moves until that seat acts.
+async fn play_until(
+    clients: &mut [Client],
+    table: &str,
+    seed: u64,
+    here: impl Fn(&TableState) -> bool,
+) -> TableState {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for _ in 0..2_000 {
+        let public = view(&mut clients[0], table).await;
+        let game = public.game.as_ref().expect("a game in play");
+        assert!(game.winner.is_none(), "the game ended before the state was reached");
+        let seated = |client: &Client| {
+            public.seats.iter().position(|occupant| match occupant {
+                Some(Occupant::Player { player, connected: true }) => {
+                    Some(&player.id) == client.player_id.as_ref()
+                }
+                _ => false,
+            })
+        };
+        let Some(turn) = game.turn else { panic!("nobody's turn: {game:?}") };
+        let Some(who) = clients.iter().position(|c| seated(c) == Some(usize::from(turn.0))) else {
+            // A bot's turn (or one standing in): it moves at once.
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        };
+        let mine = view(&mut clients[who], table).await;
+        if here(&mine) {
+            return mine;
+        }
+        let action = pick(&mine.actions, &mut rng);
+        let id = clients[who].next_id();
+        let act = ClientMessage::Act { id, table: table.to_owned(), action };
+        let answer = clients[who].command(act).await;
+        assert!(matches!(answer, ServerMessage::Ack { .. }), "{action:?}: {answer:?}");
+    }
+    panic!("the state was not reached in 2,000 turns")
+}
+
+fn phase(state: &TableState) -> Option<Phase> {
+    state.game.as_ref().map(|game| game.phase)
+}
+
+fn bidding(state: &TableState) -> bool {
+    matches!(phase(state), Some(Phase::OrderingUp | Phase::Calling))
+}
+
+/// Some bid made in this hand, and more to come.
+fn mid_bid(state: &TableState) -> bool {
+    bidding(state) && state.game.as_ref().is_some_and(|game| !game.bids.is_empty())
+}
+
+/// A trick led and not yet complete.
+fn mid_trick(state: &TableState) -> bool {
+    let game = state.game.as_ref();
+    let trick = game.and_then(|game| game.tricks.last());
+    phase(state) == Some(Phase::Playing) && trick.is_some_and(|trick| !trick.cards.is_empty())
+}
+
+/// A later hand dealt, and nobody has acted in it yet.
+fn between_hands(state: &TableState) -> bool {
+    let game = state.game.as_ref();
+    game.is_some_and(|game| game.hand_number > 0 && game.bids.is_empty()) && bidding(state)
+}
+
+/// What must come back whole: everything in a seat's view but who is
+/// connected now.
+fn comparable(mut state: TableState) -> TableState {
+    for occupant in state.seats.iter_mut().flatten() {
+        if let Occupant::Player { connected, .. } = occupant {
+            *connected = false;
+        }
+    }
+    state
+}
+
+// ---------------------------------------------------------------------------
+// The scenes: a table in each state, and what its players saw at the stop.
+
+/// A table left in some state, and each of its players' view at the stop
+/// (the host's first).
+struct Scene {
+    what: String,
+    table: String,
+    invite: Option<String>,
+    seen: Vec<(Player, TableState)>,
+    /// A player who was away at the stop, whose view is not known: they
+    /// come back to their seat and to the game everybody else sees.
+    away: Option<Player>,
+}
+
+async fn create(client: &mut Client, settings: TableSettings) -> (String, Option<String>) {
+    let id = client.next_id();
+    match client.command(ClientMessage::CreateTable { id, settings }).await {
+        ServerMessage::Ack { reply: Reply::TableCreated { table, invite }, .. } => (table, invite),
+        other => panic!("expected table_created, got {other:?}"),
+    }
+}
+
+/// Everybody's view of `table`, now.
+async fn seen_by(clients: &mut [Client], names: &[&str], table: &str) -> Vec<(Player, TableState)> {
+    let mut seen = Vec::new();
+    for (client, name) in clients.iter_mut().zip(names) {
+        let state = view(client, table).await;
+        seen.push((player(client, name, state.your_seat), state));
+    }
+    seen
+}
+
+/// One person and bots at a table of `preset`, played until `here`.
+async fn with_bots(
+    server: &Server,
+    what: &str,
+    settings: TableSettings,
+    seed: u64,
+    here: impl Fn(&TableState) -> bool,
+) -> (Scene, Client) {
+    let name = format!("P{seed}");
+    let mut client = guest(server, &name).await;
+    let players = settings.resolve_rules().expect("good settings").players;
+    let settings = TableSettings { bot_seats: (1..players).collect(), ..settings };
+    let (table, invite) = create(&mut client, settings).await;
+    let id = client.next_id();
+    let sit =
+        ClientMessage::Sit { id, table: table.clone(), seat: Some(0), invite: invite.clone() };
+    let answer = client.command(sit).await;
+    assert!(matches!(answer, ServerMessage::Ack { reply: Reply::Seated { .. }, .. }), "{answer:?}");
+    let mut clients = [client];
+    let state = play_until(&mut clients, &table, seed, here).await;
+    let [client] = clients;
+    let seen = vec![(player(&client, &name, Some(0)), state)];
+    (Scene { what: what.to_owned(), table, invite, seen, away: None }, client)
+}
+
+/// Four people through quick play, played until a trick is under way.
+async fn from_quick_play(server: &Server, rated: bool, seed: u64) -> (Scene, Vec<Client>) {
+    let names: Vec<String> = (0..4).map(|n| format!("Q{seed}-{n}")).collect();
+    let mut clients = Vec::new();
+    for name in &names {
+        let mut client = guest(server, name).await;
+        let id = client.next_id();
+        let request = QuickPlayRequest::new(Preset::Standard, rated);
+        let answer = client.command(ClientMessage::QuickPlay { id, request }).await;
+        assert!(matches!(answer, ServerMessage::Ack { reply: Reply::Queued { .. }, .. }));
+        clients.push(client);
+    }
+    let mut table = None;
+    for client in &mut clients {
+        let at = matched(client).await;
+        assert!(table.as_ref().is_none_or(|table| *table == at), "one table for the four");
+        table = Some(at);
+    }
+    let table = table.expect("a table");
+    play_until(&mut clients, &table, seed, mid_trick).await;
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let seen = seen_by(&mut clients, &names, &table).await;
+    let what = format!("a {} quick-play table", if rated { "rated" } else { "casual" });
+    (Scene { what, table, invite: None, seen, away: None }, clients)
+}
+
+/// The table quick play seated `client` at (the notice may have come
+/// before the answer to its request).
+async fn matched(client: &mut Client) -> String {
+    let table_of = |message: &ServerMessage| match message {
+        ServerMessage::QuickPlayMatched { table, .. } => Some(table.clone()),
+        _ => None,
+    };
+    if let Some(table) = client.log.iter().find_map(table_of) {
+        return table;
+    }
+    let message = client.recv_until(|message| table_of(message).is_some()).await;
+    table_of(&message).expect("matched")
+}
+
+/// Every state at once on `server`, with the clients that hold them (kept
+/// connected until the stop, so nothing moves).
+async fn set_the_scenes(server: &Server) -> (Vec<Scene>, Vec<Client>, Client) {
+    let mut scenes = Vec::new();
+    let mut clients = Vec::new();
+    let casual = TableSettings { rated: false, bot: "basic".into(), ..TableSettings::default() };
+
+    // Created and empty: the host has not sat.
+    let mut hal = guest(server, "Hal").await;
+    let (table, _) = create(&mut hal, TableSettings::default()).await;
+    let seen = vec![(player(&hal, "Hal", None), view(&mut hal, &table).await)];
+    scenes.push(Scene { what: "an empty table".into(), table, invite: None, seen, away: None });
+    clients.push(hal);
+
+    // Waiting to start: one of four seats taken.
+    let mut wes = guest(server, "Wes").await;
+    let (table, _) = create(&mut wes, TableSettings::default()).await;
+    wes.sit(&table, Some(0)).await;
+    let seen = vec![(player(&wes, "Wes", Some(0)), view(&mut wes, &table).await)];
+    assert_eq!(seen[0].1.summary.status, TableStatus::Open);
+    scenes.push(Scene { what: "a table waiting".into(), table, invite: None, seen, away: None });
+    clients.push(wes);
+
+    for (what, here, seed) in [
+        ("mid-bid", mid_bid as fn(&TableState) -> bool, 1),
+        ("mid-trick", mid_trick, 2),
+        ("between hands", between_hands, 3),
+    ] {
+        let (scene, client) = with_bots(server, what, casual.clone(), seed, here).await;
+        scenes.push(scene);
+        clients.push(client);
+    }
+
+    // Game over, awaiting a rematch.
+    let mut fin = guest(server, "Fin").await;
+    let settings = TableSettings { bot_seats: vec![1, 2, 3], ..casual.clone() };
+    let (table, _) = create(&mut fin, settings).await;
+    fin.sit(&table, Some(0)).await;
+    let mut fin = play_to_the_end(fin, table.clone(), 4).await;
+    let state = view(&mut fin, &table).await;
+    assert_eq!(state.summary.status, TableStatus::Finished);
+    let seen = vec![(player(&fin, "Fin", Some(0)), state)];
+    scenes.push(Scene { what: "a game over".into(), table, invite: None, seen, away: None });
+    clients.push(fin);
+
+    // A private table, mid-hand.
+    let private = TableSettings { private: true, ..casual.clone() };
+    let (scene, client) = with_bots(server, "a private table", private, 5, mid_trick).await;
+    assert!(scene.invite.is_some());
+    scenes.push(scene);
+    clients.push(client);
+
+    // Four people, casual; one goes away and a bot plays for them.
+    let names = ["Ann", "Bob", "Cy", "Dee"];
+    let mut four = Vec::new();
+    for name in names {
+        four.push(guest(server, name).await);
+    }
+    let (table, _) = create(&mut four[0], casual.clone()).await;
+    for (seat, client) in four.iter_mut().enumerate() {
+        client.sit(&table, Some(seat as u8)).await;
+    }
+    let dees_turn = |state: &TableState| state.your_seat == Some(3);
+    play_until(&mut four, &table, 6, |state| mid_trick(state) && dees_turn(state)).await;
+    let dee = four.pop().expect("Dee");
+    let dee_player = player(&dee, "Dee", Some(3));
+    drop(dee);
+    // Past the grace a bot plays Dee's card: the trick moves on to a person.
+    play_until(&mut four, &table, 6, |state| state.your_seat != Some(3)).await;
+    let seen = seen_by(&mut four, &names[..3], &table).await;
+    let dee = seen[0].1.seats[3].clone();
+    assert!(matches!(dee, Some(Occupant::Player { connected: false, .. })), "{dee:?}");
+    let away = Some(dee_player);
+    scenes.push(Scene { what: "a player away".into(), table, invite: None, seen, away });
+    clients.extend(four);
+
+    // Four people at a rated table.
+    let names = ["Ray", "Rex", "Roy", "Rue"];
+    let mut four = Vec::new();
+    for name in names {
+        four.push(guest(server, name).await);
+    }
+    let (table, _) = create(&mut four[0], TableSettings::default()).await;
+    for (seat, client) in four.iter_mut().enumerate() {
+        client.sit(&table, Some(seat as u8)).await;
+    }
+    play_until(&mut four, &table, 7, mid_trick).await;
+    let seen = seen_by(&mut four, &names, &table).await;
+    scenes.push(Scene { what: "a rated table".into(), table, invite: None, seen, away: None });
+    clients.extend(four);
+
+    // Quick play's tables.
+    for (rated, seed) in [(false, 8), (true, 9)] {
+        let (scene, four) = from_quick_play(server, rated, seed).await;
+        scenes.push(scene);
+        clients.extend(four);
+    }
+
+    // Every form, mid-hand.
+    for (index, preset) in Preset::ALL.into_iter().enumerate() {
+        let settings = TableSettings { preset, ..casual.clone() };
+        let what = format!("{} mid-hand", preset.name());
+        let (scene, client) = with_bots(server, &what, settings, 100 + index as u64, |state| {
+            phase(state) == Some(Phase::Playing)
+        })
+        .await;
+        assert_eq!(scene.seen[0].1.summary.rules, rules_of(preset));
+        scenes.push(scene);
+        clients.push(client);
+    }
+
+    // Waiting in a pool nobody else is in.
+    let mut quinn = guest(server, "Quinn").await;
+    let id = quinn.next_id();
+    let request = QuickPlayRequest::new(Preset::Classic, true);
+    let answer = quinn.command(ClientMessage::QuickPlay { id, request }).await;
+    assert!(matches!(answer, ServerMessage::Ack { reply: Reply::Queued { .. }, .. }));
+    (scenes, clients, quinn)
+}
+
+fn rules_of(preset: Preset) -> Rules {
+    TableSettings { preset, ..TableSettings::default() }.resolve_rules().expect("a preset's rules")
+}
+
+// ---------------------------------------------------------------------------
+// The matrix.
+
+async fn restart_matrix(data: Data, how: Stop) {
+    // A short grace, so that the away player's bot stands in quickly.
+    let server = Server::start(&data, &[("EUCHRE_TIMING__RECONNECT_GRACE_MS", "500")]);
+    let (scenes, clients, mut quinn) = set_the_scenes(&server).await;
+    server.stop(how);
+    if let Stop::Term = how {
+        // A request still waiting ends, and says why.
+        let ended = quinn
+            .recv_until(|message| matches!(message, ServerMessage::QuickPlayEnded { .. }))
+            .await;
+        let ServerMessage::QuickPlayEnded { reason, .. } = ended else { unreachable!() };
+        assert_eq!(reason, QuickPlayEndReason::Shutdown);
+    }
+    drop((clients, quinn));
+
+    // The default grace: nobody's seat is played for them while they come back.
+    let server = Server::start(&data, &[]);
+    let refused = server.logged("ERROR", "cannot restore");
+    assert!(refused.is_empty(), "every table is restored: {refused:#?}");
+    assert_eq!(server.metric("euchre_tables_set_aside_total").await, 0);
+    for scene in &scenes {
+        check_scene(&server, scene).await;
+    }
+    // A waiting request did not survive: it may be made again.
+    let mut quinn = guest(&server, "Quinn again").await;
+    let id = quinn.next_id();
+    let request = QuickPlayRequest::new(Preset::Classic, true);
+    let answer = quinn.command(ClientMessage::QuickPlay { id, request }).await;
+    assert!(matches!(answer, ServerMessage::Ack { reply: Reply::Queued { .. }, .. }), "{answer:?}");
+    server.stop(Stop::Kill);
+    data.drop_database().await;
+}
+
+/// Everyone at `scene` comes back to what they saw, and the game plays on.
+async fn check_scene(server: &Server, scene: &Scene) {
+    let what = &scene.what;
+    let mut back = Vec::new();
+    for (player, before) in &scene.seen {
+        let mut client = Client::connect(&server.url()).await;
+        client.try_hello("", Some(&player.token)).await.expect("the token survived");
+        let after = view(&mut client, &scene.table).await;
+        assert_eq!(after.your_seat, player.seat, "{what}: {}'s seat", player.name);
+        assert_eq!(
+            comparable(after),
+            comparable(before.clone()),
+            "{what}: {} sees what they saw before the stop",
+            player.name
+        );
+        back.push(client);
+    }
+    let before = &scene.seen[0].1;
+    let table = &scene.table;
+    if let Some(player) = &scene.away {
+        let mut client = Client::connect(&server.url()).await;
+        client.try_hello("", Some(&player.token)).await.expect("the token survived");
+        let after = view(&mut client, table).await;
+        assert_eq!(after.your_seat, player.seat, "{what}: {}'s seat", player.name);
+        let (game, seen) = (after.game.expect("the game"), before.game.as_ref().expect("a game"));
+        assert_eq!((&game.bids, &game.tricks, game.turn), (&seen.bids, &seen.tricks, seen.turn));
+        let seat = usize::from(player.seat.expect("a seat"));
+        let held = game.hand.as_ref().map(Vec::len);
+        assert_eq!(held, Some(usize::from(seen.hand_sizes[seat])), "{what}: their cards");
+    }
+    match before.summary.status {
+        // It goes on from where it stopped: whoever is to act can.
+        TableStatus::Playing => {
+            let turn = before.game.as_ref().and_then(|game| game.turn).expect("a turn");
+            let at = scene.seen.iter().position(|(p, _)| p.seat == Some(turn.0));
+            let at = at.expect("a person's turn");
+            let (_, seen) = &scene.seen[at];
+            let action = seen.actions.iter().copied().find(|a| *a != Action::Concede);
+            let action = action.expect("a legal action");
+            let id = back[at].next_id();
+            let act = ClientMessage::Act { id, table: table.clone(), action };
+            let answer = back[at].command(act).await;
+            assert!(matches!(answer, ServerMessage::Ack { .. }), "{what}: {answer:?}");
+        }
+        TableStatus::Finished => {
+            let id = back[0].next_id();
+            let rematch = ClientMessage::Rematch { id, table: table.clone() };
+            let answer = back[0].command(rematch).await;
+            assert!(matches!(answer, ServerMessage::Ack { .. }), "{what}: rematch: {answer:?}");
+        }
+        // Somebody new can sit.
+        TableStatus::Open => {
+            let mut newcomer = guest(server, "Newt").await;
+            let seat = before.seats.iter().position(Option::is_none).expect("a free seat");
+            newcomer.sit(table, Some(seat as u8)).await;
+        }
+    }
+    if let Some(invite) = &scene.invite {
+        let mut stranger = guest(server, "Sly").await;
+        let id = stranger.next_id();
+        let watch = ClientMessage::Watch { id, table: table.clone(), invite: None };
+        let refused = stranger.command(watch).await;
+        assert_eq!(error_code(&refused), Some("no_such_table"), "{what}: {refused:?}");
+        let id = stranger.next_id();
+        let watch = ClientMessage::Watch { id, table: table.clone(), invite: Some(invite.clone()) };
+        let answer = stranger.command(watch).await;
+        assert!(matches!(answer, ServerMessage::Ack { .. }), "{what}: the invite: {answer:?}");
+    }
+}
