@@ -28,11 +28,12 @@ use euchre_protocol::{
     ClientMessage, Occupant, QuickPlayEndReason, QuickPlayRequest, Reply, ServerMessage,
     TableSettings, TableState, TableStatus,
 };
+use euchre_testkit::eventually;
 use euchre_testkit::postgres;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use support::http::request_at;
-use support::{Client, error_code, pick, play_to_the_end};
+use support::{Client, PATIENCE, error_code, pick, play_to_the_end};
 
 /// How the server is stopped.
 #[derive(Clone, Copy, Debug)]
@@ -648,4 +649,107 @@ async fn check_scene(server: &Server, scene: &Scene) {
         let answer = stranger.command(watch).await;
         assert!(matches!(answer, ServerMessage::Ack { .. }), "{what}: the invite: {answer:?}");
     }
+}
+
+// ---------------------------------------------------------------------------
+// One bad record never stops the server.
+
+#[tokio::test]
+async fn sqlite_sets_aside_the_tables_it_cannot_restore_and_serves_the_rest() {
+    let Some(data) = Data::sqlite().await else { return };
+    set_aside(data).await;
+}
+
+#[tokio::test]
+async fn postgres_sets_aside_the_tables_it_cannot_restore_and_serves_the_rest() {
+    let Some(data) = Data::postgres().await else { return };
+    set_aside(data).await;
+}
+
+/// Runs `statement` on the server's database behind its back.
+async fn tamper(data: &Data, statement: String) {
+    let statement = sqlx::AssertSqlSafe(statement);
+    if data.postgres.is_some() {
+        let pool = sqlx::PgPool::connect(&data.database_url).await.expect("PostgreSQL");
+        sqlx::query(statement).execute(&pool).await.expect("tamper with a row");
+        pool.close().await;
+    } else {
+        let pool = sqlx::SqlitePool::connect(&data.database_url).await.expect("SQLite");
+        sqlx::query(statement).execute(&pool).await.expect("tamper with a row");
+        pool.close().await;
+    }
+}
+
+/// Tables are planted that cannot be restored (a game whose stored plays
+/// no longer read, settings naming no preset, and on SQLite seats that are
+/// not JSON) beside a good one. The server starts; the good table is
+/// served; each bad one is closed as `lost` with its game abandoned, logged
+/// with its id and counted; and the next start does not meet them again.
+async fn set_aside(data: Data) {
+    let server = Server::start(&data, &[]);
+    let casual = TableSettings { rated: false, bot: "basic".into(), ..TableSettings::default() };
+    let mut scenes = Vec::new();
+    for seed in 0..4 {
+        let (scene, client) =
+            with_bots(&server, "mid-trick", casual.clone(), seed, mid_trick).await;
+        drop(client);
+        scenes.push(scene);
+    }
+    // Graceful: the database has every write, so the journal replays none
+    // over what is tampered with below.
+    server.stop(Stop::Term);
+    let [good, plays, preset, seats] = &scenes[..] else { unreachable!() };
+    tamper(
+        &data,
+        format!(
+            "UPDATE hands SET plays = plays || 'zz' WHERE match_id IN \
+             (SELECT id FROM matches WHERE table_id = '{}')",
+            plays.table
+        ),
+    )
+    .await;
+    tamper(
+        &data,
+        format!(
+            "UPDATE game_tables SET settings = '{{\"preset\": \"no_such_preset\"}}' WHERE id = '{}'",
+            preset.table
+        ),
+    )
+    .await;
+    let mut bad = vec![&plays.table, &preset.table];
+    if data.postgres.is_none() {
+        // SQLite keeps JSON as text, which can stop being JSON.
+        tamper(&data, format!("UPDATE game_tables SET seats = '[{{' WHERE id = '{}'", seats.table))
+            .await;
+        bad.push(&seats.table);
+    }
+
+    let server = Server::start(&data, &[]);
+    assert_eq!(server.metric("euchre_tables_set_aside_total").await, bad.len() as u64);
+    for table in &bad {
+        let logged = server.logged("ERROR", "cannot restore a table");
+        let named = logged.iter().any(|entry| entry["fields"]["table"].as_str() == Some(table));
+        assert!(named, "the log names {table}: {logged:#?}");
+        let path = format!("/api/tables/{table}");
+        let closed = eventually(&format!("{table} closed"), PATIENCE, async || {
+            let view = request_at(server.address, "GET", &path, None, None).await.json();
+            // Closed in the database, not only absent from the registry.
+            (!view["closed_at"].is_null()).then_some(view)
+        })
+        .await;
+        assert_eq!(closed["closed_reason"], "lost", "{closed}");
+        assert_eq!(closed["last_match"]["abandoned"]["reason"], "lost", "{closed}");
+    }
+    check_scene(&server, good).await;
+    // The set-aside tables are closed for good: the next start is clean.
+    server.stop(Stop::Term);
+    let server = Server::start(&data, &[]);
+    assert_eq!(server.metric("euchre_tables_set_aside_total").await, 0);
+    let (player, _) = &good.seen[0];
+    let mut client = Client::connect(&server.url()).await;
+    client.try_hello("", Some(&player.token)).await.expect("the token survived");
+    let state = view(&mut client, &good.table).await;
+    assert_eq!(state.summary.status, TableStatus::Playing);
+    server.stop(Stop::Kill);
+    data.drop_database().await;
 }
