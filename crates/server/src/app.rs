@@ -216,6 +216,12 @@ async fn open_store(settings: &Settings) -> anyhow::Result<Arc<dyn Store>> {
             Err(euchre_store::StoreError::UnsupportedUrl(url)) => {
                 anyhow::bail!("unsupported database URL {url:?}: use sqlite://FILE or postgres://…")
             }
+            // A schema this version cannot use: waiting will not help
+            // (docs/self-hosting.md, "Restarts").
+            Err(error) if error.is_unusable_schema() => anyhow::bail!(
+                "{error}: run the version that migrated this database, or restore a backup \
+                 taken before"
+            ),
             Err(error) => {
                 tracing::warn!(%error, database = ?settings.database_url, "database not ready; retrying");
                 tokio::time::sleep(delay).await;

@@ -753,3 +753,34 @@ async fn set_aside(data: Data) {
     server.stop(Stop::Kill);
     data.drop_database().await;
 }
+
+/// A database migrated by a newer version is no reason to wait (the
+/// server used to retry for ever): it refuses to start, and says why.
+#[tokio::test]
+async fn a_schema_from_a_newer_version_stops_the_start_with_the_reason() {
+    let Some(data) = Data::sqlite().await else { return };
+    Server::start(&data, &[]).stop(Stop::Term);
+    tamper(
+        &data,
+        "INSERT INTO _sqlx_migrations (version, description, installed_on, success, checksum, \
+         execution_time) VALUES (9999, 'from a newer version', CURRENT_TIMESTAMP, TRUE, x'00', 0)"
+            .to_owned(),
+    )
+    .await;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_euchre-server"))
+        .args(["--bind", "127.0.0.1:0"])
+        .arg("--data-dir")
+        .arg(data.dir.path())
+        .arg("--database-url")
+        .arg(&data.database_url)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the server runs");
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr)
+        .expect("its errors");
+    let status = child.wait().expect("it ends");
+    assert!(!status.success(), "{stderr}");
+    assert!(stderr.contains("9999") && stderr.contains("restore a backup"), "{stderr}");
+}

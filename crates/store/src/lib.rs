@@ -549,6 +549,23 @@ pub enum StoreError {
     UnsupportedUrl(String),
 }
 
+impl StoreError {
+    /// Whether the database's schema is one this version cannot use: it
+    /// was migrated by a newer version, a migration it applied has changed
+    /// since, or one was left half done. Waiting will not mend it.
+    pub fn is_unusable_schema(&self) -> bool {
+        use sqlx::migrate::MigrateError;
+        matches!(
+            self,
+            StoreError::Migrate(
+                MigrateError::VersionMissing(_)
+                    | MigrateError::VersionMismatch(_)
+                    | MigrateError::Dirty(_)
+            )
+        )
+    }
+}
+
 impl From<serde_json::Error> for StoreError {
     fn from(error: serde_json::Error) -> StoreError {
         StoreError::Corrupt(error.to_string())
