@@ -142,9 +142,9 @@ impl Server {
         let log = Arc::new(Mutex::new(Vec::new()));
         let address = loop {
             let Some(Ok(line)) = lines.next() else {
-                panic!("the server stopped before it listened: {:#?}", log.lock().unwrap())
+                panic!("the server stopped before it listened: {:#?}", log.lock().expect("the log"))
             };
-            log.lock().unwrap().push(line.clone());
+            log.lock().expect("the log").push(line.clone());
             let Ok(entry) = serde_json::from_str::<serde_json::Value>(&line) else { continue };
             if let Some(address) = entry["fields"]["address"].as_str() {
                 break address.parse().expect("an address");
@@ -154,7 +154,7 @@ impl Server {
         let kept = log.clone();
         std::thread::spawn(move || {
             for line in lines.map_while(Result::ok) {
-                kept.lock().unwrap().push(line);
+                kept.lock().expect("the log").push(line);
             }
         });
         Server { child, address, log }
@@ -182,7 +182,7 @@ impl Server {
 
     /// The log's entries at `level` whose message contains `text`.
     fn logged(&self, level: &str, text: &str) -> Vec<serde_json::Value> {
-        let log = self.log.lock().unwrap();
+        let log = self.log.lock().expect("the log");
         log.iter()
             .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
             .filter(|entry| {
