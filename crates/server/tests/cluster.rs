@@ -973,7 +973,7 @@ fn in_order(part: &[Action], whole: &[Action]) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_killed_mid_hand_loses_no_acknowledged_action_and_the_game_ends_on_the_others() {
     let Some(cluster) = Cluster::start("cluster_kill").await else { return };
-    let mut nodes = cluster.nodes(&["n1", "n2", "n3"]).await;
+    let nodes = cluster.nodes(&["n1", "n2", "n3"]).await;
 
     // The table lives on n1, where Ann and Dee are; Bob is on n2, Cy on n3.
     let mut ann = nodes[0].player("Ann").await;
@@ -987,25 +987,60 @@ async fn a_node_killed_mid_hand_loses_no_acknowledged_action_and_the_game_ends_o
     for (seat, person) in people.iter_mut().enumerate() {
         assert_eq!(person.sit(&table, Some(seat as u8)).await, seat as u8);
     }
-    let survivors = vec![nodes[1].url.clone(), nodes[2].url.clone()];
-    let (tasks, acks) = roam(people, &table, &survivors, Duration::ZERO);
+    kill_its_owner_mid_hand(cluster, nodes, &table, people, Listed::Kept).await;
+}
 
-    // Some way into the first hand (a hand is five tricks: 20 cards at least), n1 dies.
+/// Whether a dead owner's table stays in the cluster's lobby.
+#[derive(Clone, Copy, PartialEq)]
+enum Listed {
+    /// As a killed node leaves it: the other nodes still list it.
+    Kept,
+    /// Deleted from the lobby's bucket as soon as its owner is dead (as
+    /// if its owner had died before its listing was written): the new
+    /// owner has only the shard's log to rebuild the table from.
+    Lost,
+}
+
+/// `people` (by seat) play `table` some way into its first hand; then
+/// the node that owns the table's shard is killed. They reconnect to the
+/// other nodes and play the game to its end there: every action
+/// acknowledged, before the kill or after, is in the log, in order, and
+/// nobody was sent a card they may not know.
+async fn kill_its_owner_mid_hand(
+    cluster: Cluster,
+    mut nodes: Vec<Node>,
+    table: &str,
+    people: Vec<Client>,
+    listed: Listed,
+) {
+    let shard = shard_of(table, NODE_SHARDS);
+    let holder = shard_holders(&cluster.nats).await[usize::from(shard)].clone();
+    let owner = nodes.iter().position(|node| Some(&node.name) == holder.as_ref());
+    let owner = owner.expect("a node owns the table's shard");
+    let survivors: Vec<String> =
+        nodes.iter().filter(|node| node.name != nodes[owner].name).map(|n| n.url.clone()).collect();
+    let (tasks, acks) = roam(people, table, &survivors, Duration::ZERO);
+
+    // Some way into the first hand (a hand is five tricks: 20 cards at least), the owner dies.
     until_acked(&acks, 10).await;
-    nodes[0].kill();
+    nodes[owner].kill();
     let killed = std::time::Instant::now();
-    tracing::info!(%table, shard = shard_of(&table, NODE_SHARDS), "n1 killed");
-
-    let mut roamers = Vec::new();
-    for task in tasks {
-        roamers.push(task.await.expect("the player finished the game on the other nodes"));
+    tracing::info!(%table, shard, owner = %nodes[owner].name, "the table's owner killed");
+    if listed == Listed::Lost {
+        let js = cluster.nats.jetstream().await;
+        let lobby = js.get_key_value("euchre_lobby").await.expect("the lobby's bucket");
+        lobby.delete(table).await.expect("deletes the listing");
     }
+
+    // A bound, so that a table never restored fails the test rather than hang it.
+    let roamers = timeout(Duration::from_secs(120), finished(tasks)).await;
+    let roamers = roamers.expect("the players finished the game on the other nodes in time");
     let first_resumed = roamers.iter().filter_map(|r| r.resumed_at).min().expect("play resumed");
     eprintln!(
         "lease TTL {LEASE_TTL_MS} ms: the first action after the kill acknowledged {:?} after it",
         first_resumed - killed
     );
-    let (logged, ended) = logged_actions(&cluster.nats, &table).await;
+    let (logged, ended) = logged_actions(&cluster.nats, table).await;
     assert!(ended, "the game's end is in the log");
     for roamer in &roamers {
         audit(&roamer.whole_log(), roamer.seat);
@@ -2356,4 +2391,36 @@ async fn a_quick_play_request_follows_its_player_who_reconnects_to_another_node(
         assert_eq!(theirs, table, "one table");
     }
     cluster.finish(nodes).await;
+}
+
+/// A table quick play formed fails over like any other, though nobody
+/// hosts it: four players on three nodes meet through quick play, and the
+/// node owning the table's shard is killed mid-hand. Its lobby listing
+/// goes with it, so the new owner has only the shard's log, where the host
+/// is stored as `quick-play`, no player's id; it rebuilds the table from
+/// that all the same, and the game is played to its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quick_play_tables_owner_killed_mid_hand_hands_it_to_a_node_that_plays_it_to_the_end() {
+    let Some(cluster) = Cluster::start("cluster_quick_play_kill").await else { return };
+    let nodes = cluster.nodes_with(&["n1", "n2", "n3"], |s| s.quick_play.wave_ms = 100).await;
+    let mut people = Vec::new();
+    for (name, node) in [("Ann", 0), ("Bob", 1), ("Cid", 2), ("Dee", 0)] {
+        let mut player = nodes[node].player(name).await;
+        let answer = quick_play(&mut player).await;
+        assert!(queued(&answer), "{name}: {answer:?}");
+        people.push(player);
+    }
+    let mut seated = Vec::new();
+    for mut player in people {
+        let matched = player.recv_until(|m| matches!(m, ServerMessage::QuickPlayMatched { .. }));
+        let ServerMessage::QuickPlayMatched { table, seat, .. } = matched.await else {
+            unreachable!()
+        };
+        seated.push((seat, table, player));
+    }
+    seated.sort_by_key(|(seat, ..)| *seat);
+    let table = seated[0].1.clone();
+    assert!(seated.iter().all(|(_, at, _)| *at == table), "one table");
+    let people = seated.into_iter().map(|(_, _, player)| player).collect();
+    kill_its_owner_mid_hand(cluster, nodes, &table, people, Listed::Lost).await;
 }

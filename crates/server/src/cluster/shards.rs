@@ -261,7 +261,10 @@ async fn host_name(state: &AppState, table: &str, writes: &[Write]) -> Option<St
         return Some(summary.host);
     }
     let host_id = writes.iter().find_map(|write| match write {
-        Write::TableOpened { host_id, .. } => Some(host_id.clone()),
+        // Quick play's tables have no host to look for.
+        Write::TableOpened { host_id, .. } if host_id != euchre_store::QUICK_PLAY_HOST => {
+            Some(host_id.clone())
+        }
         _ => None,
     })?;
     let stats = state.store.player_stats(&host_id).await.ok()?;
