@@ -682,14 +682,14 @@ async fn tamper(data: &Data, statement: String) {
 
 /// Tables are planted that cannot be restored (a game whose stored plays
 /// no longer read, settings naming no preset, and on SQLite seats that are
-/// not JSON) beside a good one. The server starts; the good table is
+/// not JSON) beside a good one and one whose host is no longer stored. The server starts; the good table is
 /// served; each bad one is closed as `lost` with its game abandoned, logged
 /// with its id and counted; and the next start does not meet them again.
 async fn set_aside(data: Data) {
     let server = Server::start(&data, &[]);
     let casual = TableSettings { rated: false, bot: "basic".into(), ..TableSettings::default() };
     let mut scenes = Vec::new();
-    for seed in 0..4 {
+    for seed in 0..5 {
         let (scene, client) =
             with_bots(&server, "mid-trick", casual.clone(), seed, mid_trick).await;
         drop(client);
@@ -698,7 +698,15 @@ async fn set_aside(data: Data) {
     // Graceful: the database has every write, so the journal replays none
     // over what is tampered with below.
     server.stop(Stop::Term);
-    let [good, plays, preset, seats] = &scenes[..] else { unreachable!() };
+    let [good, plays, preset, seats, hostless] = &scenes[..] else { unreachable!() };
+    // A host no longer stored (a player deleted since) is no reason to set
+    // a table aside: it keeps the name they sat under.
+    let host_id = hostless.seen[0].1.seats[0].as_ref().map(|occupant| match occupant {
+        Occupant::Player { player, .. } => player.id.clone(),
+        Occupant::Bot { .. } => unreachable!("a person sits at seat 0"),
+    });
+    let host_id = host_id.expect("the host sits");
+    tamper(&data, format!("DELETE FROM players WHERE id = '{host_id}'")).await;
     tamper(
         &data,
         format!(
@@ -741,6 +749,13 @@ async fn set_aside(data: Data) {
         assert_eq!(closed["last_match"]["abandoned"]["reason"], "lost", "{closed}");
     }
     check_scene(&server, good).await;
+    let mut watcher = guest(&server, "Wat").await;
+    let id = watcher.next_id();
+    let watch = ClientMessage::Watch { id, table: hostless.table.clone(), invite: None };
+    let answer = watcher.command(watch).await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    let state = view(&mut watcher, &hostless.table).await;
+    assert_eq!(state.summary, hostless.seen[0].1.summary, "restored, named as before");
     // The set-aside tables are closed for good: the next start is clean.
     server.stop(Stop::Term);
     let server = Server::start(&data, &[]);

@@ -60,6 +60,11 @@ pub enum JournalError {
     Encode(#[from] serde_json::Error),
     #[error("the journal has stopped")]
     Stopped,
+    #[error(
+        "journal record {lsn} in {path} is whole but not a write this version knows: \
+         run the version that wrote it"
+    )]
+    Unknown { lsn: Lsn, path: PathBuf },
 }
 
 enum Request {
@@ -336,7 +341,12 @@ fn read_segment(path: &Path) -> Result<(Vec<(Lsn, Write)>, u64), JournalError> {
         if hasher.finalize() != crc {
             break;
         }
-        let Some(write) = record::decode(body) else { break };
+        // Whole (its checksum holds), yet no write this version knows: a
+        // newer version wrote it. Cutting it off as a torn tail would lose
+        // what that version acknowledged.
+        let Some(write) = record::decode(body) else {
+            return Err(JournalError::Unknown { lsn, path: path.to_owned() });
+        };
         records.push((lsn, write));
         at = end;
     }
@@ -558,6 +568,37 @@ mod tests {
         drop(journal);
         let Recovered { pending, .. } = Journal::open(dir.path()).expect("reopens");
         assert_eq!(pending.last().map(|(lsn, w)| (*lsn, w.clone())), Some((3, closed(3))));
+    }
+
+    #[tokio::test]
+    async fn a_whole_record_this_version_cannot_read_stops_the_open_and_is_kept() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let Recovered { journal, .. } = Journal::open(dir.path()).expect("opens");
+        journal.append(vec![closed(1)]).await.expect("appends");
+        journal.stop();
+        drop(journal);
+        let (_, path) = list_segments(dir.path()).expect("lists").pop().expect("a segment");
+        let (_, end) = read_segment(&path).expect("reads");
+        // Framed and checksummed as this version frames a write, but a write
+        // of a kind it does not know.
+        let body = br#"{"from_a_newer_version":{"id":"t2"}}"#;
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(&2u64.to_le_bytes());
+        hasher.update(body);
+        let mut newer = Vec::new();
+        newer.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        newer.extend_from_slice(&hasher.finalize().to_le_bytes());
+        newer.extend_from_slice(&2u64.to_le_bytes());
+        newer.extend_from_slice(body);
+        let file = OpenOptions::new().write(true).open(&path).expect("opens");
+        file.write_all_at(&newer, end).expect("writes");
+        drop(file);
+        let refused = Journal::open(dir.path()).map(drop);
+        assert!(matches!(refused, Err(JournalError::Unknown { lsn: 2, .. })), "{refused:?}");
+        // Kept, not zeroed as a torn tail is.
+        let bytes = fs::read(&path).expect("reads");
+        let end = end as usize;
+        assert_eq!(&bytes[end..end + newer.len()], &newer[..]);
     }
 
     #[tokio::test]
