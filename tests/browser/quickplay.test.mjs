@@ -1,13 +1,15 @@
 // Quick play from the lobby: four strangers pressing the same form meet at
 // one table; two who ask together as partners sit opposite; a cancelled
 // request is never seated; a casual request with bots allowed starts with
-// bots after its wait. The server forms tables in waves, here every 200 ms.
+// bots after its wait; a request waiting through a restart is made again.
+// The server forms tables in waves, here every 200 ms.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withServerAndBrowser } from './support.mjs';
+import { openPlayer, startServer, withServerAndBrowser } from './support.mjs';
 
-const env = withServerAndBrowser({ env: { EUCHRE_QUICK_PLAY__WAVE_MS: '200' } });
+const waves = { EUCHRE_QUICK_PLAY__WAVE_MS: '200' };
+const env = withServerAndBrowser({ env: waves });
 
 // The panel's options, then the form's button.
 async function quickPlay(page, preset, { casual = false, botsAfter = null, partner = false, code = null } = {}) {
@@ -136,4 +138,34 @@ test('a reload while seated at a pool table goes back to the table', async () =>
   assert.equal(await nan.locator('.spectating').count(), 0, 'not a spectator');
   assert.equal(await nan.locator('.closed-table').count(), 0);
   for (const page of [nan, oli]) assert.deepEqual(page.problems, []);
+});
+
+test('a request waiting through a restart, graceful or a crash, is made again and seated', async () => {
+  // A server of its own, restarted on the same address and data. The
+  // server forgets waiting requests; the page asks again once it is back.
+  let own = await startServer({ env: waves });
+  try {
+    const pam = await openPlayer(env.browser, own.url, 'Pam');
+    await quickPlay(pam, 'two_handed_plain');
+    await pam.locator('.quick-searching').waitFor();
+    for (const signal of ['SIGTERM', 'SIGKILL']) {
+      await own.stop({ keep: true, signal });
+      await pam.locator('#connection[data-status="offline"]').waitFor();
+      own = await startServer({ data: own.data, bind: own.address, env: waves });
+      await pam.locator('#connection[data-status="online"]').waitFor({ timeout: 20000 });
+      assert.equal(await pam.locator('.quick-searching').isVisible(), true, `still searching after ${signal}`);
+    }
+    const quin = await openPlayer(env.browser, own.url, 'Quin');
+    await quickPlay(quin, 'two_handed_plain');
+    const [atPam, atQuin] = await Promise.all([seatedAt(pam), seatedAt(quin)]);
+    assert.equal(atPam.table, atQuin.table, 'Pam, who asked before both restarts, meets Quin');
+    // While the server was down the browser said so: nothing else went wrong.
+    const down = /WebSocket connection to .* failed/;
+    assert.deepEqual(pam.problems.filter((problem) => !down.test(problem)), []);
+    assert.deepEqual(quin.problems, []);
+    await pam.context().close();
+    await quin.context().close();
+  } finally {
+    await own.stop();
+  }
 });

@@ -18,7 +18,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 // Starts the server; resolves to { url, data, stop() } once it logs its
 // address. `data` and `bind` let a test start it again where it was;
-// `stop({ keep: true })` leaves the data folder for that. `env` adds
+// `stop({ keep: true })` leaves the data folder for that, and
+// `stop({ signal: 'SIGKILL' })` crashes it rather than stop it. `env` adds
 // settings (`EUCHRE_LIMITS__…`).
 export async function startServer({ botDelayMs = 0, data = null, bind = '127.0.0.1:0', env = {} } = {}) {
   data ??= mkdtempSync(join(tmpdir(), 'euchre-browser-'));
@@ -62,10 +63,10 @@ export async function startServer({ botDelayMs = 0, data = null, bind = '127.0.0
     url: `http://${address}`,
     address,
     data,
-    async stop({ keep = false } = {}) {
+    async stop({ keep = false, signal = 'SIGTERM' } = {}) {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
+        child.kill(signal);
         await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
         if (child.exitCode === null) child.kill('SIGKILL');
       }

@@ -211,6 +211,9 @@ const connection = new Connection({
     listTables();
     // Come back to every table followed before the drop, then the one in the URL.
     for (const [id, table] of state.tables) resumeTable(id, table.seq);
+    // A request still waiting before the drop: a server restarted since has
+    // forgotten it (a team's code went with it), so ask again.
+    if (state.quickPlay && !state.quickPlay.team && !state.quickPlay.unknown) quickPlayApp.renew();
     if (state.route.page === 'table' && !state.tables.has(state.route.id)) joinTable(state.route.id);
     // The history list needs the player id: a first visit learns it only now.
     if (state.route.page === 'history' && !state.route.match && !knewId) route();
@@ -354,8 +357,13 @@ function onQuickPlay(message) {
     if (!state.tables.has(message.table)) state.matched.add(message.table);
     go(tableHash(message.table));
   } else if (message.type === 'quick_play_ended') {
-    state.quickPlay = null;
-    notice(message.message || 'Your quick-play request ended.', 'error');
+    if (message.reason === 'shutdown' && request && !request.team) {
+      // The server is restarting: the request is made again once it is back.
+      notice('The server is restarting: your quick-play request will be made again when it is back.');
+    } else {
+      state.quickPlay = null;
+      notice(message.message || 'Your quick-play request ended.', 'error');
+    }
   } else if (request && message.preset === request.preset && message.rated === request.rated) {
     request.waiting = message.waiting;
     if (message.partner) request.partner = message.partner;
@@ -384,6 +392,22 @@ const quickPlayApp = {
         // A request from before a reload, or from another tab: show it, so it can be cancelled.
         state.quickPlay = { preset, rated, botsAfter: null, since: Date.now(), waiting: null, team: null, partner: null, unknown: true };
       } else failed(error);
+    }
+    redraw();
+  },
+  // The request shown as waiting, asked for again after a reconnection:
+  // a server that still holds it answers already_queued, which is fine.
+  async renew() {
+    const request = state.quickPlay;
+    const command = { type: 'quick_play', preset: request.preset, rated: request.rated };
+    if (request.botsAfter) command.bots_after_seconds = request.botsAfter;
+    try {
+      await connection.send(command);
+    } catch (error) {
+      if (error.code === 'already_queued') return;
+      // Matched or ended meanwhile, or refused now: it waits no more.
+      if (state.quickPlay === request) state.quickPlay = null;
+      failed(error);
     }
     redraw();
   },
