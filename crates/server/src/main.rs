@@ -21,32 +21,35 @@ async fn main() -> anyhow::Result<()> {
         LogFormat::Human => tracing_subscriber::fmt().with_env_filter(filter).init(),
         LogFormat::Json => tracing_subscriber::fmt().json().with_env_filter(filter).init(),
     }
+    let shutdown = shutdown_signal().context("installing the signal handlers")?;
     let listener = tokio::net::TcpListener::bind(settings.bind)
         .await
         .with_context(|| format!("binding {}", settings.bind))?;
-    euchre_server::run(listener, settings, shutdown_signal()).await
+    euchre_server::run(listener, settings, shutdown).await
 }
 
-/// Completes on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
+/// Completes on Ctrl-C or SIGTERM. The handlers are installed now, not
+/// when the future is first polled (once the server is up): a signal that
+/// comes during the start (a long migration, the journal's replay, the
+/// tables' restore) then stops the server cleanly as soon as it serves,
+/// where it used to kill the process outright.
+fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
+        Ok(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    Ok(async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
         }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
-    }
+    })
 }

@@ -600,6 +600,10 @@ async fn check_scene(server: &Server, scene: &Scene) {
     }
     let before = &scene.seen[0].1;
     let table = &scene.table;
+    // Its link names its host as the lobby does ("Quick play" for a pool's).
+    let path = format!("/api/tables/{table}");
+    let link = request_at(server.address, "GET", &path, None, None).await.json();
+    assert_eq!(link["host"].as_str(), Some(before.summary.host.as_str()), "{what}: {link}");
     if let Some(player) = &scene.away {
         let mut client = Client::connect(&server.url()).await;
         client.try_hello("", Some(&player.token)).await.expect("the token survived");

@@ -180,7 +180,7 @@ pub struct Abandonment {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TableRecord {
     pub id: String,
-    pub host: PlayerRow,
+    pub host: TableHost,
     pub private: bool,
     pub created_at: Millis,
     /// `None` while the table is open.

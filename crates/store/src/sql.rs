@@ -310,7 +310,7 @@ pub(crate) fn table_record(
         .transpose()?;
     Ok(TableRecord {
         private: row.settings.0.get("private").and_then(serde_json::Value::as_bool) == Some(true),
-        host: PlayerRow { name: row.host_name.unwrap_or_default(), id: row.host_id },
+        host: crate::TableHost::stored(row.host_id, row.host_name),
         created_at: row.created_at,
         closed_at: row.closed_at,
         closed_reason: row.closed_reason.map(|r| close_reason(&what, &r)).transpose()?,

@@ -1160,7 +1160,7 @@ async fn check_abandoned(store: &dyn Store) {
         (table.closed_at, table.closed_reason, table.private, table.created_at),
         (Some(200), Some(CloseReason::EveryoneLeft), true, 100)
     );
-    assert_eq!(table.host.id, player_id(1));
+    assert_eq!(table.host, TableHost::Player { id: player_id(1), name: Some("Ann".into()) });
     let last = table.last_match.expect("its match");
     assert_eq!((last.id.as_str(), last.number, last.ended_at), ("ab-m-left", 1, None));
     assert_eq!(last.abandoned, left);

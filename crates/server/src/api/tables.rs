@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
-use euchre_store::{Abandonment, MatchOutcome, TableRecord};
+use euchre_store::{Abandonment, MatchOutcome, TableHost, TableRecord};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -11,6 +11,7 @@ use super::error::{ApiError, ErrorBody};
 use super::query::valid_id;
 use super::views::AbandonedView;
 use crate::state::AppState;
+use crate::table::quick_play_host;
 
 /// A table, open or closed.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
@@ -76,7 +77,10 @@ fn table_view(record: &TableRecord, open: bool) -> TableView {
     let closed = record.closed_at.is_some() || !open;
     TableView {
         id: record.id.clone(),
-        host: record.host.name.clone(),
+        host: match &record.host {
+            TableHost::QuickPlay => quick_play_host().name,
+            TableHost::Player { name, .. } => name.clone().unwrap_or_default(),
+        },
         private: record.private,
         state: if closed { TableState::Closed } else { TableState::Open },
         created_at: Some(record.created_at),
@@ -135,14 +139,14 @@ impl From<&Abandonment> for AbandonedView {
 
 #[cfg(test)]
 mod tests {
-    use euchre_store::{CloseReason, PlayerRow};
+    use euchre_store::CloseReason;
 
     use super::*;
 
     fn record(closed_at: Option<i64>) -> TableRecord {
         TableRecord {
             id: "t1".into(),
-            host: PlayerRow { id: "p1".into(), name: "Ann".into() },
+            host: TableHost::Player { id: "p1".into(), name: Some("Ann".into()) },
             private: false,
             created_at: 1,
             closed_at,
