@@ -1050,6 +1050,8 @@ async fn kill_its_owner_mid_hand(
             "seat {}: every acknowledged action is in the log, in order",
             roamer.seat
         );
+        let unknown = roamer.client.log.iter().filter(|m| error_code(m) == Some("no_such_table"));
+        assert_eq!(unknown.count(), 0, "a table failing over is unavailable, never unknown");
     }
     cluster.finish(nodes).await;
 }

@@ -178,13 +178,11 @@ impl RemoteTables for Node {
                 Err(error)
                     if error.kind() == async_nats::client::RequestErrorKind::NoResponders =>
                 {
-                    // Nobody owns the shard now: a table the lobby lists is
-                    // failing over; any other is unknown.
-                    return Err(if self.registry.contains(table) {
-                        unavailable()
-                    } else {
-                        ErrorCode::NoSuchTable.to_message(Some(id))
-                    });
+                    // Nobody owns the shard now: it is failing over, and
+                    // only its next owner can say whether the table is
+                    // there (the lobby may not list one whose owner died
+                    // just after making it). `unavailable` says to try again.
+                    return Err(unavailable());
                 }
                 Err(_) => return Err(unavailable()),
             };

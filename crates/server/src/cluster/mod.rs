@@ -98,8 +98,6 @@ pub struct Node {
     /// Other nodes' connections at this node's tables: (node, conn) → here.
     remotes: Mutex<HashMap<(String, ConnId), Remote>>,
     outbound_queue: usize,
-    /// Every table of the cluster (the lobby, private tables too).
-    registry: crate::registry::Registry,
     /// This node's pools, which end their requests when a shard is lost.
     quick_play: crate::quick_play::QuickPlay,
     /// The requests this node's connections made to other nodes' pools.

@@ -118,7 +118,6 @@ pub async fn start(state: AppState) -> anyhow::Result<AppState> {
         locals: Mutex::default(),
         remotes: Mutex::default(),
         outbound_queue: state.settings.limits.outbound_queue.max(1),
-        registry: state.registry.clone(),
         quick_play: state.quick_play.clone(),
         asked: Mutex::default(),
         pool_grace: Duration::from_millis(state.settings.timing.reconnect_grace_ms),
