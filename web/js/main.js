@@ -404,7 +404,8 @@ const quickPlayApp = {
     try {
       await connection.send(command);
     } catch (error) {
-      if (error.code === 'already_queued') return;
+      // Still held; or the connection dropped again: the next welcome asks.
+      if (error.code === 'already_queued' || error.code === 'disconnected') return;
       // Matched or ended meanwhile, or refused now: it waits no more.
       if (state.quickPlay === request) state.quickPlay = null;
       failed(error);
