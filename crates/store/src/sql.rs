@@ -130,14 +130,11 @@ pub(crate) const HANDS_OF_MATCH: &str = "\
 /// and the live match come first: a row whose JSON does not decode still
 /// tells them.
 pub(crate) const LIVE_TABLES: &str = "\
-    SELECT t.id, \
-        (SELECT CASE WHEN m.ended_at IS NULL THEN m.id END FROM matches m \
-            WHERE m.table_id = t.id \
-            ORDER BY m.number DESC, m.started_at DESC, m.id DESC LIMIT 1) AS live_match, \
-        (SELECT m.id FROM matches m WHERE m.table_id = t.id \
-            ORDER BY m.number DESC, m.started_at DESC, m.id DESC LIMIT 1) AS last_match, \
-        t.host_id, p.name AS host_name, t.settings, t.invite, t.seats \
+    SELECT t.id, CASE WHEN m.ended_at IS NULL THEN m.id END AS live_match, \
+        m.id AS last_match, t.host_id, p.name AS host_name, t.settings, t.invite, t.seats \
     FROM game_tables t LEFT JOIN players p ON p.id = t.host_id \
+    LEFT JOIN matches m ON m.id = (SELECT l.id FROM matches l WHERE l.table_id = t.id \
+        ORDER BY l.number DESC, l.started_at DESC, l.id DESC LIMIT 1) \
     WHERE t.closed_at IS NULL \
     ORDER BY t.created_at, t.id";
 
