@@ -11,7 +11,7 @@ use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use euchre_store::writer::Recorder;
-use euchre_store::{CloseReason, LiveTable, Store, TableHost, Write};
+use euchre_store::{CloseReason, LiveTable, Store, Write};
 
 use crate::accounts::Accounts;
 use crate::admission::Admission;
@@ -290,10 +290,7 @@ impl AppState {
     /// One that cannot be restored is set aside ([`AppState::set_aside`]).
     pub fn restore_table(&self, live: LiveTable) -> Result<(), String> {
         let (table_id, unfinished) = (live.id.clone(), live.game.as_ref().map(|g| g.id.clone()));
-        let host_id = match &live.host {
-            TableHost::QuickPlay => QUICK_PLAY_HOST.to_owned(),
-            TableHost::Player { id, .. } => id.clone(),
-        };
+        let host_id = live.host.id().to_owned();
         let restored = Table::restore(
             live,
             self.table_config(),

@@ -98,7 +98,7 @@ impl Ann {
 
 /// Seat 0's actions in a table's rebuilt game, in order.
 fn seat_zero_actions(writes: &[Write]) -> Vec<Action> {
-    let live = euchre_store::live::live_table(writes, |_| Some("Ann".into()))
+    let live = euchre_store::live::live_table(writes)
         .expect("the writes fold")
         .expect("the table is open");
     let game = live.game.expect("a game in progress");
@@ -211,9 +211,7 @@ async fn a_table_taken_over_mid_hand_keeps_every_acknowledged_action_and_plays_o
     );
 
     // Node b restores the table and Ann, reconnected there, plays on.
-    let live = euchre_store::live::live_table(&writes, |_| Some("Ann".into()))
-        .expect("folds")
-        .expect("open");
+    let live = euchre_store::live::live_table(&writes).expect("folds").expect("open");
     let (table, b_handle, mailbox) =
         Table::restore(live, config(), Registry::default(), Some(Arc::new(b_logs.clone())))
             .expect("restores");

@@ -240,6 +240,14 @@ impl TableHost {
     pub fn stored(id: String, name: Option<String>) -> TableHost {
         if id == QUICK_PLAY_HOST { TableHost::QuickPlay } else { TableHost::Player { id, name } }
     }
+
+    /// The host id as stored.
+    pub fn id(&self) -> &str {
+        match self {
+            TableHost::QuickPlay => QUICK_PLAY_HOST,
+            TableHost::Player { id, .. } => id,
+        }
+    }
 }
 
 /// A table that was open when the server stopped, with its game in progress.

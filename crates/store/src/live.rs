@@ -8,12 +8,9 @@ use euchre_engine::{GameRecord, HandRecord, PerTeam, Seat, SeatAction};
 use crate::{LiveMatch, LiveTable, StoreError, TableHost, Write, sql};
 
 /// The table `writes` describe, in the order they were made, if it is still
-/// open; `host_name` finds a player host's name (the writes keep only the
-/// id; a table quick play formed has no host to ask for).
-pub fn live_table(
-    writes: &[Write],
-    host_name: impl FnOnce(&str) -> Option<String>,
-) -> Result<Option<LiveTable>, StoreError> {
+/// open. The writes keep only a host's id: a player host's name is `None`
+/// here, for the caller to find.
+pub fn live_table(writes: &[Write]) -> Result<Option<LiveTable>, StoreError> {
     let mut table: Option<LiveTable> = None;
     // The latest match: its id, number, record, last seq, and whether it ended.
     let mut current: Option<(LiveMatch, bool)> = None;
@@ -101,9 +98,6 @@ pub fn live_table(
         }
     }
     let Some(mut table) = table else { return Ok(None) };
-    if let TableHost::Player { id, name } = &mut table.host {
-        *name = host_name(id);
-    }
     // The latest game, in progress or over (the table awaits a rematch).
     if let Some((mut live, ended)) = current {
         sql::settle(&mut live.record, &live.id)?;

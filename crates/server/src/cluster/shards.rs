@@ -10,8 +10,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use euchre_cluster::{Change, Shard, ShardLog, shard_of};
 use euchre_protocol::TableId;
-use euchre_store::Write;
 use euchre_store::durable::Durability;
+use euchre_store::{LiveTable, TableHost, Write};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -87,8 +87,10 @@ impl Node {
                 closed += 1;
                 continue;
             }
-            let host = host_name(state, &table, &writes).await;
-            let live = euchre_store::live::live_table(&writes, |_| host);
+            let mut live = euchre_store::live::live_table(&writes);
+            if let Ok(Some(LiveTable { host: TableHost::Player { id, name }, .. })) = &mut live {
+                *name = host_name(state, &table, id).await;
+            }
             logged.record_history(&table, writes, true);
             match live {
                 Ok(Some(live)) => restored += u32::from(state.restore_table(live).is_ok()),
@@ -254,20 +256,13 @@ impl Node {
     }
 }
 
-/// The name of a table's host, which its writes keep only the id of: from
-/// the lobby or the database (else the restore looks in its seats).
-async fn host_name(state: &AppState, table: &str, writes: &[Write]) -> Option<String> {
+/// The name of a table's player host, which its writes keep only the id
+/// of: from the lobby or the database (else the restore looks in its seats).
+async fn host_name(state: &AppState, table: &str, host_id: &str) -> Option<String> {
     if let Some(summary) = state.registry.summary(table) {
         return Some(summary.host);
     }
-    let host_id = writes.iter().find_map(|write| match write {
-        // Quick play's tables have no host to look for.
-        Write::TableOpened { host_id, .. } if host_id != euchre_store::QUICK_PLAY_HOST => {
-            Some(host_id.clone())
-        }
-        _ => None,
-    })?;
-    let stats = state.store.player_stats(&host_id).await.ok()?;
+    let stats = state.store.player_stats(host_id).await.ok()?;
     stats.player.map(|player| player.name)
 }
 
