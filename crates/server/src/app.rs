@@ -162,6 +162,7 @@ pub async fn run(
     let send_buffer_bytes = state.settings.limits.send_buffer_bytes;
     let tracker = state.tracker.clone();
     let max_connections = state.admission.max_connections();
+    let quick_play = state.quick_play.clone();
     let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
     let stop = token.clone();
     tracing::info!(address = %listener.local_addr()?, max_connections, "listening");
@@ -183,6 +184,10 @@ pub async fn run(
         .with_graceful_shutdown(async move {
             shutdown.await;
             tracing::info!("shutting down");
+            // Waiting quick-play requests end first, so that their notices
+            // are queued before the connections close (bounded: a stop
+            // never hangs on the pools).
+            let _ = tokio::time::timeout(QUICK_PLAY_CLOSE, quick_play.close()).await;
             stop.cancel();
         })
         .await?;
@@ -197,6 +202,9 @@ pub async fn run(
     let _ = writer.await;
     Ok(())
 }
+
+/// How long a stop waits for the quick-play pools to end their requests.
+const QUICK_PLAY_CLOSE: Duration = Duration::from_secs(2);
 
 /// Writes queued for the database in memory; more wait in the journal.
 const WRITER_QUEUE: usize = 65_536;

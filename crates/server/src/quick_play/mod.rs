@@ -73,6 +73,12 @@ pub(crate) enum PoolMessage {
         shard: u16,
         shards: u16,
     },
+    /// The server is stopping: every request ends with `shutdown`, and
+    /// `done` is told once their notices are queued to the connections
+    /// (which the server closes only then, so the notices go first).
+    Close {
+        done: tokio::sync::oneshot::Sender<()>,
+    },
     /// A table the pools formed was made (`Some`) or could not be (`None`),
     /// for these players (and their requests' ids).
     Seated {
@@ -192,6 +198,16 @@ impl QuickPlay {
     /// Waits for room: a lost word would leave requests nobody answers.
     pub async fn disown(&self, shard: u16, shards: u16) {
         let _ = self.tx.send(PoolMessage::Disown { shard, shards }).await;
+    }
+
+    /// The server is stopping: ends every request with `shutdown` and
+    /// returns once their notices are in the connections' queues (or the
+    /// pools' task is gone).
+    pub async fn close(&self) {
+        let (done, closed) = tokio::sync::oneshot::channel();
+        if self.tx.send(PoolMessage::Close { done }).await.is_ok() {
+            let _ = closed.await;
+        }
     }
 
     pub(crate) fn sender(&self) -> mpsc::Sender<PoolMessage> {

@@ -139,10 +139,7 @@ pub async fn run(state: AppState) {
             () = shutdown.cancelled() => break,
         }
     }
-    let everyone: Vec<String> = pools.requests.keys().cloned().collect();
-    for player in everyone {
-        pools.end(&player, QuickPlayEndReason::Shutdown, None);
-    }
+    pools.end_all();
 }
 
 async fn sleep_until(deadline: Option<Instant>) {
@@ -181,8 +178,20 @@ impl Pools {
         self.started.elapsed().as_millis() as Millis
     }
 
+    /// Ends every request with `shutdown`.
+    fn end_all(&mut self) {
+        let everyone: Vec<String> = self.requests.keys().cloned().collect();
+        for player in everyone {
+            self.end(&player, QuickPlayEndReason::Shutdown, None);
+        }
+    }
+
     fn handle(&mut self, message: PoolMessage) {
         match message {
+            PoolMessage::Close { done } => {
+                self.end_all();
+                let _ = done.send(());
+            }
             PoolMessage::Ask(ask) => {
                 let (id, outbox) = (ask.id, ask.outbox.clone());
                 let claimed = (ask.player.id.clone(), ask.request_id);
