@@ -1298,14 +1298,7 @@ fn telling_nodes(settings: &mut Settings) {
 
 /// A counter or gauge of a node's `/metrics`.
 async fn metric(node: &Node, name: &str) -> u64 {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(node.address).await.expect("connects");
-    let request = "GET /metrics HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n";
-    stream.write_all(request.as_bytes()).await.expect("writes");
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.expect("reads");
-    let value = response.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix(' '));
-    value.and_then(|v| v.parse::<f64>().ok()).map_or(0, |v| v as u64)
+    support::http::metric(node.address, name).await
 }
 
 const RELAYED: &str = "euchre_cluster_frames_relayed_total";

@@ -5,49 +5,23 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
 use euchre_engine::{Action, Card, Event};
 use euchre_protocol::{
     ClientMessage, Reply, ServerMessage, TableEvent, TableNotice, TableSettings,
 };
+use support::binary::{Server, Stop};
 use support::{Client, answer_id, play_to_the_end};
 
-/// Starts the server binary on an ephemeral port with `data` as its folder,
-/// returning the process and its WebSocket URL (read from its log).
-fn start_server(data: &std::path::Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_euchre-server"))
-        .args(["--bind", "127.0.0.1:0", "--log-format", "json"])
-        .arg("--data-dir")
-        .arg(data)
-        .arg("--database-url")
-        .arg(format!("sqlite://{}/euchre.db", data.display()))
-        .env("EUCHRE_TIMING__BOT_DELAY_MS", "0")
-        .env("EUCHRE_ANALYSIS__AT_MATCH_END", "false")
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the server starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let address = loop {
-        let line = lines.next().expect("the server logs where it listens").expect("a line");
-        let Ok(entry) = serde_json::from_str::<serde_json::Value>(&line) else { continue };
-        if let Some(address) = entry["fields"]["address"].as_str() {
-            break address.to_owned();
-        }
-    };
-    // Keep draining the log so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    (child, format!("ws://{address}/ws"))
+/// The server binary on `data`, with SQLite there.
+fn start_server(data: &std::path::Path) -> Server {
+    Server::start(data, &format!("sqlite://{}/euchre.db", data.display()), &[])
 }
 
 #[tokio::test]
 async fn a_killed_server_resumes_its_tables_with_every_acknowledged_action() {
     let data = tempfile::tempdir().expect("a data folder");
-    let (mut server, url) = start_server(data.path());
+    let server = start_server(data.path());
+    let url = server.url();
     let mut ann = Client::connect(&url).await;
     ann.hello("Ann").await;
     let token = ann.token.clone().expect("a token");
@@ -104,11 +78,11 @@ async fn a_killed_server_resumes_its_tables_with_every_acknowledged_action() {
     let last_seq = support::last_seq(&ann).expect("Ann saw the table");
 
     // Kill it outright: no shutdown, no flush.
-    server.kill().expect("SIGKILL");
-    server.wait().expect("the server is gone");
+    server.stop(Stop::Kill);
     drop(ann);
 
-    let (mut server, url) = start_server(data.path());
+    let server = start_server(data.path());
+    let url = server.url();
     let mut back = Client::connect(&url).await;
     back.try_hello("", Some(&token)).await.expect("the token survived");
     let id = back.next_id();
@@ -135,8 +109,7 @@ async fn a_killed_server_resumes_its_tables_with_every_acknowledged_action() {
         "every card played before the crash is there: {hand_cards:?} vs {restored:?}"
     );
     assert!(restored.contains(&last_card), "the acknowledged play survived");
-    server.kill().expect("SIGKILL");
-    let _ = server.wait();
+    server.stop(Stop::Kill);
 }
 
 /// A rated player who leaves forfeits; the server is killed before the game
@@ -146,7 +119,8 @@ async fn a_killed_server_resumes_its_tables_with_every_acknowledged_action() {
 #[tokio::test]
 async fn a_forfeit_survives_a_killed_server() {
     let data = tempfile::tempdir().expect("a data folder");
-    let (mut server, url) = start_server(data.path());
+    let server = start_server(data.path());
+    let url = server.url();
     let mut players = Vec::new();
     for name in ["Ann", "Bob", "Cy", "Dee"] {
         let mut client = Client::connect(&url).await;
@@ -165,11 +139,11 @@ async fn a_forfeit_survives_a_killed_server() {
         players.iter().skip(1).map(|client| client.token.clone().expect("a token")).collect();
 
     // Kill it outright: the forfeit was acknowledged, so it is on disk.
-    server.kill().expect("SIGKILL");
-    server.wait().expect("the server is gone");
+    server.stop(Stop::Kill);
     drop(players);
 
-    let (mut server, url) = start_server(data.path());
+    let server = start_server(data.path());
+    let url = server.url();
     let mut tasks = Vec::new();
     for (index, token) in tokens.iter().enumerate() {
         let mut client = Client::connect(&url).await;
@@ -198,6 +172,5 @@ async fn a_forfeit_survives_a_killed_server() {
     assert_eq!(ratings[0].player_id, ann);
     assert!(ratings[0].change < 0, "the leaver still loses: {ratings:?}");
     assert!(ratings[1].change > 0 && ratings[2].change > 0, "the opponents win: {ratings:?}");
-    server.kill().expect("SIGKILL");
-    let _ = server.wait();
+    server.stop(Stop::Kill);
 }

@@ -17,10 +17,7 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use euchre_engine::{Action, Phase, Preset, Rules};
@@ -32,17 +29,9 @@ use euchre_testkit::eventually;
 use euchre_testkit::postgres;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use support::binary::{Server, Stop};
 use support::http::request_at;
 use support::{Client, PATIENCE, error_code, pick, play_to_the_end};
-
-/// How the server is stopped.
-#[derive(Clone, Copy, Debug)]
-enum Stop {
-    /// A graceful shutdown, as a deploy or `docker stop` does it.
-    Term,
-    /// A crash: nothing flushed, nothing told.
-    Kill,
-}
 
 #[tokio::test]
 async fn sqlite_after_sigterm() {
@@ -94,109 +83,15 @@ impl Data {
         Some(Data { dir, database_url, postgres: Some(name) })
     }
 
+    /// The server binary, started on this data with `env`.
+    fn start(&self, env: &[(&str, &str)]) -> Server {
+        Server::start(self.dir.path(), &self.database_url, env)
+    }
+
     async fn drop_database(self) {
         if let Some(name) = &self.postgres {
             postgres::drop_database(name).await;
         }
-    }
-}
-
-/// The real server binary, running.
-struct Server {
-    child: Child,
-    address: SocketAddr,
-    /// Its log, a JSON object a line.
-    log: Arc<Mutex<Vec<String>>>,
-}
-
-impl Server {
-    /// Starts the binary on `data` with bots that do not pause, limits that
-    /// a test's many players from one address do not meet, and `env`.
-    fn start(data: &Data, env: &[(&str, &str)]) -> Server {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_euchre-server"));
-        command
-            .args(["--bind", "127.0.0.1:0", "--log-format", "json"])
-            .arg("--data-dir")
-            .arg(data.dir.path())
-            .arg("--database-url")
-            .arg(&data.database_url)
-            .env("RUST_LOG", "info")
-            .env("EUCHRE_TIMING__BOT_DELAY_MS", "0")
-            .env("EUCHRE_ANALYSIS__AT_MATCH_END", "false")
-            .env("EUCHRE_LIMITS__MESSAGES_PER_SECOND", "1000")
-            .env("EUCHRE_LIMITS__MESSAGE_BURST", "1000")
-            .env("EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS", "1000")
-            .env("EUCHRE_LIMITS__GUESTS_PER_MINUTE", "1000")
-            .env("EUCHRE_LIMITS__TABLES_PER_PLAYER", "100")
-            .env("EUCHRE_QUICK_PLAY__WAVE_MS", "100")
-            // A pool table's turn timer never plays for a slow test.
-            .env("EUCHRE_QUICK_PLAY__TURN_SECONDS", "600")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let mut child = command.spawn().expect("the server starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut lines = BufReader::new(stdout).lines();
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let address = loop {
-            let Some(Ok(line)) = lines.next() else {
-                panic!("the server stopped before it listened: {:#?}", log.lock().expect("the log"))
-            };
-            log.lock().expect("the log").push(line.clone());
-            let Ok(entry) = serde_json::from_str::<serde_json::Value>(&line) else { continue };
-            if let Some(address) = entry["fields"]["address"].as_str() {
-                break address.parse().expect("an address");
-            }
-        };
-        // Keep reading the log, so the server never blocks on a full pipe.
-        let kept = log.clone();
-        std::thread::spawn(move || {
-            for line in lines.map_while(Result::ok) {
-                kept.lock().expect("the log").push(line);
-            }
-        });
-        Server { child, address, log }
-    }
-
-    fn url(&self) -> String {
-        format!("ws://{}/ws", self.address)
-    }
-
-    /// Stops it as `how` says and waits for the process to end.
-    fn stop(mut self, how: Stop) {
-        match how {
-            Stop::Term => {
-                let pid = self.child.id().to_string();
-                let sent = Command::new("kill").args(["-TERM", &pid]).status();
-                assert!(sent.expect("kill runs").success(), "SIGTERM sent");
-            }
-            Stop::Kill => self.child.kill().expect("SIGKILL"),
-        }
-        let status = self.child.wait().expect("the server ends");
-        if let Stop::Term = how {
-            assert!(status.success(), "a graceful stop exits cleanly: {status}");
-        }
-    }
-
-    /// The log's entries at `level` whose message contains `text`.
-    fn logged(&self, level: &str, text: &str) -> Vec<serde_json::Value> {
-        let log = self.log.lock().expect("the log");
-        log.iter()
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .filter(|entry| {
-                entry["level"].as_str() == Some(level)
-                    && entry["fields"]["message"].as_str().is_some_and(|m| m.contains(text))
-            })
-            .collect()
-    }
-
-    /// A counter or gauge of `/metrics`.
-    async fn metric(&self, name: &str) -> u64 {
-        let answer = request_at(self.address, "GET", "/metrics", None, None).await;
-        let line = answer.body.lines().find(|line| line.starts_with(&format!("{name} ")));
-        line.and_then(|line| line.split(' ').nth(1)?.parse().ok()).unwrap_or(0)
     }
 }
 
@@ -245,10 +140,11 @@ async fn view(client: &mut Client, table: &str) -> TableState {
 }
 
 /// Plays the turns of `clients` (random legal actions; bots play the
-/// rest) until, at one of their turns, `here` accepts the table as the
-/// seat to act sees it; returns that seat's view. Nothing is in flight
+/// rest, and the host, `clients[0]`, starts another game if one ends)
+/// until, at one of their turns, `here` accepts the table as the seat to
+/// act sees it; returns that seat's view. Nothing is in flight
 /// then, and nothing moves until that seat acts.
-async fn play_until(
+async fn play_to_state(
     clients: &mut [Client],
     table: &str,
     seed: u64,
@@ -258,7 +154,16 @@ async fn play_until(
     for _ in 0..2_000 {
         let public = view(&mut clients[0], table).await;
         let game = public.game.as_ref().expect("a game in play");
-        assert!(game.winner.is_none(), "the game ended before the state was reached");
+        if game.winner.is_some() {
+            // The deals are random: a game can end before it passes through
+            // the state (a hand the person bids first in, say). The host
+            // (`clients[0]`) starts another.
+            let id = clients[0].next_id();
+            let rematch = ClientMessage::Rematch { id, table: table.to_owned() };
+            let answer = clients[0].command(rematch).await;
+            assert!(matches!(answer, ServerMessage::Ack { .. }), "a rematch: {answer:?}");
+            continue;
+        }
         let seated = |client: &Client| {
             public.seats.iter().position(|occupant| match occupant {
                 Some(Occupant::Player { player, connected: true }) => {
@@ -375,7 +280,7 @@ async fn with_bots(
     let answer = client.command(sit).await;
     assert!(matches!(answer, ServerMessage::Ack { reply: Reply::Seated { .. }, .. }), "{answer:?}");
     let mut clients = [client];
-    let state = play_until(&mut clients, &table, seed, here).await;
+    let state = play_to_state(&mut clients, &table, seed, here).await;
     let [client] = clients;
     let seen = vec![(player(&client, &name, Some(0)), state)];
     (Scene { what: what.to_owned(), table, invite, seen, away: None }, client)
@@ -400,7 +305,7 @@ async fn from_quick_play(server: &Server, rated: bool, seed: u64) -> (Scene, Vec
         table = Some(at);
     }
     let table = table.expect("a table");
-    play_until(&mut clients, &table, seed, mid_trick).await;
+    play_to_state(&mut clients, &table, seed, mid_trick).await;
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let seen = seen_by(&mut clients, &names, &table).await;
     let what = format!("a {} quick-play table", if rated { "rated" } else { "casual" });
@@ -484,12 +389,12 @@ async fn set_the_scenes(server: &Server) -> (Vec<Scene>, Vec<Client>, Client) {
         client.sit(&table, Some(seat as u8)).await;
     }
     let dees_turn = |state: &TableState| state.your_seat == Some(3);
-    play_until(&mut four, &table, 6, |state| mid_trick(state) && dees_turn(state)).await;
+    play_to_state(&mut four, &table, 6, |state| mid_trick(state) && dees_turn(state)).await;
     let dee = four.pop().expect("Dee");
     let dee_player = player(&dee, "Dee", Some(3));
     drop(dee);
     // Past the grace a bot plays Dee's card: the trick moves on to a person.
-    play_until(&mut four, &table, 6, |state| state.your_seat != Some(3)).await;
+    play_to_state(&mut four, &table, 6, |state| state.your_seat != Some(3)).await;
     let seen = seen_by(&mut four, &names[..3], &table).await;
     let dee = seen[0].1.seats[3].clone();
     assert!(matches!(dee, Some(Occupant::Player { connected: false, .. })), "{dee:?}");
@@ -507,7 +412,7 @@ async fn set_the_scenes(server: &Server) -> (Vec<Scene>, Vec<Client>, Client) {
     for (seat, client) in four.iter_mut().enumerate() {
         client.sit(&table, Some(seat as u8)).await;
     }
-    play_until(&mut four, &table, 7, mid_trick).await;
+    play_to_state(&mut four, &table, 7, mid_trick).await;
     let seen = seen_by(&mut four, &names, &table).await;
     scenes.push(Scene { what: "a rated table".into(), table, invite: None, seen, away: None });
     clients.extend(four);
@@ -550,7 +455,7 @@ fn rules_of(preset: Preset) -> Rules {
 
 async fn restart_matrix(data: Data, how: Stop) {
     // A short grace, so that the away player's bot stands in quickly.
-    let server = Server::start(&data, &[("EUCHRE_TIMING__RECONNECT_GRACE_MS", "500")]);
+    let server = data.start(&[("EUCHRE_TIMING__RECONNECT_GRACE_MS", "500")]);
     let (scenes, clients, mut quinn) = set_the_scenes(&server).await;
     server.stop(how);
     if let Stop::Term = how {
@@ -564,7 +469,7 @@ async fn restart_matrix(data: Data, how: Stop) {
     drop((clients, quinn));
 
     // The default grace: nobody's seat is played for them while they come back.
-    let server = Server::start(&data, &[]);
+    let server = data.start(&[]);
     let refused = server.logged("ERROR", "cannot restore");
     assert!(refused.is_empty(), "every table is restored: {refused:#?}");
     assert_eq!(server.metric("euchre_tables_set_aside_total").await, 0);
@@ -690,7 +595,7 @@ async fn tamper(data: &Data, statement: String) {
 /// served; each bad one is closed as `lost` with its game abandoned, logged
 /// with its id and counted; and the next start does not meet them again.
 async fn set_aside(data: Data) {
-    let server = Server::start(&data, &[]);
+    let server = data.start(&[]);
     let casual = TableSettings { rated: false, bot: "basic".into(), ..TableSettings::default() };
     let mut scenes = Vec::new();
     for seed in 0..5 {
@@ -736,7 +641,7 @@ async fn set_aside(data: Data) {
         bad.push(&seats.table);
     }
 
-    let server = Server::start(&data, &[]);
+    let server = data.start(&[]);
     assert_eq!(server.metric("euchre_tables_set_aside_total").await, bad.len() as u64);
     for table in &bad {
         let logged = server.logged("ERROR", "cannot restore a table");
@@ -762,7 +667,7 @@ async fn set_aside(data: Data) {
     assert_eq!(state.summary, hostless.seen[0].1.summary, "restored, named as before");
     // The set-aside tables are closed for good: the next start is clean.
     server.stop(Stop::Term);
-    let server = Server::start(&data, &[]);
+    let server = data.start(&[]);
     assert_eq!(server.metric("euchre_tables_set_aside_total").await, 0);
     let (player, _) = &good.seen[0];
     let mut client = Client::connect(&server.url()).await;
@@ -778,7 +683,7 @@ async fn set_aside(data: Data) {
 #[tokio::test]
 async fn a_schema_from_a_newer_version_stops_the_start_with_the_reason() {
     let Some(data) = Data::sqlite().await else { return };
-    Server::start(&data, &[]).stop(Stop::Term);
+    data.start(&[]).stop(Stop::Term);
     tamper(
         &data,
         "INSERT INTO _sqlx_migrations (version, description, installed_on, success, checksum, \

@@ -100,6 +100,14 @@ pub async fn request_at(
     request_to(address, Source::LOCAL, method, path, token, body).await
 }
 
+/// A counter or gauge of the `/metrics` of the server at `address` (0 if
+/// it has none yet).
+pub async fn metric(address: SocketAddr, name: &str) -> u64 {
+    let answer = request_at(address, "GET", "/metrics", None, None).await;
+    let value = answer.body.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix(' '));
+    value.and_then(|v| v.parse::<f64>().ok()).map_or(0, |v| v as u64)
+}
+
 async fn request_to(
     address: SocketAddr,
     source: Source<'_>,
