@@ -15,6 +15,7 @@
 //! `cargo test -p euchre-store --release --test story -- --ignored --nocapture`
 
 use std::collections::{BTreeSet, HashMap};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -79,29 +80,32 @@ async fn sqlite_reports_corrupt_rows() {
     let url = format!("sqlite://{}/corrupt.db", folder.path().display());
     let store = SqliteStore::connect(&url).await.expect("open SQLite");
     store.migrate().await.expect("migrate");
-    let pool = store.pool().clone();
-    corruption(&store, |statement| {
-        let pool = pool.clone();
-        async move {
-            sqlx::query(statement).execute(&pool).await.expect("tamper with a row");
-        }
-    })
-    .await;
+    corruption(&store, tamperer(store.pool().clone())).await;
 }
 
 #[tokio::test]
 async fn postgres_reports_corrupt_rows() {
     with_postgres(|store| async move {
-        let pool = store.pool().clone();
-        corruption(&*store, |statement| {
-            let pool = pool.clone();
-            async move {
-                sqlx::query(statement).execute(&pool).await.expect("tamper with a row");
-            }
-        })
-        .await;
+        corruption(&*store, tamperer(store.pool().clone())).await;
     })
     .await;
+}
+
+/// Runs a statement on a store's `pool`, behind the store's back.
+fn tamperer<DB>(
+    pool: sqlx::Pool<DB>,
+) -> impl Fn(&'static str) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send
+where
+    DB: sqlx::Database,
+    for<'c> &'c sqlx::Pool<DB>: sqlx::Executor<'c, Database = DB>,
+    DB::Arguments: sqlx::IntoArguments<DB>,
+{
+    move |statement| {
+        let pool = pool.clone();
+        Box::pin(async move {
+            sqlx::query(statement).execute(&pool).await.expect("tamper with a row");
+        })
+    }
 }
 
 /// Rows tampered with behind the store's back are reported as corrupt, never
@@ -173,14 +177,8 @@ async fn sqlite_reports_each_unreadable_open_table_apart() {
     let url = format!("sqlite://{}/unreadable.db", folder.path().display());
     let store = SqliteStore::connect(&url).await.expect("open SQLite");
     store.migrate().await.expect("migrate");
-    let pool = store.pool().clone();
-    let tamper = |statement| {
-        let pool = pool.clone();
-        async move {
-            sqlx::query(statement).execute(&pool).await.expect("tamper with a row");
-        }
-    };
-    unreadable_open_tables(&store, tamper).await;
+    let tamper = tamperer(store.pool().clone());
+    unreadable_open_tables(&store, &tamper).await;
     // SQLite keeps JSON as text, which can stop being JSON: that table
     // alone is reported, with its game in progress.
     tamper("UPDATE game_tables SET seats = '[{not json' WHERE id = 't1'").await;
@@ -195,14 +193,7 @@ async fn sqlite_reports_each_unreadable_open_table_apart() {
 #[tokio::test]
 async fn postgres_reports_each_unreadable_open_table_apart() {
     with_postgres(|store| async move {
-        let pool = store.pool().clone();
-        let tamper = |statement| {
-            let pool = pool.clone();
-            async move {
-                sqlx::query(statement).execute(&pool).await.expect("tamper with a row");
-            }
-        };
-        unreadable_open_tables(&*store, tamper).await;
+        unreadable_open_tables(&*store, tamperer(store.pool().clone())).await;
     })
     .await;
 }
