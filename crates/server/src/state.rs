@@ -289,7 +289,9 @@ impl AppState {
     /// Brings back a table that was open when the server stopped.
     /// One that cannot be restored is set aside ([`AppState::set_aside`]).
     pub fn restore_table(&self, live: LiveTable) -> Result<(), String> {
-        let (table_id, unfinished) = (live.id.clone(), live.game.as_ref().map(|g| g.id.clone()));
+        // Its latest game may be over (awaiting a rematch): not unfinished.
+        let unfinished = live.game.as_ref().filter(|game| game.record.winner.is_none());
+        let (table_id, unfinished) = (live.id.clone(), unfinished.map(|game| game.id.clone()));
         let host_id = live.host.id().to_owned();
         let restored = Table::restore(
             live,
