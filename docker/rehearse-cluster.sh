@@ -19,7 +19,7 @@
 # through the balancer on the two left. NATS must have refused the nodes
 # nothing (no permission violation in its log). (That tables in play
 # survive the kill is the three-node failover tests' part, in
-# crates/server/tests/cluster.rs: the load generator does not reconnect.)
+# crates/server/tests/it/cluster.rs: the load generator does not reconnect.)
 #
 # Needs haproxy, docker-compose (to read the compose files: Debian's
 # package, version 1, reads them without a Docker engine), nats-server,

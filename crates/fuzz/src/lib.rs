@@ -2,7 +2,7 @@
 //! (kept in `corpus/`, and the EGN fixtures) by small edits, and arbitrary
 //! bytes and JSON besides. proptest runs each target a bounded number of
 //! times, catches any panic, and shrinks a failing input to a small one to
-//! print. The targets are in `tests/fuzz.rs`; `FUZZ_SCALE=10` runs ten times
+//! print. The targets are in `tests/it/fuzz.rs`; `FUZZ_SCALE=10` runs ten times
 //! as many cases.
 //!
 //! cargo-fuzz (libFuzzer) needs a nightly compiler and gives coverage

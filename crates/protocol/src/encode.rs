@@ -8,7 +8,7 @@
 //! card codes, suit names and table ids, which need escaping only if a table
 //! id holds a quote, a backslash or a control character; then (and for any
 //! other message or event) serde writes it. The output is serde's, byte for
-//! byte: `tests/messages.rs` checks it over every event and prompt of whole
+//! byte: `tests/it/messages.rs` checks it over every event and prompt of whole
 //! games of every preset.
 
 use euchre_engine::{Action, Card, Event, Suit};

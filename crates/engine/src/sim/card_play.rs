@@ -13,7 +13,7 @@
 //! [`Hand`], so the rules that differ between the games (who sits out, who
 //! leads, what a trick is worth) are decided there once and arrive here as
 //! the seats in play and the leader. The tests below check it against
-//! [`Hand`] card by card in every game form, and `tests/perft.rs` counts
+//! [`Hand`] card by card in every game form, and `tests/it/perft.rs` counts
 //! its trees against the full API and a model written from scratch.
 
 use std::hint::select_unpredictable;

@@ -3,7 +3,6 @@
 //! rating, and the next game starts from it; tables with a bot, or set up
 //! unrated, rate nothing.
 
-mod support;
 
 use euchre_engine::Event;
 use euchre_protocol::{
@@ -11,8 +10,8 @@ use euchre_protocol::{
 };
 use euchre_server::config::DatabaseUrl;
 use euchre_server::testing::eventually;
-use support::http::{http, request};
-use support::{Client, PATIENCE, Players, TestServer, play_to_the_end};
+use crate::support::http::{http, request};
+use crate::support::{Client, PATIENCE, Players, TestServer, play_to_the_end};
 
 fn rated_notice(message: &ServerMessage) -> Option<Vec<SeatRating>> {
     match message {

@@ -1,4 +1,4 @@
-//! The bots' tests, in one binary to keep link time down.
+//! The bots' integration tests, in one binary to keep link time down.
 
 mod legality;
 mod scenarios;

@@ -12,7 +12,7 @@
 //! saying so; with `EUCHRE_REQUIRE_SERVICES=1` (as CI sets it) they fail.
 //!
 //! Throughput (ignored by default; run in release):
-//! `cargo test -p euchre-store --release --test story -- --ignored --nocapture`
+//! `cargo test -p euchre-store --release --test it -- --ignored --nocapture`
 
 use std::collections::{BTreeSet, HashMap};
 use std::pin::Pin;

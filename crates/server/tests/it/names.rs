@@ -4,7 +4,6 @@
 //! database's accounts after their keys change (SQLite and PostgreSQL), and
 //! chat lines cleaned of control and bidi characters.
 
-mod support;
 
 use argon2::Argon2;
 use argon2::password_hash::PasswordHasher;
@@ -13,8 +12,8 @@ use euchre_protocol::{ClientMessage, ServerMessage, TableEvent, TableNotice, Tab
 use euchre_server::Settings;
 use euchre_server::config::DatabaseUrl;
 use euchre_store::{AccountClaim, ClaimOutcome, NewSession, PlayerRow};
-use support::http::{claim, log_in};
-use support::{Client, Players, TestServer};
+use crate::support::http::{claim, log_in};
+use crate::support::{Client, Players, TestServer};
 
 const PASSWORD: &str = "correct horse";
 
@@ -210,6 +209,6 @@ async fn chat_reaches_the_table_without_control_or_bidi_characters() {
     // A line of nothing but invisible characters is no line.
     let id = ann.next_id();
     let chat = ClientMessage::Chat { id, table, text: "\u{202E}\u{200B}\n".into() };
-    assert_eq!(support::error_code(&ann.command(chat).await), Some("bad_chat"));
+    assert_eq!(crate::support::error_code(&ann.command(chat).await), Some("bad_chat"));
     server.stop().await;
 }

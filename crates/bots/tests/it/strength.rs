@@ -2,7 +2,7 @@
 //! deterministic, so the bars are not flaky; they sit well below the
 //! measured rates so that an honest change to the bot does not trip them,
 //! while a broken one does. Print the rates with
-//! `cargo test -p euchre-bots --test bots strength -- --nocapture`.
+//! `cargo test -p euchre-bots --test it strength -- --nocapture`.
 
 use euchre_bots::{BasicBot, Bot, BotKind, NaiveBot};
 use euchre_engine::{Action, Game, GameView, Preset, Rules, Team};

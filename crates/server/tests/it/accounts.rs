@@ -4,7 +4,6 @@
 //! can turn against an owner), and sessions that end by log-out, by a
 //! password change and by expiry, over HTTP and over the WebSocket's `hello`.
 
-mod support;
 
 use std::time::Duration;
 
@@ -15,8 +14,8 @@ use euchre_server::Settings;
 use euchre_server::config::Flags;
 use euchre_server::testing::eventually;
 use serde_json::{Value, json};
-use support::http::{Answer, Source, claim, http, log_in, request, request_from};
-use support::{Client, PATIENCE, Players, TestServer, play_to_the_end};
+use crate::support::http::{Answer, Source, claim, http, log_in, request, request_from};
+use crate::support::{Client, PATIENCE, Players, TestServer, play_to_the_end};
 
 const PASSWORD: &str = "correct horse";
 

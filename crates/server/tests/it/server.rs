@@ -1,7 +1,6 @@
 //! The server over real sockets on an ephemeral port: whole games, seq
 //! numbering, reconnection, errors, abuse, and a leak audit of every frame.
 
-mod support;
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -15,7 +14,7 @@ use euchre_protocol::{
 use euchre_server::testing::eventually;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use support::{
+use crate::support::{
     Client, PATIENCE, Players, TestServer, answer_id, cards_in, error_code, last_seq, pending_turn,
     pick, play_to_the_end,
 };

@@ -3,7 +3,6 @@
 //! once the database is back it receives everything. The cut is real: the
 //! server reaches PostgreSQL through a TCP proxy that this test severs.
 
-mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,7 +13,7 @@ use euchre_protocol::{ServerMessage, TableEvent, TableSettings};
 use euchre_server::config::DatabaseUrl;
 use euchre_server::testing::eventually;
 use sqlx::Connection;
-use support::{Players, TestServer};
+use crate::support::{Players, TestServer};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 
@@ -129,7 +128,7 @@ async fn the_table_plays_on_while_the_database_is_away_and_nothing_is_lost() {
     wait_ready(&server, |status, body| status == 503 && body["database"] == "down").await;
 
     // The game is played to the end regardless.
-    let ann = support::play_to_the_end(ann, table.clone(), 7).await;
+    let ann = crate::support::play_to_the_end(ann, table.clone(), 7).await;
     let (winner_scores, played) = ann
         .log
         .iter()

@@ -431,7 +431,7 @@ fn a_lobby_page_round_trips_and_an_older_one_still_reads() {
 }
 
 /// The schema in `docs/` must match the types. Regenerate it with
-/// `UPDATE_SCHEMA=1 cargo test -p euchre-protocol --test messages`.
+/// `UPDATE_SCHEMA=1 cargo test -p euchre-protocol --test it messages::`.
 #[test]
 fn checked_in_schema_is_current() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/protocol.schema.json");
@@ -442,7 +442,7 @@ fn checked_in_schema_is_current() {
     let checked_in = std::fs::read_to_string(path).unwrap_or_default();
     assert!(
         checked_in == generated,
-        "docs/protocol.schema.json is stale: run UPDATE_SCHEMA=1 cargo test -p euchre-protocol --test messages"
+        "docs/protocol.schema.json is stale: run UPDATE_SCHEMA=1 cargo test -p euchre-protocol --test it messages::"
     );
 }
 

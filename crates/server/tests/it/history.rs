@@ -2,9 +2,8 @@
 //! played to the end over WebSockets, then listed, paged, filtered, shown,
 //! replayed, exported and imported over HTTP.
 //!
-//! HTTP is spoken by `support::http`, a few lines over a `TcpStream`.
+//! HTTP is spoken by `crate::support::http`, a few lines over a `TcpStream`.
 
-mod support;
 
 use std::collections::{HashMap, HashSet};
 
@@ -18,8 +17,8 @@ use euchre_server::testing::eventually;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{Store, Write};
 use serde_json::{Value, json};
-use support::http::{Answer, http, request};
-use support::{Client, PATIENCE, Players, TestServer, play_to_the_end, play_until};
+use crate::support::http::{Answer, http, request};
+use crate::support::{Client, PATIENCE, Players, TestServer, play_to_the_end, play_until};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/egn");
 
@@ -1021,7 +1020,7 @@ fn schema_mismatches(document: &Value, schema: &Value, value: &Value, at: &str) 
 }
 
 /// `docs/openapi.json` must match the routes and types. Regenerate it with
-/// `UPDATE_OPENAPI=1 cargo test -p euchre-server --test history`.
+/// `UPDATE_OPENAPI=1 cargo test -p euchre-server --test it history::`.
 #[test]
 fn checked_in_openapi_is_current() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json");
@@ -1032,7 +1031,7 @@ fn checked_in_openapi_is_current() {
     let checked_in = std::fs::read_to_string(path).unwrap_or_default();
     assert!(
         checked_in == generated,
-        "docs/openapi.json is stale: run UPDATE_OPENAPI=1 cargo test -p euchre-server --test history"
+        "docs/openapi.json is stale: run UPDATE_OPENAPI=1 cargo test -p euchre-server --test it history::"
     );
 }
 

@@ -1,7 +1,7 @@
 //! The fuzz targets that need no server: the protocol's decoding, EGN
 //! import, and the engine under arbitrary actions. (The server's connection
 //! handling is fuzzed with the server's own tests:
-//! `euchre-server` › `tests/server.rs` › `arbitrary_frames_never_break_a_connection_or_the_server`.)
+//! `euchre-server` › `tests/it/server.rs` › `arbitrary_frames_never_break_a_connection_or_the_server`.)
 //! Each prints its number of executions; together they take a few seconds.
 
 use euchre_engine::{Action, Card, Game, GameRecord, GameView, Preset, Seat, Suit, Viewer, egn};

@@ -15,7 +15,6 @@
 //! ends with the restart (`quick_play_ended`, `shutdown`, on a SIGTERM) and
 //! may be made again (docs/self-hosting.md, "Restarts").
 
-mod support;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -29,9 +28,9 @@ use euchre_testkit::eventually;
 use euchre_testkit::postgres;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use support::binary::{Server, Stop};
-use support::http::request_at;
-use support::{Client, PATIENCE, error_code, pick, play_to_the_end};
+use crate::support::binary::{Server, Stop};
+use crate::support::http::request_at;
+use crate::support::{Client, PATIENCE, error_code, pick, play_to_the_end};
 
 #[tokio::test]
 async fn sqlite_after_sigterm() {

@@ -1,7 +1,7 @@
 //! What the cluster's parts cost, measured against a nats-server of the
 //! test's own (ignored in the usual run; figures in docs/architecture.md):
 //!
-//! cargo test -p euchre-cluster --release --test measure -- --ignored --nocapture
+//! cargo test -p euchre-cluster --release --test it -- --ignored --nocapture
 
 use std::time::{Duration, Instant};
 

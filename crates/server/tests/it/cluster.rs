@@ -253,7 +253,6 @@ async fn a_table_taken_over_mid_hand_keeps_every_acknowledged_action_and_plays_o
 // sockets closed, its leases left to expire) or pause it (its only worker
 // blocked, as a stop-the-world pause would).
 
-mod support;
 
 use euchre_engine::Event;
 use euchre_engine::Preset;
@@ -261,7 +260,7 @@ use euchre_protocol::{ClientMessage, QuickPlayEndReason, QuickPlayRequest, Table
 use euchre_server::Settings;
 use euchre_server::config::{ClusterSettings, DatabaseUrl, NatsSettings, Secret};
 use euchre_testkit::postgres;
-use support::{Client, answer_id, cards_in, error_code, pick};
+use crate::support::{Client, answer_id, cards_in, error_code, pick};
 
 /// One three-node cluster at a time: nine nodes at once on two cores miss
 /// their heartbeats, and the shards keep moving. (The lease's 2 s is for the
@@ -768,7 +767,7 @@ impl Roamer {
     fn new(client: Client, seat: u8, table: &str, urls: Vec<String>) -> Roamer {
         use rand::SeedableRng;
         // What sitting down already read.
-        let last_seq = support::last_seq(&client);
+        let last_seq = crate::support::last_seq(&client);
         Roamer {
             token: client.token.clone().expect("welcomed"),
             client,
@@ -877,7 +876,7 @@ impl Roamer {
         acks: Arc<std::sync::atomic::AtomicUsize>,
         resumed: bool,
     ) -> Roamer {
-        if let Some((_, actions)) = support::pending_turn(&self.client) {
+        if let Some((_, actions)) = crate::support::pending_turn(&self.client) {
             self.act(&actions).await;
         }
         loop {
@@ -904,7 +903,7 @@ impl Roamer {
                 // down (no pause in tests), it waits and acts again.
                 if error_code(&message) == Some("rate_limited") {
                     tokio::time::sleep(Duration::from_millis(100)).await;
-                    if let Some((_, actions)) = support::pending_turn(&self.client) {
+                    if let Some((_, actions)) = crate::support::pending_turn(&self.client) {
                         self.act(&actions).await;
                     }
                 }
@@ -1066,7 +1065,7 @@ async fn an_owner_paused_past_its_lease_is_refused_and_acknowledges_nothing_more
     let shard = usize::from(shard_of(&table, NODE_SHARDS));
     assert_eq!(ann.sit(&table, Some(0)).await, 0);
     let mut roamer = Roamer::new(ann, 0, &table, vec![nodes[1].url.clone(), nodes[2].url.clone()]);
-    if let Some((_, actions)) = support::pending_turn(&roamer.client) {
+    if let Some((_, actions)) = crate::support::pending_turn(&roamer.client) {
         roamer.act(&actions).await;
     }
     let prompt = loop {
@@ -1152,7 +1151,7 @@ async fn an_owner_paused_past_its_lease_is_refused_and_acknowledges_nothing_more
 /// player plays a few actions, the node is killed, the player reconnects to
 /// another node and resumes; a fresh node then takes the dead one's place.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "a measurement: about a minute; cargo test -p euchre-server --test cluster failover_times -- --ignored --nocapture"]
+#[ignore = "a measurement: about a minute; cargo test -p euchre-server --test it cluster::failover_times -- --ignored --nocapture"]
 async fn failover_times() {
     let Some(cluster) = Cluster::start("cluster_failover").await else { return };
     let mut nodes = cluster.nodes(&["n0", "n1", "n2"]).await;
@@ -1298,7 +1297,7 @@ fn telling_nodes(settings: &mut Settings) {
 
 /// A counter or gauge of a node's `/metrics`.
 async fn metric(node: &Node, name: &str) -> u64 {
-    support::http::metric(node.address, name).await
+    crate::support::http::metric(node.address, name).await
 }
 
 const RELAYED: &str = "euchre_cluster_frames_relayed_total";
@@ -1366,7 +1365,7 @@ async fn a_client_told_where_its_table_lives_goes_there_and_its_tables_messages_
     let ServerMessage::TableElsewhere { table: named, url } = told else { unreachable!() };
     assert_eq!((named.as_str(), url.as_str()), (other.as_str(), nodes[0].url.as_str()));
     let done = |event: &Event| matches!(event, Event::HandEnded { .. });
-    let cy = support::play_until(cy, other, 11, done).await;
+    let cy = crate::support::play_until(cy, other, 11, done).await;
     assert!(metric(&nodes[0], RELAYED).await > before, "Cy's table went through n2");
     drop((cy, ann));
     bob.close().await;
@@ -1746,7 +1745,7 @@ async fn a_finished_and_closed_table_leaves_its_shards_log_once_postgresql_has_i
     let settings = TableSettings { bot_seats: vec![1, 2, 3], ..TableSettings::default() };
     let table = create_table(&mut ann, settings).await;
     assert_eq!(ann.sit(&table, Some(0)).await, 0);
-    let ann = support::play_to_the_end(ann, table.clone(), 11).await;
+    let ann = crate::support::play_to_the_end(ann, table.clone(), 11).await;
     let hands = ann
         .log
         .iter()
@@ -1850,7 +1849,7 @@ const PASSWORD: &str = "correct horse";
 /// Claims `name` for the guest holding `token`, on `node`: the session's token.
 async fn claim_on(node: &Node, token: &str, name: &str) -> String {
     let body = serde_json::json!({ "name": name, "password": PASSWORD }).to_string();
-    let answer = support::http::request_at(
+    let answer = crate::support::http::request_at(
         node.address,
         "POST",
         "/api/accounts",
@@ -1873,7 +1872,7 @@ async fn a_log_out_on_one_node_closes_the_sessions_connection_on_another_within_
     on_n2.try_hello("", Some(&session)).await.expect("welcomed on n2");
     assert!(on_n2.list_tables(LobbyQuery::default()).await.is_ok());
 
-    let answer = support::http::request_at(
+    let answer = crate::support::http::request_at(
         nodes[0].address,
         "DELETE",
         "/api/sessions/current",
@@ -1905,7 +1904,7 @@ async fn a_password_change_on_one_node_closes_the_accounts_other_sessions_on_ano
 
     // The phone logs in on n2 and changes the password there.
     let body = serde_json::json!({ "name": "Cal", "password": PASSWORD }).to_string();
-    let answer = support::http::request_at(
+    let answer = crate::support::http::request_at(
         nodes[1].address,
         "POST",
         "/api/sessions",
@@ -1917,7 +1916,7 @@ async fn a_password_change_on_one_node_closes_the_accounts_other_sessions_on_ano
     let phone = answer.json()["token"].as_str().expect("a session token").to_owned();
     let body = serde_json::json!({ "current_password": PASSWORD, "new_password": "a new horse" })
         .to_string();
-    let answer = support::http::request_at(
+    let answer = crate::support::http::request_at(
         nodes[1].address,
         "PUT",
         "/api/accounts/password",
@@ -2221,7 +2220,7 @@ async fn four_players_on_two_nodes_asking_for_quick_play_sit_at_one_table_and_pl
                 }
             };
             let action = actions.first().copied().expect("a legal action");
-            let id = support::act(&mut player, &table, action).await;
+            let id = crate::support::act(&mut player, &table, action).await;
             let answer = player.recv_until(|m| answer_id(m) == Some(id)).await;
             let _ = acted.send(answer).await;
         }));

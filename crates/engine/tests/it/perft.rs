@@ -304,8 +304,9 @@ fn committed_counts_agree_by_three_methods() {
 }
 
 /// Every committed count by the simulation path, and all but `all_void`'s
-/// beyond depth 12 (which its closed form checks) by the other two methods: `cargo test -p euchre-engine --release --test perft --
-/// --ignored full_depth` (one to two minutes).
+/// beyond depth 12 (which its closed form checks) by the other two methods:
+/// `cargo test -p euchre-engine --release --test it full_depth -- --ignored`
+/// (one to two minutes).
 #[test]
 #[ignore]
 fn full_depth() {
@@ -327,7 +328,7 @@ fn all_void_matches_its_closed_form() {
 }
 
 /// Prints every depth's count by the three methods, for writing new cases:
-/// `cargo test -p euchre-engine --release --test perft -- --ignored --nocapture print_counts`.
+/// `cargo test -p euchre-engine --release --test it perft:: --ignored --nocapture print_counts`.
 #[test]
 #[ignore]
 fn print_counts() {

@@ -26,7 +26,7 @@ pub struct Case {
 
 /// Every case of the committed file.
 pub fn load() -> Vec<Case> {
-    parse(include_str!("../data/perft.txt"))
+    parse(include_str!("../../data/perft.txt"))
 }
 
 pub fn parse(text: &str) -> Vec<Case> {

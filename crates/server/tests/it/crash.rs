@@ -3,14 +3,13 @@
 //! player takes back the seat with every acknowledged action in place; a
 //! rated game's forfeit made before the kill still counts at its end.
 
-mod support;
 
 use euchre_engine::{Action, Card, Event};
 use euchre_protocol::{
     ClientMessage, Reply, ServerMessage, TableEvent, TableNotice, TableSettings,
 };
-use support::binary::{Server, Stop};
-use support::{Client, answer_id, play_to_the_end};
+use crate::support::binary::{Server, Stop};
+use crate::support::{Client, answer_id, play_to_the_end};
 
 /// The server binary on `data`, with SQLite there.
 fn start_server(data: &std::path::Path) -> Server {
@@ -75,7 +74,7 @@ async fn a_killed_server_resumes_its_tables_with_every_acknowledged_action() {
         unreachable!()
     };
     assert!(hand_cards.contains(&last_card));
-    let last_seq = support::last_seq(&ann).expect("Ann saw the table");
+    let last_seq = crate::support::last_seq(&ann).expect("Ann saw the table");
 
     // Kill it outright: no shutdown, no flush.
     server.stop(Stop::Kill);

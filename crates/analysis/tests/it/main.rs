@@ -1,0 +1,3 @@
+//! The analysis crate's integration tests, in one binary to keep link time down.
+
+mod analysis;

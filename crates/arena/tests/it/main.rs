@@ -1,0 +1,3 @@
+//! The arena's integration tests, in one binary to keep link time down.
+
+mod arena;

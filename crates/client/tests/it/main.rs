@@ -1,0 +1,3 @@
+//! The client's integration tests, in one binary to keep link time down.
+
+mod client;

@@ -1,0 +1,12 @@
+//! The server's integration tests, in one binary to keep link time down: one link of axum, sqlx and NATS instead of one per file.
+
+mod support;
+mod accounts;
+mod cluster;
+mod crash;
+mod history;
+mod names;
+mod outage;
+mod ratings;
+mod restart;
+mod server;
