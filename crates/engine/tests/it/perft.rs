@@ -328,7 +328,7 @@ fn all_void_matches_its_closed_form() {
 }
 
 /// Prints every depth's count by the three methods, for writing new cases:
-/// `cargo test -p euchre-engine --release --test it perft:: --ignored --nocapture print_counts`.
+/// `cargo test -p euchre-engine --release --test it print_counts -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn print_counts() {
