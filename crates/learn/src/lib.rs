@@ -336,31 +336,74 @@ impl CandleNet {
     }
 }
 
+/// A teacher that searches little: quick self-play for the tests and the
+/// score checks.
+const TINY_TEACHER: SearchSettings =
+    SearchSettings { worlds: 4, bid_worlds: 4, table_bits: 8, ..SearchSettings::HARD };
+
+/// The games whose sights the committed score checks hold, and how many.
+const CHECK_GAMES: u64 = 2;
+const CHECK_SEED: u64 = 11;
+const CHECKS: usize = 40;
+
+/// The committed network's scores as candle computes them on the sights of a
+/// few seeded self-play games, in the text form the bots crate's tests read
+/// (`crates/bots/weights/play.scores`): the bots crate checks its forward
+/// pass against candle's without compiling candle. Written again with
+/// `euchre-learn scores` whenever the weights change.
+pub fn score_checks(policy: &Policy) -> anyhow::Result<String> {
+    let candle = CandleNet::new(policy)?;
+    let teacher = Teacher::new(TINY_TEACHER);
+    let mut bytes = Vec::new();
+    generate(teacher, CHECK_GAMES, CHECK_SEED, &mut bytes, |_| {})?;
+    let examples = read_examples(&mut bytes.as_slice())?;
+    let mut text = String::from(
+        "# The committed network's scores (play.bin) as candle computes them, one\n\
+         # sight a line: the features on, then the 24 scores. Written by\n\
+         # `euchre-learn scores`; read by the bots' and the learning crate's tests.\n",
+    );
+    for example in examples.iter().take(CHECKS) {
+        let scores = candle.scores(&example.on)?;
+        let on: Vec<String> = example.on.iter().map(u16::to_string).collect();
+        let scores: Vec<String> = scores.iter().map(f32::to_string).collect();
+        text.push_str(&format!("{} | {}\n", on.join(" "), scores.join(" ")));
+    }
+    Ok(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The bots crate's forward pass gives candle's scores, for the
-    /// committed network on every sight of a few games.
+    /// Candle gives the committed scores (`crates/bots/weights/play.scores`)
+    /// for the committed network: the bots crate's own forward pass is
+    /// checked against the same file in its tests, so the two agree.
     #[test]
-    fn the_forward_pass_is_candles() {
+    fn the_committed_scores_are_candles() {
         let policy = euchre_bots::policy::trained().expect("the committed network");
         let candle = CandleNet::new(policy).expect("candle takes it");
-        let bytes = data(2, 11);
-        let examples = read_examples(&mut bytes.as_slice()).expect("reads back");
-        assert!(!examples.is_empty());
-        for example in &examples {
-            let ours = policy.scores(&example.on);
-            let theirs = candle.scores(&example.on).expect("candle runs");
-            assert_eq!(ours.len(), theirs.len());
-            for (a, b) in ours.iter().zip(&theirs) {
-                assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{ours:?} against {theirs:?}");
-            }
+        let checks = euchre_bots::policy::ScoreCheck::committed().expect("the checks read");
+        assert!(checks.len() >= 20, "{} committed checks", checks.len());
+        for check in &checks {
+            let theirs = candle.scores(&check.on).expect("candle runs");
+            assert!(check.agrees(&theirs), "{:?} against {theirs:?}", check.scores);
         }
     }
 
-    const TINY_TEACHER: SearchSettings =
-        SearchSettings { worlds: 4, bid_worlds: 4, table_bits: 8, ..SearchSettings::HARD };
+    /// The committed checks are what `score_checks` writes today: the same
+    /// sights, from the same seeded games.
+    #[test]
+    fn the_committed_checks_are_reproducible() {
+        let policy = euchre_bots::policy::trained().expect("the committed network");
+        let written = score_checks(policy).expect("writes");
+        let again = euchre_bots::policy::ScoreCheck::parse(&written).expect("reads back");
+        let committed = euchre_bots::policy::ScoreCheck::committed().expect("the checks read");
+        assert_eq!(again.len(), committed.len());
+        for (a, b) in again.iter().zip(&committed) {
+            assert_eq!(a.on, b.on);
+            assert!(b.agrees(&a.scores), "{:?} against {:?}", a.scores, b.scores);
+        }
+    }
 
     fn data(games: u64, seed: u64) -> Vec<u8> {
         let mut bytes = Vec::new();

@@ -14,7 +14,8 @@ use euchre_arena::BotSpec;
 use euchre_bots::policy::Policy;
 use euchre_bots::{BotKind, SearchSettings};
 use euchre_learn::{
-    CandleNet, Example, Teacher, TrainConfig, agreement, generate, read_examples, train,
+    CandleNet, Example, Teacher, TrainConfig, agreement, generate, read_examples, score_checks,
+    train,
 };
 
 #[derive(Debug, Parser)]
@@ -77,6 +78,13 @@ enum Command {
         #[arg(long)]
         weights: Option<PathBuf>,
     },
+    /// Writes the committed network's scores as candle computes them, for
+    /// the bots' tests (`crates/bots/weights/play.scores`); run it whenever
+    /// the weights change.
+    Scores {
+        #[arg(long, default_value = "crates/bots/weights/play.scores")]
+        out: PathBuf,
+    },
 }
 
 fn teacher(text: &str) -> anyhow::Result<Teacher> {
@@ -91,6 +99,11 @@ fn teacher(text: &str) -> anyhow::Result<Teacher> {
 
 fn main() -> anyhow::Result<()> {
     match Args::parse().command {
+        Command::Scores { out } => {
+            let policy = euchre_bots::policy::trained().context("the committed network")?;
+            std::fs::write(&out, score_checks(policy)?)
+                .with_context(|| format!("writing {}", out.display()))?;
+        }
         Command::Data { teacher: spec, games, seed, out } => {
             let teacher = teacher(&spec)?;
             let mut file = BufWriter::new(

@@ -180,6 +180,51 @@ pub fn trained() -> Option<&'static Policy> {
         .as_ref()
 }
 
+/// One committed check of the network's forward pass: the features on in a
+/// sight, and the scores the training library (candle) gave for them. The
+/// file is written by `euchre-learn scores`; this crate's tests check its own
+/// forward pass against it, and the learning crate's check candle against
+/// it, so the two agree without this crate compiling candle.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScoreCheck {
+    pub on: Vec<u16>,
+    pub scores: Vec<f32>,
+}
+
+impl ScoreCheck {
+    /// The checks committed beside the weights (`weights/play.scores`);
+    /// `None` if the file does not read.
+    pub fn committed() -> Option<Vec<ScoreCheck>> {
+        ScoreCheck::parse(include_str!("../../weights/play.scores"))
+    }
+
+    /// Reads the text form: `#` comments, then a line a check, the features
+    /// on and the scores parted by `|`. `None` if a line does not read.
+    pub fn parse(text: &str) -> Option<Vec<ScoreCheck>> {
+        text.lines()
+            .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+            .map(|line| {
+                let (on, scores) = line.split_once('|')?;
+                Some(ScoreCheck {
+                    on: on.split_whitespace().map(str::parse).collect::<Result<_, _>>().ok()?,
+                    scores: scores
+                        .split_whitespace()
+                        .map(str::parse)
+                        .collect::<Result<_, _>>()
+                        .ok()?,
+                })
+            })
+            .collect()
+    }
+
+    /// Whether `scores` are these, to the last few bits of an `f32` (the two
+    /// forward passes add in different orders).
+    pub fn agrees(&self, scores: &[f32]) -> bool {
+        self.scores.len() == scores.len()
+            && self.scores.iter().zip(scores).all(|(a, b)| (a - b).abs() <= 1e-4 * (1.0 + b.abs()))
+    }
+}
+
 /// The policy alone as a player, for measuring it: the basic bot's bids,
 /// discards and cards passed, the network's cards where it covers the hand,
 /// the basic bot's elsewhere.
@@ -238,6 +283,19 @@ impl Bot for PolicyBot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The forward pass gives the scores candle gave for the committed
+    /// network (`weights/play.scores`, written by `euchre-learn scores`).
+    #[test]
+    fn the_forward_pass_gives_candles_committed_scores() {
+        let policy = trained().expect("the committed network");
+        let checks = ScoreCheck::committed().expect("the committed checks read");
+        assert!(checks.len() >= 20, "{} committed checks", checks.len());
+        for check in &checks {
+            let ours = policy.scores(&check.on);
+            assert!(check.agrees(&ours), "{ours:?} against {:?}", check.scores);
+        }
+    }
 
     /// A network small enough to work out by hand.
     fn tiny() -> Policy {
