@@ -1,7 +1,7 @@
-//! The README's layout table is the newcomer's map of the tree, so it is
-//! checked against the tree: every path it names exists, every module under
-//! `crates/*/src` is named in one of its crate's rows, and the rows follow
-//! the tree's order.
+//! The layout table in `docs/architecture.md` (its "Layout" section) is the
+//! newcomer's map of the tree, so it is checked against the tree: every path
+//! it names exists, every module under `crates/*/src` is named in one of its
+//! crate's rows, and the rows follow the tree's order.
 
 use std::cmp::Ordering;
 use std::fs;
@@ -24,8 +24,10 @@ fn backticked(text: &str) -> Vec<String> {
 }
 
 fn layout_rows() -> Vec<Row> {
-    let readme = fs::read_to_string(root().join("README.md")).expect("README.md is readable");
-    let section = readme.split("\n## Layout\n").nth(1).expect("the README has a Layout section");
+    let doc = fs::read_to_string(root().join("docs/architecture.md"))
+        .expect("docs/architecture.md is readable");
+    let section =
+        doc.split("\n## Layout\n").nth(1).expect("docs/architecture.md has a Layout section");
     let section = section.split("\n## ").next().unwrap_or(section);
     section
         .lines()
@@ -78,7 +80,7 @@ fn every_path_the_layout_names_exists() {
         for path in &row.paths {
             let full =
                 if path.contains('/') { root.join(path) } else { root.join(folder).join(path) };
-            assert!(full.exists(), "the README's layout names {path}, which is not in the tree");
+            assert!(full.exists(), "the layout table names {path}, which is not in the tree");
         }
     }
 }
@@ -125,7 +127,7 @@ fn every_module_is_in_its_crates_rows() {
         }
     }
     missing.sort();
-    assert!(missing.is_empty(), "modules the README's layout table does not name: {missing:#?}");
+    assert!(missing.is_empty(), "modules the layout table does not name: {missing:#?}");
 }
 
 #[test]
@@ -136,7 +138,7 @@ fn the_rows_follow_the_tree() {
         assert_ne!(
             tree_key(before).cmp(&tree_key(after)),
             Ordering::Greater,
-            "the README's layout lists {after} after {before}; the tree has it first"
+            "the layout table lists {after} after {before}; the tree has it first"
         );
     }
 }
