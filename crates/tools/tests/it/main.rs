@@ -1,4 +1,4 @@
 //! The tools' integration tests, in one binary to keep link time down.
 
-mod readme_layout;
+mod layout;
 mod verify_cli;
