@@ -43,6 +43,18 @@ pub fn shard_of(table_id: &str, shards: Shard) -> Shard {
     (crc32fast::hash(table_id.as_bytes()) % u32::from(shards.max(1))) as Shard
 }
 
+/// Why a stream or a key-value bucket did not open.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// It was missing and could not be made (nor read back, made by
+    /// another node meanwhile).
+    #[error(transparent)]
+    Create(#[from] async_nats::jetstream::context::CreateStreamError),
+    /// The bucket's stream is there, but cannot be read as a bucket.
+    #[error(transparent)]
+    Bucket(#[from] async_nats::jetstream::context::KeyValueError),
+}
+
 /// Opens the key-value bucket `name`, creating it if it is missing; with
 /// `max_age`, a key not rewritten within it is removed.
 pub async fn open_bucket(
@@ -51,7 +63,7 @@ pub async fn open_bucket(
     description: &str,
     max_age: Option<std::time::Duration>,
     replicas: usize,
-) -> Result<async_nats::jetstream::kv::Store, String> {
+) -> Result<async_nats::jetstream::kv::Store, OpenError> {
     use async_nats::jetstream::stream;
     if let Ok(bucket) = js.get_key_value(name).await {
         return Ok(bucket);
@@ -76,9 +88,8 @@ pub async fn open_bucket(
             ..Default::default()
         },
     )
-    .await
-    .map_err(|error| error.to_string())?;
-    js.get_key_value(name).await.map_err(|error| error.to_string())
+    .await?;
+    Ok(js.get_key_value(name).await?)
 }
 
 /// Opens the stream `config.name`, creating it if it is missing. Nodes
@@ -88,11 +99,11 @@ pub async fn open_bucket(
 pub async fn open_stream(
     js: &async_nats::jetstream::Context,
     config: async_nats::jetstream::stream::Config,
-) -> Result<async_nats::jetstream::stream::Stream, String> {
+) -> Result<async_nats::jetstream::stream::Stream, OpenError> {
     let name = config.name.clone();
     match js.get_or_create_stream(config).await {
         Ok(stream) => Ok(stream),
-        Err(create) => js.get_stream(&name).await.map_err(|_| create.to_string()),
+        Err(create) => js.get_stream(&name).await.map_err(|_| OpenError::Create(create)),
     }
 }
 

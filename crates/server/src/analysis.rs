@@ -114,7 +114,25 @@ impl SharedLedger {
 
 /// An analysis as the worker runs it: the record's, or why not. A
 /// function, so that the tests can put one that fails in its place.
-type Analyse = fn(&GameRecord, &AnalysisRun) -> Result<Analysed, String>;
+type Analyse = fn(&GameRecord, &AnalysisRun) -> Result<Analysed, Unanalysable>;
+
+/// Why a match cannot be analysed: remembered, and the answer to every
+/// later request for it ([`Lookup::Failed`], in words).
+#[derive(Debug, thiserror::Error)]
+enum Unanalysable {
+    /// The solver refused the record.
+    #[error(transparent)]
+    Analysis(#[from] euchre_analysis::AnalysisError),
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// The analysis panicked, or no thread could be started for it.
+    #[error("the analysis stopped on an internal error")]
+    Stopped,
+    /// A failure the tests make up.
+    #[cfg(test)]
+    #[error("{0}")]
+    Made(&'static str),
+}
 
 /// An analysis ready to store: the JSON served, and each seat's figures
 /// for the players' profiles.
@@ -124,9 +142,9 @@ struct Analysed {
     seats: Vec<SeatAccuracy>,
 }
 
-fn analyse_to_json(record: &GameRecord, run: &AnalysisRun) -> Result<Analysed, String> {
-    let analysis = analyse(record, run).map_err(|error| error.to_string())?;
-    let json = serde_json::to_string(&analysis).map_err(|error| error.to_string())?;
+fn analyse_to_json(record: &GameRecord, run: &AnalysisRun) -> Result<Analysed, Unanalysable> {
+    let analysis = analyse(record, run)?;
+    let json = serde_json::to_string(&analysis)?;
     let seats = analysis
         .players
         .iter()
@@ -290,7 +308,7 @@ impl Worker {
             // pending nor failed and queues it again.
             let mut ledger = self.ledger.lock();
             if let Some(reason) = failure {
-                ledger.failed.put(id.clone(), reason);
+                ledger.failed.put(id.clone(), reason.to_string());
             }
             ledger.pending.remove(&id);
         }
@@ -304,7 +322,7 @@ impl Worker {
         id: &str,
         record: GameRecord,
         journaled: Lsn,
-    ) -> Result<(), String> {
+    ) -> Result<(), Unanalysable> {
         // The record's own seed deals the worlds: the same record, the same
         // analysis. Its first eight bytes are plenty for sampling.
         let [a, b, c, d, e, f, g, h, ..] = record.seed.0;
@@ -324,7 +342,7 @@ impl Worker {
                     match_id = id,
                     "analysis: the analysis failed (a panic, or no thread)"
                 );
-                return Err("the analysis stopped on an internal error".to_owned());
+                return Err(Unanalysable::Stopped);
             }
         };
         // A match that just ended may not be in the database yet (its
@@ -414,7 +432,7 @@ mod tests {
         static RUNS: AtomicUsize = AtomicUsize::new(0);
         let analyses = queue(|_, _| {
             RUNS.fetch_add(1, Ordering::SeqCst);
-            Err("hand 2 does not replay".to_owned())
+            Err(Unanalysable::Made("hand 2 does not replay"))
         })
         .await;
         let failed = Lookup::Failed("hand 2 does not replay".to_owned());
@@ -443,7 +461,7 @@ mod tests {
         fn started() -> MutexGuard<'static, Vec<euchre_engine::Seed>> {
             STARTED.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
         }
-        fn gated(record: &GameRecord, _: &AnalysisRun) -> Result<Analysed, String> {
+        fn gated(record: &GameRecord, _: &AnalysisRun) -> Result<Analysed, Unanalysable> {
             started().push(record.seed);
             drop(GATE.blocking_lock());
             Ok(Analysed { json: "{}".to_owned(), seats: Vec::new() })

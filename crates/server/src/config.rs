@@ -121,11 +121,16 @@ fn networks<'de, D: serde::Deserializer<'de>>(
     texts.iter().map(|text| parse_network(text).map_err(serde::de::Error::custom)).collect()
 }
 
-fn parse_network(text: &str) -> Result<ipnet::IpNet, String> {
+/// A list's entry ([`networks`]) that is neither an address nor a network.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is neither an address nor a network (10.0.0.0/8)")]
+struct NotANetwork(String);
+
+fn parse_network(text: &str) -> Result<ipnet::IpNet, NotANetwork> {
     let text = text.trim();
     text.parse::<ipnet::IpNet>()
         .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
-        .map_err(|_| format!("{text:?} is neither an address nor a network (10.0.0.0/8)"))
+        .map_err(|_| NotANetwork(text.to_owned()))
 }
 
 /// Cluster mode (docs/self-hosting.md, docs/architecture.md part two).

@@ -72,14 +72,12 @@ where
     state.metrics.connections_open.inc();
     state.metrics.connections_total.inc();
     let mut session = Session::new(conn, state.clone(), peer);
-    if let Some(remote_tables) = &state.remote_tables {
-        remote_tables.connected(
-            conn,
-            session.outbox.clone(),
-            session.too_slow.clone(),
-            session.moved.clone(),
-        );
-    }
+    state.tables_elsewhere.connected(
+        conn,
+        session.outbox.clone(),
+        session.too_slow.clone(),
+        session.moved.clone(),
+    );
     let closing = session.run(&mut sink, &mut stream).await;
     if closing.0 == close::POLICY || closing.0 == close::TOO_LARGE {
         // Abuse: the address waits a while before anything new from it is
@@ -423,12 +421,8 @@ impl Session {
                 return Box::pin(self.quick_play(id, PlayerInfo::clone(&player), request)).await;
             }
             ClientMessage::CancelQuickPlay { .. } => {
-                if let Some(cancel) = self
-                    .state
-                    .remote_pools
-                    .as_ref()
-                    .and_then(|pools| pools.cancel(id, self.conn, &player.id))
-                {
+                // Asked from here of another node's pool: its owner cancels.
+                if let Some(cancel) = self.state.pools_elsewhere.cancel(id, self.conn, &player.id) {
                     if let Err(refused) = Box::pin(cancel).await {
                         self.state.metrics.errors_sent.inc();
                         self.outbox.send(refused);
@@ -442,14 +436,15 @@ impl Session {
         let joins =
             matches!(request, Request::Sit { .. } | Request::Watch { .. } | Request::Resume { .. });
         let Some(handle) = self.state.registry.get(&table) else {
-            // Another node's table, in a cluster: its owner answers.
-            let remote_tables = self.state.remote_tables.clone().ok_or(ErrorCode::NoSuchTable)?;
+            // Not a table of this node: its owner answers, if another node
+            // has it (in a cluster).
+            let elsewhere = self.state.tables_elsewhere.clone();
             if joins {
                 // Before the request: a notice that the table moved must
                 // find the connection even if it comes before the answer.
-                remote_tables.joined(self.conn, &table);
+                elsewhere.joined(self.conn, &table);
             }
-            match Box::pin(remote_tables.forward(&table, id, self.conn, &player, request)).await {
+            match Box::pin(elsewhere.forward(&table, id, self.conn, &player, request)).await {
                 Err(refused) => {
                     self.state.metrics.errors_sent.inc();
                     self.outbox.send(refused);
@@ -479,9 +474,7 @@ impl Session {
             return Err(ErrorCode::Busy.into());
         }
         if joins {
-            if let Some(remote_tables) = &self.state.remote_tables {
-                remote_tables.joined(self.conn, &table);
-            }
+            self.state.tables_elsewhere.joined(self.conn, &table);
             self.tables.insert(table);
         }
         Ok(())
@@ -498,19 +491,17 @@ impl Session {
         request.check()?;
         let rating = if request.rated { self.rating(&player, &request).await } else { None };
         let request_id = crate::quick_play::new_request_id();
-        if let Some(pools) = &self.state.remote_pools {
-            let pool = crate::quick_play::pool_name(request.preset, request.rated);
-            if !pools.owns(&pool) {
-                // Another node's pool: its owner answers, as for a table of
-                // another node.
-                let ask = crate::placement::PoolAsk { id, request_id, request, rating };
-                let asked = pools.ask(&pool, self.conn, &player, ask);
-                if let Err(refused) = asked.await {
-                    self.state.metrics.errors_sent.inc();
-                    self.outbox.send(refused);
-                }
-                return Ok(());
+        let pool = crate::quick_play::pool_name(request.preset, request.rated);
+        let elsewhere = &self.state.pools_elsewhere;
+        if !elsewhere.owns(&pool) {
+            // Another node's pool: its owner answers, as for a table of
+            // another node.
+            let ask = crate::placement::PoolAsk { id, request_id, request, rating };
+            if let Err(refused) = elsewhere.ask(&pool, self.conn, &player, ask).await {
+                self.state.metrics.errors_sent.inc();
+                self.outbox.send(refused);
             }
+            return Ok(());
         }
         let outbox = self.outbox.clone();
         let ask = Ask { id, request_id, conn: self.conn, player, outbox, request, rating };
@@ -575,9 +566,7 @@ impl Session {
             Instant::now() + Duration::from_millis(left)
         });
         self.state.quick_play.attach(self.conn, &player.id, self.outbox.clone());
-        if let Some(pools) = &self.state.remote_pools {
-            Arc::clone(pools).attach(self.conn, &player.id);
-        }
+        Arc::clone(&self.state.pools_elsewhere).attach(self.conn, &player.id);
         self.player = Some(Arc::new(player.clone()));
         self.outbox.send(ServerMessage::Welcome {
             id,
@@ -590,31 +579,24 @@ impl Session {
 
     /// Tells every table this connection joined that it is gone.
     fn disconnect(&mut self) {
-        if let Some(remote_tables) = &self.state.remote_tables {
-            remote_tables.gone(self.conn);
-        }
+        self.state.tables_elsewhere.gone(self.conn);
         if let Some(player) = &self.player {
-            if let Some(pools) = &self.state.remote_pools {
-                pools.gone(self.conn, &player.id);
-            }
+            self.state.pools_elsewhere.gone(self.conn, &player.id);
             let (quick_play, conn, player_id) =
                 (self.state.quick_play.clone(), self.conn, player.id.clone());
             self.state.tracker.spawn(async move { quick_play.gone(conn, &player_id).await });
         }
         for table in self.tables.drain() {
-            if let Some(remote_tables) = &self.state.remote_tables
-                && self.state.registry.get(&table).is_none()
-            {
-                remote_tables.left(self.conn, &table);
+            let Some(handle) = self.state.registry.get(&table) else {
+                // Another node's table (or one that closed meanwhile).
+                self.state.tables_elsewhere.left(self.conn, &table);
                 continue;
-            }
-            if let Some(handle) = self.state.registry.get(&table) {
-                let conn = self.conn;
-                // Waits for room in a busy table's mailbox rather than losing the news.
-                self.state.tracker.spawn(async move {
-                    handle.send(TableMessage::Disconnected { conn }).await;
-                });
-            }
+            };
+            let conn = self.conn;
+            // Waits for room in a busy table's mailbox rather than losing the news.
+            self.state.tracker.spawn(async move {
+                handle.send(TableMessage::Disconnected { conn }).await;
+            });
         }
     }
 }
@@ -629,8 +611,9 @@ fn is_oversized(error: axum::Error) -> bool {
 
 /// Writes `first` and whatever is already queued behind it (up to
 /// [`MAX_BURST`]), then flushes once: an action's event, prompt and ack reach
-/// a client in one system call instead of one each. Returns how many were
-/// written, or `None` if the client did not take them in time.
+/// a client in one system call instead of one each. A frame that joins the
+/// connection to a table ([`Frame::joining`]) adds it to `joined`. Returns
+/// how many were written, or `None` if the client did not take them in time.
 async fn write_burst<S: Sink<Message> + Unpin>(
     sink: &mut S,
     first: Frame,
@@ -641,7 +624,7 @@ async fn write_burst<S: Sink<Message> + Unpin>(
         let mut next = Some(first);
         let mut written = 0;
         while let Some(frame) = next {
-            if let Some(ServerMessage::QuickPlayMatched { table, .. }) = frame.message() {
+            if let Some(table) = frame.joins() {
                 // A pool seated the player: the table is told when this connection goes.
                 joined.insert(table.clone());
             }

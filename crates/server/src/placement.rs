@@ -1,22 +1,26 @@
-//! Where this node's tables live: the seam between the shared state
-//! ([`crate::state`]) and cluster mode ([`crate::cluster`]), so that neither
-//! reaches into the other.
+//! Where tables live: the seam between the shared state ([`crate::state`])
+//! and its connections on one side and cluster mode ([`crate::cluster`]) on
+//! the other, so that neither reaches into the other. Each trait has two
+//! implementations: [`OneNode`] for a node alone, `cluster::Node` in a
+//! cluster; the state holds each as a trait object, never an `Option`, so
+//! no caller branches on being in a cluster.
 //!
 //! - [`Placement`]: a new table's id, where its writes become durable, and
-//!   what stops it. On one node ([`OneNode`]): a time-ordered uuid, the
-//!   local journal, the server's shutdown. In a cluster (`cluster::Node`):
-//!   an id in a shard this node owns, the shard's log, the shard moving to
-//!   another node.
-//! - [`RemoteTables`]: in a cluster, what this node's connections need of
-//!   the tables other nodes own (commands forwarded to the owner, and the
-//!   owner's messages back); on one node there are none.
-//! - [`RemotePools`]: in a cluster, the quick-play pools other nodes own
-//!   (each pool has one owner: the owner of the shard its name falls in).
+//!   what stops it. On one node: a time-ordered uuid, the local journal,
+//!   the server's shutdown. In a cluster: an id in a shard this node owns,
+//!   the shard's log, the shard moving to another node.
+//! - [`RemoteTables`]: what this node's connections need of the tables
+//!   other nodes own. In a cluster: commands forwarded to the owner, and
+//!   the owner's messages back. On one node there are none: a table not
+//!   here is no table.
+//! - [`RemotePools`]: the quick-play pools other nodes own (in a cluster,
+//!   each pool has one owner: the owner of the shard its name falls in).
+//!   On one node, this node owns every pool.
 
 use std::fmt;
 use std::sync::Arc;
 
-use euchre_protocol::{CommandId, PlayerInfo, QuickPlayRequest, ServerMessage, TableId};
+use euchre_protocol::{CommandId, ErrorCode, PlayerInfo, QuickPlayRequest, ServerMessage, TableId};
 use euchre_store::durable::Durability;
 use euchre_store::writer::Recorder;
 use futures_util::future::BoxFuture;
@@ -39,8 +43,8 @@ pub trait Placement: Send + Sync + fmt::Debug {
     fn stop_token(&self, table: &str) -> CancellationToken;
 }
 
-/// One node alone: every table is here, its writes go to the local journal,
-/// and it stops when the server does.
+/// One node alone: every table and every pool is here, a table's writes go
+/// to the local journal, and it stops when the server does.
 #[derive(Debug)]
 pub struct OneNode {
     journal: Arc<dyn Durability>,
@@ -67,8 +71,7 @@ impl Placement for OneNode {
     }
 }
 
-/// In a cluster: the tables other nodes own, as this node's connections
-/// reach them.
+/// The tables other nodes own, as this node's connections reach them.
 pub trait RemoteTables: Send + Sync + fmt::Debug {
     /// A connection of this node opened: what owners send it goes to
     /// `outbox`; `too_slow` closes it when messages were lost, `moved` when
@@ -81,7 +84,8 @@ pub trait RemoteTables: Send + Sync + fmt::Debug {
         moved: CancellationToken,
     );
 
-    /// A connection of this node joined a table (here or on another node).
+    /// A connection of this node joined a table (here or on another node),
+    /// or is about to: a notice that the table moved must find it.
     fn joined(&self, conn: ConnId, table: &str);
 
     /// A connection of this node closed.
@@ -90,11 +94,13 @@ pub trait RemoteTables: Send + Sync + fmt::Debug {
     /// Tells another node's table that a connection of this node at it closed.
     fn left(&self, conn: ConnId, table: &str);
 
-    /// Sends a command to the node that owns `table`. `Ok` holds where
-    /// clients reach the owner, when the command joined the table and the
-    /// owner says (its `cluster.public_url`). `Err` is the error message for
-    /// the client: the owner's refusal, or `unavailable` when no node owns
-    /// the table's shard right now (it is failing over).
+    /// Sends a command for `table`, which is not on this node, to the node
+    /// that owns it. `Ok` holds where clients reach the owner, when the
+    /// command joined the table and the owner says (its
+    /// `cluster.public_url`). `Err` is the error message for the client: the
+    /// owner's refusal, `unavailable` when no node owns the table's shard
+    /// right now (it is failing over), or `no_such_table` where no other
+    /// node can have it.
     fn forward<'a>(
         &'a self,
         table: &'a str,
@@ -116,12 +122,13 @@ pub struct PoolAsk {
     pub rating: Option<(f64, f64)>,
 }
 
-/// In a cluster: the quick-play pools other nodes own. A request for one of
-/// them goes to its owner, whose notices come back to the connection as a
-/// table's messages do.
+/// The quick-play pools other nodes own. A request for one of them goes to
+/// its owner, whose notices come back to the connection as a table's
+/// messages do.
 pub trait RemotePools: Send + Sync + fmt::Debug {
     /// Whether this node owns `pool` (a [`crate::quick_play::pool_name`]) now:
-    /// its requests go to this node's own pools' task.
+    /// its requests go to this node's own pools' task, and only the others
+    /// to [`RemotePools::ask`].
     fn owns(&self, pool: &str) -> bool;
 
     /// Sends a `quick_play` to the owner of `pool`. `Err` is the error
@@ -150,4 +157,60 @@ pub trait RemotePools: Send + Sync + fmt::Debug {
 
     /// A connection of the player closed.
     fn gone(&self, conn: ConnId, player_id: &str);
+}
+
+/// No other node: a table not in this node's registry is no table at all.
+impl RemoteTables for OneNode {
+    fn connected(&self, _: ConnId, _: Outbox, _: CancellationToken, _: CancellationToken) {}
+
+    fn joined(&self, _: ConnId, _: &str) {}
+
+    fn gone(&self, _: ConnId) {}
+
+    /// A table that closed while the connection was at it: nobody to tell.
+    fn left(&self, _: ConnId, _: &str) {}
+
+    fn forward<'a>(
+        &'a self,
+        _: &'a str,
+        id: CommandId,
+        _: ConnId,
+        _: &'a PlayerInfo,
+        _: Request,
+    ) -> BoxFuture<'a, Result<Option<String>, ServerMessage>> {
+        Box::pin(std::future::ready(Err(ErrorCode::NoSuchTable.to_message(Some(id)))))
+    }
+}
+
+/// No other node: this node owns every pool, and every request waits here.
+impl RemotePools for OneNode {
+    fn owns(&self, _: &str) -> bool {
+        true
+    }
+
+    /// Never called ([`RemotePools::owns`] is always true); should it be,
+    /// the pool has no owner to reach.
+    fn ask<'a>(
+        &'a self,
+        _: &'a str,
+        _: ConnId,
+        _: &'a PlayerInfo,
+        ask: PoolAsk,
+    ) -> BoxFuture<'a, Result<(), ServerMessage>> {
+        Box::pin(std::future::ready(Err(ErrorCode::Unavailable.to_message(Some(ask.id)))))
+    }
+
+    /// Every request waits in this node's own pools, which cancel it.
+    fn cancel<'a>(
+        &'a self,
+        _: CommandId,
+        _: ConnId,
+        _: &'a str,
+    ) -> Option<BoxFuture<'a, Result<(), ServerMessage>>> {
+        None
+    }
+
+    fn attach(self: Arc<Self>, _: ConnId, _: &str) {}
+
+    fn gone(&self, _: ConnId, _: &str) {}
 }

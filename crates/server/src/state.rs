@@ -1,6 +1,7 @@
 //! What every connection shares: settings, players, the table registry,
 //! metrics, and the handles for shutting down.
 
+use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -25,7 +26,9 @@ use crate::placement::{OneNode, Placement, RemotePools, RemoteTables};
 use crate::quick_play::QuickPlay;
 use crate::ratings::Ratings;
 use crate::registry::Registry;
-use crate::table::{Table, TableConfig, TableHandle, TableMessage, quick_play_host};
+use crate::table::{
+    RestoreError, Table, TableConfig, TableHandle, TableMessage, TableSpec, quick_play_host,
+};
 
 /// The host id of the tables quick-play pools form: no player's.
 pub use euchre_store::QUICK_PLAY_HOST;
@@ -53,11 +56,12 @@ pub struct Shared {
     /// Where this node's tables live: their ids, where their writes become
     /// durable, what stops them ([`OneNode`] unless built otherwise).
     pub placement: Arc<dyn Placement>,
-    /// In a cluster: the tables other nodes own, for this node's
-    /// connections; `None` on one node.
-    pub remote_tables: Option<Arc<dyn RemoteTables>>,
-    /// In a cluster, the quick-play pools other nodes own.
-    pub remote_pools: Option<Arc<dyn RemotePools>>,
+    /// The tables other nodes own, as this node's connections reach them
+    /// (on one node, [`OneNode`]: none).
+    pub tables_elsewhere: Arc<dyn RemoteTables>,
+    /// The quick-play pools other nodes own (on one node, [`OneNode`]:
+    /// none, this node owns them all).
+    pub pools_elsewhere: Arc<dyn RemotePools>,
     /// Connections per address and in all, the penalty box, new guests.
     pub admission: Arc<Admission>,
     /// The HTTP API's requests per address and imports.
@@ -107,6 +111,7 @@ impl AppState {
             .waiting_for(recorder.health().clone()),
         );
         let quick_play = QuickPlay::new(settings.quick_play.mailbox);
+        let one_node = Arc::new(OneNode::new(recorder.clone(), shutdown.clone()));
         AppState(Arc::new(Shared {
             quick_play,
             settings: Arc::new(settings),
@@ -114,9 +119,9 @@ impl AppState {
             accounts,
             ratings,
             store,
-            placement: Arc::new(OneNode::new(recorder.clone(), shutdown.clone())),
-            remote_tables: None,
-            remote_pools: None,
+            placement: one_node.clone(),
+            tables_elsewhere: one_node.clone(),
+            pools_elsewhere: one_node,
             recorder,
             registry,
             metrics,
@@ -129,21 +134,20 @@ impl AppState {
         }))
     }
 
-    /// This state with its tables placed by `placement`, and other nodes'
-    /// tables reached through `remote_tables`: before any table starts.
-    pub fn with_placement(
-        self,
-        placement: Arc<dyn Placement>,
-        remote_tables: Option<Arc<dyn RemoteTables>>,
-    ) -> AppState {
+    /// This state with its tables placed by `node`, which also reaches the
+    /// tables and pools other nodes own (in a cluster: `cluster::Node`):
+    /// before any table starts.
+    pub fn with_placement<N>(self, node: Arc<N>) -> AppState
+    where
+        N: Placement + RemoteTables + RemotePools + 'static,
+    {
         let shared = Arc::unwrap_or_clone(self.0);
-        AppState(Arc::new(Shared { placement, remote_tables, ..shared }))
-    }
-
-    /// This state with other nodes' quick-play pools reached through `pools`.
-    pub fn with_remote_pools(self, pools: Arc<dyn RemotePools>) -> AppState {
-        let shared = Arc::unwrap_or_clone(self.0);
-        AppState(Arc::new(Shared { remote_pools: Some(pools), ..shared }))
+        AppState(Arc::new(Shared {
+            placement: node.clone(),
+            tables_elsewhere: node.clone(),
+            pools_elsewhere: node,
+            ..shared
+        }))
     }
 
     pub fn next_conn_id(&self) -> u64 {
@@ -267,17 +271,16 @@ impl AppState {
             at: now_ms(),
         };
         let durability = self.placement.durability();
-        let (mut table, handle, mailbox) = Table::new(
-            table_id.clone(),
-            host.clone(),
+        let spec = TableSpec {
+            id: table_id.clone(),
+            host: host.clone(),
             settings,
             rules,
             bot_kind,
-            invite.clone(),
-            self.table_config(),
-            self.registry.clone(),
-            Some(durability.clone()),
-        );
+            invite: invite.clone(),
+        };
+        let (mut table, handle, mailbox) =
+            Table::new(spec, self.table_config(), self.registry.clone(), Some(durability.clone()));
         table.seat_matched(seats);
         let seats = Write::TableSeats { id: table_id.clone(), seats: table.stored_seats() };
         let kept = durability.keep_and_wait(&table_id, vec![opened, seats]).await;
@@ -288,7 +291,7 @@ impl AppState {
 
     /// Brings back a table that was open when the server stopped.
     /// One that cannot be restored is set aside ([`AppState::set_aside`]).
-    pub fn restore_table(&self, live: LiveTable) -> Result<(), String> {
+    pub fn restore_table(&self, live: LiveTable) -> Result<(), RestoreError> {
         // Its latest game may be over (awaiting a rematch): not unfinished.
         let unfinished = live.game.as_ref().filter(|game| game.record.winner.is_none());
         let (table_id, unfinished) = (live.id.clone(), unfinished.map(|game| game.id.clone()));
@@ -315,7 +318,7 @@ impl AppState {
     /// the server, nor is tried again: its game in progress is abandoned,
     /// and its link and its players' history say that it was lost. Logged
     /// with its id and counted (`euchre_tables_set_aside`).
-    pub fn set_aside(&self, table_id: &str, unfinished: Option<String>, error: &str) {
+    pub fn set_aside(&self, table_id: &str, unfinished: Option<String>, error: &dyn fmt::Display) {
         tracing::error!(table = %table_id, unfinished = ?unfinished, %error,
             "cannot restore a table: closed as lost, its game abandoned");
         self.metrics.tables_set_aside.inc();

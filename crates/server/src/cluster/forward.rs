@@ -346,7 +346,7 @@ impl Node {
                     break;
                 }
             };
-            if let Some(ServerMessage::QuickPlayMatched { table, .. }) = message.message()
+            if let Some(table) = message.joins()
                 && let Some(remote) = lock(&self.remotes).get_mut(&key)
             {
                 // A pool here seated it: the table lets it go if its node dies.
@@ -424,22 +424,28 @@ impl Node {
     /// this node may both say `owner_lost`).
     fn quick_play_news(&self, local: &mut Local, conn: ConnId, payload: &[u8]) {
         let Ok(message) = serde_json::from_slice::<ServerMessage>(payload) else { return };
-        match &message {
+        let joins = match &message {
             ServerMessage::QuickPlayMatched { table, request, .. } => {
                 // Seated, even by an old owner's late match; but only the
                 // request this node follows stops being followed.
                 local.tables.insert(table.clone());
                 lock(&self.asked).forget_conn(conn, Some(*request));
+                Some(table.clone())
             }
             ServerMessage::QuickPlayEnded { request, .. }
                 if !lock(&self.asked).forget_conn(conn, Some(*request)) =>
             {
                 return;
             }
-            _ => {}
-        }
-        // Decoded, so that the connection sees a match as a local one.
-        local.outbox.send(Frame::from(message));
+            _ => None,
+        };
+        // Decoded, so that the connection sees a match as a local one: it
+        // joins the connection to the table.
+        let frame = Frame::from(message);
+        local.outbox.send(match joins {
+            Some(table) => Frame::joining(table, frame),
+            None => frame,
+        });
     }
 }
 

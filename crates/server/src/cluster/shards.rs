@@ -96,7 +96,7 @@ impl Node {
                 Ok(Some(live)) => restored += u32::from(state.restore_table(live).is_ok()),
                 Ok(None) => {}
                 // Set aside as at a start: closed, so no node tries it again.
-                Err(error) => state.set_aside(&table, None, &error.to_string()),
+                Err(error) => state.set_aside(&table, None, &error),
             }
         }
         match self.client.subscribe(format!("euchre.cmd.{shard}")).await {

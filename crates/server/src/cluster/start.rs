@@ -72,8 +72,7 @@ pub async fn start(state: AppState) -> anyhow::Result<AppState> {
         None,
         replicas,
     )
-    .await
-    .map_err(anyhow::Error::msg)?;
+    .await?;
     let quick_play_claims = euchre_cluster::open_bucket(
         &js,
         claims::BUCKET,
@@ -81,8 +80,7 @@ pub async fn start(state: AppState) -> anyhow::Result<AppState> {
         Some(claims::MAX_AGE),
         replicas,
     )
-    .await
-    .map_err(anyhow::Error::msg)?;
+    .await?;
     tracing::debug!(node = %id, "buckets open");
     let shards = settings.shards.max(1);
     // Claims live while their node holds their pool's lease.
@@ -123,8 +121,7 @@ pub async fn start(state: AppState) -> anyhow::Result<AppState> {
         pool_grace: Duration::from_millis(state.settings.timing.reconnect_grace_ms),
         public_url: public_url(&settings.public_url)?,
     });
-    let state =
-        state.with_placement(node.clone(), Some(node.clone())).with_remote_pools(node.clone());
+    let state = state.with_placement(node.clone());
     state.players.write_guests_through();
 
     let deliveries = client.subscribe(format!("euchre.to.{id}")).await?;

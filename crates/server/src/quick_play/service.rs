@@ -15,6 +15,7 @@ use tokio::time::Instant;
 use super::matcher::{self, Entry, Millis, Policy, Shape};
 use super::{Ask, PoolMessage};
 use crate::config::{QuickPlaySettings, Timing};
+use crate::frame::Frame;
 use crate::state::AppState;
 use crate::table::{ConnId, Outbox, Request, TableCommand, TableMessage};
 
@@ -689,6 +690,10 @@ impl Pools {
                                 seat,
                                 request: request_id,
                             };
+                            // Seated without asking the table: the match
+                            // joins the connection to it, so that it says
+                            // goodbye there when it closes.
+                            let matched = Frame::joining(table.clone(), matched.into());
                             if !outbox.send(matched) {
                                 continue;
                             }

@@ -149,7 +149,7 @@ mod tests {
 
     use super::*;
     use crate::registry::Registry;
-    use crate::table::{Request, Table, TableCommand, TableConfig, TableMessage};
+    use crate::table::{Request, Table, TableCommand, TableConfig, TableMessage, TableSpec};
 
     #[tokio::test]
     async fn messages_wait_until_their_writes_are_durable_and_keep_their_order() {
@@ -220,17 +220,16 @@ mod tests {
             analyses: None,
         };
         let registry = Registry::default();
-        let (table, handle, mailbox) = Table::new(
-            "t".into(),
-            host.clone(),
+        let spec = TableSpec {
+            id: "t".into(),
+            host: host.clone(),
             settings,
             rules,
-            BotKind::Basic,
-            None,
-            config,
-            registry.clone(),
-            Some(Arc::new(Fenced)),
-        );
+            bot_kind: BotKind::Basic,
+            invite: None,
+        };
+        let (table, handle, mailbox) =
+            Table::new(spec, config, registry.clone(), Some(Arc::new(Fenced)));
         registry.insert(handle.clone(), table.summary(), &host.id, Vec::new());
         let task = tokio::spawn(table.run(mailbox, CancellationToken::new()));
         let (tx, mut rx) = mpsc::channel(16);

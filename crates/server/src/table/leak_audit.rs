@@ -200,17 +200,15 @@ async fn audit_form(preset: Preset, overrides: &serde_json::Value, games: usize)
             analyses: None,
         };
         let host = PlayerInfo { id: "p0".into(), name: "p0".into() };
-        let (mut table, _handle, _rx) = Table::new(
-            "t".into(),
+        let spec = TableSpec {
+            id: "t".into(),
             host,
             settings,
             rules,
-            BotKind::Basic,
-            None,
-            config,
-            Registry::default(),
-            None,
-        );
+            bot_kind: BotKind::Basic,
+            invite: None,
+        };
+        let (mut table, _handle, _rx) = Table::new(spec, config, Registry::default(), None);
         let mut receivers = Vec::new();
         // Every seat the form has, and a spectator.
         let players = u64::from(rules.players);

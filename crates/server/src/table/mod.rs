@@ -75,6 +75,37 @@ struct Subscriber {
     outbox: Outbox,
 }
 
+/// What a table is made as: its id, its host, the settings it was opened
+/// with and what they resolve to, and its invite. [`Table::new`] makes the
+/// table; [`Table::restore`] reads one back from storage.
+#[derive(Debug)]
+pub struct TableSpec {
+    pub id: TableId,
+    pub host: PlayerInfo,
+    pub settings: TableSettings,
+    /// The rules `settings` resolve to.
+    pub rules: Rules,
+    /// The bot for the bot seats `settings` names no bot for.
+    pub bot_kind: BotKind,
+    /// What lets a stranger sit at or watch a private table.
+    pub invite: Option<String>,
+}
+
+/// Why a stored table cannot be brought back ([`Table::restore`]).
+#[derive(Debug, thiserror::Error)]
+pub enum RestoreError {
+    #[error("table {table}: settings: {error}")]
+    Settings { table: TableId, error: serde_json::Error },
+    /// The settings name rules the engine refuses.
+    #[error("{0}")]
+    Rules(String),
+    #[error("table {table}: seats: {error}")]
+    Seats { table: TableId, error: serde_json::Error },
+    /// The game in progress does not replay.
+    #[error("table {table}: game: {error}")]
+    Game { table: TableId, error: euchre_engine::ReplayError },
+}
+
 /// The table actor's state.
 #[derive(Debug)]
 pub struct Table {
@@ -122,19 +153,16 @@ pub struct Table {
 }
 
 impl Table {
-    /// A new table and the handle to reach it; run it with [`Table::run`].
-    #[allow(clippy::too_many_arguments)]
+    /// A new table made as `spec`, and the handle to reach it; run it with
+    /// [`Table::run`]. It lists itself in `registry`, and keeps its writes
+    /// in `durability` (`None`: nowhere, for tests).
     pub fn new(
-        id: TableId,
-        host: PlayerInfo,
-        settings: TableSettings,
-        rules: Rules,
-        bot_kind: BotKind,
-        invite: Option<String>,
+        spec: TableSpec,
         config: TableConfig,
         registry: Registry,
         durability: Option<Arc<dyn Durability>>,
     ) -> (Table, TableHandle, mpsc::Receiver<TableMessage>) {
+        let TableSpec { id, host, settings, rules, bot_kind, invite } = spec;
         let (tx, rx) = mpsc::channel(256);
         let mut table = Table {
             id: id.clone(),
@@ -182,25 +210,16 @@ impl Table {
         config: TableConfig,
         registry: Registry,
         durability: Option<Arc<dyn Durability>>,
-    ) -> Result<(Table, TableHandle, mpsc::Receiver<TableMessage>), String> {
+    ) -> Result<(Table, TableHandle, mpsc::Receiver<TableMessage>), RestoreError> {
         let settings: TableSettings = serde_json::from_value(live.settings)
-            .map_err(|error| format!("table {}: settings: {error}", live.id))?;
-        let rules = settings.resolve_rules()?;
+            .map_err(|error| RestoreError::Settings { table: live.id.clone(), error })?;
+        let rules = settings.resolve_rules().map_err(RestoreError::Rules)?;
         let bot_kind = BotKind::from_name(&settings.bot).unwrap_or(BotKind::Basic);
         let seats: Vec<Option<Occupant>> = serde_json::from_value(live.seats)
-            .map_err(|error| format!("table {}: seats: {error}", live.id))?;
+            .map_err(|error| RestoreError::Seats { table: live.id.clone(), error })?;
         let host = host_of(live.host, &seats);
-        let (mut table, handle, rx) = Table::new(
-            live.id,
-            host,
-            settings,
-            rules,
-            bot_kind,
-            live.invite,
-            config,
-            registry,
-            durability,
-        );
+        let spec = TableSpec { id: live.id, host, settings, rules, bot_kind, invite: live.invite };
+        let (mut table, handle, rx) = Table::new(spec, config, registry, durability);
         let now = Instant::now();
         for (index, occupant) in seats.into_iter().enumerate().take(table.seats.len()) {
             table.seats[index] = match occupant {
@@ -222,7 +241,7 @@ impl Table {
         }
         if let Some(live_match) = live.game {
             let game = Game::replay(&live_match.record)
-                .map_err(|error| format!("table {}: game: {error}", table.id))?;
+                .map_err(|error| RestoreError::Game { table: table.id.clone(), error })?;
             table.game = Some(game);
             table.match_id = Some(live_match.id);
             table.games_started = live_match.number;

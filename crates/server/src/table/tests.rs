@@ -44,17 +44,15 @@ fn unstarted(
     bot: BotKind,
 ) -> (Table, TableHandle, mpsc::Receiver<TableMessage>) {
     let rules = settings.resolve_rules().expect("rules");
-    Table::new(
-        "t".into(),
-        player("host"),
+    let spec = TableSpec {
+        id: "t".into(),
+        host: player("host"),
         settings,
         rules,
-        bot,
-        None,
-        config(),
-        Registry::default(),
-        None,
-    )
+        bot_kind: bot,
+        invite: None,
+    };
+    Table::new(spec, config(), Registry::default(), None)
 }
 
 struct Receiver {

@@ -19,7 +19,9 @@ use euchre_protocol::{
 };
 use euchre_server::frame::Frame;
 use euchre_server::registry::Registry;
-use euchre_server::table::{Outbox, Request, Table, TableCommand, TableConfig, TableMessage};
+use euchre_server::table::{
+    Outbox, Request, Table, TableCommand, TableConfig, TableMessage, TableSpec,
+};
 use euchre_store::Write;
 use euchre_store::durable::Durability;
 use euchre_testkit::eventually;
@@ -122,17 +124,16 @@ async fn a_table_taken_over_mid_hand_keeps_every_acknowledged_action_and_plays_o
     let settings = TableSettings { bot_seats: vec![1, 2, 3], ..Default::default() };
     let rules = settings.resolve_rules().expect("rules");
     let mut ann = Ann::new();
-    let (table, a_handle, mailbox) = Table::new(
-        table_id.clone(),
-        ann.player.clone(),
-        settings.clone(),
+    let spec = TableSpec {
+        id: table_id.clone(),
+        host: ann.player.clone(),
+        settings: settings.clone(),
         rules,
-        BotKind::Basic,
-        None,
-        config(),
-        Registry::default(),
-        Some(Arc::new(a_logs.clone())),
-    );
+        bot_kind: BotKind::Basic,
+        invite: None,
+    };
+    let (table, a_handle, mailbox) =
+        Table::new(spec, config(), Registry::default(), Some(Arc::new(a_logs.clone())));
     // What creating a table records first (`AppState::create_table`).
     let opened = vec![
         Write::TableOpened {
