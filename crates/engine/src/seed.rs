@@ -47,14 +47,24 @@ impl fmt::Debug for Seed {
     }
 }
 
+/// Text that should have been 64 hex digits (a seed, a salt, a commitment)
+/// and is not.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is not {what} (64 hex digits)")]
+pub struct NotHex {
+    /// What the text should have been: "a seed", "a commitment", ...
+    pub what: &'static str,
+    pub text: String,
+}
+
 impl std::str::FromStr for Seed {
-    type Err = String;
+    type Err = NotHex;
 
     /// 64 hex digits (either case).
-    fn from_str(text: &str) -> Result<Seed, String> {
+    fn from_str(text: &str) -> Result<Seed, NotHex> {
         let mut bytes = [0u8; 32];
         hex::decode_to_slice(text, &mut bytes)
-            .map_err(|_| format!("{text:?} is not a seed (64 hex digits)"))?;
+            .map_err(|_| NotHex { what: "a seed", text: text.to_owned() })?;
         Ok(Seed(bytes))
     }
 }

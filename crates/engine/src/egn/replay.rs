@@ -345,8 +345,7 @@ fn replay_deal_strictly(
         hands[dealer.index()].insert(card);
         discard = Some(card);
     }
-    fill(&mut hands, unseen, &attribution.void, mode)
-        .map_err(|reason| VerifyError::inconsistent(setup, reason))?;
+    fill(&mut hands, unseen, &attribution.void, mode, setup)?;
     let cards = Deal::from_hands(rules, dealer, hands, up)
         .map_err(|error| VerifyError::inconsistent(setup, error.to_string()))?;
 
@@ -509,7 +508,8 @@ fn fill(
     mut unseen: CardSet,
     void: &[[bool; 4]; 4],
     mode: Option<Mode>,
-) -> Result<(), String> {
+    setup: Location,
+) -> Result<(), VerifyError> {
     let mut seats: Vec<usize> = (0..hands.len()).collect();
     seats.sort_by_key(|seat| std::cmp::Reverse(void[*seat].iter().filter(|v| **v).count()));
     for seat in seats {
@@ -524,7 +524,10 @@ fn fill(
             .take(missing)
             .collect();
         if choice.len() < missing {
-            return Err("too few cards are left to complete the hands".to_owned());
+            return Err(VerifyError::inconsistent(
+                setup,
+                "too few cards are left to complete the hands",
+            ));
         }
         for card in choice {
             unseen.remove(card);

@@ -181,12 +181,12 @@ macro_rules! hex_bytes {
         }
 
         impl std::str::FromStr for $name {
-            type Err = String;
+            type Err = crate::seed::NotHex;
 
-            fn from_str(text: &str) -> Result<$name, String> {
+            fn from_str(text: &str) -> Result<$name, crate::seed::NotHex> {
                 parse_hex(text)
                     .map($name)
-                    .ok_or_else(|| format!("{:?} is not {} (64 hex digits)", text, $what))
+                    .ok_or_else(|| crate::seed::NotHex { what: $what, text: text.to_owned() })
             }
         }
 
