@@ -152,6 +152,10 @@ impl Nats {
     pub fn outage(&mut self, down: Duration) {
         let port = self.url.rsplit(':').next().and_then(|port| port.parse().ok());
         self.kill();
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "the outage is this long, and the caller waits it out"
+        )]
         std::thread::sleep(down);
         let restarted = Nats::start_in(&self.store, port, self.config.clone());
         let old = std::mem::replace(self, restarted);

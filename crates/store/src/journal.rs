@@ -215,6 +215,10 @@ impl Owner {
         let mut busy = false;
         while let Ok(first) = inbox.recv() {
             if busy {
+                #[expect(
+                    clippy::disallowed_methods,
+                    reason = "the journal's own thread, waiting for more to commit"
+                )]
                 thread::sleep(COMMIT_DELAY);
             }
             // Group commit: take everything that queued up during the last sync.

@@ -204,7 +204,9 @@ async fn a_table_answers_while_its_search_bot_thinks() {
         if !acted.is_empty() {
             break;
         }
-        // The decision comes from another thread: give it a moment.
+        // The decision comes from another thread: give it a moment. This
+        // test's loop is synchronous, not a task on a runtime.
+        #[expect(clippy::disallowed_methods, reason = "a plain test loop, no runtime to block")]
         std::thread::sleep(Duration::from_millis(1));
     }
     assert_eq!(acted, vec![thinking], "the thinking bot's seat acted, once");

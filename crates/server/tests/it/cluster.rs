@@ -254,14 +254,13 @@ async fn a_table_taken_over_mid_hand_keeps_every_acknowledged_action_and_plays_o
 // sockets closed, its leases left to expire) or pause it (its only worker
 // blocked, as a stop-the-world pause would).
 
-
+use crate::support::{Client, answer_id, cards_in, error_code, pick};
 use euchre_engine::Event;
 use euchre_engine::Preset;
 use euchre_protocol::{ClientMessage, QuickPlayEndReason, QuickPlayRequest, TableEvent, close};
 use euchre_server::Settings;
 use euchre_server::config::{ClusterSettings, DatabaseUrl, NatsSettings, Secret};
 use euchre_testkit::postgres;
-use crate::support::{Client, answer_id, cards_in, error_code, pick};
 
 /// One three-node cluster at a time: nine nodes at once on two cores miss
 /// their heartbeats, and the shards keep moving. (The lease's 2 s is for the
@@ -416,6 +415,11 @@ impl Node {
     /// Blocks the node's only worker for `pause`: nothing of it runs meanwhile.
     fn pause(&self, pause: Duration) {
         if let Some(runtime) = &self.runtime {
+            // Blocking the worker is the point: a node that stalls.
+            #[expect(
+                clippy::disallowed_methods,
+                reason = "stalls the node's only worker on purpose"
+            )]
             runtime.spawn(async move { std::thread::sleep(pause) });
         }
     }
