@@ -17,7 +17,7 @@ use rand::{RngExt, SeedableRng};
 
 // Shared with the perft test, which uses all of it.
 #[allow(dead_code)]
-#[path = "../tests/perft/cases.rs"]
+#[path = "../tests/it/perft/cases.rs"]
 mod cases;
 
 /// A uniformly random action from a full-API list, leaving out the ones that

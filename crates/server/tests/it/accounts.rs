@@ -4,9 +4,10 @@
 //! can turn against an owner), and sessions that end by log-out, by a
 //! password change and by expiry, over HTTP and over the WebSocket's `hello`.
 
-
 use std::time::Duration;
 
+use crate::support::http::{Answer, Source, claim, http, log_in, request, request_from};
+use crate::support::{Client, PATIENCE, Players, TestServer, play_to_the_end};
 use euchre_client::{Error, Identity};
 use euchre_engine::Preset;
 use euchre_protocol::{LobbyQuery, TableSettings, close};
@@ -14,8 +15,6 @@ use euchre_server::Settings;
 use euchre_server::config::Flags;
 use euchre_server::testing::eventually;
 use serde_json::{Value, json};
-use crate::support::http::{Answer, Source, claim, http, log_in, request, request_from};
-use crate::support::{Client, PATIENCE, Players, TestServer, play_to_the_end};
 
 const PASSWORD: &str = "correct horse";
 

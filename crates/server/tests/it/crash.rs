@@ -3,13 +3,12 @@
 //! player takes back the seat with every acknowledged action in place; a
 //! rated game's forfeit made before the kill still counts at its end.
 
-
+use crate::support::binary::{Server, Stop};
+use crate::support::{Client, answer_id, play_to_the_end};
 use euchre_engine::{Action, Card, Event};
 use euchre_protocol::{
     ClientMessage, Reply, ServerMessage, TableEvent, TableNotice, TableSettings,
 };
-use crate::support::binary::{Server, Stop};
-use crate::support::{Client, answer_id, play_to_the_end};
 
 /// The server binary on `data`, with SQLite there.
 fn start_server(data: &std::path::Path) -> Server {

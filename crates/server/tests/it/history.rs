@@ -4,9 +4,10 @@
 //!
 //! HTTP is spoken by `crate::support::http`, a few lines over a `TcpStream`.
 
-
 use std::collections::{HashMap, HashSet};
 
+use crate::support::http::{Answer, http, request};
+use crate::support::{Client, PATIENCE, Players, TestServer, play_to_the_end, play_until};
 use euchre_bots::BotKind;
 use euchre_engine::{Action, CardSet, Event, Game, GameRecord, Preset, Viewer, egn};
 use euchre_protocol::{
@@ -17,8 +18,6 @@ use euchre_server::testing::eventually;
 use euchre_store::sqlite::SqliteStore;
 use euchre_store::{Store, Write};
 use serde_json::{Value, json};
-use crate::support::http::{Answer, http, request};
-use crate::support::{Client, PATIENCE, Players, TestServer, play_to_the_end, play_until};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/egn");
 

@@ -1,6 +1,6 @@
-//! The server's integration tests, in one binary to keep link time down: one link of axum, sqlx and NATS instead of one per file.
+//! The server's integration tests, in one binary to keep link time down:
+//! one link of axum, sqlx and NATS instead of one per file.
 
-mod support;
 mod accounts;
 mod cluster;
 mod crash;
@@ -10,3 +10,4 @@ mod outage;
 mod ratings;
 mod restart;
 mod server;
+mod support;

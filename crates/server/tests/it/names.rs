@@ -4,7 +4,8 @@
 //! database's accounts after their keys change (SQLite and PostgreSQL), and
 //! chat lines cleaned of control and bidi characters.
 
-
+use crate::support::http::{claim, log_in};
+use crate::support::{Client, Players, TestServer};
 use argon2::Argon2;
 use argon2::password_hash::PasswordHasher;
 use euchre_client::{Error, Identity};
@@ -12,8 +13,6 @@ use euchre_protocol::{ClientMessage, ServerMessage, TableEvent, TableNotice, Tab
 use euchre_server::Settings;
 use euchre_server::config::DatabaseUrl;
 use euchre_store::{AccountClaim, ClaimOutcome, NewSession, PlayerRow};
-use crate::support::http::{claim, log_in};
-use crate::support::{Client, Players, TestServer};
 
 const PASSWORD: &str = "correct horse";
 

@@ -3,17 +3,16 @@
 //! once the database is back it receives everything. The cut is real: the
 //! server reaches PostgreSQL through a TCP proxy that this test severs.
 
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use crate::support::{Players, TestServer};
 use euchre_engine::Event;
 use euchre_protocol::{ServerMessage, TableEvent, TableSettings};
 use euchre_server::config::DatabaseUrl;
 use euchre_server::testing::eventually;
 use sqlx::Connection;
-use crate::support::{Players, TestServer};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 

@@ -3,15 +3,14 @@
 //! rating, and the next game starts from it; tables with a bot, or set up
 //! unrated, rate nothing.
 
-
+use crate::support::http::{http, request};
+use crate::support::{Client, PATIENCE, Players, TestServer, play_to_the_end};
 use euchre_engine::Event;
 use euchre_protocol::{
     ClientMessage, SeatRating, ServerMessage, TableEvent, TableNotice, TableSettings,
 };
 use euchre_server::config::DatabaseUrl;
 use euchre_server::testing::eventually;
-use crate::support::http::{http, request};
-use crate::support::{Client, PATIENCE, Players, TestServer, play_to_the_end};
 
 fn rated_notice(message: &ServerMessage) -> Option<Vec<SeatRating>> {
     match message {

@@ -15,10 +15,12 @@
 //! ends with the restart (`quick_play_ended`, `shutdown`, on a SIGTERM) and
 //! may be made again (docs/self-hosting.md, "Restarts").
 
-
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::support::binary::{Server, Stop};
+use crate::support::http::request_at;
+use crate::support::{Client, PATIENCE, error_code, pick, play_to_the_end};
 use euchre_engine::{Action, Phase, Preset, Rules};
 use euchre_protocol::{
     ClientMessage, Occupant, QuickPlayEndReason, QuickPlayRequest, Reply, ServerMessage,
@@ -28,9 +30,6 @@ use euchre_testkit::eventually;
 use euchre_testkit::postgres;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use crate::support::binary::{Server, Stop};
-use crate::support::http::request_at;
-use crate::support::{Client, PATIENCE, error_code, pick, play_to_the_end};
 
 #[tokio::test]
 async fn sqlite_after_sigterm() {

@@ -1,10 +1,13 @@
 //! The server over real sockets on an ephemeral port: whole games, seq
 //! numbering, reconnection, errors, abuse, and a leak audit of every frame.
 
-
 use std::collections::HashSet;
 use std::time::Duration;
 
+use crate::support::{
+    Client, PATIENCE, Players, TestServer, answer_id, cards_in, error_code, last_seq, pending_turn,
+    pick, play_to_the_end,
+};
 use euchre_engine::{Action, CardSet, Event, Preset, Seat, fairness};
 use euchre_protocol::{
     ClientMessage, LOBBY_PAGE_MAX, LobbyFilter, LobbyQuery, Occupant, PROTOCOL_VERSION,
@@ -14,10 +17,6 @@ use euchre_protocol::{
 use euchre_server::testing::eventually;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use crate::support::{
-    Client, PATIENCE, Players, TestServer, answer_id, cards_in, error_code, last_seq, pending_turn,
-    pick, play_to_the_end,
-};
 
 /// The seqs of a client's table events, checked to run without a gap or a
 /// repeat from its first snapshot on.
