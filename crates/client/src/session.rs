@@ -88,7 +88,7 @@ pub fn answer_to(message: &ServerMessage) -> Option<CommandId> {
     }
 }
 
-/// One connection, driven by its caller: see the [module](self).
+/// One connection, driven by its caller: see the module's documentation.
 #[derive(Debug)]
 pub struct Session {
     socket: Socket,

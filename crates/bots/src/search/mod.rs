@@ -125,7 +125,7 @@ pub struct SearchSettings {
     pub own_depth: u32,
     /// For the decisions before play (bids, discards, the card passed),
     /// search the bot's own later decisions as a tree over what it sees
-    /// (information-set search, [`tree`]) instead of playing them as the
+    /// (information-set search, `tree`) instead of playing them as the
     /// basic bot: the rest of the hand is the tree's, then the basic bot's
     /// (or the learned policy's cards for the seats `net_play` names, in
     /// the tree for the others and past it for all), and the rollout,

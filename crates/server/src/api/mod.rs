@@ -124,7 +124,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// The history routes and `/api/openapi.json`, for the app's router, each
-/// request counted against its address's rate ([`limits::limit_requests`]).
+/// request counted against its address's rate (`limits::limit_requests`).
 pub fn routes(state: AppState) -> Router<AppState> {
     let (router, document) = api().split_for_parts();
     // Rendered once, as the document never changes while the server runs.
