@@ -2,7 +2,7 @@
 # The expert's play-out policy trained from its seeds, with its training
 # curve: the network after chosen epochs, each played alone (the basic
 # bot's bids, the network's cards) against basic and against hard in the
-# arena, and the plot of it (BENCHMARKS.md, issue #31).
+# arena, and the plot of it (BENCHMARKS.md, "Bots").
 #
 #   crates/learn/curve.sh OUT_DIR
 #

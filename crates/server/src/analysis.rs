@@ -1,4 +1,4 @@
-//! The solver's analysis of finished matches (issue #29, `euchre-analysis`):
+//! The solver's analysis of finished matches (`euchre-analysis`):
 //! computed once, when the match ends (unless `analysis.at_match_end` is
 //! off) or on the first request for it, then stored.
 //!

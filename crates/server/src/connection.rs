@@ -782,7 +782,7 @@ mod tests {
     }
 
     /// Every open connection holds its task's state machine for as long as
-    /// it lives: the idle goal (10 KiB a connection at 19,500, issue #30)
+    /// it lives: the idle goal (10 KiB a connection at 19,500, BENCHMARKS.md)
     /// is mostly this. The rare, deep paths (hello, creating a table, quick
     /// play, a cluster's forward) are boxed when taken, so that the state
     /// kept while idle is only the loop's (4,736 bytes before, 1,840 after).

@@ -5,7 +5,7 @@
 //! line-separator, private-use or unassigned character, may not start with
 //! a combining mark, and must show something once invisible characters are
 //! left out. Two names are the same name when their keys agree: the Unicode
-//! TS #39 confusable skeleton of the case-folded name, folded again (some
+//! Technical Standard 39 confusable skeleton of the case-folded name, folded again (some
 //! skeletons are capitals: "0" becomes "O"). So "Alice", "ALICE", "Ａｌｉｃｅ"
 //! (fullwidth) and "Аlice" (a Cyrillic А) are one name, and so is "A1ice",
 //! as the confusables data maps "1" to "l".
@@ -115,7 +115,7 @@ fn collapse_white_space(text: &str) -> String {
 mod tests {
     use super::*;
 
-    /// The zero-width and bidi characters issue #27 lists, one by one.
+    /// The zero-width and bidi characters a name must not hide behind, one by one.
     const INVISIBLE: [char; 17] = [
         '\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}', '\u{202A}', '\u{202B}',
         '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}',

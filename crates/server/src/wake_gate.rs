@@ -4,8 +4,8 @@
 //! the lobby, its timers and what may end it, and every wake-up polls all
 //! of them. Most wake-ups are the outbox (a table's events go to every
 //! seat), and polling the socket then is a whole WebSocket read that finds
-//! nothing: about ten such reads per frame a client sends (callgrind, issue
-//! #30); polling the ending, a `select!` of six tokens and timers, was 4% of
+//! nothing: about ten such reads per frame a client sends (callgrind);
+//! polling the ending, a `select!` of six tokens and timers, was 4% of
 //! the instructions. This gate remembers whether the inner stream's or
 //! future's own waker fired since it last said `Pending`, and answers
 //! `Pending` at once when it has not.

@@ -1,7 +1,7 @@
 //! The learned card-play policy: a small network that scores each card
 //! from what one seat sees ([`features`]), trained by imitation of the hard
 //! bot's choices (the `euchre-learn` crate makes the data and trains it;
-//! BENCHMARKS.md, issue #31's fifth round).
+//! BENCHMARKS.md, "Bots").
 //!
 //! The network is two layers: the on features' rows of the first layer
 //! summed with its bias, a ReLU, then a score for each legal card. Its

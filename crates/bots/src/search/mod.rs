@@ -17,7 +17,7 @@
 //! Medium is the reference perfect-information Monte-Carlo search: 50
 //! worlds, each solved. Hard deals 320 worlds and plays each out: against
 //! the basic bot that wins 2.3 points of win rate more than solving 80
-//! (paired over 2,000 matches, session 10 in BENCHMARKS.md). A solve credits every seat with sight of
+//! (paired over 2,000 matches, BENCHMARKS.md). A solve credits every seat with sight of
 //! the hidden cards, so it cannot tell a card that works only if the
 //! others guess right from one that works whatever they hold; the play-out
 //! is a step of improvement on a sound player's own play, and cheap enough
@@ -223,9 +223,9 @@ impl SearchSettings {
         net_play: NetPlay::Off,
     };
     /// 320 worlds, reading the others' bids, and every action scored by
-    /// the basic bot's play-out of the rest of the hand (session 9: the
-    /// bids, +1.7 points of win rate against basic over 2,000 matches,
-    /// paired; session 10: the cards, +2.3 more, +1.0 to +3.6). The transposition
+    /// the basic bot's play-out of the rest of the hand (reading the bids
+    /// gave +1.7 points of win rate against basic over 2,000 matches,
+    /// paired; playing out the cards +2.3 more, +1.0 to +3.6). The transposition
     /// table serves the rare play-out the basic bot cannot finish.
     pub const HARD: SearchSettings = SearchSettings {
         worlds: 320,
@@ -259,7 +259,7 @@ impl SearchSettings {
     /// points of win rate over 10,000 games, paired (+1.5 to +2.8); the
     /// policy for the bot's side alone ([`NetPlay::Own`]) +0.9 (+0.3 to
     /// +1.6) on other deals, though 2 points better than this against basic
-    /// (BENCHMARKS.md, issue #31's fifth to eighth rounds). Where the policy
+    /// (BENCHMARKS.md, "Bots"). Where the policy
     /// does not cover the hand (no trump, fewer seats, a joker, a larger
     /// pack) it is hard. The information-set tree of the four rounds before
     /// (level with hard) stays an arena setting (`tree_bids`, `tree_play`,

@@ -30,8 +30,8 @@ const QUICK_READING: SearchSettings = SearchSettings {
     ..QUICK
 };
 
-/// The tree search over the bot's own later decisions (the expert of
-/// issue #31's first four rounds), with few worlds.
+/// The tree search over the bot's own later decisions (an arena setting,
+/// once the expert), with few worlds.
 const QUICK_TREE: SearchSettings =
     SearchSettings { tree_bids: true, tree_play: true, exploration: 0.3, ..QUICK };
 
@@ -95,8 +95,7 @@ fn the_learned_policy_chooses_legal_actions_in_every_form() {
     }
 }
 
-/// The information-set tree (the expert of issue #31's first rounds, now
-/// an arena setting) in every form: its bids, discards, cards passed and
+/// The information-set tree (once the expert, now an arena setting) in every form: its bids, discards, cards passed and
 /// cards played (inside the tree, too, which only the engine's own legal
 /// actions feed) are all legal, two trees against two hard bots.
 #[test]

@@ -1,5 +1,5 @@
 //! Cluster mode: this node's part in a cluster of Euchre servers on NATS
-//! JetStream and PostgreSQL (issue #16; docs/architecture.md, part two).
+//! JetStream and PostgreSQL (docs/architecture.md, part two).
 //!
 //! - **Ownership.** The lease loop ([`euchre_cluster::Ownership`]) reports
 //!   the shards this node gains and loses. On a gain the node fences the

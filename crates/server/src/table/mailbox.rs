@@ -20,7 +20,7 @@ pub type ConnId = u64;
 ///
 /// A table clones the outbox of every message it stages, several an action,
 /// so a clone is one reference count: cloning the sender and the token
-/// themselves took a lock in the token's tree each time (issue #30).
+/// themselves took a lock in the token's tree each time.
 #[derive(Clone, Debug)]
 pub struct Outbox(Arc<OutboxInner>);
 

@@ -275,7 +275,7 @@ impl Table {
 
     /// Whether `listed` is this table's summary now: [`Table::summary`]
     /// compared field by field, without copying the id and the host's name
-    /// (after every action, issue #30).
+    /// (after every action, so no allocation).
     fn lists_as(&self, listed: &TableSummary) -> bool {
         // Destructured, so a new field cannot be left out of the comparison.
         let TableSummary {

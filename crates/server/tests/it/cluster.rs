@@ -3,7 +3,7 @@
 //! acknowledged action is in what the new node rebuilds, the old node
 //! stops at its next write without acknowledging it, and play goes on on
 //! the new node. (The table actors run here side by side, as two nodes'
-//! would; the nodes' wiring is issue #16's next step.)
+//! would; the whole nodes' tests follow further down.)
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -1846,7 +1846,7 @@ async fn a_closed_table_its_owner_died_before_purging_is_stored_and_purged_at_th
 }
 
 // ---------------------------------------------------------------------------
-// Sessions end on every node (issue #27): a log-out, a password change or a
+// Sessions end on every node: a log-out, a password change or a
 // claim on one node reaches the others over `euchre.revoked`.
 
 const PASSWORD: &str = "correct horse";
