@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every figure of BENCHMARKS.md's "Scale on one process" section, in one go,
+# Every figure of BENCHMARKS.md's "Server under load" and "Connections" sections, in one go,
 # and the plot of latency against load.
 #
 #   crates/loadgen/bench-all.sh OUT_DIR [quick]
@@ -23,7 +23,7 @@
 # Each run's report is OUT_DIR/NAME.txt and NAME.json; OUT_DIR/summary.md
 # lists them and OUT_DIR/latency.png plots ack and to-others p50/p99 against
 # the paced tables' load. `quick` shortens every run (to check the script).
-# It takes about half an hour (32 minutes in session 19, on a quiet box);
+# It takes about half an hour (32 minutes on a quiet 2-core box);
 # jq and gnuplot are installed if missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -783,7 +783,7 @@ fn the_documented_parameters_admit_only_what_the_api_takes() {
     assert_eq!(schema("/api/matches", "player")["minLength"], 1);
 }
 
-/// A finished match's analysis (issue #29), here an imported one: the
+/// A finished match's analysis, here an imported one: the
 /// first request queues it (202 with Retry-After), then it is served from
 /// the store, the same each time. A match in progress is refused with 409
 /// (the analysis names every card), an unknown one with 404.
@@ -835,7 +835,7 @@ async fn a_finished_matchs_analysis_is_queued_then_served_from_the_store() {
     assert_eq!(unknown.json()["code"], json!("not_found"));
 }
 
-/// A player's profile averages the analyses of their matches (issue #29):
+/// A player's profile averages the analyses of their matches:
 /// nothing before one is analysed, then the accuracy and points lost of
 /// their seat in each analysed match, by form; the bots' seats count for
 /// nobody. (Stored behind the server's back, as in the test above.)
@@ -891,7 +891,7 @@ async fn a_profile_shows_the_accuracy_of_the_players_analysed_matches() {
     server.stop().await;
 }
 
-/// Every finished match is analysed as it ends (issue #29), an imported
+/// Every finished match is analysed as it ends, an imported
 /// one as it is imported: its analysis is stored without anyone asking,
 /// and the player's profile shows its accuracy.
 #[tokio::test]
