@@ -71,14 +71,14 @@ where
     let conn = state.next_conn_id();
     state.metrics.connections_open.inc();
     state.metrics.connections_total.inc();
-    let mut session = Session::new(conn, state.clone(), peer);
+    let mut connection = Connection::new(conn, state.clone(), peer);
     state.tables_elsewhere.connected(
         conn,
-        session.outbox.clone(),
-        session.too_slow.clone(),
-        session.moved.clone(),
+        connection.outbox.clone(),
+        connection.too_slow.clone(),
+        connection.moved.clone(),
     );
-    let closing = session.run(&mut sink, &mut stream).await;
+    let closing = connection.run(&mut sink, &mut stream).await;
     if closing.0 == close::POLICY || closing.0 == close::TOO_LARGE {
         // Abuse: the address waits a while before anything new from it is
         // taken (`admission`), rather than coming straight back to do it again.
@@ -88,7 +88,7 @@ where
     let wait = if closing.0 == close::TOO_SLOW { SLOW_CLOSE_TIMEOUT } else { WRITE_TIMEOUT };
     let frame = CloseFrame { code: closing.0, reason: closing.1.into() };
     let sent = timeout(wait, sink.send(Message::Close(Some(frame)))).await;
-    session.disconnect();
+    connection.disconnect();
     state.metrics.connections_open.dec();
     if matches!(sent, Ok(Ok(()))) && closing.0 != close::NORMAL && closing.0 != close::TOO_SLOW {
         // The server closes first: read on until the client answers, so
@@ -116,7 +116,9 @@ struct Lobby {
     yours: Vec<TableSummary>,
 }
 
-struct Session {
+/// One socket's state: who it speaks for, the tables it joined, what it
+/// owes them, and its part of the lobby.
+struct Connection {
     conn: ConnId,
     state: AppState,
     /// The client's address: new guests are counted by it.
@@ -148,14 +150,14 @@ struct Session {
     _watch: Option<Watch>,
 }
 
-impl Session {
-    fn new(conn: ConnId, state: AppState, peer: IpAddr) -> Session {
+impl Connection {
+    fn new(conn: ConnId, state: AppState, peer: IpAddr) -> Connection {
         let limits = &state.settings.limits;
         let (tx, outgoing) = mpsc::channel(limits.outbound_queue.max(1));
         let too_slow = CancellationToken::new();
         let per_second = NonZeroU32::new(limits.messages_per_second).unwrap_or(NonZeroU32::MIN);
         let burst = NonZeroU32::new(limits.message_burst).unwrap_or(per_second);
-        Session {
+        Connection {
             conn,
             peer,
             player: None,
