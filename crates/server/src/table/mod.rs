@@ -185,7 +185,7 @@ impl Table {
     ) -> Result<(Table, TableHandle, mpsc::Receiver<TableMessage>), String> {
         let settings: TableSettings = serde_json::from_value(live.settings)
             .map_err(|error| format!("table {}: settings: {error}", live.id))?;
-        let rules = settings.resolve_rules()?;
+        let rules = settings.resolve_rules().map_err(|error| error.to_string())?;
         let bot_kind = BotKind::from_name(&settings.bot).unwrap_or(BotKind::Basic);
         let seats: Vec<Option<Occupant>> = serde_json::from_value(live.seats)
             .map_err(|error| format!("table {}: seats: {error}", live.id))?;
