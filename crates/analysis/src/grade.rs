@@ -3,7 +3,7 @@
 
 use euchre_engine::Seat;
 
-use crate::report::{HandAnalysis, Mark, PlayerSummary};
+use euchre_protocol::api::{HandAnalysis, Mark, PlayerSummary};
 
 /// Below this many expected points lost, a choice is within tolerance.
 pub const TOLERANCE: f64 = 0.25;

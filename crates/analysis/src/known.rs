@@ -7,8 +7,8 @@ use euchre_engine::{Action, GameView, Hand, NoEvents, Seat};
 use rand::Rng;
 
 use crate::grade::known_mark;
-use crate::report::{Known, KnownOption};
 use crate::value::side_points;
+use euchre_protocol::api::{Known, KnownOption};
 
 /// How much less likely a world is for each bid of another seat that the
 /// basic bot would not have made with that world's cards: the hard bot's

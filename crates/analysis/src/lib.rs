@@ -64,7 +64,6 @@
 
 pub mod grade;
 pub mod known;
-pub mod report;
 pub mod shown;
 mod value;
 
@@ -75,7 +74,9 @@ use euchre_engine::{
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-pub use report::{
+// The report's types are the HTTP API's, declared in the protocol crate
+// for the server that serves them and the clients that read them.
+pub use euchre_protocol::api::{
     Decision, GameAnalysis, HandAnalysis, Known, KnownOption, Mark, PlayerSummary, Shown,
     ShownOption,
 };

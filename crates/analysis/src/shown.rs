@@ -5,8 +5,8 @@ use euchre_engine::sim::Solver;
 use euchre_engine::{Action, Hand, NoEvents, Phase, Seat};
 
 use crate::grade::shown_mark;
-use crate::report::{Shown, ShownOption};
 use crate::value::{side_points, side_tricks};
+use euchre_protocol::api::{Shown, ShownOption};
 
 /// Each of `options` for `seat` in `hand` (in card play) solved, and how
 /// `chosen` compares with the best. `None` outside card play.

@@ -36,7 +36,7 @@ enum Ended {
     /// The client closed, or every handle is gone.
     Stop,
     /// The connection dropped: reconnect.
-    Lost(String),
+    Lost(Error),
 }
 
 pub(crate) struct Connection {
@@ -112,8 +112,8 @@ impl Connection {
                     self.emit(Update::Closed { reason: "closed by the client".to_owned() });
                     return;
                 }
-                Ended::Lost(reason) => {
-                    tracing::debug!(%reason, "connection lost");
+                Ended::Lost(error) => {
+                    tracing::debug!(%error, "connection lost");
                     for (_, pending) in self.pending.drain() {
                         if let Some(answer) = pending.answer {
                             let _ = answer.send(Err(Error::ConnectionLost));
@@ -122,7 +122,7 @@ impl Connection {
                     self.resuming.clear();
                     self.elsewhere = None;
                     self.leaving = None;
-                    self.emit(Update::Disconnected { reason });
+                    self.emit(Update::Disconnected { reason: error.to_string() });
                     if !self.reconnect(&mut commands).await {
                         return;
                     }
@@ -146,17 +146,17 @@ impl Connection {
                 }
                 received = self.session.next_message() => match received {
                     Ok(received) => {
-                        if let Err(reason) = self.receive(received.message).await {
-                            return Ended::Lost(reason);
+                        if let Err(error) = self.receive(received.message).await {
+                            return Ended::Lost(error);
                         }
-                        if let Err(reason) = self.follow_hint().await {
-                            return Ended::Lost(reason);
+                        if let Err(error) = self.follow_hint().await {
+                            return Ended::Lost(error);
                         }
                     }
                     Err(Error::Unreadable(error)) => {
                         tracing::warn!(%error, "a frame this client cannot read")
                     }
-                    Err(error) => return Ended::Lost(error.to_string()),
+                    Err(error) => return Ended::Lost(error),
                 },
             }
         }
@@ -178,7 +178,7 @@ impl Connection {
         follow: Follow,
         answer: Option<oneshot::Sender<Result<Answer, Error>>>,
         resume_of: Option<TableId>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         let id = self.session.next_id();
         message.set_id(id);
         match self.session.send(&message).await {
@@ -195,7 +195,7 @@ impl Connection {
             Err(error) => {
                 // Answered with the others the lost connection leaves pending.
                 self.pending.insert(id, Pending { follow, answer, resume_of });
-                Err(error.to_string())
+                Err(error)
             }
         }
     }
@@ -212,7 +212,7 @@ impl Connection {
         let _ = self.updates.send(update);
     }
 
-    async fn receive(&mut self, message: ServerMessage) -> Result<(), String> {
+    async fn receive(&mut self, message: ServerMessage) -> Result<(), Error> {
         match message {
             ServerMessage::Ack { id, reply } => self.answered(id, Ok(reply)),
             ServerMessage::Error { id: Some(id), code, message } => {
@@ -382,7 +382,7 @@ impl Connection {
     /// Resumes every followed table on the session just opened (from the
     /// last seq delivered, so nothing is delivered twice or skipped), and
     /// lists the tables again if they were listed.
-    async fn take_up(&mut self) -> Result<(), String> {
+    async fn take_up(&mut self) -> Result<(), Error> {
         let followed: Vec<(TableId, Followed)> =
             self.followed.iter().map(|(table, f)| (table.clone(), f.clone())).collect();
         for (table, followed) in followed {
@@ -411,7 +411,7 @@ impl Connection {
     /// and takes its tables up; the connection it leaves is closed once
     /// that is answered, so the seat never looks away. If the owner cannot
     /// be reached, the client stays: this node serves the table too.
-    async fn follow_hint(&mut self) -> Result<(), String> {
+    async fn follow_hint(&mut self) -> Result<(), Error> {
         if !self.pending.is_empty() || !self.resuming.is_empty() {
             return Ok(());
         }

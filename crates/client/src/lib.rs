@@ -39,6 +39,10 @@
 //! generator, the server's tests): no task, no reconnection, every message
 //! as the server sent it, with the same rule for stale prompts.
 //!
+//! [`HttpClient`] reads the HTTP API (match history, analyses, tables,
+//! players, the leaderboard, `/readyz`) as the protocol's types, over http
+//! or https.
+//!
 //! The protocol itself is described in `docs/protocol.md`.
 
 use std::time::Duration;
@@ -53,11 +57,13 @@ use tokio::sync::{mpsc, oneshot};
 mod backoff;
 mod connection;
 mod deal_watch;
+pub mod http;
 mod progress;
 mod session;
 
 pub use backoff::Backoff;
 pub use deal_watch::DealWatch;
+pub use http::{AnalysisAnswer, HttpClient, HttpError, MatchQuery, Roots};
 use progress::Progress;
 pub use progress::moves_game;
 pub use session::{Received, Session, Socket, answer_to, socket_config};

@@ -598,7 +598,7 @@ async fn slow_reader(
         token = Some(connection.token.clone());
         let busy = match busy_tables(&mut connection, config.slow_watches, &mut report).await {
             Ok(busy) => busy,
-            Err(how) => {
+            Err(CutOff { how }) => {
                 // Cut off before it even stopped reading (the lobby).
                 report.cut_off(format!("{how} (reading the lobby)"), started);
                 sleep(Duration::from_secs(1)).await;
@@ -641,13 +641,21 @@ async fn slow_reader(
     report
 }
 
+/// The connection ended before the lobby was read: how (a close code,
+/// `reset`, `ended`, …), as the report counts it.
+#[derive(Debug, thiserror::Error)]
+#[error("{how}")]
+struct CutOff {
+    how: String,
+}
+
 /// Up to `wanted` public tables in play, from the lobby, a page at a time;
 /// `Err` with how the connection ended if it did.
 async fn busy_tables(
     connection: &mut Connection,
     wanted: usize,
     report: &mut AbuserReport,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, CutOff> {
     let filter = LobbyFilter { status: Some(TableStatus::Playing), ..LobbyFilter::default() };
     let mut query =
         LobbyQuery { filter, limit: Some(euchre_protocol::LOBBY_PAGE_MAX), after: None };
@@ -656,7 +664,7 @@ async fn busy_tables(
         let message = ClientMessage::ListTables { id: connection.next_id(), query: query.clone() };
         if !connection.send_text(serde_json::to_string(&message).unwrap_or_default(), report).await
         {
-            return Err("ended".to_owned());
+            return Err(CutOff { how: "ended".to_owned() });
         }
         let reading = async {
             loop {
@@ -667,7 +675,7 @@ async fn busy_tables(
                     return Ok(Some(page));
                 }
                 if let Some(how) = observe(frame, report) {
-                    return Err(how);
+                    return Err(CutOff { how });
                 }
             }
         };

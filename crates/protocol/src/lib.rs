@@ -15,12 +15,18 @@
 //! `docs/protocol.md` walks through a whole hand frame by frame, and
 //! `docs/protocol.schema.json` is the JSON Schema of every message,
 //! generated from these types by [`schema`].
+//!
+//! The HTTP API's answers (match history, analyses, players, tables) are
+//! here too, in [`api`], beside the WebSocket's messages: the server
+//! writes them and the clients read them from the same declarations.
 
 use euchre_engine::action::{ActionFields, ActionKind};
+use euchre_engine::rules::RulesError;
 use euchre_engine::{Action, Card, Commitment, Event, GameView, Preset, Rules, Salt, Suit};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub mod api;
 mod encode;
 pub mod error;
 
@@ -417,17 +423,31 @@ impl Default for TableSettings {
 
 impl TableSettings {
     /// The preset's rules with the overrides applied, or why they do not apply.
-    pub fn resolve_rules(&self) -> Result<Rules, String> {
-        let mut value = serde_json::to_value(self.preset.rules()).map_err(|e| e.to_string())?;
+    pub fn resolve_rules(&self) -> Result<Rules, SettingsError> {
+        let options = |error: serde_json::Error| SettingsError::Options(error.to_string());
+        let mut value = serde_json::to_value(self.preset.rules()).map_err(options)?;
         if let (Some(overrides), Some(base)) = (&self.rules, value.as_object_mut()) {
             for (key, option) in overrides {
                 base.insert(key.clone(), option.clone());
             }
         }
-        let rules: Rules = serde_json::from_value(value).map_err(|e| e.to_string())?;
-        rules.validate().map_err(|e| e.to_string())?;
+        let rules: Rules = serde_json::from_value(value).map_err(options)?;
+        rules.validate()?;
         Ok(rules)
     }
+}
+
+/// Why a table's settings make no rules; its text is the `bad_settings`
+/// refusal's message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    /// An override names no rule option, or gives one a value of the wrong
+    /// type (serde's words, which name the option).
+    #[error("{0}")]
+    Options(String),
+    /// The options together make rules the engine cannot play.
+    #[error(transparent)]
+    Rules(#[from] RulesError),
 }
 
 /// Every message the server sends.

@@ -7,7 +7,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use euchre_engine::Preset;
-use euchre_server::quick_play::matcher::{Entry, Policy, Shape, wave};
+use euchre_matcher::{Entry, Policy, Shape, wave};
 
 const WAITING: usize = 8_000;
 

@@ -245,7 +245,8 @@ async fn readyz(State(state): State<AppState>) -> Response {
     let (connected, backlog) = (health.connected(), health.backlog());
     let ready = connected && backlog < READY_BACKLOG && !state.shutdown.is_cancelled();
     let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
-    let body = serde_json::json!({ "ready": ready, "database": if connected { "up" } else { "down" }, "backlog": backlog });
+    let database = if connected { "up" } else { "down" };
+    let body = euchre_protocol::api::Readiness { ready, database: database.to_owned(), backlog };
     (status, axum::Json(body)).into_response()
 }
 

@@ -14,7 +14,7 @@
 //!   [`ratings`]: Glicko-2 ratings of finished games between people;
 //!   [`text`]: what a name or a chat line may hold, and which names are one.
 //! - [`quick_play`]: the pools that match strangers into tables, in waves,
-//!   by rating ([`quick_play::matcher`], pure).
+//!   by rating (the pure `euchre-matcher` crate).
 //! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
 //! - [`web`]: the browser client at `/`, embedded at compile time.
 //! - [`cluster`]: cluster mode, several nodes on NATS JetStream and PostgreSQL (off by default);

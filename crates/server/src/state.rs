@@ -174,7 +174,7 @@ impl AppState {
         settings: TableSettings,
     ) -> Result<(TableId, Option<String>), Refusal> {
         let bad = |message: String| ErrorCode::BadSettings.refusal(message);
-        let rules = settings.resolve_rules().map_err(bad)?;
+        let rules = settings.resolve_rules().map_err(|error| bad(error.to_string()))?;
         let known = |name: &str| {
             BotKind::from_name(name).ok_or_else(|| {
                 let names: Vec<&str> = BotKind::ALL.iter().map(|kind| kind.name()).collect();
@@ -236,7 +236,8 @@ impl AppState {
             rated,
             ..TableSettings::default()
         };
-        let rules = settings.resolve_rules().map_err(|e| ErrorCode::BadSettings.refusal(e))?;
+        let rules =
+            settings.resolve_rules().map_err(|e| ErrorCode::BadSettings.refusal(e.to_string()))?;
         let bot_kind = BotKind::from_name(&settings.bot).unwrap_or(BotKind::Basic);
         if self.registry.len() >= self.settings.limits.max_tables {
             return Err(ErrorCode::Busy.refusal("the server has as many tables as it may"));

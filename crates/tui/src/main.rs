@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Parser;
-use euchre_client::{Client, Config};
+use euchre_client::{Client, Config, HttpClient};
 use euchre_tui::app::{App, Command, Msg, Outcome};
 use euchre_tui::history;
 use euchre_tui::identity::{self, SavedIdentity};
@@ -90,7 +90,8 @@ async fn run(
     mut updates: euchre_client::Updates,
 ) -> anyhow::Result<()> {
     let (messages, mut inbox) = mpsc::unbounded_channel::<Msg>();
-    let server = app.server.clone();
+    // The history is the HTTP API's, at the WebSocket's host.
+    let api = HttpClient::new(&app.server).context("no HTTP API at the server's address")?;
     // Terminal input blocks, so it has a thread of its own.
     let keys = messages.clone();
     std::thread::spawn(move || {
@@ -108,7 +109,7 @@ async fn run(
         }
     });
     for command in app.start() {
-        spawn(&client, &server, command, &messages);
+        spawn(&client, &api, command, &messages);
     }
     let mut updates_open = true;
     // While a turn timer runs, its countdown is redrawn four times a second.
@@ -129,7 +130,7 @@ async fn run(
         };
         app.update(Msg::Tick(Instant::now()));
         for command in app.update(msg) {
-            spawn(&client, &server, command, &messages);
+            spawn(&client, &api, command, &messages);
         }
         if app.quit {
             return Ok(());
@@ -138,17 +139,22 @@ async fn run(
 }
 
 /// Makes one request in a task of its own; its outcome comes back as a message.
-fn spawn(client: &Client, server: &str, command: Command, messages: &mpsc::UnboundedSender<Msg>) {
+fn spawn(
+    client: &Client,
+    api: &HttpClient,
+    command: Command,
+    messages: &mpsc::UnboundedSender<Msg>,
+) {
     let client = client.clone();
-    let server = server.to_owned();
+    let api = api.clone();
     let messages = messages.clone();
     tokio::spawn(async move {
-        let outcome = execute(&client, &server, command).await;
+        let outcome = execute(&client, &api, command).await;
         let _ = messages.send(Msg::Done(outcome));
     });
 }
 
-async fn execute(client: &Client, server: &str, command: Command) -> Outcome {
+async fn execute(client: &Client, api: &HttpClient, command: Command) -> Outcome {
     let result = match &command {
         Command::ListTables(query) => client.list_tables(query.clone()).await.map(Outcome::Listed),
         Command::Create(settings) => {
@@ -185,22 +191,22 @@ async fn execute(client: &Client, server: &str, command: Command) -> Outcome {
                 Command::MoreMatches(cursor) => Some(cursor.as_str()),
                 _ => None,
             };
-            return match history::matches(server, player, cursor).await {
+            return match history::matches(api, player, cursor, history::PAGE).await {
                 Ok(page) if cursor.is_some() => Outcome::MoreMatches(page),
                 Ok(page) => Outcome::Matches(page),
-                Err(error) => Outcome::HttpFailed(command, error),
+                Err(error) => Outcome::HttpFailed(command, error.to_string()),
             };
         }
         Command::FetchAnalysis(id) => {
-            return match history::analysis(server, id).await {
+            return match history::analysis(api, id).await {
                 Ok(analysis) => Outcome::Analysis(id.clone(), Box::new(analysis)),
-                Err(error) => Outcome::HttpFailed(command.clone(), error),
+                Err(error) => Outcome::HttpFailed(command.clone(), error.to_string()),
             };
         }
         Command::FetchRecord(id) => {
-            return match history::record(server, id).await {
+            return match api.record(id).await {
                 Ok(record) => Outcome::Record(id.clone(), record),
-                Err(error) => Outcome::HttpFailed(command.clone(), error),
+                Err(error) => Outcome::HttpFailed(command.clone(), error.to_string()),
             };
         }
     };

@@ -1,3 +1,4 @@
 //! The client's integration tests, in one binary to keep link time down.
 
 mod client;
+mod http;

@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, Seat};
 use crate::card::{Card, CardSet, Suit};
@@ -71,7 +71,7 @@ pub enum Call {
 // ---- Positions and errors ------------------------------------------------------
 
 /// A step within a deal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "step", rename_all = "snake_case")]
 pub enum Step {
     /// The file's header: metadata, players, ruleset.
@@ -90,8 +90,9 @@ pub enum Step {
     End,
 }
 
-/// Where in a file something happened: a deal (its index in `deals`) and a step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// Where in a file something happened: a deal (its index in `deals`) and a
+/// step. Read back too: the HTTP API's clients read it from an error answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Location {
     pub deal: Option<usize>,
     #[serde(flatten)]

@@ -80,7 +80,9 @@ fn create_table_defaults_and_overrides() {
         rules: Some(json!({"jokers": true}).as_object().cloned().expect("object")),
         ..TableSettings::default()
     };
-    assert!(unknown.resolve_rules().expect_err("unknown option").contains("jokers"));
+    let unknown = unknown.resolve_rules().expect_err("unknown option");
+    assert!(matches!(unknown, SettingsError::Options(_)), "{unknown:?}");
+    assert!(unknown.to_string().contains("jokers"), "{unknown}");
     // Every preset is offered, with the options the engine can play in it;
     // an option that needs partners is refused by name in the others.
     for preset in Preset::ALL {
@@ -92,7 +94,9 @@ fn create_table_defaults_and_overrides() {
         rules: Some(json!({"defend_alone": true}).as_object().cloned().expect("object")),
         ..TableSettings::default()
     };
-    assert!(lone_defence.resolve_rules().expect_err("needs partners").contains("defend alone"));
+    let lone_defence = lone_defence.resolve_rules().expect_err("needs partners");
+    assert!(matches!(lone_defence, SettingsError::Rules(_)), "{lone_defence:?}");
+    assert!(lone_defence.to_string().contains("defend alone"), "{lone_defence}");
     let option = |rules: serde_json::Value| TableSettings {
         rules: Some(rules.as_object().cloned().expect("object")),
         ..TableSettings::default()

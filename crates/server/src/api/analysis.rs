@@ -6,9 +6,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use euchre_analysis::GameAnalysis;
-use serde::Serialize;
-use utoipa::ToSchema;
+use euchre_protocol::api::{AnalysisQueued, GameAnalysis};
 
 use super::error::{ApiError, ErrorBody};
 use super::matches::load;
@@ -16,15 +14,6 @@ use super::query::valid_id;
 use super::replay::is_over;
 use crate::analysis::Lookup;
 use crate::state::AppState;
-
-/// The answer while an analysis is being computed.
-#[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct AnalysisQueued {
-    /// Always `queued`.
-    pub status: &'static str,
-    /// Seconds to wait before asking again (also sent as `Retry-After`).
-    pub retry_after: u32,
-}
 
 #[utoipa::path(
     get,
@@ -73,7 +62,7 @@ pub(super) async fn get_analysis(
     match state.analyses.lookup(&id, detail.record).await.map_err(ApiError::store)? {
         Lookup::Ready(analysis) => Ok(json_text(analysis)),
         Lookup::Queued => {
-            let body = Json(AnalysisQueued { status: "queued", retry_after });
+            let body = Json(AnalysisQueued { status: "queued".into(), retry_after });
             let mut response = (StatusCode::ACCEPTED, body).into_response();
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
             Ok(response)

@@ -4,9 +4,8 @@ use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use euchre_engine::egn::{self, Location};
+pub use euchre_protocol::api::{ErrorBody, FindingBody};
 use euchre_store::StoreError;
-use serde::Serialize;
-use utoipa::ToSchema;
 
 use crate::accounts::AccountError;
 
@@ -18,53 +17,6 @@ pub struct ApiError {
     pub body: Box<ErrorBody>,
     /// For a `429` (or `503 server_full`, `503 busy`): seconds to wait, sent as `Retry-After`.
     pub retry_after: Option<u32>,
-}
-
-/// Every error's body.
-#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
-pub struct ErrorBody {
-    /// A stable snake_case code: `bad_limit`, `not_found`, `must_follow_suit`, …
-    pub code: String,
-    /// What went wrong, for people.
-    pub message: String,
-    /// For a refused EGN import: where in the file, as the engine names it
-    /// (`deal` is an index into `deals`; `step` is `header`, `setup`, `call`
-    /// with `index`, `discard`, `card` with `trick` and `card`, or `end`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
-    pub location: Option<Location>,
-    /// For an EGN import the engine refused: every finding in the file, in
-    /// its order (the first is also `code`, `message` and `location`). The
-    /// engine reads the whole file, as a referee would, so one answer names
-    /// every renege, damaged deal, wrong dealer and so on.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub findings: Option<Vec<FindingBody>>,
-}
-
-/// One finding in a refused EGN import.
-#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
-pub struct FindingBody {
-    /// `must_follow_suit`, `inconsistent_record`, `incomplete_deal`,
-    /// `dealer_out_of_turn`, `repeated_deal`, `repeated_deal_number`,
-    /// `played_after_game_over`, `final_score_differs`, or another of the
-    /// engine's codes.
-    pub code: String,
-    /// What is wrong, for people: a renege names the card and the holding
-    /// that proves it.
-    pub message: String,
-    /// Where in the file, as `ErrorBody.location`.
-    #[schema(value_type = Option<Object>)]
-    pub location: Option<Location>,
-}
-
-impl From<&egn::Finding> for FindingBody {
-    fn from(finding: &egn::Finding) -> FindingBody {
-        FindingBody {
-            code: finding.code().to_owned(),
-            message: finding.to_string(),
-            location: finding.location(),
-        }
-    }
 }
 
 impl ApiError {
@@ -150,7 +102,7 @@ impl ApiError {
     }
 
     /// A stored record the engine does not accept: corruption, not the client's fault.
-    pub(super) fn corrupt(what: String) -> ApiError {
+    pub(super) fn corrupt(what: impl std::fmt::Display) -> ApiError {
         tracing::error!(problem = %what, "match history: a stored match does not replay");
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,

@@ -59,7 +59,7 @@ fn egn_file(detail: &MatchDetail) -> Result<(String, String), ApiError> {
         .map_err(ApiError::corrupt)?;
     let text = egn::write(&detail.record, &names).map_err(|error| match error {
         // A claim or concession that does not replay: the stored record is at fault.
-        egn::WriteError::PlayOut { .. } => ApiError::corrupt(error.to_string()),
+        egn::WriteError::PlayOut { .. } => ApiError::corrupt(error),
         error => {
             ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "egn_inexpressible", error.to_string())
         }
@@ -71,15 +71,24 @@ fn egn_file(detail: &MatchDetail) -> Result<(String, String), ApiError> {
 
 /// The players' names in joining order, as `egn::write` wants them: the
 /// record's seating puts player `seating[seat]` in `seat`.
-fn names_in_joining_order(start: &GameStart, seats: &[MatchSeat]) -> Result<Vec<String>, String> {
+fn names_in_joining_order(
+    start: &GameStart,
+    seats: &[MatchSeat],
+) -> Result<Vec<String>, NotInSeating> {
     let mut names = vec![String::new(); start.seating.len()];
     for seat in seats {
         let player = start.seating.get(usize::from(seat.seat)).copied();
         let slot = player.and_then(|player| names.get_mut(usize::from(player)));
-        *slot.ok_or_else(|| format!("seat {} is not in the seating", seat.seat))? =
-            seat.name.clone();
+        *slot.ok_or(NotInSeating { seat: seat.seat })? = seat.name.clone();
     }
     Ok(names)
+}
+
+/// A stored seat the record's seating has no player for: a corrupt record.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("seat {seat} is not in the seating")]
+struct NotInSeating {
+    seat: u8,
 }
 
 #[cfg(test)]
@@ -174,6 +183,6 @@ mod tests {
         // Player 2 sits in seat 0, so the third name is seat 0's.
         assert_eq!(names, ["S1", "S3", "S0", "S2"]);
         let bad = MatchSeat { seat: 9, ..seats[0].clone() };
-        assert!(names_in_joining_order(&start, &[bad]).is_err());
+        assert_eq!(names_in_joining_order(&start, &[bad]), Err(NotInSeating { seat: 9 }));
     }
 }

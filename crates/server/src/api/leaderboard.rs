@@ -4,12 +4,12 @@ use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use euchre_engine::GameForm;
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use euchre_protocol::api::{AccountPlayer, Leaderboard, Place};
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 use super::error::{ApiError, ErrorBody};
 use super::query::parse_limit;
-use super::sessions::AccountPlayer;
 use crate::state::AppState;
 
 /// Places per page unless `limit` says otherwise, and the most it may say.
@@ -41,28 +41,6 @@ fn game_forms() -> utoipa::openapi::Object {
         .description(Some("The game form; `partnership` by default."))
         .enum_values(Some(GameForm::ALL.iter().map(|form| form.name())))
         .build()
-}
-
-/// A page of the leaderboard.
-#[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct Leaderboard {
-    pub form: String,
-    pub places: Vec<Place>,
-    /// Pass as `offset` for the next page; `null` on the last page.
-    pub next_offset: Option<u32>,
-}
-
-/// One place on the board.
-#[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct Place {
-    /// 1 for the best.
-    pub rank: u32,
-    pub player: AccountPlayer,
-    /// Glicko-2, rounded: the rating and its deviation.
-    pub rating: i32,
-    pub deviation: i32,
-    /// Rated games played in the form.
-    pub games: u32,
 }
 
 impl BoardParams {

@@ -2,24 +2,15 @@
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
+use euchre_protocol::api::{MatchList, MatchView};
 use euchre_store::MatchDetail;
-use serde::Serialize;
-use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorBody};
 use super::json::JsonBody;
 use super::query::{ListParams, encode_cursor, valid_id};
-use super::replay::{cards_public, match_view};
-use super::views::{MatchSummaryView, MatchView};
+use super::replay::{CorruptRecord, cards_public, match_view};
+use super::views::summary_view;
 use crate::state::AppState;
-
-/// One page of matches, newest first.
-#[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct MatchList {
-    pub matches: Vec<MatchSummaryView>,
-    /// Pass as `cursor` for the next page; `null` on the last page.
-    pub next_cursor: Option<String>,
-}
 
 #[utoipa::path(
     get,
@@ -45,7 +36,7 @@ pub(super) async fn list_matches(
     let query = params.to_query()?;
     let page = state.store.list_matches(&query).await.map_err(ApiError::store)?;
     JsonBody::of(&MatchList {
-        matches: page.matches.iter().map(MatchSummaryView::from).collect(),
+        matches: page.matches.iter().map(summary_view).collect(),
         next_cursor: page.next.as_ref().map(encode_cursor),
     })
 }
@@ -91,7 +82,7 @@ pub(super) async fn get_match(
 /// at every `GET` of it.
 async fn replayed_off_workers<F>(detail: MatchDetail, replay: F) -> Result<JsonBody, ApiError>
 where
-    F: FnOnce(&MatchDetail) -> Result<MatchView, String> + Send + 'static,
+    F: FnOnce(&MatchDetail) -> Result<MatchView, CorruptRecord> + Send + 'static,
 {
     tokio::task::spawn_blocking(move || JsonBody::of(&replay(&detail).map_err(ApiError::corrupt)?))
         .await

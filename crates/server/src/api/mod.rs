@@ -1,12 +1,16 @@
 //! The HTTP API under `/api`, one module per resource:
 //! [`matches`](mod@matches) (the list, one match, its engine record),
-//! [`replay`] (a match replayed hand by hand) with [`views`] (a match as
-//! the API shows it, listed and in full), [`export`] (EGN files),
+//! [`replay`] (a match replayed hand by hand) with [`views`] (a stored
+//! match as listed), [`export`] (EGN files),
 //! [`import`] (EGN imports), [`tables`] (a table, open or closed), [`players`] (profiles), [`leaderboard`], [`accounts`] (claiming a name,
 //! changing the password) and [`sessions`] (logging in and out); with
 //! [`query`] for the list's filters and cursors, [`error`] for the
 //! answers that go wrong, and [`limits`] for requests per address and
 //! imports per account.
+//!
+//! The answers' types are the protocol's ([`euchre_protocol::api`]), with
+//! their OpenAPI schemas (its `openapi` feature), so the clients read the
+//! very declarations the server writes.
 //!
 //! Handlers are thin: each parses its input with a plain function here
 //! ([`ListParams::to_query`], [`parse_import`]), asks the [`Store`] (typed

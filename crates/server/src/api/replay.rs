@@ -1,10 +1,22 @@
 //! One match in full, replayed through the engine: every hand, its actions
 //! and tricks, and the hidden cards only once the match is over.
 
-use euchre_engine::{Event, Hand, HandRecord, Rules, fairness};
+use euchre_engine::{Event, Hand, HandRecord, RuleError, Rules, fairness};
+use euchre_protocol::api::{ActionView, HandView, MatchView, PlayView, TrickView};
 use euchre_store::MatchDetail;
 
-use super::views::{ActionView, HandView, MatchSummaryView, MatchView, PlayView, TrickView};
+use super::views::summary_view;
+
+/// A stored action the engine refuses on replay: the stored record is
+/// corrupt (never the client's fault).
+#[derive(Debug, thiserror::Error)]
+#[error("hand {hand}, action {action}: {error}")]
+pub struct CorruptRecord {
+    pub hand: u32,
+    pub action: usize,
+    #[source]
+    pub error: RuleError,
+}
 
 /// Whether a match is over, so its hidden cards may be shown. The replayed
 /// winner counts too: the last action and `MatchEnded` may be stored a
@@ -21,7 +33,7 @@ pub(super) fn cards_public(detail: &MatchDetail) -> bool {
 
 /// The match as anyone may see it: everything once it is over, and until
 /// then what a spectator at the table saw.
-pub fn match_view(detail: &MatchDetail) -> Result<MatchView, String> {
+pub fn match_view(detail: &MatchDetail) -> Result<MatchView, CorruptRecord> {
     let revealed = cards_public(detail);
     let record = &detail.record;
     let mut scores = vec![0u16; usize::from(record.rules.teams())];
@@ -38,7 +50,7 @@ pub fn match_view(detail: &MatchDetail) -> Result<MatchView, String> {
         }
     }
     Ok(MatchView {
-        summary: MatchSummaryView::from(&detail.summary),
+        summary: summary_view(&detail.summary),
         cards_revealed: revealed,
         first_dealer: record.start.dealer.0,
         hands,
@@ -52,7 +64,7 @@ fn hand_view(
     hand: &HandRecord,
     revealed: bool,
     scores: &mut [u16],
-) -> Result<HandView, String> {
+) -> Result<HandView, CorruptRecord> {
     let deal = &hand.deal;
     let mut replay = Hand::new(*rules, *deal);
     let mut tricks: Vec<TrickView> = Vec::new();
@@ -60,9 +72,11 @@ fn hand_view(
     let mut events = Vec::new();
     for (index, step) in hand.actions.iter().enumerate() {
         events.clear();
-        replay
-            .apply_with(step.seat, step.action, &mut events)
-            .map_err(|error| format!("hand {number}, action {index}: {error}"))?;
+        replay.apply_with(step.seat, step.action, &mut events).map_err(|error| CorruptRecord {
+            hand: number,
+            action: index,
+            error,
+        })?;
         for event in &events {
             match *event {
                 Event::CardPlayed { seat, card } => plays.push(PlayView { seat: seat.0, card }),

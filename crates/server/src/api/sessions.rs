@@ -6,6 +6,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::extract::rejection::JsonRejection;
 use axum::http::{HeaderMap, StatusCode, header};
+use euchre_protocol::api::AccountPlayer;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -41,13 +42,6 @@ pub struct SessionView {
     pub token: String,
     /// When the session ends, in ms since the Unix epoch.
     pub expires_at: i64,
-}
-
-/// The player an account belongs to: its id is the one it had as a guest.
-#[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct AccountPlayer {
-    pub id: String,
-    pub name: String,
 }
 
 impl From<Started> for SessionView {

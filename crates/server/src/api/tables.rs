@@ -1,74 +1,27 @@
 //! A table by its id, open or closed: what a link to a table finds once
 //! the table is gone (why and when it closed, and how its last game ended).
 
+use std::borrow::Cow;
+
 use axum::Json;
 use axum::extract::{Path, State};
-use euchre_store::{Abandonment, MatchOutcome, TableHost, TableRecord};
-use serde::Serialize;
-use utoipa::ToSchema;
+use euchre_protocol::api::{TableMatchView, TableState, TableView};
+use euchre_store::{MatchOutcome, TableHost, TableRecord};
 
 use super::error::{ApiError, ErrorBody};
 use super::query::valid_id;
-use super::views::AbandonedView;
+use super::views::abandoned_view;
 use crate::state::AppState;
 use crate::table::quick_play_host;
 
-/// A table, open or closed.
-#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
-pub struct TableView {
-    pub id: String,
-    /// The host's name.
-    pub host: String,
-    pub private: bool,
-    /// `open` (join it at its link) or `closed`.
-    pub state: TableState,
-    /// When it opened, in ms since the Unix epoch; `null` for an open table
-    /// whose opening is not in the database yet.
-    pub created_at: Option<i64>,
-    /// When it closed; `null` while open, and for a moment after it closes,
-    /// until the store has written the close (the state already reads
-    /// `closed`).
-    pub closed_at: Option<i64>,
-    /// Why it closed: `everyone_left` (nobody came back within the idle
-    /// time) or `lost` (the server could not restore it after a restart);
-    /// `null` while open, for that moment after closing, or for a table
-    /// closed before reasons were kept.
-    #[schema(value_type = Option<String>)]
-    pub closed_reason: Option<&'static str>,
-    /// Its latest game, if one started: `/api/matches/{id}` has it.
-    pub last_match: Option<TableMatchView>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TableState {
-    Open,
-    Closed,
-}
-
 /// How a table's latest game stands.
-#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
-pub struct TableMatchView {
-    /// The match id, for `/api/matches/{id}` and the replay.
-    pub id: String,
-    /// The game's number at the table: 1, 2, … with rematches.
-    pub number: u32,
-    /// Whether it was played to the end.
-    pub finished: bool,
-    pub ended_at: Option<i64>,
-    /// Set when it can no longer finish: its table closed first.
-    pub abandoned: Option<AbandonedView>,
-}
-
-impl From<&MatchOutcome> for TableMatchView {
-    fn from(outcome: &MatchOutcome) -> TableMatchView {
-        TableMatchView {
-            id: outcome.id.clone(),
-            number: outcome.number,
-            finished: outcome.ended_at.is_some(),
-            ended_at: outcome.ended_at,
-            abandoned: outcome.abandoned.as_ref().map(AbandonedView::from),
-        }
+fn match_outcome_view(outcome: &MatchOutcome) -> TableMatchView {
+    TableMatchView {
+        id: outcome.id.clone(),
+        number: outcome.number,
+        finished: outcome.ended_at.is_some(),
+        ended_at: outcome.ended_at,
+        abandoned: outcome.abandoned.as_ref().map(abandoned_view),
     }
 }
 
@@ -85,8 +38,8 @@ fn table_view(record: &TableRecord, open: bool) -> TableView {
         state: if closed { TableState::Closed } else { TableState::Open },
         created_at: Some(record.created_at),
         closed_at: record.closed_at,
-        closed_reason: record.closed_reason.map(|reason| reason.as_str()),
-        last_match: record.last_match.as_ref().map(TableMatchView::from),
+        closed_reason: record.closed_reason.map(|reason| Cow::Borrowed(reason.as_str())),
+        last_match: record.last_match.as_ref().map(match_outcome_view),
     }
 }
 
@@ -131,15 +84,10 @@ pub(super) async fn get_table(
     }
 }
 
-impl From<&Abandonment> for AbandonedView {
-    fn from(abandonment: &Abandonment) -> AbandonedView {
-        AbandonedView { at: abandonment.at, reason: abandonment.reason.as_str() }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use euchre_store::CloseReason;
+    use euchre_protocol::api::AbandonedView;
+    use euchre_store::{Abandonment, CloseReason};
 
     use super::*;
 
@@ -165,10 +113,10 @@ mod tests {
     fn a_closed_table_says_why_and_how_its_game_ended() {
         let view = table_view(&record(Some(5)), false);
         assert_eq!(view.state, TableState::Closed);
-        assert_eq!((view.closed_at, view.closed_reason), (Some(5), Some("everyone_left")));
+        assert_eq!((view.closed_at, view.closed_reason), (Some(5), Some("everyone_left".into())));
         let last = view.last_match.expect("its game");
         assert!(!last.finished);
-        assert_eq!(last.abandoned, Some(AbandonedView { at: 5, reason: "everyone_left" }));
+        assert_eq!(last.abandoned, Some(AbandonedView { at: 5, reason: "everyone_left".into() }));
     }
 
     #[test]

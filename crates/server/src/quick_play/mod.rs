@@ -1,6 +1,6 @@
 //! Quick play: players ask for a game with strangers in a pool (a preset,
 //! rated or casual), and one task per node owns the pools: it takes the
-//! requests, forms tables in waves with the pure [`matcher`], and seats the
+//! requests, forms tables in waves with the pure matcher ([`euchre_matcher`]), and seats the
 //! players at a new table as `create_table` would make one.
 //!
 //! A request belongs to the player, not the connection: every connection
@@ -18,7 +18,6 @@
 //! [`Claims`]: a request is claimed for the player before its pool takes
 //! it, and the claim goes when the request ends or its table does.
 
-pub mod matcher;
 mod service;
 
 use std::sync::{Arc, Mutex, OnceLock};

@@ -6,13 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use euchre_engine::Preset;
+use euchre_matcher::{Entry, Millis, Policy, Shape};
 use euchre_protocol::{
     ErrorCode, PlayerInfo, QuickPlayEndReason, Refusal, Reply, ServerMessage, TableId, TableStatus,
 };
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::matcher::{self, Entry, Millis, Policy, Shape};
 use super::{Ask, PoolMessage};
 use crate::config::{QuickPlaySettings, Timing};
 use crate::frame::Frame;
@@ -634,7 +634,7 @@ impl Pools {
             leads.push(id.clone());
             entries.push(entry);
         }
-        let formed = matcher::wave(&entries, shape(pool), pool.1, &self.policy, self.now());
+        let formed = euchre_matcher::wave(&entries, shape(pool), pool.1, &self.policy, self.now());
         for table in formed {
             let mut seats: Vec<Seating> = Vec::new();
             for placed in &table.seats {

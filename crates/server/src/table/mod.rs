@@ -98,7 +98,7 @@ pub enum RestoreError {
     Settings { table: TableId, error: serde_json::Error },
     /// The settings name rules the engine refuses.
     #[error("{0}")]
-    Rules(String),
+    Rules(#[from] euchre_protocol::SettingsError),
     #[error("table {table}: seats: {error}")]
     Seats { table: TableId, error: serde_json::Error },
     /// The game in progress does not replay.

@@ -10,10 +10,10 @@ mod keys;
 
 use std::time::{Duration, Instant};
 
-use euchre_analysis::GameAnalysis;
 use euchre_client::{CreatedTable, Error, Update};
 use euchre_engine::fairness::Verdict;
 use euchre_engine::{Action, GameRecord};
+use euchre_protocol::api::{GameAnalysis, MatchList, MatchSummaryView};
 use euchre_protocol::{
     LobbyFilter, LobbyPage, LobbyQuery, QuickPlayRequest, TableEvent, TableId, TableNotice,
     TableSettings, TableStatus, TableSummary,
@@ -21,7 +21,6 @@ use euchre_protocol::{
 use ratatui::crossterm::event::KeyEvent;
 
 pub use crate::form::CreateForm;
-use crate::history::{MatchPage, MatchRow};
 use crate::invite;
 use crate::quick::{QuickForm, Searching};
 use crate::seal;
@@ -154,13 +153,14 @@ pub enum Outcome {
     Done(Command),
     Failed(Command, Error),
     /// The first page of the player's matches.
-    Matches(MatchPage),
+    Matches(MatchList),
     /// A later page, to add at the end.
-    MoreMatches(MatchPage),
+    MoreMatches(MatchList),
     Record(String, GameRecord),
     /// A match's analysis, by its id.
     Analysis(String, Box<GameAnalysis>),
-    /// An HTTP request failed.
+    /// An HTTP request failed, with what went wrong in words (the error
+    /// itself is not `Clone`, as every outcome is).
     HttpFailed(Command, String),
 }
 
@@ -201,7 +201,7 @@ pub struct App {
     pub lobby_next: Option<TableId>,
     /// A page of the lobby is being fetched.
     pub lobby_loading: bool,
-    pub history: Vec<MatchRow>,
+    pub history: Vec<MatchSummaryView>,
     /// The selected row of the history: the player's live tables
     /// ([`App::yours`]) come first, then the matches.
     pub history_selected: usize,

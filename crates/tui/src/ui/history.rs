@@ -2,9 +2,9 @@
 //! hand by hand: the deal, the bidding, the tricks and the outcome, with
 //! the solver's marks on each card and bid and each player's accuracy.
 
-use euchre_analysis::{Decision, HandAnalysis, Mark};
 use euchre_engine::view::sorted_for_display;
 use euchre_engine::{Action, HandOutcome, Seat};
+use euchre_protocol::api::{Decision, HandAnalysis, Mark, MatchSummaryView};
 use euchre_protocol::{TableStatus, TableSummary};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -15,11 +15,10 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 use super::lobby::{NAME_WIDTH, table_name};
 use super::text::{action_text, bold, card_span, fit, form_name, made_words, selectable_list};
 use crate::app::{App, Replay};
-use crate::history::MatchRow;
 
 pub(super) fn history(frame: &mut Frame, app: &App, area: Rect) {
     let header = format!("{} {} {} players", fit("match", 10), fit("form", 22), fit("score", 15));
-    let history_row = |row: &MatchRow| {
+    let history_row = |row: &MatchSummaryView| {
         let scores: Vec<String> = row.scores.iter().map(u16::to_string).collect();
         let score = match (row.finished, &row.abandoned) {
             (true, _) => scores.join("–"),

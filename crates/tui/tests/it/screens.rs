@@ -2,16 +2,15 @@
 //! and its events are fed in as the server would send them; each screen is
 //! drawn into ratatui's `TestBackend` and read back as text.
 
-use euchre_analysis::Mark;
 use euchre_client::{CreatedTable, Update};
 use euchre_engine::fairness::Verdict;
 use euchre_engine::{Action, Game, Preset, Seat, Viewer};
+use euchre_protocol::api::{AbandonedView, Mark, MatchList, MatchSummaryView, SeatView};
 use euchre_protocol::{
     LobbyFilter, LobbyPage, LobbyQuery, Occupant, PlayerInfo, TableEvent, TableNotice, TableState,
     TableStatus, TableSummary,
 };
 use euchre_tui::app::{App, Command, Connection, Msg, Outcome, Screen};
-use euchre_tui::history::MatchPage;
 use euchre_tui::table::TableModel;
 use euchre_tui::ui;
 use ratatui::Terminal;
@@ -222,12 +221,12 @@ fn the_players_own_tables_come_first_and_enter_resumes_one() {
 fn an_abandoned_match_reads_abandoned_and_replays() {
     let mut app = app();
     app.update(key(KeyCode::Char('h')));
-    let abandoned = euchre_tui::history::MatchRow {
-        abandoned: Some(euchre_tui::history::Abandoned { at: 5, reason: "everyone_left".into() }),
+    let abandoned = MatchSummaryView {
+        abandoned: Some(AbandonedView { at: 5, reason: "everyone_left".into() }),
         scores: vec![4, 2],
         ..match_row("m3", false)
     };
-    let page = MatchPage { matches: vec![abandoned], next_cursor: None };
+    let page = MatchList { matches: vec![abandoned], next_cursor: None };
     app.update(Msg::Done(Outcome::Matches(page)));
     let screen = render(&app, 80, 24);
     assert!(screen.contains("4–2 Abandoned"), "{screen}");
@@ -592,20 +591,31 @@ fn a_larger_terminal_works_too() {
     assert!(screen.contains("Chat (c)"), "{screen}");
 }
 
-fn match_row(id: &str, finished: bool) -> euchre_tui::history::MatchRow {
+fn match_row(id: &str, finished: bool) -> MatchSummaryView {
     let seats = ["Ann", "basic bot", "basic bot", "basic bot"]
         .iter()
         .enumerate()
-        .map(|(seat, name)| euchre_tui::history::SeatRow { seat: seat as u8, name: (*name).into() })
+        .map(|(seat, name)| SeatView {
+            seat: seat as u8,
+            player_id: None,
+            bot: None,
+            name: (*name).into(),
+        })
         .collect();
-    euchre_tui::history::MatchRow {
+    MatchSummaryView {
         id: id.into(),
+        table_id: "t1".into(),
+        number: 1,
+        imported: false,
         rules: Preset::Standard.rules(),
         seats,
+        started_at: 0,
+        ended_at: finished.then_some(1),
         finished,
         scores: vec![10, 6],
         winner: finished.then_some(0),
-        started_at: 0,
+        winners: if finished { vec![0, 2] } else { Vec::new() },
+        rubber: Vec::new(),
         abandoned: None,
     }
 }
@@ -620,7 +630,7 @@ fn history_lists_matches_and_replays_one_hand_by_hand() {
         "the lobby's first page again, for the player's live tables: {commands:?}"
     );
     assert_eq!(app.screen, Screen::History);
-    let page = MatchPage {
+    let page = MatchList {
         matches: vec![match_row("m1", true), match_row("m2", false)],
         next_cursor: None,
     };
@@ -690,7 +700,7 @@ fn the_history_pages_past_the_first_fifty_matches() {
     let rows = |from: usize, count: usize| -> Vec<_> {
         (from..from + count).map(|n| match_row(&format!("m{n}"), true)).collect()
     };
-    let page = MatchPage { matches: rows(0, 50), next_cursor: Some("c50".into()) };
+    let page = MatchList { matches: rows(0, 50), next_cursor: Some("c50".into()) };
     app.update(Msg::Done(Outcome::Matches(page)));
     let screen = render(&app, 80, 24);
     assert!(screen.contains("Your matches (50, ↓ at the end for more)"), "{screen}");
@@ -703,7 +713,7 @@ fn the_history_pages_past_the_first_fifty_matches() {
     assert_eq!(app.update(key(KeyCode::Down)), vec![Command::MoreMatches("c50".into())]);
     assert!(app.update(key(KeyCode::Down)).is_empty(), "one page at a time");
     assert!(render(&app, 80, 24).contains("loading more…"));
-    let page = MatchPage { matches: rows(50, 7), next_cursor: None };
+    let page = MatchList { matches: rows(50, 7), next_cursor: None };
     app.update(Msg::Done(Outcome::MoreMatches(page)));
     assert_eq!(app.history.len(), 57);
     assert_eq!(app.history_selected, 50, "on the first of the new page");
@@ -1215,7 +1225,7 @@ fn the_history_lists_the_players_live_tables_first_and_enter_resumes_one() {
         TableSummary { table: "t9".into(), ..summary(Preset::Standard, TableStatus::Playing) };
     app.update(Msg::Update(Update::Lobby(LobbyPage { yours: vec![mine], ..LobbyPage::default() })));
     app.update(key(KeyCode::Char('h')));
-    let page = MatchPage { matches: vec![match_row("m1", true)], next_cursor: None };
+    let page = MatchList { matches: vec![match_row("m1", true)], next_cursor: None };
     app.update(Msg::Done(Outcome::Matches(page)));
     let screen = render(&app, 80, 24);
     assert!(screen.contains("Your games: Enter resumes"), "{screen}");

@@ -1,9 +1,23 @@
-//! The analysis as it is stored and served: plain serde types, one decision
-//! per choice a player had, every value from the deciding seat's side.
+//! A finished match's analysis by the solver, as it is stored and served
+//! (`GET /api/matches/{id}/analysis`): one decision per choice a player
+//! had, every value from the deciding seat's side. `euchre-analysis` makes
+//! them; the answer while one is computed is [`AnalysisQueued`].
+
+use std::borrow::Cow;
 
 use euchre_engine::{Action, Seat};
 use serde::{Deserialize, Serialize};
 
+/// The answer while an analysis is being computed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AnalysisQueued {
+    /// Always `queued`.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub status: Cow<'static, str>,
+    /// Seconds to wait before asking again (also sent as `Retry-After`).
+    pub retry_after: u32,
+}
 /// A whole match analysed: each hand's decisions and each seat's totals.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -108,6 +122,8 @@ pub struct KnownOption {
 
 /// How a choice compares with the best one (thresholds in the crate's
 /// documentation).
+// That crate is euchre-analysis (`grade`), which marks the choices; the
+// words above are also the OpenAPI document's, kept as they were served.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]

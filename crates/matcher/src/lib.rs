@@ -10,6 +10,26 @@
 //! once, a settled one narrowly at first. A casual pool ignores ratings and
 //! seats the longest waiting first. Requests that allowed bots and have
 //! waited long enough are then seated together, bots filling the rest.
+//!
+//! The server's quick-play service runs a wave per pool on a timer; the
+//! load generator reads the [`Policy`] to know how long its arrivals wait.
+//!
+//! ```
+//! use euchre_matcher::{Entry, Policy, Shape, wave};
+//!
+//! // Four settled players 300 points apart: each accepts 75 points at once.
+//! let entries: Vec<Entry> = [1400.0, 1500.0, 1600.0, 1700.0]
+//!     .iter()
+//!     .map(|&rating| Entry { rating, deviation: 50.0, size: 1, since: 0, bots_at: None })
+//!     .collect();
+//! let four = Shape { seats: 4, partnerships: true };
+//! let policy = Policy::default();
+//! assert!(wave(&entries, four, true, &policy, 0).is_empty());
+//! // 23 seconds later their ranges have widened to 305: one table.
+//! let formed = wave(&entries, four, true, &policy, 23_000);
+//! assert_eq!(formed.len(), 1);
+//! assert!(formed[0].seats.iter().all(Option::is_some));
+//! ```
 
 use std::cmp::Ordering;
 
