@@ -23,6 +23,8 @@ const historyView = await import(pathToFileURL(join(copy, 'history.js')));
 const seal = await import(pathToFileURL(join(copy, 'seal.js')));
 const witness = await import(pathToFileURL(join(copy, 'witness.js')));
 const analysis = await import(pathToFileURL(join(copy, 'analysis.js')));
+// The lobby's list as the server pages it (the view's DOM is built only when drawn).
+const lobby = await import(pathToFileURL(join(copy, 'lobby.js')));
 rmSync(copy, { recursive: true, force: true });
 
 test('a hand is shown trump first, bowers on top, as the server sorts it', () => {
@@ -958,4 +960,38 @@ test("the analysis's marks in words, and the replay step of each decision", () =
     tricks: [{ plays: [{ card: 'As' }, { card: 'Kh' }] }],
   };
   assert.deepEqual(analysis.stepOfActions(hand), ['bidding', 'bidding', 'bidding', 0, 0, 0]);
+});
+
+test("the lobby's list: pages added, changes past the pages left for a later one, a filter starting again", () => {
+  const pages = new lobby.LobbyPages();
+  assert.equal(pages.list(), null, 'nothing listed before the first page');
+  assert.deepEqual(pages.query(), { type: 'list_tables', status: 'open', free_seat: true });
+  const summary = (table) => ({ table });
+  pages.page({ tables: [summary('a'), summary('b')], next: 'b', total: 4 });
+  assert.deepEqual(pages.query(pages.next), { type: 'list_tables', status: 'open', free_seat: true, after: 'b' });
+  // Past the pages listed: it comes with the next page, and is not counted twice.
+  pages.update(summary('c'));
+  assert.deepEqual(pages.list().map((t) => t.table), ['a', 'b']);
+  assert.equal(pages.total, 4);
+  pages.page({ after: 'b', tables: [summary('c'), summary('d')], total: 4 });
+  assert.equal(pages.next, null);
+  assert.deepEqual(pages.list().map((t) => t.table), ['a', 'b', 'c', 'd']);
+  // With every page listed, a new table is counted; a changed one is not.
+  pages.update(summary('e'));
+  pages.update({ table: 'a', status: 'playing' });
+  assert.equal(pages.total, 5);
+  assert.equal(pages.list()[0].status, 'playing');
+  pages.remove('b');
+  pages.remove('nope');
+  assert.equal(pages.total, 4);
+  // A first page starts the list again.
+  pages.page({ tables: [summary('z')] });
+  assert.deepEqual(pages.list().map((t) => t.table), ['z']);
+  assert.equal(pages.total, 1, 'without a total, the tables listed');
+  // The filter shown, or no filter, changes nothing; another clears the list.
+  assert.equal(pages.choose('open'), false);
+  assert.equal(pages.choose('nonsense'), false);
+  assert.equal(pages.choose('playing'), true);
+  assert.equal(pages.list(), null);
+  assert.deepEqual(pages.query(), { type: 'list_tables', status: 'playing' });
 });

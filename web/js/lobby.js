@@ -33,6 +33,63 @@ export const LOBBY_FILTERS = {
   all: { label: 'All tables', query: {}, none: 'No tables yet. Start one!' },
 };
 
+// The lobby's list as the server pages it: the pages asked for so far
+// under one filter, kept up to date by the filter's changes. Kept in the
+// page's state, not in the view, so the list outlasts a visit elsewhere.
+export class LobbyPages {
+  constructor() {
+    this.filter = 'open'; // a key of LOBBY_FILTERS
+    this.tables = null; // Map of table id → summary, once listed: the pages so far
+    this.next = null; // the next page's `after`, while there are more
+    this.total = 0; // how many tables match the filter
+  }
+
+  // The `list_tables` for the filter's first page, or for the page after
+  // `after`; the server sends the filter's changes from then on.
+  query(after = null) {
+    const query = { type: 'list_tables', ...LOBBY_FILTERS[this.filter].query };
+    if (after) query.after = after;
+    return query;
+  }
+
+  // A `lobby` page: a first one (no `after`) starts the list again; a later
+  // one adds to it.
+  page(message) {
+    if (!message.after || !this.tables) this.tables = new Map();
+    for (const t of message.tables) this.tables.set(t.table, t);
+    this.next = message.next ?? null;
+    this.total = message.total ?? this.tables.size;
+  }
+
+  // A `lobby_update`: a table listed, or changed.
+  update(table) {
+    // Past the pages listed (ids sort like the pages): it comes with a later page.
+    if (this.next !== null && table.table > this.next) return;
+    this.tables ??= new Map();
+    if (!this.tables.has(table.table)) this.total += 1;
+    this.tables.set(table.table, table);
+  }
+
+  // A `lobby_removed`.
+  remove(id) {
+    if (this.tables?.delete(id)) this.total = Math.max(0, this.total - 1);
+  }
+
+  // Another filter: the list is gone until its first page is asked for
+  // again. False if `name` is no filter or the one already shown.
+  choose(name) {
+    if (!LOBBY_FILTERS[name] || name === this.filter) return false;
+    this.filter = name;
+    this.tables = null;
+    this.next = null;
+    return true;
+  }
+
+  list() {
+    return this.tables ? [...this.tables.values()] : null;
+  }
+}
+
 // The presets grouped by the number of players, for the form's list.
 const FORMS = [
   [4, 'Four players, two partnerships'],

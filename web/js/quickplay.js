@@ -1,8 +1,9 @@
 // Quick play in the lobby: a button per game form that asks the server for
 // a game with strangers (rated or casual, alone or with a partner, bots
 // after a wait if the player wants them), and the searching state with the
-// time waited, the players waiting and Cancel. The request itself lives in
-// main.js (it outlasts this view); this file only draws it and asks.
+// time waited, the players waiting and Cancel. The request itself belongs
+// to the page's state, not to the panel (it outlasts the lobby view):
+// quickPlayFlow keeps it from the server's messages and asks for it.
 
 import { h, replaceChildren } from './dom.js';
 import { PRESETS, playersIn } from './rules.js';
@@ -153,4 +154,92 @@ export class QuickPlayPanel {
     const request = this.app.request();
     if (request && this.clock) this.clock.textContent = `${waited(Date.now() - request.since)} waited`;
   }
+}
+
+// The request belongs to the player, not to the lobby view: it goes on
+// while they look at history, and a match opens the table from anywhere.
+// `client` (js/main.js) gives: state, connection, redraw(), notice(text,
+// kind), failed(error), go(hash), tableHash(id). Gives: onQuickPlay(message),
+// the server's news of the request, and quickPlayApp, what the panel may do.
+export function quickPlayFlow(client) {
+  const { state } = client;
+
+  function onQuickPlay(message) {
+    const request = state.quickPlay;
+    if (message.type === 'quick_play_matched') {
+      state.quickPlay = null;
+      // The table's snapshot follows on this connection, as after a `sit`.
+      if (!state.tables.has(message.table)) state.matched.add(message.table);
+      client.go(client.tableHash(message.table));
+    } else if (message.type === 'quick_play_ended') {
+      if (message.reason === 'shutdown' && request && !request.team) {
+        // The server is restarting: the request is made again once it is back.
+        client.notice('The server is restarting: your quick-play request will be made again when it is back.');
+      } else {
+        state.quickPlay = null;
+        client.notice(message.message || 'Your quick-play request ended.', 'error');
+      }
+    } else if (request && message.preset === request.preset && message.rated === request.rated) {
+      request.waiting = message.waiting;
+      if (message.partner) request.partner = message.partner;
+    }
+  }
+
+  const quickPlayApp = {
+    request: () => state.quickPlay,
+    async ask({ preset, rated, botsAfter, invitePartner, team }) {
+      if (state.quickPlay) return;
+      const command = { type: 'quick_play', preset, rated };
+      if (botsAfter) command.bots_after_seconds = botsAfter;
+      if (invitePartner) command.invite_partner = true;
+      if (team) command.team = team;
+      // Searching at once, so a second click cannot ask twice.
+      state.quickPlay = { preset, rated, botsAfter: botsAfter ?? null, since: Date.now(), waiting: null, team: null, partner: null };
+      client.redraw();
+      try {
+        const ack = await client.connection.send(command);
+        if (state.quickPlay) state.quickPlay.team = ack.team ?? null;
+      } catch (error) {
+        // Matched or ended meanwhile: nothing to undo.
+        state.quickPlay = null;
+        if (error.code === 'already_queued') {
+          client.notice(`${error.message} Cancel it first to ask for another.`, 'error');
+          // A request from before a reload, or from another tab: show it, so it can be cancelled.
+          state.quickPlay = { preset, rated, botsAfter: null, since: Date.now(), waiting: null, team: null, partner: null, unknown: true };
+        } else client.failed(error);
+      }
+      client.redraw();
+    },
+    // The request shown as waiting, asked for again after a reconnection:
+    // a server that still holds it answers already_queued, which is fine.
+    async renew() {
+      const request = state.quickPlay;
+      const command = { type: 'quick_play', preset: request.preset, rated: request.rated };
+      if (request.botsAfter) command.bots_after_seconds = request.botsAfter;
+      try {
+        await client.connection.send(command);
+      } catch (error) {
+        // Still held; or the connection dropped again: the next welcome asks.
+        if (error.code === 'already_queued' || error.code === 'disconnected') return;
+        // Matched or ended meanwhile, or refused now: it waits no more.
+        if (state.quickPlay === request) state.quickPlay = null;
+        client.failed(error);
+      }
+      client.redraw();
+    },
+    async cancel() {
+      try {
+        await client.connection.send({ type: 'cancel_quick_play' });
+      } catch (error) {
+        if (error.code !== 'not_queued') {
+          client.failed(error);
+          return;
+        }
+      }
+      state.quickPlay = null;
+      client.redraw();
+    },
+  };
+
+  return { onQuickPlay, quickPlayApp };
 }

@@ -1,4 +1,4 @@
-//! Invite links, in the browser client's shape (web/js/main.js):
+//! Invite links, in the browser client's shape (web/js/routing.js):
 //! `http://host/#/table/<id>?invite=<code>`, both parts URI-encoded.
 
 /// The table id and invite code in `input`: an invite link, `id code`, or
