@@ -5,16 +5,20 @@
 use std::fmt;
 
 use crate::Write;
+use crate::journal::JournalError;
 use crate::writer::Recorder;
 
 /// Why writes were not kept.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum NotDurable {
     /// This node may no longer write for the table: another owns it now.
     /// Nothing the writes caused may be sent, and the table must stop.
+    #[error("another node owns the table now")]
     Fenced,
-    /// The storage failed, and nothing can be promised; play goes on.
-    Failed(String),
+    /// The local journal failed (or stopped before answering), and nothing
+    /// can be promised; play goes on.
+    #[error(transparent)]
+    Failed(#[from] JournalError),
 }
 
 /// Called once with the outcome, on the storage's own thread or task: keep it short.
@@ -40,7 +44,7 @@ impl dyn Durability {
                 let _ = tx.send(result);
             }),
         );
-        rx.await.unwrap_or_else(|_| Err(NotDurable::Failed("the storage stopped".to_owned())))
+        rx.await.unwrap_or(Err(NotDurable::Failed(JournalError::Stopped)))
     }
 }
 

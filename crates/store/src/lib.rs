@@ -9,6 +9,7 @@
 //!   journal in batches by the [`writer`], retried until the database takes
 //!   them. Every write is idempotent, so a batch may safely be applied twice.
 //!
+//! One [`SqlStore`] serves both databases, each a [`Backend`];
 //! [`connect`] picks the backend from the URL scheme (`postgres://…` or
 //! `sqlite://…`).
 
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 mod accounts;
 mod analyses;
+mod backend;
 mod conn;
 pub mod durable;
 pub mod journal;
@@ -36,6 +38,8 @@ mod sql;
 pub mod sqlite;
 mod write;
 pub mod writer;
+
+pub use backend::{Backend, SqlStore};
 
 /// Milliseconds since the Unix epoch: every timestamp in storage.
 pub type Millis = i64;

@@ -75,18 +75,26 @@ pub(crate) fn push(plays: &mut String, seat: u8, action: Action) -> bool {
     true
 }
 
+/// What is wrong with a hand's stored actions.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum PlaysError {
+    #[error("{0:?} is not a run of {WIDTH}-character actions")]
+    Length(String),
+    #[error("{0:?} is not an action")]
+    Action(String),
+}
+
 /// A hand's actions read back from `plays`, or what is wrong with them.
-pub(crate) fn decode(plays: &str) -> Result<Vec<SeatAction>, String> {
+pub(crate) fn decode(plays: &str) -> Result<Vec<SeatAction>, PlaysError> {
     if !plays.is_ascii() || !plays.len().is_multiple_of(WIDTH) {
-        return Err(format!("{plays:?} is not a run of {WIDTH}-character actions"));
+        return Err(PlaysError::Length(plays.to_owned()));
     }
     plays
         .as_bytes()
         .chunks_exact(WIDTH)
         .map(|code| {
-            decode_one(code).ok_or_else(|| {
-                format!("{:?} is not an action", String::from_utf8_lossy(code).into_owned())
-            })
+            decode_one(code)
+                .ok_or_else(|| PlaysError::Action(String::from_utf8_lossy(code).into_owned()))
         })
         .collect()
 }

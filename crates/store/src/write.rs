@@ -1,16 +1,65 @@
-//! The writes both backends make alike, one statement or two each, written
-//! once over [`Conn`]. Each backend writes the rest its own way: the hands,
-//! actions and hand ends that come by the hundred, in bulk, and a match's
-//! seats.
+//! A batch of writes, applied in one transaction: most kinds one statement
+//! or two each, written once over [`Conn`]; the hands, actions and hand
+//! ends that come by the hundred, and a match's seats, by the
+//! [`Backend`]'s bulk statements.
 
 use std::collections::HashMap;
 
 use euchre_engine::{Action, Deal, GameResult, HandOutcome, MAX_TEAMS, Seal};
 
+use crate::backend::Backend;
 use crate::conn::{Conn, Param};
 use crate::plays;
 use crate::sql::{self, to_db_u64};
 use crate::{Millis, StoreError, Write};
+
+/// Applies `writes` in order, with the same result as one at a time: the
+/// kinds [`Held`] holds back go in bulk at the end.
+pub(crate) async fn apply<DB: Backend>(
+    conn: &mut DB::Connection,
+    writes: &[Write],
+) -> Result<(), StoreError> {
+    let mut held = Held::default();
+    for write in writes {
+        if !held.hold(write) {
+            apply_one::<DB>(conn, write).await?;
+        }
+    }
+    flush::<DB>(conn, held).await
+}
+
+/// Applies one write not held back, in journal order.
+async fn apply_one<DB: Backend>(
+    conn: &mut DB::Connection,
+    write: &Write,
+) -> Result<(), StoreError> {
+    if !apply_shared(&mut *conn, write).await? {
+        // `apply` holds these back; alone, each is a bulk of one.
+        let mut held = Held::default();
+        held.hold(write);
+        return flush::<DB>(conn, held).await;
+    }
+    if let Write::MatchStarted { id, rules, seats, .. } = write {
+        DB::insert_seats(conn, id, rules, seats).await?;
+    }
+    Ok(())
+}
+
+/// Applies what [`Held`] held back, in the order `Held` says gives the
+/// journal's result.
+async fn flush<DB: Backend>(conn: &mut DB::Connection, held: Held<'_>) -> Result<(), StoreError> {
+    let Held { hands, plays, ends, match_ends, .. } = held;
+    DB::insert_hands(conn, &hands).await?;
+    for round in rounds(&plays) {
+        let written = DB::append_plays(conn, &round).await?;
+        report_unwritten(&round, &written);
+    }
+    DB::end_hands(conn, &ends).await?;
+    for write in match_ends {
+        apply_shared(&mut *conn, write).await?;
+    }
+    Ok(())
+}
 
 fn text(value: &str) -> Param<'_> {
     Param::Text(Some(value))
@@ -18,7 +67,7 @@ fn text(value: &str) -> Param<'_> {
 
 /// Applies `write` if it is one of the shared kinds (for `MatchStarted`, the
 /// match's row: the caller adds its seats); returns whether it was.
-pub(crate) async fn apply_shared<C: Conn>(conn: &mut C, write: &Write) -> Result<bool, StoreError> {
+async fn apply_shared<C: Conn>(conn: &mut C, write: &Write) -> Result<bool, StoreError> {
     let int = |value: i64| Param::Int(Some(value));
     match write {
         Write::Player { id, name, token_hash, at } => {
@@ -99,7 +148,8 @@ async fn end_match<C: Conn>(
 }
 
 /// A hand dealt, held back for [`Held`].
-pub(crate) struct HandRow<'w> {
+#[derive(Debug)]
+pub struct HandRow<'w> {
     pub match_id: &'w str,
     pub number: u32,
     pub deal: Deal,
@@ -108,7 +158,8 @@ pub(crate) struct HandRow<'w> {
 
 /// A run of one hand's actions, in order from its `start`th, held back for
 /// [`Held`]: written into the hand's `plays` with one statement.
-pub(crate) struct PlaysRow<'w> {
+#[derive(Debug)]
+pub struct PlaysRow<'w> {
     pub match_id: &'w str,
     pub hand: u32,
     /// The index of the run's first action.
@@ -138,7 +189,8 @@ impl PlaysRow<'_> {
 
 /// A hand ended, held back for [`Held`], with each side's points as
 /// [`sql::hand_points`] gives them.
-pub(crate) struct EndRow<'w> {
+#[derive(Debug)]
+pub struct EndRow<'w> {
     pub match_id: &'w str,
     pub number: u32,
     pub outcome: HandOutcome,
@@ -147,8 +199,8 @@ pub(crate) struct EndRow<'w> {
 }
 
 /// The writes of a batch that come by the hundred (hands dealt, actions,
-/// hands ended), and its match ends, held back so that each backend applies
-/// them kind by kind in bulk rather than one statement each.
+/// hands ended), and its match ends, held back to go in kind by kind, in
+/// bulk (the [`Backend`]'s statements), rather than one statement each.
 ///
 /// Kind by kind rather than in journal order gives the same result when
 /// applied in the order of the fields: hands before the actions and ends
@@ -157,18 +209,18 @@ pub(crate) struct EndRow<'w> {
 /// back depends on a later write of another kind, and the matches they all
 /// belong to are written, in journal order, before.
 #[derive(Default)]
-pub(crate) struct Held<'w> {
-    pub hands: Vec<HandRow<'w>>,
-    pub plays: Vec<PlaysRow<'w>>,
-    pub ends: Vec<EndRow<'w>>,
-    pub match_ends: Vec<&'w Write>,
+struct Held<'w> {
+    hands: Vec<HandRow<'w>>,
+    plays: Vec<PlaysRow<'w>>,
+    ends: Vec<EndRow<'w>>,
+    match_ends: Vec<&'w Write>,
     /// Each hand's latest run in `plays`, by match and hand.
     latest_run: HashMap<(&'w str, u32), usize>,
 }
 
 impl<'w> Held<'w> {
     /// Holds `write` back if it is of a kind applied in bulk.
-    pub fn hold(&mut self, write: &'w Write) -> bool {
+    fn hold(&mut self, write: &'w Write) -> bool {
         match write {
             Write::HandDealt { match_id, number, deal, seal } => {
                 self.hands.push(HandRow { match_id, number: *number, deal: *deal, seal: *seal });
@@ -238,7 +290,7 @@ impl<'w> Held<'w> {
 
 /// `runs` in the statements they go in, in order: each hand at most once a
 /// statement.
-pub(crate) fn rounds<'r, 'w>(runs: &'r [PlaysRow<'w>]) -> Vec<Vec<&'r PlaysRow<'w>>> {
+fn rounds<'r, 'w>(runs: &'r [PlaysRow<'w>]) -> Vec<Vec<&'r PlaysRow<'w>>> {
     let count = runs.iter().map(|run| run.round + 1).max().unwrap_or(0);
     (0..count).map(|round| runs.iter().filter(|run| run.round == round).collect()).collect()
 }
@@ -248,7 +300,7 @@ pub(crate) fn rounds<'r, 'w>(runs: &'r [PlaysRow<'w>]) -> Vec<Vec<&'r PlaysRow<'
 /// before the run. Neither happens while the journal is applied in order;
 /// the writer goes on rather than retry a batch that can never apply, and
 /// reading the match then reports it corrupt.
-pub(crate) fn report_unwritten(round: &[&PlaysRow<'_>], written: &[(String, i64)]) {
+fn report_unwritten(round: &[&PlaysRow<'_>], written: &[(String, i64)]) {
     for run in round {
         let hand = i64::from(run.hand);
         if !written.iter().any(|(match_id, number)| match_id == run.match_id && *number == hand) {

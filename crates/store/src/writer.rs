@@ -16,7 +16,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::journal::{self, Journal, Lsn};
+use crate::journal::{self, Journal, JournalError, Lsn};
 use crate::{Store, StoreError, Write};
 
 /// Writes per database transaction, at most.
@@ -103,7 +103,7 @@ impl Recorder {
     pub fn record(
         &self,
         writes: Vec<Write>,
-        durable: impl FnOnce(Result<(), String>) + Send + 'static,
+        durable: impl FnOnce(Result<(), JournalError>) + Send + 'static,
     ) {
         self.record_at(writes, move |result| durable(result.map(drop)));
     }
@@ -114,7 +114,7 @@ impl Recorder {
     pub fn record_at(
         &self,
         writes: Vec<Write>,
-        durable: impl FnOnce(Result<Lsn, String>) + Send + 'static,
+        durable: impl FnOnce(Result<Lsn, JournalError>) + Send + 'static,
     ) {
         let count = writes.len() as u64;
         let queue = self.queue.clone();
@@ -136,12 +136,12 @@ impl Recorder {
     }
 
     /// Journals `writes` and waits until they are on disk.
-    pub async fn record_and_wait(&self, writes: Vec<Write>) -> Result<(), String> {
+    pub async fn record_and_wait(&self, writes: Vec<Write>) -> Result<(), JournalError> {
         let (tx, rx) = tokio::sync::oneshot::channel();
         self.record(writes, move |result| {
             let _ = tx.send(result);
         });
-        rx.await.map_err(|_| "the journal stopped".to_owned())?
+        rx.await.unwrap_or(Err(JournalError::Stopped))
     }
 
     pub fn health(&self) -> &Arc<Health> {
@@ -364,7 +364,7 @@ fn read_journal(
     dir: &std::path::Path,
     after: Lsn,
     before: Lsn,
-) -> Result<Vec<(Lsn, Write)>, journal::JournalError> {
+) -> Result<Vec<(Lsn, Write)>, JournalError> {
     Ok(journal::read_all(dir)?
         .into_iter()
         .filter(|(lsn, _)| *lsn > after && *lsn < before)

@@ -80,41 +80,51 @@ async fn sqlite_reports_corrupt_rows() {
     let url = format!("sqlite://{}/corrupt.db", folder.path().display());
     let store = SqliteStore::connect(&url).await.expect("open SQLite");
     store.migrate().await.expect("migrate");
-    corruption(&store, tamperer(store.pool().clone())).await;
+    corruption(&store, &RawSql::on(store.pool().clone())).await;
 }
 
 #[tokio::test]
 async fn postgres_reports_corrupt_rows() {
     with_postgres(|store| async move {
-        corruption(&*store, tamperer(store.pool().clone())).await;
+        corruption(&*store, &RawSql::on(store.pool().clone())).await;
     })
     .await;
 }
 
-/// Runs a statement on a store's `pool`, behind the store's back.
-fn tamperer<DB>(
-    pool: sqlx::Pool<DB>,
-) -> impl Fn(&'static str) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send
-where
-    DB: sqlx::Database,
-    for<'c> &'c sqlx::Pool<DB>: sqlx::Executor<'c, Database = DB>,
-    DB::Arguments: sqlx::IntoArguments<DB>,
-{
-    move |statement| {
-        let pool = pool.clone();
-        Box::pin(async move {
-            sqlx::query(statement).execute(&pool).await.expect("tamper with a row");
-        })
+/// SQL run on a store's pool behind the store's back (to tamper with rows,
+/// or to write as an older version did): each statement gives the first
+/// column of its first row, 0 when it returns none.
+#[derive(Clone)]
+struct RawSql(Arc<dyn Fn(String) -> FirstColumn + Send + Sync>);
+
+type FirstColumn = Pin<Box<dyn Future<Output = i64> + Send>>;
+
+impl RawSql {
+    fn on<DB>(pool: sqlx::Pool<DB>) -> RawSql
+    where
+        DB: sqlx::Database,
+        for<'c> &'c sqlx::Pool<DB>: sqlx::Executor<'c, Database = DB>,
+        DB::Arguments: sqlx::IntoArguments<DB>,
+        (i64,): for<'r> sqlx::FromRow<'r, DB::Row>,
+    {
+        RawSql(Arc::new(move |statement| {
+            let pool = pool.clone();
+            Box::pin(async move {
+                let rows: Vec<(i64,)> =
+                    sqlx::query_as(AssertSqlSafe(statement)).fetch_all(&pool).await.expect("SQL");
+                rows.first().map_or(0, |(value,)| *value)
+            })
+        }))
+    }
+
+    async fn run(&self, statement: impl Into<String>) -> i64 {
+        (self.0)(statement.into()).await
     }
 }
 
 /// Rows tampered with behind the store's back are reported as corrupt, never
 /// trusted and never a panic. (The SQL text is valid in both dialects.)
-async fn corruption<F, Fut>(store: &dyn Store, tamper: F)
-where
-    F: Fn(&'static str) -> Fut,
-    Fut: Future<Output = ()>,
-{
+async fn corruption(store: &dyn Store, tamper: &RawSql) {
     let (writes, played) = small_history();
     store.apply(&writes).await.expect("apply");
     let id = played.summary.id.as_str();
@@ -124,7 +134,8 @@ where
     assert!(store.get_match(id).await.expect("read").is_some());
 
     // A missing action (the second, four characters): the record has a gap.
-    tamper("UPDATE hands SET plays = substr(plays, 1, 4) || substr(plays, 9) WHERE number = 0")
+    tamper
+        .run("UPDATE hands SET plays = substr(plays, 1, 4) || substr(plays, 9) WHERE number = 0")
         .await;
     assert!(corrupt(store.get_match(id).await));
     // The journal's writes, applied again, fill the gap.
@@ -145,20 +156,20 @@ where
     assert_eq!(&detail.record, played.game.record());
 
     // Actions that do not read as actions.
-    tamper("UPDATE hands SET plays = plays || 'zz' WHERE number = 0").await;
+    tamper.run("UPDATE hands SET plays = plays || 'zz' WHERE number = 0").await;
     assert!(corrupt(store.get_match(id).await));
     // An action the engine refuses (a claim while trump is being made).
-    tamper("UPDATE hands SET plays = substr(plays, 1, 1) || 'w--' || substr(plays, 5) WHERE number = 0")
+    tamper.run("UPDATE hands SET plays = substr(plays, 1, 1) || 'w--' || substr(plays, 5) WHERE number = 0")
         .await;
     assert!(corrupt(store.get_match(id).await));
     // A deal that does not decode.
-    tamper(r#"UPDATE hands SET deal = '{"dealer":"nine"}' WHERE number = 0"#).await;
+    tamper.run(r#"UPDATE hands SET deal = '{"dealer":"nine"}' WHERE number = 0"#).await;
     assert!(corrupt(store.get_match(id).await));
     // Partners whose rows disagree on their side's score.
-    tamper("UPDATE match_seats SET score = score + 1 WHERE seat = 2").await;
+    tamper.run("UPDATE match_seats SET score = score + 1 WHERE seat = 2").await;
     assert!(corrupt(store.get_match(id).await));
     // A seat out of range.
-    tamper("UPDATE match_seats SET seat = 300 WHERE seat = 0").await;
+    tamper.run("UPDATE match_seats SET seat = 300 WHERE seat = 0").await;
     assert!(matches!(
         store.list_matches(&MatchQuery { limit: 5, ..MatchQuery::default() }).await,
         Err(StoreError::Corrupt(_))
@@ -177,11 +188,11 @@ async fn sqlite_reports_each_unreadable_open_table_apart() {
     let url = format!("sqlite://{}/unreadable.db", folder.path().display());
     let store = SqliteStore::connect(&url).await.expect("open SQLite");
     store.migrate().await.expect("migrate");
-    let tamper = tamperer(store.pool().clone());
+    let tamper = RawSql::on(store.pool().clone());
     unreadable_open_tables(&store, &tamper).await;
     // SQLite keeps JSON as text, which can stop being JSON: that table
     // alone is reported, with its game in progress.
-    tamper("UPDATE game_tables SET seats = '[{not json' WHERE id = 't1'").await;
+    tamper.run("UPDATE game_tables SET seats = '[{not json' WHERE id = 't1'").await;
     let live = store.live_tables().await.expect("the store reads");
     let t1 = live.iter().find(|table| table.as_ref().is_err_and(|bad| bad.id == "t1"));
     let Some(Err(t1)) = t1 else { panic!("t1 is reported: {live:#?}") };
@@ -193,7 +204,7 @@ async fn sqlite_reports_each_unreadable_open_table_apart() {
 #[tokio::test]
 async fn postgres_reports_each_unreadable_open_table_apart() {
     with_postgres(|store| async move {
-        unreadable_open_tables(&*store, tamperer(store.pool().clone())).await;
+        unreadable_open_tables(&*store, &RawSql::on(store.pool().clone())).await;
     })
     .await;
 }
@@ -202,11 +213,7 @@ async fn postgres_reports_each_unreadable_open_table_apart() {
 /// its id and its game, and every other open table still reads; a table
 /// quick play formed has no host, and a host no longer stored does not make
 /// a table unreadable.
-async fn unreadable_open_tables<F, Fut>(store: &dyn Store, tamper: F)
-where
-    F: Fn(&'static str) -> Fut,
-    Fut: Future<Output = ()>,
-{
+async fn unreadable_open_tables(store: &dyn Store, tamper: &RawSql) {
     let (writes, history) = history();
     store.apply(&writes).await.expect("apply");
     let opened = |id: &str, host_id: &str| Write::TableOpened {
@@ -229,11 +236,12 @@ where
         .map(|p| p.summary.id.clone());
     assert!(unfinished.is_some(), "t0 has a game in progress");
 
-    tamper(
-        "UPDATE hands SET plays = plays || 'zz' WHERE match_id IN \
+    tamper
+        .run(
+            "UPDATE hands SET plays = plays || 'zz' WHERE match_id IN \
          (SELECT id FROM matches WHERE table_id = 't0' AND ended_at IS NULL)",
-    )
-    .await;
+        )
+        .await;
     let live = store.live_tables().await.expect("one unreadable table is no store error");
     let ids: Vec<&str> = live
         .iter()
@@ -297,125 +305,100 @@ where
 }
 
 // ---------------------------------------------------------------------------
+// Upgrades: a database as an older version left it, migrated.
+
+/// A database in `db` whose schema is as the migrations up to `version`
+/// left it, with SQL on its pool to store what the code of that time stored
+/// (PostgreSQL's dropped afterwards): `test` fills it, migrates the store
+/// and checks what it reads.
+async fn from_old_schema<F, Fut>(db: Db, version: i64, test: F)
+where
+    F: FnOnce(Arc<dyn Store>, RawSql) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let folder = format!("{}/../../migrations/{}", env!("CARGO_MANIFEST_DIR"), db.folder());
+    let old =
+        sqlx::migrate::Migrator::new(std::path::Path::new(&folder)).await.expect("the migrations");
+    let migrated = move |error| panic!("migrations up to {version:04}: {error}");
+    match db {
+        Db::Sqlite => {
+            let folder = tempfile::tempdir().expect("a temporary folder");
+            let url = format!("sqlite://{}/old.db", folder.path().display());
+            let store = SqliteStore::connect(&url).await.expect("open SQLite");
+            old.run_to(version, store.pool()).await.unwrap_or_else(migrated);
+            let sql = RawSql::on(store.pool().clone());
+            test(Arc::new(store), sql).await;
+        }
+        Db::Postgres => {
+            with_postgres_database(false, move |store| async move {
+                old.run_to(version, store.pool()).await.unwrap_or_else(migrated);
+                let sql = RawSql::on(store.pool().clone());
+                test(store, sql).await;
+            })
+            .await;
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Db {
+    Sqlite,
+    Postgres,
+}
+
+impl Db {
+    /// Its migrations' folder under `migrations/`.
+    fn folder(self) -> &'static str {
+        match self {
+            Db::Sqlite => "sqlite",
+            Db::Postgres => "postgres",
+        }
+    }
+}
+
 // Migration 0003: matches stored before every game form was.
 
 #[tokio::test]
 async fn sqlite_reads_matches_stored_before_every_form() {
-    let folder = tempfile::tempdir().expect("a temporary folder");
-    let url = format!("sqlite://{}/old.db", folder.path().display());
-    let store = SqliteStore::connect(&url).await.expect("open SQLite");
-    old_schema("sqlite").await.run_to(2, store.pool()).await.expect("migrations 0001-0002");
-    let pool = store.pool().clone();
-    upgrade(&store, |statement| {
-        let pool = pool.clone();
-        async move {
-            sqlx::query(AssertSqlSafe(statement)).execute(&pool).await.expect("an old write");
-        }
-    })
-    .await;
+    from_old_schema(Db::Sqlite, 2, upgrade).await;
 }
 
 #[tokio::test]
 async fn postgres_reads_matches_stored_before_every_form() {
-    with_postgres_database(false, |store| async move {
-        old_schema("postgres").await.run_to(2, store.pool()).await.expect("migrations 0001-0002");
-        let pool = store.pool().clone();
-        upgrade(&*store, |statement| {
-            let pool = pool.clone();
-            async move {
-                sqlx::query(AssertSqlSafe(statement)).execute(&pool).await.expect("an old write");
-            }
-        })
-        .await;
-    })
-    .await;
+    from_old_schema(Db::Postgres, 2, upgrade).await;
 }
 
-// ---------------------------------------------------------------------------
 // Migration 0010: analyses stored before the players' figures were.
 
 #[tokio::test]
 async fn sqlite_counts_analyses_stored_before_the_figures() {
-    let folder = tempfile::tempdir().expect("a temporary folder");
-    let url = format!("sqlite://{}/old.db", folder.path().display());
-    let store = SqliteStore::connect(&url).await.expect("open SQLite");
-    old_schema("sqlite").await.run_to(9, store.pool()).await.expect("migrations 0001-0009");
-    let pool = store.pool().clone();
-    analyses_before_the_figures(&store, |statement| {
-        let pool = pool.clone();
-        async move {
-            sqlx::query(AssertSqlSafe(statement)).execute(&pool).await.expect("an old write");
-        }
-    })
-    .await;
+    from_old_schema(Db::Sqlite, 9, analyses_before_the_figures).await;
 }
 
 #[tokio::test]
 async fn postgres_counts_analyses_stored_before_the_figures() {
-    with_postgres_database(false, |store| async move {
-        old_schema("postgres").await.run_to(9, store.pool()).await.expect("migrations 0001-0009");
-        let pool = store.pool().clone();
-        analyses_before_the_figures(&*store, |statement| {
-            let pool = pool.clone();
-            async move {
-                sqlx::query(AssertSqlSafe(statement)).execute(&pool).await.expect("an old write");
-            }
-        })
-        .await;
-    })
-    .await;
+    from_old_schema(Db::Postgres, 9, analyses_before_the_figures).await;
 }
 
-// ---------------------------------------------------------------------------
 // Migration 0013: actions stored a row each, before they went into their hands.
 
 #[tokio::test]
 async fn sqlite_moves_actions_stored_a_row_each_into_their_hands() {
-    let folder = tempfile::tempdir().expect("a temporary folder");
-    let url = format!("sqlite://{}/old.db", folder.path().display());
-    let store = SqliteStore::connect(&url).await.expect("open SQLite");
-    old_schema("sqlite").await.run_to(12, store.pool()).await.expect("migrations 0001-0012");
-    let pool = store.pool().clone();
-    actions_a_row_each(&store, |statement| {
-        let pool = pool.clone();
-        async move {
-            let rows: Vec<(i64,)> =
-                sqlx::query_as(AssertSqlSafe(statement)).fetch_all(&pool).await.expect("SQL");
-            rows.first().map_or(0, |(count,)| *count)
-        }
-    })
-    .await;
+    from_old_schema(Db::Sqlite, 12, actions_a_row_each).await;
 }
 
 #[tokio::test]
 async fn postgres_moves_actions_stored_a_row_each_into_their_hands() {
-    with_postgres_database(false, |store| async move {
-        old_schema("postgres").await.run_to(12, store.pool()).await.expect("migrations 0001-0012");
-        let pool = store.pool().clone();
-        actions_a_row_each(&*store, |statement| {
-            let pool = pool.clone();
-            async move {
-                let rows: Vec<(i64,)> =
-                    sqlx::query_as(AssertSqlSafe(statement)).fetch_all(&pool).await.expect("SQL");
-                rows.first().map_or(0, |(count,)| *count)
-            }
-        })
-        .await;
-    })
-    .await;
+    from_old_schema(Db::Postgres, 12, actions_a_row_each).await;
 }
 
 /// Stores the first part of the story as the code before migration 0013
 /// did (each action a row of `actions`), stopping in the middle of a hand;
 /// migrates; then applies the whole story's writes, as the journal would
 /// after the upgrade: the hand cut off goes on from its moved actions, and
-/// every match reads back as played. `query` runs SQL and gives the first
-/// column of its first row (0 for none).
-async fn actions_a_row_each<F, Fut>(store: &dyn Store, query: F)
-where
-    F: Fn(String) -> Fut,
-    Fut: Future<Output = i64>,
-{
+/// every match reads back as played.
+async fn actions_a_row_each(store: Arc<dyn Store>, sql: RawSql) {
+    let store = &*store;
     let (writes, history) = history();
     // Stop after the third action of some hand, two-thirds of the way in.
     let cut = (writes.len() * 2 / 3..writes.len())
@@ -429,10 +412,10 @@ where
     store.apply(&others).await.expect("everything but the actions");
     for action in &actions {
         for statement in old_statements(action, &HashMap::new()) {
-            query(statement).await;
+            sql.run(statement).await;
         }
     }
-    let stored = |sql: &str| query(sql.to_owned());
+    let stored = |statement: &'static str| sql.run(statement);
     assert_eq!(stored("SELECT COUNT(*) FROM actions").await, actions.len() as i64);
     store.migrate().await.expect("migration 0013");
     assert_eq!(stored("SELECT COUNT(*) FROM actions").await, 0, "every action moved");
@@ -453,7 +436,7 @@ where
     else {
         panic!("the story starts matches")
     };
-    query(format!(
+    sql.run(format!(
         "INSERT INTO actions (match_id, hand, idx, seat, action, seq, at) \
          VALUES ('{id}', 0, 0, 0, '{{\"action\":\"shout\"}}', 1, 1)"
     ))
@@ -466,11 +449,8 @@ where
 /// A finished match's analysis stored before migration 0010 (as its JSON
 /// alone); migrated, its players' figures are in their profiles, each from
 /// their own seat, and the bots' seats count for nobody.
-async fn analyses_before_the_figures<F, Fut>(store: &dyn Store, execute: F)
-where
-    F: Fn(String) -> Fut,
-    Fut: Future<Output = ()>,
-{
+async fn analyses_before_the_figures(store: Arc<dyn Store>, sql: RawSql) {
+    let store = &*store;
     let (writes, history) = history();
     // Forfeits are not written before migration 0011.
     let writes: Vec<Write> =
@@ -481,7 +461,7 @@ where
     store.apply(&others).await.expect("the history");
     for action in &actions {
         for statement in old_statements(action, &HashMap::new()) {
-            execute(statement).await;
+            sql.run(statement).await;
         }
     }
     let analysed = history
@@ -499,7 +479,7 @@ where
         })
         .collect();
     let analysis = json!({"worlds": 4, "seed": 1, "hands": [], "players": players}).to_string();
-    execute(format!(
+    sql.run(format!(
         "INSERT INTO match_analyses (match_id, analysis, created_at) VALUES ('{}', '{analysis}', 5)",
         analysed.id
     ))
@@ -520,24 +500,14 @@ where
     }
 }
 
-/// A backend's migrations, read from their folder (run up to 0002 to get
-/// the schema as it was).
-async fn old_schema(backend: &str) -> sqlx::migrate::Migrator {
-    let folder = format!("{}/../../migrations/{backend}", env!("CARGO_MANIFEST_DIR"));
-    sqlx::migrate::Migrator::new(std::path::Path::new(&folder)).await.expect("the migrations")
-}
-
 /// Stores the story's four-handed matches (finished, rubbers, abandoned, in
 /// progress) as the code before migration 0003 did, in `score0`, `score1`
 /// and `winner`; migrates; and expects every score, winner, listing and
 /// record as played. The journal's writes, applied again after the
 /// migration (as after a crash), then change nothing: hands already ended
 /// add no points a second time.
-async fn upgrade<F, Fut>(store: &dyn Store, execute: F)
-where
-    F: Fn(String) -> Fut,
-    Fut: Future<Output = ()>,
-{
+async fn upgrade(store: Arc<dyn Store>, sql: RawSql) {
+    let store = &*store;
     let (writes, history) = history();
     // Seeds were 64 bits then: each match gets one, and reads back as its
     // 32-byte expansion.
@@ -574,7 +544,7 @@ where
         .collect();
     for write in &writes {
         for statement in old_statements(write, &old_seeds) {
-            execute(statement).await;
+            sql.run(statement).await;
         }
     }
     store.migrate().await.expect("migration 0003");

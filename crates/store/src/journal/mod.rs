@@ -20,6 +20,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufReader, Read, Write as _};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::mpsc as std_mpsc;
 use std::thread;
 use std::time::Duration;
@@ -54,8 +55,9 @@ const COMMIT_SIBLINGS: usize = 3;
 
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
+    /// Shared: a batch that fails to write or sync fails every append in it.
     #[error("journal I/O: {0}")]
-    Io(#[from] io::Error),
+    Io(#[source] Arc<io::Error>),
     #[error("journal record: {0}")]
     Encode(#[from] serde_json::Error),
     #[error("the journal has stopped")]
@@ -67,10 +69,16 @@ pub enum JournalError {
     Unknown { lsn: Lsn, path: PathBuf },
 }
 
+impl From<io::Error> for JournalError {
+    fn from(error: io::Error) -> JournalError {
+        JournalError::Io(Arc::new(error))
+    }
+}
+
 enum Request {
     Append {
         writes: Vec<Write>,
-        done: Box<dyn FnOnce(Result<Lsn, String>) + Send>,
+        done: Box<dyn FnOnce(Result<Lsn, JournalError>) + Send>,
     },
     Checkpoint(Lsn),
     /// Finish what is queued, save the checkpoint, and end the thread.
@@ -149,7 +157,7 @@ impl Journal {
     pub fn append_then(
         &self,
         writes: Vec<Write>,
-        done: impl FnOnce(Result<Lsn, String>) + Send + 'static,
+        done: impl FnOnce(Result<Lsn, JournalError>) + Send + 'static,
     ) -> Result<(), JournalError> {
         self.requests
             .send(Request::Append { writes, done: Box::new(done) })
@@ -162,11 +170,7 @@ impl Journal {
         self.append_then(writes, move |result| {
             let _ = tx.send(result);
         })?;
-        match rx.await {
-            Ok(Ok(lsn)) => Ok(lsn),
-            Ok(Err(error)) => Err(JournalError::Io(io::Error::other(error))),
-            Err(_) => Err(JournalError::Stopped),
-        }
+        rx.await.unwrap_or(Err(JournalError::Stopped))
     }
 
     /// Everything up to `lsn` is in the database: its space may be reclaimed.
@@ -239,7 +243,7 @@ impl Owner {
                                     last = self.next_lsn;
                                     self.next_lsn += 1;
                                 }
-                                Err(error) => failed = Some(error.to_string()),
+                                Err(error) => failed = Some(error),
                             }
                         }
                         waiting.push((done, failed.map_or(Ok(last), Err)));
@@ -248,11 +252,11 @@ impl Owner {
                     Request::Stop(done) => stop = Some(done),
                 }
             }
-            let synced = self.write_and_sync(&buffer);
+            let synced = self.write_and_sync(&buffer).map_err(Arc::new);
             for (done, result) in waiting {
-                match (&synced, result) {
-                    (Ok(()), result) => done(result),
-                    (Err(error), _) => done(Err(error.to_string())),
+                match &synced {
+                    Ok(()) => done(result),
+                    Err(error) => done(Err(JournalError::Io(error.clone()))),
                 }
             }
             // Housekeeping once the appenders have their answer.

@@ -1,0 +1,303 @@
+//! One [`Store`] for both databases: [`SqlStore`], generic over sqlx's
+//! database, and [`Backend`], what tells PostgreSQL ([`crate::postgres`])
+//! and SQLite ([`crate::sqlite`]) apart: the pool, the migrations, how a
+//! transaction begins and what it locks, and the statements of the writes
+//! that come by the hundred, which each dialect writes in bulk its own way.
+//! Everything else (the shared statements of [`crate::sql`], the reads, the
+//! writes, accounts and ratings) runs on either connection through
+//! [`Conn`].
+
+use std::collections::HashSet;
+use std::future::Future;
+
+use async_trait::async_trait;
+use euchre_engine::Rules;
+use sqlx::migrate::{Migrate, Migrator};
+use sqlx::{Database, Pool, Transaction};
+
+use crate::conn::Conn;
+use crate::write::{EndRow, HandRow, PlaysRow};
+use crate::{Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, Purged, Session};
+use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
+use crate::{FormAccuracy, SavedAnalysis, TableRecord};
+use crate::{
+    LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, Millis, PlayerRow, PlayerStats,
+    Store, StoreError, UnreadableTable, Write,
+};
+use crate::{accounts, analyses, plays, purge, ratings, read, write};
+
+/// What one database does its own way. Implemented for sqlx's `Postgres`
+/// and `Sqlite` only: its bound names the crate's own connection trait, and
+/// its methods the crate's own rows, which no other crate can, so it is
+/// sealed.
+#[expect(private_bounds, reason = "sealed: implemented here, only used as a bound elsewhere")]
+pub trait Backend: Database<Connection: Conn + Migrate> {
+    /// The schema's migrations, in the dialect's own folder.
+    const MIGRATOR: &'static Migrator;
+    /// Begins a transaction that only reads: one snapshot across its
+    /// several statements, so a match read while the writer adds to it is
+    /// never half old, half new.
+    const BEGIN_READ: &'static str;
+    /// Begins a transaction that writes.
+    const BEGIN_WRITE: &'static str;
+    /// Run first in [`Store::rate_match`]'s transaction, where
+    /// [`Backend::BEGIN_WRITE`] does not already keep other writers out:
+    /// games ending together for one player must not both start from the
+    /// same rating.
+    const LOCK_RATINGS: Option<&'static str>;
+
+    /// A pool on the database `url` names.
+    fn connect(url: &str) -> impl Future<Output = Result<Pool<Self>, StoreError>> + Send;
+
+    /// Inserts hands dealt; a hand stored already stays as it is.
+    fn insert_hands(
+        conn: &mut Self::Connection,
+        hands: &[HandRow<'_>],
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Writes runs of hands' actions at their places in `plays` (see
+    /// [`crate::plays`]): over what is there already, which is the same
+    /// actions again, and only where the hand's earlier actions are stored.
+    /// At most one run a hand. Tells which hands (match id, number) it wrote.
+    fn append_plays(
+        conn: &mut Self::Connection,
+        runs: &[&PlaysRow<'_>],
+    ) -> impl Future<Output = Result<Vec<(String, i64)>, StoreError>> + Send;
+
+    /// Sets the outcome of hands still in progress, and adds the points of
+    /// those it ended (not those ended before) to their matches' seats by
+    /// side, so a repeated `HandEnded` never counts twice.
+    fn end_hands(
+        conn: &mut Self::Connection,
+        ends: &[EndRow<'_>],
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// A match's seats, each with the side it scores for (`Rules::team_of`).
+    fn insert_seats(
+        conn: &mut Self::Connection,
+        match_id: &str,
+        rules: &Rules,
+        seats: &[MatchSeat],
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
+/// A [`Store`] in the database `DB`: [`crate::postgres::PgStore`] or
+/// [`crate::sqlite::SqliteStore`].
+#[derive(Debug)]
+pub struct SqlStore<DB: Backend> {
+    pool: Pool<DB>,
+}
+
+impl<DB: Backend> Clone for SqlStore<DB> {
+    fn clone(&self) -> SqlStore<DB> {
+        SqlStore { pool: self.pool.clone() }
+    }
+}
+
+impl<DB: Backend> SqlStore<DB> {
+    /// Connects a pool to the database `url` names (see each backend for
+    /// the URLs it takes).
+    pub async fn connect(url: &str) -> Result<SqlStore<DB>, StoreError> {
+        Ok(SqlStore { pool: DB::connect(url).await? })
+    }
+
+    /// The pool, for callers that need the database directly (tests, tools).
+    pub fn pool(&self) -> &Pool<DB> {
+        &self.pool
+    }
+
+    async fn read(&self) -> Result<Transaction<'static, DB>, StoreError> {
+        Ok(self.pool.begin_with(DB::BEGIN_READ).await?)
+    }
+
+    async fn write(&self) -> Result<Transaction<'static, DB>, StoreError> {
+        Ok(self.pool.begin_with(DB::BEGIN_WRITE).await?)
+    }
+}
+
+#[async_trait]
+impl<DB: Backend> Store for SqlStore<DB> {
+    async fn migrate(&self) -> Result<(), StoreError> {
+        DB::MIGRATOR.run(&self.pool).await?;
+        let mut tx = self.pool.begin().await?;
+        let moved = plays::adopt_legacy_actions(&mut *tx).await?;
+        tx.commit().await?;
+        if moved > 0 {
+            tracing::info!(moved, "actions stored a row each moved into their hands");
+        }
+        Ok(())
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        self.pool.acquire().await?.execute("SELECT 1", &[]).await
+    }
+
+    async fn apply(&self, writes: &[Write]) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        write::apply::<DB>(&mut *tx, writes).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn player_by_token_hash(
+        &self,
+        token_hash: &str,
+    ) -> Result<Option<PlayerRow>, StoreError> {
+        read::player_by_token_hash(&mut *self.pool.acquire().await?, token_hash).await
+    }
+
+    async fn live_tables(&self) -> Result<Vec<Result<LiveTable, UnreadableTable>>, StoreError> {
+        let mut tx = self.read().await?;
+        let live = read::live_tables(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(live)
+    }
+
+    async fn list_matches(&self, query: &MatchQuery) -> Result<MatchPage, StoreError> {
+        read::list_matches(&mut *self.pool.acquire().await?, query).await
+    }
+
+    async fn get_match(&self, id: &str) -> Result<Option<MatchDetail>, StoreError> {
+        let mut tx = self.read().await?;
+        let detail = read::load_match(&mut *tx, id).await?;
+        tx.commit().await?;
+        Ok(detail.map(|(detail, _)| detail))
+    }
+
+    async fn table_record(&self, id: &str) -> Result<Option<TableRecord>, StoreError> {
+        let mut tx = self.read().await?;
+        let record = read::table_record(&mut *tx, id).await?;
+        tx.commit().await?;
+        Ok(record)
+    }
+
+    async fn abandon_orphaned_matches(&self) -> Result<u64, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let marked = read::abandon_orphaned_matches(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(marked)
+    }
+
+    async fn player_stats(&self, player_id: &str) -> Result<PlayerStats, StoreError> {
+        let mut tx = self.read().await?;
+        let stats = read::player_stats(&mut *tx, player_id).await?;
+        tx.commit().await?;
+        Ok(stats)
+    }
+
+    async fn claim_account(&self, claim: &AccountClaim) -> Result<ClaimOutcome, StoreError> {
+        let mut tx = self.write().await?;
+        let outcome = accounts::claim(&mut *tx, claim).await?;
+        // A refused claim wrote at most the guest's row, which the journal brings anyway.
+        tx.commit().await?;
+        Ok(outcome)
+    }
+
+    async fn account_by_name(&self, name_key: &str) -> Result<Option<Account>, StoreError> {
+        accounts::account_by_name(&mut *self.pool.acquire().await?, name_key).await
+    }
+
+    async fn account_by_player(&self, player_id: &str) -> Result<Option<Account>, StoreError> {
+        accounts::account_by_player(&mut *self.pool.acquire().await?, player_id).await
+    }
+
+    async fn account_keys(&self) -> Result<Vec<AccountKey>, StoreError> {
+        accounts::account_keys(&mut *self.pool.acquire().await?).await
+    }
+
+    async fn set_account_keys(&self, keys: &[AccountKey]) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        accounts::set_account_keys(&mut *tx, keys).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn create_session(&self, session: &NewSession) -> Result<(), StoreError> {
+        accounts::insert_session(&mut *self.pool.acquire().await?, session).await
+    }
+
+    async fn session_by_token_hash(&self, token_hash: &str) -> Result<Option<Session>, StoreError> {
+        accounts::session(&mut *self.pool.acquire().await?, token_hash).await
+    }
+
+    async fn revoke_session(&self, token_hash: &str, at: Millis) -> Result<(), StoreError> {
+        accounts::revoke_session(&mut *self.pool.acquire().await?, token_hash, at).await
+    }
+
+    async fn change_password(
+        &self,
+        password_hash: &str,
+        session: &NewSession,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        accounts::change_password(&mut *tx, password_hash, session).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn purge(
+        &self,
+        now: Millis,
+        guests_before: Millis,
+        keep: &HashSet<String>,
+    ) -> Result<Purged, StoreError> {
+        let mut tx = self.write().await?;
+        let purged = purge::purge(&mut *tx, now, guests_before, keep).await?;
+        tx.commit().await?;
+        Ok(purged)
+    }
+
+    async fn rate_match(
+        &self,
+        rated: &RatedMatch,
+        rate: RateFn<'_>,
+    ) -> Result<Vec<RatingChange>, StoreError> {
+        let mut tx = self.write().await?;
+        if let Some(lock) = DB::LOCK_RATINGS {
+            tx.execute(lock, &[]).await?;
+        }
+        let changes = ratings::rate_match(&mut *tx, rated, rate).await?;
+        tx.commit().await?;
+        Ok(changes)
+    }
+
+    async fn leaderboard(
+        &self,
+        form: &str,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<BoardEntry>, StoreError> {
+        ratings::leaderboard(&mut *self.pool.acquire().await?, form, limit, offset).await
+    }
+
+    async fn player_ratings(&self, player_id: &str) -> Result<Vec<FormRating>, StoreError> {
+        ratings::player_ratings(&mut *self.pool.acquire().await?, player_id).await
+    }
+
+    async fn rating_history(
+        &self,
+        player_id: &str,
+        limit: u32,
+    ) -> Result<Vec<RatingPoint>, StoreError> {
+        ratings::rating_history(&mut *self.pool.acquire().await?, player_id, limit).await
+    }
+
+    async fn match_analysis(&self, match_id: &str) -> Result<Option<String>, StoreError> {
+        analyses::match_analysis(&mut *self.pool.acquire().await?, match_id).await
+    }
+
+    async fn save_match_analysis(&self, saved: &SavedAnalysis<'_>) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        analyses::save_match_analysis(&mut *tx, saved).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn recent_accuracy(
+        &self,
+        player_id: &str,
+        matches: u32,
+    ) -> Result<Vec<FormAccuracy>, StoreError> {
+        analyses::recent_accuracy(&mut *self.pool.acquire().await?, player_id, matches).await
+    }
+}
