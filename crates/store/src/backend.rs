@@ -56,7 +56,7 @@ pub trait Backend: Database<Connection: Conn + Migrate> {
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// Writes runs of hands' actions at their places in `plays` (see
-    /// [`crate::plays`]): over what is there already, which is the same
+    /// `crate::plays`): over what is there already, which is the same
     /// actions again, and only where the hand's earlier actions are stored.
     /// At most one run a hand. Tells which hands (match id, number) it wrote.
     fn append_plays(

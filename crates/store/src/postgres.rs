@@ -1,6 +1,6 @@
 //! Match history in PostgreSQL: the [`Backend`] of [`PgStore`]. A
 //! connection pool, the migrations in `migrations/postgres`, and the bulk
-//! statements; the rest is [`crate::sql`]'s.
+//! statements; the rest is `crate::sql`'s.
 //!
 //! Each statement costs a round trip, so `apply` gathers the writes that
 //! come by the hundred (hands dealt, actions, hands ended) into one

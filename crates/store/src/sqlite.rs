@@ -1,7 +1,7 @@
 //! Match history in SQLite: the [`Backend`] of [`SqliteStore`]. One file
 //! (created with its folder if missing), in WAL mode so reads go on while
 //! the writer writes, the migrations in `migrations/sqlite`, and the bulk
-//! statements; the rest is [`crate::sql`]'s.
+//! statements; the rest is `crate::sql`'s.
 //!
 //! `synchronous = FULL`: a commit is on disk when `apply` returns. The
 //! writer moves the journal's checkpoint past a batch once it is applied, so

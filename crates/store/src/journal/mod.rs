@@ -5,7 +5,7 @@
 //! covers every append waiting (group commit), so many tables share one
 //! `fdatasync`. Each record is framed as
 //! `[length: u32][crc32: u32][lsn: u64][body]` (little-endian; the body is
-//! an action in binary or another write in JSON: [`record`]); on opening, a
+//! an action in binary or another write in JSON: `record`); on opening, a
 //! torn or corrupt tail (a crash mid-write) is cut off. Records up to the
 //! checkpoint are in the database; segments wholly below it are deleted.
 //!
