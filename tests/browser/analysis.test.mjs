@@ -1,5 +1,5 @@
-// The solver's analysis in a real browser against the real server (issue
-// #29): a short game against bots, then its replay says "Analysing…"
+// The solver's analysis in a real browser against the real server: a
+// short game against bots, then its replay says "Analysing…"
 // while the server computes it, and then marks each decision of the step
 // shown, draws the expected score through the hand, and gives each
 // player's accuracy; the player's profile shows the accuracy too. The

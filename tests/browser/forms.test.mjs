@@ -1,4 +1,4 @@
-// The two- and three-handed games at the table (issue #13): each form made
+// The two- and three-handed games at the table: each form made
 // from the lobby's form, a game played to the end in the browser by one
 // person against bots, the seats drawn (never an empty fourth), the dummy
 // where there is one, a score per player, and the match in History with

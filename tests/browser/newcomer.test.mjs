@@ -1,4 +1,4 @@
-// A new player's rough edges (issue #28): the New table form fits its box
+// A new player's rough edges: the New table form fits its box
 // on a wide screen and on a phone; the Account and Leaderboard pages are
 // dressed as the lobby is and fit too, and an empty leaderboard says how
 // to get on it; "Change name" shows only where it can be used and says why

@@ -270,8 +270,8 @@ export class ProfileView {
   }
 }
 
-// The solver's verdict on the player's latest analysed games, by form
-// (issue #29): the share of decisions within tolerance, and points lost.
+// The solver's verdict on the player's latest analysed games, by form:
+// the share of decisions within tolerance, and points lost.
 function accuracyList(forms) {
   if (forms.length === 0) return h('p', { class: 'muted' }, "No analysed games yet: a finished game is analysed when its replay is opened.");
   return h('ul', { class: 'profile-accuracy' }, forms.map((a) => h('li', { dataset: { form: a.form } },

@@ -1,4 +1,4 @@
-// The solver's analysis of a finished match in the replay (issue #29):
+// The solver's analysis of a finished match in the replay:
 // fetched from GET /api/matches/{id}/analysis and asked for again after the
 // server's hint while it is being computed (202); then the marks on each
 // decision of the step shown ("best: A♠, one more trick"; "with what you

@@ -64,8 +64,8 @@ pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 /// read buffer, 4 KiB instead of 128. tungstenite zeroes the whole read
 /// buffer before every read of the socket, even one that finds nothing, so
 /// at 128 KiB a client spent most of its instructions clearing memory (the
-/// load generator: 278,000 of its 337,000 instructions an action, issue
-/// #30). The server's messages are small; a larger one takes a few reads.
+/// load generator: 278,000 of its 337,000 instructions an action). The
+/// server's messages are small; a larger one takes a few reads.
 pub fn socket_config() -> WebSocketConfig {
     WebSocketConfig::default().read_buffer_size(4096)
 }

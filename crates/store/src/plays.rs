@@ -1,5 +1,5 @@
 //! A hand's actions as one column of its row: four ASCII characters an
-//! action, in order (issue #30).
+//! action, in order (one column, not a row an action: fewer writes).
 //!
 //! One row an action cost a B-tree insert, seven bound parameters and a JSON
 //! encoding to write, and as much again to read. A hand's actions now live

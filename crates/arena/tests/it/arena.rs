@@ -26,9 +26,9 @@ fn hard_beats_easy_over_duplicate_games() {
     assert_eq!(report.games, 128);
     assert_eq!(report.a_times.decisions > 0, report.b_times.decisions > 0);
     // Measured: hard won 77 of 128 games (60.2%) and scored 0.823 points a
-    // hand to basic's 0.630 over 644 hands (session 9's hard, which solved
-    // its cards: 74, 0.794 to 0.629 over 650; session 8's, which solved its
-    // bids too: 71). The bars are the plain claims.
+    // hand to basic's 0.630 over 644 hands (a hard that solved its cards
+    // won 74, 0.794 to 0.629 over 650; one that solved its bids too, 71).
+    // The bars are the plain claims.
     assert!(report.a_win_rate > 0.5, "hard won only {:.3}", report.a_win_rate);
     assert!(
         report.a_points_per_hand > report.b_points_per_hand,

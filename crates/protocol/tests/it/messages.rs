@@ -126,7 +126,7 @@ fn bad_frames_get_the_right_codes_and_keep_the_id() {
     assert_eq!(wire["code"], "bad_json");
 }
 
-/// `act` frames take a path of their own (issue #30): whatever it reads,
+/// `act` frames take a path of their own, for speed: whatever it reads,
 /// it reads as the derived `ClientMessage` does, and what it cannot read
 /// gets the general path's answer.
 #[test]

@@ -1,4 +1,4 @@
-//! A finished match's analysis by the solver (issue #29): stored once
+//! A finished match's analysis by the solver: stored once
 //! computed, queued on the first request, never shown for a match in
 //! progress (it names every card).
 
