@@ -24,7 +24,7 @@
 
 pub mod accounts;
 pub mod admission;
-pub mod analysis;
+pub mod analysis_queue;
 pub mod api;
 pub mod app;
 pub mod client_address;

@@ -16,7 +16,7 @@ use euchre_store::{CloseReason, LiveTable, Store, Write};
 
 use crate::accounts::Accounts;
 use crate::admission::Admission;
-use crate::analysis::Analyses;
+use crate::analysis_queue::Analyses;
 use crate::api::limits::ApiLimits;
 use crate::clock::now_ms;
 use crate::config::{Settings, Timing};

@@ -12,7 +12,7 @@ use super::error::{ApiError, ErrorBody};
 use super::matches::load;
 use super::query::valid_id;
 use super::replay::is_over;
-use crate::analysis::Lookup;
+use crate::analysis_queue::Lookup;
 use crate::state::AppState;
 
 #[utoipa::path(

@@ -145,5 +145,5 @@ pub struct TableConfig {
     /// Where finished rated games go; `None`: no game is rated.
     pub ratings: Option<std::sync::Arc<crate::ratings::Ratings>>,
     /// Where finished matches go to be analysed; `None`: only on request.
-    pub analyses: Option<std::sync::Arc<crate::analysis::Analyses>>,
+    pub analyses: Option<std::sync::Arc<crate::analysis_queue::Analyses>>,
 }
