@@ -139,7 +139,7 @@ pub async fn run(
     state.players.load_claimed_names().await?;
     let state = if state.settings.cluster.enabled {
         // Tables come from the shards' logs, as this node gains shards.
-        crate::cluster::start(state).await?
+        crate::node::start(state).await?
     } else {
         // One table that cannot be restored is set aside; only a store
         // that cannot be read at all stops the start.

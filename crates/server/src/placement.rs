@@ -1,7 +1,7 @@
 //! Where tables live: the seam between the shared state ([`crate::state`])
-//! and its connections on one side and cluster mode ([`crate::cluster`]) on
+//! and its connections on one side and cluster mode ([`crate::node`]) on
 //! the other, so that neither reaches into the other. Each trait has two
-//! implementations: [`OneNode`] for a node alone, `cluster::Node` in a
+//! implementations: [`OneNode`] for a node alone, `node::Node` in a
 //! cluster; the state holds each as a trait object, never an `Option`, so
 //! no caller branches on being in a cluster.
 //!

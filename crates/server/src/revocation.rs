@@ -4,7 +4,7 @@
 //! revocation cuts them, and a generation that a token's lookup compares
 //! before it caches or watches what it read: a lookup that raced a
 //! revocation looks again instead of keeping what was just revoked. In a
-//! cluster every node hears every revocation (`cluster/revocations.rs`).
+//! cluster every node hears every revocation (`node/revocations.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -135,7 +135,7 @@ impl AppState {
     }
 
     /// This state with its tables placed by `node`, which also reaches the
-    /// tables and pools other nodes own (in a cluster: `cluster::Node`):
+    /// tables and pools other nodes own (in a cluster: `node::Node`):
     /// before any table starts.
     pub fn with_placement<N>(self, node: Arc<N>) -> AppState
     where

@@ -12,7 +12,7 @@
 //!
 //! In a cluster each pool has one owner, the owner of the shard its
 //! [`pool_name`] falls in: requests from other nodes' connections come to
-//! its task through `cluster::pools`, and when the owner loses the shard its
+//! its task through `node::pools`, and when the owner loses the shard its
 //! requests end with `owner_lost` (docs/architecture.md, "Quick play in a
 //! cluster"). The one-request rule then holds across the cluster through
 //! [`Claims`]: a request is claimed for the player before its pool takes
@@ -89,7 +89,7 @@ pub(crate) enum PoolMessage {
 /// The cluster-wide side of "one request per player, and never in two pool
 /// games": each player's live request or pool table, claimed where every
 /// node sees it (in a cluster, a JetStream key-value bucket:
-/// `cluster::claims`). One node keeps the rule in its pools' task alone.
+/// `node::claims`). One node keeps the rule in its pools' task alone.
 pub trait Claims: Send + Sync + std::fmt::Debug {
     /// Claims request `request_id` in `pool` for the player; their refusal
     /// (`already_queued`, `in_quick_play_game`) if they hold a live claim.
