@@ -17,7 +17,7 @@
 //!   by rating (the pure `euchre-matcher` crate).
 //! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
 //! - [`web`]: the browser client at `/`, embedded at compile time.
-//! - [`cluster`]: cluster mode, several nodes on NATS JetStream and PostgreSQL (off by default);
+//! - [`node`]: cluster mode, this node's part in a cluster of servers on NATS JetStream and PostgreSQL (off by default);
 //!   [`placement`]: where tables live, the seam between the state and the cluster.
 //! - `testing` (the `testing` feature): the server in a test's own process,
 //!   on port 0 with its own data folder.
