@@ -12,8 +12,7 @@
 # CARGO_TARGET_DIR or target/, built if missing); EXAMPLES (default 40) is the test cases per operation
 # and phase; FUZZ_VENV where schemathesis is installed (default: a venv
 # per version in the user's cache, ~/.cache/euchre, made when missing, so
-# a fresh clone on the same machine does not download it again);
-# INSTALL_ONLY=1 installs it and stops. Needs python3 with venv, and ../shared beside the
+# a fresh clone on the same machine does not download it again). Needs python3 with venv, and ../shared beside the
 # repository (an EGN fixture to import).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,9 +33,6 @@ if [ ! -x "$venv/bin/st" ] || [ "$("$venv/bin/st" --version)" != "st, version $s
   fi
   "$venv/bin/pip" install -q --disable-pip-version-check "schemathesis==$schemathesis_version"
 fi
-# INSTALL_ONLY=1: only make sure schemathesis is there (CI installs it
-# while the Rust tests run).
-[ -z "${INSTALL_ONLY:-}" ] || exit 0
 if [ ! -x "$bin" ]; then
   echo "== building the server"
   cargo build -p euchre-server
