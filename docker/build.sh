@@ -8,7 +8,8 @@
 #   docker/build.sh stubs    only make those stubs (CI checks with them that
 #                            the manifests alone make a workspace)
 #   docker/build.sh release  build the server and the tools, and put the
-#                            binaries in target/dist/
+#                            binaries in target/dist/ (under
+#                            CARGO_TARGET_DIR if set)
 #
 # BUILD_PROFILE (default release) picks Cargo's profile. CI sets it to dev:
 # the steps and the stubs are what it checks, and the test build before it
@@ -20,8 +21,10 @@ cd "$(dirname "$0")/.."
 stage="${1:-release}"
 packages=(-p euchre-server -p euchre-tools)
 profile="${BUILD_PROFILE:-release}"
-# Cargo puts the dev profile's output in target/debug.
-out="target/$([ "$profile" = dev ] && echo debug || echo "$profile")"
+# Cargo puts the dev profile's output in target/debug (or under
+# CARGO_TARGET_DIR, which CI sets to build beside its tests).
+target="${CARGO_TARGET_DIR:-target}"
+out="$target/$([ "$profile" = dev ] && echo debug || echo "$profile")"
 
 # Gives every crate of a manifests-only checkout (the image's first layer)
 # the source files its manifest needs: a library, and each target the
@@ -74,9 +77,9 @@ case "$stage" in
     ;;
   release)
     cargo build --profile "$profile" --locked "${packages[@]}"
-    mkdir -p target/dist
-    cp "$out/euchre-server" "$out/euchre-verify" target/dist/
-    echo "built: $(ls target/dist | tr '\n' ' ')"
+    mkdir -p "$target/dist"
+    cp "$out/euchre-server" "$out/euchre-verify" "$target/dist/"
+    echo "built: $(ls "$target/dist" | tr '\n' ' ')"
     ;;
   *)
     echo "usage: docker/build.sh deps|stubs|release" >&2

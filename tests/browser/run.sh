@@ -6,7 +6,9 @@
 #
 #   tests/browser/run.sh            (from anywhere; CI can call it as is)
 #
-# CHROMIUM_PATH and EUCHRE_SERVER_BIN override the browser and the binary.
+# CHROMIUM_PATH and EUCHRE_SERVER_BIN override the browser and the binary;
+# BROWSER_TEST_CONCURRENCY (default 1) runs that many test files at once
+# (each has its own server and browser; CI runs two).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -28,4 +30,4 @@ if [ -z "${EUCHRE_SERVER_BIN:-}" ]; then
 fi
 
 echo "== browser tests"
-node --test --test-concurrency=1 ./*.test.mjs
+node --test --test-concurrency="${BROWSER_TEST_CONCURRENCY:-1}" ./*.test.mjs
