@@ -55,32 +55,42 @@ impl<R: sqlx::Row, T: for<'r> FromRow<'r, R>> Decodes<T> for R {
     }
 }
 
+/// A row of either backend: it decodes into every row type the shared reads
+/// use. Said once here; each backend's row type states it (below), and the
+/// compiler checks it has every one.
+pub(crate) trait StoreRow:
+    Decodes<MatchRow>
+    + Decodes<SeatRow>
+    + Decodes<HandRow>
+    + Decodes<ActionRow>
+    + Decodes<TableRow>
+    + Decodes<TableRecordRow>
+    + Decodes<LastMatchRow>
+    + Decodes<PageRow>
+    + Decodes<StatsSeatRow>
+    + Decodes<StatsHandRow>
+    + Decodes<AccountRow>
+    + Decodes<AccountKeyRow>
+    + Decodes<SessionRow>
+    + Decodes<RatingRow>
+    + Decodes<HistoryRow>
+    + Decodes<BoardRow>
+    + Decodes<FormRow>
+    + Decodes<PointRow>
+    + Decodes<AccuracyRow>
+    + Decodes<(i64,)>
+    + Decodes<(String, String)>
+    + Decodes<(String, Option<String>)>
+{
+}
+
+impl StoreRow for sqlx::postgres::PgRow {}
+impl StoreRow for sqlx::sqlite::SqliteRow {}
+
 /// A connection the shared statements run on: PostgreSQL's or SQLite's.
 pub(crate) trait Conn: Send {
     /// A row as fetched, which decodes into any of the reads' row types.
-    type Row: Send
-        + Decodes<MatchRow>
-        + Decodes<SeatRow>
-        + Decodes<HandRow>
-        + Decodes<ActionRow>
-        + Decodes<TableRow>
-        + Decodes<TableRecordRow>
-        + Decodes<LastMatchRow>
-        + Decodes<PageRow>
-        + Decodes<StatsSeatRow>
-        + Decodes<StatsHandRow>
-        + Decodes<AccountRow>
-        + Decodes<AccountKeyRow>
-        + Decodes<SessionRow>
-        + Decodes<RatingRow>
-        + Decodes<HistoryRow>
-        + Decodes<BoardRow>
-        + Decodes<FormRow>
-        + Decodes<PointRow>
-        + Decodes<AccuracyRow>
-        + Decodes<(i64,)>
-        + Decodes<(String, String)>
-        + Decodes<(String, Option<String>)>;
+    type Row: Send + StoreRow;
 
     fn fetch_all<'e>(
         &'e mut self,
@@ -106,28 +116,7 @@ where
     for<'t> Option<f64>: Encode<'t, DB> + Type<DB>,
     for<'t> Option<bool>: Encode<'t, DB> + Type<DB>,
     for<'t> Option<Json<&'t serde_json::Value>>: Encode<'t, DB> + Type<DB>,
-    DB::Row: Decodes<MatchRow>
-        + Decodes<SeatRow>
-        + Decodes<HandRow>
-        + Decodes<ActionRow>
-        + Decodes<TableRow>
-        + Decodes<TableRecordRow>
-        + Decodes<LastMatchRow>
-        + Decodes<PageRow>
-        + Decodes<StatsSeatRow>
-        + Decodes<StatsHandRow>
-        + Decodes<AccountRow>
-        + Decodes<AccountKeyRow>
-        + Decodes<SessionRow>
-        + Decodes<RatingRow>
-        + Decodes<HistoryRow>
-        + Decodes<BoardRow>
-        + Decodes<FormRow>
-        + Decodes<PointRow>
-        + Decodes<AccuracyRow>
-        + Decodes<(i64,)>
-        + Decodes<(String, String)>
-        + Decodes<(String, Option<String>)>,
+    DB::Row: StoreRow,
 {
     type Row = DB::Row;
 
