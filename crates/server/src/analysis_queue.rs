@@ -6,10 +6,12 @@
 //! workers: requests queue it on a bounded channel, and one worker task
 //! hands each in turn to a thread of its own at the lowest priority (nice
 //! 19 on Linux: the tables' threads come first), stores the result and
-//! forgets the match. A match that ends (or is imported) is queued on a
-//! second bounded channel, which the worker takes from only when no request
-//! waits: a request never waits behind the matches that merely ended, and
-//! a request for one of those queues it again in front. A full queue is
+//! forgets the match. A match that ends is queued on a second bounded
+//! channel, which the worker takes from only when no request waits: a
+//! request never waits behind the matches that merely ended, and a request
+//! for one of those queues it again in front. Matches that only bots
+//! finished, and imports, which anyone can make many of, wait on a third,
+//! taken from last: they can fill only their own. A full queue is
 //! refused, never grown: a request is answered busy, and a match ending
 //! is skipped (and counted), to be analysed when someone asks. A match
 //! asked for again while queued is not queued twice. A match whose analysis fails is
@@ -61,6 +63,16 @@ pub enum Lookup {
 /// records that replay, so a failure is mostly a bug in the solver.
 const FAILURES_REMEMBERED: usize = 1024;
 
+/// Who played a match that ended, which decides the queue it waits in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Played {
+    /// People held seats to the end: analysed before the rest.
+    ByPeople,
+    /// Bots alone at the end, or an imported record: anyone can make these
+    /// by the hundred, so they queue apart and never crowd out the others.
+    InBulk,
+}
+
 /// Which queue a match waits in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Queue {
@@ -79,11 +91,12 @@ type Job = (String, GameRecord, Lsn);
 /// (a request computes it again).
 const STORE_PATIENCE: Duration = Duration::from_secs(30);
 
-/// The worker's two queues.
+/// The worker's queues, in the order it takes from them.
 #[derive(Debug)]
 struct Queues {
     asked: mpsc::Sender<Job>,
-    ended: mpsc::Sender<Job>,
+    by_people: mpsc::Sender<Job>,
+    in_bulk: mpsc::Sender<Job>,
 }
 
 /// What the queue knows of the matches it was asked for. Behind a std
@@ -203,10 +216,10 @@ impl Analyses {
     }
 
     /// Queues the analysis of match `id`, which just ended (or was
-    /// imported) with `record`, behind every request; skipped (and counted)
-    /// when that queue is full or the setting is off. Never waits: a table
-    /// calls it as its game ends.
-    pub fn match_ended(&self, id: &str, record: GameRecord) {
+    /// imported) with `record`, behind every request, in the queue of those
+    /// `played` the same way; skipped (and counted) when that queue is full
+    /// or the setting is off. Never waits: a table calls it as its game ends.
+    pub fn match_ended(&self, id: &str, record: GameRecord, played: Played) {
         if !self.settings.at_match_end {
             return;
         }
@@ -215,7 +228,12 @@ impl Analyses {
             return;
         }
         let journaled = self.journal.as_ref().map_or(0, |journal| journal.journaled());
-        match self.queues().ended.try_send((id.to_owned(), record, journaled)) {
+        let queues = self.queues();
+        let queue = match played {
+            Played::ByPeople => &queues.by_people,
+            Played::InBulk => &queues.in_bulk,
+        };
+        match queue.try_send((id.to_owned(), record, journaled)) {
             Ok(()) => {
                 ledger.pending.insert(id.to_owned(), Queue::Ended);
                 self.metrics.analyses_at_end.inc();
@@ -261,7 +279,8 @@ impl Analyses {
         self.queues.get_or_init(|| {
             let capacity = self.settings.queue.max(1);
             let (asked, asked_rx) = mpsc::channel(capacity);
-            let (ended, ended_rx) = mpsc::channel(capacity);
+            let (by_people, by_people_rx) = mpsc::channel(capacity);
+            let (in_bulk, in_bulk_rx) = mpsc::channel(capacity);
             let worker = Worker {
                 store: self.store.clone(),
                 worlds: self.settings.worlds,
@@ -269,8 +288,9 @@ impl Analyses {
                 ledger: self.ledger.clone(),
                 journal: self.journal.clone(),
             };
-            self.tracker.spawn(worker.run(asked_rx, ended_rx, self.shutdown.clone()));
-            Queues { asked, ended }
+            let queues = [asked_rx, by_people_rx, in_bulk_rx];
+            self.tracker.spawn(worker.run(queues, self.shutdown.clone()));
+            Queues { asked, by_people, in_bulk }
         })
     }
 }
@@ -285,19 +305,16 @@ struct Worker {
 }
 
 impl Worker {
-    async fn run(
-        self,
-        mut asked: mpsc::Receiver<Job>,
-        mut ended: mpsc::Receiver<Job>,
-        shutdown: CancellationToken,
-    ) {
+    /// Takes from `queues` (asked, by people, in bulk) in that order.
+    async fn run(self, queues: [mpsc::Receiver<Job>; 3], shutdown: CancellationToken) {
+        let [mut asked, mut by_people, mut in_bulk] = queues;
         loop {
-            // In this order: requests before the matches that only ended.
             let job = tokio::select! {
                 biased;
                 _ = shutdown.cancelled() => break,
                 job = asked.recv() => job,
-                job = ended.recv() => job,
+                job = by_people.recv() => job,
+                job = in_bulk.recv() => job,
             };
             let Some((id, record, journaled)) = job else { break };
             if !self.ledger.lock().pending.contains_key(&id) {
@@ -469,14 +486,14 @@ mod tests {
         let gate = GATE.lock().await;
         let settings = AnalysisSettings { queue: 1, ..AnalysisSettings::default() };
         let analyses = queue_with(gated, settings).await;
-        analyses.match_ended("a", record(1));
+        analyses.match_ended("a", record(1), Played::ByPeople);
         eventually("the worker to start on the first", Duration::from_secs(10), async || {
             (started().len() == 1).then_some(())
         })
         .await;
-        analyses.match_ended("b", record(2)); // waits
-        analyses.match_ended("c", record(3)); // finds the queue full: skipped
-        analyses.match_ended("b", record(2)); // queued already
+        analyses.match_ended("b", record(2), Played::ByPeople); // waits
+        analyses.match_ended("c", record(3), Played::ByPeople); // finds the queue full: skipped
+        analyses.match_ended("b", record(2), Played::ByPeople); // queued already
         assert_eq!(analyses.metrics.analyses_at_end.get(), 2);
         assert_eq!(analyses.metrics.analyses_skipped.get(), 1);
         let asked = analyses.lookup("c", record(3)).await.expect("the store answers");
@@ -491,10 +508,46 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn matches_in_bulk_never_crowd_out_a_match_people_played() {
+        static GATE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+        static STARTED: Mutex<Vec<euchre_engine::Seed>> = Mutex::new(Vec::new());
+        fn started() -> MutexGuard<'static, Vec<euchre_engine::Seed>> {
+            STARTED.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        }
+        fn gated(record: &GameRecord, _: &AnalysisRun) -> Result<Analysed, Unanalysable> {
+            started().push(record.seed);
+            drop(GATE.blocking_lock());
+            Ok(Analysed { json: "{}".to_owned(), seats: Vec::new() })
+        }
+        let gate = GATE.lock().await;
+        let settings = AnalysisSettings { queue: 1, ..AnalysisSettings::default() };
+        let analyses = queue_with(gated, settings).await;
+        analyses.match_ended("bots-1", record(1), Played::InBulk);
+        eventually("the worker to start on the first", Duration::from_secs(10), async || {
+            (started().len() == 1).then_some(())
+        })
+        .await;
+        // Imports and bot games by the dozen: one waits, the rest are skipped.
+        for seed in 2..20 {
+            analyses.match_ended(&format!("bots-{seed}"), record(seed), Played::InBulk);
+        }
+        assert_eq!(analyses.metrics.analyses_skipped.get(), 17);
+        // A game people played still finds room, and goes first.
+        analyses.match_ended("people", record(100), Played::ByPeople);
+        assert_eq!(analyses.metrics.analyses_at_end.get(), 3);
+        drop(gate);
+        eventually("every queued analysis to start", Duration::from_secs(10), async || {
+            (started().len() == 3).then_some(())
+        })
+        .await;
+        assert_eq!(*started(), [record(1).seed, record(100).seed, record(2).seed]);
+    }
+
+    #[tokio::test]
     async fn with_the_setting_off_a_match_that_ends_is_not_queued() {
         let settings = AnalysisSettings { at_match_end: false, ..AnalysisSettings::default() };
         let analyses = queue_with(|_, _| panic!("nothing is analysed"), settings).await;
-        analyses.match_ended("a", record(1));
+        analyses.match_ended("a", record(1), Played::ByPeople);
         assert_eq!(analyses.metrics.analyses_at_end.get(), 0);
         assert!(analyses.ledger.lock().pending.is_empty());
     }

@@ -13,6 +13,7 @@ use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorBody};
 use super::sessions::bearer;
+use crate::analysis_queue::Played;
 use crate::client_address::ClientAddress;
 use crate::clock::now_ms;
 use crate::identity;
@@ -207,7 +208,8 @@ pub(super) async fn import_match(
             "the import could not be stored",
         )
     })?;
-    state.analyses.match_ended(&id, record);
+    // Anyone may import many: they queue apart from the games people play here.
+    state.analyses.match_ended(&id, record, Played::InBulk);
     let location = HeaderValue::from_str(&format!("/api/matches/{id}"))
         .unwrap_or(HeaderValue::from_static("/api/matches"));
     Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(Imported { id })).into_response())

@@ -8,6 +8,7 @@ use tokio::time::Instant;
 
 use super::delivery::AfterDurable;
 use super::{Sitter, Table, TableMessage};
+use crate::analysis_queue::Played;
 use crate::clock::now_ms;
 use crate::ratings::FinishedGame;
 
@@ -262,7 +263,10 @@ impl Table {
             if let (Some(analyses), Some(game)) = (self.config.analyses.clone(), &self.game) {
                 let record = game.record().clone();
                 let id = match_id.clone();
-                let work = move || analyses.match_ended(&id, record);
+                let people =
+                    self.seats.iter().any(|seat| matches!(seat.sitter, Some(Sitter::Human(_))));
+                let played = if people { Played::ByPeople } else { Played::InBulk };
+                let work = move || analyses.match_ended(&id, record, played);
                 self.delivery.after.push(AfterDurable(Box::new(work)));
             }
         }
