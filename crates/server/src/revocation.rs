@@ -307,6 +307,24 @@ mod tests {
         ) -> Result<Vec<FormAccuracy>, StoreError> {
             self.inner.recent_accuracy(id, matches).await
         }
+        async fn role_of(&self, id: &str) -> Result<Option<Role>, StoreError> {
+            self.inner.role_of(id).await
+        }
+        async fn set_role(
+            &self,
+            id: &str,
+            role: Option<Role>,
+            entry: &NewLogEntry,
+        ) -> Result<(), StoreError> {
+            self.inner.set_role(id, role, entry).await
+        }
+        async fn moderation_log(
+            &self,
+            before: Option<i64>,
+            limit: u32,
+        ) -> Result<Vec<LogEntry>, StoreError> {
+            self.inner.moderation_log(before, limit).await
+        }
     }
 
     #[tokio::test]

@@ -24,7 +24,8 @@ use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, Millis, PlayerRow, PlayerStats,
     Store, StoreError, UnreadableTable, Write,
 };
-use crate::{accounts, analyses, plays, purge, ratings, read, write};
+use crate::{LogEntry, NewLogEntry, Role};
+use crate::{accounts, analyses, moderation, plays, purge, ratings, read, write};
 
 /// What one database does its own way. Implemented for sqlx's `Postgres`
 /// and `Sqlite` only: its bound names the crate's own connection trait, and
@@ -299,5 +300,29 @@ impl<DB: Backend> Store for SqlStore<DB> {
         matches: u32,
     ) -> Result<Vec<FormAccuracy>, StoreError> {
         analyses::recent_accuracy(&mut *self.pool.acquire().await?, player_id, matches).await
+    }
+
+    async fn role_of(&self, player_id: &str) -> Result<Option<Role>, StoreError> {
+        moderation::role_of(&mut *self.pool.acquire().await?, player_id).await
+    }
+
+    async fn set_role(
+        &self,
+        player_id: &str,
+        role: Option<Role>,
+        entry: &NewLogEntry,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        moderation::set_role(&mut *tx, player_id, role, entry).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn moderation_log(
+        &self,
+        before: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<LogEntry>, StoreError> {
+        moderation::log_page(&mut *self.pool.acquire().await?, before, limit).await
     }
 }

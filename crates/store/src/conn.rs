@@ -14,8 +14,8 @@ use sqlx::{Connection, Database, Encode, Executor, FromRow, IntoArguments, Type}
 use crate::StoreError;
 use crate::rows::{
     AccountKeyRow, AccountRow, AccuracyRow, ActionRow, BoardRow, FormRow, HandRow, HistoryRow,
-    LastMatchRow, MatchRow, PageRow, PointRow, RatingRow, SeatRow, SessionRow, StatsHandRow,
-    StatsSeatRow, TableRecordRow, TableRow,
+    LastMatchRow, MatchRow, ModerationRow, PageRow, PointRow, RatingRow, RoleRow, SeatRow,
+    SessionRow, StatsHandRow, StatsSeatRow, TableRecordRow, TableRow,
 };
 
 /// A failure to read: a column that does not decode means the stored data is
@@ -78,6 +78,8 @@ pub(crate) trait StoreRow:
     + Decodes<FormRow>
     + Decodes<PointRow>
     + Decodes<AccuracyRow>
+    + Decodes<RoleRow>
+    + Decodes<ModerationRow>
     + Decodes<(i64,)>
     + Decodes<(String, String)>
     + Decodes<(String, Option<String>)>

@@ -28,6 +28,7 @@ mod conn;
 pub mod durable;
 pub mod journal;
 pub mod live;
+pub mod moderation;
 mod plays;
 pub mod postgres;
 mod purge;
@@ -40,6 +41,7 @@ mod write;
 pub mod writer;
 
 pub use backend::{Backend, SqlStore};
+pub use moderation::{LogEntry, NewLogEntry, Role};
 
 /// Milliseconds since the Unix epoch: every timestamp in storage.
 pub type Millis = i64;
@@ -686,6 +688,22 @@ pub trait Store: Send + Sync + fmt::Debug {
         player_id: &str,
         matches: u32,
     ) -> Result<Vec<FormAccuracy>, StoreError>;
+    /// The role of `player_id`'s account, if it has one.
+    async fn role_of(&self, player_id: &str) -> Result<Option<Role>, StoreError>;
+    /// Gives `player_id` `role` (`None`: takes its role away) and logs
+    /// `entry`, in one transaction.
+    async fn set_role(
+        &self,
+        player_id: &str,
+        role: Option<Role>,
+        entry: &NewLogEntry,
+    ) -> Result<(), StoreError>;
+    /// The moderation log, newest first: `limit` lines before line `before`.
+    async fn moderation_log(
+        &self,
+        before: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<LogEntry>, StoreError>;
 }
 
 /// Opens the store a URL names, creating a SQLite file (and its folder) if needed.

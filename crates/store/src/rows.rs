@@ -212,3 +212,20 @@ pub(crate) struct HistoryRow {
     pub deviation: f64,
     pub volatility: f64,
 }
+
+/// A row of `moderation::ROLE_OF`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct RoleRow {
+    pub role: String,
+}
+
+/// A row of `moderation::LOG_PAGE`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct ModerationRow {
+    pub id: i64,
+    pub at: i64,
+    pub actor: String,
+    pub action: String,
+    pub target: Option<String>,
+    pub reason: String,
+}

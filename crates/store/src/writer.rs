@@ -506,6 +506,24 @@ mod tests {
         async fn recent_accuracy(&self, _: &str, _: u32) -> Result<Vec<FormAccuracy>, StoreError> {
             Ok(Vec::new())
         }
+        async fn role_of(&self, _: &str) -> Result<Option<crate::Role>, StoreError> {
+            Ok(None)
+        }
+        async fn set_role(
+            &self,
+            _: &str,
+            _: Option<crate::Role>,
+            _: &crate::NewLogEntry,
+        ) -> Result<(), StoreError> {
+            Err(StoreError::Corrupt("no roles here".into()))
+        }
+        async fn moderation_log(
+            &self,
+            _: Option<i64>,
+            _: u32,
+        ) -> Result<Vec<crate::LogEntry>, StoreError> {
+            Ok(Vec::new())
+        }
     }
 
     fn closed(id: u32) -> Write {

@@ -27,8 +27,9 @@ use euchre_store::sqlite::SqliteStore;
 use euchre_store::{
     Abandonment, Account, AccountClaim, AccountKey, ClaimOutcome, CloseReason, Cursor,
     FormAccuracy, Glicko, LiveTable, MatchDetail, MatchQuery, MatchSeat, MatchSummary, Millis,
-    NewSession, PlayerRow, PlayerStats, QUICK_PLAY_HOST, RatedMatch, RatingChange, SavedAnalysis,
-    SeatAccuracy, Session, Store, StoreError, TableHost, UnreadableTable, Write,
+    NewLogEntry, NewSession, PlayerRow, PlayerStats, QUICK_PLAY_HOST, RatedMatch, RatingChange,
+    Role, SavedAnalysis, SeatAccuracy, Session, Store, StoreError, TableHost, UnreadableTable,
+    Write,
 };
 use euchre_testkit::postgres;
 use rand::{RngExt, SeedableRng};
@@ -89,6 +90,36 @@ async fn postgres_reports_corrupt_rows() {
         corruption(&*store, &RawSql::on(store.pool().clone())).await;
     })
     .await;
+}
+
+#[tokio::test]
+async fn sqlite_keeps_the_moderation_log_append_only() {
+    let store = SqliteStore::connect("sqlite::memory:").await.expect("open SQLite");
+    store.migrate().await.expect("migrate");
+    append_only(store.pool()).await;
+}
+
+#[tokio::test]
+async fn postgres_keeps_the_moderation_log_append_only() {
+    with_postgres(|store| async move { append_only(store.pool()).await }).await;
+}
+
+/// Whoever reaches the database with the server's own rights can add to
+/// the moderation log, but neither change nor delete a line of it.
+async fn append_only<DB>(pool: &sqlx::Pool<DB>)
+where
+    DB: sqlx::Database,
+    for<'c> &'c sqlx::Pool<DB>: sqlx::Executor<'c, Database = DB>,
+    DB::Arguments: sqlx::IntoArguments<DB>,
+{
+    let run = async |statement: &'static str| sqlx::query(statement).execute(pool).await;
+    run("INSERT INTO moderation_log (at, actor, action) VALUES (1, 'operator', 'grant_admin')")
+        .await
+        .expect("a line is added");
+    let changed = run("UPDATE moderation_log SET action = 'nothing'").await;
+    assert!(changed.is_err_and(|error| error.to_string().contains("append-only")));
+    let deleted = run("DELETE FROM moderation_log").await;
+    assert!(deleted.is_err_and(|error| error.to_string().contains("append-only")));
 }
 
 /// SQL run on a store's pool behind the store's back (to tamper with rows,
@@ -1046,10 +1077,47 @@ async fn story(store: &dyn Store) {
     assert_eq!(renamed, Some(PlayerRow { id: player_id(0), name: "Renamed".into() }));
 
     check_accounts(store).await;
+    check_moderation(store).await;
     check_purge(store).await;
     check_ratings(store).await;
     check_analyses(store, &history).await;
     check_abandoned(store).await;
+}
+
+/// Roles come and go, each change logged with it; the log reads newest
+/// first, a page at a time. (Player 1 holds an account by now.)
+async fn check_moderation(store: &dyn Store) {
+    let ann = player_id(1);
+    assert_eq!(store.role_of(&ann).await.expect("read"), None);
+    let entry = |at: Millis, action: &str| NewLogEntry {
+        at,
+        actor: euchre_store::moderation::OPERATOR.into(),
+        action: action.into(),
+        target: Some(ann.clone()),
+        reason: format!("reason {at}"),
+    };
+    store
+        .set_role(&ann, Some(Role::Moderator), &entry(200, "grant_moderator"))
+        .await
+        .expect("grant");
+    assert_eq!(store.role_of(&ann).await.expect("read"), Some(Role::Moderator));
+    store.set_role(&ann, Some(Role::Admin), &entry(201, "grant_admin")).await.expect("promote");
+    assert_eq!(store.role_of(&ann).await.expect("read"), Some(Role::Admin));
+    store.set_role(&ann, None, &entry(202, "revoke_role")).await.expect("revoke");
+    assert_eq!(store.role_of(&ann).await.expect("read"), None);
+    // A guest has no account, so no role can be given to it.
+    let guest = store.set_role(&player_id(3), Some(Role::Admin), &entry(203, "grant_admin")).await;
+    assert!(guest.is_err(), "a role for a player without an account: {guest:?}");
+
+    let log = store.moderation_log(None, 10).await.expect("the log");
+    let actions: Vec<&str> = log.iter().map(|line| line.action.as_str()).collect();
+    assert_eq!(actions, ["revoke_role", "grant_admin", "grant_moderator"], "newest first");
+    assert_eq!(log[0].target.as_deref(), Some(ann.as_str()));
+    assert_eq!((log[0].at, log[0].reason.as_str()), (202, "reason 202"));
+    let next = store.moderation_log(Some(log[0].id), 1).await.expect("a page");
+    assert_eq!(next.len(), 1);
+    assert_eq!(next[0], log[1]);
+    assert!(store.moderation_log(Some(log[2].id), 10).await.expect("the end").is_empty());
 }
 
 /// A match whose table closes first is abandoned, with when and why; a
