@@ -486,6 +486,9 @@ pub struct Flags {
     /// The folder for the server's own files.
     #[arg(long, env = "EUCHRE_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
+    /// Without a command: serve.
+    #[command(subcommand)]
+    pub command: Option<crate::admin::Command>,
 }
 
 impl Settings {

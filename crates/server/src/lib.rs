@@ -23,6 +23,7 @@
 //!   on port 0 with its own data folder.
 
 pub mod accounts;
+pub mod admin;
 pub mod admission;
 pub mod analysis_queue;
 pub mod api;

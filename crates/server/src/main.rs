@@ -1,8 +1,9 @@
 //! `euchre-server`: loads the settings, starts logging, and serves until
-//! Ctrl-C or SIGTERM.
+//! Ctrl-C or SIGTERM; or runs an operator's command (`euchre-server admin …`).
 
 use anyhow::Context;
 use clap::Parser;
+use euchre_server::admin::Command;
 use euchre_server::config::{Flags, LogFormat, Settings};
 use tracing_subscriber::EnvFilter;
 
@@ -20,6 +21,9 @@ async fn main() -> anyhow::Result<()> {
     match settings.log_format {
         LogFormat::Human => tracing_subscriber::fmt().with_env_filter(filter).init(),
         LogFormat::Json => tracing_subscriber::fmt().json().with_env_filter(filter).init(),
+    }
+    if let Some(Command::Admin(command)) = flags.command {
+        return euchre_server::admin::run(command, &settings, &mut std::io::stdout()).await;
     }
     let shutdown = shutdown_signal().context("installing the signal handlers")?;
     let listener = tokio::net::TcpListener::bind(settings.bind)

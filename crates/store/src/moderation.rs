@@ -56,8 +56,11 @@ pub struct LogEntry {
     pub id: i64,
     pub at: Millis,
     pub actor: String,
+    /// The actor's name now; `None` for the operator.
+    pub actor_name: Option<String>,
     pub action: String,
     pub target: Option<String>,
+    pub target_name: Option<String>,
     pub reason: String,
 }
 
@@ -72,10 +75,14 @@ const DROP_ROLE: &str = "DELETE FROM player_roles WHERE player_id = $1";
 const APPEND: &str = "\
     INSERT INTO moderation_log (at, actor, action, target, reason) VALUES ($1, $2, $3, $4, $5)";
 
-/// The newest lines first, those before a cursor (`$1`, an id) when given.
+/// The newest lines first, those before a cursor (`$1`, an id) when given,
+/// with the names of the players named, as they are now.
 const LOG_PAGE: &str = "\
-    SELECT id, at, actor, action, target, reason FROM moderation_log \
-    WHERE ($1 IS NULL OR id < $1) ORDER BY id DESC LIMIT $2";
+    SELECT l.id, l.at, l.actor, a.name AS actor_name, l.action, l.target, \
+        t.name AS target_name, l.reason \
+    FROM moderation_log l \
+    LEFT JOIN players a ON a.id = l.actor LEFT JOIN players t ON t.id = l.target \
+    WHERE ($1 IS NULL OR l.id < $1) ORDER BY l.id DESC LIMIT $2";
 
 pub(crate) async fn role_of<C: Conn>(
     conn: &mut C,
@@ -136,8 +143,10 @@ pub(crate) async fn log_page<C: Conn>(
                 id: row.id,
                 at: row.at,
                 actor: row.actor,
+                actor_name: row.actor_name,
                 action: row.action,
                 target: row.target,
+                target_name: row.target_name,
                 reason: row.reason,
             })
         })

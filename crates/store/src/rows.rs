@@ -225,7 +225,9 @@ pub(crate) struct ModerationRow {
     pub id: i64,
     pub at: i64,
     pub actor: String,
+    pub actor_name: Option<String>,
     pub action: String,
     pub target: Option<String>,
+    pub target_name: Option<String>,
     pub reason: String,
 }

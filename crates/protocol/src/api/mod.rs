@@ -2,7 +2,8 @@
 //! server that writes them and the clients that read them: a match as
 //! listed and in full ([`matches`](mod@matches)), a match's analysis by the
 //! solver ([`analysis`]), players' profiles and the leaderboard
-//! ([`players`]), a table open or closed ([`tables`]), the error answers
+//! ([`players`]), a table open or closed ([`tables`]), the moderation log
+//! ([`moderation`]), the error answers
 //! ([`error`]), and `/readyz`'s [`Readiness`].
 //!
 //! Their OpenAPI schemas (utoipa's `ToSchema`) are behind the `openapi`
@@ -17,6 +18,7 @@
 pub mod analysis;
 pub mod error;
 pub mod matches;
+pub mod moderation;
 pub mod players;
 pub mod tables;
 
@@ -31,6 +33,7 @@ pub use matches::{
     AbandonedView, ActionView, HandView, MatchList, MatchSummaryView, MatchView, PlayView,
     RubberGameView, SeatView, TrickView,
 };
+pub use moderation::{LogEntryView, LogPlayer, ModerationLog};
 pub use players::{
     AccountPlayer, FormAccuracyView, FormRatingView, Leaderboard, Place, PlayerView,
     RatingPointView,

@@ -3,7 +3,8 @@
 //! [`replay`] (a match replayed hand by hand) with [`views`] (a stored
 //! match as listed), [`export`] (EGN files),
 //! [`import`] (EGN imports), [`tables`] (a table, open or closed), [`players`] (profiles), [`leaderboard`], [`accounts`] (claiming a name,
-//! changing the password) and [`sessions`] (logging in and out); with
+//! changing the password), [`sessions`] (logging in and out) and [`admin`]
+//! (moderation, for those with a role); with
 //! [`query`] for the list's filters and cursors, [`error`] for the
 //! answers that go wrong, and [`limits`] for requests per address and
 //! imports per account.
@@ -42,6 +43,7 @@ use utoipa_axum::routes;
 use crate::state::AppState;
 
 pub mod accounts;
+pub mod admin;
 pub mod analysis;
 pub mod error;
 pub mod export;
@@ -81,7 +83,8 @@ pub use replay::match_view;
     tags(
         (name = "matches", description = "Match history"),
         (name = "players", description = "Players' profiles and the leaderboard"),
-        (name = "accounts", description = "Claimed names, passwords and log-in sessions")
+        (name = "accounts", description = "Claimed names, passwords and log-in sessions"),
+        (name = "moderation", description = "For moderators and admins: the moderation log")
     ),
     modifiers(&BearerToken)
 )]
@@ -120,6 +123,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(accounts::change_password))
         .routes(routes!(sessions::log_in))
         .routes(routes!(sessions::log_out))
+        .routes(routes!(admin::moderation_log))
 }
 
 /// The OpenAPI document of the routes [`routes()`] serves.

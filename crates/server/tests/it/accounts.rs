@@ -216,8 +216,14 @@ async fn an_expired_session_is_refused_with_its_own_code() {
 /// It is written as the config's comment offers, a bare address, and read
 /// the way the server reads its settings.
 fn behind_a_proxy() -> Settings {
-    let flags =
-        Flags { config: None, bind: None, log_format: None, database_url: None, data_dir: None };
+    let flags = Flags {
+        config: None,
+        bind: None,
+        log_format: None,
+        database_url: None,
+        data_dir: None,
+        command: None,
+    };
     let env = [("EUCHRE_TRUSTED_PROXIES".to_owned(), "127.8.0.1".to_owned())];
     Settings::load_with_env(&flags, env.into_iter().collect()).expect("a bare address is a setting")
 }

@@ -1059,6 +1059,7 @@ async fn the_openapi_document_is_served_and_names_every_route() {
         "/api/accounts/password",
         "/api/sessions",
         "/api/sessions/current",
+        "/api/admin/log",
     ];
     assert_eq!(paths, expected.into_iter().collect());
     // Every schema a path or a schema points to is in the document.

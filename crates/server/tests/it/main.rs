@@ -5,6 +5,7 @@ mod accounts;
 mod cluster;
 mod crash;
 mod history;
+mod moderation;
 mod names;
 mod outage;
 mod ratings;

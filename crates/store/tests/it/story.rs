@@ -1113,6 +1113,8 @@ async fn check_moderation(store: &dyn Store) {
     let actions: Vec<&str> = log.iter().map(|line| line.action.as_str()).collect();
     assert_eq!(actions, ["revoke_role", "grant_admin", "grant_moderator"], "newest first");
     assert_eq!(log[0].target.as_deref(), Some(ann.as_str()));
+    assert_eq!(log[0].target_name.as_deref(), Some("Ann"));
+    assert_eq!((log[0].actor.as_str(), log[0].actor_name.as_deref()), ("operator", None));
     assert_eq!((log[0].at, log[0].reason.as_str()), (202, "reason 202"));
     let next = store.moderation_log(Some(log[0].id), 1).await.expect("a page");
     assert_eq!(next.len(), 1);
