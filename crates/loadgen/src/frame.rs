@@ -212,6 +212,10 @@ mod tests {
                     change: 12,
                 }],
             },
+            TableNotice::Unrated {
+                reason: euchre_protocol::UnratedReason::DailyCap,
+                message: "two opponents here have played 5 rated games".to_owned(),
+            },
         ];
         for notice in &notices {
             match notice {
@@ -221,6 +225,7 @@ mod tests {
                 | TableNotice::GameStarted { .. }
                 | TableNotice::Chat { .. }
                 | TableNotice::Rated { .. }
+                | TableNotice::Unrated { .. }
                 | TableNotice::DealCommitted { .. }
                 | TableNotice::DealRevealed { .. } => {}
             }

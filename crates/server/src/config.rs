@@ -43,6 +43,39 @@ pub struct Settings {
     pub analysis: AnalysisSettings,
     /// Quick play: the pools that match strangers (crates/server/src/quick_play).
     pub quick_play: QuickPlaySettings,
+    /// What makes a game count for the ratings (crates/server/src/ratings.rs).
+    pub ratings: RatingSettings,
+}
+
+/// Who is rated and how a rated game is kept moving (docs/security.md,
+/// "Ratings"). Guests are never rated.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RatingSettings {
+    /// An account is rated once it is this old (seconds since its name was claimed)…
+    pub min_account_age_seconds: u64,
+    /// …and has finished this many games (casual and with bots count).
+    pub min_games: u32,
+    /// Rated games two accounts may play against each other in 24 hours;
+    /// past it their games are played but not rated. 0: no cap.
+    pub daily_games_per_opponent: u32,
+    /// The turn timer of a rated table set up without one (seconds).
+    pub turn_seconds: u32,
+    /// The turns a player lets run out in a rated game (the timer plays
+    /// them) that forfeit it. 0: never.
+    pub timeouts_to_forfeit: u32,
+}
+
+impl Default for RatingSettings {
+    fn default() -> RatingSettings {
+        RatingSettings {
+            min_account_age_seconds: 24 * 3600,
+            min_games: 3,
+            daily_games_per_opponent: 5,
+            turn_seconds: 60,
+            timeouts_to_forfeit: 3,
+        }
+    }
 }
 
 /// Quick play's pools, waves and bounds (docs/security.md, "Quick play").
@@ -394,6 +427,7 @@ impl Default for Settings {
             cluster: ClusterSettings::default(),
             analysis: AnalysisSettings::default(),
             quick_play: QuickPlaySettings::default(),
+            ratings: RatingSettings::default(),
         }
     }
 }
@@ -546,7 +580,7 @@ fn is_setting(key: &str) -> bool {
 }
 
 /// The settings' top-level keys, as environment variables name them.
-const SETTING_KEYS: [&str; 13] = [
+const SETTING_KEYS: [&str; 14] = [
     "BIND",
     "DATABASE_URL",
     "DATA_DIR",
@@ -560,6 +594,7 @@ const SETTING_KEYS: [&str; 13] = [
     "CLUSTER",
     "ANALYSIS",
     "QUICK_PLAY",
+    "RATINGS",
 ];
 
 #[cfg(test)]

@@ -245,6 +245,16 @@ mod tests {
         async fn account_keys(&self) -> Result<Vec<AccountKey>, StoreError> {
             self.inner.account_keys().await
         }
+        async fn account_standing(
+            &self,
+            id: &str,
+            except: &str,
+        ) -> Result<Option<AccountStanding>, StoreError> {
+            self.inner.account_standing(id, except).await
+        }
+        async fn rated_together(&self, a: &str, b: &str, since: Millis) -> Result<u32, StoreError> {
+            self.inner.rated_together(a, b, since).await
+        }
         async fn set_account_keys(&self, keys: &[AccountKey]) -> Result<(), StoreError> {
             self.inner.set_account_keys(keys).await
         }

@@ -17,7 +17,9 @@ use sqlx::{Database, Pool, Transaction};
 
 use crate::conn::Conn;
 use crate::write::{EndRow, HandRow, PlaysRow};
-use crate::{Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, Purged, Session};
+use crate::{
+    Account, AccountClaim, AccountKey, AccountStanding, ClaimOutcome, NewSession, Purged, Session,
+};
 use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
 use crate::{FormAccuracy, SavedAnalysis, TableRecord};
 use crate::{
@@ -259,6 +261,24 @@ impl<DB: Backend> Store for SqlStore<DB> {
         let changes = ratings::rate_match(&mut *tx, rated, rate).await?;
         tx.commit().await?;
         Ok(changes)
+    }
+
+    async fn account_standing(
+        &self,
+        player_id: &str,
+        except_match: &str,
+    ) -> Result<Option<AccountStanding>, StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        ratings::account_standing(&mut *conn, player_id, except_match).await
+    }
+
+    async fn rated_together(
+        &self,
+        player: &str,
+        other: &str,
+        since: Millis,
+    ) -> Result<u32, StoreError> {
+        ratings::rated_together(&mut *self.pool.acquire().await?, player, other, since).await
     }
 
     async fn leaderboard(

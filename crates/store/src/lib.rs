@@ -478,6 +478,15 @@ pub struct RatingChange {
     pub after: Glicko,
 }
 
+/// What an account has behind it, for the minimum before rated play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AccountStanding {
+    /// When the name was claimed.
+    pub created_at: Millis,
+    /// Finished matches the player sat in (with bots and casual ones too).
+    pub games_finished: u32,
+}
+
 /// A place on the leaderboard.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BoardEntry {
@@ -650,6 +659,20 @@ pub trait Store: Send + Sync + fmt::Debug {
         rated: &RatedMatch,
         rate: RateFn<'_>,
     ) -> Result<Vec<RatingChange>, StoreError>;
+    /// The account of `player_id` and what it has played (not counting
+    /// match `except_match`, the one being rated); `None` for a guest.
+    async fn account_standing(
+        &self,
+        player_id: &str,
+        except_match: &str,
+    ) -> Result<Option<AccountStanding>, StoreError>;
+    /// How many matches rated `player` and `other` both since `since`.
+    async fn rated_together(
+        &self,
+        player: &str,
+        other: &str,
+        since: Millis,
+    ) -> Result<u32, StoreError>;
     /// Accounts' ratings in `form`, best first, from place `offset` on.
     async fn leaderboard(
         &self,

@@ -379,10 +379,10 @@ mod tests {
 
     use super::*;
     use crate::{
-        Account, AccountClaim, AccountKey, BoardEntry, ClaimOutcome, FormAccuracy, FormRating,
-        LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, NewSession, PlayerRow, PlayerStats,
-        RateFn, RatedMatch, RatingChange, RatingPoint, SavedAnalysis, Session, TableRecord,
-        UnreadableTable,
+        Account, AccountClaim, AccountKey, AccountStanding, BoardEntry, ClaimOutcome, FormAccuracy,
+        FormRating, LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, NewSession, PlayerRow,
+        PlayerStats, RateFn, RatedMatch, RatingChange, RatingPoint, SavedAnalysis, Session,
+        TableRecord, UnreadableTable,
     };
 
     /// A store that keeps writes in memory and can be switched off.
@@ -482,6 +482,16 @@ mod tests {
             _: RateFn<'_>,
         ) -> Result<Vec<RatingChange>, StoreError> {
             Err(StoreError::Corrupt("no ratings here".into()))
+        }
+        async fn account_standing(
+            &self,
+            _: &str,
+            _: &str,
+        ) -> Result<Option<AccountStanding>, StoreError> {
+            Ok(None)
+        }
+        async fn rated_together(&self, _: &str, _: &str, _: Millis) -> Result<u32, StoreError> {
+            Ok(0)
         }
         async fn leaderboard(
             &self,

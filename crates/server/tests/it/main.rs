@@ -7,6 +7,7 @@ mod crash;
 mod history;
 mod names;
 mod outage;
+mod rating_integrity;
 mod ratings;
 mod restart;
 mod server;
