@@ -31,7 +31,7 @@ const INSERT_HISTORY: &str = "\
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 
 /// The accounts' ratings in one form, best first: a page of the board.
-/// (Guests are rated too, but only a claimed name is one to rank.)
+/// (Only accounts are rated now; guests rated before are not ranked.)
 const LEADERBOARD: &str = "\
     SELECT p.id, p.name, r.rating, r.deviation, r.volatility, r.games \
     FROM ratings r JOIN accounts a ON a.player_id = r.player_id \
