@@ -366,9 +366,24 @@ pub struct AccountSettings {
     /// Failed attempts (log-ins, password changes, claims) one address may
     /// make an hour across all names, the burst too; 0: no limit.
     pub login_failures_per_address: u32,
+    /// Wrong passwords for one name from all addresses together before
+    /// addresses that never logged in to it must wait (1 s, then 2 s, 4 s …
+    /// after each further wrong one, up to `login_backoff_max_seconds`);
+    /// forgotten after an hour without one. 0: no budget.
+    pub login_failures_per_account: u32,
+    /// New sessions (log-ins) one account may start an hour, the burst a
+    /// third of it (at least 1); past it `429 rate_limited`. 0: no limit.
+    pub sessions_per_hour_per_account: u32,
+    /// Live sessions one account may hold; a new one past it ends the
+    /// oldest (its connections close, as on log-out). 0: no cap.
+    pub max_sessions_per_account: u32,
     /// Password hashes under way at once, each on a thread of its own and
     /// holding 19 MiB; past it a request gets `503 busy`. 0: twice the cores.
     pub concurrent_hashes: usize,
+    /// Of those, the most one address (an IPv6 /64) may hold at once; one
+    /// name is hashed for at most one at a time. 0: a quarter of the pool
+    /// (at least one).
+    pub hashes_per_address: usize,
 }
 
 /// The HTTP API's limits (`/api/…`; static files and the WebSocket, which
@@ -462,7 +477,11 @@ impl Default for AccountSettings {
             login_free_failures: 5,
             login_backoff_max_seconds: 15 * 60,
             login_failures_per_address: 60,
+            login_failures_per_account: 30,
+            sessions_per_hour_per_account: 30,
+            max_sessions_per_account: 20,
             concurrent_hashes: 0,
+            hashes_per_address: 0,
         }
     }
 }

@@ -264,6 +264,14 @@ mod tests {
         async fn revoke_session(&self, hash: &str, at: Millis) -> Result<(), StoreError> {
             self.inner.revoke_session(hash, at).await
         }
+        async fn revoke_sessions_beyond(
+            &self,
+            id: &str,
+            keep: u32,
+            now: Millis,
+        ) -> Result<Vec<String>, StoreError> {
+            self.inner.revoke_sessions_beyond(id, keep, now).await
+        }
         async fn purge(
             &self,
             now: Millis,

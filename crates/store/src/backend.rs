@@ -226,6 +226,18 @@ impl<DB: Backend> Store for SqlStore<DB> {
         accounts::revoke_session(&mut *self.pool.acquire().await?, token_hash, at).await
     }
 
+    async fn revoke_sessions_beyond(
+        &self,
+        player_id: &str,
+        keep: u32,
+        now: Millis,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut tx = self.write().await?;
+        let revoked = accounts::revoke_sessions_beyond(&mut *tx, player_id, keep, now).await?;
+        tx.commit().await?;
+        Ok(revoked)
+    }
+
     async fn change_password(
         &self,
         password_hash: &str,

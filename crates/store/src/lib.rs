@@ -639,6 +639,14 @@ pub trait Store: Send + Sync + fmt::Debug {
     async fn session_by_token_hash(&self, token_hash: &str) -> Result<Option<Session>, StoreError>;
     /// Revokes one session (log-out); revoking it again keeps the first time.
     async fn revoke_session(&self, token_hash: &str, at: Millis) -> Result<(), StoreError>;
+    /// Revokes the player's live sessions but the newest `keep`, at `now`,
+    /// returning the token hashes revoked.
+    async fn revoke_sessions_beyond(
+        &self,
+        player_id: &str,
+        keep: u32,
+        now: Millis,
+    ) -> Result<Vec<String>, StoreError>;
     /// Housekeeping: deletes the sessions that have ended (revoked, or
     /// expired by `now`) and the guests created before `guests_before` that
     /// claimed no name, sat in no match and have no place at an open table,

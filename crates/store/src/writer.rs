@@ -465,6 +465,14 @@ mod tests {
         async fn revoke_session(&self, _: &str, _: Millis) -> Result<(), StoreError> {
             Ok(())
         }
+        async fn revoke_sessions_beyond(
+            &self,
+            _: &str,
+            _: u32,
+            _: Millis,
+        ) -> Result<Vec<String>, StoreError> {
+            Ok(Vec::new())
+        }
         async fn change_password(&self, _: &str, _: &NewSession) -> Result<(), StoreError> {
             Err(StoreError::Corrupt("no accounts here".into()))
         }
