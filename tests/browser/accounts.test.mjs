@@ -1,5 +1,5 @@
 // Accounts and ratings in a real browser against the real server: a guest
-// claims its name, four people play a rated game, the table shows the
+// claims its name, four accounts play a rated game, the table shows the
 // rating change, the leaderboard ranks the account, and its profile draws
 // the rating chart; logging in elsewhere brings the same player back.
 
@@ -7,24 +7,31 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTable, gameOver, playUntil, takeSeat, withServerAndBrowser } from './support.mjs';
 
-const env = withServerAndBrowser();
+// Accounts rated from their first game (the server's minimum is tested in Rust).
+const env = withServerAndBrowser({ env: { EUCHRE_RATINGS__MIN_ACCOUNT_AGE_SECONDS: '0', EUCHRE_RATINGS__MIN_GAMES: '0' } });
 const PASSWORD = 'correct horse';
+
+// The page's guest claims its name with PASSWORD, on the Account page.
+async function claim(page, name) {
+  await page.getByRole('link', { name: 'Account', exact: true }).click();
+  await page.getByLabel('Password (8 characters or more)').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Claim name' }).click();
+  await page.getByRole('heading', { name: `Your account: ${name}` }).waitFor();
+  await page.locator('#connection[data-status="online"]').waitFor();
+}
 
 test('claim a name, play a rated game, see the rating change and the leaderboard', async () => {
   const names = ['Ann', 'Bob', 'Cy', 'Di'];
   const ann = await env.player(names[0]);
-  await ann.getByRole('link', { name: 'Account', exact: true }).click();
-  await ann.getByLabel('Password (8 characters or more)').fill(PASSWORD);
-  await ann.getByRole('button', { name: 'Claim name' }).click();
-  await ann.getByRole('heading', { name: 'Your account: Ann' }).waitFor();
-  await ann.locator('#connection[data-status="online"]').waitFor();
+  await claim(ann, names[0]);
 
-  // Four people, no bots: a rated game.
+  // Four accounts, no bots: a rated game (only accounts are rated).
   await ann.getByRole('link', { name: 'Lobby', exact: true }).click();
   const link = await createTable(ann, { bots: [], points: 5 });
   const pages = [ann];
   for (const seat of [1, 2, 3]) {
     const page = await env.player(names[seat]);
+    await claim(page, names[seat]);
     await takeSeat(page, link, seat);
     pages.push(page);
   }
@@ -39,11 +46,11 @@ test('claim a name, play a rated game, see the rating change and the leaderboard
   assert.notEqual(sign, '±', 'a game between newcomers moves the rating');
   await ann.locator('.play-log li', { hasText: /^Ratings: You \d+/ }).waitFor();
 
-  // The leaderboard ranks the one account, with that rating.
+  // The leaderboard ranks the four accounts, Ann with that rating.
   await ann.getByRole('link', { name: 'Leaderboard', exact: true }).click();
-  const row = ann.locator('.board-row');
-  await row.first().waitFor();
-  assert.equal(await row.count(), 1, 'guests are rated but not ranked');
+  await ann.locator('.board-row').first().waitFor();
+  assert.equal(await ann.locator('.board-row').count(), 4, 'the four accounts');
+  const row = ann.locator('.board-row').filter({ has: ann.getByRole('link', { name: 'Ann', exact: true }) });
   assert.equal(await row.locator('a').textContent(), 'Ann');
   assert.equal(await row.locator('.board-rating').textContent(), rating);
 
@@ -97,8 +104,8 @@ test('the form can make a table unrated: its create_table says rated false', asy
   // The page connected before anyone listened: connect again, listened to.
   await page.reload();
   await page.locator('#connection[data-status="online"]').waitFor();
-  assert.equal(await page.getByLabel('Rated (when every seat is a person)').isChecked(), true, 'rated by default');
-  await page.getByLabel('Rated (when every seat is a person)').uncheck();
+  assert.equal(await page.getByLabel('Rated (when every seat is an account)').isChecked(), true, 'rated by default');
+  await page.getByLabel('Rated (when every seat is an account)').uncheck();
   await createTable(page, { bots: [1, 2, 3], points: 5 });
   const create = sent.map((frame) => JSON.parse(frame)).find((message) => message.type === 'create_table');
   assert.equal(create?.rated, false, `create_table sent: ${JSON.stringify(create)}`);

@@ -224,7 +224,7 @@ for (const [label, viewport] of [['a wide screen', { width: 1280, height: 860 }]
     assert.equal(await page.locator('.leaderboard li').count(), 0, 'no list item for an empty board');
     const text = await empty.textContent();
     assert.match(text, /^Nobody is rated in “Four players, partners” yet\./);
-    assert.match(text, /a person sits in every seat \(no bots\)/, 'which games count');
+    assert.match(text, /an account sits in every seat \(no bots, no guests\)/, 'which games count');
     assert.match(text, /“Rated” ticked/, 'the table must be set up rated');
     assert.match(text, /kept their name with a password/, 'only accounts are listed');
     await assertDressed('.board', 'the Leaderboard');

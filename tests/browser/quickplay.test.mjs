@@ -11,8 +11,9 @@ import { openPlayer, startServer, withServerAndBrowser } from './support.mjs';
 const waves = { EUCHRE_QUICK_PLAY__WAVE_MS: '200' };
 const env = withServerAndBrowser({ env: waves });
 
-// The panel's options, then the form's button.
-async function quickPlay(page, preset, { casual = false, botsAfter = null, partner = false, code = null } = {}) {
+// The panel's options, then the form's button. Casual by default: these
+// players are guests, and rated play needs an account.
+async function quickPlay(page, preset, { casual = true, botsAfter = null, partner = false, code = null } = {}) {
   await page.locator('.quick-play').waitFor();
   if (casual) await page.getByRole('radio', { name: 'Casual' }).check();
   if (botsAfter) await page.getByLabel('Bots fill the seats').selectOption(String(botsAfter));
@@ -108,6 +109,11 @@ test('the rated choice offers no bots, and a partner only for partnerships', asy
   assert.equal(await max.getByLabel('Bots fill the seats').isDisabled(), true, 'rated: people only');
   await max.getByRole('radio', { name: 'Casual' }).check();
   assert.equal(await max.getByLabel('Bots fill the seats').isEnabled(), true);
+  // A guest asking for rated play is told it needs an account.
+  await max.getByRole('radio', { name: 'Rated' }).check();
+  await max.locator('.quick-form[data-preset="standard"]').click();
+  await max.getByText('rated play needs an account').waitFor();
+  await max.getByRole('radio', { name: 'Casual' }).check();
   await max.getByLabel(/With a partner/).check();
   assert.equal(await max.locator('.quick-form[data-preset="cutthroat"]').isDisabled(), true);
   assert.equal(await max.locator('.quick-form[data-preset="standard"]').isEnabled(), true);

@@ -198,14 +198,14 @@ export class LeaderboardView {
 }
 
 // The empty board: nobody is rated in this form yet, and what makes a game
-// count (crates/server/src/ratings.rs: a rated table, a person in every
-// seat when the game starts; the board lists accounts only).
+// count (crates/server/src/ratings.rs: a rated table, an account rated
+// already in every seat when the game starts).
 function howToGetRated(form) {
   return [
     h('p', {}, h('strong', {}, `Nobody is rated in “${form}” yet.`)),
-    h('p', {}, 'A game counts for the rating when a person sits in every seat (no bots) at a table created with “Rated” ticked, as it is unless unticked. '
-      + 'Each game form has its own rating and board.'),
-    h('p', {}, 'The board lists players who have kept their name with a password: ', h('a', { href: '#/account' }, 'claim yours under Account'), '.'),
+    h('p', {}, 'A game counts for the rating when an account sits in every seat (no bots, no guests) at a table created with “Rated” ticked, as it is unless unticked. '
+      + 'A new account plays a few games and waits a little before its games count. Each game form has its own rating and board.'),
+    h('p', {}, 'Only players who have kept their name with a password are rated: ', h('a', { href: '#/account' }, 'claim yours under Account'), '.'),
   ];
 }
 
@@ -259,7 +259,7 @@ export class ProfileView {
         stat('Time played', `${hours} h`)),
       h('h2', {}, 'Ratings'),
       player.ratings.length === 0
-        ? h('p', { class: 'muted' }, 'No rated games yet: a game is rated when a person sits in every seat (no bots) at a table created Rated.')
+        ? h('p', { class: 'muted' }, 'No rated games yet: a game is rated when an account sits in every seat (no bots, no guests) at a table created Rated.')
         : h('ul', { class: 'profile-ratings' }, player.ratings.map((r) => h('li', {},
           `${FORMS[r.form] ?? r.form}: `, h('strong', { class: 'profile-rating' }, String(r.rating)), ` ±${r.deviation}, ${r.games} rated`))),
       ratingChart(player.rating_history),

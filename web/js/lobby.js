@@ -354,7 +354,7 @@ export class LobbyView {
         field('Turn timer', timer, 'A bot plays for a player who runs out of time.'),
         field('Table', visibility),
         h('label', { class: 'check' }, chat, ' Chat at the table'),
-        h('label', { class: 'check' }, rated, ' Rated (when every seat is a person)')),
+        h('label', { class: 'check' }, rated, ' Rated (when every seat is an account)')),
       h('fieldset', {}, botLegend,
         field('Bot level', botKind, 'Also plays for a player who is away.'), botSeatBox),
       h('details', {}, h('summary', {}, 'More rules'),

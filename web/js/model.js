@@ -151,6 +151,7 @@ export function applyEvent(table, message) {
       table.game = newGame(event.rules, table.yourSeat);
       table.rubber = newRubber();
       table.rated = null;
+      table.unrated = null;
       table.witness = newWitness();
       break;
     case 'chat':
@@ -159,6 +160,10 @@ export function applyEvent(table, message) {
     case 'rated':
       // Each seat's new rating after a rated game.
       table.rated = event;
+      break;
+    case 'unrated':
+      // A game at a rated table that did not count, and why.
+      table.unrated = event;
       break;
     // A deal's seal: notices, not moves, so a waiting prompt stays.
     case 'deal_committed':

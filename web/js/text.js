@@ -138,8 +138,10 @@ export function outcomeText(table, outcome) {
 // A rating change as shown, at the table and on a profile: "+12", "−8", "±0".
 export const signedChange = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '±0');
 
-// "Rating 1662 (+162)" for the viewer after a rated game here, else null.
+// "Rating 1662 (+162)" for the viewer after a rated game here, "Not rated"
+// after one that did not count (the log says why), else null.
 export function myRating(table) {
+  if (table.unrated && table.yourSeat !== null) return 'Not rated';
   const mine = table.rated?.ratings.find((r) => r.seat === table.yourSeat);
   return mine ? `Rating ${mine.rating} (${signedChange(mine.change)})` : null;
 }
@@ -223,6 +225,9 @@ export function describe(table, event) {
       const lines = event.ratings.map((r) => `${seatName(table, r.seat)} ${r.rating} (${signedChange(r.change)})`);
       return `Ratings: ${lines.join(', ')}.`;
     }
+    case 'unrated':
+      // A game at a rated table that did not count (a guest, a new account, the day's cap).
+      return `Not rated: ${event.message}.`;
     case 'rubber_won': {
       const result = rubberResultText(table);
       if (table.yourSeat === null) return `Rubber over: ${teamName(table, event.team)} win, ${result}`;

@@ -34,6 +34,7 @@ pub fn moves_game(event: Option<&TableEvent>) -> bool {
             | TableNotice::Presence { .. }
             | TableNotice::Chat { .. }
             | TableNotice::Rated { .. }
+            | TableNotice::Unrated { .. }
             | TableNotice::DealCommitted { .. }
             | TableNotice::DealRevealed { .. } => false,
         },

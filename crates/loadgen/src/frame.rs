@@ -77,8 +77,16 @@ impl EventFields<'_> {
 }
 
 /// The table notices after which a prompt still stands.
-const KEEP_THE_PROMPT: [&str; 7] =
-    ["seat_taken", "seat_left", "presence", "chat", "rated", "deal_committed", "deal_revealed"];
+const KEEP_THE_PROMPT: [&str; 8] = [
+    "seat_taken",
+    "seat_left",
+    "presence",
+    "chat",
+    "rated",
+    "unrated",
+    "deal_committed",
+    "deal_revealed",
+];
 
 /// A hidden event (`None`) moves the game: only game events are hidden.
 pub fn moves_game(event: Option<&EventFields>) -> bool {
@@ -212,6 +220,10 @@ mod tests {
                     change: 12,
                 }],
             },
+            TableNotice::Unrated {
+                reason: euchre_protocol::UnratedReason::DailyCap,
+                message: "two opponents here have played 5 rated games".to_owned(),
+            },
         ];
         for notice in &notices {
             match notice {
@@ -221,6 +233,7 @@ mod tests {
                 | TableNotice::GameStarted { .. }
                 | TableNotice::Chat { .. }
                 | TableNotice::Rated { .. }
+                | TableNotice::Unrated { .. }
                 | TableNotice::DealCommitted { .. }
                 | TableNotice::DealRevealed { .. } => {}
             }

@@ -82,6 +82,11 @@ pub enum ErrorCode {
     /// No live team request has that code (or it is your own, or its
     /// preset or `rated` differ: the message says which).
     BadTeam,
+    /// Rated play is for accounts: claim your name (or ask a casual game).
+    AccountNeeded,
+    /// This account is not rated yet (too new, or too few games finished:
+    /// the message says what is missing); casual play is open.
+    RatedPlayLocked,
 }
 
 impl ErrorCode {
@@ -120,6 +125,8 @@ impl ErrorCode {
             ErrorCode::InQuickPlayGame => "in_quick_play_game",
             ErrorCode::NotQueued => "not_queued",
             ErrorCode::BadTeam => "bad_team",
+            ErrorCode::AccountNeeded => "account_needed",
+            ErrorCode::RatedPlayLocked => "rated_play_locked",
         }
     }
 
@@ -165,6 +172,10 @@ impl ErrorCode {
             }
             ErrorCode::NotQueued => "you have no quick-play request",
             ErrorCode::BadTeam => "no team waits with that code",
+            ErrorCode::AccountNeeded => {
+                "rated play needs an account: claim your name with a password, or play casual"
+            }
+            ErrorCode::RatedPlayLocked => "your account is not rated yet; casual play is open",
         }
     }
 

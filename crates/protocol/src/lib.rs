@@ -289,14 +289,18 @@ pub struct TableSettings {
     /// Another level for some of the bot seats, seat by seat.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seat_bots: Vec<SeatBot>,
-    /// Seconds a player has for each turn before a bot acts for them; none for no limit.
+    /// Seconds a player has for each turn before a bot acts for them; none
+    /// for no limit (a rated table without bot seats gets the server's
+    /// rated timer instead: every rated game has one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_seconds: Option<u32>,
     /// Whether the table has chat.
     #[serde(default = "yes")]
     pub chat: bool,
     /// Whether its games count for the players' ratings. Only games between
-    /// people are rated: a table with a bot seat never is.
+    /// accounts are rated (a guest in a seat, an account not rated yet, or
+    /// two opponents past the day's cap make the game casual, and
+    /// `unrated` says so at its end): a table with a bot seat never is.
     #[serde(default = "yes")]
     pub rated: bool,
 }
@@ -661,6 +665,12 @@ pub enum TableNotice {
         form: String,
         ratings: Vec<SeatRating>,
     },
+    /// A game set up rated ended and was not rated (instead of `rated`):
+    /// `reason` says why, `message` in words.
+    Unrated {
+        reason: UnratedReason,
+        message: String,
+    },
     /// Sent right after each hand is dealt, before anyone bids: the
     /// SHA-256 commitment to the whole deal (docs/security.md). Keep it to
     /// check the reveal.
@@ -678,6 +688,19 @@ pub enum TableNotice {
         deck: Vec<Card>,
         salt: Salt,
     },
+}
+
+/// Why a game at a rated table was not rated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum UnratedReason {
+    /// A guest sat in it: only accounts are rated.
+    Guest,
+    /// An account in it is not rated yet (too new, or too few games).
+    NewAccount,
+    /// Two of its opponents played as many rated games against each other
+    /// today as the server allows.
+    DailyCap,
 }
 
 /// One player's rating after a rated game.

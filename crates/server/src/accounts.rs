@@ -19,6 +19,7 @@
 
 use std::collections::HashSet;
 use std::net::IpAddr;
+use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -26,6 +27,7 @@ use euchre_protocol::{ErrorCode, PlayerInfo};
 use euchre_store::{
     Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, PlayerRow, Store, StoreError,
 };
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use crate::clock::now_ms;
 use crate::config::AccountSettings;
@@ -108,7 +110,14 @@ pub struct Accounts {
     session_ms: i64,
     passwords: Passwords,
     limiter: LoginLimiter,
+    /// New sessions by account: `sessions_per_hour_per_account`.
+    new_sessions: Option<DefaultKeyedRateLimiter<String>>,
+    /// Live sessions an account keeps; 0: no cap.
+    max_sessions: u32,
 }
+
+/// Accounts the new-session limiter holds before it drops those long refilled.
+const SESSION_LIMITER_KEYS: usize = 10_000;
 
 impl Accounts {
     pub fn new(
@@ -124,8 +133,18 @@ impl Accounts {
             players,
             session_ms: i64::try_from(settings.session_seconds.saturating_mul(1000))
                 .unwrap_or(i64::MAX),
-            passwords: Passwords::new(settings.concurrent_hashes, hashes, busy),
+            passwords: Passwords::new(
+                settings.concurrent_hashes,
+                settings.hashes_per_address,
+                hashes,
+                busy,
+            ),
             limiter: LoginLimiter::new(settings),
+            new_sessions: NonZeroU32::new(settings.sessions_per_hour_per_account).map(|per_hour| {
+                let burst = NonZeroU32::new(per_hour.get() / 3).unwrap_or(NonZeroU32::MIN);
+                RateLimiter::keyed(Quota::per_hour(per_hour).allow_burst(burst))
+            }),
+            max_sessions: settings.max_sessions_per_account,
         }
     }
 
@@ -142,7 +161,7 @@ impl Accounts {
         let name = identity::parse_name(name).map_err(|_| AccountError::BadName)?;
         check_password(password)?;
         let guest = self.player(token).await?;
-        let slot = self.passwords.slot()?;
+        let slot = self.passwords.slot(address, None)?;
         let attempt = self.begin(address, None)?;
         let password_hash = slot.hash(password).await?;
         drop(slot);
@@ -161,6 +180,7 @@ impl Accounts {
             ClaimOutcome::AlreadyClaimed => return Err(AccountError::AlreadyClaimed),
         }
         self.limiter.succeeded(attempt, Instant::now());
+        self.limiter.claimed(address, &name_key(&name), Instant::now());
         // The guest's token has served its turn: only sessions let it in now.
         self.players
             .revoke(Revocation::Claimed { player_id: guest.id.clone(), name_key: name_key(&name) });
@@ -177,15 +197,44 @@ impl Accounts {
         // A name or password no claim could have made matches no account.
         let key = name_key(&identity::parse_name(name).map_err(|_| AccountError::BadName)?);
         check_password(password)?;
-        let slot = self.passwords.slot()?;
+        let slot = self.passwords.slot(address, Some(&key))?;
         let attempt = self.begin(address, Some(&key))?;
         let account = self.account_named(name, &key).await?;
         let player = verify(&slot, account, password).await?;
         self.limiter.succeeded(attempt, Instant::now());
         drop(slot);
+        // Only a right password gets here: nobody else spends the account's rate.
+        self.may_start_session(&player.id)?;
         let (token, session) = self.new_session(&player.id);
         self.store.create_session(&session).await.map_err(unavailable)?;
+        self.end_oldest_sessions(&player.id).await?;
         Ok(self.started(player, token, &session))
+    }
+
+    /// Whether the account may start one more session now.
+    fn may_start_session(&self, player_id: &str) -> Result<(), AccountError> {
+        let Some(limiter) = &self.new_sessions else { return Ok(()) };
+        if limiter.len() > SESSION_LIMITER_KEYS {
+            limiter.retain_recent();
+        }
+        limiter.check_key(&player_id.to_owned()).map_err(|not_until| {
+            let now = governor::clock::Clock::now(&governor::clock::DefaultClock::default());
+            AccountError::RateLimited { retry_after: not_until.wait_time_from(now) }
+        })
+    }
+
+    /// Ends the account's live sessions past `max_sessions_per_account`, the
+    /// oldest first: each is revoked as a log-out is, its connections closed
+    /// here and, in a cluster, on every node.
+    async fn end_oldest_sessions(&self, player_id: &str) -> Result<(), AccountError> {
+        if self.max_sessions == 0 {
+            return Ok(());
+        }
+        let ended = self.store.revoke_sessions_beyond(player_id, self.max_sessions, now_ms());
+        for token_hash in ended.await.map_err(unavailable)? {
+            self.players.revoke(Revocation::Session { token_hash });
+        }
+        Ok(())
     }
 
     /// The account a log-in as `name` (whose key is `key`) is for. Where an
@@ -225,8 +274,9 @@ impl Accounts {
         let player = self.player(token).await?;
         let account = self.store.account_by_player(&player.id).await.map_err(unavailable)?;
         let account = account.ok_or(AccountError::NotAnAccount)?;
-        let slot = self.passwords.slot()?;
-        let attempt = self.begin(address, Some(&name_key(&account.player.name)))?;
+        let key = name_key(&account.player.name);
+        let slot = self.passwords.slot(address, Some(&key))?;
+        let attempt = self.begin(address, Some(&key))?;
         let player = verify(&slot, Some(account), current).await?;
         self.limiter.succeeded(attempt, Instant::now());
         let password_hash = slot.hash(new).await?;

@@ -43,6 +43,39 @@ pub struct Settings {
     pub analysis: AnalysisSettings,
     /// Quick play: the pools that match strangers (crates/server/src/quick_play).
     pub quick_play: QuickPlaySettings,
+    /// What makes a game count for the ratings (crates/server/src/ratings.rs).
+    pub ratings: RatingSettings,
+}
+
+/// Who is rated and how a rated game is kept moving (docs/security.md,
+/// "Ratings"). Guests are never rated.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RatingSettings {
+    /// An account is rated once it is this old (seconds since its name was claimed)…
+    pub min_account_age_seconds: u64,
+    /// …and has finished this many games (casual and with bots count).
+    pub min_games: u32,
+    /// Rated games two accounts may play against each other in 24 hours;
+    /// past it their games are played but not rated. 0: no cap.
+    pub daily_games_per_opponent: u32,
+    /// The turn timer of a rated table set up without one (seconds).
+    pub turn_seconds: u32,
+    /// The turns a player lets run out in a rated game (the timer plays
+    /// them) that forfeit it. 0: never.
+    pub timeouts_to_forfeit: u32,
+}
+
+impl Default for RatingSettings {
+    fn default() -> RatingSettings {
+        RatingSettings {
+            min_account_age_seconds: 24 * 3600,
+            min_games: 3,
+            daily_games_per_opponent: 5,
+            turn_seconds: 60,
+            timeouts_to_forfeit: 3,
+        }
+    }
 }
 
 /// Quick play's pools, waves and bounds (docs/security.md, "Quick play").
@@ -333,9 +366,24 @@ pub struct AccountSettings {
     /// Failed attempts (log-ins, password changes, claims) one address may
     /// make an hour across all names, the burst too; 0: no limit.
     pub login_failures_per_address: u32,
+    /// Wrong passwords for one name from all addresses together before
+    /// addresses that never logged in to it must wait (1 s, then 2 s, 4 s …
+    /// after each further wrong one, up to `login_backoff_max_seconds`);
+    /// forgotten after an hour without one. 0: no budget.
+    pub login_failures_per_account: u32,
+    /// New sessions (log-ins) one account may start an hour, the burst a
+    /// third of it (at least 1); past it `429 rate_limited`. 0: no limit.
+    pub sessions_per_hour_per_account: u32,
+    /// Live sessions one account may hold; a new one past it ends the
+    /// oldest (its connections close, as on log-out). 0: no cap.
+    pub max_sessions_per_account: u32,
     /// Password hashes under way at once, each on a thread of its own and
     /// holding 19 MiB; past it a request gets `503 busy`. 0: twice the cores.
     pub concurrent_hashes: usize,
+    /// Of those, the most one address (an IPv6 /64) may hold at once; one
+    /// name is hashed for at most one at a time. 0: a quarter of the pool
+    /// (at least one).
+    pub hashes_per_address: usize,
 }
 
 /// The HTTP API's limits (`/api/…`; static files and the WebSocket, which
@@ -394,6 +442,7 @@ impl Default for Settings {
             cluster: ClusterSettings::default(),
             analysis: AnalysisSettings::default(),
             quick_play: QuickPlaySettings::default(),
+            ratings: RatingSettings::default(),
         }
     }
 }
@@ -428,7 +477,11 @@ impl Default for AccountSettings {
             login_free_failures: 5,
             login_backoff_max_seconds: 15 * 60,
             login_failures_per_address: 60,
+            login_failures_per_account: 30,
+            sessions_per_hour_per_account: 30,
+            max_sessions_per_account: 20,
             concurrent_hashes: 0,
+            hashes_per_address: 0,
         }
     }
 }
@@ -549,7 +602,7 @@ fn is_setting(key: &str) -> bool {
 }
 
 /// The settings' top-level keys, as environment variables name them.
-const SETTING_KEYS: [&str; 13] = [
+const SETTING_KEYS: [&str; 14] = [
     "BIND",
     "DATABASE_URL",
     "DATA_DIR",
@@ -563,6 +616,7 @@ const SETTING_KEYS: [&str; 13] = [
     "CLUSTER",
     "ANALYSIS",
     "QUICK_PLAY",
+    "RATINGS",
 ];
 
 #[cfg(test)]

@@ -491,6 +491,11 @@ impl Connection {
         request: QuickPlayRequest,
     ) -> Result<(), Refusal> {
         request.check()?;
+        if request.rated {
+            // Rated pools are for accounts rated already: a guest, or an
+            // account too new, plays casual.
+            self.state.ratings.may_play_rated(&player.id).await?;
+        }
         let rating = if request.rated { self.rating(&player, &request).await } else { None };
         let request_id = crate::quick_play::new_request_id();
         let pool = crate::quick_play::pool_name(request.preset, request.rated);

@@ -14,10 +14,19 @@
 //!   one, 4 s … (at most `login_backoff_max_seconds`);
 //! - per address, across all names: a budget of `login_failures_per_address`
 //!   an hour (the burst too), which stops one address trying a few
-//!   passwords on each of many names.
+//!   passwords on each of many names;
+//! - per name, across all addresses: `login_failures_per_account` free
+//!   (forgotten after an hour without one), then every address that never
+//!   logged in to that account waits 1 s, 2 s, 4 s … (at most
+//!   `login_backoff_max_seconds`), which slows a guesser spread over many
+//!   addresses. An address that has logged in to the account is exempt
+//!   (and its own failures are not counted here), so the owner is never
+//!   slowed on a device he used before, and on a new one waits at most the
+//!   capped delay.
 //!
-//! Neither count is ever touched by another address, so a right password
-//! from an address that has not failed is never refused. Both tables are
+//! The first two counts are never touched by another address, so a right
+//! password from an address that has not failed is never refused; the
+//! third never touches an address that logged in before. Every table is
 //! bounded ([`LIMITER_KEYS`] entries each).
 
 use std::collections::HashMap;
@@ -45,6 +54,8 @@ const BUDGET_WINDOW: Duration = Duration::from_secs(3600);
 pub struct Attempt {
     address: IpAddr,
     name: Option<String>,
+    /// Whether it counts against the name's budget across addresses.
+    counted_for_name: bool,
 }
 
 /// The log-in limiter, one per server.
@@ -54,6 +65,9 @@ pub struct LoginLimiter {
     max_backoff: Duration,
     /// Failures an address may make in [`BUDGET_WINDOW`]; 0: no budget.
     budget: u32,
+    /// Failures a name may take from addresses that never logged in to it
+    /// before they wait; 0: no budget.
+    account_budget: u32,
     // A std mutex: held for a few map operations, never across an await.
     tables: Mutex<Tables>,
 }
@@ -62,6 +76,20 @@ pub struct LoginLimiter {
 struct Tables {
     pairs: HashMap<(String, IpAddr), Backoff>,
     budgets: HashMap<IpAddr, Budget>,
+    /// Failures at each name from addresses that never logged in to it.
+    names: HashMap<String, NameFailures>,
+    /// The addresses that have logged in to each name, and when last.
+    known: HashMap<(String, IpAddr), Instant>,
+}
+
+/// One name's failures from addresses new to it.
+#[derive(Clone, Copy, Debug)]
+struct NameFailures {
+    failures: u32,
+    /// The last one: an hour later they are forgotten.
+    last: Instant,
+    /// No attempt from an address new to the name before this.
+    not_before: Instant,
 }
 
 /// One address's failures at one name.
@@ -86,6 +114,7 @@ impl LoginLimiter {
             free_failures: settings.login_free_failures,
             max_backoff: Duration::from_secs(settings.login_backoff_max_seconds),
             budget: settings.login_failures_per_address,
+            account_budget: settings.login_failures_per_account,
             tables: Mutex::default(),
         }
     }
@@ -109,6 +138,18 @@ impl LoginLimiter {
         {
             return Err(backoff.not_before - now);
         }
+        // The name's count across addresses, for an address new to it.
+        let counted_for_name = self.account_budget > 0
+            && pair.as_ref().is_some_and(|pair| !tables.known.contains_key(pair));
+        let name_failures = match name.and_then(|name| tables.names.get(name)) {
+            Some(kept) if counted_for_name && now < kept.last + BUDGET_WINDOW => Some(*kept),
+            _ => None,
+        };
+        if let Some(kept) = name_failures
+            && kept.not_before > now
+        {
+            return Err(kept.not_before - now);
+        }
         if self.budget > 0 {
             let budget = self.refilled(tables.budgets.get(&address).copied(), now);
             if budget.left < 1.0 {
@@ -124,7 +165,15 @@ impl LoginLimiter {
             let not_before = now + self.backoff(failures);
             tables.set_pair(pair, Backoff { failures, not_before }, now);
         }
-        Ok(Attempt { address, name: name.map(str::to_owned) })
+        if counted_for_name && let Some(name) = name {
+            let failures = name_failures.map_or(0, |kept| kept.failures) + 1;
+            let wait = failures
+                .checked_sub(self.account_budget)
+                .map_or(Duration::ZERO, |over| self.doubling(over));
+            let kept = NameFailures { failures, last: now, not_before: now + wait };
+            tables.set_name(name, kept, now);
+        }
+        Ok(Attempt { address, name: name.map(str::to_owned), counted_for_name })
     }
 
     /// The attempt's password was right: its name starts over for this
@@ -132,7 +181,15 @@ impl LoginLimiter {
     pub fn succeeded(&self, attempt: Attempt, now: Instant) {
         let mut tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(name) = attempt.name {
-            tables.pairs.remove(&(name, attempt.address));
+            if attempt.counted_for_name
+                && let Some(kept) = tables.names.get_mut(&name)
+            {
+                kept.failures = kept.failures.saturating_sub(1);
+            }
+            let pair = (name, attempt.address);
+            tables.pairs.remove(&pair);
+            // From now on this address is the owner's: never slowed for what others do.
+            tables.set_known(pair, now);
         }
         if let Some(budget) = tables.budgets.get(&attempt.address).copied() {
             let budget = self.refilled(Some(budget), now);
@@ -147,6 +204,18 @@ impl LoginLimiter {
         let Some(over) = failures.checked_sub(self.free_failures) else {
             return Duration::ZERO;
         };
+        self.doubling(over)
+    }
+
+    /// `address` has just claimed `name` (a name key): it is the owner's,
+    /// never slowed for what other addresses do at that name.
+    pub fn claimed(&self, address: IpAddr, name: &str, now: Instant) {
+        let mut tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());
+        tables.set_known((name.to_owned(), address_key(address)), now);
+    }
+
+    /// 1 s, doubled `over` times, at most the longest wait.
+    fn doubling(&self, over: u32) -> Duration {
         FIRST_BACKOFF.saturating_mul(1 << over.min(31)).min(self.max_backoff)
     }
 
@@ -176,6 +245,33 @@ impl LoginLimiter {
 }
 
 impl Tables {
+    /// Keeps `kept` for `name`, making room first if the table is full:
+    /// counts an hour old go, then the one left alone longest.
+    fn set_name(&mut self, name: &str, kept: NameFailures, now: Instant) {
+        if !self.names.contains_key(name) && self.names.len() >= LIMITER_KEYS {
+            self.names.retain(|_, old| now < old.last + BUDGET_WINDOW);
+            if self.names.len() >= LIMITER_KEYS {
+                let oldest = self.names.iter().min_by_key(|(_, old)| old.last).map(|(k, _)| k);
+                if let Some(oldest) = oldest.cloned() {
+                    self.names.remove(&oldest);
+                }
+            }
+        }
+        self.names.insert(name.to_owned(), kept);
+    }
+
+    /// Notes that `pair`'s address logged in to its name, making room
+    /// first if the table is full: the log-in longest ago goes.
+    fn set_known(&mut self, pair: (String, IpAddr), now: Instant) {
+        if !self.known.contains_key(&pair) && self.known.len() >= LIMITER_KEYS {
+            let oldest = self.known.iter().min_by_key(|(_, at)| **at).map(|(k, _)| k.clone());
+            if let Some(oldest) = oldest {
+                self.known.remove(&oldest);
+            }
+        }
+        self.known.insert(pair, now);
+    }
+
     /// Keeps `backoff` for `pair`, making room first if the table is full:
     /// counts long forgotten go, then the one whose wait ended longest ago.
     fn set_pair(&mut self, pair: (String, IpAddr), backoff: Backoff, now: Instant) {
@@ -234,6 +330,47 @@ mod tests {
             let attempt = limiter.begin(ip(address), Some(name), now);
             assert!(attempt.is_ok(), "attempt {n} from {address} at {name}: {attempt:?}");
         }
+    }
+
+    /// One name guessed from many addresses, a few wrong passwords each:
+    /// past the name's budget, each address new to it waits longer and
+    /// longer, while the owner's address is never slowed and a new device
+    /// of his waits at most the capped delay.
+    #[test]
+    fn a_name_guessed_from_many_addresses_slows_down_except_for_its_owner() {
+        let limiter = limiter(|s| {
+            s.login_failures_per_account = 3;
+            s.login_failures_per_address = 0;
+            s.login_backoff_max_seconds = 4;
+        });
+        let mut now = Instant::now();
+        let owner = "192.0.2.7";
+        let attempt = limiter.begin(ip(owner), Some("ann"), now).expect("a first log-in");
+        limiter.succeeded(attempt, now);
+        for n in 1..=3 {
+            fail(&limiter, &format!("198.51.100.{n}"), "ann", 1, now);
+        }
+        let mut waits = Vec::new();
+        for n in 4..=8 {
+            let guesser = format!("198.51.100.{n}");
+            let wait = limiter.begin(ip(&guesser), Some("ann"), now).expect_err("must wait");
+            waits.push(wait.as_secs());
+            // The owner, meanwhile, logs in at once, wrong password or right.
+            let typo = limiter.begin(ip(owner), Some("ann"), now).expect("the owner is exempt");
+            drop(typo);
+            let right = limiter.begin(ip(owner), Some("ann"), now).expect("the owner is exempt");
+            limiter.succeeded(right, now);
+            now += wait;
+            fail(&limiter, &guesser, "ann", 1, now);
+        }
+        assert_eq!(waits, [1, 2, 4, 4, 4], "doubling, capped");
+        // Another name is not slowed; a new device of the owner's waits at
+        // most the cap; an hour without failures forgets them.
+        fail(&limiter, "198.51.100.9", "bob", 1, now);
+        let new_device = limiter.begin(ip("203.0.113.1"), Some("ann"), now).expect_err("waits");
+        assert!(new_device <= Duration::from_secs(4), "{new_device:?}");
+        now += Duration::from_secs(3600);
+        assert!(limiter.begin(ip("203.0.113.1"), Some("ann"), now).is_ok(), "forgotten");
     }
 
     #[test]

@@ -10,7 +10,14 @@
 //! that finds every thread busy is refused at once (`busy`, `503` with
 //! `Retry-After`) rather than queued, so memory stays bounded and nothing
 //! else waits behind a hash.
+//!
+//! The places are shared fairly: one address (an IPv6 /64) holds at most
+//! `accounts.hashes_per_address` of them, and one name at most one, so
+//! neither one address nor one account tried from many addresses keeps the
+//! pool full for everyone else.
 
+use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -19,6 +26,8 @@ use argon2::password_hash::phc::PasswordHash;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use prometheus_client::metrics::counter::Counter;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError, oneshot};
+
+use crate::admission::address_key;
 
 /// The prefix of the pool's thread names.
 pub const THREAD_NAME: &str = "password-hash";
@@ -42,6 +51,10 @@ pub struct Passwords {
     jobs: mpsc::Sender<Job>,
     free: Arc<Semaphore>,
     threads: usize,
+    /// The most places one address holds at once.
+    per_address: usize,
+    /// Who holds the places taken.
+    holders: Arc<Mutex<Holders>>,
     /// Hashes started, and requests refused `Busy` (the metrics').
     started: Counter,
     busy: Counter,
@@ -49,8 +62,9 @@ pub struct Passwords {
 
 impl Passwords {
     /// A pool of `threads` threads (0: twice the cores), so at most that
-    /// many hashes at once, counting into `started` and `busy`.
-    pub fn new(threads: usize, started: Counter, busy: Counter) -> Passwords {
+    /// many hashes at once, `per_address` of them for one address (0: a
+    /// quarter of the pool, at least one), counting into `started` and `busy`.
+    pub fn new(threads: usize, per_address: usize, started: Counter, busy: Counter) -> Passwords {
         let threads = match threads {
             0 => 2 * std::thread::available_parallelism().map_or(1, usize::from),
             n => n,
@@ -70,7 +84,19 @@ impl Passwords {
             }
         }
         let threads = running;
-        Passwords { jobs, free: Arc::new(Semaphore::new(threads)), threads, started, busy }
+        let per_address = match per_address {
+            0 => (threads / 4).max(1),
+            n => n,
+        };
+        Passwords {
+            jobs,
+            free: Arc::new(Semaphore::new(threads)),
+            threads,
+            per_address,
+            holders: Arc::default(),
+            started,
+            busy,
+        }
     }
 
     /// The most hashes under way at once.
@@ -83,17 +109,34 @@ impl Passwords {
         self.started.get()
     }
 
-    /// A free place on the pool, held until the slot is dropped and its
-    /// last hash has ended; `Busy` if there is none. Taken before anything
-    /// else is spent on a request.
-    pub fn slot(&self) -> Result<Slot<'_>, HashError> {
-        match self.free.clone().try_acquire_owned() {
-            Ok(permit) => Ok(Slot { passwords: self, place: Arc::new(permit) }),
-            Err(TryAcquireError::NoPermits | TryAcquireError::Closed) => {
+    /// A free place on the pool for a request from `address` about the
+    /// account `name` (a name key; none for a claim), held until the slot
+    /// is dropped and its last hash has ended; `Busy` if there is none, or
+    /// the address holds its share already, or the name is being hashed
+    /// for. Taken before anything else is spent on a request.
+    pub fn slot(&self, address: IpAddr, name: Option<&str>) -> Result<Slot<'_>, HashError> {
+        let address = address_key(address);
+        let mut holders = self.holders.lock().unwrap_or_else(|p| p.into_inner());
+        let by_address = holders.addresses.get(&address).copied().unwrap_or(0);
+        let name_taken = name.is_some_and(|name| holders.names.contains_key(name));
+        let permit = match self.free.clone().try_acquire_owned() {
+            Ok(permit) if by_address < self.per_address && !name_taken => permit,
+            Ok(_) | Err(TryAcquireError::NoPermits | TryAcquireError::Closed) => {
                 self.busy.inc();
-                Err(HashError::Busy)
+                return Err(HashError::Busy);
             }
+        };
+        *holders.addresses.entry(address).or_default() += 1;
+        if let Some(name) = name {
+            holders.names.insert(name.to_owned(), 1);
         }
+        let place = Place {
+            _permit: permit,
+            holders: self.holders.clone(),
+            address,
+            name: name.map(str::to_owned),
+        };
+        Ok(Slot { passwords: self, place: Arc::new(place) })
     }
 
     /// Holds every place of the pool until the returned sender is dropped:
@@ -126,6 +169,38 @@ fn work(queue: &Mutex<mpsc::Receiver<Job>>) {
     }
 }
 
+/// Who holds the places taken: counts by address, and the names hashed for.
+#[derive(Debug, Default)]
+struct Holders {
+    addresses: HashMap<IpAddr, usize>,
+    names: HashMap<String, usize>,
+}
+
+/// One place taken, and by whom: given back when the last of the slot and
+/// its hash under way lets go.
+#[derive(Debug)]
+struct Place {
+    _permit: OwnedSemaphorePermit,
+    holders: Arc<Mutex<Holders>>,
+    address: IpAddr,
+    name: Option<String>,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut holders = self.holders.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(count) = holders.addresses.get_mut(&self.address) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                holders.addresses.remove(&self.address);
+            }
+        }
+        if let Some(name) = &self.name {
+            holders.names.remove(name);
+        }
+    }
+}
+
 /// A place on the pool for one request: its hashes run there one after
 /// the other.
 #[derive(Debug)]
@@ -133,7 +208,7 @@ pub struct Slot<'a> {
     passwords: &'a Passwords,
     /// Shared with the hash under way, so that the place stays taken until
     /// it ends, even if the request that wanted it is dropped meanwhile.
-    place: Arc<OwnedSemaphorePermit>,
+    place: Arc<Place>,
 }
 
 impl Slot<'_> {
@@ -167,8 +242,11 @@ impl Slot<'_> {
         let (answer, answered) = oneshot::channel();
         let place = self.place.clone();
         let job: Job = Box::new(move || {
-            let _place = place;
-            let _ = answer.send(job());
+            let done = job();
+            // Given back before the answer: the same address's next
+            // request, sent once this one is answered, finds it free.
+            drop(place);
+            let _ = answer.send(done);
         });
         self.passwords.started.inc();
         self.passwords.jobs.send(job).map_err(|_| HashError::Failed)?;
@@ -194,13 +272,19 @@ mod tests {
     use super::*;
 
     fn pool(threads: usize) -> Passwords {
-        Passwords::new(threads, Counter::default(), Counter::default())
+        Passwords::new(threads, threads, Counter::default(), Counter::default())
     }
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().expect("an address")
+    }
+
+    const HERE: &str = "192.0.2.1";
 
     #[tokio::test]
     async fn hashes_are_argon2id_salted_and_verify() {
         let passwords = pool(1);
-        let slot = passwords.slot().expect("a free place");
+        let slot = passwords.slot(ip(HERE), None).expect("a free place");
         let first = slot.hash("correct horse").await.expect("hashed");
         let second = slot.hash("correct horse").await.expect("hashed");
         assert!(first.starts_with("$argon2id$"), "{first}");
@@ -226,7 +310,7 @@ mod tests {
             let passwords = pool(2);
             let (done, until_done) = mpsc::channel::<()>();
             let blocked = tokio::task::spawn_blocking(move || until_done.recv());
-            let slot = passwords.slot().expect("a free place");
+            let slot = passwords.slot(ip(HERE), None).expect("a free place");
             let hash =
                 slot.hash("correct horse").await.expect("hashed with the blocking pool full");
             assert!(hash.starts_with("$argon2id$"));
@@ -243,18 +327,39 @@ mod tests {
     #[tokio::test]
     async fn a_full_pool_refuses_at_once_and_blocking_work_goes_on() {
         let busy = Counter::default();
-        let passwords = Passwords::new(2, Counter::default(), busy.clone());
+        let passwords = Passwords::new(2, 2, Counter::default(), busy.clone());
         let held = passwords.hold_all();
-        assert_eq!(passwords.slot().err(), Some(HashError::Busy));
+        assert_eq!(passwords.slot(ip(HERE), None).err(), Some(HashError::Busy));
         assert_eq!(busy.get(), 1);
         assert_eq!(tokio::task::spawn_blocking(|| 7).await.expect("ran"), 7);
         drop(held);
         let slot =
             euchre_testkit::eventually("a free place", Duration::from_secs(10), async || {
-                passwords.slot().ok()
+                passwords.slot(ip(HERE), None).ok()
             })
             .await;
         assert!(slot.hash("correct horse").await.is_ok());
+    }
+
+    /// One account tried from eight addresses held the whole pool, and a
+    /// ninth address got `busy`: now one address holds its share, one name
+    /// one place, and the rest stays free for others.
+    #[test]
+    fn one_address_and_one_name_hold_only_their_share_of_the_pool() {
+        let passwords = Passwords::new(4, 0, Counter::default(), Counter::default());
+        let ann = passwords.slot(ip("192.0.2.1"), Some("ann")).expect("a free place");
+        assert_eq!(passwords.slot(ip("192.0.2.1"), Some("bob")).err(), Some(HashError::Busy));
+        let same_64 = ip("2001:db8::1");
+        let first = passwords.slot(same_64, Some("bob")).expect("a free place");
+        assert_eq!(passwords.slot(ip("2001:db8::2"), None).err(), Some(HashError::Busy), "a /64");
+        for n in 2..9 {
+            let elsewhere = ip(&format!("198.51.100.{n}"));
+            assert_eq!(passwords.slot(elsewhere, Some("ann")).err(), Some(HashError::Busy));
+        }
+        let ninth = passwords.slot(ip("203.0.113.9"), None).expect("room for another address");
+        drop((ann, first, ninth));
+        let again = passwords.slot(ip("198.51.100.2"), Some("ann"));
+        assert!(again.is_ok(), "given back when the slot is dropped");
     }
 
     #[test]

@@ -9,19 +9,27 @@
 //! beats every other side; between two sides that did not win, the higher
 //! score wins and equal scores draw. One game is one rating period.
 //!
-//! A table rates a game that started with a person in every seat, unless it
-//! was set up unrated; the players rated are those seated at the start (a
-//! player who leaves a losing game is still rated).
+//! A table set up rated rates a game that started with a person in every
+//! seat; the players rated are those seated at the start (a player who
+//! leaves a losing game is still rated). Only accounts are rated, so that
+//! nobody farms a rating off free guests (see [`Ratings::why_unrated`]): a
+//! game is casual unless every player is an account that is
+//! `ratings.min_account_age_seconds` old and has finished
+//! `ratings.min_games` games, and unless each two opponents in it have
+//! played fewer than `ratings.daily_games_per_opponent` rated games against
+//! each other in the last 24 hours. A game that is not rated says why
+//! ([`TableNotice::Unrated`]).
 //!
 //! Forfeits (after lichess, where a player gone past the timeout loses the
-//! game): a player who leaves a rated game (`leave`), or is away past the
-//! reconnect grace so that a bot plays for them, forfeits it. The game goes
+//! game): a player who leaves a rated game (`leave`), is away past the
+//! reconnect grace so that a bot plays for them, or lets
+//! `ratings.timeouts_to_forfeit` turns run out, forfeits it. The game goes
 //! on with the bot, and the forfeit stands even if they come back. Then:
-//! - the forfeiter loses against every other side, whatever the bot makes
-//!   of the game (leaving cannot turn a loss into a draw or a win);
-//! - their partner who stayed is not rated for the game at all, win or
-//!   lose: neither punished for the partner's leaving nor paid for a bot's
-//!   play;
+//! - the forfeiter's side loses against every other side, whatever the
+//!   bot makes of the game (leaving cannot turn a loss into a draw or a
+//!   win). That is the partner who stayed too, a whole loss: a partnership
+//!   is one side, and anything less would pay a losing player to have a
+//!   throwaway partner leave;
 //! - every other player wins against a side with a forfeiter, and is rated
 //!   against the other sides by the game as usual;
 //! - a game whose table closes before the end (everyone gone) is rated
@@ -30,18 +38,23 @@
 //!   to close still counts as a loss.
 //!
 //! [`Ratings::rate`]
-//! answers with the [`TableNotice::Rated`] to publish; the table that asked
-//! gets it back on its own mailbox, a moment after the game's end.
+//! answers with the [`TableNotice::Rated`] (or `Unrated`) to publish; the
+//! table that asked gets it back on its own mailbox, a moment after the
+//! game's end.
 
 use std::sync::Arc;
 
 use euchre_engine::{Rules, Seat};
-use euchre_protocol::{SeatRating, TableNotice};
-use euchre_store::{Glicko, RatedMatch, Store};
+use euchre_protocol::{ErrorCode, Refusal, SeatRating, TableNotice, UnratedReason};
+use euchre_store::{AccountStanding, Glicko, Millis, RatedMatch, Store, StoreError};
 use skillratings::Outcomes;
 use skillratings::glicko2::{Glicko2Config, Glicko2Rating, glicko2_rating_period};
 
 use crate::clock::now_ms;
+use crate::config::RatingSettings;
+
+/// A day, for the cap on rated games between the same two accounts.
+const DAY_MS: Millis = 24 * 3600 * 1000;
 
 /// A rated game that has just ended.
 #[derive(Clone, Debug)]
@@ -63,35 +76,116 @@ pub struct FinishedGame {
 #[derive(Debug)]
 pub struct Ratings {
     store: Arc<dyn Store>,
+    settings: RatingSettings,
 }
 
 impl Ratings {
-    pub fn new(store: Arc<dyn Store>) -> Ratings {
-        Ratings { store }
+    pub fn new(store: Arc<dyn Store>, settings: RatingSettings) -> Ratings {
+        Ratings { store, settings }
+    }
+
+    /// The turns a player lets run out in a rated game that forfeit it (0: never).
+    pub fn timeouts_to_forfeit(&self) -> u32 {
+        self.settings.timeouts_to_forfeit
+    }
+
+    /// Whether `player_id` may ask for rated play: refused `account_needed`
+    /// for a guest, `rated_play_locked` for an account not rated yet.
+    pub async fn may_play_rated(&self, player_id: &str) -> Result<(), Refusal> {
+        let standing = self.store.account_standing(player_id, "").await.map_err(|error| {
+            tracing::warn!(%error, "cannot read an account's standing");
+            Refusal::from(ErrorCode::Unavailable)
+        })?;
+        match locked(standing, now_ms(), &self.settings) {
+            None => Ok(()),
+            Some(UnratedReason::Guest) => Err(ErrorCode::AccountNeeded.into()),
+            Some(_) => Err(ErrorCode::RatedPlayLocked.refusal(format!(
+                "your account is not rated yet: {}; casual play is open",
+                self.minimum()
+            ))),
+        }
+    }
+
+    /// The minimum before rated play, in words.
+    fn minimum(&self) -> String {
+        let hours = self.settings.min_account_age_seconds.div_ceil(3600);
+        let games = self.settings.min_games;
+        format!(
+            "rated play opens once an account is {hours} hour{} old and has finished {games} game{}",
+            if hours == 1 { "" } else { "s" },
+            if games == 1 { "" } else { "s" },
+        )
+    }
+
+    /// Why `game` is not to be rated, if it is not: a guest or an account
+    /// not rated yet in a seat, or two opponents past the day's cap.
+    pub async fn why_unrated(
+        &self,
+        game: &FinishedGame,
+    ) -> Result<Option<(UnratedReason, String)>, StoreError> {
+        let now = now_ms();
+        for player in &game.players {
+            let standing = self.store.account_standing(player, &game.match_id).await?;
+            match locked(standing, now, &self.settings) {
+                None => {}
+                Some(UnratedReason::Guest) => {
+                    let why = "a guest played: only accounts are rated".to_owned();
+                    return Ok(Some((UnratedReason::Guest, why)));
+                }
+                Some(reason) => {
+                    let why = format!("an account here is not rated yet ({})", self.minimum());
+                    return Ok(Some((reason, why)));
+                }
+            }
+        }
+        let cap = self.settings.daily_games_per_opponent;
+        if cap == 0 {
+            return Ok(None);
+        }
+        let sides: Vec<u8> =
+            (0..game.players.len()).map(|seat| game.rules.team_of(Seat(seat as u8)).0).collect();
+        for (a, player) in game.players.iter().enumerate() {
+            for (b, other) in game.players.iter().enumerate().skip(a + 1) {
+                if sides[a] == sides[b] {
+                    continue;
+                }
+                if self.store.rated_together(player, other, now - DAY_MS).await? >= cap {
+                    let why = format!(
+                        "two opponents here have played {cap} rated games against each other \
+                         in 24 hours, as many as count: this one was casual"
+                    );
+                    return Ok(Some((UnratedReason::DailyCap, why)));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// Rates `game` and stores the ratings, answering with the notice for
-    /// the game's table. A failure is logged and answers `None`: the game
-    /// stays unrated, nothing else is lost.
+    /// the game's table: its ratings, or why it was not rated. A failure is
+    /// logged and answers `None`: the game stays unrated, nothing else is lost.
     pub async fn rate(&self, game: FinishedGame) -> Option<TableNotice> {
+        match self.why_unrated(&game).await {
+            Ok(None) => {}
+            Ok(Some((reason, message))) => return Some(TableNotice::Unrated { reason, message }),
+            Err(error) => {
+                tracing::error!(%error, match_id = %game.match_id, "the game could not be rated");
+                return None;
+            }
+        }
         // The engine's name of the form keys the stored ratings: one rating per form.
         let form = game.rules.form().name();
-        let all_sides: Vec<usize> = (0..game.players.len())
+        let sides: Vec<usize> = (0..game.players.len())
             .map(|seat| usize::from(game.rules.team_of(Seat(seat as u8)).0))
             .collect();
-        // The seats rated: all but the partners of a forfeiter who stayed.
-        let seats = rated_seats(&all_sides, &game.forfeited);
-        let pick = |values: &dyn Fn(usize) -> usize| seats.iter().map(|&s| values(s)).collect();
-        let sides: Vec<usize> = pick(&|seat| all_sides[seat]);
-        let forfeited: Vec<bool> = seats.iter().map(|&seat| game.forfeited[seat]).collect();
         let rated = RatedMatch {
             match_id: game.match_id.clone(),
             form: form.to_owned(),
-            players: seats.iter().map(|&seat| game.players[seat].clone()).collect(),
+            players: game.players.clone(),
             at: now_ms(),
         };
         let result =
-            GameResult { scores: &game.scores, winner: game.winner, forfeited: &forfeited };
+            GameResult { scores: &game.scores, winner: game.winner, forfeited: &game.forfeited };
         let maths = |before: &[Option<Glicko>]| rate(before, &sides, &result);
         let changes = match self.store.rate_match(&rated, &maths).await {
             Ok(changes) => changes,
@@ -102,8 +196,8 @@ impl Ratings {
         };
         let ratings = changes
             .iter()
-            .zip(&seats)
-            .map(|(change, &seat)| SeatRating {
+            .enumerate()
+            .map(|(seat, change)| SeatRating {
                 seat: seat as u8,
                 player_id: change.player_id.clone(),
                 rating: change.after.rating.round() as i32,
@@ -115,18 +209,22 @@ impl Ratings {
     }
 }
 
+/// Why a player with `standing` (`None`: a guest) is not rated at `now`;
+/// `None` if they are.
+pub fn locked(
+    standing: Option<AccountStanding>,
+    now: Millis,
+    settings: &RatingSettings,
+) -> Option<UnratedReason> {
+    let Some(standing) = standing else { return Some(UnratedReason::Guest) };
+    let min_age_ms = i64::try_from(settings.min_account_age_seconds.saturating_mul(1000));
+    let old_enough = now.saturating_sub(standing.created_at) >= min_age_ms.unwrap_or(i64::MAX);
+    let played_enough = standing.games_finished >= settings.min_games;
+    (!(old_enough && played_enough)).then_some(UnratedReason::NewAccount)
+}
+
 /// A player's rating before their first rated game in a form.
 const START: Glicko2Rating = Glicko2Rating::new();
-
-/// The seats to rate: every seat but a partner who stayed while another
-/// member of their side forfeited.
-pub fn rated_seats(sides: &[usize], forfeited: &[bool]) -> Vec<usize> {
-    let side_forfeited =
-        |side: usize| sides.iter().zip(forfeited).any(|(&s, &gone)| s == side && gone);
-    (0..sides.len())
-        .filter(|&seat| forfeited.get(seat) == Some(&true) || !side_forfeited(sides[seat]))
-        .collect()
-}
 
 /// How a rated game ended, for [`rate`]: each side's score, the winning
 /// side (`None`: unfinished), and by player whether they forfeited.
@@ -162,7 +260,7 @@ pub fn rate(before: &[Option<Glicko>], sides: &[usize], result: &GameResult) -> 
     // unfinished game between sides that both stayed).
     let outcome = |player: usize, theirs: usize| {
         let mine = sides[player];
-        if gone(player) {
+        if side_gone(mine) {
             return Some(Outcomes::LOSS);
         }
         if side_gone(theirs) {
@@ -268,27 +366,42 @@ mod tests {
     }
 
     #[test]
-    fn a_forfeiter_loses_whatever_the_bot_makes_of_the_game_and_the_partner_is_not_rated() {
+    fn a_forfeiter_loses_whatever_the_bot_makes_of_the_game_and_so_does_the_partner() {
         let sides = [0, 1, 0, 1];
         // Seat 0 left; seat 2, the partner, stayed. The bot and the
         // partner go on to win the game.
-        let forfeited = [true, false, false, false];
-        assert_eq!(rated_seats(&sides, &forfeited), vec![0, 1, 3]);
-        let rated_sides = [0, 1, 1];
-        let gone = [true, false, false];
+        let gone = [true, false, false, false];
         let result = GameResult { scores: &[10, 6], winner: Some(0), forfeited: &gone };
-        let new = rate(&[None, None, None], &rated_sides, &result);
+        let new = rate(&[None, None, None, None], &sides, &result);
         assert!(new[0].rating < 1500.0, "the leaver loses though the side won");
-        assert!(new[1].rating > 1500.0 && new[2].rating > 1500.0, "the opponents win by forfeit");
+        assert!(new[2].rating < 1500.0, "the partner who stayed loses with the side");
+        assert!((new[0].rating - new[2].rating).abs() < 1e-9, "a whole loss, as the leaver's");
+        assert!(new[1].rating > 1500.0 && new[3].rating > 1500.0, "the opponents win by forfeit");
         // The same when the table closed before the end.
         let unfinished = GameResult { scores: &[4, 2], winner: None, forfeited: &gone };
-        let closed = rate(&[None, None, None], &rated_sides, &unfinished);
-        assert!(closed[0].rating < 1500.0 && closed[1].rating > 1500.0);
+        let closed = rate(&[None, None, None, None], &sides, &unfinished);
+        assert!(closed[0].rating < 1500.0 && closed[2].rating < 1500.0);
+        assert!(closed[1].rating > 1500.0);
         // Everyone gone: everyone loses.
-        assert_eq!(rated_seats(&sides, &[true; 4]), vec![0, 1, 2, 3]);
         let all = GameResult { scores: &[4, 2], winner: None, forfeited: &[true; 4] };
         let all_gone = rate(&[None, None, None, None], &sides, &all);
         assert!(all_gone.iter().all(|r| r.rating < 1500.0));
+    }
+
+    #[test]
+    fn only_accounts_old_enough_and_with_games_enough_are_rated() {
+        let settings =
+            RatingSettings { min_account_age_seconds: 3600, min_games: 2, ..Default::default() };
+        let hour = 3_600_000;
+        let account =
+            |created_at, games_finished| Some(AccountStanding { created_at, games_finished });
+        assert_eq!(locked(None, 10 * hour, &settings), Some(UnratedReason::Guest));
+        assert_eq!(locked(account(0, 5), hour - 1, &settings), Some(UnratedReason::NewAccount));
+        assert_eq!(locked(account(0, 1), 10 * hour, &settings), Some(UnratedReason::NewAccount));
+        assert_eq!(locked(account(0, 2), hour, &settings), None);
+        let open = RatingSettings { min_account_age_seconds: 0, min_games: 0, ..settings };
+        assert_eq!(locked(account(5, 0), 5, &open), None);
+        assert_eq!(locked(None, 5, &open), Some(UnratedReason::Guest), "a guest never");
     }
 
     #[test]

@@ -245,6 +245,16 @@ mod tests {
         async fn account_keys(&self) -> Result<Vec<AccountKey>, StoreError> {
             self.inner.account_keys().await
         }
+        async fn account_standing(
+            &self,
+            id: &str,
+            except: &str,
+        ) -> Result<Option<AccountStanding>, StoreError> {
+            self.inner.account_standing(id, except).await
+        }
+        async fn rated_together(&self, a: &str, b: &str, since: Millis) -> Result<u32, StoreError> {
+            self.inner.rated_together(a, b, since).await
+        }
         async fn set_account_keys(&self, keys: &[AccountKey]) -> Result<(), StoreError> {
             self.inner.set_account_keys(keys).await
         }
@@ -253,6 +263,14 @@ mod tests {
         }
         async fn revoke_session(&self, hash: &str, at: Millis) -> Result<(), StoreError> {
             self.inner.revoke_session(hash, at).await
+        }
+        async fn revoke_sessions_beyond(
+            &self,
+            id: &str,
+            keep: u32,
+            now: Millis,
+        ) -> Result<Vec<String>, StoreError> {
+            self.inner.revoke_sessions_beyond(id, keep, now).await
         }
         async fn purge(
             &self,

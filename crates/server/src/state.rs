@@ -96,7 +96,7 @@ impl AppState {
         let accounts =
             Arc::new(Accounts::new(store.clone(), players.clone(), &settings.accounts, &metrics));
         let registry = Registry::default();
-        let ratings = Arc::new(Ratings::new(store.clone()));
+        let ratings = Arc::new(Ratings::new(store.clone(), settings.ratings.clone()));
         let admission = Arc::new(Admission::new(&settings.limits, &settings.trusted_proxies));
         let api_limits = Arc::new(ApiLimits::new(&settings.api));
         let tracker = TaskTracker::new();
@@ -171,7 +171,7 @@ impl AppState {
     pub async fn create_table(
         &self,
         host: &PlayerInfo,
-        settings: TableSettings,
+        mut settings: TableSettings,
     ) -> Result<(TableId, Option<String>), Refusal> {
         let bad = |message: String| ErrorCode::BadSettings.refusal(message);
         let rules = settings.resolve_rules().map_err(|error| bad(error.to_string()))?;
@@ -204,6 +204,11 @@ impl AppState {
             && !(5..=600).contains(&seconds)
         {
             return Err(bad("turn_seconds must be 5 to 600".to_owned()));
+        }
+        // Every rated game has a turn timer: nobody holds one hostage by
+        // not acting (see `ratings`: running out of time too often forfeits).
+        if settings.rated && settings.bot_seats.is_empty() && settings.turn_seconds.is_none() {
+            settings.turn_seconds = Some(self.settings.ratings.turn_seconds.clamp(5, 600));
         }
         let limits = &self.settings.limits;
         if self.registry.hosted_by(&host.id) >= limits.tables_per_player

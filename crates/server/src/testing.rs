@@ -44,13 +44,16 @@ impl TestServer {
     }
 
     /// The settings `adjust` leaves of the defaults with bots that do not
-    /// pause, and no analysis at a match's end (tests finish matches by the
-    /// hundred; the few that want it turn it on) and few worlds.
+    /// pause, no analysis at a match's end (tests finish matches by the
+    /// hundred; the few that want it turn it on), few worlds, and accounts
+    /// rated from their first game (the tests of the minimum set one).
     pub async fn start_with(adjust: impl FnOnce(&mut Settings)) -> TestServer {
         let mut settings = Settings::default();
         settings.timing.bot_delay_ms = 0;
         settings.analysis.at_match_end = false;
         settings.analysis.worlds = 16;
+        settings.ratings.min_account_age_seconds = 0;
+        settings.ratings.min_games = 0;
         adjust(&mut settings);
         TestServer::with_settings(settings).await
     }

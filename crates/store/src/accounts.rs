@@ -52,6 +52,12 @@ const SESSION_BY_TOKEN_HASH: &str = "\
 const REVOKE_SESSION: &str =
     "UPDATE sessions SET revoked_at = COALESCE(revoked_at, $2) WHERE token_hash = $1";
 
+/// An account's live sessions, the newest first.
+const LIVE_SESSIONS_OF: &str = "\
+    SELECT token_hash, player_id FROM sessions \
+    WHERE player_id = $1 AND revoked_at IS NULL AND expires_at > $2 \
+    ORDER BY created_at DESC, token_hash DESC";
+
 const REVOKE_SESSIONS_OF: &str =
     "UPDATE sessions SET revoked_at = COALESCE(revoked_at, $2) WHERE player_id = $1";
 
@@ -188,6 +194,22 @@ pub(crate) async fn revoke_session<C: Conn>(
     at: Millis,
 ) -> Result<(), StoreError> {
     conn.execute(REVOKE_SESSION, &[text(token_hash), int(at)]).await
+}
+
+pub(crate) async fn revoke_sessions_beyond<C: Conn>(
+    conn: &mut C,
+    player_id: &str,
+    keep: u32,
+    now: Millis,
+) -> Result<Vec<String>, StoreError> {
+    let rows = conn.fetch_all(LIVE_SESSIONS_OF, &[text(player_id), int(now)]).await?;
+    let live: Vec<(String, String)> = rows.iter().map(Decodes::decode).collect::<Result<_, _>>()?;
+    let mut revoked = Vec::new();
+    for (token_hash, _) in live.into_iter().skip(keep as usize) {
+        conn.execute(REVOKE_SESSION, &[text(&token_hash), int(now)]).await?;
+        revoked.push(token_hash);
+    }
+    Ok(revoked)
 }
 
 pub(crate) async fn change_password<C: Conn>(

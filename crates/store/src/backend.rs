@@ -17,7 +17,9 @@ use sqlx::{Database, Pool, Transaction};
 
 use crate::conn::Conn;
 use crate::write::{EndRow, HandRow, PlaysRow};
-use crate::{Account, AccountClaim, AccountKey, ClaimOutcome, NewSession, Purged, Session};
+use crate::{
+    Account, AccountClaim, AccountKey, AccountStanding, ClaimOutcome, NewSession, Purged, Session,
+};
 use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
 use crate::{FormAccuracy, SavedAnalysis, TableRecord};
 use crate::{
@@ -225,6 +227,18 @@ impl<DB: Backend> Store for SqlStore<DB> {
         accounts::revoke_session(&mut *self.pool.acquire().await?, token_hash, at).await
     }
 
+    async fn revoke_sessions_beyond(
+        &self,
+        player_id: &str,
+        keep: u32,
+        now: Millis,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut tx = self.write().await?;
+        let revoked = accounts::revoke_sessions_beyond(&mut *tx, player_id, keep, now).await?;
+        tx.commit().await?;
+        Ok(revoked)
+    }
+
     async fn change_password(
         &self,
         password_hash: &str,
@@ -260,6 +274,24 @@ impl<DB: Backend> Store for SqlStore<DB> {
         let changes = ratings::rate_match(&mut *tx, rated, rate).await?;
         tx.commit().await?;
         Ok(changes)
+    }
+
+    async fn account_standing(
+        &self,
+        player_id: &str,
+        except_match: &str,
+    ) -> Result<Option<AccountStanding>, StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        ratings::account_standing(&mut *conn, player_id, except_match).await
+    }
+
+    async fn rated_together(
+        &self,
+        player: &str,
+        other: &str,
+        since: Millis,
+    ) -> Result<u32, StoreError> {
+        ratings::rated_together(&mut *self.pool.acquire().await?, player, other, since).await
     }
 
     async fn leaderboard(

@@ -480,6 +480,15 @@ pub struct RatingChange {
     pub after: Glicko,
 }
 
+/// What an account has behind it, for the minimum before rated play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AccountStanding {
+    /// When the name was claimed.
+    pub created_at: Millis,
+    /// Finished matches the player sat in (with bots and casual ones too).
+    pub games_finished: u32,
+}
+
 /// A place on the leaderboard.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BoardEntry {
@@ -632,6 +641,14 @@ pub trait Store: Send + Sync + fmt::Debug {
     async fn session_by_token_hash(&self, token_hash: &str) -> Result<Option<Session>, StoreError>;
     /// Revokes one session (log-out); revoking it again keeps the first time.
     async fn revoke_session(&self, token_hash: &str, at: Millis) -> Result<(), StoreError>;
+    /// Revokes the player's live sessions but the newest `keep`, at `now`,
+    /// returning the token hashes revoked.
+    async fn revoke_sessions_beyond(
+        &self,
+        player_id: &str,
+        keep: u32,
+        now: Millis,
+    ) -> Result<Vec<String>, StoreError>;
     /// Housekeeping: deletes the sessions that have ended (revoked, or
     /// expired by `now`) and the guests created before `guests_before` that
     /// claimed no name, sat in no match and have no place at an open table,
@@ -652,6 +669,20 @@ pub trait Store: Send + Sync + fmt::Debug {
         rated: &RatedMatch,
         rate: RateFn<'_>,
     ) -> Result<Vec<RatingChange>, StoreError>;
+    /// The account of `player_id` and what it has played (not counting
+    /// match `except_match`, the one being rated); `None` for a guest.
+    async fn account_standing(
+        &self,
+        player_id: &str,
+        except_match: &str,
+    ) -> Result<Option<AccountStanding>, StoreError>;
+    /// How many matches rated `player` and `other` both since `since`.
+    async fn rated_together(
+        &self,
+        player: &str,
+        other: &str,
+        since: Millis,
+    ) -> Result<u32, StoreError>;
     /// Accounts' ratings in `form`, best first, from place `offset` on.
     async fn leaderboard(
         &self,

@@ -7,7 +7,8 @@ use crate::StoreError;
 use crate::conn::{Conn, Decodes, Param};
 use crate::rows::{BoardRow, FormRow, HistoryRow, PointRow, RatingRow};
 use crate::{
-    BoardEntry, FormRating, Glicko, PlayerRow, RateFn, RatedMatch, RatingChange, RatingPoint,
+    AccountStanding, BoardEntry, FormRating, Glicko, Millis, PlayerRow, RateFn, RatedMatch,
+    RatingChange, RatingPoint,
 };
 
 const HISTORY_OF_MATCH: &str = "\
@@ -30,7 +31,7 @@ const INSERT_HISTORY: &str = "\
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 
 /// The accounts' ratings in one form, best first: a page of the board.
-/// (Guests are rated too, but only a claimed name is one to rank.)
+/// (Only accounts are rated now; guests rated before are not ranked.)
 const LEADERBOARD: &str = "\
     SELECT p.id, p.name, r.rating, r.deviation, r.volatility, r.games \
     FROM ratings r JOIN accounts a ON a.player_id = r.player_id \
@@ -203,4 +204,45 @@ pub(crate) async fn rating_history<C: Conn>(
     // Fetched newest first (the latest `limit`), given oldest first.
     points.reverse();
     Ok(points)
+}
+
+const ACCOUNT_CREATED: &str = "SELECT created_at FROM accounts WHERE player_id = $1";
+
+/// Finished matches (bots' and casual ones too) the player sat in, but one.
+const GAMES_FINISHED: &str = "\
+    SELECT COUNT(*) FROM match_seats s JOIN matches m ON m.id = s.match_id \
+    WHERE s.player_id = $1 AND m.ended_at IS NOT NULL AND m.id <> $2";
+
+/// Rated matches both players were rated in, since a time.
+const RATED_TOGETHER: &str = "\
+    SELECT COUNT(*) FROM rating_history a JOIN rating_history b ON b.match_id = a.match_id \
+    WHERE a.player_id = $1 AND b.player_id = $2 AND a.at >= $3";
+
+fn count(rows: &[(i64,)]) -> u32 {
+    rows.first().map_or(0, |(count,)| games(*count))
+}
+
+pub(crate) async fn account_standing<C: Conn>(
+    conn: &mut C,
+    player_id: &str,
+    except_match: &str,
+) -> Result<Option<AccountStanding>, StoreError> {
+    let rows = conn.fetch_all(ACCOUNT_CREATED, &[text(player_id)]).await?;
+    let created: Vec<(i64,)> = rows.iter().map(Decodes::decode).collect::<Result<_, _>>()?;
+    let Some((created_at,)) = created.first().copied() else { return Ok(None) };
+    let rows = conn.fetch_all(GAMES_FINISHED, &[text(player_id), text(except_match)]).await?;
+    let finished: Vec<(i64,)> = rows.iter().map(Decodes::decode).collect::<Result<_, _>>()?;
+    Ok(Some(AccountStanding { created_at, games_finished: count(&finished) }))
+}
+
+pub(crate) async fn rated_together<C: Conn>(
+    conn: &mut C,
+    player: &str,
+    other: &str,
+    since: Millis,
+) -> Result<u32, StoreError> {
+    let params = [text(player), text(other), Param::Int(Some(since))];
+    let rows = conn.fetch_all(RATED_TOGETHER, &params).await?;
+    let counted: Vec<(i64,)> = rows.iter().map(Decodes::decode).collect::<Result<_, _>>()?;
+    Ok(count(&counted))
 }

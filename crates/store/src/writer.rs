@@ -379,10 +379,10 @@ mod tests {
 
     use super::*;
     use crate::{
-        Account, AccountClaim, AccountKey, BoardEntry, ClaimOutcome, FormAccuracy, FormRating,
-        LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, NewSession, PlayerRow, PlayerStats,
-        RateFn, RatedMatch, RatingChange, RatingPoint, SavedAnalysis, Session, TableRecord,
-        UnreadableTable,
+        Account, AccountClaim, AccountKey, AccountStanding, BoardEntry, ClaimOutcome, FormAccuracy,
+        FormRating, LiveTable, MatchDetail, MatchPage, MatchQuery, Millis, NewSession, PlayerRow,
+        PlayerStats, RateFn, RatedMatch, RatingChange, RatingPoint, SavedAnalysis, Session,
+        TableRecord, UnreadableTable,
     };
 
     /// A store that keeps writes in memory and can be switched off.
@@ -465,6 +465,14 @@ mod tests {
         async fn revoke_session(&self, _: &str, _: Millis) -> Result<(), StoreError> {
             Ok(())
         }
+        async fn revoke_sessions_beyond(
+            &self,
+            _: &str,
+            _: u32,
+            _: Millis,
+        ) -> Result<Vec<String>, StoreError> {
+            Ok(Vec::new())
+        }
         async fn change_password(&self, _: &str, _: &NewSession) -> Result<(), StoreError> {
             Err(StoreError::Corrupt("no accounts here".into()))
         }
@@ -482,6 +490,16 @@ mod tests {
             _: RateFn<'_>,
         ) -> Result<Vec<RatingChange>, StoreError> {
             Err(StoreError::Corrupt("no ratings here".into()))
+        }
+        async fn account_standing(
+            &self,
+            _: &str,
+            _: &str,
+        ) -> Result<Option<AccountStanding>, StoreError> {
+            Ok(None)
+        }
+        async fn rated_together(&self, _: &str, _: &str, _: Millis) -> Result<u32, StoreError> {
+            Ok(0)
         }
         async fn leaderboard(
             &self,

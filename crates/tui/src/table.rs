@@ -52,6 +52,8 @@ pub struct TableModel {
     /// Each seat's new rating after the last rated game at this table. It
     /// comes a moment after `game_won` (after a quick rematch has begun).
     pub rated: Option<Vec<SeatRating>>,
+    /// Why the last game at this rated table was not rated, if it was not.
+    pub unrated: Option<String>,
 }
 
 impl TableModel {
@@ -78,6 +80,7 @@ impl TableModel {
             hand_result: None,
             deals,
             rated: None,
+            unrated: None,
         }
     }
 
@@ -87,11 +90,13 @@ impl TableModel {
     pub fn replace(&mut self, seq: u64, state: TableState) {
         let chat = std::mem::take(&mut self.chat);
         let rated = self.rated.take();
+        let unrated = self.unrated.take();
         let mut deals = self.deals.clone();
         deals.snapshot(&state);
         *self = TableModel::from_snapshot(self.id.clone(), seq, state);
         self.chat = chat;
         self.rated = rated;
+        self.unrated = unrated;
         self.deals = deals;
     }
 
@@ -172,9 +177,11 @@ impl TableModel {
                 // The last game's rating, if it has come; one that comes
                 // later is still shown, as the last game's.
                 self.rated = None;
+                self.unrated = None;
             }
             TableNotice::Chat { from, text } => self.chat.push(ChatLine { from, text }),
             TableNotice::Rated { ratings, .. } => self.rated = Some(ratings),
+            TableNotice::Unrated { message, .. } => self.unrated = Some(message),
             // Checked by `deals`, which sees every event.
             TableNotice::DealCommitted { .. } | TableNotice::DealRevealed { .. } => {}
         }

@@ -597,7 +597,7 @@ async fn quick_play_seats_two_strangers_and_cancel_tells_the_other_tab() {
     same.token = Some(cid.identity().token.clone());
     let (cid_again, _) = Client::connect(same).await.expect("connect");
     let invite =
-        QuickPlayRequest { invite_partner: true, ..QuickPlayRequest::new(Preset::Standard, true) };
+        QuickPlayRequest { invite_partner: true, ..QuickPlayRequest::new(Preset::Standard, false) };
     let code = cid.quick_play(invite).await.expect("queued");
     assert_eq!(code.as_ref().map(String::len), Some(10), "a team code");
     assert_eq!(cid_again.cancel_quick_play().await, Ok(()));

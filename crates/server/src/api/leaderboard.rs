@@ -76,8 +76,7 @@ impl BoardParams {
     tag = "players",
     summary = "The leaderboard of a game form",
     description = "Accounts ranked by their Glicko-2 rating in the form, best first (equal \
-        ratings by player id). Guests are rated too but not ranked: a place needs a claimed \
-        name. Pages follow `next_offset`.",
+        ratings by player id). Only accounts are rated. Pages follow `next_offset`.",
     params(BoardParams),
     responses(
         (status = 200, description = "A page of the board", body = Leaderboard),

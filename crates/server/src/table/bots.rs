@@ -88,14 +88,17 @@ impl Table {
     /// blocking pool and its action comes back as a [`Decision`]. True if the
     /// action was taken now.
     fn play_for(&mut self, seat: Seat) -> bool {
-        // A person away past the grace forfeits (a slow one, played for
-        // after the turn timer, does not).
+        // A person away past the grace forfeits; one the turn timer plays
+        // for forfeits after so many turns.
         let state = &self.seats[seat.index()];
         let grace = self.config.reconnect_grace;
-        if matches!(state.sitter, Some(Sitter::Human(_)))
-            && state.away_since.is_some_and(|since| since.elapsed() >= grace)
-        {
-            self.forfeit(seat);
+        if matches!(state.sitter, Some(Sitter::Human(_))) {
+            if state.away_since.is_some_and(|since| since.elapsed() >= grace) {
+                self.forfeit(seat);
+            } else if let Some(game) = &self.game {
+                let at = position(self.games_started, game);
+                self.timed_out(seat, at);
+            }
         }
         let Some(game) = &self.game else { return false };
         let view = game.view(Viewer::Seat(seat));

@@ -51,6 +51,7 @@ impl Table {
         });
         self.rated_players = self.rated_players();
         self.forfeits = vec![false; self.seats.len()];
+        self.timeouts = vec![0; self.seats.len()];
         self.game = Some(game);
         self.match_id = Some(match_id);
         self.last_change = Instant::now();
@@ -78,6 +79,23 @@ impl Table {
             *forfeited = true;
             let write = Write::Forfeited { match_id: match_id.clone(), seat: seat.0, at: now_ms() };
             self.delivery.writes.push(write);
+        }
+    }
+
+    /// The turn timer plays for the person in `seat`: in a rated game, the
+    /// `ratings.timeouts_to_forfeit`th time forfeits it and a bot takes the
+    /// seat for good (as if they had left), so that nobody holds a losing
+    /// game hostage by letting every turn run out.
+    pub(super) fn timed_out(&mut self, seat: Seat, at: super::bots::Position) {
+        let limit = self.config.ratings.as_ref().map_or(0, |r| r.timeouts_to_forfeit());
+        if limit == 0 || self.rated_players.is_none() || self.last_timeout == Some((seat, at)) {
+            return;
+        }
+        self.last_timeout = Some((seat, at));
+        let Some(count) = self.timeouts.get_mut(seat.index()) else { return };
+        *count += 1;
+        if *count >= limit {
+            self.give_seat_to_bot(seat);
         }
     }
 

@@ -143,6 +143,11 @@ pub struct Table {
     /// The seats whose player forfeited the rated game in progress: away
     /// past the grace, or left it (see `ratings`).
     forfeits: Vec<bool>,
+    /// By seat: the turns of the rated game in progress that the turn
+    /// timer played, and the last one counted (so that a move asked of a
+    /// bot twice counts once).
+    timeouts: Vec<u32>,
+    last_timeout: Option<(Seat, bots::Position)>,
     /// Messages are held back until what caused them is durable.
     delivery: Delivery,
     /// Whether a search bot's decision is under way on the blocking pool.
@@ -187,6 +192,8 @@ impl Table {
             match_id: None,
             rated_players: None,
             forfeits: Vec::new(),
+            timeouts: Vec::new(),
+            last_timeout: None,
             delivery: Delivery::new(durability),
             thinking: false,
             decisions: None,
@@ -252,6 +259,9 @@ impl Table {
             table.forfeits = (0..table.seats.len())
                 .map(|seat| live_match.forfeits.contains(&(seat as u8)))
                 .collect();
+            // Turns run out before the restart are not kept: each player
+            // starts again from none.
+            table.timeouts = vec![0; table.seats.len()];
             // Events after the last stored action (chat, presence) are gone:
             // jump the seq so that every client resumes from a snapshot.
             table.seq = live_match.last_seq + RESTORE_SEQ_GAP;

@@ -187,27 +187,39 @@ impl Table {
             return if watching { Ok(Reply::Done) } else { Err(ErrorCode::NotSeated.into()) };
         };
         self.subscribers.retain(|_, s| s.player_id != player.id);
-        let index = seat.index();
-        let seat_number = seat.0;
-        self.publish(TableEvent::Table(TableNotice::SeatLeft { seat: seat_number }));
         if self.status() == TableStatus::Playing {
-            // A game in progress goes on: a bot takes the seat for good,
-            // and a rated game counts as lost for the player who left.
-            self.forfeit(seat);
-            self.seats[index] = SeatState {
-                sitter: Some(Sitter::Bot(self.bot_kind)),
-                bot: Some(self.bot_kind.create(self.bot_seed ^ u64::from(seat_number))),
-                away_since: None,
-            };
-            self.publish(TableEvent::Table(TableNotice::SeatTaken {
-                seat: seat_number,
-                occupant: Occupant::Bot { bot: self.bot_kind.name().to_owned() },
-            }));
+            self.give_seat_to_bot(seat);
         } else {
-            self.seats[index] = SeatState::default();
+            self.publish(TableEvent::Table(TableNotice::SeatLeft { seat: seat.0 }));
+            self.seats[seat.index()] = SeatState::default();
+            self.record_seats();
         }
-        self.record_seats();
         Ok(Reply::Done)
+    }
+
+    /// The person in `seat` gives up a game in progress (by leaving, or by
+    /// letting too many turns run out): a bot takes the seat for good, and
+    /// a rated game counts as lost for them. Connections of theirs still
+    /// here watch on as spectators.
+    pub(super) fn give_seat_to_bot(&mut self, seat: Seat) {
+        let (index, seat_number) = (seat.index(), seat.0);
+        for subscriber in self.subscribers.values_mut() {
+            if subscriber.viewer == Viewer::Seat(seat) {
+                subscriber.viewer = Viewer::Spectator;
+            }
+        }
+        self.publish(TableEvent::Table(TableNotice::SeatLeft { seat: seat_number }));
+        self.forfeit(seat);
+        self.seats[index] = SeatState {
+            sitter: Some(Sitter::Bot(self.bot_kind)),
+            bot: Some(self.bot_kind.create(self.bot_seed ^ u64::from(seat_number))),
+            away_since: None,
+        };
+        self.publish(TableEvent::Table(TableNotice::SeatTaken {
+            seat: seat_number,
+            occupant: Occupant::Bot { bot: self.bot_kind.name().to_owned() },
+        }));
+        self.record_seats();
     }
 
     fn start(&mut self, player: &PlayerInfo, rematch: bool) -> Result<Reply, Refusal> {

@@ -465,3 +465,48 @@ async fn guests_nobody_needs_are_purged_on_schedule_and_connected_ones_kept() {
     assert!(welcomed_as(&hello_with(&server, &here_token).await).is_some());
     server.stop().await;
 }
+
+/// Past `max_sessions_per_account`, a new log-in ends the account's oldest
+/// session as a log-out would: its connection is closed, its token refused;
+/// the newer sessions go on.
+#[tokio::test]
+async fn past_the_cap_a_new_session_ends_the_oldest_and_closes_its_connections() {
+    let server =
+        TestServer::start_with(|settings| settings.accounts.max_sessions_per_account = 2).await;
+    let guest = server.player("Kim").await;
+    let id = guest.player_id.clone().expect("an id");
+    let guest_token = guest.token.clone().expect("a token");
+    let phone = session(&claim(&server, &guest_token, "Kim", PASSWORD).await, 201, &id);
+    let laptop = session(&log_in(&server, "Kim", PASSWORD).await, 201, &id);
+    let (mut on_phone, mut on_laptop) =
+        (open_with(&server, &phone).await, open_with(&server, &laptop).await);
+    assert!(still_open(&mut on_phone).await);
+
+    let tablet = session(&log_in(&server, "Kim", PASSWORD).await, 201, &id);
+    let code = tokio::time::timeout(PATIENCE, on_phone.close_code()).await;
+    assert_eq!(code.expect("the oldest session's connection closed"), Some(close::SESSION_ENDED));
+    assert_eq!(refused(&hello_with(&server, &phone).await), Some("bad_token"));
+    assert!(still_open(&mut on_laptop).await, "the newer sessions go on");
+    assert!(welcomed_as(&hello_with(&server, &tablet).await).is_some());
+    server.stop().await;
+}
+
+/// Right-password log-ins are limited per account, from any address: the
+/// burst (a third of `sessions_per_hour_per_account`) and then
+/// `429 rate_limited`; another account is not slowed.
+#[tokio::test]
+async fn right_password_log_ins_are_limited_per_account() {
+    let server =
+        TestServer::start_with(|settings| settings.accounts.sessions_per_hour_per_account = 9)
+            .await;
+    let id = account(&server, "Lou").await;
+    for n in 1..=3 {
+        session(&log_in_from(&server, [127, 7, 3, n], None, "Lou", PASSWORD).await, 201, &id);
+    }
+    let refused = log_in_from(&server, [127, 7, 3, 9], None, "Lou", PASSWORD).await;
+    assert_eq!(refused.error(429), "rate_limited");
+    assert!(refused.header("retry-after").is_some());
+    let other = account(&server, "Max").await;
+    session(&log_in_from(&server, [127, 7, 3, 9], None, "Max", PASSWORD).await, 201, &other);
+    server.stop().await;
+}

@@ -4,6 +4,7 @@
 //! rated game's forfeit made before the kill still counts at its end.
 
 use crate::support::binary::{Server, Stop};
+use crate::support::http::request_at;
 use crate::support::{Client, answer_id, play_to_the_end};
 use euchre_engine::{Action, Card, Event};
 use euchre_protocol::{
@@ -113,7 +114,7 @@ async fn a_killed_server_resumes_its_tables_with_every_acknowledged_action() {
 /// A rated player who leaves forfeits; the server is killed before the game
 /// ends and started again; the three who stayed play it to its end, and the
 /// leaver is still rated a loss (the game still rated though a bot now
-/// holds the seat), the partner who stayed not rated.
+/// holds the seat), and so is the partner who stayed.
 #[tokio::test]
 async fn a_forfeit_survives_a_killed_server() {
     let data = tempfile::tempdir().expect("a data folder");
@@ -123,6 +124,19 @@ async fn a_forfeit_survives_a_killed_server() {
     for name in ["Ann", "Bob", "Cy", "Dee"] {
         let mut client = Client::connect(&url).await;
         client.hello(name).await;
+        // An account: only accounts are rated.
+        let token = client.token.clone().expect("a guest token");
+        let body = serde_json::json!({ "name": name, "password": "correct horse" }).to_string();
+        let claimed = request_at(
+            server.address,
+            "POST",
+            "/api/accounts",
+            Some(&token),
+            Some(body.as_bytes()),
+        );
+        let claimed = claimed.await;
+        assert_eq!(claimed.status, 201, "{}", claimed.body);
+        client.token = claimed.json()["token"].as_str().map(str::to_owned);
         players.push(client);
     }
     let table = players[0].create_table(TableSettings::default()).await;
@@ -163,12 +177,22 @@ async fn a_forfeit_survives_a_killed_server() {
         } => Some(ratings.clone()),
         _ => None,
     };
-    let message = stayed[0].recv_until(|m| rated(m).is_some()).await;
-    let ratings = rated(&message).expect("a rating notice");
+    let unrated = |message: &ServerMessage| {
+        matches!(
+            message,
+            ServerMessage::Event {
+                event: Some(TableEvent::Table(TableNotice::Unrated { .. })),
+                ..
+            }
+        )
+    };
+    let message = stayed[0].recv_until(|m| rated(m).is_some() || unrated(m)).await;
+    let ratings = rated(&message).unwrap_or_else(|| panic!("not rated: {message:?}"));
     let seats: Vec<u8> = ratings.iter().map(|r| r.seat).collect();
-    assert_eq!(seats, vec![0, 1, 3], "Cy, Ann's partner, is not rated: {ratings:?}");
+    assert_eq!(seats, vec![0, 1, 2, 3], "{ratings:?}");
     assert_eq!(ratings[0].player_id, ann);
     assert!(ratings[0].change < 0, "the leaver still loses: {ratings:?}");
-    assert!(ratings[1].change > 0 && ratings[2].change > 0, "the opponents win: {ratings:?}");
+    assert_eq!(ratings[2].change, ratings[0].change, "and so does Cy, the partner: {ratings:?}");
+    assert!(ratings[1].change > 0 && ratings[3].change > 0, "the opponents win: {ratings:?}");
     server.stop(Stop::Kill);
 }

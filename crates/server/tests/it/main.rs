@@ -8,6 +8,7 @@ mod history;
 mod moderation;
 mod names;
 mod outage;
+mod rating_integrity;
 mod ratings;
 mod restart;
 mod server;

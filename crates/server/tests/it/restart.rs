@@ -109,6 +109,20 @@ async fn guest(server: &Server, name: &str) -> Client {
     client
 }
 
+/// A guest that has claimed its name: an account, which rated play needs
+/// (its `token` is the session's).
+async fn account(server: &Server, name: &str) -> Client {
+    let mut client = guest(server, name).await;
+    let token = client.token.clone().expect("a guest token");
+    let body = serde_json::json!({ "name": name, "password": "correct horse" }).to_string();
+    let claimed =
+        request_at(server.address, "POST", "/api/accounts", Some(&token), Some(body.as_bytes()));
+    let claimed = claimed.await;
+    assert_eq!(claimed.status, 201, "{}", claimed.body);
+    client.token = claimed.json()["token"].as_str().map(str::to_owned);
+    client
+}
+
 fn player(client: &Client, name: &str, seat: Option<u8>) -> Player {
     let token = client.token.clone().expect("a token");
     Player { name: name.to_owned(), token, seat }
@@ -289,7 +303,8 @@ async fn from_quick_play(server: &Server, rated: bool, seed: u64) -> (Scene, Vec
     let names: Vec<String> = (0..4).map(|n| format!("Q{seed}-{n}")).collect();
     let mut clients = Vec::new();
     for name in &names {
-        let mut client = guest(server, name).await;
+        let mut client =
+            if rated { account(server, name).await } else { guest(server, name).await };
         let id = client.next_id();
         let request = QuickPlayRequest::new(Preset::Standard, rated);
         let answer = client.command(ClientMessage::QuickPlay { id, request }).await;
@@ -436,7 +451,7 @@ async fn set_the_scenes(server: &Server) -> (Vec<Scene>, Vec<Client>, Client) {
     }
 
     // Waiting in a pool nobody else is in.
-    let mut quinn = guest(server, "Quinn").await;
+    let mut quinn = account(server, "Quinn").await;
     let id = quinn.next_id();
     let request = QuickPlayRequest::new(Preset::Classic, true);
     let answer = quinn.command(ClientMessage::QuickPlay { id, request }).await;
@@ -475,7 +490,7 @@ async fn restart_matrix(data: Data, how: Stop) {
         check_scene(&server, scene).await;
     }
     // A waiting request did not survive: it may be made again.
-    let mut quinn = guest(&server, "Quinn again").await;
+    let mut quinn = account(&server, "Quinn again").await;
     let id = quinn.next_id();
     let request = QuickPlayRequest::new(Preset::Classic, true);
     let answer = quinn.command(ClientMessage::QuickPlay { id, request }).await;

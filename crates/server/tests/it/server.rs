@@ -1225,7 +1225,7 @@ async fn four_players_asking_for_quick_play_sit_at_one_table_and_not_again() {
     let server = TestServer::start_with(quick_settings).await;
     let mut players = Vec::new();
     for name in ["Ann", "Bob", "Cid", "Dee"] {
-        let mut player = server.player(name).await;
+        let mut player = server.account(name).await;
         let answer = quick_play(&mut player, QuickPlayRequest::new(Preset::Standard, true)).await;
         assert_eq!(queued_team(&answer), None);
         players.push(player);
@@ -1264,8 +1264,8 @@ async fn four_players_asking_for_quick_play_sit_at_one_table_and_not_again() {
 #[tokio::test]
 async fn two_asking_as_a_team_sit_opposite() {
     let server = TestServer::start_with(quick_settings).await;
-    let mut ann = server.player("Ann").await;
-    let mut bob = server.player("Bob").await;
+    let mut ann = server.account("Ann").await;
+    let mut bob = server.account("Bob").await;
     let invite =
         QuickPlayRequest { invite_partner: true, ..QuickPlayRequest::new(Preset::Standard, true) };
     let code = queued_team(&quick_play(&mut ann, invite).await).expect("a team code");
@@ -1301,13 +1301,13 @@ async fn two_asking_as_a_team_sit_opposite() {
         assert_eq!(info.name, partner);
     }
     // The code is used up.
-    let mut eve = server.player("Eve").await;
+    let mut eve = server.account("Eve").await;
     let late =
         QuickPlayRequest { team: Some(code), ..QuickPlayRequest::new(Preset::Standard, true) };
     assert_eq!(error_code(&quick_play(&mut eve, late).await), Some("bad_team"));
     let mut others = Vec::new();
     for name in ["Cid", "Dee"] {
-        let mut player = server.player(name).await;
+        let mut player = server.account(name).await;
         quick_play(&mut player, QuickPlayRequest::new(Preset::Standard, true)).await;
         others.push(player);
     }
@@ -1324,7 +1324,7 @@ async fn two_asking_as_a_team_sit_opposite() {
 #[tokio::test]
 async fn a_cancelled_request_is_not_seated_and_a_team_ends_together() {
     let server = TestServer::start_with(quick_settings).await;
-    let mut ann = server.player("Ann").await;
+    let mut ann = server.account("Ann").await;
     quick_play(&mut ann, QuickPlayRequest::new(Preset::Cutthroat, true)).await;
     let id = ann.next_id();
     assert!(matches!(
@@ -1338,7 +1338,7 @@ async fn a_cancelled_request_is_not_seated_and_a_team_ends_together() {
     );
     let mut three = Vec::new();
     for name in ["Bob", "Cid", "Dee"] {
-        let mut player = server.player(name).await;
+        let mut player = server.account(name).await;
         quick_play(&mut player, QuickPlayRequest::new(Preset::Cutthroat, true)).await;
         three.push(player);
     }
@@ -1359,7 +1359,7 @@ async fn a_cancelled_request_is_not_seated_and_a_team_ends_together() {
     let invite =
         QuickPlayRequest { invite_partner: true, ..QuickPlayRequest::new(Preset::Standard, false) };
     let code = queued_team(&quick_play(&mut ann, invite).await);
-    let mut eve = server.player("Eve").await;
+    let mut eve = server.account("Eve").await;
     let join = QuickPlayRequest { team: code, ..QuickPlayRequest::new(Preset::Standard, false) };
     quick_play(&mut eve, join).await;
     let id = eve.next_id();
@@ -1378,7 +1378,7 @@ async fn a_cancelled_request_is_not_seated_and_a_team_ends_together() {
 #[tokio::test]
 async fn a_casual_request_with_bots_starts_with_bots_after_its_wait() {
     let server = TestServer::start_with(quick_settings).await;
-    let mut ann = server.player("Ann").await;
+    let mut ann = server.account("Ann").await;
     let asked = std::time::Instant::now();
     let request = QuickPlayRequest {
         bots_after_seconds: Some(5),
@@ -1399,7 +1399,7 @@ async fn a_casual_request_with_bots_starts_with_bots_after_its_wait() {
 #[tokio::test]
 async fn bad_quick_play_requests_are_refused_with_their_codes() {
     let server = TestServer::start().await;
-    let mut ann = server.player("Ann").await;
+    let mut ann = server.account("Ann").await;
     let refused = |request: QuickPlayRequest| request;
     let cases = [
         (

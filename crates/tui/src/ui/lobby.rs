@@ -168,7 +168,7 @@ pub(super) fn create(frame: &mut Frame, form: &CreateForm, area: Rect) {
     lines.push(line(Field::Private, "Table".into(), visibility.into(), ""));
     let (rated, note) = match (form.rated, bots) {
         (false, _) => ("no", ""),
-        (true, 0) => ("yes", "when every seat is a person"),
+        (true, 0) => ("yes", "when every seat is an account"),
         (true, _) => ("yes", "but a game with a bot never is"),
     };
     lines.push(line(Field::Rated, "Rated".into(), rated.into(), note));

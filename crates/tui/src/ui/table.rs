@@ -209,6 +209,9 @@ fn game_lines(table: &TableModel, game: &GameView) -> Vec<Line<'static>> {
 /// Each seat's new rating after a rated game: this one when it is over,
 /// else the last one (the rating can come after a quick rematch began).
 fn rated_line(table: &TableModel, game: &GameView) -> Option<Line<'static>> {
+    if let Some(why) = &table.unrated {
+        return Some(Line::styled(format!("Not rated: {why}"), Style::new().fg(Color::Cyan)));
+    }
     let ratings = table.rated.as_ref()?;
     let entries: Vec<String> = ratings
         .iter()

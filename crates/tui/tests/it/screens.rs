@@ -379,7 +379,7 @@ fn the_create_form_sets_each_bots_level_and_whether_the_table_is_rated() {
         form.seats = [euchre_tui::form::SeatChoice::Open; 3];
     });
     let screen = render(&app, 80, 24);
-    assert!(screen.contains("when every seat is a person"), "{screen}");
+    assert!(screen.contains("when every seat is an account"), "{screen}");
     let commands = app.update(key(KeyCode::Enter));
     let [Command::Create(settings)] = commands.as_slice() else { panic!("{commands:?}") };
     assert!(settings.bot_seats.is_empty() && settings.rated, "{settings:?}");

@@ -198,9 +198,13 @@ async fn quick_play_with_a_partner_in_tmux() {
     let tmux = Tmux::new("quick");
     tmux.start("quick", &command_line(env!("CARGO_BIN_EXE_euchre-tui"), &url, config.path()));
     tmux.wait_for("quick", "Public tables").await;
-    // The form: standard and rated by default; the partner line, to invite.
+    // The form: standard and rated by default; casual (these players are
+    // guests, and rated play needs an account), then the partner line, to invite.
     tmux.keys("quick", "p");
     tmux.wait_for("quick", "Partner   ‹ alone ›").await;
+    tmux.keys("quick", "Down");
+    tmux.keys("quick", "Right");
+    tmux.wait_for("quick", "Rated     ‹ no ›").await;
     tmux.keys("quick", "Down");
     tmux.keys("quick", "Down");
     tmux.keys("quick", "Right");
@@ -214,12 +218,12 @@ async fn quick_play_with_a_partner_in_tmux() {
         .expect("the code on screen")
         .to_owned();
     println!("waiting for the partner:\n{screen}");
-    assert!(screen.contains("Waiting for your partner: standard, rated"), "{screen}");
+    assert!(screen.contains("Waiting for your partner: standard, casual"), "{screen}");
 
     let ask = async |name: &str, team: Option<String>| {
         let (client, mut updates) =
             Client::connect(ClientConfig::new(url.clone(), name)).await.expect("connects");
-        let request = QuickPlayRequest { team, ..QuickPlayRequest::new(Preset::Standard, true) };
+        let request = QuickPlayRequest { team, ..QuickPlayRequest::new(Preset::Standard, false) };
         client.quick_play(request).await.expect("queued");
         (
             client,

@@ -47,6 +47,9 @@ impl Server {
             .env("EUCHRE_QUICK_PLAY__WAVE_MS", "100")
             // A pool table's turn timer never plays for a slow test.
             .env("EUCHRE_QUICK_PLAY__TURN_SECONDS", "600")
+            // Accounts are rated from their first game.
+            .env("EUCHRE_RATINGS__MIN_ACCOUNT_AGE_SECONDS", "0")
+            .env("EUCHRE_RATINGS__MIN_GAMES", "0")
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         for (name, value) in env {

@@ -32,12 +32,27 @@ pub const PATIENCE: Duration = Duration::from_secs(10);
 pub trait Players {
     /// A connected client that has said hello as `name`.
     fn player(&self, name: &str) -> impl Future<Output = Client>;
+    /// A connected client whose guest `name` has claimed the name with a
+    /// password: an account (its `token` is the session's).
+    fn account(&self, name: &str) -> impl Future<Output = Client>;
 }
 
 impl Players for TestServer {
     async fn player(&self, name: &str) -> Client {
         let mut client = Client::connect(&self.url()).await;
         client.hello(name).await;
+        client
+    }
+
+    async fn account(&self, name: &str) -> Client {
+        let mut client = self.player(name).await;
+        let token = client.token.clone().expect("a guest token");
+        let body = serde_json::json!({ "name": name, "password": "correct horse" }).to_string();
+        let answer =
+            http::request(self, "POST", "/api/accounts", Some(&token), Some(body.as_bytes())).await;
+        assert_eq!(answer.status, 201, "{}", answer.body);
+        let session = answer.json()["token"].as_str().map(str::to_owned);
+        client.token = Some(session.expect("a session token"));
         client
     }
 }
