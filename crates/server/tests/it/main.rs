@@ -4,6 +4,7 @@
 mod accounts;
 mod cluster;
 mod crash;
+mod door;
 mod history;
 mod names;
 mod outage;

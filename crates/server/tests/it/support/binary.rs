@@ -29,7 +29,27 @@ impl Server {
     /// do not pause, limits that a test's many players from one address do
     /// not meet, and `env`.
     pub fn start(data_dir: &Path, database_url: &str, env: &[(&str, &str)]) -> Server {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_euchre-server"));
+        Server::start_limited(data_dir, database_url, None, env)
+    }
+
+    /// [`Server::start`], with the process's open-file limit (`ulimit -n`)
+    /// lowered to `open_files` when given.
+    pub fn start_limited(
+        data_dir: &Path,
+        database_url: &str,
+        open_files: Option<u32>,
+        env: &[(&str, &str)],
+    ) -> Server {
+        let binary = env!("CARGO_BIN_EXE_euchre-server");
+        let mut command = match open_files {
+            // The shell lowers its own limit, then becomes the server.
+            Some(limit) => {
+                let mut shell = Command::new("sh");
+                shell.args(["-c", &format!("ulimit -n {limit} && exec \"$0\" \"$@\""), binary]);
+                shell
+            }
+            None => Command::new(binary),
+        };
         command
             .args(["--bind", "127.0.0.1:0", "--log-format", "json"])
             .arg("--data-dir")
