@@ -52,8 +52,14 @@ pub struct QuickPlaySettings {
     /// How often each pool forms tables (also at once when a request
     /// makes a full table possible).
     pub wave_ms: u64,
-    /// Requests one pool holds; past it a request is refused `busy`.
+    /// Requests one pool holds; past it a request whose player has no
+    /// connection makes room (it ends), and failing one a request is
+    /// refused `busy`.
     pub max_waiting_per_pool: usize,
+    /// Requests one pool holds from one address (an IPv6 address by its
+    /// /64), those whose connection is gone included; past it `busy`.
+    /// 0: no limit.
+    pub requests_per_address: usize,
     /// How long a request may wait before it ends (`expired`).
     pub max_wait_ms: u64,
     /// How long a team code is good while the partner has not joined.
@@ -73,6 +79,7 @@ impl Default for QuickPlaySettings {
         QuickPlaySettings {
             wave_ms: 2_000,
             max_waiting_per_pool: 20_000,
+            requests_per_address: 8,
             max_wait_ms: 15 * 60 * 1000,
             team_code_ms: 10 * 60 * 1000,
             waiting_notice_ms: 5_000,

@@ -498,7 +498,8 @@ impl Connection {
         if !elsewhere.owns(&pool) {
             // Another node's pool: its owner answers, as for a table of
             // another node.
-            let ask = crate::placement::PoolAsk { id, request_id, request, rating };
+            let address = self.peer;
+            let ask = crate::placement::PoolAsk { id, request_id, request, rating, address };
             if let Err(refused) = elsewhere.ask(&pool, self.conn, &player, ask).await {
                 self.state.metrics.errors_sent.inc();
                 self.outbox.send(refused);
@@ -506,7 +507,8 @@ impl Connection {
             return Ok(());
         }
         let outbox = self.outbox.clone();
-        let ask = Ask { id, request_id, conn: self.conn, player, outbox, request, rating };
+        let address = Some(self.peer);
+        let ask = Ask { id, request_id, conn: self.conn, player, outbox, request, rating, address };
         // The pools answer on the outbox, so that the ack comes before any
         // news of the request.
         self.state.quick_play.ask(ask).await

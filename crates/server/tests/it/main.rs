@@ -8,6 +8,7 @@ mod door;
 mod history;
 mod names;
 mod outage;
+mod pools;
 mod ratings;
 mod restart;
 mod server;
