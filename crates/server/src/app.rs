@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use std::time::Duration;
 
+use anyhow::Context;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -119,6 +120,8 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let token = CancellationToken::new();
+    crate::private_files::private_folder(&settings.data_dir)
+        .with_context(|| format!("making the data folder {}", settings.data_dir.display()))?;
     let store = open_store(&settings).await?;
     // The journal first: whatever it holds that the database lacks goes in now.
     let journal_dir = settings.data_dir.join("journal");

@@ -41,6 +41,7 @@ pub mod metrics;
 pub mod node;
 pub mod passwords;
 pub mod placement;
+pub mod private_files;
 pub mod quick_play;
 pub mod ratings;
 pub mod registry;

@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 
 use euchre_engine::Preset;
 use euchre_protocol::TableSettings;
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
 use crate::support::binary::{Server, Stop};
 use crate::support::http::{Source, request_to};
-use crate::support::{Client, play_to_the_end};
+use crate::support::{Client, PATIENCE, TestServer, play_to_the_end};
 
 /// The server's open-file limit in the test: small, so that the silent
 /// sockets below are twice what it could hold.
@@ -105,4 +105,24 @@ async fn silent_sockets_from_one_address_leave_room_for_everyone_else() {
     );
     drop(silent);
     server.stop(Stop::Term);
+}
+
+#[tokio::test]
+async fn a_stalled_request_body_is_closed_after_the_idle_timeout() {
+    let idle = Duration::from_millis(500);
+    let server = TestServer::start_with(|settings| {
+        settings.timing.http_idle_timeout_ms = idle.as_millis() as u64;
+        settings.timing.header_read_timeout_ms = 60_000;
+    })
+    .await;
+    let mut stream = TcpStream::connect(server.address).await.expect("connect");
+    // A log-in whose head comes whole and whose body never does.
+    let head = "POST /api/sessions HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
+                Content-Length: 100\r\n\r\n{\"name\":";
+    stream.write_all(head.as_bytes()).await.expect("sent");
+    let sent = Instant::now();
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    assert!(closed_by(&mut stream, deadline).await, "still open after {:?}", sent.elapsed());
+    assert!(sent.elapsed() >= idle, "closed after {:?}, before the idle timeout", sent.elapsed());
+    server.stop().await;
 }

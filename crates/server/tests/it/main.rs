@@ -9,6 +9,7 @@ mod history;
 mod names;
 mod outage;
 mod pools;
+mod private_files;
 mod ratings;
 mod restart;
 mod server;

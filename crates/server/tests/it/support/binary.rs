@@ -16,7 +16,8 @@ pub enum Stop {
     Kill,
 }
 
-/// The real server binary, running.
+/// The real server binary, running; killed if the test ends (or fails)
+/// without stopping it.
 pub struct Server {
     child: Child,
     pub address: SocketAddr,
@@ -132,5 +133,13 @@ impl Server {
     /// A counter or gauge of its `/metrics`.
     pub async fn metric(&self, name: &str) -> u64 {
         super::http::metric(self.address, name).await
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // Already ended after `stop`: the kill then fails, harmlessly.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
