@@ -82,6 +82,9 @@ pub enum ErrorCode {
     /// No live team request has that code (or it is your own, or its
     /// preset or `rated` differ: the message says which).
     BadTeam,
+    /// The table has as many spectators as it takes, or the connection
+    /// follows as many tables as it may (the message says which).
+    WatchLimit,
 }
 
 impl ErrorCode {
@@ -120,6 +123,7 @@ impl ErrorCode {
             ErrorCode::InQuickPlayGame => "in_quick_play_game",
             ErrorCode::NotQueued => "not_queued",
             ErrorCode::BadTeam => "bad_team",
+            ErrorCode::WatchLimit => "watch_limit",
         }
     }
 
@@ -165,6 +169,7 @@ impl ErrorCode {
             }
             ErrorCode::NotQueued => "you have no quick-play request",
             ErrorCode::BadTeam => "no team waits with that code",
+            ErrorCode::WatchLimit => "no more watching here: leave a table first",
         }
     }
 

@@ -296,6 +296,12 @@ pub struct Limits {
     pub event_ring: usize,
     /// Open tables one player may host.
     pub tables_per_player: usize,
+    /// Tables one connection follows at once (sits at, watches or
+    /// resumed); past it `watch_limit` until it leaves one. 0: no limit.
+    pub tables_per_connection: usize,
+    /// Spectators one table takes (seated players are not counted); past
+    /// it a `watch` gets `watch_limit`. 0: no limit.
+    pub spectators_per_table: usize,
     /// Open WebSocket connections from one address (an IPv6 address counts
     /// by its /64).
     pub connections_per_address: usize,
@@ -436,6 +442,8 @@ impl Default for Limits {
             send_buffer_bytes: 0,
             event_ring: 256,
             tables_per_player: 4,
+            tables_per_connection: 64,
+            spectators_per_table: 200,
             connections_per_address: 32,
             max_connections: 0,
             tcp_connections_per_address: 64,

@@ -14,3 +14,4 @@ mod ratings;
 mod restart;
 mod server;
 mod support;
+mod watching;
