@@ -173,6 +173,7 @@ pub async fn run(
         &state.settings.limits,
         &state.settings.trusted_proxies,
         crate::admission::open_file_limit(),
+        &state.metrics,
     ));
     let tracker = state.tracker.clone();
     let max_connections = state.admission.max_connections();

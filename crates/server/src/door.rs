@@ -22,10 +22,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ipnet::IpNet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::gauge::Gauge;
 
 use crate::admission::{accept_limit, address_key};
 use crate::client_address;
 use crate::config::Limits;
+use crate::metrics::Metrics;
 
 /// TCP connections one address may hold beyond its WebSockets: a browser
 /// opens a few for the page and the API besides its socket.
@@ -50,10 +53,19 @@ pub struct Door {
     // A std mutex: held for one map operation, never across an await.
     per_address: Mutex<HashMap<IpAddr, usize>>,
     proxies: Vec<IpNet>,
+    /// For `/metrics`: `open`, and the connections turned away.
+    gauge: Gauge,
+    turned_away: Counter,
 }
 
 impl Door {
-    pub fn new(limits: &Limits, trusted_proxies: &[IpNet], open_files: Option<u64>) -> Door {
+    /// The door for `limits`, under `open_files`, counted in `metrics`.
+    pub fn new(
+        limits: &Limits,
+        trusted_proxies: &[IpNet],
+        open_files: Option<u64>,
+        metrics: &Metrics,
+    ) -> Door {
         Door {
             per_address_max: per_address_cap(
                 limits.tcp_connections_per_address,
@@ -63,6 +75,8 @@ impl Door {
             open: AtomicUsize::new(0),
             per_address: Mutex::default(),
             proxies: trusted_proxies.to_vec(),
+            gauge: metrics.tcp_open.clone(),
+            turned_away: metrics.tcp_turned_away.clone(),
         }
     }
 
@@ -83,6 +97,14 @@ impl Door {
 
     /// Counts a connection from `peer`, or says why it must close.
     pub fn enter(self: &Arc<Self>, peer: IpAddr) -> Result<Entry, Turned> {
+        let entered = self.try_enter(peer);
+        if entered.is_err() {
+            self.turned_away.inc();
+        }
+        entered
+    }
+
+    fn try_enter(self: &Arc<Self>, peer: IpAddr) -> Result<Entry, Turned> {
         let counted = self.per_address_max > 0 && !client_address::is_trusted(&peer, &self.proxies);
         let key = counted.then(|| address_key(peer));
         let mut counts = self.per_address.lock().unwrap_or_else(|p| p.into_inner());
@@ -99,6 +121,7 @@ impl Door {
             *counts.entry(key).or_default() += 1;
         }
         self.open.fetch_add(1, Ordering::Relaxed);
+        self.gauge.inc();
         Ok(Entry { key, door: self.clone() })
     }
 }
@@ -141,6 +164,7 @@ impl Drop for Entry {
             }
         }
         self.door.open.fetch_sub(1, Ordering::Relaxed);
+        self.door.gauge.dec();
     }
 }
 
@@ -156,7 +180,7 @@ mod tests {
         let mut limits = Limits { connections_per_address: 2, ..Limits::default() };
         change(&mut limits);
         let proxies: Vec<IpNet> = proxies.iter().map(|p| p.parse().expect("a network")).collect();
-        Arc::new(Door::new(&limits, &proxies, Some(100_000)))
+        Arc::new(Door::new(&limits, &proxies, Some(100_000), &Metrics::default()))
     }
 
     #[test]
@@ -180,6 +204,8 @@ mod tests {
         assert!(door.enter(ip("127.3.0.3")).is_ok(), "a closed connection frees its place");
         drop(from_b);
         assert_eq!(door.open(), held.len());
+        assert_eq!(door.gauge.get(), held.len() as i64, "the gauge follows");
+        assert_eq!(door.turned_away.get(), 2, "each closed connection counted");
         // An IPv6 /64 is one address.
         let door = door_with(|_| {}, &[]);
         let _held: Vec<Entry> = (0..door.per_address_max())

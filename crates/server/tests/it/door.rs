@@ -19,6 +19,9 @@ use crate::support::{Client, PATIENCE, TestServer, play_to_the_end};
 const OPEN_FILES: u32 = 512;
 /// Silent sockets from one address.
 const SILENT: usize = 1_000;
+/// TCP connections one address may hold: the default (64), as the
+/// WebSockets' cap is set to its default (32) below.
+const PER_ADDRESS: usize = 64;
 /// The header-read timeout the server runs with.
 const HEADER_TIMEOUT: Duration = Duration::from_millis(2_000);
 
@@ -78,6 +81,14 @@ async fn silent_sockets_from_one_address_leave_room_for_everyone_else() {
     assert_eq!(board.status, 200, "{}", board.body);
     let answered = started.elapsed();
     assert!(answered < HEADER_TIMEOUT, "answered only after {answered:?}");
+    // The address's cap turned the rest away at once, not the accept limit.
+    let metrics = request_to(address, elsewhere, "GET", "/metrics", None, None).await.body;
+    let counted = |name: &str| {
+        let line = metrics.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix(' '));
+        line.and_then(|value| value.parse::<f64>().ok()).unwrap_or(0.0) as usize
+    };
+    let turned_away = counted("euchre_tcp_connections_turned_away_total");
+    assert!(turned_away >= silent.len() - PER_ADDRESS, "{turned_away} turned away: {metrics}");
 
     // …and a player there plays a whole game.
     let mut dora = Client::connect_at(address, [127, 0, 0, 2], None).await.expect("let in");
