@@ -16,6 +16,8 @@ function when(ms) {
 // The sentences a closed table's page says, from the API's table (pure, for
 // the page and its tests).
 export function closedTableLines(table) {
+  // Of a private table the server says only that it is private and closed.
+  if (table.private) return ['This private table has closed.'];
   const lines = [];
   const why = REASONS[table.closed_reason];
   const at = table.closed_at ? ` on ${when(table.closed_at)}` : '';

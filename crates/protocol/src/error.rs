@@ -87,6 +87,9 @@ pub enum ErrorCode {
     /// This account is not rated yet (too new, or too few games finished:
     /// the message says what is missing); casual play is open.
     RatedPlayLocked,
+    /// The table has as many spectators as it takes, or the connection
+    /// follows as many tables as it may (the message says which).
+    WatchLimit,
 }
 
 impl ErrorCode {
@@ -127,6 +130,7 @@ impl ErrorCode {
             ErrorCode::BadTeam => "bad_team",
             ErrorCode::AccountNeeded => "account_needed",
             ErrorCode::RatedPlayLocked => "rated_play_locked",
+            ErrorCode::WatchLimit => "watch_limit",
         }
     }
 
@@ -176,6 +180,7 @@ impl ErrorCode {
                 "rated play needs an account: claim your name with a password, or play casual"
             }
             ErrorCode::RatedPlayLocked => "your account is not rated yet; casual play is open",
+            ErrorCode::WatchLimit => "no more watching here: leave a table first",
         }
     }
 

@@ -36,10 +36,13 @@ use crate::config::Limits;
 pub const PENALTY_ADDRESSES: usize = 10_000;
 /// Keys the guest limiter holds before it drops those long refilled.
 const GUEST_LIMITER_KEYS: usize = 10_000;
-/// Open files kept free of WebSockets when the connection cap is automatic:
-/// the database (SQLite's files, or PostgreSQL's pool), the journal, NATS,
-/// the listener and HTTP requests that are not WebSockets.
+/// Open files kept free of connections: the database (SQLite's files, or
+/// PostgreSQL's pool), the journal, NATS, the listener and the logs.
 pub const RESERVED_FILES: usize = 256;
+/// TCP connections kept free of WebSockets when their cap is automatic, so
+/// that plain HTTP requests (the health checks, the API) find room: this
+/// many, or half of a smaller accept limit.
+pub const HTTP_ROOM: usize = 256;
 /// Used when the open-file limit cannot be read (not Linux).
 const FALLBACK_CONNECTIONS: usize = 10_000;
 
@@ -91,7 +94,10 @@ impl Admission {
             .map(|per_minute| RateLimiter::keyed(Quota::per_minute(per_minute)));
         Admission {
             per_address_max: limits.connections_per_address,
-            max_connections: connection_cap(limits.max_connections, open_file_limit()),
+            max_connections: connection_cap(
+                limits.max_connections,
+                accept_limit(limits.max_tcp_connections, open_file_limit()),
+            ),
             penalty: Duration::from_millis(limits.abuse_penalty_ms),
             open: AtomicUsize::new(0),
             per_address: Mutex::default(),
@@ -188,10 +194,10 @@ impl Drop for Slot {
     }
 }
 
-/// The cap on open connections: `configured` (0: automatic), never past the
-/// open-file limit less [`RESERVED_FILES`], so that the database, the
-/// journal and plain HTTP requests always find a file.
-pub fn connection_cap(configured: usize, open_files: Option<u64>) -> usize {
+/// The cap on open TCP connections (the accept limit): `configured` (0:
+/// automatic), never past the open-file limit less [`RESERVED_FILES`], so
+/// that the database, the journal, NATS and the logs always find a file.
+pub fn accept_limit(configured: usize, open_files: Option<u64>) -> usize {
     let ceiling = match open_files {
         Some(limit) => usize::try_from(limit).unwrap_or(usize::MAX).saturating_sub(RESERVED_FILES),
         None => FALLBACK_CONNECTIONS,
@@ -201,14 +207,31 @@ pub fn connection_cap(configured: usize, open_files: Option<u64>) -> usize {
         tracing::warn!(
             configured,
             cap,
-            "limits.max_connections is past the open-file limit less {RESERVED_FILES}: using {cap} (raise ulimit -n for more)"
+            "limits.max_tcp_connections is past the open-file limit less {RESERVED_FILES}: using {cap} (raise ulimit -n for more)"
         );
     }
     cap.max(1)
 }
 
-/// The process's open-file limit (the soft one), from `/proc/self/limits`.
-fn open_file_limit() -> Option<u64> {
+/// The cap on open WebSocket connections: `configured` (0: automatic),
+/// never past `accept_limit` less [`HTTP_ROOM`] (or half of it), so that
+/// WebSockets never take the room of plain HTTP requests.
+pub fn connection_cap(configured: usize, accept_limit: usize) -> usize {
+    let ceiling = accept_limit - HTTP_ROOM.min(accept_limit / 2);
+    let cap = if configured == 0 { ceiling } else { configured.min(ceiling) };
+    if configured > cap {
+        tracing::warn!(
+            configured,
+            cap,
+            "limits.max_connections is past the TCP accept limit less room for HTTP: using {cap}"
+        );
+    }
+    cap.max(1)
+}
+
+/// The process's open-file limit (the soft one, `RLIMIT_NOFILE`), from
+/// `/proc/self/limits`.
+pub fn open_file_limit() -> Option<u64> {
     let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
     parse_open_file_limit(&limits)
 }
@@ -319,12 +342,19 @@ mod tests {
     }
 
     #[test]
-    fn the_connection_cap_stays_under_the_open_file_limit() {
-        assert_eq!(connection_cap(0, Some(20_000)), 20_000 - RESERVED_FILES);
-        assert_eq!(connection_cap(5_000, Some(20_000)), 5_000);
-        assert_eq!(connection_cap(100_000, Some(20_000)), 20_000 - RESERVED_FILES);
-        assert_eq!(connection_cap(0, None), FALLBACK_CONNECTIONS);
-        assert_eq!(connection_cap(0, Some(100)), 1, "a tiny limit still lets one in");
+    fn the_caps_stay_under_the_open_file_limit() {
+        let accepted = 20_000 - RESERVED_FILES;
+        assert_eq!(accept_limit(0, Some(20_000)), accepted);
+        assert_eq!(accept_limit(5_000, Some(20_000)), 5_000);
+        assert_eq!(accept_limit(100_000, Some(20_000)), accepted);
+        assert_eq!(accept_limit(0, None), FALLBACK_CONNECTIONS);
+        assert_eq!(accept_limit(0, Some(100)), 1, "a tiny limit still lets one in");
+        // WebSockets leave room for plain HTTP under the accept limit.
+        assert_eq!(connection_cap(0, accepted), accepted - HTTP_ROOM);
+        assert_eq!(connection_cap(5_000, accepted), 5_000);
+        assert_eq!(connection_cap(100_000, accepted), accepted - HTTP_ROOM);
+        assert_eq!(connection_cap(0, 256), 128, "half of a small accept limit");
+        assert_eq!(connection_cap(0, 1), 1);
         let limits = "Limit                     Soft Limit           Hard Limit           Units     \n\
                       Max open files            20000                524288               files     \n";
         assert_eq!(parse_open_file_limit(limits), Some(20_000));

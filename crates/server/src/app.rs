@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use std::time::Duration;
 
+use anyhow::Context;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::ListenerExt;
 use axum::{Extension, Router};
 use futures_util::StreamExt;
 use tokio::net::TcpListener;
@@ -26,6 +26,8 @@ use crate::api::ApiError;
 use crate::client_address::{self, ClientAddress};
 use crate::config::{Settings, Timing};
 use crate::connection;
+use crate::door::Door;
+use crate::http_server::{self, ConnectionSettings};
 use crate::state::AppState;
 use crate::wake_gate::WakeGate;
 
@@ -118,6 +120,8 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let token = CancellationToken::new();
+    crate::private_files::private_folder(&settings.data_dir)
+        .with_context(|| format!("making the data folder {}", settings.data_dir.display()))?;
     let store = open_store(&settings).await?;
     // The journal first: whatever it holds that the database lacks goes in now.
     let journal_dir = settings.data_dir.join("journal");
@@ -159,39 +163,41 @@ pub async fn run(
     state.tracker.spawn(crate::housekeeping::purge_on_schedule(state.clone()));
     state.tracker.spawn(crate::quick_play::run(state.clone()));
     let grace = Timing::ms(state.settings.timing.shutdown_grace_ms);
-    let send_buffer_bytes = state.settings.limits.send_buffer_bytes;
+    let timing = &state.settings.timing;
+    let connection_settings = ConnectionSettings {
+        header_read_timeout: Timing::ms(timing.header_read_timeout_ms),
+        idle_timeout: Timing::ms(timing.http_idle_timeout_ms),
+        send_buffer_bytes: state.settings.limits.send_buffer_bytes,
+    };
+    let door = Arc::new(Door::new(
+        &state.settings.limits,
+        &state.settings.trusted_proxies,
+        crate::admission::open_file_limit(),
+        &state.metrics,
+    ));
     let tracker = state.tracker.clone();
     let max_connections = state.admission.max_connections();
     let quick_play = state.quick_play.clone();
-    let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
+    let app = router(state);
     let stop = token.clone();
-    tracing::info!(address = %listener.local_addr()?, max_connections, "listening");
-    // Nagle off: an action's events and its ack are separate small frames,
-    // and with Nagle the ack waited for the client's delayed TCP ack of the
-    // events, about 40 ms on Linux (found by euchre-loadgen).
-    let send_buffer = send_buffer_bytes;
-    let listener = listener.tap_io(move |stream| {
-        if let Err(error) = stream.set_nodelay(true) {
-            tracing::debug!(%error, "cannot set TCP_NODELAY");
-        }
-        if send_buffer > 0
-            && let Err(error) = socket2::SockRef::from(&*stream).set_send_buffer_size(send_buffer)
-        {
-            tracing::debug!(%error, "cannot set SO_SNDBUF");
-        }
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            tracing::info!("shutting down");
-            // Waiting quick-play requests end first, so that their notices
-            // are queued before the connections close (bounded: a stop
-            // never hangs on the pools).
-            let _ = tokio::time::timeout(QUICK_PLAY_CLOSE, quick_play.close()).await;
-            stop.cancel();
-        })
-        .await?;
-    // axum does not wait for upgraded WebSockets: the tracker does.
+    tracing::info!(
+        address = %listener.local_addr()?,
+        max_connections,
+        max_tcp_connections = door.max_open(),
+        tcp_connections_per_address = door.per_address_max(),
+        "listening"
+    );
+    let shutdown = async move {
+        shutdown.await;
+        tracing::info!("shutting down");
+        // Waiting quick-play requests end first, so that their notices
+        // are queued before the connections close (bounded: a stop
+        // never hangs on the pools).
+        let _ = tokio::time::timeout(QUICK_PLAY_CLOSE, quick_play.close()).await;
+        stop.cancel();
+    };
+    http_server::serve(listener, app, door, connection_settings, grace, shutdown).await;
+    // The HTTP server does not wait for upgraded WebSockets: the tracker does.
     token.cancel();
     tracker.close();
     if tokio::time::timeout(grace, tracker.wait()).await.is_err() {

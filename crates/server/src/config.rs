@@ -85,8 +85,14 @@ pub struct QuickPlaySettings {
     /// How often each pool forms tables (also at once when a request
     /// makes a full table possible).
     pub wave_ms: u64,
-    /// Requests one pool holds; past it a request is refused `busy`.
+    /// Requests one pool holds; past it a request whose player has no
+    /// connection makes room (it ends), and failing one a request is
+    /// refused `busy`.
     pub max_waiting_per_pool: usize,
+    /// Requests one pool holds from one address (an IPv6 address by its
+    /// /64), those whose connection is gone included; past it `busy`.
+    /// 0: no limit.
+    pub requests_per_address: usize,
     /// How long a request may wait before it ends (`expired`).
     pub max_wait_ms: u64,
     /// How long a team code is good while the partner has not joined.
@@ -106,6 +112,7 @@ impl Default for QuickPlaySettings {
         QuickPlaySettings {
             wave_ms: 2_000,
             max_waiting_per_pool: 20_000,
+            requests_per_address: 8,
             max_wait_ms: 15 * 60 * 1000,
             team_code_ms: 10 * 60 * 1000,
             waiting_notice_ms: 5_000,
@@ -322,12 +329,30 @@ pub struct Limits {
     pub event_ring: usize,
     /// Open tables one player may host.
     pub tables_per_player: usize,
-    /// Open connections from one address (an IPv6 address counts by its /64).
+    /// Tables one connection follows at once (sits at, watches or
+    /// resumed); past it `watch_limit` until it leaves one. 0: no limit.
+    pub tables_per_connection: usize,
+    /// Spectators one table takes (seated players are not counted); past
+    /// it a `watch` gets `watch_limit`. 0: no limit.
+    pub spectators_per_table: usize,
+    /// Open WebSocket connections from one address (an IPv6 address counts
+    /// by its /64).
     pub connections_per_address: usize,
-    /// Open connections in all; 0: the open-file limit less 256 (kept for
-    /// the database, the journal and plain HTTP requests). A larger value is
-    /// lowered to that too. Past it the upgrade gets `503 server_full`.
+    /// Open WebSocket connections in all; 0: the TCP accept limit
+    /// (`max_tcp_connections`) less room kept for plain HTTP requests. A
+    /// larger value is lowered to that too. Past it the upgrade gets
+    /// `503 server_full`.
     pub max_connections: usize,
+    /// Open TCP connections from one address (its WebSockets, and HTTP
+    /// requests not yet answered or kept alive), counted at accept: past it
+    /// a new connection is closed unread. Never under
+    /// `connections_per_address` + 16. A trusted proxy is not counted by
+    /// it. 0: no limit.
+    pub tcp_connections_per_address: usize,
+    /// Open TCP connections in all; 0: the open-file limit less 256 (kept
+    /// for the database, the journal, NATS and the logs). A larger value is
+    /// lowered to that too. Past it a new connection is closed unread.
+    pub max_tcp_connections: usize,
     /// How long an address whose connection was closed for abuse (1008,
     /// flooding; 1009, a frame past the hard cap) is refused new
     /// connections and requests (`429 abuse_penalty`); 0: never.
@@ -424,6 +449,14 @@ pub struct Timing {
     pub reconnect_after_ms: u64,
     /// On shutdown, how long to wait for connections and tables to finish.
     pub shutdown_grace_ms: u64,
+    /// An HTTP request's head must arrive whole within this of the
+    /// connection's opening, or of the answer before it on a kept-alive
+    /// connection (so an idle kept-alive connection closes after it too).
+    pub header_read_timeout_ms: u64,
+    /// An HTTP connection on which nothing is read or written for this
+    /// long (a body that stalls, an answer nobody reads) is closed. A
+    /// WebSocket has its own (`idle_timeout_ms`).
+    pub http_idle_timeout_ms: u64,
 }
 
 impl Default for Settings {
@@ -458,8 +491,12 @@ impl Default for Limits {
             send_buffer_bytes: 0,
             event_ring: 256,
             tables_per_player: 4,
+            tables_per_connection: 64,
+            spectators_per_table: 200,
             connections_per_address: 32,
             max_connections: 0,
+            tcp_connections_per_address: 64,
+            max_tcp_connections: 0,
             abuse_penalty_ms: 10_000,
             guests_per_minute: 30,
             known_tokens: 100_000,
@@ -509,6 +546,8 @@ impl Default for Timing {
             bot_delay_ms: 700,
             reconnect_after_ms: 5_000,
             shutdown_grace_ms: 5_000,
+            header_read_timeout_ms: 10_000,
+            http_idle_timeout_ms: 30_000,
         }
     }
 }

@@ -437,6 +437,13 @@ impl Connection {
         };
         let joins =
             matches!(request, Request::Sit { .. } | Request::Watch { .. } | Request::Resume { .. });
+        let leaves = matches!(request, Request::Leave);
+        let cap = self.state.settings.limits.tables_per_connection;
+        if joins && cap > 0 && !self.tables.contains(&table) && self.tables.len() >= cap {
+            return Err(ErrorCode::WatchLimit.refusal(format!(
+                "this connection follows {cap} tables, as many as it may: leave one first"
+            )));
+        }
         let Some(handle) = self.state.registry.get(&table) else {
             // Not a table of this node: its owner answers, if another node
             // has it (in a cluster).
@@ -450,6 +457,9 @@ impl Connection {
                 Err(refused) => {
                     self.state.metrics.errors_sent.inc();
                     self.outbox.send(refused);
+                }
+                Ok(_) if leaves => {
+                    self.tables.remove(&table);
                 }
                 Ok(owner) if joins => {
                     if let Some(url) = owner {
@@ -478,6 +488,9 @@ impl Connection {
         if joins {
             self.state.tables_elsewhere.joined(self.conn, &table);
             self.tables.insert(table);
+        } else if leaves {
+            // A leave takes the connection off the table whatever it answers.
+            self.tables.remove(&table);
         }
         Ok(())
     }
@@ -503,7 +516,8 @@ impl Connection {
         if !elsewhere.owns(&pool) {
             // Another node's pool: its owner answers, as for a table of
             // another node.
-            let ask = crate::placement::PoolAsk { id, request_id, request, rating };
+            let address = self.peer;
+            let ask = crate::placement::PoolAsk { id, request_id, request, rating, address };
             if let Err(refused) = elsewhere.ask(&pool, self.conn, &player, ask).await {
                 self.state.metrics.errors_sent.inc();
                 self.outbox.send(refused);
@@ -511,7 +525,8 @@ impl Connection {
             return Ok(());
         }
         let outbox = self.outbox.clone();
-        let ask = Ask { id, request_id, conn: self.conn, player, outbox, request, rating };
+        let address = Some(self.peer);
+        let ask = Ask { id, request_id, conn: self.conn, player, outbox, request, rating, address };
         // The pools answer on the outbox, so that the ack comes before any
         // news of the request.
         self.state.quick_play.ask(ask).await

@@ -15,6 +15,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    // Before any file is made: the journal and the database are secret.
+    euchre_server::private_files::keep_new_files_private();
     let flags = Flags::parse();
     let settings = Settings::load(&flags).context("reading the settings")?;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));

@@ -34,6 +34,10 @@ pub struct Metrics {
     /// those skipped because that queue was full.
     pub analyses_at_end: Counter,
     pub analyses_skipped: Counter,
+    /// TCP connections open (counted at accept), and those closed at
+    /// accept: past their address's cap or the accept limit.
+    pub tcp_open: Gauge,
+    pub tcp_turned_away: Counter,
 }
 
 impl Default for Metrics {
@@ -55,6 +59,8 @@ impl Default for Metrics {
             password_hashes_busy: Counter::default(),
             analyses_at_end: Counter::default(),
             analyses_skipped: Counter::default(),
+            tcp_open: Gauge::default(),
+            tcp_turned_away: Counter::default(),
             registry: Registry::default(),
         };
         registry.register(
@@ -115,6 +121,16 @@ impl Default for Metrics {
             "analyses_skipped",
             "Matches not queued for analysis as they ended: the queue was full",
             metrics.analyses_skipped.clone(),
+        );
+        registry.register(
+            "tcp_connections_open",
+            "Open TCP connections, WebSockets and HTTP, counted at accept",
+            metrics.tcp_open.clone(),
+        );
+        registry.register(
+            "tcp_connections_turned_away",
+            "TCP connections closed at accept: past their address's cap or the accept limit",
+            metrics.tcp_turned_away.clone(),
         );
         Metrics { registry, ..metrics }
     }

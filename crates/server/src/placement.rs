@@ -120,6 +120,8 @@ pub struct PoolAsk {
     pub request_id: u64,
     pub request: QuickPlayRequest,
     pub rating: Option<(f64, f64)>,
+    /// The client's address, for the pool's count per address.
+    pub address: std::net::IpAddr,
 }
 
 /// The quick-play pools other nodes own. A request for one of them goes to

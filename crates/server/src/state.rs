@@ -164,6 +164,7 @@ impl AppState {
             metrics: self.metrics.clone(),
             ratings: Some(self.ratings.clone()),
             analyses: Some(self.analyses.clone()),
+            spectators: self.settings.limits.spectators_per_table,
         }
     }
 

@@ -12,8 +12,10 @@ use super::matches::AbandonedView;
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TableView {
     pub id: String,
-    /// The host's name.
-    pub host: String,
+    /// The host's name; `null` for a private table, of which only what its
+    /// invite link tells is shown (its id, that it is private, whether it
+    /// is open).
+    pub host: Option<String>,
     pub private: bool,
     /// `open` (join it at its link) or `closed`.
     pub state: TableState,

@@ -41,17 +41,31 @@ pub(super) async fn list_matches(
     })
 }
 
-/// The stored match `id`, or 404.
+/// The stored match `id`, or 404: also while it is played at a private
+/// table (a pool's too), which the list leaves out until it ends.
 pub(super) async fn load(state: &AppState, id: &str) -> Result<MatchDetail, ApiError> {
     if !valid_id(id) {
         return Err(ApiError::match_not_found(id));
     }
-    state
+    let detail = state
         .store
         .get_match(id)
         .await
         .map_err(ApiError::store)?
-        .ok_or_else(|| ApiError::match_not_found(id))
+        .ok_or_else(|| ApiError::match_not_found(id))?;
+    let summary = &detail.summary;
+    if summary.ended_at.is_none() && summary.abandoned.is_none() {
+        let table = state.store.table_record(&summary.table_id).await.map_err(ApiError::store)?;
+        let private = match table {
+            Some(table) => table.private,
+            // Open, its opening not yet written from the journal.
+            None => state.registry.summary(&summary.table_id).is_some_and(|open| open.private),
+        };
+        if private {
+            return Err(ApiError::match_not_found(id));
+        }
+    }
+    Ok(detail)
 }
 
 #[utoipa::path(

@@ -28,18 +28,39 @@ fn match_outcome_view(outcome: &MatchOutcome) -> TableMatchView {
 /// The table as stored, and whether this server (or cluster) has it open.
 fn table_view(record: &TableRecord, open: bool) -> TableView {
     let closed = record.closed_at.is_some() || !open;
+    let state = if closed { TableState::Closed } else { TableState::Open };
+    if record.private {
+        return private_view(&record.id, state);
+    }
     TableView {
         id: record.id.clone(),
-        host: match &record.host {
+        host: Some(match &record.host {
             TableHost::QuickPlay => quick_play_host().name,
             TableHost::Player { name, .. } => name.clone().unwrap_or_default(),
-        },
+        }),
         private: record.private,
-        state: if closed { TableState::Closed } else { TableState::Open },
+        state,
         created_at: Some(record.created_at),
         closed_at: record.closed_at,
         closed_reason: record.closed_reason.map(|reason| Cow::Borrowed(reason.as_str())),
         last_match: record.last_match.as_ref().map(match_outcome_view),
+    }
+}
+
+/// A private table (a custom one with an invite, or a pool's) as anyone
+/// may see it: no more than its invite link tells, its id and that it is
+/// private, and whether it is open. Its host, times and games are for
+/// those at it (over the WebSocket) and, once over, in match history.
+fn private_view(id: &str, state: TableState) -> TableView {
+    TableView {
+        id: id.to_owned(),
+        host: None,
+        private: true,
+        state,
+        created_at: None,
+        closed_at: None,
+        closed_reason: None,
+        last_match: None,
     }
 }
 
@@ -50,8 +71,9 @@ fn table_view(record: &TableRecord, open: bool) -> TableView {
     summary = "A table, open or closed",
     description = "What a link to a table finds: an open table (join it over the WebSocket), or \
         a closed one with when and why it closed and how its latest game ended (finished, or \
-        abandoned when the table closed first), with the match's id for its replay. The invite \
-        code of a private table is never shown.",
+        abandoned when the table closed first), with the match's id for its replay. Of a private \
+        table (a pool's too) only its id, that it is private and whether it is open: no host, \
+        times or games, and never its invite code.",
     params(("id" = String, Path, description = "The table id")),
     responses(
         (status = 200, description = "The table", body = TableView),
@@ -70,9 +92,12 @@ pub(super) async fn get_table(
     match (record, open) {
         (Some(record), open) => Ok(Json(table_view(&record, open.is_some()))),
         // Open, and its opening not yet written from the journal.
+        (None, Some(summary)) if summary.private => {
+            Ok(Json(private_view(&summary.table, TableState::Open)))
+        }
         (None, Some(summary)) => Ok(Json(TableView {
             id: summary.table,
-            host: summary.host,
+            host: Some(summary.host),
             private: summary.private,
             state: TableState::Open,
             created_at: None,
@@ -117,6 +142,16 @@ mod tests {
         let last = view.last_match.expect("its game");
         assert!(!last.finished);
         assert_eq!(last.abandoned, Some(AbandonedView { at: 5, reason: "everyone_left".into() }));
+    }
+
+    #[test]
+    fn a_private_table_shows_only_what_its_invite_tells() {
+        let private = TableRecord { private: true, ..record(Some(5)) };
+        let view = table_view(&private, false);
+        assert_eq!(view, private_view("t1", TableState::Closed));
+        assert_eq!((view.host, view.last_match, view.closed_at), (None, None, None));
+        let open = TableRecord { private: true, ..record(None) };
+        assert_eq!(table_view(&open, true).state, TableState::Open);
     }
 
     #[test]

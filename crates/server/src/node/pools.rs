@@ -63,6 +63,9 @@ enum ToPoolOwner {
         player: PlayerInfo,
         request: QuickPlayRequest,
         rating: Option<(f64, f64)>,
+        /// The client's address (absent from a node of an older version).
+        #[serde(default)]
+        address: Option<std::net::IpAddr>,
     },
     Cancel {
         node: String,
@@ -257,9 +260,9 @@ impl Node {
         }
         let quick_play = &state.quick_play;
         match request {
-            ToPoolOwner::Ask { node, conn, id, request_id, player, request, rating } => {
+            ToPoolOwner::Ask { node, conn, id, request_id, player, request, rating, address } => {
                 let (conn, outbox) = self.remote_outbox(state, node, conn);
-                let ask = Ask { id, request_id, conn, player, outbox, request, rating };
+                let ask = Ask { id, request_id, conn, player, outbox, request, rating, address };
                 Some(quick_play.ask(ask).await.map_or_else(refused, |()| Answer::Accepted))
             }
             ToPoolOwner::Cancel { node, conn, id, player_id } => {
@@ -305,7 +308,7 @@ impl RemotePools for Node {
         player: &'a PlayerInfo,
         ask: PoolAsk,
     ) -> BoxFuture<'a, Result<(), ServerMessage>> {
-        let PoolAsk { id, request_id, request, rating } = ask;
+        let PoolAsk { id, request_id, request, rating, address } = ask;
         Box::pin(async move {
             let shard = self.pool_shard(pool);
             // Held before the request is sent: the owner's ack and even its
@@ -325,6 +328,7 @@ impl RemotePools for Node {
                 player: player.clone(),
                 request,
                 rating,
+                address: Some(address),
             };
             let sent = self.to_pool_owner(shard, id, &message).await;
             if sent.is_err() {

@@ -20,6 +20,7 @@
 
 mod service;
 
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use euchre_protocol::{CommandId, ErrorCode, PlayerInfo, QuickPlayRequest, Refusal, TableId};
@@ -43,6 +44,9 @@ pub struct Ask {
     pub outbox: Outbox,
     pub request: QuickPlayRequest,
     pub rating: Option<(f64, f64)>,
+    /// The client's address, counted against `requests_per_address`
+    /// (`None`: not known, from a node of an older version).
+    pub address: Option<IpAddr>,
 }
 
 /// What the pools' task is told.

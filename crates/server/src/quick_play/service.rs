@@ -2,6 +2,7 @@
 //! the waves, and the tables being made for those matched.
 
 use std::collections::{HashMap, HashSet};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -72,6 +73,8 @@ struct Waiting {
     team: Team,
     /// Since when the player has had no connection.
     gone_since: Option<Millis>,
+    /// The client's address as the pool counts it (`admission::address_key`).
+    address: Option<IpAddr>,
     /// When the player was last told how many wait.
     noticed: Millis,
 }
@@ -97,6 +100,8 @@ struct Pools {
     /// those inviting (a team is matched once its partner joined).
     pools: HashMap<PoolKey, HashSet<String>>,
     codes: HashMap<String, String>,
+    /// Requests in each pool from each address, gone connections' too.
+    per_address: HashMap<(PoolKey, IpAddr), usize>,
     /// Players seated by a pool, with their requests' ids, at the table
     /// (`None`: being made).
     live: HashMap<String, (u64, Option<TableId>)>,
@@ -118,6 +123,7 @@ pub async fn run(state: AppState) {
         requests: HashMap::new(),
         pools: HashMap::new(),
         codes: HashMap::new(),
+        per_address: HashMap::new(),
         live: HashMap::new(),
         due: HashSet::new(),
         last_wave: HashMap::new(),
@@ -304,7 +310,7 @@ impl Pools {
     }
 
     fn ask(&mut self, ask: Ask) -> Result<Reply, Refusal> {
-        let Ask { conn, player, outbox, request, rating, request_id, .. } = ask;
+        let Ask { conn, player, outbox, request, rating, request_id, address, .. } = ask;
         request.check()?;
         if self.requests.contains_key(&player.id) {
             return Err(ErrorCode::AlreadyQueued.into());
@@ -316,8 +322,18 @@ impl Pools {
             return Err(ErrorCode::ShuttingDown.into());
         }
         let pool = (request.preset, request.rated);
+        let address = address.map(crate::admission::address_key);
+        let cap = self.settings.requests_per_address;
+        if let Some(address) = address
+            && cap > 0
+            && self.per_address.get(&(pool, address)).copied().unwrap_or(0) >= cap
+        {
+            return Err(ErrorCode::Busy.refusal(
+                "this address has as many requests in this pool as it may; wait for one",
+            ));
+        }
         let members = self.pools.get(&pool).map_or(0, HashSet::len);
-        if members >= self.settings.max_waiting_per_pool {
+        if members >= self.settings.max_waiting_per_pool && !self.make_room(pool) {
             return Err(ErrorCode::Busy.refusal("this pool is full; try again in a moment"));
         }
         let now = self.now();
@@ -350,8 +366,12 @@ impl Pools {
             bots_after: request.bots_after_seconds.map(|s| Millis::from(s) * 1000),
             team: team.clone(),
             gone_since: None,
+            address,
             noticed: now,
         };
+        if let Some(address) = address {
+            *self.per_address.entry((pool, address)).or_default() += 1;
+        }
         let code = match &team {
             Team::Inviting { code, .. } => Some(code.clone()),
             _ => None,
@@ -386,6 +406,24 @@ impl Pools {
             team: code,
             request: request_id,
         })
+    }
+
+    /// Ends the request in the full `pool` whose player has had no
+    /// connection the longest, as the grace would: a request nobody holds
+    /// keeps no place from one who is here. False if every player is here.
+    fn make_room(&mut self, pool: PoolKey) -> bool {
+        let Some(members) = self.pools.get(&pool) else { return false };
+        let longest_gone = members
+            .iter()
+            .filter_map(|id| Some((self.requests.get(id)?.gone_since?, id)))
+            .min()
+            .map(|(_, id)| id.clone());
+        let Some(id) = longest_gone else { return false };
+        self.end_team(&id, QuickPlayEndReason::PartnerLeft);
+        if let Some(waiting) = self.remove(&id) {
+            self.release(&id, waiting.request_id);
+        }
+        true
     }
 
     /// The inviter whose team `code` lets `player_id` join in `pool`.
@@ -480,6 +518,14 @@ impl Pools {
         let waiting = self.requests.remove(player_id)?;
         if let Some(members) = self.pools.get_mut(&waiting.pool) {
             members.remove(player_id);
+        }
+        if let Some(address) = waiting.address
+            && let Some(count) = self.per_address.get_mut(&(waiting.pool, address))
+        {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                self.per_address.remove(&(waiting.pool, address));
+            }
         }
         self.codes.retain(|_, holder| holder != player_id);
         match &waiting.team {

@@ -218,6 +218,7 @@ mod tests {
             metrics: Arc::default(),
             ratings: None,
             analyses: None,
+            spectators: 0,
         };
         let registry = Registry::default();
         let spec = TableSpec {

@@ -198,6 +198,7 @@ async fn audit_form(preset: Preset, overrides: &serde_json::Value, games: usize)
             metrics: Arc::default(),
             ratings: None,
             analyses: None,
+            spectators: 0,
         };
         let host = PlayerInfo { id: "p0".into(), name: "p0".into() };
         let spec = TableSpec {

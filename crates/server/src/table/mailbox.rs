@@ -146,4 +146,6 @@ pub struct TableConfig {
     pub ratings: Option<std::sync::Arc<crate::ratings::Ratings>>,
     /// Where finished matches go to be analysed; `None`: only on request.
     pub analyses: Option<std::sync::Arc<crate::analysis_queue::Analyses>>,
+    /// Spectators the table takes; 0: no limit.
+    pub spectators: usize,
 }

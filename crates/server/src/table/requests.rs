@@ -138,6 +138,15 @@ impl Table {
         // from "your games" on another device needs no link.
         if seat.is_none() {
             self.check_invite(invite.as_deref())?;
+            let cap = self.config.spectators;
+            let watching = |s: &&Subscriber| matches!(s.viewer, Viewer::Spectator);
+            if cap > 0
+                && !self.subscribers.contains_key(&conn)
+                && self.subscribers.values().filter(watching).count() >= cap
+            {
+                return Err(ErrorCode::WatchLimit
+                    .refusal("this table has as many spectators as it takes; try again later"));
+            }
         }
         let viewer = seat.map_or(Viewer::Spectator, Viewer::Seat);
         self.subscribe(conn, player, outbox, viewer);

@@ -21,6 +21,7 @@ fn config() -> TableConfig {
         metrics: Arc::default(),
         ratings: None,
         analyses: None,
+        spectators: 0,
     }
 }
 

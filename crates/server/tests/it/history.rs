@@ -11,7 +11,8 @@ use crate::support::{Client, PATIENCE, Players, TestServer, play_to_the_end, pla
 use euchre_bots::BotKind;
 use euchre_engine::{Action, CardSet, Event, Game, GameRecord, Preset, Viewer, egn};
 use euchre_protocol::{
-    ClientMessage, LobbyFilter, LobbyQuery, ServerMessage, TableEvent, TableSettings, TableStatus,
+    ClientMessage, LobbyFilter, LobbyQuery, QuickPlayRequest, Reply, ServerMessage, TableEvent,
+    TableSettings, TableStatus,
 };
 use euchre_server::api::import_writes;
 use euchre_server::testing::eventually;
@@ -1227,5 +1228,96 @@ async fn at_start_up_unfinished_matches_of_closed_tables_are_abandoned() {
     assert_eq!(open["abandoned"], Value::Null, "{open}");
     let table = get(&server, "/api/tables/t-open").await.json();
     assert_eq!(table["state"], "open", "restored: {table}");
+    server.stop().await;
+}
+
+/// The matches the server's database holds for `table` (written, listed or not).
+async fn stored_matches_of(server: &TestServer, table: &str) -> Vec<String> {
+    use sqlx::Connection;
+    let url = format!("sqlite://{}/euchre.db", server.data.path().display());
+    let mut db = sqlx::SqliteConnection::connect(&url).await.expect("the server's database");
+    sqlx::query_scalar("SELECT id FROM matches WHERE table_id = $1")
+        .bind(table)
+        .fetch_all(&mut db)
+        .await
+        .expect("its matches")
+}
+
+/// Games at a private table and at a pool's are not listed, nor shown,
+/// while they are played (who sits there and how it stands are for those
+/// at them), and such a table's page says only what its invite link tells;
+/// once a game ends it is listed as any other.
+#[tokio::test]
+async fn games_at_private_and_pool_tables_are_not_shown_while_played() {
+    let server = TestServer::start_with(|settings| settings.quick_play.wave_ms = 100).await;
+    // Ann at a private table with three bots, at her first turn.
+    let mut ann = server.player("Ann").await;
+    let id = ann.next_id();
+    let settings = TableSettings { private: true, ..with_bots() };
+    let (private, invite) = match ann.command(ClientMessage::CreateTable { id, settings }).await {
+        ServerMessage::Ack { reply: Reply::TableCreated { table, invite, .. }, .. } => {
+            (table, invite)
+        }
+        other => panic!("expected table_created, got {other:?}"),
+    };
+    let id = ann.next_id();
+    let sit = ClientMessage::Sit { id, table: private.clone(), seat: Some(0), invite };
+    assert!(matches!(ann.command(sit).await, ServerMessage::Ack { .. }));
+    // Four strangers matched by a pool; nobody acts.
+    let mut strangers = Vec::new();
+    for name in ["Sam", "Sue", "Sid", "Sol"] {
+        let mut client = server.player(name).await;
+        let id = client.next_id();
+        let request = QuickPlayRequest::new(Preset::Standard, false);
+        let answer = client.command(ClientMessage::QuickPlay { id, request }).await;
+        assert!(matches!(answer, ServerMessage::Ack { reply: Reply::Queued { .. }, .. }));
+        strangers.push(client);
+    }
+    let mut pool = None;
+    for client in &mut strangers {
+        let matched = client.recv_until(|m| matches!(m, ServerMessage::QuickPlayMatched { .. }));
+        if let ServerMessage::QuickPlayMatched { table, .. } = matched.await {
+            pool = Some(table);
+        }
+    }
+    let pool = pool.expect("the pool's table");
+    // Bob at a public table, started last: once his game is listed, the
+    // others are in the database too (one writer, in order).
+    let bob = unfinished_game(&server, "Bob").await;
+    let public_game = eventually("Bob's game to be listed", PATIENCE, async || {
+        walk(&server, "", 50).await.into_iter().find(|m| m["seats"][0]["name"] == "Bob")
+    })
+    .await;
+    let listed = walk(&server, "", 50).await;
+    for table in [&private, &pool] {
+        let stored = stored_matches_of(&server, table).await;
+        assert_eq!(stored.len(), 1, "{table}'s game is in the database");
+        assert!(listed.iter().all(|m| m["table_id"] != json!(table)), "{table}: {listed:#?}");
+        for path in
+            [format!("/api/matches/{}", stored[0]), format!("/api/matches/{}/egn", stored[0])]
+        {
+            assert_eq!(get(&server, &path).await.error(404), "not_found", "{path}");
+        }
+        let page = get(&server, &format!("/api/tables/{table}")).await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        let expected = json!({
+            "id": table, "host": null, "private": true, "state": "open", "created_at": null,
+            "closed_at": null, "closed_reason": null, "last_match": null,
+        });
+        assert_eq!(page.json(), expected, "only what the invite tells");
+    }
+    let shown =
+        get(&server, &format!("/api/matches/{}", public_game["id"].as_str().unwrap_or(""))).await;
+    assert_eq!(shown.status, 200, "a public game in play is shown: {}", shown.body);
+
+    // Ann's game ends: listed and shown as any other.
+    let ann = play_to_the_end(ann, private.clone(), 5).await;
+    let ended = stored_matches_of(&server, &private).await;
+    eventually("Ann's game, ended, to be listed", PATIENCE, async || {
+        walk(&server, "", 50).await.into_iter().find(|m| m["id"] == json!(ended[0]))
+    })
+    .await;
+    assert_eq!(get(&server, &format!("/api/matches/{}", ended[0])).await.status, 200);
+    drop((ann, bob, strangers));
     server.stop().await;
 }

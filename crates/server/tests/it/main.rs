@@ -4,12 +4,16 @@
 mod accounts;
 mod cluster;
 mod crash;
+mod door;
 mod history;
 mod moderation;
 mod names;
 mod outage;
+mod pools;
+mod private_files;
 mod rating_integrity;
 mod ratings;
 mod restart;
 mod server;
 mod support;
+mod watching;

@@ -518,10 +518,13 @@ async fn check_scene(server: &Server, scene: &Scene) {
     }
     let before = &scene.seen[0].1;
     let table = &scene.table;
-    // Its link names its host as the lobby does ("Quick play" for a pool's).
+    // Its link names its host as the lobby does; a private table's (a
+    // pool's too) names none: only what its invite tells.
     let path = format!("/api/tables/{table}");
     let link = request_at(server.address, "GET", &path, None, None).await.json();
-    assert_eq!(link["host"].as_str(), Some(before.summary.host.as_str()), "{what}: {link}");
+    let host = (!before.summary.private).then_some(before.summary.host.as_str());
+    assert_eq!(link["host"].as_str(), host, "{what}: {link}");
+    assert_eq!(link["private"], before.summary.private, "{what}: {link}");
     if let Some(player) = &scene.away {
         let mut client = Client::connect(&server.url()).await;
         client.try_hello("", Some(&player.token)).await.expect("the token survived");

@@ -16,7 +16,8 @@ pub enum Stop {
     Kill,
 }
 
-/// The real server binary, running.
+/// The real server binary, running; killed if the test ends (or fails)
+/// without stopping it.
 pub struct Server {
     child: Child,
     pub address: SocketAddr,
@@ -29,7 +30,27 @@ impl Server {
     /// do not pause, limits that a test's many players from one address do
     /// not meet, and `env`.
     pub fn start(data_dir: &Path, database_url: &str, env: &[(&str, &str)]) -> Server {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_euchre-server"));
+        Server::start_limited(data_dir, database_url, None, env)
+    }
+
+    /// [`Server::start`], with the process's open-file limit (`ulimit -n`)
+    /// lowered to `open_files` when given.
+    pub fn start_limited(
+        data_dir: &Path,
+        database_url: &str,
+        open_files: Option<u32>,
+        env: &[(&str, &str)],
+    ) -> Server {
+        let binary = env!("CARGO_BIN_EXE_euchre-server");
+        let mut command = match open_files {
+            // The shell lowers its own limit, then becomes the server.
+            Some(limit) => {
+                let mut shell = Command::new("sh");
+                shell.args(["-c", &format!("ulimit -n {limit} && exec \"$0\" \"$@\""), binary]);
+                shell
+            }
+            None => Command::new(binary),
+        };
         command
             .args(["--bind", "127.0.0.1:0", "--log-format", "json"])
             .arg("--data-dir")
@@ -115,5 +136,13 @@ impl Server {
     /// A counter or gauge of its `/metrics`.
     pub async fn metric(&self, name: &str) -> u64 {
         super::http::metric(self.address, name).await
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // Already ended after `stop`: the kill then fails, harmlessly.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

@@ -108,7 +108,8 @@ pub async fn metric(address: SocketAddr, name: &str) -> u64 {
     value.and_then(|v| v.parse::<f64>().ok()).map_or(0, |v| v as u64)
 }
 
-async fn request_to(
+/// [`request_from`], to the server at `address`.
+pub async fn request_to(
     address: SocketAddr,
     source: Source<'_>,
     method: &str,

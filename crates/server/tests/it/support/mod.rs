@@ -104,11 +104,21 @@ impl Client {
         source: [u8; 4],
         forwarded_for: Option<&str>,
     ) -> Result<Client, Refusal> {
+        Client::connect_at(server.address, source, forwarded_for).await
+    }
+
+    /// As [`Client::connect_forwarded`], to the server at `address`.
+    pub async fn connect_at(
+        address: SocketAddr,
+        source: [u8; 4],
+        forwarded_for: Option<&str>,
+    ) -> Result<Client, Refusal> {
         use tokio_tungstenite::tungstenite::client::IntoClientRequest;
         let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
         socket.bind(SocketAddr::from((source, 0))).expect("a loopback address");
-        let stream = socket.connect(server.address).await.expect("a TCP connection");
-        let mut request = server.url().into_client_request().expect("a request");
+        let stream = socket.connect(address).await.expect("a TCP connection");
+        let url = format!("ws://{address}/ws");
+        let mut request = url.into_client_request().expect("a request");
         if let Some(forwarded_for) = forwarded_for {
             // As bytes: a client may send any (obs-text too) through a proxy.
             let value = tokio_tungstenite::tungstenite::http::HeaderValue::from_bytes(

@@ -1,0 +1,139 @@
+//! The door: one address's silent TCP connections cannot take the server's
+//! files; the health checks, the API and the games of everyone else go on,
+//! and the silent sockets are closed.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use euchre_engine::Preset;
+use euchre_protocol::TableSettings;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpSocket, TcpStream};
+
+use crate::support::binary::{Server, Stop};
+use crate::support::http::{Source, request_to};
+use crate::support::{Client, PATIENCE, TestServer, play_to_the_end};
+
+/// The server's open-file limit in the test: small, so that the silent
+/// sockets below are twice what it could hold.
+const OPEN_FILES: u32 = 512;
+/// Silent sockets from one address.
+const SILENT: usize = 1_000;
+/// TCP connections one address may hold: the default (64), as the
+/// WebSockets' cap is set to its default (32) below.
+const PER_ADDRESS: usize = 64;
+/// The header-read timeout the server runs with.
+const HEADER_TIMEOUT: Duration = Duration::from_millis(2_000);
+
+/// A TCP connection from `source` to `address`, or `None` if it was not
+/// made within a second (a full accept queue).
+async fn connect_from(source: [u8; 4], address: SocketAddr) -> Option<TcpStream> {
+    let socket = TcpSocket::new_v4().expect("a socket");
+    socket.bind(SocketAddr::from((source, 0))).expect("a loopback address");
+    tokio::time::timeout(Duration::from_secs(1), socket.connect(address)).await.ok()?.ok()
+}
+
+/// Whether the server closed `stream` (an end of file or a reset) by `deadline`.
+async fn closed_by(stream: &mut TcpStream, deadline: tokio::time::Instant) -> bool {
+    let mut byte = [0u8; 1];
+    match tokio::time::timeout_at(deadline, stream.read(&mut byte)).await {
+        Ok(Ok(0)) | Ok(Err(_)) => true,
+        Ok(Ok(_)) => panic!("a silent socket got bytes it never asked for"),
+        Err(_) => false,
+    }
+}
+
+#[tokio::test]
+async fn silent_sockets_from_one_address_leave_room_for_everyone_else() {
+    let data = tempfile::tempdir().expect("a data folder");
+    let database = format!("sqlite://{}/euchre.db", data.path().display());
+    let header_timeout = HEADER_TIMEOUT.as_millis().to_string();
+    let server = Server::start_limited(
+        data.path(),
+        &database,
+        Some(OPEN_FILES),
+        &[
+            ("EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS", "32"),
+            ("EUCHRE_TIMING__HEADER_READ_TIMEOUT_MS", &header_timeout),
+        ],
+    );
+    let address = server.address;
+
+    // One address opens twice as many sockets as the server has files, and
+    // never sends a byte.
+    let mut silent = Vec::with_capacity(SILENT);
+    for _ in 0..SILENT {
+        if let Some(stream) = connect_from([127, 0, 0, 1], address).await {
+            silent.push(stream);
+        }
+    }
+    let opened = tokio::time::Instant::now();
+    assert!(silent.len() > OPEN_FILES as usize, "only {} connected", silent.len());
+
+    // Another address: the health check and the API answer at once…
+    let elsewhere = Source { address: [127, 0, 0, 2], forwarded_for: None };
+    let started = Instant::now();
+    let health = request_to(address, elsewhere, "GET", "/healthz", None, None).await;
+    assert_eq!(health.status, 200, "{}", health.body);
+    let ready = request_to(address, elsewhere, "GET", "/readyz", None, None).await;
+    assert_eq!(ready.status, 200, "{}", ready.body);
+    let board = request_to(address, elsewhere, "GET", "/api/leaderboard", None, None).await;
+    assert_eq!(board.status, 200, "{}", board.body);
+    let answered = started.elapsed();
+    assert!(answered < HEADER_TIMEOUT, "answered only after {answered:?}");
+    // The address's cap turned the rest away at once, not the accept limit.
+    let metrics = request_to(address, elsewhere, "GET", "/metrics", None, None).await.body;
+    let counted = |name: &str| {
+        let line = metrics.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix(' '));
+        line.and_then(|value| value.parse::<f64>().ok()).unwrap_or(0.0) as usize
+    };
+    let turned_away = counted("euchre_tcp_connections_turned_away_total");
+    assert!(turned_away >= silent.len() - PER_ADDRESS, "{turned_away} turned away: {metrics}");
+
+    // …and a player there plays a whole game.
+    let mut dora = Client::connect_at(address, [127, 0, 0, 2], None).await.expect("let in");
+    dora.hello("Dora").await;
+    let settings =
+        TableSettings { preset: Preset::Standard, bot_seats: vec![1, 2, 3], ..Default::default() };
+    let table = dora.create_table(settings).await;
+    assert_eq!(dora.sit(&table, Some(0)).await, 0);
+    let dora = play_to_the_end(dora, table, 7).await;
+    drop(dora);
+
+    // Every silent socket is closed: those past the address's cap at once,
+    // the others once the header-read timeout ran out.
+    let deadline = opened + HEADER_TIMEOUT + Duration::from_secs(10);
+    let mut open = 0;
+    for stream in &mut silent {
+        if !closed_by(stream, deadline).await {
+            open += 1;
+        }
+    }
+    assert_eq!(open, 0, "silent sockets still open {:?} after they connected", opened.elapsed());
+    assert!(
+        server.logged("WARN", "cannot accept").is_empty(),
+        "the server never ran out of files to accept with"
+    );
+    drop(silent);
+    server.stop(Stop::Term);
+}
+
+#[tokio::test]
+async fn a_stalled_request_body_is_closed_after_the_idle_timeout() {
+    let idle = Duration::from_millis(500);
+    let server = TestServer::start_with(|settings| {
+        settings.timing.http_idle_timeout_ms = idle.as_millis() as u64;
+        settings.timing.header_read_timeout_ms = 60_000;
+    })
+    .await;
+    let mut stream = TcpStream::connect(server.address).await.expect("connect");
+    // A log-in whose head comes whole and whose body never does.
+    let head = "POST /api/sessions HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
+                Content-Length: 100\r\n\r\n{\"name\":";
+    stream.write_all(head.as_bytes()).await.expect("sent");
+    let sent = Instant::now();
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    assert!(closed_by(&mut stream, deadline).await, "still open after {:?}", sent.elapsed());
+    assert!(sent.elapsed() >= idle, "closed after {:?}, before the idle timeout", sent.elapsed());
+    server.stop().await;
+}
