@@ -463,13 +463,21 @@ fn bot_game(
 /// is over, the `result` filter from the player's own seat, and the
 /// player's record. (Stored behind the server's back, in its own database,
 /// as tables do not offer these games yet.)
+/// The server's own SQLite database, opened beside it. Opening sets the
+/// connection's pragmas, which a busy server's write can hold off past the
+/// busy timeout on a loaded machine: it is tried again.
+async fn servers_database(server: &TestServer) -> SqliteStore {
+    let url = format!("sqlite://{}/euchre.db", server.data.path().display());
+    eventually("the server's database to open", PATIENCE, async || SqliteStore::connect(&url).await)
+        .await
+}
+
 #[tokio::test]
 async fn matches_of_two_and_three_players_show_a_score_per_player() {
     let server = TestServer::start().await;
     // The server answers once its database is migrated.
     assert_eq!(get(&server, "/api/matches").await.status, 200);
-    let url = format!("sqlite://{}/euchre.db", server.data.path().display());
-    let store = SqliteStore::connect(&url).await.expect("the server's database");
+    let store = servers_database(&server).await;
     let player = "p-forms";
     let mut writes = vec![Write::Player {
         id: player.into(),
@@ -844,8 +852,7 @@ async fn a_finished_matchs_analysis_is_queued_then_served_from_the_store() {
 async fn a_profile_shows_the_accuracy_of_the_players_analysed_matches() {
     let server = TestServer::start_with(|settings| settings.analysis.worlds = 4).await;
     assert_eq!(get(&server, "/api/matches").await.status, 200);
-    let url = format!("sqlite://{}/euchre.db", server.data.path().display());
-    let store = SqliteStore::connect(&url).await.expect("the server's database");
+    let store = servers_database(&server).await;
     let player = "p-analysed";
     let mut writes = vec![Write::Player {
         id: player.into(),
@@ -902,8 +909,7 @@ async fn a_match_played_to_its_end_is_analysed_without_a_request() {
         settings.analysis.worlds = 4;
     })
     .await;
-    let url = format!("sqlite://{}/euchre.db", server.data.path().display());
-    let store = SqliteStore::connect(&url).await.expect("the server's database");
+    let store = servers_database(&server).await;
     let player = finished_games(&server, "Ann", &[3]).await;
     let played = eventually("the match to be stored as finished", PATIENCE, || async {
         let list = walk(&server, &format!("&player={player}&finished=true"), 10).await;

@@ -48,8 +48,8 @@ async fn one_address_holds_a_few_requests_in_a_pool_even_once_its_connections_ar
     assert_eq!(ask(&mut fourth).await, Err("busy".to_owned()), "the address's fourth");
     // Another pool of the same address, and the same pool of another, are their own.
     let id = fourth.next_id();
-    let rated = QuickPlayRequest::new(Preset::Standard, true);
-    let answer = fourth.command(ClientMessage::QuickPlay { id, request: rated }).await;
+    let other = QuickPlayRequest::new(Preset::StickTheDealer, false);
+    let answer = fourth.command(ClientMessage::QuickPlay { id, request: other }).await;
     assert!(matches!(answer, ServerMessage::Ack { reply: Reply::Queued { .. }, .. }), "{answer:?}");
     let mut elsewhere = guest(&server, [127, 0, 9, 2], "Elsewhere").await;
     assert_eq!(ask(&mut elsewhere).await, Ok(()));
