@@ -140,3 +140,41 @@ async fn a_stalled_request_body_is_closed_after_the_idle_timeout() {
     assert!(sent.elapsed() >= idle, "closed after {:?}, before the idle timeout", sent.elapsed());
     server.stop().await;
 }
+
+#[tokio::test]
+async fn silent_sockets_from_many_addresses_cannot_keep_out_those_who_speak() {
+    let data = tempfile::tempdir().expect("a data folder");
+    let database = format!("sqlite://{}/euchre.db", data.path().display());
+    // Nothing is closed for its silence while the test runs.
+    let server = Server::start_limited(
+        data.path(),
+        &database,
+        Some(OPEN_FILES),
+        &[
+            ("EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS", "32"),
+            ("EUCHRE_TIMING__HEADER_READ_TIMEOUT_MS", "60000"),
+        ],
+    );
+    let address = server.address;
+    // Six addresses hold as many silent sockets as each may: 384, past the
+    // accept limit (512 files less 256).
+    let mut silent = Vec::new();
+    for source in 1..=6 {
+        for _ in 0..PER_ADDRESS {
+            if let Some(stream) = connect_from([127, 0, 1, source], address).await {
+                silent.push(stream);
+            }
+        }
+    }
+    assert!(silent.len() > (OPEN_FILES as usize - 256), "only {} connected", silent.len());
+    // Those who speak get in: silent sockets make room for them.
+    let elsewhere = Source { address: [127, 0, 0, 2], forwarded_for: None };
+    for path in ["/healthz", "/readyz", "/api/leaderboard"] {
+        let answer = request_to(address, elsewhere, "GET", path, None, None).await;
+        assert_eq!(answer.status, 200, "{path}: {}", answer.body);
+    }
+    let mut dora = Client::connect_at(address, [127, 0, 0, 2], None).await.expect("let in");
+    dora.hello("Dora").await;
+    drop((dora, silent));
+    server.stop(Stop::Term);
+}
