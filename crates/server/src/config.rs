@@ -351,7 +351,8 @@ pub struct Limits {
     pub tcp_connections_per_address: usize,
     /// Open TCP connections in all; 0: the open-file limit less 256 (kept
     /// for the database, the journal, NATS and the logs). A larger value is
-    /// lowered to that too. Past it a new connection is closed unread.
+    /// lowered to that too. At it the oldest connection that has sent
+    /// nothing yet is closed to make room; failing one, the new one is.
     pub max_tcp_connections: usize,
     /// How long an address whose connection was closed for abuse (1008,
     /// flooding; 1009, a frame past the hard cap) is refused new

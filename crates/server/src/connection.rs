@@ -440,9 +440,14 @@ impl Connection {
         let leaves = matches!(request, Request::Leave);
         let cap = self.state.settings.limits.tables_per_connection;
         if joins && cap > 0 && !self.tables.contains(&table) && self.tables.len() >= cap {
-            return Err(ErrorCode::WatchLimit.refusal(format!(
-                "this connection follows {cap} tables, as many as it may: leave one first"
-            )));
+            // Tables that have closed since are followed no more.
+            let registry = &self.state.registry;
+            self.tables.retain(|followed| registry.summary(followed).is_some());
+            if self.tables.len() >= cap {
+                return Err(ErrorCode::WatchLimit.refusal(format!(
+                    "this connection follows {cap} tables, as many as it may: leave one first"
+                )));
+            }
         }
         let Some(handle) = self.state.registry.get(&table) else {
             // Not a table of this node: its owner answers, if another node

@@ -11,19 +11,28 @@
 //! the per-address TCP cap is its WebSockets and its HTTP requests. It is
 //! therefore never under `connections_per_address` + [`HTTP_PER_ADDRESS`].
 //!
+//! At the accept limit a newcomer still gets in if a connection that has
+//! not sent a byte yet can make room: the oldest such is closed (it would
+//! be at its header-read timeout anyway). Silent sockets from many
+//! addresses therefore cannot keep out a health check or a player who
+//! speaks; a connection that has spoken (a player's WebSocket) is never
+//! closed for room. While the closed ones go, the count may pass the limit
+//! by at most [`EVICTING_MAX`], taken from the files kept in reserve.
+//!
 //! Behind a trusted proxy the TCP peer is the proxy, whose connections carry
 //! every client's: it is not counted per address (a cap would shut out all
 //! its clients together), only in all. The proxy must cap connections per
 //! client itself; the WebSocket limits still count each forwarded client.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use ipnet::IpNet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
+use tokio_util::sync::CancellationToken;
 
 use crate::admission::{accept_limit, address_key};
 use crate::client_address;
@@ -33,6 +42,9 @@ use crate::metrics::Metrics;
 /// TCP connections one address may hold beyond its WebSockets: a browser
 /// opens a few for the page and the API besides its socket.
 pub const HTTP_PER_ADDRESS: usize = 16;
+/// How far past the accept limit the count may go while silent connections
+/// closed to make room are going (a quarter of the files kept in reserve).
+pub const EVICTING_MAX: usize = crate::admission::RESERVED_FILES / 4;
 
 /// Why an accepted connection is closed unread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +68,28 @@ pub struct Door {
     /// For `/metrics`: `open`, and the connections turned away.
     gauge: Gauge,
     turned_away: Counter,
+    /// Connections in the order they came, for room at the limit: those
+    /// that have spoken or gone are dropped as they are met.
+    silent: Mutex<VecDeque<Weak<Heard>>>,
+}
+
+/// Whether a connection has sent a byte, and how to close it for room.
+#[derive(Debug, Default)]
+pub struct Heard {
+    spoke: AtomicBool,
+    close: CancellationToken,
+}
+
+impl Heard {
+    /// The connection sent a byte: it is never closed for room.
+    pub fn spoke(&self) {
+        self.spoke.store(true, Ordering::Relaxed);
+    }
+
+    /// Cancelled when the connection is closed to make room.
+    pub fn closing(&self) -> CancellationToken {
+        self.close.clone()
+    }
 }
 
 impl Door {
@@ -77,6 +111,7 @@ impl Door {
             proxies: trusted_proxies.to_vec(),
             gauge: metrics.tcp_open.clone(),
             turned_away: metrics.tcp_turned_away.clone(),
+            silent: Mutex::default(),
         }
     }
 
@@ -114,7 +149,8 @@ impl Door {
             return Err(Turned::TooManyFromAddress);
         }
         // Under the lock, so no two connections pass the limit together.
-        if self.open.load(Ordering::Relaxed) >= self.max_open {
+        let open = self.open.load(Ordering::Relaxed);
+        if open >= self.max_open && (open >= self.max_open + EVICTING_MAX || !self.make_room()) {
             return Err(Turned::Full);
         }
         if let Some(key) = key {
@@ -122,7 +158,34 @@ impl Door {
         }
         self.open.fetch_add(1, Ordering::Relaxed);
         self.gauge.inc();
-        Ok(Entry { key, door: self.clone() })
+        let heard = Arc::new(Heard::default());
+        self.note(&heard);
+        Ok(Entry { key, door: self.clone(), heard })
+    }
+
+    /// Keeps `heard` in line for room; the line is pruned of those that
+    /// spoke or went whenever it grows past twice the limit.
+    fn note(&self, heard: &Arc<Heard>) {
+        let mut silent = self.silent.lock().unwrap_or_else(|p| p.into_inner());
+        if silent.len() >= self.max_open.saturating_mul(2).max(64) {
+            silent.retain(|w| w.upgrade().is_some_and(|h| !h.spoke.load(Ordering::Relaxed)));
+        }
+        silent.push_back(Arc::downgrade(heard));
+    }
+
+    /// Closes the oldest connection that has not sent a byte; false if
+    /// there is none.
+    fn make_room(&self) -> bool {
+        let mut silent = self.silent.lock().unwrap_or_else(|p| p.into_inner());
+        while let Some(oldest) = silent.pop_front() {
+            let Some(heard) = oldest.upgrade() else { continue };
+            if heard.spoke.load(Ordering::Relaxed) || heard.close.is_cancelled() {
+                continue;
+            }
+            heard.close.cancel();
+            return true;
+        }
+        false
     }
 }
 
@@ -150,6 +213,14 @@ pub struct Entry {
     /// `None`: not counted per address (a trusted proxy, or no cap).
     key: Option<IpAddr>,
     door: Arc<Door>,
+    heard: Arc<Heard>,
+}
+
+impl Entry {
+    /// Whether the connection has spoken, and its closing for room.
+    pub fn heard(&self) -> &Arc<Heard> {
+        &self.heard
+    }
 }
 
 impl Drop for Entry {
@@ -176,6 +247,12 @@ mod tests {
         text.parse().expect("an address")
     }
 
+    /// `entry`, having sent a byte: never closed for room.
+    fn spoken(entry: Entry) -> Entry {
+        entry.heard().spoke();
+        entry
+    }
+
     fn door_with(change: impl FnOnce(&mut Limits), proxies: &[&str]) -> Arc<Door> {
         let mut limits = Limits { connections_per_address: 2, ..Limits::default() };
         change(&mut limits);
@@ -195,9 +272,10 @@ mod tests {
         assert_eq!(door.per_address_max(), 2 + HTTP_PER_ADDRESS, "raised to the floor");
         let (a, b) = (ip("127.3.0.1"), ip("127.3.0.2"));
         let mut held: Vec<Entry> =
-            (0..door.per_address_max()).map(|_| door.enter(a).expect("within")).collect();
+            (0..door.per_address_max()).map(|_| spoken(door.enter(a).expect("within"))).collect();
         assert_eq!(door.enter(a).err(), Some(Turned::TooManyFromAddress));
-        let from_b: Vec<Entry> = (0..30 - held.len()).map(|_| door.enter(b).expect("b")).collect();
+        let from_b: Vec<Entry> =
+            (0..30 - held.len()).map(|_| spoken(door.enter(b).expect("b"))).collect();
         assert_eq!(door.open(), 30);
         assert_eq!(door.enter(ip("127.3.0.3")).err(), Some(Turned::Full));
         held.pop();
@@ -219,11 +297,32 @@ mod tests {
     fn a_trusted_proxy_is_counted_in_all_only_and_zero_is_no_limit() {
         let door = door_with(|l| l.max_tcp_connections = 100, &["10.0.0.1/32"]);
         let held: Vec<Entry> =
-            (0..100).map(|_| door.enter(ip("10.0.0.1")).expect("a proxy")).collect();
+            (0..100).map(|_| spoken(door.enter(ip("10.0.0.1")).expect("a proxy"))).collect();
         assert_eq!(door.enter(ip("10.0.0.1")).err(), Some(Turned::Full));
         drop(held);
         let door = door_with(|l| l.tcp_connections_per_address = 0, &[]);
         let _held: Vec<Entry> =
             (0..200).map(|_| door.enter(ip("127.3.0.1")).expect("no cap")).collect();
+    }
+
+    #[test]
+    fn at_the_limit_the_oldest_silent_connection_makes_room() {
+        let door = door_with(|l| l.max_tcp_connections = 3, &[]);
+        let address = |n: u8| IpAddr::from([127, 4, 0, n]);
+        let first = door.enter(address(1)).expect("room");
+        let spoke = spoken(door.enter(address(2)).expect("room"));
+        let third = door.enter(address(3)).expect("room");
+        // Full: the oldest that has not spoken is closed, the newcomer let in.
+        let newcomer = spoken(door.enter(address(4)).expect("room made"));
+        assert!(first.heard().closing().is_cancelled(), "the oldest silent one");
+        assert!(!spoke.heard().closing().is_cancelled() && !third.heard().closing().is_cancelled());
+        assert_eq!(door.open(), 4, "past the limit while the closed one goes");
+        drop(first);
+        // The next silent one goes for the next newcomer; then nobody is left to go.
+        let _fifth = spoken(door.enter(address(5)).expect("room made"));
+        assert!(third.heard().closing().is_cancelled());
+        drop(third);
+        assert_eq!(door.enter(address(6)).err(), Some(Turned::Full), "all have spoken");
+        drop((spoke, newcomer));
     }
 }

@@ -128,7 +128,8 @@ async fn serve_connection(
     closing: CancellationToken,
 ) {
     let activity = Arc::new(Activity::new());
-    let io = Watched { stream, activity: activity.clone(), _entry: entry };
+    let made_room = entry.heard().closing();
+    let io = Watched { stream, activity: activity.clone(), entry };
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
         let mut request = request.map(axum::body::Body::new);
         request.extensions_mut().insert(ConnectInfo(peer));
@@ -155,6 +156,10 @@ async fn serve_connection(
             // Dropping the connection closes the socket.
             () = activity.idle_for(settings.idle_timeout) => {
                 tracing::debug!(%peer, "idle HTTP connection closed");
+                return;
+            }
+            () = made_room.cancelled() => {
+                tracing::debug!(%peer, "silent connection closed to make room");
                 return;
             }
         }
@@ -198,7 +203,7 @@ impl Activity {
 struct Watched {
     stream: TcpStream,
     activity: Arc<Activity>,
-    _entry: Entry,
+    entry: Entry,
 }
 
 impl AsyncRead for Watched {
@@ -212,6 +217,7 @@ impl AsyncRead for Watched {
         let polled = Pin::new(&mut this.stream).poll_read(cx, buf);
         if buf.filled().len() > before {
             this.activity.touch();
+            this.entry.heard().spoke();
         }
         polled
     }

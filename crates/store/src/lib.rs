@@ -344,6 +344,9 @@ pub struct MatchQuery {
     /// Continue after this match (keyset pagination).
     pub after: Option<Cursor>,
     pub limit: u32,
+    /// Leave out the matches in play at private tables (those with an
+    /// invite: a pool's too), as the public API does.
+    pub hide_private_in_play: bool,
 }
 
 /// Where a page of matches ended: the last match's start time and id.

@@ -139,6 +139,7 @@ pub(crate) async fn list_matches<C: Conn>(
         Param::Text(query.after.as_ref().map(|cursor| cursor.id.as_str())),
         // One more than asked, to know whether another page follows.
         Param::Int(Some(limit as i64 + 1)),
+        Param::Bool(Some(query.hide_private_in_play)),
     ];
     let rows = fetch(conn, sql::LIST_MATCHES, &params).await?;
     sql::match_page(rows, limit)

@@ -142,9 +142,8 @@ pub(crate) const LIVE_TABLES: &str = "\
 /// seat, with its side's score and result). The optional filters are bound as NULL when unused, so the text is
 /// static: $1 player, $2 won, $3 since, $4 until, $5 finished only, $6/$7 the
 /// cursor, $8 how many matches (not rows) to fetch.
-/// A page of matches, newest first. A match at a private table (one with
-/// an invite: a pool's too) is left out while it is played: who sits there
-/// and how it stands are for those at it until it ends.
+/// A page of matches, newest first; with $9, without the matches in play at
+/// private tables (those with an invite: a pool's too).
 pub(crate) const LIST_MATCHES: &str = "\
     WITH page AS ( \
         SELECT m.id, m.table_id, m.number, m.rules, m.seed, m.seed_hex, m.start, m.started_at, \
@@ -157,7 +156,7 @@ pub(crate) const LIST_MATCHES: &str = "\
             AND ($4 IS NULL OR m.started_at < $4) \
             AND (NOT $5 OR m.ended_at IS NOT NULL) \
             AND ($6 IS NULL OR m.started_at < $6 OR (m.started_at = $6 AND m.id < $7)) \
-            AND (m.ended_at IS NOT NULL OR m.abandoned_at IS NOT NULL OR NOT EXISTS ( \
+            AND (NOT $9 OR m.ended_at IS NOT NULL OR m.abandoned_at IS NOT NULL OR NOT EXISTS ( \
                 SELECT 1 FROM game_tables t WHERE t.id = m.table_id AND t.invite IS NOT NULL)) \
         ORDER BY m.started_at DESC, m.id DESC \
         LIMIT $8) \

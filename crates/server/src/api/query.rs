@@ -107,7 +107,10 @@ impl ListParams {
                 ApiError::bad_request("bad_cursor", message)
             })?),
         };
-        Ok(MatchQuery { player, since, until, won, finished, after, limit })
+        // Who sits at a private table, and how its game stands, are for
+        // those at it until it ends.
+        let hide_private_in_play = true;
+        Ok(MatchQuery { player, since, until, won, finished, after, limit, hide_private_in_play })
     }
 }
 
@@ -186,6 +189,7 @@ mod tests {
             finished: true,
             after,
             limit: 5,
+            hide_private_in_play: true,
         };
         assert_eq!(query, expected);
         let defaults = ListParams::default().to_query().expect("valid");

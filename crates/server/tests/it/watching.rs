@@ -3,7 +3,9 @@
 
 use euchre_protocol::{ClientMessage, Reply, ServerMessage, TableSettings};
 
-use crate::support::{Client, Players, TestServer, error_code};
+use euchre_server::testing::eventually;
+
+use crate::support::{Client, PATIENCE, Players, TestServer, error_code};
 
 /// A `watch` of `table`: `Ok` once watching, or the error code.
 async fn watch(client: &mut Client, table: &str) -> Result<(), String> {
@@ -61,5 +63,34 @@ async fn a_connection_follows_so_many_tables_until_it_leaves_one() {
     let mut bob_again = Client::connect(&server.url()).await;
     bob_again.try_hello("Bob", bob.token.as_deref()).await.expect("welcome back");
     assert_eq!(watch(&mut bob_again, &tables[0]).await, Ok(()));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_table_that_closed_is_followed_no_more() {
+    let server = TestServer::start_with(|settings| {
+        settings.limits.tables_per_connection = 1;
+        settings.timing.reconnect_grace_ms = 200;
+        settings.timing.table_close_ms = 200;
+    })
+    .await;
+    let mut ann = server.player("Ann").await;
+    let first = ann.create_table(TableSettings::default()).await;
+    let second = ann.create_table(TableSettings::default()).await;
+    // Ann keeps the second table open by watching it; nobody is at the first.
+    assert_eq!(watch(&mut ann, &second).await, Ok(()));
+    // Bob sits at the first table here, then leaves it from another
+    // connection: this one follows it still, until it closes.
+    let mut bob = server.player("Bob").await;
+    bob.sit(&first, Some(0)).await;
+    let mut elsewhere = Client::connect(&server.url()).await;
+    elsewhere.try_hello("Bob", bob.token.as_deref()).await.expect("welcome back");
+    leave(&mut elsewhere, &first).await;
+    drop(elsewhere);
+    eventually("the first table to close and free Bob's place", PATIENCE, async || {
+        watch(&mut bob, &second).await
+    })
+    .await;
+    drop(ann);
     server.stop().await;
 }
