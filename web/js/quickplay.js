@@ -80,7 +80,7 @@ export class QuickPlayPanel {
     if (!casual) this.bots.value = '';
     this.botsHint.textContent = casual
       ? 'If nobody is found in time, bots take the missing seats.'
-      : 'Rated games are between people only: choose Casual for bots.';
+      : 'Rated games are between accounts only (no bots, no guests): choose Casual for bots.';
     this.partnerBox.hidden = !this.partner.checked;
     for (const button of this.buttons) {
       const off = this.partner.checked && !hasPartners(button.dataset.preset);
