@@ -379,9 +379,11 @@ impl Pools {
         self.requests.insert(player.id.clone(), waiting);
         match team {
             Team::Joined { inviter } => {
-                // The code is used: nobody else may join with it.
-                self.codes.retain(|_, holder| *holder != inviter);
                 if let Some(lead) = self.requests.get_mut(&inviter) {
+                    // The code is used: nobody else may join with it.
+                    if let Team::Inviting { code, .. } = &lead.team {
+                        self.codes.remove(code);
+                    }
                     lead.team =
                         Team::Inviting { code: String::new(), partner: Some(player.id.clone()) };
                     // The team waits from now: its wait starts when it is whole.
@@ -527,7 +529,10 @@ impl Pools {
                 self.per_address.remove(&(waiting.pool, address));
             }
         }
-        self.codes.retain(|_, holder| holder != player_id);
+        // A player holds at most the code of their own request.
+        if let Team::Inviting { code, .. } = &waiting.team {
+            self.codes.remove(code);
+        }
         match &waiting.team {
             // A partner who joined leaves the inviter waiting for another.
             Team::Joined { inviter } => {
