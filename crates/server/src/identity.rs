@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
 
 use euchre_protocol::{ErrorCode, PlayerInfo, Refusal};
 use euchre_store::writer::Recorder;
@@ -13,6 +14,7 @@ use euchre_store::{Millis, Store, Write};
 use lru::LruCache;
 use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::clock::now_ms;
@@ -57,12 +59,25 @@ pub struct Admitted {
     pub watch: Watch,
 }
 
+/// How long a session read from the store is trusted from memory. Other
+/// nodes' revocations come over core NATS, at most once: one lost leaves
+/// the token good here only until its next `hello` past this.
+pub const SESSION_RECHECK: Duration = Duration::from_secs(60);
+
 /// A token the server has seen, by its hash.
 #[derive(Clone, Debug)]
 struct Known {
     player: PlayerInfo,
     /// A session's end; `None` for a guest's token, which does not expire.
     expires_at: Option<Millis>,
+    /// When it was read from the store (or made here).
+    read_at: Instant,
+}
+
+impl Known {
+    fn new(player: PlayerInfo, expires_at: Option<Millis>) -> Known {
+        Known { player, expires_at, read_at: Instant::now() }
+    }
 }
 
 impl Players {
@@ -129,7 +144,7 @@ impl Players {
             self.store.apply(std::slice::from_ref(&write)).await.map_err(|_| unavailable())?;
         }
         self.recorder.record_and_wait(vec![write]).await.map_err(|_| unavailable())?;
-        self.lock().put(token_hash, Known { player: player.clone(), expires_at: None });
+        self.lock().put(token_hash, Known::new(player.clone(), None));
         Ok((player, token))
     }
 
@@ -195,13 +210,17 @@ impl Players {
                 self.lock().pop(token_hash);
                 return Err(ErrorCode::SessionExpired.into());
             }
-            return Ok(Some(known));
+            // A guest's token ends only by its claim, after which the same
+            // player goes on as the account: nothing to read again for it.
+            if known.expires_at.is_none() || known.read_at.elapsed() < SESSION_RECHECK {
+                return Ok(Some(known));
+            }
         }
         let unavailable = |_| Refusal::from(ErrorCode::Unavailable);
         // Guests first: their path is the common one and stays one lookup.
         if let Some(row) = self.store.player_by_token_hash(token_hash).await.map_err(unavailable)? {
             let player = PlayerInfo { id: row.id, name: row.name };
-            return Ok(Some(Known { player, expires_at: None }));
+            return Ok(Some(Known::new(player, None)));
         }
         let Some(session) =
             self.store.session_by_token_hash(token_hash).await.map_err(unavailable)?
@@ -215,13 +234,12 @@ impl Players {
             return Err(ErrorCode::SessionExpired.into());
         }
         let player = PlayerInfo { id: session.player.id, name: session.player.name };
-        Ok(Some(Known { player, expires_at: Some(session.expires_at) }))
+        Ok(Some(Known::new(player, Some(session.expires_at))))
     }
 
     /// A session just started, so its first `hello` needs no lookup.
     pub fn remember_session(&self, token_hash: &str, player: &PlayerInfo, expires_at: Millis) {
-        let known = Known { player: player.clone(), expires_at: Some(expires_at) };
-        self.lock().put(token_hash.to_owned(), known);
+        self.lock().put(token_hash.to_owned(), Known::new(player.clone(), Some(expires_at)));
     }
 
     /// Ends what `revocation` ends, on this node and (in a cluster) on

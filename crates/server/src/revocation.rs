@@ -345,13 +345,12 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn a_session_revoked_between_its_read_and_its_caching_is_not_let_in() {
-        let data = tempfile::tempdir().expect("a folder");
-        let url = format!("sqlite://{}/euchre.db", data.path().display());
+    /// A store in `data` holding Ann's account and one session, and that
+    /// session's token.
+    async fn ann_with_a_session(data: &std::path::Path) -> (Arc<dyn Store>, String) {
+        let url = format!("sqlite://{}/euchre.db", data.display());
         let inner: Arc<dyn Store> = Arc::from(euchre_store::connect(&url).await.expect("a store"));
         inner.migrate().await.expect("migrated");
-        // Ann's account and one session, straight into the database.
         let guest =
             Write::Player { id: "ann".into(), name: "Ann".into(), token_hash: "g".into(), at: 1 };
         inner.apply(&[guest]).await.expect("the guest");
@@ -370,6 +369,35 @@ mod tests {
             session,
         };
         assert_eq!(inner.claim_account(&claim).await.expect("claimed"), ClaimOutcome::Claimed);
+        (inner, token)
+    }
+
+    /// Another node's log-out whose message never came (core NATS, at most
+    /// once): the session is let in from memory only until its memory is
+    /// [`identity::SESSION_RECHECK`] old, then read again and refused.
+    #[tokio::test]
+    async fn a_session_revoked_elsewhere_with_the_message_lost_is_refused_after_the_recheck() {
+        let data = tempfile::tempdir().expect("a folder");
+        let (store, token) = ann_with_a_session(data.path()).await;
+        let (recorder, _writer) =
+            euchre_store::writer::start(store.clone(), data.path().join("journal"), 16)
+                .await
+                .expect("the journal");
+        let players = Players::new(store.clone(), recorder, 16);
+        assert!(players.authenticate(&token).await.expect("no error").is_some(), "cached");
+        store.revoke_session(&identity::hash(&token), 2).await.expect("revoked elsewhere");
+        assert!(players.authenticate(&token).await.expect("no error").is_some(), "from memory");
+        tokio::time::pause();
+        tokio::time::advance(identity::SESSION_RECHECK).await;
+        tokio::time::resume();
+        assert_eq!(players.authenticate(&token).await.expect("no error"), None, "read again");
+    }
+
+    #[tokio::test]
+    async fn a_session_revoked_between_its_read_and_its_caching_is_not_let_in() {
+        let data = tempfile::tempdir().expect("a folder");
+        // Ann's account and one session, straight into the database.
+        let (inner, token) = ann_with_a_session(data.path()).await;
 
         let store = Arc::new(RevokingStore { inner, players: OnceLock::new(), armed: true.into() });
         let (recorder, _writer) =
