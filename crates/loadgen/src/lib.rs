@@ -394,6 +394,10 @@ async fn wait_for_stop(
     }
 }
 
+/// How long a table's hands may take to reach the history after the
+/// writer was seen idle.
+const STORED_PATIENCE: Duration = Duration::from_secs(15);
+
 /// Finished hands in the history for every table, checked against the
 /// hands each table's host saw end.
 async fn count_stored(http: &Http, players: &[Player]) -> anyhow::Result<u64> {
@@ -405,8 +409,17 @@ async fn count_stored(http: &Http, players: &[Player]) -> anyhow::Result<u64> {
         .collect();
     let counts: Vec<(u64, &Place)> = stream::iter(hosts)
         .map(|(player_id, host)| async move {
-            let stored = http.stored_hands(player_id, &host.table).await?;
-            anyhow::Ok((stored, host))
+            // The writer waited for was the answering node's: in a cluster
+            // the table's own node may still be writing. A while more, then
+            // a hand still missing is lost.
+            let deadline = Instant::now() + STORED_PATIENCE;
+            loop {
+                let stored = http.stored_hands(player_id, &host.table).await?;
+                if stored >= host.hands || Instant::now() >= deadline {
+                    return anyhow::Ok((stored, host));
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
         })
         .buffer_unordered(8)
         .try_collect()
