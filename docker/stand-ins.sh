@@ -10,9 +10,9 @@
 #   docker/stand-ins.sh debian rust   only those (debian, rust, postgres, nats, haproxy)
 #
 # What each stand-in is (docs/self-hosting.md, "Where the image was rehearsed"):
-#   debian:bookworm-slim  debootstrap --variant=minbase bookworm, apt's caches
+#   debian:12.15-slim     debootstrap --variant=minbase bookworm, apt's caches
 #                         emptied: the same release, a little larger
-#   rust:1.95-bookworm    that root + build-essential pkg-config ca-certificates
+#   rust:1.95.0-bookworm  that root + build-essential pkg-config ca-certificates
 #                         git, and this machine's Rust 1.95 toolchain in /usr/local
 #   postgres:16           Debian's PostgreSQL (15 in bookworm), an entrypoint
 #                         honouring POSTGRES_USER, POSTGRES_PASSWORD, POSTGRES_DB
@@ -31,9 +31,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-RUST_VERSION=1.95
-DEBIAN_IMAGE=docker.io/library/debian:bookworm-slim
-RUST_IMAGE=docker.io/library/rust:$RUST_VERSION-bookworm
+# The names the Dockerfile's build arguments default to (its pinned bases).
+dockerfile_base() { sed -n "s/^ARG $1=//p" docker/Dockerfile; }
+DEBIAN_IMAGE=docker.io/library/$(dockerfile_base DEBIAN_IMAGE)
+RUST_IMAGE=docker.io/library/$(dockerfile_base RUST_IMAGE)
+RUST_VERSION=$(echo "$RUST_IMAGE" | sed 's/.*:\([0-9.]*\)-.*/\1/')
 POSTGRES_IMAGE=docker.io/library/postgres:16
 NATS_IMAGE=docker.io/library/nats:2.10
 HAPROXY_IMAGE=docker.io/library/haproxy:2.8
@@ -139,7 +141,7 @@ make_rust() {
   if exists "$RUST_IMAGE"; then log "$RUST_IMAGE present"; return; fi
   local sysroot name="stand-in-rust-$$"
   sysroot="$(rustup run "$RUST_VERSION" rustc --print sysroot 2>/dev/null || rustc --print sysroot)"
-  "$sysroot/bin/rustc" --version | grep -q "^rustc $RUST_VERSION" \
+  "$sysroot/bin/rustc" --version | grep -q "^rustc $RUST_VERSION " \
     || { echo "stand-ins: no Rust $RUST_VERSION on this machine ($sysroot)" >&2; exit 1; }
   log "$RUST_IMAGE: build packages, and Rust from $sysroot"
   podman rm -f "$name" >/dev/null 2>&1 || true
