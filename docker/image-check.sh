@@ -34,7 +34,7 @@ fail() { echo "image-check: FAILED: $*" >&2; podman logs --tail 30 "$name" >&2 2
 
 context=$(mktemp -d)
 cleanup() {
-  podman rm -f -t 0 "$name" >/dev/null 2>&1 || true
+  podman rm -f -v -t 0 "$name" >/dev/null 2>&1 || true
   rm -rf "$context"
 }
 trap cleanup EXIT

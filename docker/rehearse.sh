@@ -26,6 +26,7 @@
 #
 # Needs: the loadgen binary (BIN, default target/debug; cargo build -p
 # euchre-loadgen), python3, curl. PORT (default 18480) is the published port.
+# SKIP_BUILD=1 rehearses the image already tagged localhost/euchre-server:latest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,9 +50,9 @@ podman() { command podman "$@" 2> >(grep -v 'systemd connection' >&2); }
 service_pid="" health_pid=""
 cleanup() {
   set +e
-  for compose_file in compose.cluster.yaml compose.yaml; do
-    compose down -v --timeout 5 >/dev/null 2>&1
-  done
+  COMPOSE_PROJECT_NAME=euchre-rehearsal docker-compose -f docker/compose.yaml down -v --timeout 5 >/dev/null 2>&1
+  [ ! -f "$work/docker/compose.cluster.yaml" ] || COMPOSE_PROJECT_NAME=euchre-rehearsal-cluster \
+    docker-compose -f "$work/docker/compose.cluster.yaml" down -v --timeout 5 >/dev/null 2>&1
   [ -z "$health_pid" ] || kill "$health_pid" 2>/dev/null
   [ -z "$service_pid" ] || kill "$service_pid" 2>/dev/null
   wait 2>/dev/null
@@ -80,10 +81,14 @@ for _ in $(seq 50); do [ -S "$work/podman.sock" ] && break; sleep 0.2; done
 health_pid=$!
 
 # ---------------------------------------------------------------- the image
-say "building docker/Dockerfile unchanged (podman build --format docker)"
-built_at=$SECONDS
-podman build -q --format docker -f docker/Dockerfile -t "$image" . >/dev/null
-say "built in $((SECONDS - built_at)) s: $(podman image inspect --format '{{.Size}}' "$image" | awk '{printf "%.0f MB", $1 / 1e6}')"
+if [ -n "${SKIP_BUILD:-}" ]; then
+  say "SKIP_BUILD: rehearsing the image already tagged $image, not building it"
+else
+  say "building docker/Dockerfile unchanged (podman build --format docker)"
+  built_at=$SECONDS
+  podman build -q --format docker -f docker/Dockerfile -t "$image" . >/dev/null
+fi
+say "built in $((SECONDS - ${built_at:-SECONDS})) s: $(podman image inspect --format '{{.Size}}' "$image" | awk '{printf "%.0f MB", $1 / 1e6}')"
 podman history --format '{{.Size}}\t{{.CreatedBy}}' "$image" | cut -c1-110 | sed 's/^/     /'
 if podman history --no-trunc --format '{{.CreatedBy}}' "$image" | grep -iE 'password|secret|token' \
   || podman image inspect --format '{{json .Config.Env}}' "$image" | grep -iE 'password|secret'; then
@@ -236,6 +241,19 @@ say "upgraded (the container recreated on the new image): $after_upgrade finishe
 compose down -v --timeout 10 >/dev/null 2>&1
 
 # --------------------------------------------------------- the cluster compose
+# The one change to the cluster's files: HAProxy's open-file limit. The
+# compose file raises the container's to 131,072 for haproxy.cfg's maxconn
+# of 60,000; a root without CAP_SYS_RESOURCE (this machine) may not raise a
+# container's limits at all (runc fails to start it), so the copy here keeps
+# the machine's limit and lowers maxconn to fit it, as
+# docker/rehearse-cluster.sh does.
+mkdir -p "$work/docker"
+cp docker/nats.conf "$work/docker/"
+sed '/^    ulimits:/,/^      nofile:/d' docker/compose.cluster.yaml >"$work/docker/compose.cluster.yaml"
+sed "s/^    maxconn .*/    maxconn $((($(ulimit -Hn) - 100) / 2))/" docker/haproxy.cfg >"$work/docker/haproxy.cfg"
+diff docker/compose.cluster.yaml "$work/docker/compose.cluster.yaml" | sed 's/^/     /' || true
+diff docker/haproxy.cfg "$work/docker/haproxy.cfg" | sed 's/^/     /' || true
+compose() { docker-compose --no-ansi -f "$work/docker/compose.cluster.yaml" "$@"; }
 compose_file=compose.cluster.yaml
 export COMPOSE_PROJECT_NAME=euchre-rehearsal-cluster
 say "compose.cluster.yaml: up (PostgreSQL, NATS, three nodes, HAProxy)"

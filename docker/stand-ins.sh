@@ -179,7 +179,7 @@ make_nats() {
   if exists "$NATS_IMAGE"; then log "$NATS_IMAGE present"; return; fi
   log "$NATS_IMAGE: Debian's nats-server"
   derive "$DEBIAN_IMAGE" "$NATS_IMAGE" "$(apt_install nats-server) && mkdir -p /data" \
-    --change 'ENTRYPOINT ["/usr/bin/nats-server"]' --change 'CMD ["-js"]' --change 'EXPOSE 4222'
+    --change 'ENTRYPOINT ["/usr/sbin/nats-server"]' --change 'CMD ["-js"]' --change 'EXPOSE 4222'
   log "made $NATS_IMAGE"
 }
 
