@@ -36,13 +36,15 @@ work=$(mktemp -d)
 export EUCHRE_PORT=$port POSTGRES_PASSWORD=rehearsal-pg-password NATS_PASSWORD=rehearsal-nats-password
 export DOCKER_HOST=unix://$work/podman.sock
 export COMPOSE_PROJECT_NAME=euchre-rehearsal
+# The load generator's errors in a line, not a backtrace.
+export RUST_BACKTRACE=0
 url=http://127.0.0.1:$port
 start=$SECONDS
 image=localhost/euchre-server:latest
 
 say() { echo "== rehearse ($((SECONDS - start)) s): $*"; }
 fail() { echo "rehearse: FAILED: $*" >&2; exit 1; }
-compose() { docker-compose --no-ansi -f "docker/$compose_file" "$@"; }
+compose() { docker-compose --ansi never -f "docker/$compose_file" "$@"; }
 # Podman without systemd says at each start that it cannot set a health
 # check's timer (the loop below runs the checks): noise, left out.
 podman() { command podman "$@" 2> >(grep -v 'systemd connection' >&2); }
@@ -111,21 +113,21 @@ wait_healthy() { # SERVICE [SECONDS]
 }
 
 # Plays TABLES tables of four clients through the port for SECONDS; every
-# hand stored, no error, at least one game won.
-play() { # NAME TABLES SECONDS [URL...]
-  local name=$1 tables=$2 seconds=$3
-  shift 3
-  "$bin/euchre-loadgen" "${@:-ws://127.0.0.1:$port/ws}" --http "$url" --tables "$tables" --players 4 \
+# hand stored, no error, at least GAMES games won.
+play() { # NAME TABLES SECONDS GAMES
+  local name=$1 tables=$2 seconds=$3 games=$4
+  "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" --http "$url" --tables "$tables" --players 4 \
     --think-ms 20 --duration "$seconds" --json "$work/$name.json" >"$work/$name.log" 2>&1 \
     || { cat "$work/$name.log" >&2; fail "the load generator ($name)"; }
-  python3 - "$work/$name.json" <<'PY' || fail "play ($name)"
+  python3 - "$work/$name.json" "$games" <<'PY' || fail "play ($name)"
 import json, sys
 run = json.load(open(sys.argv[1]))
+games = int(sys.argv[2])
 problems = []
 if run["errors"]:
     problems.append(f"errors: {run['errors']}")
-if run["games_won"] == 0:
-    problems.append("no game played to its end")
+if run["games_won"] < games:
+    problems.append(f"{run['games_won']} games played to their end, fewer than {games}")
 if run["hands_stored"] < run["hands_ended"]:
     problems.append(f"{run['hands_ended'] - run['hands_stored']} hands not stored")
 if problems:
@@ -135,11 +137,12 @@ print(f"   {run['actions']} actions, {run['hands_ended']} hands ({run['hands_sto
 PY
 }
 
-# The finished matches in the history API.
+# The finished matches in the history API, or with `all` every match.
 finished_matches() {
   curl -fsS "$url/api/matches?limit=100" | python3 -c '
 import json, sys
-print(sum(1 for m in json.load(sys.stdin)["matches"] if m["finished"]))'
+matches = json.load(sys.stdin)["matches"]
+print(len(matches) if sys.argv[1:] == ["all"] else sum(1 for m in matches if m["finished"]))' "$@"
 }
 
 # ------------------------------------------------------------- compose.yaml
@@ -157,7 +160,7 @@ ws=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 -H 'Connection: Upgrade
 say "/readyz (database up), / and /ws (101) through 127.0.0.1:$port"
 
 say "games through the port (2 tables of 4 clients, 8 s)"
-play first 2 8
+play first 2 8 1
 finished=$(finished_matches)
 [ "$finished" -gt 0 ] || fail "no finished match in the history"
 say "the history shows $finished finished matches"
@@ -206,15 +209,18 @@ say "backup and restore as docs/self-hosting.md writes them"
 dump=$(ls "$work"/euchre-*.dump)
 [ "$(head -c 5 "$dump")" = PGDMP ] || fail "the backup is not a pg_dump archive"
 say "backup: $(basename "$dump"), $(stat -c %s "$dump") bytes"
-play after-backup 1 4
+backed_up=$(finished_matches all)
+play after-backup 1 4 0
+[ "$(finished_matches all)" -gt "$backed_up" ] || fail "no new match after the backup"
 docker-compose -f docker/compose.yaml stop euchre >/dev/null 2>&1
 docker-compose -f docker/compose.yaml exec -T postgres \
   pg_restore -U euchre -d euchre --clean --if-exists < "$dump"
 docker-compose -f docker/compose.yaml start euchre >/dev/null 2>&1
 wait_healthy euchre
-restored=$(finished_matches)
-[ "$restored" = "$again" ] || fail "after the restore $restored finished matches, the backup had $again"
-say "restored: $restored finished matches, as at the backup (the games after it are gone, as they should be)"
+restored=$(finished_matches all) restored_finished=$(finished_matches)
+[ "$restored" = "$backed_up" ] && [ "$restored_finished" = "$again" ] \
+  || fail "after the restore $restored matches ($restored_finished finished); the backup had $backed_up ($again)"
+say "restored: $restored matches, $restored_finished finished, as in the backup (the match begun after it is gone)"
 
 # An upgrade as the guide says (up -d, here without --build: the new image
 # is already built), from a previous image: the same tree with a marker.
@@ -227,17 +233,17 @@ podman tag localhost/euchre-server:previous "$image"
 compose up -d --no-build >/dev/null 2>&1
 wait_healthy euchre
 old_id=$(command podman inspect --format '{{.Image}}' "$(compose ps -q euchre)")
-play before-upgrade 1 4
-before_upgrade=$(finished_matches)
+play before-upgrade 1 4 0
+before_upgrade=$(finished_matches all)
 podman tag localhost/euchre-server:new "$image"
 compose up -d --no-build >/dev/null 2>&1
 wait_healthy euchre
 new_id=$(command podman inspect --format '{{.Image}}' "$(compose ps -q euchre)")
 [ "$old_id" != "$new_id" ] || fail "up -d kept the container of the previous image"
-after_upgrade=$(finished_matches)
-[ "$after_upgrade" -ge "$before_upgrade" ] || fail "$before_upgrade finished matches before the upgrade, $after_upgrade after"
+after_upgrade=$(finished_matches all)
+[ "$after_upgrade" = "$before_upgrade" ] || fail "$before_upgrade matches before the upgrade, $after_upgrade after"
 podman rmi localhost/euchre-server:previous localhost/euchre-server:new >/dev/null 2>&1 || true
-say "upgraded (the container recreated on the new image): $after_upgrade finished matches kept"
+say "upgraded (the container recreated on the new image): all $after_upgrade matches kept"
 compose down -v --timeout 10 >/dev/null 2>&1
 
 # --------------------------------------------------------- the cluster compose
@@ -253,7 +259,7 @@ sed '/^    ulimits:/,/^      nofile:/d' docker/compose.cluster.yaml >"$work/dock
 sed "s/^    maxconn .*/    maxconn $((($(ulimit -Hn) - 100) / 2))/" docker/haproxy.cfg >"$work/docker/haproxy.cfg"
 diff docker/compose.cluster.yaml "$work/docker/compose.cluster.yaml" | sed 's/^/     /' || true
 diff docker/haproxy.cfg "$work/docker/haproxy.cfg" | sed 's/^/     /' || true
-compose() { docker-compose --no-ansi -f "$work/docker/compose.cluster.yaml" "$@"; }
+compose() { docker-compose --ansi never -f "$work/docker/compose.cluster.yaml" "$@"; }
 compose_file=compose.cluster.yaml
 export COMPOSE_PROJECT_NAME=euchre-rehearsal-cluster
 say "compose.cluster.yaml: up (PostgreSQL, NATS, three nodes, HAProxy)"
@@ -264,7 +270,7 @@ for _ in $(seq 60); do curl -fsS "$url/healthz" >/dev/null 2>&1 && break; sleep 
 curl -fsS "$url/" | grep -q '<title>' || fail "no web client through HAProxy"
 say "three nodes healthy, the page through HAProxy, $((SECONDS - up_at)) s after up"
 say "games through HAProxy (4 tables of 4 clients, 10 s)"
-play cluster-three 4 10
+play cluster-three 4 10 1
 
 say "kill -9 of euchre2's container mid-game"
 "$bin/euchre-loadgen" "ws://127.0.0.1:$port/ws" --http "$url" --tables 4 --players 4 --think-ms 200 \
@@ -277,7 +283,7 @@ wait "$load" 2>/dev/null || true
 say "the load generator's run across the kill: $(tail -n 3 "$work/kill.log" | tr '\n' ' ' | cut -c1-200)"
 played=""
 for _ in $(seq 20); do
-  if (play after-kill 4 6); then played=yes; break; fi
+  if (play after-kill 4 6 0); then played=yes; break; fi
   sleep 2
 done
 [ -n "$played" ] || fail "no games through HAProxy after the kill"
@@ -285,7 +291,7 @@ say "games through HAProxy on the two nodes left, $((SECONDS - killed_at)) s aft
 compose start euchre2 >/dev/null 2>&1
 wait_healthy euchre2 120
 say "euchre2 started again: healthy"
-play rejoined 4 8
+play rejoined 4 8 0
 say "games through HAProxy with euchre2 back"
 compose down -v --timeout 10 >/dev/null 2>&1
 say "passed"
