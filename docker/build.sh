@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The release build, exactly as the Docker image does it (CI runs it too, so
-# what the image does is exercised even where no Docker engine is).
+# The release build, exactly as the Docker image does it (CI runs it too,
+# on the host, so its steps are checked on every run without building the
+# image).
 #
 #   docker/build.sh deps     build every dependency from the manifests alone
 #                            (in the image this is its own cached layer; any

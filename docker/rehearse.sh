@@ -280,7 +280,20 @@ sleep 5
 killed_at=$SECONDS
 command podman kill -s KILL "$(compose ps -q euchre2)" >/dev/null
 wait "$load" 2>/dev/null || true
-say "the load generator's run across the kill: $(tail -n 3 "$work/kill.log" | tr '\n' ' ' | cut -c1-200)"
+# The load generator does not reconnect: its clients on euchre2 end the run.
+say "the load generator's run across the kill ended: $(grep -m1 -A2 '^Caused by' "$work/kill.log" | tr -s ' \n' ' ' | cut -c1-160)"
+# HAProxy's own log says when it saw the node go and come back.
+haproxy_saw() { # WHAT
+  local id
+  id=$(compose ps -q haproxy)
+  for _ in $(seq 120); do
+    command podman logs "$id" 2>&1 | grep -q "Server nodes/euchre2 is $1" && return 0
+    sleep 0.5
+  done
+  fail "HAProxy never marked euchre2 $1"
+}
+haproxy_saw DOWN
+say "HAProxy marked euchre2 DOWN $((SECONDS - killed_at)) s after the kill"
 played=""
 for _ in $(seq 20); do
   if (play after-kill 4 6 0); then played=yes; break; fi
@@ -289,8 +302,10 @@ done
 [ -n "$played" ] || fail "no games through HAProxy after the kill"
 say "games through HAProxy on the two nodes left, $((SECONDS - killed_at)) s after the kill"
 compose start euchre2 >/dev/null 2>&1
+started_at=$SECONDS
 wait_healthy euchre2 120
-say "euchre2 started again: healthy"
+haproxy_saw UP
+say "euchre2 started again: healthy, and back in HAProxy $((SECONDS - started_at)) s after its start"
 play rejoined 4 8 0
 say "games through HAProxy with euchre2 back"
 compose down -v --timeout 10 >/dev/null 2>&1
