@@ -66,7 +66,7 @@ trap cleanup EXIT
 docker/stand-ins.sh
 
 # docker-compose speaks to Podman's Docker API on a socket of this run's own.
-podman system service --time=0 "$DOCKER_HOST" >"$work/service.log" 2>&1 &
+command podman system service --time=0 "$DOCKER_HOST" >"$work/service.log" 2>&1 &
 service_pid=$!
 for _ in $(seq 50); do [ -S "$work/podman.sock" ] && break; sleep 0.2; done
 # Podman runs HEALTHCHECKs from systemd timers, which a machine without
