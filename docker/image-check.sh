@@ -30,7 +30,7 @@ elapsed() { echo "$((SECONDS - start)) s"; }
 # Podman without systemd says, at each start and stop, that it cannot set
 # the health check's timer (run by hand below): noise, left out.
 podman() { command podman "$@" 2> >(grep -v 'systemd connection' >&2); }
-fail() { echo "image-check: FAILED: $*" >&2; podman logs --tail 30 "$name" >&2 2>&1 || true; exit 1; }
+fail() { echo "image-check: FAILED: $*" >&2; podman logs --tail 8 "$name" >&2 2>&1 || true; exit 1; }
 
 context=$(mktemp -d)
 cleanup() {
@@ -67,8 +67,9 @@ podman run -d --name "$name" -p "127.0.0.1:$port:8080" \
 [ "$(podman inspect --format '{{json .Config.Healthcheck.Test}}' "$name")" != null ] \
   || fail "the image has no HEALTHCHECK (built without --format docker?)"
 healthy=""
-for _ in $(seq 60); do
-  if podman healthcheck run "$name" >/dev/null 2>&1; then healthy=yes; break; fi
+deadline=$((SECONDS + 60))
+while [ "$SECONDS" -lt "$deadline" ]; do
+  if timeout 10 podman healthcheck run "$name" >/dev/null 2>&1; then healthy=yes; break; fi
   [ "$(podman inspect --format '{{.State.Running}}' "$name")" = true ] || fail "the container stopped"
   sleep 1
 done

@@ -75,7 +75,7 @@ for _ in $(seq 50); do [ -S "$work/podman.sock" ] && break; sleep 0.2; done
 (
   while true; do
     for c in $(command podman ps -q --filter health=starting --filter health=healthy --filter health=unhealthy 2>/dev/null | sort -u); do
-      command podman healthcheck run "$c" >/dev/null 2>&1 || true
+      timeout 10 podman healthcheck run "$c" >/dev/null 2>&1 || true
     done
     sleep 3
   done
