@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The release build, exactly as the Docker image does it (CI runs it too, so
-# what the image does is exercised even where no Docker engine is).
+# The release build, exactly as the Docker image does it (CI runs it too,
+# on the host, so its steps are checked on every run without building the
+# image).
 #
 #   docker/build.sh deps     build every dependency from the manifests alone
 #                            (in the image this is its own cached layer; any
@@ -9,7 +10,8 @@
 #                            the manifests alone make a workspace)
 #   docker/build.sh release  build the server and the tools, and put the
 #                            binaries in target/dist/ (under
-#                            CARGO_TARGET_DIR if set)
+#                            CARGO_TARGET_DIR if set), without their debug
+#                            info (the profile's own copies keep it)
 #
 # BUILD_PROFILE (default release) picks Cargo's profile. CI sets it to dev:
 # the steps and the stubs are what it checks, and the test build before it
@@ -79,6 +81,9 @@ case "$stage" in
     cargo build --profile "$profile" --locked "${packages[@]}"
     mkdir -p "$target/dist"
     cp "$out/euchre-server" "$out/euchre-verify" "$target/dist/"
+    # The image's size: the debug info is most of each binary. The symbols
+    # stay, so a panic's backtrace still names its functions.
+    strip --strip-debug "$target/dist/euchre-server" "$target/dist/euchre-verify"
     echo "built: $(ls "$target/dist" | tr '\n' ' ')"
     ;;
   *)

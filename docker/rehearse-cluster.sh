@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# docker/compose.cluster.yaml rehearsed without Docker (this machine has no
-# Docker engine): the three nodes with the environment the compose file
+# docker/compose.cluster.yaml rehearsed with host processes, no container
+# engine (cheap enough for every CI run; docker/rehearse.sh runs the file
+# itself in containers): the three nodes with the environment the compose file
 # gives them and the image's config (config/default.toml), behind HAProxy
 # running docker/haproxy.cfg, on a nats-server -js running docker/nats.conf
 # (the nodes' user and its permissions) and a PostgreSQL database of the
