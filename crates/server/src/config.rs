@@ -496,7 +496,7 @@ impl Default for Limits {
             spectators_per_table: 200,
             connections_per_address: 32,
             max_connections: 0,
-            tcp_connections_per_address: 64,
+            tcp_connections_per_address: 256,
             max_tcp_connections: 0,
             abuse_penalty_ms: 10_000,
             guests_per_minute: 30,

@@ -56,6 +56,7 @@ async fn silent_sockets_from_one_address_leave_room_for_everyone_else() {
         Some(OPEN_FILES),
         &[
             ("EUCHRE_LIMITS__CONNECTIONS_PER_ADDRESS", "32"),
+            ("EUCHRE_LIMITS__TCP_CONNECTIONS_PER_ADDRESS", "64"),
             ("EUCHRE_TIMING__HEADER_READ_TIMEOUT_MS", &header_timeout),
         ],
     );
