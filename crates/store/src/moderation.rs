@@ -1,6 +1,6 @@
-//! Moderation's records, written once for both backends over [`Conn`]:
-//! the roles the operator grants, and the append-only log of every grant
-//! and moderator action (the migrations refuse any change to a logged row).
+//! Moderation's records, written once for both backends: the roles the
+//! operator grants, and the append-only log of every grant and moderator
+//! action (the migrations refuse any change to a logged row).
 
 use crate::conn::{Conn, Decodes, Param};
 use crate::rows::{ModerationRow, RoleRow};
