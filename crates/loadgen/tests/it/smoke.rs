@@ -159,6 +159,8 @@ async fn quick_play_arrivals_are_all_seated_and_timed() -> anyhow::Result<()> {
     let server = TestServer::start_with(|settings| {
         settings.limits.connections_per_address = 1_000;
         settings.limits.guests_per_minute = 0;
+        // Every arrival comes from one address.
+        settings.quick_play.requests_per_address = 1_000;
         settings.quick_play.wave_ms = 100;
     })
     .await;
