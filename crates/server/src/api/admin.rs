@@ -32,14 +32,17 @@ pub(super) async fn require(
         crate::accounts::AccountError::NotAnAccount => forbidden(),
         other => other.into(),
     })?;
-    let held = state.store.role_of(&player.id).await.map_err(|error| {
-        tracing::error!(%error, "moderation: a role could not be read");
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "try again shortly")
-    })?;
+    let held = state.store.role_of(&player.id).await.map_err(|e| unavailable(e, "a role"))?;
     match held {
         Some(held) if held >= role => Ok(player.id),
         _ => Err(forbidden()),
     }
+}
+
+/// The store did not answer while reading `what`: logged, and a `503`.
+fn unavailable(error: euchre_store::StoreError, what: &str) -> ApiError {
+    tracing::error!(%error, "moderation: {what} could not be read");
+    ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "try again shortly")
 }
 
 fn forbidden() -> ApiError {
@@ -106,10 +109,11 @@ pub(super) async fn moderation_log(
     if !(1..=PAGE_LIMIT).contains(&limit) {
         return Err(ApiError::bad_request("bad_query", "limit: 1 to 100"));
     }
-    let entries = state.store.moderation_log(params.before, limit).await.map_err(|error| {
-        tracing::error!(%error, "moderation: the log could not be read");
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "try again shortly")
-    })?;
+    let entries = state
+        .store
+        .moderation_log(params.before, limit)
+        .await
+        .map_err(|e| unavailable(e, "the log"))?;
     let next_before =
         (entries.len() == limit as usize).then(|| entries.last().map(|e| e.id)).flatten();
     Ok(Json(ModerationLog { entries: entries.into_iter().map(entry_view).collect(), next_before }))
