@@ -5,20 +5,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTable, gameOver, playUntil, takeSeat, withServerAndBrowser } from './support.mjs';
+import { readFile } from 'node:fs/promises';
+import { claim, createTable, gameOver, PASSWORD, playUntil, takeSeat, withServerAndBrowser } from './support.mjs';
 
 // Accounts rated from their first game (the server's minimum is tested in Rust).
 const env = withServerAndBrowser({ env: { EUCHRE_RATINGS__MIN_ACCOUNT_AGE_SECONDS: '0', EUCHRE_RATINGS__MIN_GAMES: '0' } });
-const PASSWORD = 'correct horse';
-
-// The page's guest claims its name with PASSWORD, on the Account page.
-async function claim(page, name) {
-  await page.getByRole('link', { name: 'Account', exact: true }).click();
-  await page.getByLabel('Password (8 characters or more)').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Claim name' }).click();
-  await page.getByRole('heading', { name: `Your account: ${name}` }).waitFor();
-  await page.locator('#connection[data-status="online"]').waitFor();
-}
 
 test('claim a name, play a rated game, see the rating change and the leaderboard', async () => {
   const names = ['Ann', 'Bob', 'Cy', 'Di'];
@@ -27,6 +18,9 @@ test('claim a name, play a rated game, see the rating change and the leaderboard
 
   // Four accounts, no bots: a rated game (only accounts are rated).
   await ann.getByRole('link', { name: 'Lobby', exact: true }).click();
+  // An account's quick play starts on Rated (a guest's on Casual).
+  await ann.locator('.quick-play').waitFor();
+  assert.equal(await ann.getByRole('radio', { name: 'Rated' }).isChecked(), true, 'rated for an account');
   const link = await createTable(ann, { bots: [], points: 5 });
   const pages = [ann];
   for (const seat of [1, 2, 3]) {
@@ -59,6 +53,15 @@ test('claim a name, play a rated game, see the rating change and the leaderboard
   await ann.getByRole('heading', { name: 'Ann' }).waitFor();
   assert.equal(await ann.locator('.profile-rating').textContent(), rating);
   await ann.locator('.rating-chart polyline').waitFor();
+  // The chart has its scale, its dates and each game's numbers, and the
+  // form named as Quick play names it.
+  const chart = ann.locator('.rating-chart[data-form="partnership"]');
+  const axis = await chart.locator('text.axis').allTextContents();
+  assert.ok(axis.includes('1500') && axis.includes(rating), `the scale: ${axis}`);
+  assert.equal(axis.length, 4, 'the highest and lowest ratings, the first and last dates');
+  assert.match(await chart.locator('circle title').first().textContent(), new RegExp(`: ${rating} \\(`));
+  assert.match(await ann.locator('.rating-figure figcaption').textContent(), /^Standard: /);
+  assert.doesNotMatch(await ann.locator('.profile-stats').textContent(), /0\.0 h/);
 
   // Another device: a log-in brings back the same player.
   const elsewhere = await env.player('Someone');
@@ -109,4 +112,46 @@ test('the form can make a table unrated: its create_table says rated false', asy
   await createTable(page, { bots: [1, 2, 3], points: 5 });
   const create = sent.map((frame) => JSON.parse(frame)).find((message) => message.type === 'create_table');
   assert.equal(create?.rated, false, `create_table sent: ${JSON.stringify(create)}`);
+});
+
+test('an account takes its games as one EGN file, then deletes itself with its password', async () => {
+  const eve = await env.player('Eve');
+  await claim(eve, 'Eve');
+  await eve.getByRole('link', { name: 'Lobby', exact: true }).click();
+  await createTable(eve, { points: 5 });
+  await playUntil([eve], () => gameOver(eve), { timeoutMs: 300000 });
+
+  // The download holds the finished game, as EGN, once the history has it.
+  await eve.getByRole('link', { name: 'Account', exact: true }).click();
+  let bundle = null;
+  for (let attempt = 0; attempt < 20 && !bundle?.games.length; attempt += 1) {
+    if (attempt > 0) await eve.waitForTimeout(500);
+    const [download] = await Promise.all([
+      eve.waitForEvent('download'),
+      eve.getByRole('button', { name: 'Download my games' }).click(),
+    ]);
+    bundle = JSON.parse(await readFile(await download.path(), 'utf8'));
+  }
+  assert.equal(bundle.fileType, 'Euchre Game Notation bundle');
+  assert.equal(bundle.games.length, 1, JSON.stringify(bundle).slice(0, 300));
+  assert.equal(bundle.games[0].fileType, 'Euchre Game Notation');
+
+  // A wrong password is refused and changes nothing; the right one deletes.
+  const leave = eve.locator('form[data-form="leave"]');
+  await leave.getByLabel('Password').fill('not my password');
+  await leave.getByLabel('I want my account deleted for good').check();
+  await leave.getByRole('button', { name: 'Delete my account' }).click();
+  await eve.locator('.notice', { hasText: /password/i }).waitFor();
+  await eve.getByRole('heading', { name: 'Your account: Eve' }).waitFor();
+  await leave.getByLabel('Password').fill(PASSWORD);
+  await leave.getByRole('button', { name: 'Delete my account' }).click();
+  await eve.getByText('Your account is deleted.').waitFor();
+
+  // Gone: logging in again is refused.
+  await eve.getByRole('link', { name: 'Account', exact: true }).click();
+  await eve.getByLabel('Account name').fill('Eve');
+  await eve.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await eve.getByRole('button', { name: 'Log in' }).click();
+  await eve.locator('.notice', { hasText: /wrong|password/i }).waitFor();
+  assert.deepEqual(eve.problems.filter((p) => !/40[13]/.test(p)), []);
 });

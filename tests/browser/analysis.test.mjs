@@ -73,14 +73,36 @@ test('a finished game replays with the analysis marks, graph and accuracy', asyn
     assert.match(await card.first().getAttribute('aria-label'), new RegExp(`, an? ${worst(decision)}$`));
   }
 
-  // The graph: a point per decision valued with what was known (from our
-  // side: every seat's, with partners), this step's drawn larger.
+  // The two figures, each named by its yardstick as the API names it, and
+  // each defined under the table.
+  const header = (field) => panel.locator(`.analysis-players th[data-field="${field}"]`).textContent();
+  assert.equal(await header('accuracy'), 'With what they knew: accuracy');
+  assert.equal(await header('card_mistakes'), 'With every card shown: cards that cost tricks');
+  const mine = analysis.players[0];
+  assert.equal(await panel.locator('.analysis-players tr[data-seat="0"] td[data-field="card_mistakes"]').textContent(),
+    `${mine.card_mistakes} of ${mine.card_plays} card${mine.card_plays === 1 ? '' : 's'}`);
+  const definitions = await panel.locator('.analysis-definitions dt').allTextContents();
+  assert.deepEqual(definitions, ['With what they knew: accuracy', 'With every card shown: cards that cost tricks']);
+
+  // The graph: the viewer's side's value as the viewer could know it, so
+  // a point per decision of the viewer's own (never another seat's
+  // estimate, flipped or not), with its value; this step's drawn larger.
   const graph = panel.locator('.analysis-graph svg');
   await graph.waitFor();
-  const valued = analysis.hands[0].decisions.filter((d) => d.known).length;
-  assert.equal(await graph.locator('circle.point').count(), valued);
-  assert.equal(await graph.locator('circle.point.now').count(), choices.length);
-  assert.match(await graph.getAttribute('aria-label'), /^Expected points for Us through the hand/);
+  const sameAction = (a, b) => a.action === b.action && a.card === b.card && a.suit === b.suit && Boolean(a.alone) === Boolean(b.alone);
+  const own = analysis.hands[0].decisions.filter((d) => d.known && d.seat === 0);
+  const ownValues = own.map((d) => d.known.options.find((o) => sameAction(o.action, d.chosen)).expected.toFixed(2));
+  assert.equal(await graph.getAttribute('data-values'), ownValues.join(' '));
+  assert.equal(await graph.locator('circle.point').count(), own.length);
+  assert.equal(await graph.locator('circle.point.now').count(), choices.filter((d) => d.seat === 0 && d.known).length);
+  assert.match(await graph.getAttribute('aria-label'), /^Points for Us through the hand, with what you knew/);
+  // Every card shown: each card played with a choice, for our side.
+  await panel.getByRole('checkbox', { name: 'Every card shown' }).check();
+  await panel.locator('.analysis-graph[data-mode="shown"] svg').waitFor();
+  const cards = analysis.hands[0].decisions.filter((d) => d.shown);
+  assert.equal(await panel.locator('.analysis-graph svg circle.point').count(), cards.length);
+  await panel.getByRole('checkbox', { name: 'Every card shown' }).uncheck();
+  await panel.locator('.analysis-graph[data-mode="known"]').waitFor();
 
   // For the picture, the first trick of the hand with a card marked, if any.
   const tricks = match.hands[0].tricks;
@@ -101,7 +123,6 @@ test('a finished game replays with the analysis marks, graph and accuracy', asyn
   await page.evaluate((id) => { location.hash = `#/players/${encodeURIComponent(id)}`; }, me);
   const item = page.locator('.profile-accuracy li[data-form="partnership"]');
   await item.waitFor();
-  const mine = analysis.players[0];
   assert.match(await item.textContent(), new RegExp(`${Math.round(mine.accuracy * 100)}% of ${mine.decisions} decisions`));
   assert.match(await item.textContent(), /the last analysed game/);
 });

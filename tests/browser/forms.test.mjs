@@ -114,7 +114,7 @@ async function assertHistory(page, { players, dummy, title, board, won }) {
   assert.ok([players, 0].includes(await page.locator('.replay-felt .trick .card').count()), 'a trick of one card per player');
   assert.match(await page.locator('.match-end').textContent(), won ? /^You win the game/ : / wins the game/);
   const winner = won ? 'You' : board.toSorted((a, b) => b[1] - a[1])[0][0];
-  assert.equal(await page.locator('.replay-summary').textContent(), `${winner} won · ${expected} · ${title}, ${players} players, to 5`);
+  assert.equal(await page.locator('.replay-summary').textContent(), `${winner} won — ${expected} · ${title}, ${players} players, to 5`);
 }
 
 // One form from the lobby to History. `extra(page)` runs once the table shows.
@@ -294,7 +294,7 @@ test("History in the API's per-side shape: a three-handed match, its scores, win
 
   await row.getByRole('link', { name: /Replay/ }).click();
   await page.locator('.replay[data-hand="0"][data-step="0"]').waitFor();
-  assert.equal(await page.locator('.replay-summary').textContent(), 'Left bot won · You 3, Left bot 5, Right bot 2 · Three-handed, with a dummy, 3 players, to 5');
+  assert.equal(await page.locator('.replay-summary').textContent(), 'Left bot won — You 3, Left bot 5, Right bot 2 · Three-handed, with a dummy, 3 players, to 5');
   assert.equal(await page.locator('.replay-felt .seat').count(), 3);
   assert.deepEqual(await scoreBoard(page, '.replay-side'), [['You', 0], ['Left bot', 0], ['Right bot', 0]]);
   const dummy = page.locator('.replay-felt .dummy-pile');

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { SCREENSHOTS, createTable, gameOver, playQuickGames, playUntil, startServer, withServerAndBrowser, firstStoredMatch } from './support.mjs';
+import { SCREENSHOTS, createTable, gameOver, openPlayer, playQuickGames, playUntil, startServer, withServerAndBrowser, firstStoredMatch } from './support.mjs';
 
 const env = withServerAndBrowser();
 
@@ -210,15 +210,116 @@ test('a game left and come back to is resumed; once closed its link explains and
     assert.match(text, /abandoned before the end/);
     await again.getByRole('link', { name: 'See the game in history' }).click();
     await again.locator('.replay[data-hand="0"][data-step="0"]').waitFor();
-    assert.match(await again.locator('.replay').textContent(), /Abandoned/);
+    // The summary names the state and the sides apart: "Abandoned — Us 0–0 Them · …".
+    assert.match(await again.locator('.replay-summary').textContent(), /^Abandoned — Us \d+–\d+ Them · /);
     assert.equal(await again.locator('.replay-hand').first().locator('.card').count(), 5, 'its cards are shown');
     await again.getByRole('link', { name: 'History', exact: true }).click();
     const row = again.locator('.match-row').first();
     await row.waitFor();
     assert.equal(await row.locator('.match-result').textContent(), 'Abandoned');
+    assert.match(await row.textContent(), /^Abandoned — Us \d+–\d+ Them/, 'the state and the score read apart');
     await row.getByRole('link', { name: /Replay/ }).waitFor();
     assert.equal(await again.locator('.your-games').count(), 0, 'no live game is left');
     assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+    await server.stop();
+  }
+});
+
+// "Leave" says a bot plays the seat to the end of the game, and one does:
+// the match is finished, Won or Lost, never Abandoned, though the table
+// closes a second after its last person went.
+test('a game left to a bot is played to its end and reads Won or Lost', async () => {
+  const server = await startServer({ botDelayMs: 300, env: { EUCHRE_TIMING__TABLE_CLOSE_MS: '1000', EUCHRE_TIMING__RECONNECT_GRACE_MS: '1000' } });
+  let page = null;
+  try {
+    page = await openPlayer(env.browser, server.url, 'Max');
+    await createTable(page);
+    await page.locator('.hand .card').first().waitFor();
+    let asked = null;
+    page.once('dialog', (dialog) => {
+      asked = dialog.message();
+      dialog.accept();
+    });
+    await page.getByRole('button', { name: 'Leave table' }).click();
+    await page.locator('.quick-play').waitFor();
+    assert.match(asked, /plays it to the end of this game/);
+    const row = await firstStoredMatch(page);
+    assert.match(await row.locator('.match-result').textContent(), /^(Won|Lost)$/);
+    // Its replay names the bot that played on in the seat.
+    await row.getByRole('link', { name: /Replay/ }).click();
+    const standIn = page.locator('.replay-stand-in');
+    await standIn.waitFor();
+    assert.equal(await standIn.textContent(), 'You left in hand 1: an easy bot played your seat to the end.');
+    // The lobby lists the table a while, with how its game ended.
+    await page.getByRole('link', { name: 'Lobby', exact: true }).click();
+    const closed = page.locator('.recently-closed .table-row');
+    await closed.first().waitFor();
+    assert.match(await closed.first().textContent(), /^Max's table(Won|Lost) — Us \d+–\d+ ThemReplay$/);
+    assert.deepEqual(page.problems, []);
+  } finally {
+    await page?.context().close();
+    await server.stop();
+  }
+});
+
+// Coming back to a game that went on without the player: a bot played
+// their seat once the grace ran out, and the page says which hands and
+// what became of the score.
+test('a player back from away is told which hands were played without them', async () => {
+  const server = await startServer({ botDelayMs: 100, env: { EUCHRE_TIMING__RECONNECT_GRACE_MS: '300', EUCHRE_TIMING__TABLE_CLOSE_MS: '60000' } });
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 860 } });
+  try {
+    const first = await context.newPage();
+    first.setDefaultTimeout(60000);
+    await first.goto(server.url);
+    await first.getByLabel('Display name').fill('Ned');
+    await first.getByRole('button', { name: 'Continue' }).click();
+    await first.locator('#connection[data-status="online"]').waitFor();
+    const link = await createTable(first);
+    const tableId = decodeURIComponent(link.match(/#\/table\/([^/?]+)/)[1]);
+    // Play until a hand has ended here.
+    const seenHand = () => first.evaluate((id) => JSON.parse(localStorage.getItem('euchre.seen') ?? '{}')[id]?.hand ?? null, tableId);
+    await playUntil([first], async () => (await seenHand()) !== null, { timeoutMs: 90000 });
+    const seen = await seenHand();
+    await first.close();
+    // Away: the bots play on; wait for two more hands in the store.
+    const table = async () => (await fetch(`${server.url}/api/tables/${tableId}`)).json();
+    const matchId = (await table()).last_match.id;
+    let hands = 0;
+    for (let i = 0; i < 300 && hands < seen + 3; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      hands = (await (await fetch(`${server.url}/api/matches/${matchId}`)).json()).hands?.length ?? 0;
+    }
+    assert.ok(hands >= seen + 3, `the bots played on: ${hands} hands`);
+    const page = await context.newPage();
+    page.setDefaultTimeout(60000);
+    await page.goto(link);
+    const note = page.locator('.play-log li.away');
+    await note.waitFor();
+    assert.match(await note.textContent(), new RegExp(`^While you were away, hands? ${seen + 2}( to \\d+)? (was|were) played, a bot in your seat once the grace ran out: Us \\d+, Them \\d+ then, Us \\d+, Them \\d+ now\\.$`));
+    // Plays, empty on a page opened afresh, is rebuilt from the game's
+    // history: a line for each hand that ended before.
+    await page.locator('.play-log li.earlier').waitFor();
+    const earlier = await page.locator('.play-log li.hand_ended').allTextContents();
+    assert.ok(earlier.length >= seen + 2, `a line per earlier hand: ${earlier.join(' | ')}`);
+    assert.match(earlier[0], /^Hand 1: .* Score: Us \d+, Them \d+\.$/);
+    // Another device (a browser that never saw this table) with Ned's
+    // identity is told too, by the server, from the first hand the bot played.
+    const identity = await page.evaluate(() => localStorage.getItem('euchre.identity'));
+    const other = await env.browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      await other.addInitScript((saved) => localStorage.setItem('euchre.identity', saved), identity);
+      const phone = await other.newPage();
+      phone.setDefaultTimeout(60000);
+      await phone.goto(link);
+      const told = phone.locator('.play-log li.away');
+      await told.waitFor();
+      assert.match(await told.textContent(), new RegExp(`^While you were away, hands? ${seen + 2}( to \\d+)? (was|were) played, a bot in your seat once the grace ran out: Us \\d+, Them \\d+ then, Us \\d+, Them \\d+ now\\.$`));
+    } finally {
+      await other.close();
+    }
   } finally {
     await context.close();
     await server.stop();

@@ -131,6 +131,42 @@ test("the transcript's hand, applied event by event", () => {
   assert.equal(table.game.last_outcome.maker, 0);
 });
 
+test('hints are offered at a practice table only, and a hint goes with the next move', () => {
+  const table = model.fromSnapshot(snapshot());
+  assert.equal(model.practiceTable(table), true, 'every other seat a bot');
+  const withPerson = model.fromSnapshot(snapshot());
+  withPerson.seats[2] = { kind: 'player', player: { id: 'p2', name: 'Bo' }, connected: true };
+  assert.equal(model.practiceTable(withPerson), false, 'another person seated');
+  const watching = model.fromSnapshot({ ...snapshot(), state: { ...snapshot().state, your_seat: undefined } });
+  assert.equal(model.practiceTable(watching), false, 'a spectator asks no hints');
+  // Refused once (a tournament's table): not offered again, even after a snapshot.
+  table.noHints = true;
+  assert.equal(model.practiceTable(model.fromSnapshot(snapshot(), table)), false);
+
+  const playing = model.fromSnapshot(snapshot());
+  EVENTS.slice(0, 2).forEach((event, i) => model.applyEvent(playing, { type: 'event', table: 't1', seq: i + 2, event }));
+  playing.hint = { action: { action: 'order_up', alone: false }, why: 'because' };
+  assert.equal(tableText.actionText(playing, playing.hint.action), 'Order up ♦ Diamonds');
+  assert.equal(tableText.actionText(playing, { action: 'call', suit: 'spades', alone: true }), '♠ Spades alone');
+  assert.equal(tableText.actionText(playing, { action: 'play', card: 'Jh' }), 'Play Jack of hearts');
+  model.applyEvent(playing, { type: 'event', table: 't1', seq: 4, event: EVENTS[2] });
+  assert.equal(playing.hint, null, 'a move ends the hint');
+});
+
+test("a hand's review in words: the mistake and the better choice, or none; kept across a snapshot", () => {
+  const playing = model.fromSnapshot(snapshot());
+  EVENTS.slice(0, 2).forEach((event, i) => model.applyEvent(playing, { type: 'event', table: 't1', seq: i + 2, event }));
+  assert.equal(tableText.reviewText(playing, null), 'No mistake this hand.');
+  const mistake = { index: 1, chosen: { action: 'pass' }, better: { action: 'order_up', alone: false }, points_lost: 0.83, mark: 'blunder' };
+  assert.equal(tableText.reviewText(playing, mistake),
+    'Your biggest mistake this hand (a blunder): you chose “Pass”; “Order up ♦ Diamonds” was better (−0.8 points expected).');
+  const played = { ...mistake, chosen: { action: 'play', card: '9d' }, better: { action: 'play', card: 'Jh' }, points_lost: 1.26, mark: 'inaccuracy' };
+  assert.equal(tableText.reviewText(playing, played),
+    'Your biggest mistake this hand (an inaccuracy): you chose “Play Nine of diamonds”; “Play Jack of hearts” was better (−1.3 points expected).');
+  playing.review = { hand: 0, text: 'No mistake this hand.', at: 1 };
+  assert.equal(model.fromSnapshot(snapshot(), playing).review, playing.review, 'a snapshot keeps the review on screen');
+});
+
 test('a placeholder takes its seq and changes nothing else', () => {
   const table = model.fromSnapshot(snapshot());
   assert.equal(model.applyEvent(table, { type: 'event', table: 't1', seq: 2 }), true);
@@ -960,6 +996,35 @@ test("the analysis's marks in words, and the replay step of each decision", () =
     tricks: [{ plays: [{ card: 'As' }, { card: 'Kh' }] }],
   };
   assert.deepEqual(analysis.stepOfActions(hand), ['bidding', 'bidding', 'bidding', 0, 0, 0]);
+});
+
+test("the replay's graph is the viewer's side's own values: never another seat's private estimate", () => {
+  const play = (card) => ({ action: 'play', card });
+  const known = (chosen, other) => ({ mark: 'best', points_lost: 0, worlds: 8, options: [{ action: { action: 'pass' }, expected: chosen }, { action: { action: 'order_up', alone: false }, expected: other }] });
+  const shown = (card, points) => ({ mark: 'best', tricks_lost: 0, points_lost: 0, options: [{ action: play(card), tricks: 3, points }] });
+  // Four-handed, the viewer in seat 0 (partner: seat 2). The opponents'
+  // own estimates (seats 1 and 3) are what the issue saw flipped to "us".
+  const analysed = {
+    number: 0,
+    decisions: [
+      { index: 0, seat: 1, chosen: { action: 'pass' }, known: known(-0.65, -0.9) },
+      { index: 1, seat: 2, chosen: { action: 'pass' }, known: known(-0.2, -0.5) },
+      { index: 2, seat: 3, chosen: { action: 'pass' }, known: known(0.8, 0.1) },
+      { index: 3, seat: 0, chosen: { action: 'pass' }, known: known(0.4, 0.2) },
+      { index: 4, seat: 1, chosen: play('As'), shown: shown('As', 1), known: { ...known(0.5, 0), options: [{ action: play('As'), expected: 0.5 }] } },
+      { index: 5, seat: 2, chosen: play('Kh'), shown: shown('Kh', -1) },
+      { index: 6, seat: 0, chosen: play('Qh'), shown: shown('Qh', -1), known: { ...known(-0.7, 0), options: [{ action: play('Qh'), expected: -0.7 }] } },
+    ],
+  };
+  const who = { mySeat: 0, partners: true, sideOf: (seat) => seat % 2 };
+  const values = (mode) => analysis.graphSeries(analysed, who, mode).map((p) => [p.seat, p.value]);
+  // With what you knew: the viewer's own decisions, as the viewer valued them.
+  assert.deepEqual(values('known'), [[0, 0.4], [0, -0.7]]);
+  // With every card shown (the same from any seat): every card, for the viewer's side.
+  assert.deepEqual(values('shown'), [[1, -1], [2, -1], [0, -1]]);
+  // Without partners, only the viewer's own.
+  const alone = { ...who, partners: false };
+  assert.deepEqual(analysis.graphSeries(analysed, alone, 'shown').map((p) => p.seat), [0]);
 });
 
 test("the lobby's list: pages added, changes past the pages left for a later one, a filter starting again", () => {

@@ -119,14 +119,22 @@ test('Change name shows only for a named guest, a name of only spaces is refused
   assert.equal(await page.locator('#player-name').textContent(), '');
   assert.equal(await changeName.isVisible(), false, 'no name after logging out');
   assert.deepEqual(JSON.parse(await page.evaluate(() => localStorage.getItem('euchre.identity'))), {}, 'the session token is forgotten');
-  // The account's owner logs in again from there, with no guest name first.
+  // Logged out is no fault: no yellow "Not connected".
+  assert.equal(await page.locator('#connection').isVisible(), false, 'no connection badge while logged out');
+  // The account's owner logs in again from there, with no guest name first:
+  // a wrong password first, said as a sentence, and gone once the right one works.
   await page.getByRole('link', { name: 'Log in' }).click();
   await page.getByRole('heading', { name: 'Log in' }).waitFor();
   await page.getByLabel('Account name').fill('Kim');
+  await page.getByLabel('Password', { exact: true }).fill('wrong horse');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  const wrong = await page.getByRole('alert').first().textContent();
+  assert.match(wrong, /^[A-Z][^×]*\.×?$/, `a sentence: ${wrong}`);
   await page.getByLabel('Password', { exact: true }).fill('correct horse');
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.getByRole('heading', { name: 'Your account: Kim' }).waitFor();
   await page.locator('#connection[data-status="online"]').waitFor();
+  assert.equal(await page.getByRole('alert').count(), 0, 'the wrong password is not still said beside "Logged in as Kim."');
   assert.equal(await page.locator('#player-name').textContent(), 'Kim');
   await page.getByRole('button', { name: 'Log out' }).click();
   await page.getByLabel('Display name').waitFor();
@@ -197,7 +205,7 @@ for (const [label, viewport] of [['a wide screen', { width: 1280, height: 860 }]
     const lobbyInput = await lookOf(page.getByLabel('Rules', { exact: true }));
     const primary = await page.getByRole('button', { name: 'Create table' }).evaluate((b) => getComputedStyle(b).backgroundColor);
     const assertDressed = async (panel, what) => {
-      for (const input of await page.locator(`${panel} input, ${panel} select`).all()) {
+      for (const input of await page.locator(`${panel} input:not([type="checkbox"]), ${panel} select`).all()) {
         assert.deepEqual(await lookOf(input), lobbyInput, `${what}: ${await input.getAttribute('id')} looks like the lobby's inputs`);
       }
       for (const link of await page.locator(`${panel} a`).all()) {
@@ -223,7 +231,7 @@ for (const [label, viewport] of [['a wide screen', { width: 1280, height: 860 }]
     await empty.waitFor();
     assert.equal(await page.locator('.leaderboard li').count(), 0, 'no list item for an empty board');
     const text = await empty.textContent();
-    assert.match(text, /^Nobody is rated in “Four players, partners” yet\./);
+    assert.match(text, /^Nobody is rated in “Standard” yet\./);
     assert.match(text, /an account sits in every seat \(no bots, no guests\)/, 'which games count');
     assert.match(text, /“Rated” ticked/, 'the table must be set up rated');
     assert.match(text, /kept their name with a password/, 'only accounts are listed');

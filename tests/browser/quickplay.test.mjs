@@ -106,6 +106,10 @@ test('a casual request with bots allowed starts with bots after its wait', async
 test('the rated choice offers no bots, and a partner only for partnerships', async () => {
   const max = await env.player('Max');
   await max.locator('.quick-play').waitFor();
+  // A guest starts on Casual: rated play needs an account.
+  assert.equal(await max.getByRole('radio', { name: 'Casual' }).isChecked(), true, 'casual for a guest');
+  assert.equal(await max.getByLabel('Bots fill the seats').isEnabled(), true);
+  await max.getByRole('radio', { name: 'Rated' }).check();
   assert.equal(await max.getByLabel('Bots fill the seats').isDisabled(), true, 'rated: people only');
   await max.getByRole('radio', { name: 'Casual' }).check();
   assert.equal(await max.getByLabel('Bots fill the seats').isEnabled(), true);
@@ -160,8 +164,9 @@ test('a request waiting through a restart, graceful or a crash, is made again an
       own = await startServer({ data: own.data, bind: own.address, env: waves });
       await pam.locator('#connection[data-status="online"]').waitFor({ timeout: 20000 });
       // The page asks again once it has said hello: a moment after "online".
-      const searching = await pam.locator('.quick-searching').waitFor({ timeout: 5000 }).then(() => true, () => false);
-      assert.equal(searching, true, `still searching after ${signal}`);
+      const searching = await pam.locator('.quick-searching').waitFor({ timeout: 10000 }).then(() => true, () => false);
+      const said = searching ? '' : await pam.locator('#notices').innerText().catch(() => '');
+      assert.equal(searching, true, `still searching after ${signal} (the page said: ${said}; problems: ${pam.problems.join(' | ')})`);
     }
     const quin = await openPlayer(env.browser, own.url, 'Quin');
     await quickPlay(quin, 'two_handed_plain');

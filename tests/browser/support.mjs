@@ -249,11 +249,12 @@ export async function firstStoredMatch(page) {
 // protocol from inside the page (its saved token, so they are this
 // player's matches): one private table of `preset` ('standard' unless
 // said) with bots in every other seat, games to 1 point, each hand made
-// and then conceded, a rematch after each game. Resolves to the number of
-// games finished.
-export async function playQuickGames(page, count, { preset = 'standard', players = 4 } = {}) {
+// and then conceded (or, `playOut`, each choice made at random and every
+// card played, for decisions the puzzles can be mined from), a rematch
+// after each game. Resolves to the number of games finished.
+export async function playQuickGames(page, count, { preset = 'standard', players = 4, playOut = false } = {}) {
   const bots = Array.from({ length: players - 1 }, (_, i) => i + 1);
-  return page.evaluate(async ({ games, preset, bots }) => {
+  return page.evaluate(async ({ games, preset, bots, playOut }) => {
     const { token } = JSON.parse(localStorage.getItem('euchre.identity'));
     const ws = new WebSocket(`ws://${location.host}/ws`);
     await new Promise((resolve, reject) => {
@@ -282,7 +283,12 @@ export async function playQuickGames(page, count, { preset = 'standard', players
       });
     };
     // The quickest end: make trump (so a concession is a euchre), then concede.
-    const choose = (actions) => actions.find((a) => a.action === 'concede')
+    const anyButConceding = (actions) => {
+      const open = actions.filter((a) => a.action !== 'concede');
+      return open[Math.floor(Math.random() * open.length)] ?? actions[0];
+    };
+    const choose = (actions) => (playOut ? anyButConceding(actions) : null)
+      ?? actions.find((a) => a.action === 'concede')
       ?? actions.find((a) => (a.action === 'order_up' || a.action === 'call') && !a.alone)
       ?? actions.find((a) => a.action !== 'pass')
       ?? actions[0];
@@ -326,5 +332,18 @@ export async function playQuickGames(page, count, { preset = 'standard', players
     await send({ type: 'leave', table });
     ws.close();
     return finished;
-  }, { games: count, preset, bots });
+  }, { games: count, preset, bots, playOut });
+}
+
+// The password the tests' accounts claim their names with.
+export const PASSWORD = 'correct horse';
+
+// The page's guest claims its name with PASSWORD, on the Account page, and
+// is online again as the account.
+export async function claim(page, name) {
+  await page.getByRole('link', { name: 'Account', exact: true }).click();
+  await page.getByLabel('Password (8 characters or more)').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Claim name' }).click();
+  await page.getByRole('heading', { name: `Your account: ${name}` }).waitFor();
+  await page.locator('#connection[data-status="online"]').waitFor();
 }

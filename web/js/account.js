@@ -2,20 +2,27 @@
 // #/account claims the guest's name with a password, logs in or out and
 // changes the password; #/leaderboard ranks accounts by rating in a game
 // form; #/players/<id> is a player's profile with a small rating chart.
+// The account page also shows the player's puzzle rating and latest answers.
 
 import { h, replaceChildren } from './dom.js';
-import { signedChange } from './text.js';
+import { sentence, signedChange } from './text.js';
+import { SocialLists } from './social.js';
 
+// Named as the Quick play buttons name them (js/quickplay.js), so a form
+// reads the same on the panel, the leaderboard and a profile. Standard is
+// the partnership form's name for every four-player game of partners.
 const FORMS = {
-  partnership: 'Four players, partners',
+  partnership: 'Standard',
   cutthroat: 'Cutthroat',
-  three_handed: 'Three-handed with a dummy',
+  three_handed: 'Three-handed',
   two_handed: 'Two-handed with a dummy',
   two_handed_plain: 'Two-handed',
 };
 const PAGE_SIZE = 20;
+// The latest rated puzzle answers the account page lists.
+const PUZZLES_SHOWN = 10;
 
-async function api(method, url, { token = null, body = null } = {}) {
+export async function api(method, url, { token = null, body = null } = {}) {
   const headers = { accept: 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
   if (body) headers['content-type'] = 'application/json';
@@ -53,10 +60,11 @@ export class AccountView {
     const values = Object.fromEntries(new FormData(form));
     const button = form.querySelector('button[type="submit"]');
     button.disabled = true;
+    this.app.clearErrors?.();
     try {
       await action(values);
     } catch (error) {
-      this.app.notice(error.message, 'error');
+      this.app.notice(sentence(error.message), 'error');
     } finally {
       button.disabled = false;
     }
@@ -77,7 +85,10 @@ export class AccountView {
           h('h2', {}, 'Change the password'),
           password('current_password', 'Current password', 'current-password'),
           password('new_password', 'New password', 'new-password'),
-          h('button', { type: 'submit' }, 'Change password')));
+          h('button', { type: 'submit' }, 'Change password')),
+        this.puzzleSection(me.id),
+        this.gamesSection(),
+        this.leaveForm(password));
     } else if (!me.name) {
       // No guest yet (a first visit, or just logged out): only the log-in.
       sections.push(
@@ -95,7 +106,21 @@ export class AccountView {
         this.logInForm(h('h2', {}, 'Log in'),
           h('p', { class: 'muted' }, 'Already have an account? Logging in here leaves this guest behind.')));
     }
+    // Anyone with a name has lists: an account's kept, a guest's for now.
+    if (me.name) sections.push(new SocialLists(this.app.social).root);
     replaceChildren(this.root, ...sections);
+  }
+
+  // The puzzle record (GET /api/players/{id}/puzzles), filled in once it comes.
+  puzzleSection(id) {
+    const section = h('section', { class: 'account-puzzles', 'aria-labelledby': 'account-puzzles-heading' },
+      h('h2', { id: 'account-puzzles-heading' }, 'Puzzles'),
+      h('p', { class: 'muted' }, 'Loading…'));
+    api('GET', `/api/players/${encodeURIComponent(id)}/puzzles`).then(
+      (record) => replaceChildren(section, section.firstElementChild, ...puzzleRecord(record)),
+      (error) => replaceChildren(section, section.firstElementChild,
+        h('p', { role: 'alert' }, `Your puzzle record could not be loaded: ${error.message}`)));
+    return section;
   }
 
   logInForm(...heading) {
@@ -130,6 +155,63 @@ export class AccountView {
     this.app.signingOut();
     await api('DELETE', '/api/sessions/current', { token }).catch(() => {});
     this.app.signedOut();
+  }
+
+  // Every finished game, as one EGN bundle: the server gives 50 games a
+  // bundle; they are joined here into one file.
+  gamesSection() {
+    return h('div', { class: 'account-games' },
+      h('h2', {}, 'Your games'),
+      h('p', { class: 'muted' }, 'Every finished game you played, as one file of Euchre Game Notation (EGN), to keep or to open elsewhere.'),
+      h('button', { type: 'button', 'data-action': 'download-games', onclick: (e) => this.downloadGames(e.target) }, 'Download my games'));
+  }
+
+  async downloadGames(button) {
+    button.disabled = true;
+    try {
+      const { token, name } = this.app.identity();
+      const all = { fileType: 'Euchre Game Notation bundle', games: [], skipped: [] };
+      let cursor = null;
+      do {
+        const query = cursor ? `?cursor=${encodeURIComponent(cursor)}` : '';
+        const bundle = await api('GET', `/api/accounts/me/games${query}`, { token });
+        all.player_id = bundle.player_id;
+        all.games.push(...bundle.games);
+        all.skipped.push(...bundle.skipped);
+        cursor = bundle.next_cursor ?? null;
+      } while (cursor);
+      const file = new Blob([JSON.stringify(all, null, 2)], { type: 'application/json' });
+      const link = h('a', { href: URL.createObjectURL(file), download: `euchre-games-${name || 'me'}.json` });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+      const skipped = all.skipped.length ? ` (${all.skipped.length} not expressible in EGN left out)` : '';
+      this.app.notice(`${all.games.length} ${all.games.length === 1 ? 'game' : 'games'} downloaded${skipped}.`);
+    } catch (error) {
+      this.app.notice(error.message, 'error');
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  // Deleting takes the password, so that a session left open is not enough.
+  leaveForm(password) {
+    return h('form', { class: 'account-form account-leave', 'data-form': 'leave', onsubmit: (e) => this.submit(e, (v) => this.leave(v)) },
+      h('h2', {}, 'Delete your account'),
+      h('p', { class: 'muted' }, 'Your ratings go, and your seats in past games read “deleted player” (the games stay for the others). '
+        + 'Download your games first: afterwards nobody can. Your name stays taken for a while, then anyone may take it.'),
+      ...password('leave-password', 'Password', 'current-password'),
+      h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'leave-sure', required: true }), ' I want my account deleted for good'),
+      h('button', { type: 'submit', class: 'danger' }, 'Delete my account'));
+  }
+
+  async leave(values) {
+    const { token } = this.app.identity();
+    await api('DELETE', '/api/accounts/me', { token, body: { password: values['leave-password'] } });
+    this.app.signingOut();
+    this.app.signedOut();
+    this.app.notice('Your account is deleted. You are a new guest here now.');
   }
 
   async changePassword(values) {
@@ -209,29 +291,63 @@ function howToGetRated(form) {
   ];
 }
 
-// A player's rating over their rated games: a polyline, oldest to newest.
-function ratingChart(points) {
-  if (points.length === 0) return null;
+// A player's rating over their rated games in each form: a line from 1500
+// through each game's rating, with its scale (the highest and lowest
+// ratings) on the left, the first and last game's dates below, and each
+// game's date, rating and change on its point (a tooltip).
+function ratingCharts(history) {
+  const forms = [...new Set(history.map((p) => p.form))];
+  return forms.map((form) => ratingChart(form, history.filter((p) => p.form === form)));
+}
+
+function ratingChart(form, points) {
   const ns = 'http://www.w3.org/2000/svg';
-  const svg = (tag, attributes) => {
+  const svg = (tag, attributes, text = null) => {
     const element = document.createElementNS(ns, tag);
     for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
+    if (text !== null) element.append(document.createTextNode(text));
     return element;
   };
-  const [width, height, pad] = [320, 120, 10];
+  const [width, height, pad, left, bottom] = [320, 130, 8, 36, 18];
   const values = [1500, ...points.map((p) => p.rating)];
   const [low, high] = [Math.min(...values), Math.max(...values)];
   const span = Math.max(high - low, 1);
-  const x = (i) => pad + (i * (width - 2 * pad)) / Math.max(values.length - 1, 1);
-  const y = (v) => height - pad - ((v - low) * (height - 2 * pad)) / span;
-  const chart = svg('svg', { class: 'rating-chart', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': `Rating from 1500 to ${values.at(-1)} over ${points.length} rated games` });
-  chart.append(svg('polyline', { points: values.map((v, i) => `${x(i)},${y(v)}`).join(' '), fill: 'none', stroke: 'currentColor', 'stroke-width': 2 }));
-  return chart;
+  const x = (i) => left + (i * (width - left - pad)) / Math.max(values.length - 1, 1);
+  const y = (v) => height - bottom - ((v - low) * (height - bottom - pad)) / span;
+  const day = (ms) => new Date(ms).toLocaleDateString(undefined, { day: 'numeric', month: 'short' });
+  const name = FORMS[form] ?? form;
+  const chart = svg('svg', { class: 'rating-chart', viewBox: `0 0 ${width} ${height}`, role: 'img', 'data-form': form,
+    'aria-label': `${name} rating from 1500 to ${values.at(-1)} over ${points.length} rated game${points.length === 1 ? '' : 's'}, ${day(points[0].at)} to ${day(points.at(-1).at)}` });
+  chart.append(
+    svg('line', { x1: left, x2: left, y1: pad, y2: height - bottom, class: 'axis-line' }),
+    svg('line', { x1: left, x2: width - pad, y1: height - bottom, y2: height - bottom, class: 'axis-line' }),
+    svg('text', { x: left - 4, y: y(high) + 4, 'text-anchor': 'end', class: 'axis' }, String(high)),
+    svg('text', { x: left - 4, y: y(low) + 4, 'text-anchor': 'end', class: 'axis' }, String(low)),
+    svg('text', { x: left, y: height - 4, class: 'axis' }, day(points[0].at)),
+    svg('text', { x: width - pad, y: height - 4, 'text-anchor': 'end', class: 'axis' }, day(points.at(-1).at)),
+    svg('polyline', { points: values.map((v, i) => `${x(i)},${y(v)}`).join(' '), fill: 'none', stroke: 'currentColor', 'stroke-width': 2 }));
+  points.forEach((p, i) => {
+    const dot = svg('circle', { cx: x(i + 1), cy: y(p.rating), r: 3, class: 'rating-point' });
+    dot.append(svg('title', {}, `${day(p.at)}: ${p.rating} (${signedChange(p.change)})`));
+    chart.append(dot);
+  });
+  return h('figure', { class: 'rating-figure' }, chart, h('figcaption', { class: 'muted' }, `${name}: rating after each rated game`));
+}
+
+// Time played as a person says it: "40 min", "2.5 h", "under a minute".
+export function playedFor(ms) {
+  const minutes = Math.round(ms / 60000);
+  if (minutes < 1) return ms > 0 ? 'under a minute' : 'none yet';
+  if (minutes < 60) return `${minutes} min`;
+  return `${(ms / 3600000).toFixed(1)} h`;
 }
 
 export class ProfileView {
-  constructor(id) {
+  // `social` (js/social.js) reports the player; `me`: this player's id.
+  constructor(id, social = null, me = null) {
     this.id = id;
+    this.social = social;
+    this.me = me;
     this.root = h('section', { class: 'profile card-panel' }, h('p', { class: 'muted' }, 'Loading…'));
   }
 
@@ -245,10 +361,13 @@ export class ProfileView {
   }
 
   render(player) {
-    const hours = (player.time_played_ms / 3600000).toFixed(1);
     const stat = (label, value) => [h('dt', {}, label), h('dd', {}, String(value))];
     replaceChildren(this.root,
       h('h1', {}, player.name),
+      this.social && this.me !== this.id && h('button', {
+        type: 'button', class: 'secondary', 'data-action': 'report',
+        onclick: () => this.social.report({ player: { id: this.id, name: player.name } }),
+      }, 'Report this player…'),
       h('dl', { class: 'profile-stats' },
         stat('Games', player.played),
         stat('Win rate', `${Math.round(player.win_rate * 100)}%`),
@@ -256,18 +375,42 @@ export class ProfileView {
         stat('Euchred', player.euchres_suffered),
         stat('Euchres made', player.euchres_made),
         stat('Loners tried, won', `${player.loners_tried}, ${player.loners_won}`),
-        stat('Time played', `${hours} h`)),
+        stat('Time played', playedFor(player.time_played_ms))),
       h('h2', {}, 'Ratings'),
       player.ratings.length === 0
         ? h('p', { class: 'muted' }, 'No rated games yet: a game is rated when an account sits in every seat (no bots, no guests) at a table created Rated.')
         : h('ul', { class: 'profile-ratings' }, player.ratings.map((r) => h('li', {},
           `${FORMS[r.form] ?? r.form}: `, h('strong', { class: 'profile-rating' }, String(r.rating)), ` ±${r.deviation}, ${r.games} rated`))),
-      ratingChart(player.rating_history),
+      ...ratingCharts(player.rating_history),
       player.rating_history.length > 0 && h('p', { class: 'muted' },
         `Last game: ${signedChange(player.rating_history.at(-1).change)}`),
       h('h2', {}, 'Accuracy'),
       accuracyList(player.accuracy ?? []));
   }
+}
+
+// An account's puzzle rating, streak and latest rated answers; before the
+// first answer, where to find puzzles.
+function puzzleRecord({ rating, history }) {
+  if (!rating) {
+    return [h('p', { class: 'puzzle-record-empty' }, 'No puzzles answered yet. ',
+      h('a', { href: '#/puzzles' }, 'Solve a puzzle'), ': your first answer to each one moves your puzzle rating.')];
+  }
+  const stat = (label, value, cls) => [h('dt', {}, label), h('dd', { class: cls }, String(value))];
+  const when = (ms) => new Date(ms).toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+  const latest = history.slice(0, PUZZLES_SHOWN);
+  return [
+    h('dl', { class: 'profile-stats' },
+      stat('Puzzle rating', `${rating.rating} ±${rating.deviation}`, 'puzzle-record-rating'),
+      stat('Streak', `${rating.streak} right in a row (best ${rating.best_streak})`, 'puzzle-record-streak'),
+      stat('Solved', `${rating.solved} of ${rating.attempts}`)),
+    latest.length > 0 && h('h3', {}, `Your latest ${latest.length === 1 ? 'answer' : `${latest.length} answers`}`),
+    latest.length > 0 && h('ol', { class: 'puzzle-history' }, latest.map((attempt) =>
+      h('li', { 'data-correct': String(attempt.correct) },
+        h('span', { class: attempt.correct ? 'right' : 'wrong' }, attempt.correct ? 'Right' : 'Not the best'),
+        `: puzzle ${attempt.puzzle_id}, ${when(attempt.at)}`))),
+    h('p', {}, h('a', { href: '#/puzzles' }, 'Solve more puzzles')),
+  ];
 }
 
 // The solver's verdict on the player's latest analysed games, by form:

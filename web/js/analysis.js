@@ -5,7 +5,7 @@
 // knew: order up, +0.4"), a small graph of the expected score through the
 // hand, and each player's accuracy and points lost over the match.
 
-import { h } from './dom.js';
+import { h, replaceChildren } from './dom.js';
 import { cardShort } from './cards.js';
 
 // How long to wait before asking again when the server gives no hint, and
@@ -181,16 +181,6 @@ function stepMarks(analysed, hand, step, who) {
   }));
 }
 
-// Expected points of `seat`'s choice from the viewer's side: the same
-// value for the viewer's side, the other way round for the other side. In
-// the games without partners only the viewer's own choices have a value
-// from the viewer's side; the others' are left out.
-function fromViewer(value, seat, who) {
-  const viewer = who.mySeat ?? 0;
-  if (who.partners) return who.sideOf(seat) === who.sideOf(viewer) ? value : -value;
-  return seat === viewer ? value : null;
-}
-
 // What the hand brought the viewer's side, less the others' (their
 // average without partners): the scale of the expected values.
 function handResult(hand, who) {
@@ -201,6 +191,35 @@ function handResult(hand, who) {
   return outcome.points[mine] - others.reduce((a, b) => a + b, 0) / Math.max(others.length, 1);
 }
 
+// The graph's points for the viewer's side, one per decision, by one
+// yardstick. 'known' (with what you knew): only the viewer's own
+// decisions, each valued over the deals the viewer's view allowed; another
+// seat's estimate is private to that seat, so it is never drawn, flipped or
+// not. 'shown' (every card shown): each card played with a choice, solved
+// with every hand seen, which is the same from any seat, so an opponent's
+// card counts the other way round (without partners: only the viewer's own).
+export function graphSeries(analysed, who, mode = 'known') {
+  const viewer = who.mySeat ?? 0;
+  const sign = (seat) => {
+    if (seat === viewer) return 1;
+    if (mode === 'known' || !who.partners) return 0;
+    return who.sideOf(seat) === who.sideOf(viewer) ? 1 : -1;
+  };
+  return analysed.decisions.flatMap((d) => {
+    const valued = mode === 'known' ? d.known : d.shown;
+    const s = sign(d.seat);
+    if (!valued || s === 0) return [];
+    const worth = (o) => (mode === 'known' ? o.expected : o.points);
+    const chosen = valued.options.find((o) => sameAction(o.action, d.chosen));
+    const best = Math.max(...valued.options.map(worth));
+    const value = chosen ? worth(chosen) : best - valued.points_lost;
+    return [{ index: d.index, seat: d.seat, value: s * value, best: s * best, mark: valued.mark }];
+  });
+}
+
+// Which yardstick the graph draws, kept while the replay steps on.
+let graphMode = 'known';
+
 const SVG = 'http://www.w3.org/2000/svg';
 function svg(tag, attributes, ...children) {
   const element = document.createElementNS(SVG, tag);
@@ -209,20 +228,33 @@ function svg(tag, attributes, ...children) {
   return element;
 }
 
-// The expected score through the hand, from the viewer's side: one point
-// per decision valued with what the player knew (coloured by its mark,
-// with a tick to where the best option stood), then the hand's result.
+// The value for the viewer's side through the hand, one point per
+// decision (coloured by its mark, with a tick to where the best option
+// stood), then the hand's result; a box switches between what the viewer
+// knew and every card shown.
 export function handGraph(analysed, hand, match, who, step) {
+  const figure = h('figure', { class: 'analysis-graph', dataset: { mode: graphMode } });
+  const draw = () => {
+    figure.dataset.mode = graphMode;
+    replaceChildren(figure, ...graphParts(analysed, hand, who, step, () => draw()));
+  };
+  draw();
+  return figure;
+}
+
+function graphParts(analysed, hand, who, step, redraw) {
+  const toggle = h('label', { class: 'graph-mode' },
+    h('input', { type: 'checkbox', checked: graphMode === 'shown', onchange: (e) => { graphMode = e.target.checked ? 'shown' : 'known'; redraw(); } }),
+    ' Every card shown');
   const steps = stepOfActions(hand);
-  const points = analysed.decisions
-    .filter((d) => d.known)
-    .map((d) => {
-      const chosen = d.known.options.find((o) => sameAction(o.action, d.chosen));
-      const best = Math.max(...d.known.options.map((o) => o.expected));
-      return { value: fromViewer(chosen?.expected ?? best - d.known.points_lost, d.seat, who), best: fromViewer(best, d.seat, who), mark: d.known.mark, now: steps[d.index] === step };
-    })
-    .filter((p) => p.value !== null);
-  if (points.length === 0) return null;
+  const points = graphSeries(analysed, who, graphMode).map((p) => ({ ...p, now: steps[p.index] === step }));
+  const side = who.partners ? who.teamName(who.sideOf(who.mySeat ?? 0)) : who.nameOf(who.mySeat ?? 0);
+  const how = graphMode === 'known' ? 'with what you knew, at each of your decisions' : 'with every card shown, card by card';
+  if (points.length === 0) {
+    return [toggle, h('figcaption', { class: 'caption' }, graphMode === 'known'
+      ? 'None of your decisions in this hand was a choice to value.'
+      : 'No card in this hand was played with a choice.')];
+  }
   const result = handResult(hand, who);
   const values = [0, result, ...points.flatMap((p) => [p.value, p.best])];
   const [low, high] = [Math.min(...values), Math.max(...values)];
@@ -230,11 +262,11 @@ export function handGraph(analysed, hand, match, who, step) {
   const [width, height, pad, left] = [320, 110, 10, 26];
   const x = (i) => left + (i * (width - left - pad)) / points.length;
   const y = (v) => height - pad - ((v - low) * (height - 2 * pad)) / span;
-  const side = who.partners ? who.teamName(who.sideOf(who.mySeat ?? 0)) : who.nameOf(who.mySeat ?? 0);
-  const label = `Expected points for ${side} through the hand, with what each player knew: from ${signed(points[0].value)} to a result of ${signed(result)}`;
+  const label = `Points for ${side} through the hand, ${how}: from ${signed(points[0].value)} to a result of ${signed(result)}`;
   const line = [...points.map((p, i) => `${x(i)},${y(p.value)}`), `${x(points.length)},${y(result)}`].join(' ');
-  return h('figure', { class: 'analysis-graph' },
-    svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label },
+  return [
+    toggle,
+    svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label, 'data-values': points.map((p) => p.value.toFixed(2)).join(' ') },
       svg('line', { x1: left, x2: width - pad, y1: y(0), y2: y(0), class: 'zero' }),
       svg('text', { x: 2, y: y(high) + 4, class: 'axis' }, document.createTextNode(signed(high))),
       svg('text', { x: 2, y: y(low) + 4, class: 'axis' }, document.createTextNode(signed(low))),
@@ -242,24 +274,32 @@ export function handGraph(analysed, hand, match, who, step) {
       ...points.map((p, i) => (p.best !== p.value ? svg('line', { x1: x(i), x2: x(i), y1: y(p.value), y2: y(p.best), class: `gap mark-${p.mark}` }) : null)),
       ...points.map((p, i) => svg('circle', { cx: x(i), cy: y(p.value), r: p.now ? 5 : 3.5, class: ['point', `mark-${p.mark}`, p.now && 'now'].filter(Boolean).join(' ') })),
       svg('rect', { x: x(points.length) - 4, y: y(result) - 4, width: 8, height: 8, class: 'result' })),
-    h('figcaption', { class: 'caption' }, `Expected points for ${side}, decision by decision${who.partners ? '' : ' (yours)'}, then the hand's result (■).`));
+    h('figcaption', { class: 'caption' }, `Points for ${side}, ${how}, then the hand's result (■).`),
+  ];
 }
 
-// Each player's accuracy and points lost over the match.
+// Each player's figures over the match, one per yardstick, each named as
+// the API names it (`accuracy`; `card_mistakes` of `card_plays`) and
+// defined under the table.
 function playersTable(analysis, who) {
   const percent = (x) => (x === null || x === undefined ? '–' : `${Math.round(x * 100)}%`);
   return h('div', { class: 'analysis-players-wrap' }, h('table', { class: 'analysis-players' },
     h('caption', {}, 'The whole match'),
     h('thead', {}, h('tr', {},
       h('th', { scope: 'col' }, 'Player'),
-      h('th', { scope: 'col', title: 'Decisions within a quarter of a point of the best, with what the player knew' }, 'Accuracy'),
-      h('th', { scope: 'col', title: 'Expected points given up against the best choices' }, 'Points lost'),
+      h('th', { scope: 'col', dataset: { field: 'accuracy' } }, 'With what they knew: accuracy'),
+      h('th', { scope: 'col', dataset: { field: 'points_lost' } }, 'Points lost'),
       h('th', { scope: 'col' }, 'Inaccuracies · mistakes · blunders'),
-      h('th', { scope: 'col', title: 'Cards that cost a trick or points, with every card shown' }, 'Card mistakes'))),
+      h('th', { scope: 'col', dataset: { field: 'card_mistakes' } }, 'With every card shown: cards that cost tricks'))),
     h('tbody', {}, analysis.players.map((p) => h('tr', { dataset: { seat: String(p.seat) } },
       h('th', { scope: 'row' }, who.nameOf(p.seat)),
-      h('td', { class: 'accuracy' }, percent(p.accuracy)),
+      h('td', { class: 'accuracy', dataset: { field: 'accuracy' } }, percent(p.accuracy)),
       h('td', {}, p.points_lost.toFixed(1)),
       h('td', {}, `${p.inaccuracies} · ${p.mistakes} · ${p.blunders}`),
-      h('td', {}, `${p.card_mistakes} of ${plural(p.card_plays, 'card')}`))))));
+      h('td', { dataset: { field: 'card_mistakes' } }, `${p.card_mistakes} of ${plural(p.card_plays, 'card')}`))))),
+  h('dl', { class: 'analysis-definitions caption' },
+    h('dt', {}, 'With what they knew: accuracy'),
+    h('dd', {}, `The share of the player's decisions within a quarter of a point of the best choice, each valued over ${analysis.worlds} deals consistent with what the player had seen.`),
+    h('dt', {}, 'With every card shown: cards that cost tricks'),
+    h('dd', {}, 'Of the cards the player chose among several, those that gave up a trick or points against the best card, every hand seen (bids are not counted).')));
 }

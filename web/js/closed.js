@@ -1,8 +1,12 @@
 // A link to a table the server no longer has (#/table/<id>): what became of
 // it, from GET /api/tables/{id}: when and why it closed, whether its last
-// game finished or was abandoned, and a link to that game in history.
+// game finished or was abandoned, and a link to that game in history. And
+// the lobby's recently closed tables of the player: each table that left
+// their list of live tables, for two hours, with how its game ended.
 
 import { h, replaceChildren } from './dom.js';
+import { matchResult, people, wonBy } from './history.js';
+import { tableName } from './rules.js';
 
 const REASONS = {
   everyone_left: 'after everyone left',
@@ -65,4 +69,84 @@ export class ClosedTableView {
   }
 
   unmount() {}
+}
+
+// ---- the lobby's recently closed tables ----
+
+const KNOWN = 'euchre.mine';
+const RECENT = 'euchre.closed';
+const KEEP_MS = 2 * 60 * 60 * 1000;
+
+const read = (key, fallback) => {
+  try {
+    return JSON.parse(localStorage.getItem(key) ?? 'null') ?? fallback;
+  } catch {
+    return fallback;
+  }
+};
+const write = (key, value) => {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // storage full or off: the list is a nicety
+  }
+};
+
+// The player's live tables as the server lists them (`yours`): one listed
+// before and not now has closed, or was left; it is kept a while.
+export function noteYourTables(tables) {
+  const known = read(KNOWN, {});
+  const recent = read(RECENT, {});
+  const now = Date.now();
+  const live = new Set(tables.map((t) => t.table));
+  for (const [id, name] of Object.entries(known)) {
+    if (!live.has(id) && !(id in recent)) recent[id] = { at: now, name };
+  }
+  for (const [id, entry] of Object.entries(recent)) {
+    if (now - entry.at > KEEP_MS || live.has(id)) delete recent[id];
+  }
+  write(KNOWN, Object.fromEntries(tables.slice(0, 50).map((t) => [t.table, tableName(t)])));
+  write(RECENT, recent);
+}
+
+// The player's matches, looked up once for the tables listed.
+let lookup = { key: '', matches: null, at: 0, polls: 0 };
+
+// The recently closed tables whose game has an end state (finished or
+// abandoned), newest first: { id, name, match, line }. The player's
+// matches are fetched once for them; `onLoad` is called when they come.
+export function recentlyClosed(me, onLoad) {
+  const now = Date.now();
+  const recent = Object.entries(read(RECENT, {}))
+    .filter(([, entry]) => now - entry.at <= KEEP_MS)
+    .sort((a, b) => b[1].at - a[1].at)
+    .slice(0, 5);
+  if (!me || recent.length === 0) return [];
+  const key = `${me}:${recent.map(([id]) => id).join(',')}`;
+  const ended = (id) => lookup.matches?.some((m) => m.table_id === id && (m.finished || m.abandoned));
+  // Asked again now and then while a table's game has no end yet (bots
+  // may still be finishing it).
+  const stale = lookup.matches && recent.some(([id]) => !ended(id)) && now - lookup.at > 3000;
+  if (lookup.key !== key || stale) {
+    const polls = lookup.key === key ? lookup.polls + 1 : 0;
+    lookup = { key, matches: lookup.key === key ? lookup.matches : null, at: now, polls };
+    fetch(`/api/matches?player=${encodeURIComponent(me)}&limit=50`, { headers: { accept: 'application/json' } })
+      .then((response) => (response.ok ? response.json() : null))
+      .then((page) => {
+        if (lookup.key !== key) return;
+        lookup.matches = page?.matches ?? [];
+        onLoad();
+        // A game without its end yet: look again in a moment (a few times).
+        const open = recent.some(([id]) => !ended(id));
+        if (open && lookup.polls < 20) setTimeout(onLoad, 3500);
+      })
+      .catch(() => {});
+  }
+  return recent.flatMap(([id, entry]) => {
+    const match = lookup.matches?.find((m) => m.table_id === id);
+    if (!match || !(match.finished || match.abandoned)) return [];
+    const who = people(match, me);
+    const line = `${matchResult(match, wonBy(match, who))} — ${who.scoreLine(match.scores, ', ')}`;
+    return [{ id, name: entry.name, match, line }];
+  });
 }

@@ -5,12 +5,13 @@
 // follow a table.
 
 import { applyEvent, fromSnapshot } from './model.js';
-import { ClosedTableView } from './closed.js';
-import { describe, sealText } from './text.js';
+import { ClosedTableView, noteYourTables } from './closed.js';
+import { awayText, describe, outcomeText, scoreText, sealText } from './text.js';
 import { revealed } from './witness.js';
 
 // `client` (js/main.js) gives: state, connection, redraw(), mount(view),
-// notice(text, kind), failed(error), onQuickPlay(message).
+// notice(text, kind), failed(error), onQuickPlay(message), onWarning(message),
+// handEnded(table).
 // Gives: receive(message), resumeTable(id, lastSeq), joinTable(id), yourTables().
 export function dispatch(client) {
   const { state } = client;
@@ -18,7 +19,10 @@ export function dispatch(client) {
   function receive(message) {
     switch (message.type) {
       case 'lobby':
-        if (!message.after) state.yours = message.yours ?? [];
+        if (!message.after) {
+          state.yours = message.yours ?? [];
+          noteYourTables(state.yours);
+        }
         state.lobby.page(message);
         break;
       case 'lobby_update':
@@ -30,11 +34,15 @@ export function dispatch(client) {
       case 'lobby_yours':
         // The player sat, left, or one of their tables changed or closed (here or elsewhere).
         state.yours = message.tables;
+        noteYourTables(state.yours);
         break;
       case 'snapshot': {
         state.matched.delete(message.table);
         const previous = state.tables.get(message.table);
-        state.tables.set(message.table, fromSnapshot(message, previous));
+        const table = fromSnapshot(message, previous);
+        state.tables.set(message.table, table);
+        tellWhatHappened(table, message.state?.stood_in);
+        if (!previous && table.game) rebuildPlays(table);
         break;
       }
       case 'event':
@@ -47,6 +55,9 @@ export function dispatch(client) {
       case 'quick_play_matched':
       case 'quick_play_ended':
         client.onQuickPlay(message);
+        break;
+      case 'warning':
+        client.onWarning(message);
         break;
       case 'error':
         client.failed(message);
@@ -69,7 +80,102 @@ export function dispatch(client) {
     applyEvent(table, message);
     const line = message.event ? describe(table, message.event) : null;
     if (line) table.log.push({ text: line, kind: message.event.event });
+    if (message.event?.event === 'hand_ended') {
+      remember(table);
+      client.handEnded(table);
+    }
+    if (message.event?.event === 'game_started') forget(table.id);
     if (message.event?.event === 'deal_revealed') checkSeal(table, message.event);
+  }
+
+  // The last hand this browser saw end at each table it plays at, kept
+  // across reloads, so that a player coming back (a reload, Resume, a new
+  // connection) is told what was played without them.
+  const SEEN_KEY = 'euchre.seen';
+  const seenTables = () => {
+    try {
+      return JSON.parse(localStorage.getItem(SEEN_KEY) ?? '{}') ?? {};
+    } catch {
+      return {};
+    }
+  };
+  const keepSeen = (seen) => {
+    const kept = Object.entries(seen).sort((a, b) => b[1].at - a[1].at).slice(0, 20);
+    try {
+      localStorage.setItem(SEEN_KEY, JSON.stringify(Object.fromEntries(kept)));
+    } catch {
+      // storage full or off: the note is a nicety
+    }
+  };
+  // The table's last hand ended, as this client knows it now.
+  function lastEnded(table) {
+    const game = table.game;
+    if (!game || game.hand_number === undefined) return null;
+    const ended = game.phase === 'finished' || game.winner !== null && game.winner !== undefined
+      ? game.hand_number : game.hand_number - 1;
+    return ended < 0 ? null : { hand: ended, scores: [...(game.scores ?? [])], at: Date.now() };
+  }
+  function remember(table) {
+    if (table.yourSeat === null) return;
+    const now = lastEnded(table);
+    if (!now) return;
+    const seen = seenTables();
+    seen[table.id] = now;
+    keepSeen(seen);
+  }
+  function forget(id) {
+    const seen = seenTables();
+    if (id in seen) {
+      delete seen[id];
+      keepSeen(seen);
+    }
+  }
+  // Told from the later of: the hand before the one a bot first played for
+  // us (`stood_in`, the server's word, on any device), and the last hand
+  // this browser saw end.
+  function tellWhatHappened(table, stoodIn) {
+    if (table.yourSeat === null) return;
+    const now = lastEnded(table);
+    const seen = seenTables()[table.id];
+    const server = stoodIn && { hand: stoodIn.from_hand - 1, scores: stoodIn.scores };
+    const since = server && !(seen && seen.hand >= server.hand) ? server : seen;
+    const text = now && awayText(table, since, now);
+    if (text) {
+      table.log.push({ text, kind: 'away' });
+      client.notice(text);
+    }
+    remember(table);
+  }
+
+  // A table opened afresh (a reload, Resume, another device): its Plays
+  // starts empty, so the hands of this game that ended before are read
+  // from its history (`/api/tables/{id}` names the match) and listed, one
+  // line each, under "Earlier in this game". The player's token shows a
+  // private table's game to those seated at it.
+  async function rebuildPlays(table) {
+    const headers = { accept: 'application/json' };
+    if (state.identity.token) headers.authorization = `Bearer ${state.identity.token}`;
+    const get = async (path) => {
+      const response = await fetch(path, { headers });
+      return response.ok ? response.json() : null;
+    };
+    try {
+      const info = await get(`/api/tables/${encodeURIComponent(table.id)}`);
+      const id = info?.last_match?.id;
+      const match = id ? await get(`/api/matches/${encodeURIComponent(id)}`) : null;
+      const current = state.tables.get(table.id);
+      if (!match || current !== table || table.log.some((line) => line.kind === 'earlier')) return;
+      const before = table.game?.hand_number ?? 0;
+      const ended = (match.hands ?? []).filter((hand) => hand.outcome && hand.number < before);
+      if (ended.length === 0) return;
+      table.log.push({ text: 'Earlier in this game:', kind: 'earlier' });
+      for (const hand of ended) {
+        table.log.push({ text: `Hand ${hand.number + 1}: ${outcomeText(table, hand.outcome)} Score: ${scoreText(table, hand.scores)}.`, kind: 'hand_ended' });
+      }
+      client.redraw();
+    } catch {
+      // The history is a nicety here: the table plays on without it.
+    }
   }
 
   // Checks a revealed deal here, against its commitment and everything this

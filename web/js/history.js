@@ -8,7 +8,7 @@ import { h, replaceChildren } from './dom.js';
 import { AnalysisLoader, analysisPanel, cardMark, cardMarkWords } from './analysis.js';
 import { cardFace, cardName, cardShort, isJoker, sortForDisplay, SUIT_SYMBOLS, suitName, upSuit } from './cards.js';
 import { botLevelName, hasPartners, playersOf, seatsOfSide, teamOf } from './model.js';
-import { PRESETS } from './rules.js';
+import { PRESETS, goal, tableName } from './rules.js';
 import { canHash, opens } from './seal.js';
 import { partsOf } from './witness.js';
 
@@ -18,7 +18,7 @@ const PAGE_SIZE = 20;
 const LAYOUTS = { 4: ['bottom', 'left', 'top', 'right'], 3: ['bottom', 'left', 'right'], 2: ['bottom', 'top'] };
 
 // The options shown apart from the preset's title (see `rulesNote`).
-const SHOWN_APART = new Set(['points_to_win', 'rubber', 'allow_no_trump', 'joker']);
+const SHOWN_APART = new Set(['points_to_win', 'game_hands', 'rubber', 'allow_no_trump', 'joker']);
 
 // The preset whose rules these are (whatever the options shown apart), or
 // "Custom rules".
@@ -75,7 +75,15 @@ export function people(match, me) {
   const bots = seats.map((seat) => [seat, match.seats.find((s) => s.seat === seat)])
     .filter(([seat, occupant]) => seat !== mySeat && occupant?.bot)
     .map(([seat, occupant]) => `${nameOf(seat)}: ${botLevelName(occupant.bot)}`);
-  return { mySeat, myTeam, nameOf, teamName, position, seats, sides, partners, players, sideOf, scoreLine, scoreWords, bots, dummy: Boolean(rules.dummy) };
+  // Who left the match in progress, and the bot that played on for them:
+  // "You left in hand 2: an easy bot played your seat to the end."
+  const standIns = match.seats.filter((s) => s.stand_in).sort((a, b) => a.seat - b.seat).map((s) => {
+    const level = botLevelName(s.stand_in.bot);
+    const bot = `${/^[aeiou]/.test(level) ? 'an' : 'a'} ${level} bot`;
+    const whose = s.seat === mySeat ? 'your' : 'the';
+    return `${s.seat === mySeat ? 'You' : s.name} left in hand ${s.stand_in.from_hand + 1}: ${bot} played ${whose} seat to the end.`;
+  });
+  return { mySeat, myTeam, nameOf, teamName, position, seats, sides, partners, players, sideOf, scoreLine, scoreWords, bots, standIns, dummy: Boolean(rules.dummy) };
 }
 
 // Whether the viewer won a finished match: by the winning seats where the
@@ -129,7 +137,7 @@ function unfinishedWord(match) {
 
 // A listed match's result for the viewer: Won or Lost, Abandoned (its table
 // closed before the end: it never will be over), or In progress.
-function matchResult(match, won) {
+export function matchResult(match, won) {
   if (match.abandoned) return 'Abandoned';
   if (!match.finished) return 'In progress';
   return won ? 'Won' : 'Lost';
@@ -142,7 +150,7 @@ function yourGames(app) {
   return h('section', { class: 'your-games', 'aria-label': 'Your games' },
     h('h2', {}, 'Your games'),
     h('ul', { class: 'tables' }, tables.map((t) => h('li', { class: 'table-row mine', dataset: { table: t.id } },
-      h('strong', {}, `${t.summary.host}'s table`), ' ',
+      h('strong', {}, tableName(t.summary)), ' ',
       h('span', { class: 'muted' }, { open: 'waiting for players', playing: 'playing', finished: 'game over' }[t.summary.status] ?? ''), ' ',
       h('button', { type: 'button', class: 'primary', onclick: () => app.open(t.id) }, 'Resume')))));
 }
@@ -209,7 +217,10 @@ export class HistoryView {
         rubber.games.map((game, i) => `Game ${i + 1}: ${game.scores[myTeam]}–${game.scores[1 - myTeam]}`).join(', '),
         ` · rubber points ${rubber.points[myTeam]}–${rubber.points[1 - myTeam]}`);
       return h('li', { class: ['match-row', `result-${result.toLowerCase().replace(' ', '-')}`], dataset: { match: match.id } },
+        // The separator is for whoever reads the row as text (a screen
+        // reader, a copy): "Abandoned — Us 1–3 Them".
         h('span', { class: 'match-result' }, result),
+        h('span', { class: 'separator' }, ' — '),
         h('span', { class: ['match-score', !who.partners && 'per-player'], 'aria-label': `${rubber ? 'Games won' : 'Score'}: ${who.scoreWords(rubber ? rubber.won : match.scores)}` },
           rubber ? 'Games: ' : '', score),
         h('span', { class: 'match-people' },
@@ -217,7 +228,7 @@ export class HistoryView {
           h('span', {}, `against ${opponents.join(' and ')}`)),
         h('span', { class: 'match-meta' },
           h('time', { datetime: new Date(match.started_at).toISOString() }, when(match.started_at)),
-          ` · ${presetTitle(match.rules)}${who.partners ? '' : `, ${who.players} players`}, to ${match.rules?.points_to_win ?? '?'}${rulesNote(match.rules)}`,
+          ` · ${presetTitle(match.rules)}${who.partners ? '' : `, ${who.players} players`}, ${goal(match.rules)}${rulesNote(match.rules)}`,
           games),
         match.finished || match.abandoned
           ? h('a', { class: 'button', href: `#/history/${encodeURIComponent(match.id)}`, 'aria-label': `Replay the game of ${when(match.started_at)}` }, 'Replay')
@@ -284,7 +295,7 @@ function stepsOf(hand) {
 
 export class ReplayView {
   constructor(app, id, { hand = 0, step = 0 } = {}) {
-    this.app = app; // { me() }
+    this.app = app; // { me(), social }
     this.id = id;
     this.hand = hand;
     this.step = step;
@@ -394,13 +405,27 @@ export class ReplayView {
       back,
       h('h1', {}, title),
       h('p', { class: 'replay-summary' }, this.summaryLine(match, who)),
+      this.reporting(match),
       who.bots.length > 0 ? h('p', { class: 'replay-bots muted' }, `Bots: ${who.bots.join(', ')}`) : null,
+      who.standIns.map((line) => h('p', { class: 'replay-stand-in muted' }, line)),
       nav,
       h('p', { class: 'hint' }, 'Use the ← and → keys to step, Page Up and Page Down to change hands.'),
       h('div', { class: 'replay-main' },
         this.felt(match, hand, step, who),
         this.sidebar(match, hand, step, who)),
       analysisPanel(this.analysis?.state, match, this.hand, step, who)));
+  }
+
+  // A Report button for each other person who played: the report names
+  // this match, whose replay the moderators open.
+  reporting(match) {
+    const me = this.app.me();
+    const others = match.seats.filter((seat) => seat.player_id && seat.player_id !== me);
+    if (!this.app.social || others.length === 0) return null;
+    return h('p', { class: 'replay-report muted' }, 'Report a player: ', others.map((seat) => h('button', {
+      type: 'button', class: 'link', 'data-report': seat.player_id,
+      onclick: () => this.app.social.report({ player: { id: seat.player_id, name: seat.name }, match: this.id }),
+    }, seat.name)));
   }
 
   // "Game 2 · " in a rubber's replay.
@@ -417,17 +442,17 @@ export class ReplayView {
       return `${result} ${rubber.won[rubber.winner]} games to ${rubber.won[1 - rubber.winner]}, rubber points ${rubber.points[rubber.winner]} to ${rubber.points[1 - rubber.winner]}, a margin of ${rubber.margin} · ${presetTitle(match.rules)}, games to ${match.rules?.points_to_win ?? '?'}`;
     }
     const over = match.winner !== null && match.winner !== undefined;
-    const title = `${presetTitle(match.rules)}${who.partners ? '' : `, ${who.players} players`}, to ${match.rules?.points_to_win ?? '?'}`;
+    const title = `${presetTitle(match.rules)}${who.partners ? '' : `, ${who.players} players`}, ${goal(match.rules)}`;
     if (!who.partners) {
       // Each player's score; the winner named.
       const winner = over ? (match.winners?.[0] ?? match.winner) : null;
       const result = !over ? unfinishedWord(match) : winner === who.mySeat ? 'You won' : `${who.nameOf(winner)} won`;
-      return `${result} · ${who.scoreLine(match.scores, ', ')} · ${title}`;
+      return `${result} — ${who.scoreLine(match.scores, ', ')} · ${title}`;
     }
     const won = wonBy(match, who);
     const result = !over ? unfinishedWord(match)
       : who.mySeat === null ? `${who.teamName(match.winner)} won` : won ? 'You won' : 'You lost';
-    return `${result} ${match.scores[myTeam]}–${match.scores[1 - myTeam]} · ${title}`;
+    return `${result} — ${who.scoreLine(match.scores, ', ')} · ${title}`;
   }
 
   felt(match, hand, step, who) {

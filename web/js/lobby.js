@@ -5,6 +5,8 @@
 import { h, replaceChildren } from './dom.js';
 import { PRESETS, describeRules, playersIn, ruleOverrides, tableName, unavailable } from './rules.js';
 import { QuickPlayPanel } from './quickplay.js';
+import { TournamentsPanel } from './tournament.js';
+import { dailyLink } from './puzzles.js';
 
 // The bot seats the form offers, by the number of players (you sit in seat 1).
 const BOT_SEATS = {
@@ -100,16 +102,19 @@ const FORMS = [
 export class LobbyView {
   // `app` gives: tables(), filter(), setFilter(name), total(), hasMore(),
   // more(), myTables(), createTable(settings), join(id), watch(id),
-  // open(id), quickGame(), and quickPlay (js/quickplay.js).
+  // open(id), quickGame(), quickPlay (js/quickplay.js) and tournaments
+  // (js/tournament.js).
   constructor(app) {
     this.app = app;
     this.quickPlay = new QuickPlayPanel(app.quickPlay);
+    this.tournaments = new TournamentsPanel(app.tournaments);
     this.list = h('div', { class: 'table-list', 'aria-live': 'polite' });
     this.filter = h('select', { name: 'lobby-filter', 'aria-label': 'Show', onchange: () => this.app.setFilter(this.filter.value) },
       Object.entries(LOBBY_FILTERS).map(([value, f]) => h('option', { value }, f.label)));
     this.count = h('p', { class: 'muted lobby-count' });
     this.more = h('button', { type: 'button', class: 'secondary', 'data-action': 'more-tables', onclick: () => this.app.more() }, 'More tables');
     this.mine = h('section', { class: 'my-tables', 'aria-label': 'Your tables' });
+    this.closed = h('section', { class: 'recently-closed', 'aria-label': 'Recently closed' });
     this.form = this.buildForm();
     this.root = h('section', { class: 'lobby' },
       h('div', { class: 'lobby-main' },
@@ -118,7 +123,10 @@ export class LobbyView {
           h('p', {}, 'Four players in two partnerships, first side to the target wins; or three or two, each for himself (New table). Bots fill any empty seat.'),
           h('button', { type: 'button', class: 'primary big', 'data-action': 'quick-game', onclick: () => this.app.quickGame() }, 'Play now with three bots')),
         this.quickPlay.root,
+        dailyLink(),
         this.mine,
+        this.closed,
+        this.tournaments.root,
         h('section', { class: 'open-tables', 'aria-labelledby': 'tables-heading' },
           h('div', { class: 'lobby-head' }, h('h2', { id: 'tables-heading' }, 'Tables'), this.filter),
           this.list, this.count, this.more)),
@@ -129,11 +137,13 @@ export class LobbyView {
 
   mount(container) {
     replaceChildren(container, this.root);
+    this.tournaments.start();
     this.update();
   }
 
   unmount() {
     this.quickPlay.unmount();
+    this.tournaments.stop();
   }
 
   update() {
@@ -148,6 +158,15 @@ export class LobbyView {
         h('div', {}, { open: 'waiting for players', playing: 'playing', finished: 'game over' }[t.summary.status]),
         h('div', { class: 'row-actions' },
           h('button', { type: 'button', class: 'primary', 'data-focus': `back-${t.id}`, onclick: () => this.app.open(t.id) }, 'Resume'))))));
+    // Tables of theirs that closed a little while ago, and how their game ended.
+    const closed = this.app.recentlyClosed?.() ?? [];
+    this.closed.hidden = closed.length === 0;
+    replaceChildren(this.closed, h('h2', {}, 'Recently closed'), h('ul', { class: 'tables' }, closed.map((t) =>
+      h('li', { class: 'table-row closed', 'data-table': t.id },
+        h('div', { class: 'who' }, h('strong', {}, t.name ?? 'A table')),
+        h('div', { class: 'what' }, t.line),
+        h('div', { class: 'row-actions' },
+          h('a', { class: 'button secondary', href: `#/history/${encodeURIComponent(t.match.id)}` }, 'Replay'))))));
     const tables = this.app.tables();
     const filter = this.app.filter();
     this.filter.value = filter;

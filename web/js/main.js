@@ -2,7 +2,8 @@
 // notices, the connection and what its comings and goings do, and what the
 // lobby, table and account views may do. The routes are js/routing.js,
 // what the server's messages do js/dispatch.js, who this browser is
-// js/session.js, and the quick-play request js/quickplay.js.
+// js/session.js, the quick-play request js/quickplay.js, and mutes,
+// blocks and reports js/social.js.
 
 import { h } from './dom.js';
 import { Connection } from './net.js';
@@ -11,6 +12,12 @@ import { router, tableHash } from './routing.js';
 import { dispatch } from './dispatch.js';
 import { savedHosted, savedIdentity, session } from './session.js';
 import { quickPlayFlow } from './quickplay.js';
+import { socialFlow } from './social.js';
+import { reviewText, sentence } from './text.js';
+import { recentlyClosed } from './closed.js';
+import { askRole } from './moderation.js';
+import { api } from './account.js';
+import { practiceTable } from './model.js';
 
 const statusBadge = document.getElementById('connection');
 const notices = document.getElementById('notices');
@@ -28,6 +35,8 @@ const state = {
   actionInFlight: false,
   route: { page: 'lobby' },
   current: null, // the mounted view
+  role: null, // 'moderator' or 'admin' if the server says so (js/moderation.js)
+  banned: null, // a moderator's ban, in the server's words: every page says it
 };
 
 // ---- notices ----
@@ -41,7 +50,13 @@ function notice(text, kind = 'info') {
 
 function failed(error) {
   if (error?.code === 'disconnected') return;
-  notice(error?.message ?? String(error), 'error');
+  notice(sentence(error?.message ?? String(error)), 'error');
+}
+
+// Errors shown about an earlier attempt, cleared when the next one starts
+// (a wrong password's notice is not left beside "Logged in as …").
+function clearErrors() {
+  for (const item of notices.querySelectorAll('.notice.error')) item.remove();
 }
 
 // ---- the modules, joined ----
@@ -54,12 +69,14 @@ const { go, route, redraw } = Object.assign(client, router(client));
 const { receive, resumeTable, joinTable, yourTables } = Object.assign(client, dispatch(client));
 const { setIdentity, showIdentity, keepHosted, startOver } = Object.assign(client, session(client));
 const { quickPlayApp } = Object.assign(client, quickPlayFlow(client));
+const { social } = Object.assign(client, socialFlow(client));
 
 // ---- the connection ----
 
 const connection = new Connection({
   identity: () => state.identity,
   onStatus(status) {
+    statusBadge.hidden = false;
     statusBadge.dataset.status = status;
     statusBadge.textContent = { online: 'Online', connecting: 'Connecting…', offline: 'Reconnecting…' }[status];
     document.body.classList.toggle('offline', status !== 'online');
@@ -74,6 +91,14 @@ const connection = new Connection({
   },
   onSessionEnded() {
     startOver('Your session ended (logged out, or the password changed elsewhere). Pick a name to play as a guest; to play as your account, log in again under Account.');
+  },
+  onBanned(reason) {
+    state.banned = reason || 'banned';
+    state.tables.clear();
+    state.quickPlay = null;
+    statusBadge.dataset.status = 'offline';
+    statusBadge.textContent = 'Banned';
+    route();
   },
   onNameTaken() {
     startOver('That name belongs to an account: pick another (its owner logs in under Account).');
@@ -90,6 +115,7 @@ const connection = new Connection({
     if (state.route.page === 'table' && !state.tables.has(state.route.id)) joinTable(state.route.id);
     // The history list needs the player id: a first visit learns it only now.
     if (state.route.page === 'history' && !state.route.match && !knewId) route();
+    showRole();
   },
   onMessage: receive,
 });
@@ -117,6 +143,7 @@ const lobbyApp = {
     if (state.lobby.next !== null) listTables(state.lobby.next);
   },
   myTables: () => yourTables(),
+  recentlyClosed: () => recentlyClosed(state.identity.id, redraw),
   open(id) {
     const invite = state.invites.get(id);
     go(tableHash(id, invite));
@@ -152,12 +179,71 @@ const lobbyApp = {
   quickPlay: quickPlayApp,
 };
 
+// The lobby's tournaments and a tournament's page (js/tournament.js).
+const tournamentApp = {
+  identity: () => state.identity,
+  go,
+  open: (id) => lobbyApp.open(id),
+  notice,
+  failed,
+};
+lobbyApp.tournaments = tournamentApp;
+
+// The puzzle trainer (js/puzzles.js).
+const puzzleApp = { identity: () => state.identity, go };
+
+// ---- the review after each hand ----
+
+// "Review each hand", a practice table's option, remembered in this
+// browser: off unless the player turned it on.
+const REVIEW_KEY = 'euchre.review';
+let reviewEachHand = (() => {
+  try {
+    return localStorage.getItem(REVIEW_KEY) === 'on';
+  } catch {
+    return false;
+  }
+})();
+
+function setReviewEachHand(on) {
+  reviewEachHand = on;
+  try {
+    localStorage.setItem(REVIEW_KEY, on ? 'on' : 'off');
+  } catch {
+    // storage full or off: the option holds for this visit
+  }
+}
+
+// A hand just ended at `table`: with the option on, at a practice table
+// on screen, the server is asked for the seat's biggest mistake in it.
+// The words are made from the table as the hand ended, as the next deal
+// may come before the answer.
+async function handEnded(table) {
+  const onScreen = state.route.page === 'table' && state.route.id === table.id;
+  if (!reviewEachHand || !onScreen || !practiceTable(table)) return;
+  const hand = table.game.hand_number;
+  const asDealt = { ...table, game: { ...table.game } };
+  try {
+    const { mistake } = await connection.send({ type: 'review', table: table.id, hand });
+    const current = state.tables.get(table.id);
+    if (!reviewEachHand || !current) return;
+    current.review = { hand, text: reviewText(asDealt, mistake), at: Date.now() };
+  } catch (error) {
+    // A review is a nicety: one refused or failed is not shown (one a
+    // hand, so another tab's may have come first).
+    if (error.code === 'hint_not_allowed' && state.tables.has(table.id)) state.tables.get(table.id).noHints = true;
+  }
+  redraw();
+}
+
 function tableApp(id) {
   const table = () => state.tables.get(id) ?? null;
   const invite = () => (state.route.id === id ? state.route.invite : null);
   return {
     table,
     isHost: () => state.hosted.has(id),
+    // Mute, block and report a player seen here (js/social.js).
+    social,
     inFlight: () => state.actionInFlight,
     notice,
     inviteLink: () => (invite() ? `${location.origin}/${tableHash(id, invite())}` : null),
@@ -168,6 +254,7 @@ function tableApp(id) {
       const legal = current.prompt.actions.some((a) => JSON.stringify(a) === JSON.stringify(action));
       if (!legal) return;
       current.prompt = null;
+      current.hint = null;
       state.actionInFlight = true;
       state.current?.update?.(); // at once: the choices go away with the click
       connection.send({ type: 'act', table: id, ...action })
@@ -177,6 +264,30 @@ function tableApp(id) {
           redraw();
         });
     },
+    // Offered at the player's turn at a practice table (js/model.js).
+    hintOffered: () => Boolean(table()?.prompt) && practiceTable(table()),
+    // One hint a decision: the expert's choice and why, shown until the
+    // player acts (an answer that comes after the move is dropped).
+    async hint() {
+      const current = table();
+      if (!current?.prompt || current.hint) return;
+      const asked = { asking: true };
+      current.hint = asked;
+      redraw();
+      try {
+        const { action, why } = await connection.send({ type: 'hint', table: id });
+        if (table()?.hint === asked) table().hint = { action, why };
+      } catch (error) {
+        if (table()?.hint === asked) table().hint = { failed: true };
+        if (error.code === 'hint_not_allowed' && table()) table().noHints = true;
+        failed(error);
+      }
+      redraw();
+    },
+    // The review option, offered at a practice table (js/model.js).
+    reviewOffered: () => Boolean(table()) && practiceTable(table()),
+    reviewEachHand: () => reviewEachHand,
+    setReviewEachHand,
     sit(seat) {
       connection.send({ type: 'sit', table: id, seat, ...(invite() ? { invite: invite() } : {}) }).catch(failed);
     },
@@ -196,7 +307,7 @@ function tableApp(id) {
       const current = table();
       const seated = current?.yourSeat !== null && current?.yourSeat !== undefined;
       if (seated && current.summary.status === 'playing'
-        && !confirm('Leave the game? A bot takes your seat for the rest of it.')) return;
+        && !confirm('Leave the game? A bot takes your seat and plays it to the end of this game; you cannot come back to it.')) return;
       try {
         await connection.send({ type: 'leave', table: id });
       } catch (error) {
@@ -211,11 +322,64 @@ function tableApp(id) {
   };
 }
 
+// ---- moderation ----
+
+// Asks the server whether this account moderates: only then is the
+// moderation page linked (the server refuses its routes to anyone else).
+async function showRole() {
+  const { token, account } = state.identity;
+  state.role = account && token ? await askRole(token) : null;
+  document.getElementById('moderation-link').hidden = !state.role;
+  if (state.route.page === 'moderation') route();
+}
+
+// A moderator's warning: shown until the player says they have read it.
+// One that tells of a name taken away offers to pick another.
+function onWarning(message) {
+  const read = () => {
+    connection.send({ type: 'acknowledge_warning', warning: message.warning }).catch(failed);
+    item.remove();
+  };
+  async function pickName(event) {
+    event.preventDefault();
+    const name = new FormData(event.target).get('name');
+    try {
+      const player = await api('PUT', '/api/accounts/name', { token: state.identity.token, body: { name } });
+      item.remove();
+      // Acknowledged before the connection starts again: a hello the
+      // server saw first would show the warning once more.
+      await connection.send({ type: 'acknowledge_warning', warning: message.warning }).catch(() => {});
+      setIdentity({ ...state.identity, name: player.name });
+      notice(`You are ${player.name} now.`);
+      connection.restart();
+    } catch (error) {
+      failed(error);
+    }
+  }
+  const item = h('div', { class: ['notice', 'error', 'warning'], role: 'alert' },
+    h('strong', {}, 'A moderator warns you: '), message.message,
+    message.rename
+      ? h('form', { class: 'pick-name', onsubmit: pickName },
+        h('label', { for: 'new-name' }, 'Your new name'),
+        h('input', { id: 'new-name', name: 'name', required: true, maxlength: 32, autocomplete: 'off' }),
+        h('button', { type: 'submit' }, 'Pick this name'))
+      : h('button', { type: 'button', class: 'read', onclick: read }, 'I have read this'));
+  notices.append(item);
+}
+
+const moderationApp = {
+  token: () => state.identity.token,
+  role: () => state.role,
+  notice,
+};
+
 // ---- accounts ----
 
 const accountApp = {
   identity: () => state.identity,
   notice,
+  social,
+  clearErrors,
   // A session started (a claim, a log-in, a new password): its token is
   // the identity from now on, on this connection's next hello too.
   signedIn(started) {
@@ -230,8 +394,10 @@ const accountApp = {
   // of the ended session is not taken for a session ended elsewhere.
   signingOut() {
     connection.stop();
-    statusBadge.dataset.status = 'offline';
-    statusBadge.textContent = 'Not connected';
+    // Not a fault to warn about: nobody to connect as until a name is
+    // picked, so no badge until the next connection reports.
+    statusBadge.dataset.status = 'signed-out';
+    statusBadge.hidden = true;
   },
   // Logged out: a new guest, without a name until one is chosen (the
   // account's name is not a guest's to play under).
@@ -244,7 +410,7 @@ const accountApp = {
   },
 };
 
-Object.assign(client, { listTables, lobbyApp, tableApp, accountApp });
+Object.assign(client, { listTables, lobbyApp, tournamentApp, puzzleApp, tableApp, accountApp, moderationApp, onWarning, handEnded });
 
 addEventListener('hashchange', () => route(true));
 showIdentity();

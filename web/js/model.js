@@ -50,7 +50,24 @@ export function fromSnapshot(message, previous = null) {
     seal: sealFromSnapshot(state, previous),
     // What this client saw of the hand, to check its reveal against.
     witness: witnessFromSnapshot(state, previous),
+    // At a table without a host (quick play's), who asked for a rematch
+    // ({ asked: seats, deadline: ms since the epoch or null }); null at a
+    // hosted table, where the host starts one.
+    rematch: rematchVote(state.rematch_vote ?? null),
+    // The hint for the decision waiting ({ action, why }, or { asking:
+    // true } while it is worked out), gone with the next move; and whether
+    // the server refused hints here (a tournament's table).
+    hint: null,
+    noHints: previous?.noHints ?? false,
+    // The review of the last hand over, when the player asked for one
+    // ({ hand, text, at }: js/main.js), shown for a moment.
+    review: previous?.review ?? null,
   };
+}
+
+function rematchVote(vote) {
+  if (!vote) return null;
+  return { asked: vote.asked ?? [], deadline: vote.deadline_ms === undefined ? null : Date.now() + vote.deadline_ms };
 }
 
 function witnessFromSnapshot(state, previous) {
@@ -153,6 +170,10 @@ export function applyEvent(table, message) {
       table.rated = null;
       table.unrated = null;
       table.witness = newWitness();
+      if (table.rematch) table.rematch = { asked: [], deadline: null };
+      break;
+    case 'rematch_vote':
+      table.rematch = rematchVote(event);
       break;
     case 'chat':
       table.chat.push({ from: event.from, text: event.text });
@@ -178,6 +199,7 @@ export function applyEvent(table, message) {
       if (table.game) {
         applyGameEvent(table.game, event, table.yourSeat);
         table.prompt = null;
+        table.hint = null;
         applyRubberEvent(table, event);
       }
   }
@@ -541,6 +563,16 @@ export function applyGameEvent(game, event, yourSeat) {
     default:
       break;
   }
+}
+
+// A practice table: the player is seated and every other seat is a bot,
+// so the game is never rated; there, and only there, hints are offered
+// (the server also refuses them at a tournament's table, which the client
+// learns from the refusal).
+export function practiceTable(table) {
+  if (table.yourSeat === null || table.noHints) return false;
+  return table.seats.slice(0, playersOf(table.game?.rules ?? table.summary.rules))
+    .every((occupant, seat) => seat === table.yourSeat || occupant?.kind === 'bot');
 }
 
 // The cards the prompt lets this client put down now, and how (any action

@@ -6,8 +6,9 @@
 // node that owns the table just joined (see moveTo).
 
 const PROTOCOL_VERSION = 1;
-// The close code for a session that ended (docs/protocol.md).
+// The close codes for a session that ended, and for a ban (docs/protocol.md).
 const SESSION_ENDED = 4003;
+const BANNED = 4004;
 const BACKOFF_MS = [250, 1000, 2000, 4000, 8000, 15000];
 const HEARTBEAT_MS = 25000;
 const HEARTBEAT_TIMEOUT_MS = 10000;
@@ -16,8 +17,8 @@ export class Connection {
   // `identity()` gives { name, token } for `hello`; `onWelcome(message)` is
   // called on each successful hello; `onStatus('connecting' | 'online' |
   // 'offline')` reports the state; `onMessage(message)` gets the rest.
-  constructor({ identity, onWelcome, onMessage, onStatus, onBadToken, onNameTaken, onSessionEnded }) {
-    Object.assign(this, { identity, onWelcome, onMessage, onStatus, onBadToken, onNameTaken, onSessionEnded });
+  constructor({ identity, onWelcome, onMessage, onStatus, onBadToken, onNameTaken, onSessionEnded, onBanned }) {
+    Object.assign(this, { identity, onWelcome, onMessage, onStatus, onBadToken, onNameTaken, onSessionEnded, onBanned });
     this.socket = null;
     this.nextId = 1;
     this.pending = new Map();
@@ -55,6 +56,11 @@ export class Connection {
       if (event.code === SESSION_ENDED && this.socket === socket) {
         this.stop();
         this.onSessionEnded();
+      } else if (event.code === BANNED && this.socket === socket) {
+        // A moderator's ban: the reason says until when. Coming back would
+        // only be refused.
+        this.stop();
+        this.onBanned(event.reason);
       } else {
         this.abandon(socket);
       }
@@ -133,6 +139,9 @@ export class Connection {
         // new guest with the same name.
         this.onBadToken(error.code);
         this.hello();
+      } else if (error.code === 'banned') {
+        this.stop();
+        this.onBanned(error.message);
       } else if (error.code === 'name_taken') {
         // An account has this name: no guest may play under it. Stay
         // offline until another name is chosen (restart() then).

@@ -20,6 +20,11 @@ export const QUICK_FORMS = [
 // (the server takes 5 to 300 seconds).
 const BOT_WAITS = [5, 15, 30, 60, 120];
 
+// Refusals that say "not now" rather than "no": a request renewed after a
+// reconnection asks again after RENEW_AFTER_MS.
+const TRANSIENT = new Set(['busy', 'unavailable', 'rate_limited', 'shutting_down']);
+const RENEW_AFTER_MS = 1000;
+
 // Only a form with two sides of two can be played with a partner.
 export const hasPartners = (preset) => playersIn(PRESETS[preset].rules) === 4;
 
@@ -35,8 +40,13 @@ export class QuickPlayPanel {
   constructor(app) {
     this.app = app;
     this.timer = null;
-    this.rated = h('input', { type: 'radio', name: 'quick-kind', value: 'rated', checked: true, onchange: () => this.options() });
-    this.casual = h('input', { type: 'radio', name: 'quick-kind', value: 'casual', onchange: () => this.options() });
+    // Rated for an account, casual for a guest (rated play needs an
+    // account), until the player picks one.
+    this.kindChosen = false;
+    const choose = () => { this.kindChosen = true; this.options(); };
+    this.rated = h('input', { type: 'radio', name: 'quick-kind', value: 'rated', onchange: choose });
+    this.casual = h('input', { type: 'radio', name: 'quick-kind', value: 'casual', onchange: choose });
+    this.defaultKind();
     this.bots = h('select', { name: 'quick-bots', id: 'quick-bots', 'aria-describedby': 'quick-bots-hint' },
       h('option', { value: '' }, 'Never: wait for people'),
       BOT_WAITS.map((s) => h('option', { value: String(s) }, `After ${s} seconds`)));
@@ -72,6 +82,13 @@ export class QuickPlayPanel {
     this.options();
   }
 
+  defaultKind() {
+    if (this.kindChosen) return;
+    const account = Boolean(this.app.isAccount?.());
+    this.rated.checked = account;
+    this.casual.checked = !account;
+  }
+
   // The options that go together: bots only in a casual game (a table with
   // a bot is never rated); a partner only in a form with partners.
   options() {
@@ -80,7 +97,9 @@ export class QuickPlayPanel {
     if (!casual) this.bots.value = '';
     this.botsHint.textContent = casual
       ? 'If nobody is found in time, bots take the missing seats.'
-      : 'Rated games are between accounts only (no bots, no guests): choose Casual for bots.';
+      : this.app.isAccount?.()
+        ? 'Rated games are between accounts only (no bots, no guests): choose Casual for bots.'
+        : 'Rated games are between accounts only: claim your name under Account to play rated.';
     this.partnerBox.hidden = !this.partner.checked;
     for (const button of this.buttons) {
       const off = this.partner.checked && !hasPartners(button.dataset.preset);
@@ -109,6 +128,10 @@ export class QuickPlayPanel {
 
   update() {
     const request = this.app.request();
+    if (!this.kindChosen) {
+      this.defaultKind();
+      this.options();
+    }
     this.choices.hidden = Boolean(request);
     this.searching.hidden = !request;
     this.root.classList.toggle('is-searching', Boolean(request));
@@ -187,6 +210,7 @@ export function quickPlayFlow(client) {
 
   const quickPlayApp = {
     request: () => state.quickPlay,
+    isAccount: () => Boolean(state.identity.account),
     async ask({ preset, rated, botsAfter, invitePartner, team }) {
       if (state.quickPlay) return;
       const command = { type: 'quick_play', preset, rated };
@@ -221,6 +245,11 @@ export function quickPlayFlow(client) {
       } catch (error) {
         // Still held; or the connection dropped again: the next welcome asks.
         if (error.code === 'already_queued' || error.code === 'disconnected') return;
+        // A server just back and still busy: ask again in a moment.
+        if (TRANSIENT.has(error.code) && state.quickPlay === request) {
+          setTimeout(() => { if (state.quickPlay === request) quickPlayApp.renew(); }, RENEW_AFTER_MS);
+          return;
+        }
         // Matched or ended meanwhile, or refused now: it waits no more.
         if (state.quickPlay === request) state.quickPlay = null;
         client.failed(error);

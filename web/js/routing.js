@@ -1,6 +1,8 @@
 // The routes: #/ the lobby, #/table/<id>?invite=<code> a table, #/history
 // and #/history/<match>?hand=&step= the history and a replay, #/account,
-// #/leaderboard and #/players/<id>; which view each shows, mounting it in
+// #/leaderboard and #/players/<id>, #/tournament/<id>, #/puzzles and
+// #/puzzles/daily, #/moderation (moderators and admins
+// only); which view each shows, mounting it in
 // the page's one view, and redrawing it once after the messages that
 // arrived together.
 
@@ -9,6 +11,9 @@ import { LobbyView } from './lobby.js';
 import { TableView } from './table.js';
 import { HistoryView, ReplayView } from './history.js';
 import { AccountView, LeaderboardView, ProfileView } from './account.js';
+import { BannedView, ModerationView } from './moderation.js';
+import { TournamentView } from './tournament.js';
+import { PuzzleView } from './puzzles.js';
 
 const view = document.getElementById('view');
 
@@ -23,6 +28,9 @@ function parseRoute() {
   }
   if (parts[0] === 'history') return { page: 'history' };
   if (parts[0] === 'account') return { page: 'account' };
+  if (parts[0] === 'moderation') return { page: 'moderation' };
+  if (parts[0] === 'tournament' && parts[1]) return { page: 'tournament', id: decodeURIComponent(parts[1]) };
+  if (parts[0] === 'puzzles') return { page: 'puzzles', daily: parts[1] === 'daily' };
   if (parts[0] === 'leaderboard') return { page: 'leaderboard' };
   if (parts[0] === 'players' && parts[1]) return { page: 'leaderboard', player: decodeURIComponent(parts[1]) };
   return { page: 'lobby' };
@@ -32,8 +40,9 @@ export function tableHash(id, invite) {
   return `#/table/${encodeURIComponent(id)}${invite ? `?invite=${encodeURIComponent(invite)}` : ''}`;
 }
 
-// `client` (js/main.js) gives: state, connection, nameForm(), accountApp,
-// lobbyApp, tableApp(id), joinTable(id), listTables(), yourTables().
+// `client` (js/main.js) gives: state, connection, social, nameForm(),
+// accountApp, moderationApp, lobbyApp, tournamentApp, puzzleApp, tableApp(id), joinTable(id),
+// listTables(), yourTables().
 // Gives: go(hash), route(moved), mount(view), redraw().
 export function router(client) {
   const { state } = client;
@@ -51,6 +60,11 @@ export function router(client) {
       if (link.dataset.page === state.route.page) link.setAttribute('aria-current', 'page');
       else link.removeAttribute('aria-current');
     }
+    // Banned: that, on every page, until the ban ends.
+    if (state.banned !== null) {
+      mount(new BannedView(state.banned));
+      return;
+    }
     // Without a name only the name form, or (for an account's owner) the
     // log-in under Account.
     if (!state.identity.name) {
@@ -67,10 +81,19 @@ export function router(client) {
       if (!state.tables.has(id) && !state.matched.has(id) && client.connection.online) client.joinTable(id);
     } else if (state.route.page === 'account') {
       mount(new AccountView(client.accountApp));
+    } else if (state.route.page === 'tournament') {
+      mount(new TournamentView(client.tournamentApp, state.route.id));
+    } else if (state.route.page === 'puzzles') {
+      mount(new PuzzleView(client.puzzleApp, { daily: state.route.daily }));
+    } else if (state.route.page === 'moderation' && state.role) {
+      mount(new ModerationView(client.moderationApp));
     } else if (state.route.page === 'leaderboard') {
-      mount(state.route.player ? new ProfileView(state.route.player) : new LeaderboardView());
+      const me = state.identity.id ?? null;
+      mount(state.route.player ? new ProfileView(state.route.player, client.social, me) : new LeaderboardView());
     } else if (state.route.page === 'history') {
-      const historyApp = { me: () => state.identity.id ?? null, yours: client.yourTables, open: (id) => client.lobbyApp.open(id) };
+      const historyApp = {
+        me: () => state.identity.id ?? null, yours: client.yourTables, open: (id) => client.lobbyApp.open(id), social: client.social,
+      };
       if (state.route.match) mount(new ReplayView(historyApp, state.route.match, state.route));
       else mount(new HistoryView(historyApp));
     } else {

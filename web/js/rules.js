@@ -119,10 +119,16 @@ export function tableName(summary) {
   return summary.host === 'Quick play' ? 'Quick play table' : `${summary.host}'s table`;
 }
 
+// How a game is won: "to 10", or "8 hands" for a game of a fixed number of
+// hands (a progressive night's round).
+export function goal(rules) {
+  return rules?.game_hands ? `${rules.game_hands} hands` : `to ${rules?.points_to_win ?? '?'}`;
+}
+
 export function describeRules(summary) {
   const r = summary.rules;
   const players = playersIn(r);
-  const parts = [PRESETS[summary.preset]?.title ?? summary.preset, `${players} players`, `to ${r.points_to_win}`];
+  const parts = [PRESETS[summary.preset]?.title ?? summary.preset, `${players} players`, goal(r)];
   if (r.all_pass === 'stick_the_dealer') parts.push('stick the dealer');
   if (r.farmers_hand) parts.push("farmer's hand");
   if (r.canadian_loner) parts.push('Canadian loner');

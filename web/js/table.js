@@ -2,7 +2,9 @@
 // hand, the bidding choices, the score, the log of plays, and the chat.
 // `TableView.update()` redraws from the model (js/model.js) in the words of
 // js/text.js; the chat box and the log are kept, so typing and screen
-// readers are never interrupted.
+// readers are never interrupted. At a practice table the player may ask
+// for a hint: the choice suggested is marked and why is said beneath; and
+// with "Review each hand" on, each hand's biggest mistake is said after it.
 
 import { h, replaceChildren } from './dom.js';
 import { cardBack, cardFace, cardName, cardShort, effectiveSuit, isJoker, SUIT_SYMBOLS, suitClass, suitName, upSuit } from './cards.js';
@@ -10,9 +12,10 @@ import {
   DUMMY_SIZE, botLevelName, cardChoices, contractMade, gamesWon, hasPartners, isRubber, partnerOf, previousTrick, seatsOfSide, sidesOf,
   sittingOut, trickOnTable,
 } from './model.js';
-import { PRESETS } from './rules.js';
+import { PRESETS, goal, tableName } from './rules.js';
+import { playerMenu } from './social.js';
 import {
-  aloneWords, bidText, gameBreakText, myRating, outcomeText, phaseNote, position, rubberResultText, rubberTally, rulesOf, scoreText, seatCount,
+  actionText, aloneWords, bidText, gameBreakText, myRating, outcomeText, phaseNote, position, rubberResultText, rubberTally, rulesOf, scoreText, seatCount,
   seatName, sideOf, sideOrder, teamName, verb,
 } from './text.js';
 
@@ -21,6 +24,8 @@ const BIDS = ['pass', 'order_up', 'call', 'call_no_trump', 'farmers_hand', 'defe
 const LOG_KEEP = 60;
 // How long a trick just won stays on the felt before the next lead clears it.
 export const TRICK_HOLD_MS = 1100;
+// How long a hand's review stays up, unless dismissed first.
+const REVIEW_SHOW_MS = 8000;
 
 // The seats at this table: 0 to 3, 0 to 2, or 0 and 1.
 const seatsAt = (table) => Array.from({ length: seatCount(table) }, (_, seat) => seat);
@@ -95,9 +100,20 @@ function sameAction(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+// Whether a button for `action` is the one the hint suggests: the same
+// choice, whether alone or not (the hint's words say which).
+function hinted(table, action) {
+  const suggested = table.hint?.action;
+  if (!suggested) return false;
+  const { alone: _a, ...plain } = suggested;
+  const { alone: _b, ...mine } = action;
+  return sameAction(plain, mine);
+}
+
 export class TableView {
   // `app` gives: table(), act(action), sit(seat), start(), rematch(),
-  // leave(), chat(text), isHost(), inFlight(), inviteLink().
+  // leave(), chat(text), isHost(), inFlight(), inviteLink(), hintOffered(),
+  // hint(), reviewOffered(), reviewEachHand(), setReviewEachHand(on).
   constructor(app) {
     this.app = app;
     this.alone = false;
@@ -120,6 +136,23 @@ export class TableView {
     }
     this.sealLines = [];
     this.controls = h('div', { class: 'controls', 'aria-label': 'Your choices' });
+    // The hint's words: a live region of its own, kept across redraws, so
+    // the hint is read out once when it comes.
+    this.hintBox = h('div', { class: 'hint-box', 'aria-live': 'polite' });
+    this.hintShown = null;
+    // A hand's review: a status region of its own, kept across redraws,
+    // filled for a moment when an answer comes; and the option that asks
+    // for one, shown at a practice table only.
+    this.reviewBox = h('div', { class: 'review-box', role: 'status' });
+    this.reviewShown = null;
+    this.reviewTimer = null;
+    this.reviewCheck = h('input', {
+      type: 'checkbox', id: 'review-each-hand', 'aria-describedby': 'review-each-hand-about',
+      onchange: () => this.app.setReviewEachHand(this.reviewCheck.checked),
+    });
+    this.reviewOption = h('p', { class: 'review-option', hidden: true },
+      h('label', { for: 'review-each-hand' }, this.reviewCheck, ' Review each hand'), ' ',
+      h('small', { class: 'muted', id: 'review-each-hand-about' }, '(your biggest mistake in it, said when it ends)'));
     this.hand = h('div', { class: 'hand-area' });
     this.score = h('div', { class: 'scoreboard', 'aria-label': 'Score' });
     this.info = h('div', { class: 'hand-info' });
@@ -135,7 +168,7 @@ export class TableView {
       h('section', { class: 'log-box' }, h('h2', {}, 'Plays'), this.log),
       this.chat);
     this.root.append(this.bar, this.details, h('div', { class: 'table-main' },
-      h('div', { class: 'play-area' }, this.felt, this.controls, this.hand), side));
+      h('div', { class: 'play-area' }, this.felt, this.controls, this.hintBox, this.reviewBox, this.hand, this.reviewOption), side));
     this.backlogShown = false;
     this.logShown = 0;
     this.chatShown = 0;
@@ -156,7 +189,8 @@ export class TableView {
   // lead has come (bots are quick), so everyone sees who took it; the last
   // trick of a hand shows the hand's result with it. A click on the felt,
   // Enter on the trick, or the player's own next move skips the wait; so
-  // does the player's turn to follow a card already led.
+  // does the player's turn to follow a card already led, and a prompt in
+  // the next hand (a bid is about the up-card, which the held trick hides).
   noticeTrick(table) {
     const last = table.game?.last_trick ?? null;
     const key = last ? `${table.id}:${last.key}` : null;
@@ -173,6 +207,8 @@ export class TableView {
     // The player must follow a trick already led: show that one instead.
     const led = trickOnTable(table.game)?.winner === null;
     if (this.held && led && cardChoices(table.prompt).size > 0) this.release(false);
+    const dealt = this.held && this.held.hand !== table.game?.hand_number;
+    if (dealt && table.prompt?.actions?.length > 0) this.release(false);
   }
 
   release(redraw = true) {
@@ -201,6 +237,7 @@ export class TableView {
     this.timer = null;
     clearTimeout(this.heldTimer);
     this.held = null;
+    clearTimeout(this.reviewTimer);
   }
 
   sendChat(event) {
@@ -214,6 +251,10 @@ export class TableView {
 
   tick() {
     const table = this.app.table();
+    const asking = this.root.querySelector('.rematch-countdown');
+    if (asking && table?.rematch?.deadline) {
+      asking.textContent = `(${Math.max(0, Math.ceil((table.rematch.deadline - Date.now()) / 1000))} s)`;
+    }
     const countdown = this.root.querySelector('.countdown');
     if (!countdown || !table?.prompt?.deadline) return;
     const left = Math.max(0, Math.ceil((table.prompt.deadline - Date.now()) / 1000));
@@ -230,10 +271,12 @@ export class TableView {
     // The seq drawn, for tests that wait for the next change.
     this.root.dataset.seq = String(table.seq);
     this.noticeTrick(table);
-    document.title = `${table.summary.host}'s table · Euchre`;
+    document.title = `${tableName(table.summary)} · Euchre`;
     replaceChildren(this.bar, ...this.renderBar(table));
     replaceChildren(this.felt, ...this.renderFelt(table));
     replaceChildren(this.controls, ...this.renderControls(table));
+    this.renderHint(table);
+    this.renderReview(table);
     replaceChildren(this.hand, ...this.renderHand(table));
     replaceChildren(this.score, ...this.renderScore(table));
     replaceChildren(this.info, ...this.renderInfo(table));
@@ -276,9 +319,9 @@ export class TableView {
     const tally = rubber && s.status !== 'open' && table.rubber?.known ? rubberTally(table) : null;
     const invite = this.app.inviteLink();
     return [
-      h('h1', {}, `${s.host}'s table`),
+      h('h1', {}, tableName(s)),
       h('span', { class: 'tag' }, PRESETS[s.preset]?.title ?? s.preset),
-      h('span', { class: 'tag' }, `to ${s.rules.points_to_win}`),
+      h('span', { class: 'tag' }, goal(s.rules)),
       // The options around a loner, which change what players are asked.
       s.rules.canadian_loner && h('span', { class: 'tag' }, 'Canadian loner'),
       s.rules.defend_alone && h('span', { class: 'tag' }, 'defend alone'),
@@ -340,7 +383,9 @@ export class TableView {
     const lastBid = game && playing ? bidsNow(game).filter(([s]) => s === seat).at(-1) : null;
     const label = `${seatName(table, seat)}, seat ${seat + 1}${turn ? ', to act' : ''}`;
     return h('div', { class: ['seat', `seat-${where}`, turn && 'turn', out && 'sitting-out'], 'aria-label': label, role: 'group' },
-      h('div', { class: 'seat-name' }, seatName(table, seat)),
+      occupant?.kind === 'player' && seat !== table.yourSeat
+        ? playerMenu(this.app.social, occupant.player, { table: table.summary.table }, seatName(table, seat), 'seat-name')
+        : h('div', { class: 'seat-name' }, seatName(table, seat)),
       h('div', { class: 'badges' }, badges),
       lastBid && h('div', { class: 'bubble' }, bidText(table, seat, lastBid[1])),
       canSit && h('button', { type: 'button', 'data-focus': `sit-${seat}`, 'data-sit': seat, onclick: () => this.app.sit(seat) }, 'Sit here'),
@@ -435,7 +480,9 @@ export class TableView {
       return out;
     }
     if (isOver(game)) {
-      if (this.app.isHost()) {
+      if (table.rematch) {
+        out.push(...this.renderRematchVote(table, table.rematch));
+      } else if (this.app.isHost()) {
         out.push(h('button', { type: 'button', class: 'primary', 'data-action': 'rematch', 'data-focus': 'rematch', onclick: () => this.app.rematch() }, 'Rematch'));
       } else {
         out.push(h('p', { class: 'status-line' }, 'The host may start a rematch.'));
@@ -447,7 +494,10 @@ export class TableView {
     if (!prompt) {
       let line = '';
       if (this.app.inFlight()) line = 'Sending…';
-      else if (game && game.turn !== null) {
+      else if (game && game.turn !== null && game.turn === table.yourSeat) {
+        // The prompt is on its way: no "Waiting for You" in between.
+        line = 'Your turn…';
+      } else if (game && game.turn !== null) {
         const who = seatName(table, game.turn);
         const doing = {
           naming_joker_suit: "to name the Joker's suit",
@@ -481,7 +531,7 @@ export class TableView {
     else if (game.phase === 'calling') line = 'Your turn: name trump or pass. ';
     // The dealer's button says "Pick up": so does the dealer's prompt.
     else if (kinds.has('order_up')) line = game.dealer === table.yourSeat ? 'Your turn: pick it up or pass. ' : 'Your turn: order it up or pass. ';
-    out.push(h('p', { class: 'status-line your-turn' }, line, timer));
+    out.push(h('p', { class: 'status-line your-turn' }, line, timer, this.hintButton(table)));
     const bids = prompt.actions.filter((a) => BIDS.includes(a.action));
     if (bids.length > 0) out.push(this.renderBids(table, prompt, bids));
     // Anything else the server offers that this client has no words for
@@ -490,12 +540,12 @@ export class TableView {
     const others = prompt.actions.filter((a) => !known.has(a.action) && typeof a.card !== 'string');
     if (others.length > 0) {
       out.push(h('div', { class: 'bids', role: 'group', 'aria-label': 'Other choices' }, others.map((action) =>
-        h('button', { type: 'button', 'data-action': action.action, 'data-focus': `other-${JSON.stringify(action)}`, onclick: () => this.act(action) },
+        h('button', { type: 'button', class: hinted(table, action) && 'hinted', 'data-action': action.action, 'data-focus': `other-${JSON.stringify(action)}`, onclick: () => this.act(action) },
           action.action.replaceAll('_', ' ')))));
     }
     const extras = [];
     if (kinds.has('claim')) {
-      extras.push(h('button', { type: 'button', 'data-action': 'claim', 'data-focus': 'claim', onclick: () => this.act({ action: 'claim' }) }, 'Claim the rest'));
+      extras.push(h('button', { type: 'button', class: hinted(table, { action: 'claim' }) && 'hinted', 'data-action': 'claim', 'data-focus': 'claim', onclick: () => this.act({ action: 'claim' }) }, 'Claim the rest'));
     }
     if (kinds.has('concede') && kinds.has('play')) {
       extras.push(h('button', { type: 'button', class: 'secondary', 'data-focus': 'concede', onclick: () => {
@@ -506,15 +556,88 @@ export class TableView {
     return out;
   }
 
+  // The Hint button, at the player's turn at a practice table: one hint a
+  // decision, so once asked it stays (for the focus) but does nothing.
+  hintButton(table) {
+    if (!this.app.hintOffered()) return null;
+    const hint = table.hint;
+    const text = !hint ? 'Hint' : hint.asking ? 'Thinking…' : 'Hint';
+    return h('button', {
+      type: 'button', class: 'hint-button', 'data-action': 'hint', 'data-focus': 'hint',
+      'aria-disabled': hint ? 'true' : 'false',
+      title: hint ? 'One hint a decision' : 'What would the expert bot do here, and why?',
+      onclick: () => { if (!table.hint) this.app.hint(); },
+    }, text);
+  }
+
+  // The review option, and a review just come: shown for a few seconds
+  // or until dismissed, and kept while the focus is on it.
+  renderReview(table) {
+    const offered = this.app.reviewOffered();
+    this.reviewOption.hidden = !offered;
+    this.reviewCheck.checked = this.app.reviewEachHand();
+    const review = table.review;
+    if (!offered || !review || review === this.reviewShown || Date.now() - review.at > REVIEW_SHOW_MS) return;
+    this.reviewShown = review;
+    const dismiss = h('button', { type: 'button', class: 'secondary', onclick: () => this.hideReview(true) }, 'Dismiss');
+    replaceChildren(this.reviewBox, h('p', { class: 'review-line', 'data-hand': String(review.hand) },
+      h('span', {}, review.text), ' ', dismiss));
+    clearTimeout(this.reviewTimer);
+    this.reviewTimer = setTimeout(() => this.hideReview(), REVIEW_SHOW_MS);
+  }
+
+  // Takes the review down; the timer waits while the focus is in it
+  // (someone about to press Dismiss), the button does not.
+  hideReview(dismissed = false) {
+    const focused = this.reviewBox.contains(document.activeElement);
+    if (focused && !dismissed) {
+      this.reviewTimer = setTimeout(() => this.hideReview(), REVIEW_SHOW_MS);
+      return;
+    }
+    clearTimeout(this.reviewTimer);
+    replaceChildren(this.reviewBox);
+    if (focused) this.hand.querySelector('[tabindex="0"], button')?.focus();
+  }
+
+  // The hint's words under the choices, until the player acts.
+  renderHint(table) {
+    const hint = table.prompt && table.hint?.action ? table.hint : null;
+    if (hint === this.hintShown) return;
+    this.hintShown = hint;
+    replaceChildren(this.hintBox, hint && h('p', { class: 'hint-line' },
+      h('strong', {}, `Hint: ${actionText(table, hint.action)}.`), ' ', hint.why));
+  }
+
+  // A table without a host (quick play's): each player asks for the
+  // rematch, which starts once every person still seated has.
+  renderRematchVote(table, vote) {
+    if (table.yourSeat === null) return [];
+    const people = table.seats.map((occupant, seat) => (occupant?.kind === 'player' ? seat : null)).filter((seat) => seat !== null);
+    const names = (seats) => seats.map((seat) => seatName(table, seat)).join(', ');
+    const countdown = vote.deadline ? h('span', { class: 'rematch-countdown', 'aria-label': 'Time left to ask' }) : null;
+    if (vote.asked.includes(table.yourSeat)) {
+      const waiting = people.filter((seat) => !vote.asked.includes(seat));
+      return [h('p', { class: 'status-line', 'data-rematch': 'asked' },
+        waiting.length > 0 ? `You asked for a rematch. Waiting for ${names(waiting)} ` : 'Starting the rematch…', countdown)];
+    }
+    const others = vote.asked.filter((seat) => seat !== table.yourSeat);
+    const line = others.length > 0
+      ? h('p', { class: 'status-line' }, `${names(others)} asked for a rematch. `, countdown)
+      : people.length > 1 && h('p', { class: 'status-line' }, 'A rematch starts when everyone still seated asks for one.');
+    return [line, h('button', { type: 'button', class: 'primary', 'data-action': 'rematch', 'data-focus': 'rematch', onclick: () => this.app.rematch() }, 'Rematch')].filter(Boolean);
+  }
+
   renderBids(table, prompt, bids) {
     const game = table.game;
-    const canAlone = bids.some((a) => a.alone === true);
-    if (!canAlone) this.alone = false;
     const buttons = [];
     // One button per bid, the "Go alone" box choosing the variant; a bid
     // offered only alone (Canadian loner: the dealer's partner in round
     // one) says so and goes alone whatever the box.
     const plain = bids.filter((a) => !a.alone || !bids.some((b) => sameAction(b, { ...a, alone: false })));
+    // The box only where it chooses something: a bid offered both ways.
+    // (A Canadian loner's order-up, offered only alone, says so itself.)
+    const optional = plain.some((a) => a.alone === false && bids.some((b) => sameAction(b, { ...a, alone: true })));
+    if (!optional) this.alone = false;
     for (const action of plain) {
       const onlyAlone = action.alone === true;
       const wanted = 'alone' in action ? { ...action, alone: onlyAlone || this.alone } : action;
@@ -541,14 +664,14 @@ export class TableView {
         type: 'button',
         title: onlyAlone ? 'Canadian loner: the dealer’s partner may order it up only alone'
           : action.action === 'call_no_trump' ? 'No trump suit, no bowers: the highest card of the suit led wins' : undefined,
-        class: ['bid', action.suit && `suit-${action.suit}`, action.action !== 'pass' && 'primary'],
+        class: ['bid', action.suit && `suit-${action.suit}`, action.action !== 'pass' && 'primary', hinted(table, action) && 'hinted'],
         'data-action': key,
         'data-focus': `bid-${key}`,
         disabled: !allowed,
         onclick: () => this.act(wanted),
       }, text));
     }
-    const toggle = canAlone && h('label', { class: 'alone-toggle' },
+    const toggle = optional && h('label', { class: 'alone-toggle' },
       h('input', { type: 'checkbox', checked: this.alone, 'data-focus': 'alone', onchange: (e) => { this.alone = e.target.checked; this.update(); } }),
       rulesOf(table).dummy ? ' Go alone (without the dummy)' : ' Go alone');
     const naming = bids.some((a) => a.action === 'name_suit');
@@ -575,11 +698,12 @@ export class TableView {
       if (choices.size > 0) state = choice ? choiceWord : ', not playable now';
       // The card a partner passed the loner, marked in the loner's hand until he discards.
       const passed = card === game.passed_card && game.maker === table.yourSeat && game.phase === 'loner_discard';
+      const suggested = choice && hinted(table, choice);
       return cardFace(card, {
         tag: 'button',
         trump: game.trump,
-        class: ['in-hand', choice ? 'legal' : 'idle', passed && 'passed'].filter(Boolean).join(' '),
-        label: `${cardName(card)}${game.trump && effectiveSuit(card, game.trump) === game.trump ? ', trump' : ''}${passed ? ', passed to you' : ''}${state}`,
+        class: ['in-hand', choice ? 'legal' : 'idle', passed && 'passed', suggested && 'hinted'].filter(Boolean).join(' '),
+        label: `${cardName(card)}${game.trump && effectiveSuit(card, game.trump) === game.trump ? ', trump' : ''}${passed ? ', passed to you' : ''}${state}${suggested ? ', the hint' : ''}`,
         'aria-disabled': choice ? 'false' : 'true',
         'data-card': card,
         'data-legal': choice ? 'true' : 'false',
@@ -630,7 +754,7 @@ export class TableView {
       which = h('p', { class: 'rubber-line' }, 'A rubber: the best of three games');
     }
     return [
-      h('h2', {}, `Score (to ${table.summary.rules.points_to_win})`),
+      h('h2', {}, `Score (${goal(table.summary.rules)})`),
       which,
       h('dl', { class: 'scores', 'data-sides': order.length }, order.map((team) => [
         h('dt', {}, teamName(table, team)),

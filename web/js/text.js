@@ -4,7 +4,7 @@
 // (js/model.js), with no DOM, so the model tests (tests/browser) run them
 // under Node; js/table.js draws with them.
 
-import { cardName, isJoker } from './cards.js';
+import { SUIT_SYMBOLS, cardName, isJoker, suitName, upSuit } from './cards.js';
 import { DUMMY_SIZE, contractMade, gamesWon, hasPartners, isRubber, playersOf, teamOf } from './model.js';
 
 // Where each seat sits on screen, from the viewer's clockwise, by the
@@ -77,6 +77,43 @@ export function bidText(table, seat, action) {
     case 'name_suit': return `named ${action.suit}`;
     default: return action.action;
   }
+}
+
+// A choice in words, as the table's buttons say it, from the seat of
+// `table.yourSeat`: "Order up ♠ spades alone", "Play Jack of hearts". The
+// hint at the table and the puzzle trainer say a choice this way.
+export function actionText(table, action) {
+  const game = table.game;
+  const alone = action.alone ? ` ${aloneWords(table)}` : '';
+  switch (action.action) {
+    case 'pass': return 'Pass';
+    case 'order_up': {
+      const suit = upSuit(game.up_card, game.joker_suit);
+      return `${game.dealer === table.yourSeat ? 'Pick up' : 'Order up'} ${SUIT_SYMBOLS[suit]} ${suitName(suit)}${alone}`;
+    }
+    case 'call': return `${SUIT_SYMBOLS[action.suit]} ${suitName(action.suit)}${alone}`;
+    case 'call_no_trump': return `No trump${alone}`;
+    case 'farmers_hand': return "Farmer's hand (throw in)";
+    case 'defend_alone': return 'Defend alone';
+    case 'name_suit': return `${SUIT_SYMBOLS[action.suit]} ${suitName(action.suit)}`;
+    case 'play': return `Play ${cardName(action.card)}`;
+    case 'discard': return `Discard ${cardName(action.card)}`;
+    case 'pass_card': return `Pass ${cardName(action.card)} to your partner`;
+    case 'claim': return 'Claim the rest';
+    case 'concede': return 'Concede the hand';
+    default: return action.card ? `${action.action} ${cardName(action.card)}` : action.action;
+  }
+}
+
+// A hand's review in words, from the seat of `table.yourSeat` as the hand
+// was dealt (an order-up's words name that hand's up-card): the seat's
+// biggest mistake and the better choice, or none.
+const MARKS = { inaccuracy: 'an inaccuracy', mistake: 'a mistake', blunder: 'a blunder' };
+export function reviewText(table, mistake) {
+  if (!mistake) return 'No mistake this hand.';
+  const mark = MARKS[mistake.mark] ? ` (${MARKS[mistake.mark]})` : '';
+  return `Your biggest mistake this hand${mark}: you chose “${actionText(table, mistake.chosen)}”; `
+    + `“${actionText(table, mistake.better)}” was better (−${mistake.points_lost.toFixed(1)} points expected).`;
 }
 
 // A hand's trump in words: a suit, or no trump (`null` in an outcome).
@@ -233,6 +270,10 @@ export function describe(table, event) {
       if (table.yourSeat === null) return `Rubber over: ${teamName(table, event.team)} win, ${result}`;
       return `Rubber over: you ${event.team === sideOf(table, table.yourSeat) ? 'win' : 'lose'} the rubber, ${result}`;
     }
+    case 'rematch_vote':
+      return event.asked.length > 0
+        ? `Asked for a rematch: ${event.asked.map(name).join(', ')}.`
+        : 'Nobody is asking for a rematch now.';
     case 'game_started':
       return isRubber(event.rules) ? 'The rubber begins: the best of three games.' : 'The game begins.';
     case 'seat_taken':
@@ -279,4 +320,26 @@ export function phaseNote(table, game) {
 export function scoreText(table, scores) {
   if (!hasPartners(rulesOf(table))) return sideOrder(table).map((side) => `${teamName(table, side)} ${scores[side]}`).join(', ');
   return `${teamName(table, 0)} ${scores[0]}, ${teamName(table, 1)} ${scores[1]}`;
+}
+
+// A server's message as a sentence for a notice: the API and the protocol
+// write them lowercase without a full stop ("unknown name or wrong
+// password"); a person reads "Unknown name or wrong password."
+export function sentence(message) {
+  const text = String(message ?? '').trim();
+  if (!text) return text;
+  const first = text[0].toUpperCase() + text.slice(1);
+  return /[.!?…]$/.test(first) ? first : `${first}.`;
+}
+
+// What a player coming back learns of the hands that ended while they were
+// away (a bot plays a seat whose player is away past the grace, or that
+// they left): `from` the last hand they saw end ({ hand, scores }), `to`
+// the table now. Null when nothing ended meanwhile.
+export function awayText(table, from, to) {
+  if (!from || to.hand <= from.hand) return null;
+  const first = from.hand + 2;
+  const last = to.hand + 1;
+  const hands = first === last ? `hand ${first} was` : `hands ${first} to ${last} were`;
+  return `While you were away, ${hands} played, a bot in your seat once the grace ran out: ${scoreText(table, from.scores)} then, ${scoreText(table, to.scores)} now.`;
 }

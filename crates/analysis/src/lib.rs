@@ -67,6 +67,7 @@ pub mod known;
 pub mod shown;
 mod value;
 
+use euchre_engine::record::HandRecord;
 use euchre_engine::sim::Solver;
 use euchre_engine::{
     Action, Game, GameRecord, Hand, NoEvents, ReplayError, RuleError, Seat, Viewer,
@@ -115,52 +116,105 @@ pub enum AnalysisError {
 /// left out). The record is replayed first, so a record that does not
 /// replay is refused, never half analysed.
 pub fn analyse(record: &GameRecord, settings: &Settings) -> Result<GameAnalysis, AnalysisError> {
-    Game::replay(record)?;
-    let deals = record.hands.iter().map(|hand| hand.deal).collect();
-    let mut game = Game::with_deals(record.rules, record.seed, record.start.clone(), deals)?;
+    let mut game = replayable(record)?;
     // One table each for the whole match: a solver's entries are whole
     // positions, so they never go stale, and the memory is fixed.
-    let mut shown_solver = Solver::new();
-    let mut known_solver = Solver::new();
+    let mut solvers = (Solver::new(), Solver::new());
     let mut hands = Vec::with_capacity(record.hands.len());
     for (number, recorded) in record.hands.iter().enumerate() {
         if recorded.outcome.is_none() {
             break;
         }
         let number = number as u32;
-        let mut decisions = Vec::new();
-        for (index, step) in recorded.actions.iter().enumerate() {
-            let (seat, chosen) = (step.seat, step.action);
-            let hand = game.hand();
-            let options = options(hand, seat, chosen);
-            if options.len() > 1 {
-                let shown = shown::analyse(hand, seat, chosen, &options, &mut shown_solver);
-                let known = (settings.worlds > 0)
-                    .then(|| {
-                        let view = game.view(Viewer::Seat(seat));
-                        let mut rng = decision_rng(settings.seed, number, index as u32);
-                        let worlds = settings.worlds;
-                        known::analyse(
-                            &view,
-                            seat,
-                            chosen,
-                            &options,
-                            worlds,
-                            &mut rng,
-                            &mut known_solver,
-                        )
-                    })
-                    .flatten();
-                decisions.push(Decision { index: index as u32, seat, chosen, shown, known });
-            }
-            game.apply_with(seat, chosen, &mut NoEvents).map_err(|error| {
-                AnalysisError::Illegal { hand: number, action: index as u32, error }
-            })?;
-        }
-        hands.push(HandAnalysis { number, decisions });
+        hands.push(analyse_actions(&mut game, recorded, number, None, settings, &mut solvers)?);
     }
     let players = grade::summaries(record.rules.players, &hands);
     Ok(GameAnalysis { worlds: settings.worlds, seed: settings.seed, hands, players })
+}
+
+/// Analyses `seat`'s decisions in finished hand `number` of `record` alone
+/// (the hands before are replayed, not analysed): what a review after the
+/// hand needs. `None` for a hand not in the record or not finished.
+pub fn analyse_hand(
+    record: &GameRecord,
+    number: u32,
+    seat: Seat,
+    settings: &Settings,
+) -> Result<Option<HandAnalysis>, AnalysisError> {
+    let finished = record.hands.get(number as usize).is_some_and(|hand| hand.outcome.is_some());
+    if !finished {
+        return Ok(None);
+    }
+    let mut game = replayable(record)?;
+    for (earlier, recorded) in record.hands.iter().take(number as usize).enumerate() {
+        for (index, step) in recorded.actions.iter().enumerate() {
+            game.apply_with(step.seat, step.action, &mut NoEvents).map_err(|error| {
+                AnalysisError::Illegal { hand: earlier as u32, action: index as u32, error }
+            })?;
+        }
+    }
+    let recorded = &record.hands[number as usize];
+    let mut solvers = (Solver::new(), Solver::new());
+    analyse_actions(&mut game, recorded, number, Some(seat), settings, &mut solvers).map(Some)
+}
+
+/// The decision of `hand` that lost the most (with what the player knew
+/// where that was valued, else with every card shown), if it lost enough
+/// to be marked: an inaccuracy or worse.
+pub fn biggest_mistake(hand: &HandAnalysis) -> Option<&Decision> {
+    let loss = |decision: &Decision| match (&decision.known, &decision.shown) {
+        (Some(known), _) => known.points_lost,
+        (None, Some(shown)) if shown.mark != Mark::Best => shown.points_lost.max(grade::TOLERANCE),
+        _ => 0.0,
+    };
+    (hand.decisions.iter())
+        .filter(|decision| loss(decision) >= grade::TOLERANCE)
+        .max_by(|a, b| loss(a).total_cmp(&loss(b)))
+}
+
+/// The game `record` is played in, ready for its first action: the record
+/// is replayed first, so one that does not replay is refused, never half
+/// analysed.
+fn replayable(record: &GameRecord) -> Result<Game, AnalysisError> {
+    Game::replay(record)?;
+    let deals = record.hands.iter().map(|hand| hand.deal).collect();
+    Ok(Game::with_deals(record.rules, record.seed, record.start.clone(), deals)?)
+}
+
+/// Plays `recorded`'s actions on `game`, analysing each decision with a
+/// choice (only `only`'s, if given).
+fn analyse_actions(
+    game: &mut Game,
+    recorded: &HandRecord,
+    number: u32,
+    only: Option<Seat>,
+    settings: &Settings,
+    (shown_solver, known_solver): &mut (Solver, Solver),
+) -> Result<HandAnalysis, AnalysisError> {
+    let mut decisions = Vec::new();
+    for (index, step) in recorded.actions.iter().enumerate() {
+        let (seat, chosen) = (step.seat, step.action);
+        let hand = game.hand();
+        let options = options(hand, seat, chosen);
+        if options.len() > 1 && only.is_none_or(|only| only == seat) {
+            let shown = shown::analyse(hand, seat, chosen, &options, shown_solver);
+            let known = (settings.worlds > 0)
+                .then(|| {
+                    let view = game.view(Viewer::Seat(seat));
+                    let mut rng = decision_rng(settings.seed, number, index as u32);
+                    let worlds = settings.worlds;
+                    known::analyse(&view, seat, chosen, &options, worlds, &mut rng, known_solver)
+                })
+                .flatten();
+            decisions.push(Decision { index: index as u32, seat, chosen, shown, known });
+        }
+        game.apply_with(seat, chosen, &mut NoEvents).map_err(|error| AnalysisError::Illegal {
+            hand: number,
+            action: index as u32,
+            error,
+        })?;
+    }
+    Ok(HandAnalysis { number, decisions })
 }
 
 /// What `seat` could have done instead of `chosen`: every legal action,

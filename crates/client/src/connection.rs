@@ -263,6 +263,9 @@ impl Connection {
                 self.come_back_after_ms = Some(reconnect_after_ms);
                 self.emit(Update::ServerShutdown { reconnect_after_ms });
             }
+            ServerMessage::Warning { warning, at, message, .. } => {
+                self.emit(Update::Warning { warning, at, message })
+            }
             ServerMessage::QuickPlayWaiting { preset, rated, waiting, partner } => {
                 self.emit(Update::QuickPlayWaiting { preset, rated, waiting, partner })
             }
@@ -358,11 +361,12 @@ impl Connection {
                     break;
                 }
                 Err(Error::Refused { code, message })
-                    if code == "bad_token" || code == "session_expired" =>
+                    if code == "bad_token" || code == "session_expired" || code == "banned" =>
                 {
                     // The server no longer knows this player, or its session
-                    // ended (closed with 4003): nothing to resume, and trying
-                    // again would only be refused again.
+                    // ended (closed with 4003), or a moderator banned it
+                    // (4004; the message says until when): nothing to
+                    // resume, and trying again would only be refused again.
                     self.emit(Update::Closed { reason: format!("{code}: {message}") });
                     return false;
                 }

@@ -135,6 +135,8 @@ mod tests {
             game: None,
             deal_commitment: None,
             actions: Vec::new(),
+            rematch_vote: None,
+            stood_in: None,
         }
     }
 

@@ -1,6 +1,8 @@
 //! The HTTP API's typed client (docs/openapi.json): GETs of the match
 //! history, a match in full, its engine record and its analysis, a table,
-//! a player's profile, the leaderboard and `/readyz`, each answer read as
+//! a player's profile, the leaderboard and `/readyz`; puzzles (the next,
+//! the day's, an answer judged); tournaments (the list, one in full,
+//! registering and withdrawing with the player's token), each answer read as
 //! the protocol's own type ([`euchre_protocol::api`]), the very declaration
 //! the server writes.
 //!
@@ -25,12 +27,15 @@
 
 use std::time::Duration;
 
+use euchre_engine::Action;
 use euchre_engine::GameRecord;
 use euchre_protocol::api::{
-    ErrorBody, GameAnalysis, Leaderboard, MatchList, MatchView, PlayerView, Readiness, TableView,
+    ErrorBody, GameAnalysis, Leaderboard, MatchList, MatchView, NewTournament, PlayerView,
+    PuzzleAnswer, PuzzleVerdict, PuzzleView, Readiness, TableView, TournamentCreated,
+    TournamentList, TournamentView,
 };
 use reqwest::header::RETRY_AFTER;
-use reqwest::{Certificate, StatusCode, Url};
+use reqwest::{Certificate, Method, StatusCode, Url};
 use serde::de::DeserializeOwned;
 
 /// How long a request may take, unless [`HttpClient::with_timeout`] says otherwise.
@@ -294,6 +299,155 @@ impl HttpClient {
         read(response, &path).await
     }
 
+    /// Claims the name of the guest whose token is `token`, with
+    /// `password` (`POST /api/accounts`): the player is an account from
+    /// then on. The answer is the new session's token.
+    pub async fn claim(
+        &self,
+        token: &str,
+        name: &str,
+        password: &str,
+    ) -> Result<String, HttpError> {
+        #[derive(serde::Deserialize)]
+        struct Started {
+            token: String,
+        }
+        let url = self.url(&["api", "accounts"]);
+        let path = url.path().to_owned();
+        let body = serde_json::json!({ "name": name, "password": password }).to_string();
+        let request = self
+            .http
+            .post(url)
+            .bearer_auth(token)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(reqwest::header::ACCEPT, "application/json")
+            .body(body);
+        let response =
+            request.timeout(self.timeout).send().await.map_err(|error| self.failed(error))?;
+        let started: Started = read_answer(response, &path, StatusCode::CREATED).await?;
+        Ok(started.token)
+    }
+
+    /// The next puzzle (`GET /api/puzzles/next`): for an account's token,
+    /// the one rated nearest its puzzle rating that it has not answered;
+    /// for a guest's token or none, one at random. The question only.
+    pub async fn next_puzzle(&self, token: Option<&str>) -> Result<PuzzleView, HttpError> {
+        let url = self.url(&["api", "puzzles", "next"]);
+        self.call(Method::GET, url, token, None, StatusCode::OK).await
+    }
+
+    /// The puzzle of the day (`GET /api/puzzles/daily`), the same for everyone.
+    pub async fn daily_puzzle(&self) -> Result<PuzzleView, HttpError> {
+        self.get_json(self.url(&["api", "puzzles", "daily"])).await
+    }
+
+    /// Answers puzzle `id` with `action`, one of its options
+    /// (`POST /api/puzzles/{id}/answer`): the verdict, the best answers and
+    /// the rest of the hand played both ways. An account's first answer is
+    /// rated; a guest's, or none, only judged.
+    pub async fn answer_puzzle(
+        &self,
+        id: i64,
+        action: Action,
+        token: Option<&str>,
+    ) -> Result<PuzzleVerdict, HttpError> {
+        let url = self.url(&["api", "puzzles", &id.to_string(), "answer"]);
+        let body = serde_json::to_vec(&PuzzleAnswer { action })
+            .map_err(|source| HttpError::Unreadable { path: url.path().to_owned(), source })?;
+        self.call(Method::POST, url, token, Some(body), StatusCode::OK).await
+    }
+
+    /// The listed tournaments, latest start first (`GET /api/tournaments`).
+    pub async fn tournaments(&self) -> Result<TournamentList, HttpError> {
+        self.get_json(self.url(&["api", "tournaments"])).await
+    }
+
+    /// One tournament: its entries, rounds with their tables, and standings
+    /// (`GET /api/tournaments/{id}`).
+    pub async fn tournament(&self, id: &str) -> Result<TournamentView, HttpError> {
+        self.get_json(self.url(&["api", "tournaments", id])).await
+    }
+
+    /// Creates a tournament organised by the account whose token is
+    /// `token` (`POST /api/tournaments`); the answer is its id.
+    pub async fn create_tournament(
+        &self,
+        token: &str,
+        spec: &NewTournament,
+    ) -> Result<String, HttpError> {
+        let url = self.url(&["api", "tournaments"]);
+        let body = serde_json::to_vec(spec)
+            .map_err(|source| HttpError::Unreadable { path: url.path().to_owned(), source })?;
+        let created: TournamentCreated =
+            self.call(Method::POST, url, Some(token), Some(body), StatusCode::CREATED).await?;
+        Ok(created.id)
+    }
+
+    /// Starts tournament `id` now, for its organiser (`POST /api/tournaments/{id}/start`).
+    pub async fn start_tournament(&self, id: &str, token: &str) -> Result<(), HttpError> {
+        let url = self.url(&["api", "tournaments", id, "start"]);
+        self.call_empty(Method::POST, url, token).await
+    }
+
+    /// Registers the player whose token is `token` in tournament `id`
+    /// (`POST /api/tournaments/{id}/entries`), until it starts.
+    pub async fn register(&self, id: &str, token: &str) -> Result<(), HttpError> {
+        let url = self.url(&["api", "tournaments", id, "entries"]);
+        self.call_empty(Method::POST, url, token).await
+    }
+
+    /// Withdraws that player (`DELETE /api/tournaments/{id}/entries/me`).
+    pub async fn withdraw(&self, id: &str, token: &str) -> Result<(), HttpError> {
+        let url = self.url(&["api", "tournaments", id, "entries", "me"]);
+        self.call_empty(Method::DELETE, url, token).await
+    }
+
+    /// Sends `method` to `url` with the bearer `token` (if any) and a JSON
+    /// `body` (if any), and reads an answer of status `expected` as `T`.
+    async fn call<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        url: Url,
+        token: Option<&str>,
+        body: Option<Vec<u8>>,
+        expected: StatusCode,
+    ) -> Result<T, HttpError> {
+        let path = url.path().to_owned();
+        let response = self.send_with(method, url, token, body).await?;
+        read_answer(response, &path, expected).await
+    }
+
+    /// [`HttpClient::call`] for an answer with no body (204).
+    async fn call_empty(&self, method: Method, url: Url, token: &str) -> Result<(), HttpError> {
+        let response = self.send_with(method, url, Some(token), None).await?;
+        let status = response.status();
+        if status == StatusCode::NO_CONTENT {
+            return Ok(());
+        }
+        let retry_after = retry_after(&response);
+        let body = response.bytes().await.unwrap_or_default();
+        let body = serde_json::from_slice::<ErrorBody>(&body).ok().map(Box::new);
+        Err(HttpError::Refused { status: status.as_u16(), body, retry_after })
+    }
+
+    async fn send_with(
+        &self,
+        method: Method,
+        url: Url,
+        token: Option<&str>,
+        body: Option<Vec<u8>>,
+    ) -> Result<reqwest::Response, HttpError> {
+        let mut request =
+            self.http.request(method, url).header(reqwest::header::ACCEPT, "application/json");
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.header(reqwest::header::CONTENT_TYPE, "application/json").body(body);
+        }
+        request.timeout(self.timeout).send().await.map_err(|error| self.failed(error))
+    }
+
     /// The URL of `segments` under the base, each percent-encoded as needed.
     fn url(&self, segments: &[&str]) -> Url {
         let mut url = self.base.clone();
@@ -340,6 +494,16 @@ async fn read<T: DeserializeOwned>(
     response: reqwest::Response,
     path: &str,
 ) -> Result<T, HttpError> {
+    read_answer(response, path, StatusCode::OK).await
+}
+
+/// The body of an answer with status `expected` as `T`, or the error
+/// answer as [`HttpError::Refused`].
+async fn read_answer<T: DeserializeOwned>(
+    response: reqwest::Response,
+    path: &str,
+    expected: StatusCode,
+) -> Result<T, HttpError> {
     let status = response.status();
     let retry_after = retry_after(&response);
     let body = response.bytes().await.map_err(|error| {
@@ -349,7 +513,7 @@ async fn read<T: DeserializeOwned>(
             HttpError::Request { reason: reason(&error), source: error }
         }
     })?;
-    if status != StatusCode::OK {
+    if status != expected {
         let body = serde_json::from_slice::<ErrorBody>(&body).ok().map(Box::new);
         return Err(HttpError::Refused { status: status.as_u16(), body, retry_after });
     }

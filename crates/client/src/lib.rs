@@ -40,8 +40,8 @@
 //! as the server sent it, with the same rule for stale prompts.
 //!
 //! [`HttpClient`] reads the HTTP API (match history, analyses, tables,
-//! players, the leaderboard, `/readyz`) as the protocol's types, over http
-//! or https.
+//! players, the leaderboard, `/readyz`, puzzles and tournaments) as the
+//! protocol's types, over http or https.
 //!
 //! The protocol itself is described in `docs/protocol.md`.
 
@@ -50,7 +50,7 @@ use std::time::Duration;
 use euchre_engine::{Action, Preset};
 use euchre_protocol::{
     ClientMessage, LobbyPage, LobbyQuery, PlayerInfo, QuickPlayEndReason, QuickPlayRequest, Reply,
-    TableEvent, TableId, TableSettings, TableState, TableSummary,
+    ReportReason, TableEvent, TableId, TableSettings, TableState, TableSummary,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -194,6 +194,13 @@ pub enum Update {
     ServerShutdown {
         reconnect_after_ms: u64,
     },
+    /// A moderator's warning, sent after each hello until acknowledged
+    /// ([`Client::acknowledge_warning`]).
+    Warning {
+        warning: i64,
+        at: i64,
+        message: String,
+    },
     /// The connection dropped; the client is reconnecting.
     Disconnected {
         reason: String,
@@ -274,6 +281,15 @@ impl Updates {
             }
         }
     }
+}
+
+/// The answer to [`Client::hint`]: the expert bot's action for the seat
+/// (not taken) and why, in one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hint {
+    pub table: TableId,
+    pub action: Action,
+    pub why: String,
 }
 
 /// What a request does to what the client follows, once acknowledged.
@@ -452,10 +468,60 @@ impl Client {
         self.done(Follow::Nothing, ClientMessage::Act { id: 0, table, action }).await
     }
 
+    /// What the expert bot would do in this player's seat now, and why in
+    /// one line: at a practice table only (every other seat a bot), once a
+    /// decision; `hint_not_allowed` anywhere else. Nothing is played.
+    pub async fn hint(&self, table: &str) -> Result<Hint, Error> {
+        let message = ClientMessage::Hint { id: 0, table: table.to_owned() };
+        match self.request(Follow::Nothing, message).await?.reply {
+            Reply::Hint { table, action, why } => Ok(Hint { table, action, why }),
+            other => Err(Error::UnexpectedReply(Box::new(other))),
+        }
+    }
+
     /// Says something to the table.
     pub async fn chat(&self, table: &str, text: impl Into<String>) -> Result<(), Error> {
         let (table, text) = (table.to_owned(), text.into());
         self.done(Follow::Nothing, ClientMessage::Chat { id: 0, table, text }).await
+    }
+
+    /// Hides `player`'s chat from this player at every table (`on`), or
+    /// shows it again.
+    pub async fn mute(&self, player: &str, on: bool) -> Result<(), Error> {
+        let player = player.to_owned();
+        let message = if on {
+            ClientMessage::Mute { id: 0, player }
+        } else {
+            ClientMessage::Unmute { id: 0, player }
+        };
+        self.done(Follow::Nothing, message).await
+    }
+
+    /// Blocks `player` (`on`: never seated together, their chat hidden), or
+    /// unblocks them.
+    pub async fn block(&self, player: &str, on: bool) -> Result<(), Error> {
+        let player = player.to_owned();
+        let message = if on {
+            ClientMessage::Block { id: 0, player }
+        } else {
+            ClientMessage::Unblock { id: 0, player }
+        };
+        self.done(Follow::Nothing, message).await
+    }
+
+    /// Reports `player`, seen at `table` (the server attaches the match and
+    /// their chat lines there).
+    pub async fn report(
+        &self,
+        player: &str,
+        reason: ReportReason,
+        details: String,
+        table: Option<TableId>,
+    ) -> Result<(), Error> {
+        let player = player.to_owned();
+        let report =
+            ClientMessage::Report { id: 0, player, reason, details, table, match_id: None };
+        self.done(Follow::Nothing, report).await
     }
 
     /// Asks for a game with strangers; returns the team code when the
@@ -472,6 +538,11 @@ impl Client {
     /// Ends this player's quick-play request (`not_queued` if there is none).
     pub async fn cancel_quick_play(&self) -> Result<(), Error> {
         self.done(Follow::Nothing, ClientMessage::CancelQuickPlay { id: 0 }).await
+    }
+
+    /// The player has read moderators' warning `warning`: it is not sent again.
+    pub async fn acknowledge_warning(&self, warning: i64) -> Result<(), Error> {
+        self.done(Follow::Nothing, ClientMessage::AcknowledgeWarning { id: 0, warning }).await
     }
 
     /// Closes the connection; [`Updates`] ends with [`Update::Closed`].
@@ -560,7 +631,7 @@ mod tests {
         let notices = [
             TableNotice::DealCommitted { hand: 3, commitment: Commitment([7; 32]) },
             TableNotice::DealRevealed { hand: 2, deck: vec![Card::JOKER], salt: Salt([1; 32]) },
-            TableNotice::Chat { from: "Ann".into(), text: "hi".into() },
+            TableNotice::Chat { from: "Ann".into(), text: "hi".into(), from_id: None },
             TableNotice::Presence { seat: 2, connected: false, grace_ms: Some(10_000) },
             TableNotice::SeatLeft { seat: 2 },
             rated(),
@@ -604,6 +675,8 @@ mod tests {
             game: None,
             deal_commitment: None,
             actions: Vec::new(),
+            rematch_vote: None,
+            stood_in: None,
         };
         let snapshot = Update::Snapshot { table: TABLE.into(), seq: 11, state: Box::new(state) };
         assert!(prompts_read_after(vec![prompt(10), snapshot]).is_empty());

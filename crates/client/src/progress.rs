@@ -36,7 +36,8 @@ pub fn moves_game(event: Option<&TableEvent>) -> bool {
             | TableNotice::Rated { .. }
             | TableNotice::Unrated { .. }
             | TableNotice::DealCommitted { .. }
-            | TableNotice::DealRevealed { .. } => false,
+            | TableNotice::DealRevealed { .. }
+            | TableNotice::RematchVote { .. } => false,
         },
     }
 }

@@ -194,6 +194,22 @@ impl Game {
     pub fn scores(&self) -> PerTeam<u16> {
         self.scores
     }
+    /// Makes the hand in play the game's last (a tournament's round clock):
+    /// the game becomes one of [`Rules::game_hands`] hands, counting the
+    /// hands scored so far and this one, in the rules and in the record, so
+    /// the record replays to the same end. A rubber, a game over, or one
+    /// already ending sooner, is left as it is; returns whether it changed.
+    pub fn end_after_hand_in_play(&mut self) -> bool {
+        let hands = (self.hands_scored() + 1).min(u32::from(u8::MAX)) as u8;
+        let sooner = self.rules.game_hands.is_some_and(|set| set <= hands);
+        if self.is_over() || self.rules.rubber || sooner {
+            return false;
+        }
+        self.rules.game_hands = Some(hands);
+        self.record.rules.game_hands = Some(hands);
+        true
+    }
+
     /// Who won the match (the game, or with rubbers the rubber).
     pub fn winner(&self) -> Option<Team> {
         self.winner
@@ -315,15 +331,26 @@ impl Game {
         });
     }
 
-    /// The team that has won: one at or past the target with the highest
-    /// score alone. (In the three-handed games both defenders can pass the
-    /// target on one euchre; level at the top, they play on.)
+    /// The team that has won: one at or past the target (or, in a game of
+    /// a fixed number of hands, after the last) with the highest score
+    /// alone. (In the three-handed games both defenders can pass the target
+    /// on one euchre; level at the top, they play on.)
     fn leader_at_target(&self) -> Option<Team> {
-        let target = u16::from(self.rules.points_to_win);
         let best = *self.scores.iter().max()?;
         let mut leaders = self.scores.teams().filter(|(_, score)| **score == best);
         let (leader, _) = leaders.next()?;
-        (best >= target && leaders.next().is_none()).then_some(leader)
+        let reached = match self.rules.game_hands {
+            Some(hands) => self.hands_scored() >= u32::from(hands),
+            None => best >= u16::from(self.rules.points_to_win),
+        };
+        (reached && leaders.next().is_none()).then_some(leader)
+    }
+
+    /// Hands played to a result: those thrown in are dealt again.
+    fn hands_scored(&self) -> u32 {
+        let scored =
+            |hand: &&HandRecord| hand.outcome.is_some_and(|outcome| outcome.points().is_some());
+        self.record.hands.iter().filter(scored).count() as u32
     }
 
     /// The rubber's result once `team` has won its second game.

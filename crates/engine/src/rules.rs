@@ -31,6 +31,13 @@ pub struct Rules {
     pub joker: bool,
     /// The first side to reach this many points wins the game.
     pub points_to_win: u8,
+    /// A game of this many hands instead (a progressive euchre night's
+    /// round): after the last, the side ahead wins, and `points_to_win` ends
+    /// nothing. Hands thrown in (everybody passed, a farmer's hand) are not
+    /// counted. Level after the last, the game goes on a hand at a time
+    /// until one side leads, so a game always has a winner.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game_hands: Option<u8>,
     /// Sheet 003's rubbers: the match is the best of three games, scored in
     /// rubber points (see [`crate::RubberResult`]). Two teams only.
     pub rubber: bool,
@@ -193,6 +200,7 @@ impl Default for Rules {
             joker: false,
             allow_no_trump: false,
             points_to_win: 10,
+            game_hands: None,
             rubber: false,
             all_pass: AllPass::Redeal,
             scoring: Scoring::default(),
@@ -399,6 +407,10 @@ pub enum RulesError {
     NeedsPartners(&'static str),
     #[error("the joker is a trump: it cannot be played with no trump allowed")]
     JokerWithNoTrump,
+    #[error("a game of a fixed number of hands needs at least one")]
+    NoHands,
+    #[error("a rubber is won by games to a target, not by a fixed number of hands")]
+    RubberOfHands,
     #[error("a rubber is played between two sides")]
     RubberNeedsTwoSides,
     #[error("the dummy belongs to the two- and three-handed games")]
@@ -431,6 +443,12 @@ impl Rules {
             if let Some((_, option)) = needs.into_iter().find(|(on, _)| *on) {
                 return Err(RulesError::NeedsPartners(option));
             }
+        }
+        if self.game_hands == Some(0) {
+            return Err(RulesError::NoHands);
+        }
+        if self.rubber && self.game_hands.is_some() {
+            return Err(RulesError::RubberOfHands);
         }
         if self.rubber && self.teams() != 2 {
             return Err(RulesError::RubberNeedsTwoSides);

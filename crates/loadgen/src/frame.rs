@@ -77,7 +77,7 @@ impl EventFields<'_> {
 }
 
 /// The table notices after which a prompt still stands.
-const KEEP_THE_PROMPT: [&str; 8] = [
+const KEEP_THE_PROMPT: [&str; 9] = [
     "seat_taken",
     "seat_left",
     "presence",
@@ -86,6 +86,7 @@ const KEEP_THE_PROMPT: [&str; 8] = [
     "unrated",
     "deal_committed",
     "deal_revealed",
+    "rematch_vote",
 ];
 
 /// A hidden event (`None`) moves the game: only game events are hidden.
@@ -210,7 +211,11 @@ mod tests {
             TableNotice::SeatLeft { seat: 1 },
             TableNotice::Presence { seat: 2, connected: false, grace_ms: Some(30_000) },
             TableNotice::GameStarted { game: 2, rules: Rules::default() },
-            TableNotice::Chat { from: "Ann".to_owned(), text: "gg \"all\"".to_owned() },
+            TableNotice::Chat {
+                from: "Ann".to_owned(),
+                text: "gg \"all\"".to_owned(),
+                from_id: None,
+            },
             TableNotice::Rated {
                 form: "partnership".to_owned(),
                 ratings: vec![SeatRating {
@@ -224,6 +229,7 @@ mod tests {
                 reason: euchre_protocol::UnratedReason::DailyCap,
                 message: "two opponents here have played 5 rated games".to_owned(),
             },
+            TableNotice::RematchVote { asked: vec![0, 2], deadline_ms: Some(30_000) },
         ];
         for notice in &notices {
             match notice {
@@ -235,7 +241,8 @@ mod tests {
                 | TableNotice::Rated { .. }
                 | TableNotice::Unrated { .. }
                 | TableNotice::DealCommitted { .. }
-                | TableNotice::DealRevealed { .. } => {}
+                | TableNotice::DealRevealed { .. }
+                | TableNotice::RematchVote { .. } => {}
             }
         }
         notices

@@ -44,8 +44,9 @@ impl Http {
         }
     }
 
-    /// Finished hands stored for the matches `player` played at `table`.
-    pub async fn stored_hands(&self, player: &str, table: &str) -> anyhow::Result<u64> {
+    /// Finished hands, and actions, stored for the matches `player`
+    /// played at `table`.
+    pub async fn stored(&self, player: &str, table: &str) -> anyhow::Result<Stored> {
         let mut query = MatchQuery {
             player: Some(player.to_owned()),
             limit: Some(100),
@@ -60,17 +61,27 @@ impl Http {
                 None => break,
             }
         }
-        let mut hands = 0;
+        let mut stored = Stored::default();
         for summary in matches {
             let found = self
                 .api
                 .match_view(&summary.id)
                 .await
                 .with_context(|| format!("GET /api/matches/{}", summary.id))?;
-            hands += found.hands.iter().filter(|hand| hand.outcome.is_some()).count() as u64;
+            stored.hands += found.hands.iter().filter(|hand| hand.outcome.is_some()).count() as u64;
+            stored.actions += found.hands.iter().map(|hand| hand.actions.len() as u64).sum::<u64>();
         }
-        Ok(hands)
+        Ok(stored)
     }
+}
+
+/// What the history holds of one table's matches.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stored {
+    /// Hands that ended.
+    pub hands: u64,
+    /// Every action of every hand, the last hand's too.
+    pub actions: u64,
 }
 
 #[cfg(test)]

@@ -38,6 +38,7 @@ mod player;
 pub mod process;
 pub mod quick;
 mod samples;
+pub mod tournament;
 
 use http::Http;
 use player::{ActionClock, PATIENCE, Phase, Place, Player, Progress};
@@ -85,6 +86,9 @@ pub struct Config {
     /// (`table_elsewhere`) reconnects there, as real clients do; off, it
     /// stays and its table's messages cross between nodes.
     pub follow_hints: bool,
+    /// How long a client that loses its connection (a restart, a node
+    /// killed) keeps trying to come back; `None`: the run fails instead.
+    pub reconnect_for: Option<Duration>,
 }
 
 /// How long a client thinks before each action.
@@ -152,6 +156,14 @@ pub struct Report {
     pub to_others_ms: Latency,
     /// `error` messages received, by code.
     pub errors: BTreeMap<String, u64>,
+    /// With `--reconnect-for`: the times a client came back after losing
+    /// its connection; the tables that came back older than an action
+    /// acknowledged there; and the actions acknowledged beyond what the
+    /// history holds, table by table. Nothing acknowledged is lost when
+    /// the last two are 0.
+    pub reconnects: u64,
+    pub lost_acknowledged: u64,
+    pub acknowledged_not_stored: u64,
     /// CPU time per action acknowledged while playing, in microseconds:
     /// the load generator's own (it shares the machine), and the server's
     /// (with its pid).
@@ -247,7 +259,9 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     let cpu = CpuClock::watching(config.server_pid, &config.watch_pids)?;
     let start = Instant::now();
     phase.send_replace(Phase::Run);
-    wait_for_stop(config.stop, start, &progress, &mut playing).await?;
+    // Coming back after a restart takes as long as the restart.
+    let stall = PATIENCE + config.reconnect_for.unwrap_or_default();
+    wait_for_stop(config.stop, start, &progress, &mut playing, stall).await?;
     phase.send_replace(Phase::Stop);
 
     let mut players = Vec::with_capacity(connections);
@@ -274,7 +288,10 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     let mut to_others = latency.clone();
     let mut errors = BTreeMap::new();
     let (mut actions, mut hands_ended, mut games_won) = (0, 0, 0);
+    let (mut reconnects, mut lost_acknowledged) = (0, 0);
     for player in &mut players {
+        reconnects += player.stats.reconnects;
+        lost_acknowledged += player.stats.lost_acknowledged;
         latency.add(player.stats.latency_us.histogram()).context("merging latencies")?;
         to_others.add(player.stats.others_us.histogram()).context("merging latencies")?;
         actions += player.stats.actions;
@@ -284,7 +301,7 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
             *errors.entry(code.clone()).or_default() += count;
         }
     }
-    let hands_stored = count_stored(&http, &players).await?;
+    let (hands_stored, acknowledged_not_stored) = count_stored(&http, &players).await?;
     futures_util::future::join_all(players.into_iter().map(Player::close)).await;
 
     let per_second =
@@ -309,6 +326,9 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
         latency_ms: Latency::from_micros(&latency),
         to_others_ms: Latency::from_micros(&to_others),
         errors,
+        reconnects,
+        lost_acknowledged,
+        acknowledged_not_stored,
         load_generator_cpu_us_per_action,
         server_cpu_us_per_action,
         watched,
@@ -338,8 +358,9 @@ async fn set_up_group(
             receive_buffer: None,
         };
         let url = nodes[index % nodes.len()];
-        players
-            .push(Player::connect(url, &name, seed, config.think, progress.clone(), dial).await?);
+        let player =
+            Player::connect(url, &name, seed, config.think, progress.clone(), dial).await?;
+        players.push(player.reconnecting_for(config.reconnect_for));
     }
     let first = group * config.tables_per_client;
     for _ in first..config.tables.min(first + config.tables_per_client) {
@@ -368,6 +389,7 @@ async fn wait_for_stop(
     start: Instant,
     progress: &Progress,
     playing: &mut JoinSet<anyhow::Result<Player>>,
+    stall: Duration,
 ) -> anyhow::Result<()> {
     let mut last_actions = 0;
     let mut last_change = Instant::now();
@@ -387,8 +409,8 @@ async fn wait_for_stop(
         let actions = progress.actions.load(Ordering::Relaxed);
         if actions != last_actions {
             (last_actions, last_change) = (actions, Instant::now());
-        } else if last_change.elapsed() > PATIENCE {
-            bail!("no action acknowledged for {PATIENCE:?}: the tables are stuck");
+        } else if last_change.elapsed() > stall {
+            bail!("no action acknowledged for {stall:?}: the tables are stuck");
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
@@ -399,23 +421,31 @@ async fn wait_for_stop(
 const STORED_PATIENCE: Duration = Duration::from_secs(15);
 
 /// Finished hands in the history for every table, checked against the
-/// hands each table's host saw end.
-async fn count_stored(http: &Http, players: &[Player]) -> anyhow::Result<u64> {
+/// hands each table's host saw end; and the actions acknowledged at each
+/// table beyond the actions the history holds there, summed.
+async fn count_stored(http: &Http, players: &[Player]) -> anyhow::Result<(u64, u64)> {
+    let mut acked: BTreeMap<&str, u64> = BTreeMap::new();
+    for place in players.iter().flat_map(|p| &p.places) {
+        *acked.entry(&place.table).or_default() += place.acked;
+    }
+    let acked = &acked;
     let hosts: Vec<(&str, &Place)> = players
         .iter()
         .flat_map(|p| {
             p.places.iter().filter(|place| place.host).map(|place| (&*p.player_id, place))
         })
         .collect();
-    let counts: Vec<(u64, &Place)> = stream::iter(hosts)
+    let counts: Vec<(http::Stored, &Place)> = stream::iter(hosts)
         .map(|(player_id, host)| async move {
             // The writer waited for was the answering node's: in a cluster
             // the table's own node may still be writing. A while more, then
             // a hand still missing is lost.
             let deadline = Instant::now() + STORED_PATIENCE;
+            let acked = acked.get(&*host.table).copied().unwrap_or_default();
             loop {
-                let stored = http.stored_hands(player_id, &host.table).await?;
-                if stored >= host.hands || Instant::now() >= deadline {
+                let stored = http.stored(player_id, &host.table).await?;
+                let all = stored.hands >= host.hands && stored.actions >= acked;
+                if all || Instant::now() >= deadline {
                     return anyhow::Ok((stored, host));
                 }
                 tokio::time::sleep(Duration::from_millis(200)).await;
@@ -424,19 +454,28 @@ async fn count_stored(http: &Http, players: &[Player]) -> anyhow::Result<u64> {
         .buffer_unordered(8)
         .try_collect()
         .await?;
-    let mut total = 0;
+    let (mut total, mut not_stored) = (0, 0);
     for (stored, host) in counts {
         // More is possible: bots may end a hand after the host stopped reading.
-        if stored < host.hands {
+        if stored.hands < host.hands {
             bail!(
-                "table {}: {} hands ended but the history API has {stored}",
+                "table {}: {} hands ended but the history API has {}",
                 host.table,
-                host.hands
+                host.hands,
+                stored.hands
             );
         }
-        total += stored;
+        total += stored.hands;
+        let acked = acked.get(&*host.table).copied().unwrap_or_default();
+        if stored.actions < acked {
+            eprintln!(
+                "table {}: {acked} actions acknowledged, {} stored",
+                host.table, stored.actions
+            );
+            not_stored += acked - stored.actions;
+        }
     }
-    Ok(total)
+    Ok((total, not_stored))
 }
 
 /// A CPU time per action for people: one decimal, or a dash when unknown.
@@ -462,6 +501,7 @@ impl Report {
              ack latency ms  p50 {p50:.3}  p90 {p90:.3}  p99 {p99:.3}  p99.9 {p999:.3}  max {max:.3}  mean {mean:.3}  (n={n})\n\
              to others ms    p50 {o50:.3}  p90 {o90:.3}  p99 {o99:.3}  p99.9 {o999:.3}  max {omax:.3}  mean {omean:.3}  (n={on})\n\
              errors          {errors}\n\
+             reconnects      {reconnects} (tables back older than an ack: {lost}; acked, not stored: {not_stored})\n\
              CPU per action  load generator {own} µs, server {server} µs\n",
             tables = self.tables,
             players = self.players_per_table,
@@ -493,6 +533,9 @@ impl Report {
             omax = o.max,
             omean = o.mean,
             on = o.count,
+            reconnects = self.reconnects,
+            lost = self.lost_acknowledged,
+            not_stored = self.acknowledged_not_stored,
             own = micros(self.load_generator_cpu_us_per_action),
             server = micros(self.server_cpu_us_per_action),
         );

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Parser;
 use euchre_engine::Preset;
-use euchre_loadgen::{Config, Stop, Think, abuse, echo, idle, quick, run};
+use euchre_loadgen::{Config, Stop, Think, abuse, echo, idle, quick, run, tournament};
 
 /// Plays many tables against a running Euchre server, timing every action.
 ///
@@ -108,6 +108,12 @@ struct Flags {
     /// between nodes, instead of reconnecting there as real clients do.
     #[arg(long)]
     stay: bool,
+    /// A client that loses its connection (the server restarted, a node
+    /// killed) comes back with its token for up to this many seconds and
+    /// plays on; the report then counts the actions acknowledged that the
+    /// history lacks. 0: a lost connection fails the run.
+    #[arg(long, default_value_t = 0.0)]
+    reconnect_for: f64,
     /// Abusive clients to run beside the tables, each from its own loopback
     /// address (127.2.0.N): flooder, oversized, hog, slow_reader (comma
     /// separated), all, or none (the baseline, reported the same way).
@@ -137,9 +143,12 @@ struct Flags {
         default_value = "standard,cutthroat,three_handed,two_handed_plain"
     )]
     forms: Vec<String>,
-    /// Quick play: casual requests (rated by default).
+    /// Quick play: rated requests (casual by default). Only accounts are
+    /// rated, so each player first claims its name (a password hash each,
+    /// before the run); the server must let new accounts play rated
+    /// (`EUCHRE_RATINGS__MIN_ACCOUNT_AGE_SECONDS=0`, `…MIN_GAMES=0`).
     #[arg(long)]
-    casual: bool,
+    rated: bool,
     /// Quick play: the spread (standard deviation) of the players' ratings
     /// around 1500, written into --database-url before they ask; 0 leaves
     /// every player new.
@@ -151,6 +160,22 @@ struct Flags {
     /// Quick play: seconds a player may wait before the run gives up on it.
     #[arg(long, default_value_t = 120.0)]
     patience: f64,
+    /// Instead of playing: a progressive tournament of this many players
+    /// (4 to 512), organised by an account the run claims; each player
+    /// opens the table the director seats it at and plays it out. Then,
+    /// as the baseline, as many players at ordinary tables for as long as
+    /// the rounds took (--think-ms and --source-addresses apply to both).
+    #[arg(long)]
+    tournament_players: Option<usize>,
+    /// Tournament: rounds.
+    #[arg(long, default_value_t = 2)]
+    tournament_rounds: u32,
+    /// Tournament: hands a round lasts (1 to 20).
+    #[arg(long, default_value_t = 2)]
+    round_hands: u8,
+    /// Tournament: no baseline afterwards.
+    #[arg(long)]
+    no_baseline: bool,
     /// Seconds the slow reader reads nothing before it looks at what it got
     /// (and how the server ended it), then starts again.
     #[arg(long, default_value_t = 20.0)]
@@ -193,7 +218,7 @@ async fn main() -> anyhow::Result<()> {
         let config = quick::QuickConfig {
             url,
             forms,
-            rated: !flags.casual,
+            rated: flags.rated,
             rate: flags.rate,
             arrivals: flags.arrivals,
             patience: seconds(flags.patience, "--patience")?,
@@ -204,6 +229,26 @@ async fn main() -> anyhow::Result<()> {
             server_pid,
         };
         let report = quick::run(&config).await?;
+        print!("{}", report.to_text());
+        return write_json(flags.json, &report);
+    }
+    let think = if flags.think_exponential {
+        Think::Exponential(Duration::from_millis(flags.think_ms))
+    } else {
+        Think::Fixed(Duration::from_millis(flags.think_ms))
+    };
+    if let Some(players) = flags.tournament_players {
+        let config = tournament::TournamentConfig {
+            url,
+            players,
+            rounds: flags.tournament_rounds,
+            round_hands: flags.round_hands,
+            think,
+            seed: flags.seed,
+            source_addresses: flags.source_addresses,
+            baseline: !flags.no_baseline,
+        };
+        let report = tournament::run(&config).await?;
         print!("{}", report.to_text());
         return write_json(flags.json, &report);
     }
@@ -225,17 +270,16 @@ async fn main() -> anyhow::Result<()> {
         tables_per_client: flags.tables_per_client,
         bot: flags.bot,
         stop,
-        think: if flags.think_exponential {
-            Think::Exponential(Duration::from_millis(flags.think_ms))
-        } else {
-            Think::Fixed(Duration::from_millis(flags.think_ms))
-        },
+        think,
         seed: flags.seed,
         store_timeout: seconds(flags.store_timeout, "--store-timeout")?,
         source_addresses: flags.source_addresses,
         server_pid,
         watch_pids: flags.watch_pid,
         follow_hints: !flags.stay,
+        reconnect_for: (flags.reconnect_for > 0.0)
+            .then(|| seconds(flags.reconnect_for, "--reconnect-for"))
+            .transpose()?,
     };
     if let Some(list) = flags.abuse {
         let abuse = abuse::AbuseConfig {

@@ -102,6 +102,11 @@ pub struct Stats {
     pub errors: BTreeMap<String, u64>,
     /// When this client had nothing left in flight after the stop.
     pub idle_at: Option<Instant>,
+    /// Times it lost its connection and came back (with `--reconnect-for`).
+    pub reconnects: u64,
+    /// Tables that, coming back, showed a state older than an action this
+    /// client had seen acknowledged: an acknowledged action lost.
+    pub lost_acknowledged: u64,
 }
 
 impl Stats {
@@ -114,6 +119,8 @@ impl Stats {
             games: 0,
             errors: BTreeMap::new(),
             idle_at: None,
+            reconnects: 0,
+            lost_acknowledged: 0,
         })
     }
 }
@@ -129,9 +136,19 @@ pub struct Player {
     think: Think,
     pub stats: Stats,
     progress: Arc<Progress>,
-    /// How it came back as itself, and from where: to follow a `table_elsewhere`.
+    /// How it came back as itself, and from where: to follow a
+    /// `table_elsewhere`, or to come back after losing the connection.
     token: String,
     dial: Dial,
+    url: String,
+    /// How long to keep trying to come back after the connection is lost
+    /// or the server says it is shutting down; `None`: the run fails then.
+    reconnect_for: Option<Duration>,
+    /// The server said it is shutting down (its connection is about to go).
+    shutting_down: bool,
+    /// A tournament's player: [`Player::play`] returns once the game at
+    /// each of its places has ended, and nobody asks for a rematch.
+    leave_after_game: bool,
 }
 
 /// One seat at one table, and the state of play there.
@@ -153,18 +170,44 @@ pub struct Place {
     moved: u64,
     /// Not before this instant (think time, or a back-off).
     act_at: Instant,
-    /// The action awaiting its answer: command id, the seq it was chosen at, when sent.
-    in_flight: Option<(u64, u64, Instant)>,
+    /// The action awaiting its answer: command id, the seq it was chosen
+    /// at, when sent, and the least seq its first event can have.
+    in_flight: Option<(u64, u64, Instant, u64)>,
+    /// Actions acknowledged here, and the least seq the table must have
+    /// reached for the last of them to have happened.
+    pub acked: u64,
+    acked_through: u64,
     rematch_wanted: bool,
+    /// The table's game has ended (noted for a tournament's player).
+    game_over: bool,
     /// Shared with the other clients at this table.
     clock: Arc<ActionClock>,
 }
 
 impl Place {
+    fn new(table: &str, seat: u8, host: bool, clock: Arc<ActionClock>) -> Place {
+        Place {
+            table: table.to_owned(),
+            seat,
+            host,
+            hands: 0,
+            turn: None,
+            last_seq: 0,
+            moved: 0,
+            act_at: Instant::now(),
+            in_flight: None,
+            acked: 0,
+            acked_through: 0,
+            rematch_wanted: false,
+            game_over: false,
+            clock,
+        }
+    }
+
     /// When this place needs the loop to wake without a message: an
     /// action's answer overdue, or the end of a think time.
     fn wake_at(&self, phase: Phase) -> Option<Instant> {
-        if let Some((_, _, sent)) = self.in_flight {
+        if let Some((_, _, sent, _)) = self.in_flight {
             return Some(sent + PATIENCE);
         }
         match &self.turn {
@@ -235,7 +278,67 @@ impl Player {
             progress,
             token: welcome.token,
             dial,
+            url: url.to_owned(),
+            reconnect_for: None,
+            shutting_down: false,
+            leave_after_game: false,
         })
+    }
+
+    /// The token it came as, for the HTTP API.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// Plays as a tournament's player: each [`Player::play`] ends with the
+    /// game at its table.
+    pub fn leaving_after_each_game(mut self) -> Player {
+        self.leave_after_game = true;
+        self
+    }
+
+    /// Opens the table a tournament seated it at, as the clients do: a
+    /// seated player's `watch` sends its seat's snapshot, prompt included.
+    /// The places of earlier rounds are forgotten.
+    pub async fn open(
+        &mut self,
+        table: &str,
+        seat: u8,
+        host: bool,
+        clock: Arc<ActionClock>,
+    ) -> anyhow::Result<()> {
+        self.places.clear();
+        self.places.push(Place::new(table, seat, host, clock));
+        let id = self.session.next_id();
+        self.command(ClientMessage::Watch { id, table: table.to_owned(), invite: None }).await?;
+        Ok(())
+    }
+
+    /// Reads (and drops) what comes, answering pings, until `until` is
+    /// ready: a player between a tournament's tables.
+    pub async fn idle_until<F: std::future::Future>(
+        &mut self,
+        until: F,
+    ) -> anyhow::Result<F::Output> {
+        tokio::pin!(until);
+        loop {
+            tokio::select! {
+                output = &mut until => return Ok(output),
+                received = next_text(self.session.socket()) => {
+                    let (_, text) = received.context("reading from the server between tables")?;
+                    if matches!(Frame::parse(text.as_str())?, Frame::Shutdown) {
+                        bail!("the server is shutting down");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Comes back for up to `limit` when the connection is lost or the
+    /// server shuts down, instead of failing the run.
+    pub fn reconnecting_for(mut self, limit: Option<Duration>) -> Player {
+        self.reconnect_for = limit;
+        self
     }
 
     /// Creates a table (whose host this client becomes when it sits).
@@ -260,19 +363,7 @@ impl Player {
             ClientMessage::Sit { id, table: table.to_owned(), seat: Some(seat), invite: None };
         // The table's snapshot and first prompt, which come before the
         // answer, are read once play begins.
-        self.places.push(Place {
-            table: table.to_owned(),
-            seat,
-            host,
-            hands: 0,
-            turn: None,
-            last_seq: 0,
-            moved: 0,
-            act_at: Instant::now(),
-            in_flight: None,
-            rematch_wanted: false,
-            clock,
-        });
+        self.places.push(Place::new(table, seat, host, clock));
         match self.command(sit).await? {
             Reply::Seated { .. } => Ok(()),
             other => bail!("expected seated at {table} seat {seat}, got {other:?}"),
@@ -349,7 +440,10 @@ impl Player {
                 self.think_afresh();
             }
             was = now;
-            if now == Phase::Stop && self.places.iter().all(|place| place.in_flight.is_none()) {
+            let idle = self.places.iter().all(|place| place.in_flight.is_none());
+            let games_over = self.leave_after_game
+                && self.places.iter().all(|place| place.game_over && place.in_flight.is_none());
+            if (now == Phase::Stop && idle) || games_over {
                 self.stats.idle_at = Some(Instant::now());
                 return Ok(self);
             }
@@ -364,15 +458,24 @@ impl Player {
             }
             tokio::select! {
                 received = next_text(self.session.socket()) => {
-                    let (at, text) = received.context("reading from the server")?;
-                    self.observe(at, text.as_str(), now)?;
+                    match received {
+                        Ok((at, text)) => self.observe(at, text.as_str(), now)?,
+                        Err(error) if self.reconnect_for.is_some() => {
+                            eprintln!("{}: connection lost ({error:#}): coming back", self.player_id);
+                            self.shutting_down = true;
+                        }
+                        Err(error) => return Err(error.context("reading from the server")),
+                    }
+                    if self.shutting_down {
+                        self.come_back().await?;
+                    }
                 }
                 changed = phase.changed() => {
                     changed.context("the run ended without saying stop")?;
                 }
                 () = &mut wake => {
                     for place in &self.places {
-                        if let Some((id, _, sent)) = place.in_flight
+                        if let Some((id, _, sent, _)) = place.in_flight
                             && sent.elapsed() >= PATIENCE
                         {
                             bail!("no answer to action {id} at {} in {PATIENCE:?}", place.table);
@@ -381,6 +484,61 @@ impl Player {
                 }
             }
         }
+    }
+
+    /// Keeps trying to come back (a server restarting, a node killed behind
+    /// a load balancer) for `--reconnect-for`: says hello with its token and
+    /// watches each of its tables again, whose snapshot (the seat's prompt
+    /// included) must not be older than any action acknowledged there.
+    /// An action in flight is forgotten: its answer was lost, so the run
+    /// never counts it as acknowledged.
+    async fn come_back(&mut self) -> anyhow::Result<()> {
+        let limit = self.reconnect_for.unwrap_or_default();
+        let deadline = Instant::now() + limit;
+        self.shutting_down = false;
+        for place in &mut self.places {
+            place.in_flight = None;
+            place.turn = None;
+        }
+        let tables: Vec<String> = self.places.iter().map(|place| place.table.clone()).collect();
+        loop {
+            let attempt = async {
+                let socket = tokio::time::timeout(PATIENCE, net::connect(&self.url, self.dial))
+                    .await
+                    .context("connecting took too long")??;
+                let mut session = Session::over(socket);
+                tokio::time::timeout(PATIENCE, session.hello("", Some(&self.token)))
+                    .await
+                    .context("no welcome in time")??;
+                for table in &tables {
+                    let id = session.next_id();
+                    let watch = ClientMessage::Watch { id, table: table.clone(), invite: None };
+                    tokio::time::timeout(PATIENCE, session.request(&watch))
+                        .await
+                        .context("no answer to watch in time")??;
+                }
+                anyhow::Ok(session)
+            };
+            match attempt.await {
+                Ok(session) => {
+                    self.session = session;
+                    break;
+                }
+                Err(error) if Instant::now() < deadline => {
+                    let _ = error;
+                    tokio::time::sleep(Duration::from_millis(250)).await;
+                }
+                Err(error) => {
+                    return Err(error.context(format!("not back within {limit:?}")));
+                }
+            }
+        }
+        self.stats.reconnects += 1;
+        for Received { at, message } in self.session.take_early() {
+            let text = serde_json::to_string(&message).context("re-encoding a message")?;
+            self.observe(at, &text, Phase::Run)?;
+        }
+        Ok(())
     }
 
     /// Says goodbye; errors do not matter any more.
@@ -437,7 +595,7 @@ impl Player {
         let sent = self.send(&act).await?;
         let place = &mut self.places[index];
         place.clock.sent(last, place.seat, sent);
-        place.in_flight = Some((id, seq, sent));
+        place.in_flight = Some((id, seq, sent, last + 1));
         Ok(())
     }
 
@@ -506,6 +664,10 @@ impl Player {
                         self.stats.hands += 1;
                         self.progress.hands.fetch_add(1, Ordering::Relaxed);
                     }
+                    "game_won" if self.leave_after_game => {
+                        place.game_over = true;
+                        self.stats.games += u64::from(place.host);
+                    }
                     "game_won" if place.host => {
                         self.stats.games += 1;
                         place.rematch_wanted = phase != Phase::Stop;
@@ -514,9 +676,18 @@ impl Player {
                 }
             }
             Frame::Snapshot { table, seq, actions } => {
+                let mut lost = false;
                 if let Some(place) = self.place(&table) {
+                    lost = seq < place.acked_through;
+                    if lost {
+                        eprintln!(
+                            "{table}: back at seq {seq}, before an action acknowledged at seq {}",
+                            place.acked_through
+                        );
+                    }
                     place.read(seq, true);
                 }
+                self.stats.lost_acknowledged += u64::from(lost);
                 if !actions.is_empty() {
                     self.offer(&table, seq, actions);
                 }
@@ -524,14 +695,18 @@ impl Player {
             Frame::YourTurn { table, seq, actions } => self.offer(&table, seq, actions),
             Frame::Ack { id } => {
                 let answered = self.places.iter_mut().find_map(|place| match place.in_flight {
-                    Some((sent_id, seq, sent)) if sent_id == id => Some((place, seq, sent)),
+                    Some((sent_id, seq, sent, first)) if sent_id == id => {
+                        Some((place, seq, sent, first))
+                    }
                     _ => None,
                 });
-                if let Some((place, seq, sent)) = answered {
+                if let Some((place, seq, sent, first)) = answered {
                     self.stats.latency_us.record(micros_since(sent));
                     self.stats.actions += 1;
                     self.progress.actions.fetch_add(1, Ordering::Relaxed);
                     place.in_flight = None;
+                    place.acked += 1;
+                    place.acked_through = place.acked_through.max(first);
                     if place.turn.as_ref().is_some_and(|(at, _)| *at == seq) {
                         place.turn = None;
                     }
@@ -540,7 +715,7 @@ impl Player {
             Frame::Error { id, code, message } => {
                 *self.stats.errors.entry(code.clone().into_owned()).or_default() += 1;
                 let refused = self.places.iter_mut().find_map(|place| match place.in_flight {
-                    Some((sent_id, seq, _)) if Some(sent_id) == id => Some((place, seq)),
+                    Some((sent_id, seq, _, _)) if Some(sent_id) == id => Some((place, seq)),
                     _ => None,
                 });
                 if let Some((place, seq)) = refused {
@@ -556,6 +731,7 @@ impl Player {
                     }
                 }
             }
+            Frame::Shutdown if self.reconnect_for.is_some() => self.shutting_down = true,
             Frame::Shutdown => bail!("the server is shutting down"),
             Frame::Other => {}
         }

@@ -179,7 +179,7 @@ pub async fn run(config: &QuickConfig) -> anyhow::Result<QuickReport> {
             let url = urls[index % urls.len()].to_owned();
             let source =
                 (config.source_addresses > 0).then(|| loopback(1, index % config.source_addresses));
-            identified(url, index, source)
+            identified(url, index, source, config.rated)
         })
         .buffered(CONNECT_CONCURRENCY)
         .collect::<Vec<_>>()
@@ -413,26 +413,55 @@ async fn ask_and_wait(
     Ok(outcome)
 }
 
-/// A connection that has said `hello` as a new guest: its session and player id.
+/// A connection that has said `hello` as a new guest: its session and
+/// player id. For rated play (only accounts are rated) the guest then
+/// claims its name, and goes on as the account on the same connection.
 async fn identified(
     url: String,
     index: usize,
     source: Option<std::net::IpAddr>,
+    account: bool,
 ) -> anyhow::Result<(Session, String)> {
+    let name = format!("quick{index}");
     let attempt = async {
         let socket = crate::net::connect(&url, Dial { source, receive_buffer: None })
             .await
             .with_context(|| format!("connection {index}"))?;
         let mut session = Session::over(socket);
         let identity = session
-            .hello(&format!("quick{index}"), None)
+            .hello(&name, None)
             .await
             .with_context(|| format!("connection {index}: hello"))?;
-        anyhow::Ok((session, identity.player.id))
+        anyhow::Ok((session, identity))
     };
-    tokio::time::timeout(PATIENCE, attempt)
+    let (session, identity) = tokio::time::timeout(PATIENCE, attempt)
         .await
-        .with_context(|| format!("connection {index}: no welcome in time"))?
+        .with_context(|| format!("connection {index}: no welcome in time"))??;
+    if account {
+        claim(&url, &identity.token, &name).await.with_context(|| format!("{name}: a claim"))?;
+    }
+    Ok((session, identity.player.id))
+}
+
+/// Claims `name` for the guest with `token`: a password hash each, which
+/// the server may answer `busy` (or `rate_limited`) while its hashing
+/// threads are full: then again, after the wait it asks for. The answer is
+/// the account's new session token.
+pub(crate) async fn claim(url: &str, token: &str, name: &str) -> anyhow::Result<String> {
+    let api = euchre_client::HttpClient::new(url)?.with_timeout(PATIENCE);
+    let deadline = Instant::now() + 10 * PATIENCE;
+    loop {
+        match api.claim(token, name, "load generator password").await {
+            Ok(token) => return Ok(token),
+            Err(euchre_client::HttpError::Refused { status: 503 | 429, retry_after, .. })
+                if Instant::now() < deadline =>
+            {
+                let wait = retry_after.unwrap_or(Duration::from_millis(200));
+                tokio::time::sleep(wait).await;
+            }
+            Err(error) => return Err(error.into()),
+        }
+    }
 }
 
 /// Writes each player's rating in its form straight into the server's

@@ -117,6 +117,20 @@ pub fn wave(
     policy: &Policy,
     now: Millis,
 ) -> Vec<Formed> {
+    wave_apart(entries, shape, rated, policy, now, &|_, _| false)
+}
+
+/// [`wave`], never seating at one table two entries `apart` says must be
+/// kept apart (by their indices: a block between their players). One such
+/// entry waits for another table rather than holding up the rest.
+pub fn wave_apart(
+    entries: &[Entry],
+    shape: Shape,
+    rated: bool,
+    policy: &Policy,
+    now: Millis,
+    apart: &dyn Fn(usize, usize) -> bool,
+) -> Vec<Formed> {
     let mut order: Vec<usize> = (0..entries.len()).collect();
     if rated {
         order.sort_by(|&a, &b| {
@@ -138,7 +152,8 @@ pub fn wave(
         if used[order[start]] {
             continue;
         }
-        if let Some(group) = full_group(entries, &ranges, &order, &used, start, shape.seats) {
+        let group = full_group(entries, &ranges, &order, &used, start, shape.seats, apart);
+        if let Some(group) = group {
             for &i in &group {
                 used[i] = true;
             }
@@ -146,14 +161,18 @@ pub fn wave(
         }
     }
     // Those who allowed bots and waited long enough: together, bots in the rest.
-    let mut group: Vec<usize> = Vec::new();
-    let mut players = 0;
     let ready = order.iter().copied().filter(|&i| {
         !used[i] && entries[i].bots_at.is_some_and(|at| at <= now) && entries[i].size <= shape.seats
     });
     let mut ready: Vec<usize> = ready.collect();
     ready.sort_by_key(|&i| entries[i].since);
+    let mut group: Vec<usize> = Vec::new();
+    let mut players = 0;
     for i in ready {
+        if group.iter().any(|&j| apart(i, j)) {
+            // Kept apart from someone at this table: the next wave's.
+            continue;
+        }
         if players + entries[i].size > shape.seats {
             tables.push(seat(entries, &group, shape));
             group.clear();
@@ -178,6 +197,7 @@ fn full_group(
     used: &[bool],
     start: usize,
     seats: u8,
+    apart: &dyn Fn(usize, usize) -> bool,
 ) -> Option<Vec<usize>> {
     let first = order[start];
     let mut group = vec![first];
@@ -199,7 +219,7 @@ fn full_group(
             // In rating order, everyone further is further away still.
             break;
         }
-        if players + entry.size > seats {
+        if players + entry.size > seats || group.iter().any(|&member| apart(member, next)) {
             passed += 1;
             if passed > LOOKAHEAD {
                 break;
@@ -425,5 +445,31 @@ mod tests {
         // Generous for an unoptimised build on a shared machine; the bench
         // measures the real figure.
         assert!(took < std::time::Duration::from_secs(1), "{took:?}");
+    }
+
+    /// Pairs kept apart (a block) are never seated together, by the pool's
+    /// search or with bots, while everyone else is seated as before.
+    #[test]
+    fn entries_kept_apart_never_share_a_table() {
+        let policy = Policy::default();
+        let mut entries: Vec<Entry> = (0..40).map(|i| alone(1500.0, 350.0, i)).collect();
+        for entry in entries.iter_mut().skip(30) {
+            entry.bots_at = Some(0);
+        }
+        let apart = |a: usize, b: usize| {
+            (a.is_multiple_of(3) && b.is_multiple_of(3)) || (a, b) == (1, 2) || (a, b) == (2, 1)
+        };
+        for rated in [true, false] {
+            let formed = wave_apart(&entries, FOUR, rated, &policy, 1_000, &apart);
+            let tables = tables_of(&formed);
+            assert!(tables.len() >= 6, "{tables:?}");
+            for table in &tables {
+                for &a in table {
+                    for &b in table {
+                        assert!(a == b || !apart(a, b), "{a} and {b} together: {tables:?}");
+                    }
+                }
+            }
+        }
     }
 }

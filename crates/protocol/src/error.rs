@@ -90,6 +90,32 @@ pub enum ErrorCode {
     /// The table has as many spectators as it takes, or the connection
     /// follows as many tables as it may (the message says which).
     WatchLimit,
+    /// A block stands between you and a player at this table (whichever of
+    /// you made it: the refusal is the same).
+    Blocked,
+    /// No such player (or not one you can report from there).
+    NoSuchPlayer,
+    /// The report's details are over 500 characters.
+    BadReport,
+    /// You reported this player for this match (or table) already.
+    AlreadyReported,
+    /// You have filed as many reports as a player may for now (the message
+    /// says until when, roughly).
+    ReportLimit,
+    /// No rematch at this table: a rated game's rematch needs every player
+    /// who played it, and one left.
+    NoRematch,
+    /// A moderator banned this account or address; the message says until
+    /// when.
+    Banned,
+    /// A moderator muted this player's chat; the message says until when.
+    ChatMuted,
+    /// The name or chat line holds a word the server's word list refuses.
+    BlockedWords,
+    /// Hints and hand reviews are for practice games only: a table whose other seats are all
+    /// bots (so never rated). Not at a rated table, a quick-play table with
+    /// people, or any table with another person seated.
+    HintNotAllowed,
 }
 
 impl ErrorCode {
@@ -131,6 +157,16 @@ impl ErrorCode {
             ErrorCode::AccountNeeded => "account_needed",
             ErrorCode::RatedPlayLocked => "rated_play_locked",
             ErrorCode::WatchLimit => "watch_limit",
+            ErrorCode::Blocked => "blocked",
+            ErrorCode::NoSuchPlayer => "no_such_player",
+            ErrorCode::BadReport => "bad_report",
+            ErrorCode::AlreadyReported => "already_reported",
+            ErrorCode::ReportLimit => "report_limit",
+            ErrorCode::NoRematch => "no_rematch",
+            ErrorCode::Banned => "banned",
+            ErrorCode::ChatMuted => "chat_muted",
+            ErrorCode::BlockedWords => "blocked_words",
+            ErrorCode::HintNotAllowed => "hint_not_allowed",
         }
     }
 
@@ -181,6 +217,18 @@ impl ErrorCode {
             }
             ErrorCode::RatedPlayLocked => "your account is not rated yet; casual play is open",
             ErrorCode::WatchLimit => "no more watching here: leave a table first",
+            ErrorCode::Blocked => "a block between you and a player at this table keeps you out",
+            ErrorCode::NoSuchPlayer => "no such player",
+            ErrorCode::BadReport => "a report's details are at most 500 characters",
+            ErrorCode::AlreadyReported => "you have reported this player for this game already",
+            ErrorCode::ReportLimit => "you have sent as many reports as you may for now",
+            ErrorCode::NoRematch => "a player left this rated game: no rated rematch here",
+            ErrorCode::Banned => "a moderator banned this account",
+            ErrorCode::ChatMuted => "a moderator muted your chat for a while",
+            ErrorCode::BlockedWords => "that holds a word this server does not allow",
+            ErrorCode::HintNotAllowed => {
+                "hints and reviews are for practice games only: every other seat a bot"
+            }
         }
     }
 

@@ -63,7 +63,9 @@ pub enum ClientMessage {
         name: Option<String>,
     },
     /// Keeps the connection alive; answered with a `pong` reply. Never rate limited.
-    Ping { id: CommandId },
+    Ping {
+        id: CommandId,
+    },
     /// Lists a page of the public tables matching a filter, in the order of
     /// their ids, and subscribes to lobby updates of the tables matching it
     /// (a later `list_tables` replaces the filter). Without its optional
@@ -91,7 +93,10 @@ pub enum ClientMessage {
     },
     /// Leaves the table: the seat is freed before the game starts, or played
     /// by a bot once it has.
-    Leave { id: CommandId, table: TableId },
+    Leave {
+        id: CommandId,
+        table: TableId,
+    },
     /// Watches the table as a spectator (public information only).
     Watch {
         id: CommandId,
@@ -101,11 +106,21 @@ pub enum ClientMessage {
     },
     /// After a reconnection: sends the table's events after `last_seq`, or a
     /// snapshot if they are no longer kept.
-    Resume { id: CommandId, table: TableId, last_seq: u64 },
+    Resume {
+        id: CommandId,
+        table: TableId,
+        last_seq: u64,
+    },
     /// Starts the game (host only). Empty seats are given to bots.
-    Start { id: CommandId, table: TableId },
+    Start {
+        id: CommandId,
+        table: TableId,
+    },
     /// After a game ends: starts another with the same seats (host only).
-    Rematch { id: CommandId, table: TableId },
+    Rematch {
+        id: CommandId,
+        table: TableId,
+    },
     /// A game action: a bid, going alone, the discard, a card, a claim, a concession.
     Act {
         id: CommandId,
@@ -114,7 +129,27 @@ pub enum ClientMessage {
         action: Action,
     },
     /// Says something to the table.
-    Chat { id: CommandId, table: TableId, text: String },
+    Chat {
+        id: CommandId,
+        table: TableId,
+        text: String,
+    },
+    /// Asks what the expert bot would do in your seat now, at a practice
+    /// table (every other seat a bot, so never rated): answered with a
+    /// `hint` reply, or `hint_not_allowed` at any other table.
+    Hint {
+        id: CommandId,
+        table: TableId,
+    },
+    /// Asks for the review of finished hand `hand` (numbered from 0, as
+    /// `hand_dealt` numbers it) of the game in play, for your seat, at a
+    /// practice table: answered with a `review` reply, or
+    /// `hint_not_allowed` at any other table.
+    Review {
+        id: CommandId,
+        table: TableId,
+        hand: u32,
+    },
     /// Asks for a game with strangers in the pool of (`preset`, `rated`):
     /// answered with a `queued` ack, then `quick_play_matched` (and the
     /// table's snapshot) once seated, or `quick_play_ended`.
@@ -124,7 +159,89 @@ pub enum ClientMessage {
         request: QuickPlayRequest,
     },
     /// Ends the player's quick-play request (and their team's).
-    CancelQuickPlay { id: CommandId },
+    CancelQuickPlay {
+        id: CommandId,
+    },
+    /// Hides `player`'s chat from you at every table, now and later: kept
+    /// on your account, or for a guest while the server runs.
+    Mute {
+        id: CommandId,
+        player: PlayerId,
+    },
+    Unmute {
+        id: CommandId,
+        player: PlayerId,
+    },
+    /// Blocks `player`: quick play never seats you together, neither of you
+    /// may sit at a table the other hosts or sits at, and their chat is
+    /// hidden from you. Kept as mutes are.
+    Block {
+        id: CommandId,
+        player: PlayerId,
+    },
+    Unblock {
+        id: CommandId,
+        player: PlayerId,
+    },
+    /// Your mutes and blocks: answered with a `social` reply.
+    Social {
+        id: CommandId,
+    },
+    /// Reports `player` to the moderators. From a table (`table`): the
+    /// server attaches the match in play and the player's chat lines it
+    /// holds; from a replay (`match_id`): the match. At most a few a
+    /// minute and a day, once per player and match.
+    Report {
+        id: CommandId,
+        player: PlayerId,
+        reason: ReportReason,
+        /// Up to 500 characters.
+        #[serde(default)]
+        details: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        table: Option<TableId>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        match_id: Option<String>,
+    },
+    /// The player has read moderators' `warning` number `warning`: it is
+    /// not shown again. Answered `done`, whoever's the number is.
+    AcknowledgeWarning {
+        id: CommandId,
+        warning: i64,
+    },
+}
+
+/// Why a player is reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportReason {
+    AbusiveChat,
+    CheatingOrCollusion,
+    ThrowingGames,
+    OffensiveName,
+    Other,
+}
+
+impl ReportReason {
+    /// The reason as stored and sent.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReportReason::AbusiveChat => "abusive_chat",
+            ReportReason::CheatingOrCollusion => "cheating_or_collusion",
+            ReportReason::ThrowingGames => "throwing_games",
+            ReportReason::OffensiveName => "offensive_name",
+            ReportReason::Other => "other",
+        }
+    }
+}
+
+/// A player on your list of mutes or blocks: the name is absent for a
+/// guest the server no longer keeps.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ListedPlayer {
+    pub id: PlayerId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 impl ClientMessage {
@@ -143,8 +260,17 @@ impl ClientMessage {
             | ClientMessage::Rematch { id, .. }
             | ClientMessage::Act { id, .. }
             | ClientMessage::Chat { id, .. }
+            | ClientMessage::Hint { id, .. }
+            | ClientMessage::Review { id, .. }
             | ClientMessage::QuickPlay { id, .. }
-            | ClientMessage::CancelQuickPlay { id } => *id,
+            | ClientMessage::CancelQuickPlay { id }
+            | ClientMessage::Mute { id, .. }
+            | ClientMessage::Unmute { id, .. }
+            | ClientMessage::Block { id, .. }
+            | ClientMessage::Unblock { id, .. }
+            | ClientMessage::Social { id }
+            | ClientMessage::Report { id, .. } => *id,
+            ClientMessage::AcknowledgeWarning { id, .. } => *id,
         }
     }
 
@@ -163,14 +289,23 @@ impl ClientMessage {
             | ClientMessage::Rematch { id, .. }
             | ClientMessage::Act { id, .. }
             | ClientMessage::Chat { id, .. }
+            | ClientMessage::Hint { id, .. }
+            | ClientMessage::Review { id, .. }
             | ClientMessage::QuickPlay { id, .. }
-            | ClientMessage::CancelQuickPlay { id } => *id = new,
+            | ClientMessage::CancelQuickPlay { id }
+            | ClientMessage::Mute { id, .. }
+            | ClientMessage::Unmute { id, .. }
+            | ClientMessage::Block { id, .. }
+            | ClientMessage::Unblock { id, .. }
+            | ClientMessage::Social { id }
+            | ClientMessage::Report { id, .. } => *id = new,
+            ClientMessage::AcknowledgeWarning { id, .. } => *id = new,
         }
     }
 }
 
 /// The `type` of every client message.
-pub const CLIENT_TYPES: [&str; 14] = [
+pub const CLIENT_TYPES: [&str; 22] = [
     "hello",
     "ping",
     "list_tables",
@@ -183,8 +318,16 @@ pub const CLIENT_TYPES: [&str; 14] = [
     "rematch",
     "act",
     "chat",
+    "hint",
     "quick_play",
     "cancel_quick_play",
+    "mute",
+    "unmute",
+    "block",
+    "unblock",
+    "social",
+    "report",
+    "acknowledge_warning",
 ];
 
 /// A frame the server could not take as a command.
@@ -300,7 +443,7 @@ pub struct TableSettings {
     /// Whether its games count for the players' ratings. Only games between
     /// accounts are rated (a guest in a seat, an account not rated yet, or
     /// two opponents past the day's cap make the game casual, and
-    /// `unrated` says so at its end): a table with a bot seat never is.
+    /// `unrated` says so as it starts and at its end): a table with a bot seat never is.
     #[serde(default = "yes")]
     pub rated: bool,
 }
@@ -512,6 +655,20 @@ pub enum ServerMessage {
     LobbyRemoved { table: TableId },
     /// The server is going down; reconnect after this many milliseconds.
     Shutdown { reconnect_after_ms: u64 },
+    /// A moderator's warning, sent after `welcome` at every `hello` until
+    /// the player sends `acknowledge_warning` with its number. A name a
+    /// moderator changed is told this way too.
+    Warning {
+        /// The number to acknowledge.
+        warning: i64,
+        /// When it was given (milliseconds since the Unix epoch).
+        at: i64,
+        message: String,
+        /// It tells of a name a moderator took away: the player may pick a
+        /// new one (`PUT /api/accounts/name`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rename: bool,
+    },
     /// In a cluster: `table`, just joined through this node, lives on
     /// another node, which clients reach at `url` (from the servers'
     /// configuration, never from a client). A client may open a connection
@@ -610,6 +767,40 @@ pub enum Reply {
         #[serde(default)]
         request: u64,
     },
+    /// Your mutes and blocks, newest first.
+    Social {
+        muted: Vec<ListedPlayer>,
+        blocked: Vec<ListedPlayer>,
+    },
+    /// What the expert bot would do in your seat (a `hint`), and why in
+    /// one line. The table is as it was: the action is not taken.
+    Hint {
+        table: TableId,
+        action: Action,
+        why: String,
+    },
+    /// Your biggest mistake in hand `hand` (a `review`), valued with what
+    /// your seat knew; `null` when every choice was within a quarter of a
+    /// point of the best.
+    Review {
+        table: TableId,
+        hand: u32,
+        mistake: Option<ReviewedChoice>,
+    },
+}
+
+/// A choice a review found wanting, and the better one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewedChoice {
+    /// The action's place among the hand's actions, from 0.
+    pub index: u32,
+    pub chosen: Action,
+    /// The best option (the first, where several are as good).
+    pub better: Action,
+    /// Expected points the choice gave up against it.
+    pub points_lost: f64,
+    /// `inaccuracy`, `mistake` or `blunder`.
+    pub mark: api::Mark,
 }
 
 /// A player as others see them.
@@ -633,14 +824,9 @@ pub enum TableEvent {
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum TableNotice {
     /// A seat was taken (by a person or a bot).
-    SeatTaken {
-        seat: u8,
-        occupant: Occupant,
-    },
+    SeatTaken { seat: u8, occupant: Occupant },
     /// A seat was given up.
-    SeatLeft {
-        seat: u8,
-    },
+    SeatLeft { seat: u8 },
     /// A seated player connected or disconnected. While away, a bot plays
     /// for them after `grace_ms`.
     Presence {
@@ -650,26 +836,34 @@ pub enum TableNotice {
         grace_ms: Option<u64>,
     },
     /// A game began; the first hand follows.
-    GameStarted {
-        game: u32,
-        rules: Rules,
-    },
+    GameStarted { game: u32, rules: Rules },
+    /// A line of chat. A player who muted or blocked its writer is sent
+    /// the event without it (`event` absent), keeping the seq.
     Chat {
         from: String,
         text: String,
+        /// The writer's player id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from_id: Option<PlayerId>,
     },
     /// A rated game ended: each player's new rating in the game's form
     /// (`partnership`, `cutthroat`, `three_handed`, `two_handed`,
     /// `two_handed_plain`). Comes a moment after `game_won`.
-    Rated {
-        form: String,
-        ratings: Vec<SeatRating>,
-    },
-    /// A game set up rated ended and was not rated (instead of `rated`):
+    Rated { form: String, ratings: Vec<SeatRating> },
+    /// A game set up rated will not be rated: sent a moment after its
+    /// `game_started`, and again when it ends (instead of `rated`).
     /// `reason` says why, `message` in words.
-    Unrated {
-        reason: UnratedReason,
-        message: String,
+    Unrated { reason: UnratedReason, message: String },
+    /// At a table quick play formed (no host): who asked for a rematch
+    /// of the game just over (`rematch`), and when the others' time to
+    /// answer runs out. Sent when a player asks, leaves, or the time runs
+    /// out (`asked` empty: the asks lapsed). Once every person still
+    /// seated has asked, the next game starts (`game_started`).
+    RematchVote {
+        asked: Vec<u8>,
+        /// Milliseconds left to answer, while anyone has asked.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        deadline_ms: Option<u64>,
     },
     /// Sent right after each hand is dealt, before anyone bids: the
     /// SHA-256 commitment to the whole deal (docs/security.md). Keep it to
@@ -683,11 +877,7 @@ pub enum TableNotice {
     /// committed order (each seat's hand, the dummy, the up-card, the rest
     /// of the kitty) and the salt. SHA-256 of
     /// `euchre-deal-v1:<deck joined by ",">:<salt>` is the commitment.
-    DealRevealed {
-        hand: u32,
-        deck: Vec<Card>,
-        salt: Salt,
-    },
+    DealRevealed { hand: u32, deck: Vec<Card>, salt: Salt },
 }
 
 /// Why a game at a rated table was not rated.
@@ -741,6 +931,36 @@ pub struct TableState {
     pub deal_commitment: Option<Commitment>,
     /// The receiver's legal actions (empty unless it is their turn).
     pub actions: Vec<Action>,
+    /// At a table quick play formed, which has no host: the rematch is
+    /// asked for by the players (`rematch`, `rematch_vote`), and this is
+    /// where the asking stands (nobody has asked: empty). Absent at a
+    /// hosted table, where the host starts a rematch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch_vote: Option<RematchVote>,
+    /// To the receiver's seat only: a bot has played it for them since they
+    /// were last away past the grace, and they have not acted since; so a
+    /// player back on any device learns what was played without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stood_in: Option<StoodIn>,
+}
+
+/// Since when a bot has stood in for the receiver (`TableState::stood_in`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct StoodIn {
+    /// The hand (counted from 0) in which the bot first acted for them.
+    pub from_hand: u32,
+    /// The scores when that hand began.
+    pub scores: euchre_engine::PerTeam<u16>,
+}
+
+/// Who asked for a rematch at a table without a host (`TableState`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RematchVote {
+    /// The seats whose player asked.
+    pub asked: Vec<u8>,
+    /// Milliseconds left for the others to ask, while anyone has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_ms: Option<u64>,
 }
 
 /// A table as the lobby lists it.
@@ -872,6 +1092,10 @@ pub mod close {
     /// The session the connection said hello with ended: logged out, the
     /// password changed, or expired. Log in again.
     pub const SESSION_ENDED: u16 = 4003;
+    /// A moderator banned the account (or its address): the reason says
+    /// until when (`banned until 2026-12-08T13:00:00Z`, or `banned`, for
+    /// good). A `hello` is refused `banned` until then.
+    pub const BANNED: u16 = 4004;
 }
 
 /// The JSON Schema of every message in both directions.

@@ -72,6 +72,9 @@ pub enum AccountError {
     Busy,
     #[error("the accounts cannot be reached right now; try again")]
     Unavailable,
+    /// The message says until when.
+    #[error("{0}")]
+    Banned(String),
 }
 
 impl AccountError {
@@ -88,6 +91,7 @@ impl AccountError {
             AccountError::BadToken => "bad_token",
             AccountError::SessionExpired => "session_expired",
             AccountError::NotAnAccount => "not_an_account",
+            AccountError::Banned(_) => "banned",
             AccountError::Busy => "busy",
             AccountError::Unavailable => "unavailable",
         }
@@ -203,6 +207,10 @@ impl Accounts {
         let player = verify(&slot, account, password).await?;
         self.limiter.succeeded(attempt, Instant::now());
         drop(slot);
+        // After the password: a ban is told only to its owner.
+        if let Some(until) = self.players.sanctions().banned(&player.id) {
+            return Err(AccountError::Banned(identity::banned(until).message));
+        }
         // Only a right password gets here: nobody else spends the account's rate.
         self.may_start_session(&player.id)?;
         let (token, session) = self.new_session(&player.id);
@@ -288,6 +296,32 @@ impl Accounts {
         Ok(self.started(player, token, &session))
     }
 
+    /// Deletes the account logged in with `token`, given its password (a
+    /// stolen session alone cannot): every session of it ends on every
+    /// node, its connections close, and its name stays taken for the
+    /// cooling-off (`accounts.deleted_name_hold_days`). A wrong password
+    /// counts against the address as a wrong log-in does.
+    pub async fn delete(
+        &self,
+        address: IpAddr,
+        token: &str,
+        password: &str,
+    ) -> Result<(), AccountError> {
+        check_password(password)?;
+        let player = self.player(token).await?;
+        let account = self.store.account_by_player(&player.id).await.map_err(unavailable)?;
+        let account = account.ok_or(AccountError::NotAnAccount)?;
+        let key = name_key(&account.player.name);
+        let slot = self.passwords.slot(address, Some(&key))?;
+        let attempt = self.begin(address, Some(&key))?;
+        let player = verify(&slot, Some(account), password).await?;
+        drop(slot);
+        self.limiter.succeeded(attempt, Instant::now());
+        self.store.delete_account(&player.id, now_ms()).await.map_err(unavailable)?;
+        self.players.revoke(Revocation::Deleted { player_id: player.id });
+        Ok(())
+    }
+
     /// The account logged in with `token`: a session's token, not a
     /// guest's (`not_an_account`).
     pub async fn account(&self, token: &str) -> Result<PlayerInfo, AccountError> {
@@ -296,13 +330,16 @@ impl Accounts {
         account.map(|_| player).ok_or(AccountError::NotAnAccount)
     }
 
-    /// The player holding `token`, or why not.
-    async fn player(&self, token: &str) -> Result<PlayerInfo, AccountError> {
+    /// The player holding `token` (a guest's or a session's), or why not.
+    pub async fn player(&self, token: &str) -> Result<PlayerInfo, AccountError> {
         match self.players.authenticate(token).await {
             Ok(Some(player)) => Ok(player),
             Ok(None) => Err(AccountError::BadToken),
             Err(refusal) if refusal.code == ErrorCode::SessionExpired.code() => {
                 Err(AccountError::SessionExpired)
+            }
+            Err(refusal) if refusal.code == ErrorCode::Banned.code() => {
+                Err(AccountError::Banned(refusal.message))
             }
             Err(_) => Err(AccountError::Unavailable),
         }
@@ -406,6 +443,9 @@ async fn verify(
     account: Option<Account>,
     password: &str,
 ) -> Result<PlayerInfo, AccountError> {
+    // A deleted account has no hash: checked against the stand-in as an
+    // unknown name is, so that the answer takes as long.
+    let account = account.filter(|account| !account.password_hash.is_empty());
     let stored = account.as_ref().map(|account| account.password_hash.clone());
     let matches = slot.verify(stored, password).await?;
     match account {

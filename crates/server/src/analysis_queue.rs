@@ -16,7 +16,8 @@
 //! is skipped (and counted), to be analysed when someone asks. A match
 //! asked for again while queued is not queued twice. A match whose analysis fails is
 //! remembered with the reason, which every later request gets as the answer
-//! instead of a queue that never ends.
+//! instead of a queue that never ends. Once an analysis is stored, the
+//! match's puzzles are mined from it and stored too ([`crate::puzzles`]).
 //!
 //! What the queue knows (pending, failed) is this node's memory only. A
 //! restart forgets a failure, so the match is analysed once more on the
@@ -31,8 +32,8 @@ use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
-use euchre_analysis::{Settings as AnalysisRun, analyse};
-use euchre_engine::GameRecord;
+use euchre_analysis::{GameAnalysis, Settings as AnalysisRun, analyse};
+use euchre_engine::{GameRecord, Seat};
 use euchre_store::journal::Lsn;
 use euchre_store::writer::Health;
 use euchre_store::{SavedAnalysis, SeatAccuracy, Store, StoreError};
@@ -153,6 +154,8 @@ enum Unanalysable {
 struct Analysed {
     json: String,
     seats: Vec<SeatAccuracy>,
+    /// The analysis itself, to mine for puzzles once it is stored.
+    analysis: GameAnalysis,
 }
 
 fn analyse_to_json(record: &GameRecord, run: &AnalysisRun) -> Result<Analysed, Unanalysable> {
@@ -168,7 +171,7 @@ fn analyse_to_json(record: &GameRecord, run: &AnalysisRun) -> Result<Analysed, U
             points_lost: player.points_lost,
         })
         .collect();
-    Ok(Analysed { json, seats })
+    Ok(Analysed { json, seats, analysis })
 }
 
 /// The queue of analyses and its worker.
@@ -347,7 +350,9 @@ impl Worker {
             AnalysisRun { worlds: self.worlds, seed: u64::from_le_bytes([a, b, c, d, e, f, g, h]) };
         let analyse = self.analyse;
         let form = record.rules.form().name();
-        let computed = in_background(move || analyse(&record, &run)).await;
+        let record = Arc::new(record);
+        let analysed_record = record.clone();
+        let computed = in_background(move || analyse(&analysed_record, &run)).await;
         let analysed = match computed {
             Some(Ok(analysed)) => analysed,
             Some(Err(problem)) => {
@@ -381,8 +386,50 @@ impl Worker {
         };
         if let Err(error) = self.store.save_match_analysis(&saved).await {
             tracing::error!(match_id = id, %error, "analysis: the store failed");
+            return Ok(());
         }
+        self.mine_puzzles(id, record, analysed.analysis).await;
         Ok(())
+    }
+
+    /// Stores the puzzles of match `id`, whose analysis is stored, drawn
+    /// from the seats people played to the end (a seat a bot took over
+    /// partway is left out: its later decisions are the bot's). Puzzles
+    /// are extras: a failure is logged, and the match's analysis stands.
+    async fn mine_puzzles(&self, id: &str, record: Arc<GameRecord>, analysis: GameAnalysis) {
+        let detail = match self.store.get_match(id).await {
+            Ok(Some(detail)) => detail,
+            Ok(None) => return,
+            Err(error) => {
+                tracing::warn!(match_id = id, %error, "puzzles: the match cannot be read");
+                return;
+            }
+        };
+        let humans: Vec<Seat> = detail
+            .summary
+            .seats
+            .iter()
+            .filter(|seat| seat.player_id.is_some() && seat.stand_in.is_none())
+            .map(|seat| Seat(seat.seat))
+            .collect();
+        let owned_id = id.to_owned();
+        // Cheap (milliseconds a match), but a solver's work all the same:
+        // off the async workers.
+        let mined = in_background(move || {
+            crate::puzzles::mine_match(&owned_id, &record, &analysis, &humans)
+        })
+        .await;
+        let puzzles = match mined {
+            Some(Ok(puzzles)) => puzzles,
+            Some(Err(problem)) => {
+                tracing::warn!(match_id = id, %problem, "puzzles: the match cannot be mined");
+                return;
+            }
+            None => return,
+        };
+        if let Err(error) = self.store.save_puzzles(&puzzles, now_ms()).await {
+            tracing::error!(match_id = id, %error, "puzzles: the store failed");
+        }
     }
 }
 
@@ -418,6 +465,11 @@ mod tests {
     use euchre_testkit::eventually;
 
     use super::*;
+
+    /// An analysis of nothing, for the made-up analyses below.
+    fn no_analysis() -> GameAnalysis {
+        GameAnalysis { worlds: 0, seed: 0, hands: Vec::new(), players: Vec::new() }
+    }
 
     /// A queue over an empty database, analysing with `analyse`.
     async fn queue(analyse: Analyse) -> Analyses {
@@ -481,7 +533,7 @@ mod tests {
         fn gated(record: &GameRecord, _: &AnalysisRun) -> Result<Analysed, Unanalysable> {
             started().push(record.seed);
             drop(GATE.blocking_lock());
-            Ok(Analysed { json: "{}".to_owned(), seats: Vec::new() })
+            Ok(Analysed { json: "{}".to_owned(), seats: Vec::new(), analysis: no_analysis() })
         }
         let gate = GATE.lock().await;
         let settings = AnalysisSettings { queue: 1, ..AnalysisSettings::default() };
@@ -517,7 +569,7 @@ mod tests {
         fn gated(record: &GameRecord, _: &AnalysisRun) -> Result<Analysed, Unanalysable> {
             started().push(record.seed);
             drop(GATE.blocking_lock());
-            Ok(Analysed { json: "{}".to_owned(), seats: Vec::new() })
+            Ok(Analysed { json: "{}".to_owned(), seats: Vec::new(), analysis: no_analysis() })
         }
         let gate = GATE.lock().await;
         let settings = AnalysisSettings { queue: 1, ..AnalysisSettings::default() };

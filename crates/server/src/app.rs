@@ -83,6 +83,10 @@ async fn admit_address(
     if let Some(wait) = state.admission.penalized(client) {
         return refusal(Refused::Penalized(wait));
     }
+    if let Some(until) = state.players.sanctions().address_banned(client) {
+        let message = crate::sanctions::until_text("a moderator banned this address", Some(until));
+        return ApiError::new(StatusCode::FORBIDDEN, "address_banned", message).into_response();
+    }
     request.extensions_mut().insert(ClientAddress(client));
     next.run(request).await
 }
@@ -139,8 +143,12 @@ pub async fn run(
         }
         Err(error) => tracing::warn!(%error, "cannot mark the matches of closed tables abandoned"),
     }
+    let words = crate::word_list::WordList::load(&settings.moderation.word_list)?;
     let state = AppState::new(settings, token.clone(), store.clone(), recorder);
     state.players.load_claimed_names().await?;
+    state.players.use_word_list(words);
+    state.players.sanctions().load_key(&*store).await?;
+    state.players.refresh_sanctions().await?;
     let state = if state.settings.cluster.enabled {
         // Tables come from the shards' logs, as this node gains shards.
         crate::node::start(state).await?
@@ -161,7 +169,16 @@ pub async fn run(
         state
     };
     state.tracker.spawn(crate::housekeeping::purge_on_schedule(state.clone()));
+    state
+        .tracker
+        .spawn(crate::sanctions::keep_fresh(state.players.clone(), state.shutdown.clone()));
     state.tracker.spawn(crate::quick_play::run(state.clone()));
+    if state.settings.cluster.enabled {
+        // Not yet run in a cluster: asked, they answer `unavailable`.
+        state.tournaments.close();
+    } else {
+        state.tracker.spawn(crate::tournaments::run(state.clone()));
+    }
     let grace = Timing::ms(state.settings.timing.shutdown_grace_ms);
     let timing = &state.settings.timing;
     let connection_settings = ConnectionSettings {
@@ -215,9 +232,14 @@ const QUICK_PLAY_CLOSE: Duration = Duration::from_secs(2);
 /// Writes queued for the database in memory; more wait in the journal.
 const WRITER_QUEUE: usize = 65_536;
 
-/// Connects to the database and migrates it, retrying while it is not up.
+/// Connects to the database and migrates it, retrying while a database
+/// server is not up; a SQLite file that cannot be opened stops the start.
 async fn open_store(settings: &Settings) -> anyhow::Result<Arc<dyn Store>> {
-    let url = settings.database_url.expose();
+    let database = settings.database();
+    if let Some(warning) = &database.warning {
+        tracing::warn!("{warning}");
+    }
+    let url = database.url.expose();
     let mut delay = std::time::Duration::from_millis(200);
     loop {
         let attempt = async {
@@ -236,8 +258,15 @@ async fn open_store(settings: &Settings) -> anyhow::Result<Arc<dyn Store>> {
                 "{error}: run the version that migrated this database, or restore a backup \
                  taken before"
             ),
+            // A file that cannot be opened now will not open by waiting
+            // (a missing or read-only folder, a file of another program):
+            // only a database server is worth waiting for.
+            Err(error) if url.starts_with("sqlite:") => anyhow::bail!(
+                "cannot open the SQLite database {url}: {error}. Check that its folder exists \
+                 and the server's user may write there (--data-dir, --database-url)"
+            ),
             Err(error) => {
-                tracing::warn!(%error, database = ?settings.database_url, "database not ready; retrying");
+                tracing::warn!(%error, database = ?database.url, "database not ready; retrying");
                 tokio::time::sleep(delay).await;
                 delay = (delay * 2).min(std::time::Duration::from_secs(5));
             }

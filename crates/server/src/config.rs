@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use anyhow::Context;
 use clap::Parser;
 use serde::{Deserialize, Serialize};
 
@@ -16,8 +17,10 @@ pub struct Settings {
     /// Address to listen on.
     pub bind: SocketAddr,
     /// Where match history is kept: `sqlite://FILE` or `postgres://USER:PASSWORD@HOST/DB`.
+    /// Empty (the default): SQLite in the data folder (`Settings::database`).
     pub database_url: DatabaseUrl,
-    /// The server's own files: the journal (and the SQLite file by default).
+    /// The server's own files: the journal, and the SQLite file unless
+    /// `database_url` names another database.
     pub data_dir: PathBuf,
     /// Logs as `human` text or `json` lines.
     pub log_format: LogFormat,
@@ -45,6 +48,27 @@ pub struct Settings {
     pub quick_play: QuickPlaySettings,
     /// What makes a game count for the ratings (crates/server/src/ratings.rs).
     pub ratings: RatingSettings,
+    /// Chat and names for a public server (docs/self-hosting.md, "Moderation").
+    pub moderation: ModerationSettings,
+}
+
+/// Chat and names (docs/self-hosting.md, "Moderation").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModerationSettings {
+    /// Chat at every table; off: every chat line is refused `chat_disabled`.
+    pub chat: bool,
+    /// Chat at the tables quick play forms (strangers together).
+    pub quick_play_chat: bool,
+    /// A file of words (one a line, `#` comments) no name and no chat line
+    /// may hold, compared as names are (case, lookalikes). Empty: none.
+    pub word_list: PathBuf,
+}
+
+impl Default for ModerationSettings {
+    fn default() -> ModerationSettings {
+        ModerationSettings { chat: true, quick_play_chat: true, word_list: PathBuf::new() }
+    }
 }
 
 /// Who is rated and how a rated game is kept moving (docs/security.md,
@@ -103,6 +127,11 @@ pub struct QuickPlaySettings {
     pub turn_seconds: u32,
     /// The level of the bots at a casual pool table.
     pub bot: String,
+    /// Once a player at a pool table asks for a rematch, how long the
+    /// others have to ask too: then, at a casual table, bots take the
+    /// seats of those who did not and the game starts; at a rated one the
+    /// asks lapse.
+    pub rematch_seconds: u32,
     /// Requests the pools' mailbox holds before a new one is refused `busy`.
     pub mailbox: usize,
 }
@@ -118,6 +147,7 @@ impl Default for QuickPlaySettings {
             waiting_notice_ms: 5_000,
             turn_seconds: 30,
             bot: "medium".to_owned(),
+            rematch_seconds: 60,
             mailbox: 4_096,
         }
     }
@@ -410,6 +440,10 @@ pub struct AccountSettings {
     /// name is hashed for at most one at a time. 0: a quarter of the pool
     /// (at least one).
     pub hashes_per_address: usize,
+    /// How long the name of an account its player deleted stays taken, in
+    /// days (freed by the housekeeping that follows), so that nobody takes
+    /// a departed player's name at once; 0: freed at the next housekeeping.
+    pub deleted_name_hold_days: u64,
 }
 
 /// The HTTP API's limits (`/api/…`; static files and the WebSocket, which
@@ -464,7 +498,7 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             bind: SocketAddr::from(([127, 0, 0, 1], 8080)),
-            database_url: DatabaseUrl("sqlite://data/euchre.db".to_owned()),
+            database_url: DatabaseUrl(String::new()),
             data_dir: PathBuf::from("data"),
             log_format: LogFormat::Human,
             limits: Limits::default(),
@@ -477,6 +511,7 @@ impl Default for Settings {
             analysis: AnalysisSettings::default(),
             quick_play: QuickPlaySettings::default(),
             ratings: RatingSettings::default(),
+            moderation: ModerationSettings::default(),
         }
     }
 }
@@ -520,6 +555,7 @@ impl Default for AccountSettings {
             max_sessions_per_account: 20,
             concurrent_hashes: 0,
             hashes_per_address: 0,
+            deleted_name_hold_days: 30,
         }
     }
 }
@@ -573,10 +609,12 @@ pub struct Flags {
     /// Log format: human or json.
     #[arg(long, env = "EUCHRE_LOG_FORMAT")]
     pub log_format: Option<String>,
-    /// Database URL: sqlite://FILE (the default, data/euchre.db) or postgres://….
+    /// Database URL: sqlite://FILE or postgres://…. Unset: SQLite in the
+    /// data folder (DATA_DIR/euchre.db).
     #[arg(long, env = "DATABASE_URL")]
     pub database_url: Option<String>,
-    /// The folder for the server's own files.
+    /// The folder for the server's own files: the journal, and the SQLite
+    /// database unless --database-url names another (default: data).
     #[arg(long, env = "EUCHRE_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
     /// Without a command: serve.
@@ -584,7 +622,62 @@ pub struct Flags {
     pub command: Option<crate::admin::Command>,
 }
 
+/// The SQLite file's name in the data folder.
+const SQLITE_FILE: &str = "euchre.db";
+
+/// Where versions before the data folder held the database kept SQLite,
+/// whatever the data folder: relative to the working folder.
+const OLD_SQLITE_PATH: &str = "data/euchre.db";
+
+/// The database a server uses, and why when that is not the obvious one.
+#[derive(Debug)]
+pub struct Database {
+    pub url: DatabaseUrl,
+    /// Set when an older layout's file is used (see [`Settings::database`]):
+    /// what to tell the operator.
+    pub warning: Option<String>,
+}
+
 impl Settings {
+    /// The database: `database_url` when set, otherwise SQLite in the data
+    /// folder (`DATA_DIR/euchre.db`).
+    ///
+    /// One exception keeps an upgrade from losing history: older versions
+    /// kept SQLite at `data/euchre.db` whatever the data folder. When that
+    /// file exists, and the data folder (another folder) has a journal but
+    /// no database, the journal belongs to that file: it is used, with a
+    /// warning saying how to move it. A fresh data folder (no journal) gets
+    /// a database of its own.
+    pub fn database(&self) -> Database {
+        if !self.database_url.expose().is_empty() {
+            return Database { url: self.database_url.clone(), warning: None };
+        }
+        let file = self.data_dir.join(SQLITE_FILE);
+        let url = |path: &std::path::Path| DatabaseUrl(format!("sqlite://{}", path.display()));
+        let old = std::path::Path::new(OLD_SQLITE_PATH);
+        let same_folder =
+            match (self.data_dir.canonicalize(), std::path::Path::new("data").canonicalize()) {
+                (Ok(ours), Ok(default)) => ours == default,
+                _ => self.data_dir == std::path::Path::new("data"),
+            };
+        let old_layout = !same_folder
+            && old.is_file()
+            && !file.exists()
+            && self.data_dir.join("journal").is_dir();
+        if old_layout {
+            let warning = format!(
+                "using the database {OLD_SQLITE_PATH}, where older versions kept it: the data \
+                 folder {dir} holds its journal but no database. Stop the server, move \
+                 {OLD_SQLITE_PATH} (with any -wal and -shm files beside it) to {file}, and start \
+                 it again; or set database_url to sqlite://{OLD_SQLITE_PATH} to keep it there",
+                dir = self.data_dir.display(),
+                file = file.display(),
+            );
+            return Database { url: url(old), warning: Some(warning) };
+        }
+        Database { url: url(&file), warning: None }
+    }
+
     /// Loads the layers: defaults, file, environment (`EUCHRE_LIMITS__MAX_TABLES=…`
     /// for nested keys), then flags.
     pub fn load(flags: &Flags) -> anyhow::Result<Settings> {
@@ -594,8 +687,10 @@ impl Settings {
     /// [`Settings::load`] with the environment given, for tests.
     pub fn load_with_env(
         flags: &Flags,
-        env: std::collections::HashMap<String, String>,
+        mut env: std::collections::HashMap<String, String>,
     ) -> anyhow::Result<Settings> {
+        read_secret_files(&mut env)?;
+        let env_database_url = env.get("DATABASE_URL").cloned();
         let defaults = config::Config::try_from(&Settings::default())?;
         let mut builder = config::Config::builder().add_source(defaults);
         match &flags.config {
@@ -621,7 +716,9 @@ impl Settings {
         if let Some(format) = &flags.log_format {
             builder = builder.set_override("log_format", format.as_str())?;
         }
-        if let Some(url) = &flags.database_url {
+        // `DATABASE_URL` is the flag's variable (clap reads it); one read
+        // from `DATABASE_URL_FILE` comes through `env`.
+        if let Some(url) = flags.database_url.as_ref().or(env_database_url.as_ref()) {
             builder = builder.set_override("database_url", url.as_str())?;
         }
         if let Some(dir) = &flags.data_dir {
@@ -630,6 +727,26 @@ impl Settings {
         let settings: Settings = builder.build()?.try_deserialize()?;
         Ok(settings)
     }
+}
+
+/// `DATABASE_URL_FILE` (or `EUCHRE_DATABASE_URL_FILE`): the file's
+/// contents, less a final line break, as if `DATABASE_URL` were set, so that
+/// the database's password can come from a Docker or Kubernetes secret
+/// mounted as a file rather than from the environment, which `docker
+/// inspect` and `/proc` show. (NATS's secrets have file settings of their
+/// own.) Setting both is an error.
+fn read_secret_files(env: &mut std::collections::HashMap<String, String>) -> anyhow::Result<()> {
+    for name in ["DATABASE_URL", "EUCHRE_DATABASE_URL"] {
+        let Some(path) = env.get(&format!("{name}_FILE")).cloned() else { continue };
+        if env.contains_key(name) {
+            anyhow::bail!("both {name} and {name}_FILE are set: keep one");
+        }
+        let value = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {name}_FILE ({path})"))?;
+        let value = value.strip_suffix('\n').unwrap_or(&value);
+        env.insert(name.to_owned(), value.strip_suffix('\r').unwrap_or(value).to_owned());
+    }
+    Ok(())
 }
 
 /// Whether an environment variable names a setting: `EUCHRE_` and a
@@ -642,7 +759,7 @@ fn is_setting(key: &str) -> bool {
 }
 
 /// The settings' top-level keys, as environment variables name them.
-const SETTING_KEYS: [&str; 14] = [
+const SETTING_KEYS: [&str; 15] = [
     "BIND",
     "DATABASE_URL",
     "DATA_DIR",
@@ -657,6 +774,7 @@ const SETTING_KEYS: [&str; 14] = [
     "ANALYSIS",
     "QUICK_PLAY",
     "RATINGS",
+    "MODERATION",
 ];
 
 #[cfg(test)]
@@ -747,6 +865,18 @@ mod tests {
     }
 
     #[test]
+    fn sqlite_lives_in_the_data_folder_unless_a_url_says_otherwise() {
+        let data_dir = PathBuf::from("/nonexistent/euchre-data");
+        let settings = Settings { data_dir, ..Settings::default() };
+        let database = settings.database();
+        assert_eq!(database.url.expose(), "sqlite:///nonexistent/euchre-data/euchre.db");
+        assert!(database.warning.is_none());
+        let url = DatabaseUrl("postgres://euchre@db/euchre".to_owned());
+        let settings = Settings { database_url: url.clone(), ..settings };
+        assert_eq!(settings.database().url, url);
+    }
+
+    #[test]
     fn debug_output_hides_database_passwords() {
         let url = DatabaseUrl("postgres://euchre:hunter2@db:5432/euchre".to_owned());
         let shown = format!("{url:?}");
@@ -754,6 +884,27 @@ mod tests {
         assert!(shown.contains("euchre:***@db:5432/euchre"), "{shown}");
         let settings = Settings { database_url: url, ..Settings::default() };
         assert!(!format!("{settings:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn the_database_url_comes_from_a_file_named_by_database_url_file() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let url_file = dir.path().join("database_url");
+        std::fs::write(&url_file, "postgres://euchre:hunter2@db:5432/euchre\n").expect("written");
+        let path = |file: &std::path::Path| file.to_string_lossy().into_owned();
+        let env = [("DATABASE_URL_FILE".to_owned(), path(&url_file))];
+        let settings =
+            Settings::load_with_env(&flags(&[]), env.clone().into_iter().collect()).expect("loads");
+        assert_eq!(settings.database_url.expose(), "postgres://euchre:hunter2@db:5432/euchre");
+
+        let both = [env[0].clone(), ("DATABASE_URL".to_owned(), "sqlite://x.db".to_owned())];
+        let error =
+            Settings::load_with_env(&flags(&[]), both.into_iter().collect()).expect_err("both set");
+        assert!(error.to_string().contains("both DATABASE_URL and DATABASE_URL_FILE"), "{error}");
+        let missing = [("DATABASE_URL_FILE".to_owned(), path(&dir.path().join("none")))];
+        let error = Settings::load_with_env(&flags(&[]), missing.into_iter().collect())
+            .expect_err("no such file");
+        assert!(format!("{error:#}").contains("reading DATABASE_URL_FILE"), "{error:#}");
     }
 
     #[test]

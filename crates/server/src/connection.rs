@@ -4,6 +4,7 @@
 //! The loop is generic over the socket's sink and stream, so tests can drive
 //! it with channels as well as a real socket.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
@@ -28,10 +29,13 @@ use crate::frame::Frame;
 use crate::identity::Admitted;
 use crate::quick_play::Ask;
 use crate::registry::LobbyChange;
-use crate::revocation::Watch;
+use crate::revocation::{Watch, Why};
+use crate::sanctions::{AddressWatch, until_text};
+use crate::social::Social;
 use crate::state::AppState;
 use crate::table::{ConnId, Outbox, Request, TableCommand, TableMessage};
 use crate::wake_gate::WakeGate;
+use euchre_store::Relation;
 
 /// How long one write may take before the client counts as stuck.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -53,7 +57,7 @@ const SLOW_CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 const CLOSE_DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Why the loop ended, and the close frame to send.
-struct Closing(u16, &'static str);
+struct Closing(u16, Cow<'static, str>);
 
 /// What ended a connection from outside its socket.
 enum Ending {
@@ -79,6 +83,11 @@ where
         connection.moved.clone(),
     );
     let closing = connection.run(&mut sink, &mut stream).await;
+    // A banned account leaves its tables; a connection cut for its address
+    // does not (the account may come back from another and resume).
+    if connection.why.get().is_some_and(|(code, _)| *code == close::BANNED) {
+        connection.leave_everything().await;
+    }
     if closing.0 == close::POLICY || closing.0 == close::TOO_LARGE {
         // Abuse: the address waits a while before anything new from it is
         // taken (`admission`), rather than coming straight back to do it again.
@@ -86,7 +95,7 @@ where
         state.admission.penalize(peer);
     }
     let wait = if closing.0 == close::TOO_SLOW { SLOW_CLOSE_TIMEOUT } else { WRITE_TIMEOUT };
-    let frame = CloseFrame { code: closing.0, reason: closing.1.into() };
+    let frame = CloseFrame { code: closing.0, reason: closing.1.as_ref().into() };
     let sent = timeout(wait, sink.send(Message::Close(Some(frame)))).await;
     connection.disconnect();
     state.metrics.connections_open.dec();
@@ -142,12 +151,16 @@ struct Connection {
     /// Refusals allowed before the connection is closed as a flooder.
     refusals: DefaultDirectRateLimiter,
     last_heard: Instant,
-    /// Once welcomed: cut when the token is revoked (log-out, password change).
+    /// Once welcomed: cut when the token is revoked (log-out, password
+    /// change, ban), and why.
     ended: CancellationToken,
+    why: Why,
     /// When the session said hello with expires; `None` for a guest.
     expires: Option<Instant>,
     /// The connection's place among this node's open connections.
     _watch: Option<Watch>,
+    /// Cut when a moderator bans the address it came from, welcomed or not.
+    address: AddressWatch,
 }
 
 impl Connection {
@@ -177,8 +190,10 @@ impl Connection {
             ),
             last_heard: Instant::now(),
             ended: CancellationToken::new(),
+            why: Why::default(),
             expires: None,
             _watch: None,
+            address: state.players.sanctions().watch_address(conn, peer),
             state,
         }
     }
@@ -215,11 +230,11 @@ impl Connection {
                         // and then the token is never polled (no waiter to
                         // register and remove on every burst).
                         biased;
-                        written = write_burst(sink, message, &mut self.outgoing, &mut self.tables) => written,
+                        written = write_burst(sink, message, &mut self.outgoing, &mut self.tables, reader(&self.state, self.player.as_deref())) => written,
                         () = self.too_slow.cancelled() => None,
                     };
                     let Some(written) = written else {
-                        return Closing(close::TOO_SLOW, "too far behind; reconnect and resume");
+                        return Closing(close::TOO_SLOW, Cow::Borrowed("too far behind; reconnect and resume"));
                     };
                     self.state.metrics.messages_out.inc_by(written);
                 }
@@ -228,12 +243,12 @@ impl Connection {
                         Some(Ok(frame)) => frame,
                         Some(Err(error)) => {
                             return if is_oversized(error) {
-                                Closing(close::TOO_LARGE, "message too large")
+                                Closing(close::TOO_LARGE, Cow::Borrowed("message too large"))
                             } else {
-                                Closing(close::NORMAL, "bye")
+                                Closing(close::NORMAL, Cow::Borrowed("bye"))
                             };
                         }
-                        None => return Closing(close::NORMAL, "bye"),
+                        None => return Closing(close::NORMAL, Cow::Borrowed("bye")),
                     };
                     self.last_heard = Instant::now();
                     let welcomed = self.player.is_some();
@@ -271,10 +286,10 @@ impl Connection {
                 }
                 _ = pings.tick() => {
                     if self.last_heard.elapsed() > idle_after {
-                        return Closing(close::IDLE, "idle");
+                        return Closing(close::IDLE, Cow::Borrowed("idle"));
                     }
                     if timeout(WRITE_TIMEOUT, sink.send(Message::Ping(Vec::new().into()))).await.is_err() {
-                        return Closing(close::TOO_SLOW, "write timed out");
+                        return Closing(close::TOO_SLOW, Cow::Borrowed("write timed out"));
                     }
                 }
                 end = &mut ending => {
@@ -283,7 +298,7 @@ impl Connection {
                         Ending::Shutdown => {
                             let reconnect_after_ms = timing.reconnect_after_ms;
                             let _ = write(sink, &ServerMessage::Shutdown { reconnect_after_ms }).await;
-                            Closing(close::GOING_AWAY, "server shutting down")
+                            Closing(close::GOING_AWAY, Cow::Borrowed("server shutting down"))
                         }
                     };
                 }
@@ -292,31 +307,35 @@ impl Connection {
     }
 
     /// Resolves when something other than the socket ends the connection:
-    /// no hello in time, the session revoked or expired, the client too far
-    /// behind, a table moved to another node, or the server stopping.
+    /// no hello in time, the session revoked or expired, the address
+    /// banned, the client too far behind, a table moved to another node, or
+    /// the server stopping.
     fn ending(&self, hello_by: Instant) -> Pin<Box<dyn Future<Output = Ending> + Send>> {
-        let (ended, too_slow, moved) =
-            (self.ended.clone(), self.too_slow.clone(), self.moved.clone());
+        let (ended, why, too_slow, moved) =
+            (self.ended.clone(), self.why.clone(), self.too_slow.clone(), self.moved.clone());
+        let (barred, barred_until) = (self.address.cut(), self.address.until());
         let shutdown = self.state.shutdown.clone();
         let (welcomed, expires) = (self.player.is_some(), self.expires);
         Box::pin(async move {
             tokio::select! {
                 () = tokio::time::sleep_until(hello_by), if !welcomed => {
-                    Ending::Closed(Closing(close::IDLE, "no hello"))
+                    Ending::Closed(Closing(close::IDLE, Cow::Borrowed("no hello")))
                 }
-                () = ended.cancelled() => {
-                    Ending::Closed(Closing(close::SESSION_ENDED, "session ended: log in again"))
+                () = ended.cancelled() => Ending::Closed(match why.get() {
+                    Some((code, reason)) => Closing(*code, Cow::Owned(reason.clone())),
+                    None => Closing(close::SESSION_ENDED, Cow::Borrowed("session ended: log in again")),
+                }),
+                () = barred.cancelled() => {
+                    let until = barred_until.get().copied();
+                    Ending::Closed(Closing(close::BANNED, Cow::Owned(until_text("this address is banned", until))))
                 }
                 () = tokio::time::sleep_until(expires.unwrap_or(hello_by)), if expires.is_some() => {
-                    Ending::Closed(Closing(close::SESSION_ENDED, "session expired: log in again"))
+                    Ending::Closed(Closing(close::SESSION_ENDED, Cow::Borrowed("session expired: log in again")))
                 }
                 () = too_slow.cancelled() => {
-                    Ending::Closed(Closing(close::TOO_SLOW, "too far behind; reconnect and resume"))
+                    Ending::Closed(Closing(close::TOO_SLOW, Cow::Borrowed("too far behind; reconnect and resume")))
                 }
-                () = moved.cancelled() => Ending::Closed(Closing(
-                    close::GOING_AWAY,
-                    "a table moved to another node; reconnect and resume",
-                )),
+                () = moved.cancelled() => Ending::Closed(Closing(close::GOING_AWAY, Cow::Borrowed("a table moved to another node; reconnect and resume"))),
                 () = shutdown.cancelled() => Ending::Shutdown,
             }
         })
@@ -329,7 +348,7 @@ impl Connection {
             Message::Binary(_) => {
                 return self.refuse(ErrorCode::BinaryFrame.to_message(None));
             }
-            Message::Close(_) => return Some(Closing(close::NORMAL, "bye")),
+            Message::Close(_) => return Some(Closing(close::NORMAL, Cow::Borrowed("bye"))),
             // Pongs are answered by the socket itself; both count as life.
             Message::Ping(_) | Message::Pong(_) => return None,
         };
@@ -364,7 +383,7 @@ impl Connection {
     fn refuse(&mut self, error: ServerMessage) -> Option<Closing> {
         self.state.metrics.errors_sent.inc();
         if self.refusals.check().is_err() {
-            return Some(Closing(close::POLICY, "too many bad messages"));
+            return Some(Closing(close::POLICY, Cow::Borrowed("too many bad messages")));
         }
         self.outbox.send(error);
         None
@@ -410,7 +429,8 @@ impl Connection {
                 return Ok(());
             }
             ClientMessage::Sit { table, seat, invite, .. } => {
-                (table, Request::Sit { seat, invite })
+                let avoid = Box::pin(self.state.social.avoid(&player.id)).await?;
+                (table, Request::Sit { seat, invite, avoid })
             }
             ClientMessage::Leave { table, .. } => (table, Request::Leave),
             ClientMessage::Watch { table, invite, .. } => (table, Request::Watch { invite }),
@@ -418,9 +438,52 @@ impl Connection {
             ClientMessage::Start { table, .. } => (table, Request::Start),
             ClientMessage::Rematch { table, .. } => (table, Request::Rematch),
             ClientMessage::Act { table, action, .. } => (table, Request::Act(action)),
-            ClientMessage::Chat { table, text, .. } => (table, Request::Chat(text)),
+            ClientMessage::Hint { table, .. } => (table, Request::Hint),
+            ClientMessage::Review { table, hand, .. } => (table, Request::Review { hand }),
+            ClientMessage::Chat { table, text, .. } => {
+                self.may_chat(&player, &text)?;
+                (table, Request::Chat(text))
+            }
+            ClientMessage::AcknowledgeWarning { warning, .. } => {
+                let store = &self.state.store;
+                let acknowledged = store.acknowledge_warning(&player.id, warning, now_ms()).await;
+                acknowledged.map_err(|_| Refusal::from(ErrorCode::Unavailable))?;
+                self.outbox.send(ack(Reply::Done));
+                return Ok(());
+            }
             ClientMessage::QuickPlay { request, .. } => {
                 return Box::pin(self.quick_play(id, PlayerInfo::clone(&player), request)).await;
+            }
+            ClientMessage::Mute { player: other, .. } => {
+                return Box::pin(self.relate(id, &player, Relation::Mute, other, true)).await;
+            }
+            ClientMessage::Unmute { player: other, .. } => {
+                return Box::pin(self.relate(id, &player, Relation::Mute, other, false)).await;
+            }
+            ClientMessage::Block { player: other, .. } => {
+                return Box::pin(self.relate(id, &player, Relation::Block, other, true)).await;
+            }
+            ClientMessage::Unblock { player: other, .. } => {
+                return Box::pin(self.relate(id, &player, Relation::Block, other, false)).await;
+            }
+            ClientMessage::Social { .. } => {
+                let (muted, blocked) = Box::pin(self.state.social.lists(&player.id)).await?;
+                self.outbox.send(ack(Reply::Social { muted, blocked }));
+                return Ok(());
+            }
+            ClientMessage::Report {
+                player: reported, reason, details, table, match_id, ..
+            } => {
+                let details = crate::social::details(&details)?;
+                match table {
+                    Some(table) => (table, Request::Report { player: reported, reason, details }),
+                    None => {
+                        let report = crate::social::report(&player.id, &reported, reason, details);
+                        Box::pin(self.report_elsewhere(report, match_id)).await?;
+                        self.outbox.send(ack(Reply::Done));
+                        return Ok(());
+                    }
+                }
             }
             ClientMessage::CancelQuickPlay { .. } => {
                 // Asked from here of another node's pool: its owner cancels.
@@ -500,6 +563,94 @@ impl Connection {
         Ok(())
     }
 
+    /// Puts `other` on the player's list of `relation` (`on`) or takes them off.
+    async fn relate(
+        &self,
+        id: u64,
+        player: &PlayerInfo,
+        relation: Relation,
+        other: String,
+        on: bool,
+    ) -> Result<(), Refusal> {
+        self.state.social.set(&player.id, relation, &other, on).await?;
+        self.outbox.send(ServerMessage::Ack { id, reply: Reply::Done });
+        Ok(())
+    }
+
+    /// Files a report made away from a table: from a replay (`match_id`,
+    /// which the reported player must have sat in) or a profile.
+    async fn report_elsewhere(
+        &self,
+        mut report: euchre_store::NewReport,
+        match_id: Option<String>,
+    ) -> Result<(), Refusal> {
+        if report.reporter == report.reported || uuid::Uuid::parse_str(&report.reported).is_err() {
+            return Err(ErrorCode::NoSuchPlayer.into());
+        }
+        if let Some(match_id) = match_id {
+            let found = self.state.store.get_match(&match_id).await.map_err(|error| {
+                tracing::error!(%error, "a reported match could not be read");
+                Refusal::from(ErrorCode::Unavailable)
+            })?;
+            let seats = found.map(|found| found.summary.seats).unwrap_or_default();
+            if !seats.iter().any(|seat| seat.player_id.as_deref() == Some(&report.reported)) {
+                return Err(ErrorCode::NoSuchPlayer.refusal("that player did not play that match"));
+            }
+            report.match_id = Some(match_id);
+        }
+        self.state.social.file(report).await
+    }
+
+    /// Whether the server lets `player` say `text`: chat on, the player not
+    /// muted, no word of the operator's list in it.
+    fn may_chat(&self, player: &PlayerInfo, text: &str) -> Result<(), Refusal> {
+        if !self.state.settings.moderation.chat {
+            return Err(ErrorCode::ChatDisabled.refusal("chat is off on this server"));
+        }
+        if let Some(until) = self.state.players.sanctions().muted(&player.id) {
+            let message = until_text("a moderator muted your chat", Some(until));
+            return Err(ErrorCode::ChatMuted.refusal(message));
+        }
+        if self.state.players.blocked_words(text) {
+            return Err(ErrorCode::BlockedWords.into());
+        }
+        Ok(())
+    }
+
+    /// A banned player's connection, before it closes: leaves its tables at
+    /// once (a bot takes a seat in a game in progress, and a rated game is
+    /// forfeited, as leaving does) and ends the player's quick-play request.
+    async fn leave_everything(&mut self) {
+        let tables: Vec<TableId> = self.tables.iter().cloned().collect();
+        for table in tables {
+            let _ = Box::pin(self.dispatch(ClientMessage::Leave { id: 0, table })).await;
+        }
+        let _ = Box::pin(self.dispatch(ClientMessage::CancelQuickPlay { id: 0 })).await;
+    }
+
+    /// A welcomed player's moderation news: their warnings not yet
+    /// acknowledged, and (for an account) the address they came from, as
+    /// its keyed hash, for the moderators' view.
+    async fn after_welcome(&self, player: &PlayerInfo, account: bool) {
+        let state = &self.state;
+        if account {
+            state.players.seen_from(&player.id, self.peer);
+        }
+        if !state.players.sanctions().warned(&player.id) {
+            return;
+        }
+        match state.store.warnings(&player.id).await {
+            Ok(warnings) => {
+                for warning in warnings {
+                    let (at, message, rename) = (warning.at, warning.message, warning.rename);
+                    let id = warning.id;
+                    self.outbox.send(ServerMessage::Warning { warning: id, at, message, rename });
+                }
+            }
+            Err(error) => tracing::warn!(%error, "warnings not read; shown at a later hello"),
+        }
+    }
+
     /// Asks for a quick-play table: at this node's pools, or at the pool's
     /// owner in a cluster.
     async fn quick_play(
@@ -515,6 +666,7 @@ impl Connection {
             self.state.ratings.may_play_rated(&player.id).await?;
         }
         let rating = if request.rated { self.rating(&player, &request).await } else { None };
+        let avoid = self.state.social.avoid(&player.id).await?;
         let request_id = crate::quick_play::new_request_id();
         let pool = crate::quick_play::pool_name(request.preset, request.rated);
         let elsewhere = &self.state.pools_elsewhere;
@@ -522,7 +674,7 @@ impl Connection {
             // Another node's pool: its owner answers, as for a table of
             // another node.
             let address = self.peer;
-            let ask = crate::placement::PoolAsk { id, request_id, request, rating, address };
+            let ask = crate::placement::PoolAsk { id, request_id, request, rating, address, avoid };
             if let Err(refused) = elsewhere.ask(&pool, self.conn, &player, ask).await {
                 self.state.metrics.errors_sent.inc();
                 self.outbox.send(refused);
@@ -531,7 +683,8 @@ impl Connection {
         }
         let outbox = self.outbox.clone();
         let address = Some(self.peer);
-        let ask = Ask { id, request_id, conn: self.conn, player, outbox, request, rating, address };
+        let conn = self.conn;
+        let ask = Ask { id, request_id, conn, player, outbox, request, rating, address, avoid };
         // The pools answer on the outbox, so that the ack comes before any
         // news of the request.
         self.state.quick_play.ask(ask).await
@@ -586,7 +739,9 @@ impl Connection {
             }
         };
         let Admitted { player, expires_at, watch } = admitted;
+        self.state.social.attach(&player.id, expires_at.is_some()).await;
         self.ended = watch.cut();
+        self.why = watch.why();
         self._watch = Some(watch);
         self.expires = expires_at.map(|end| {
             let left = u64::try_from(end.saturating_sub(now_ms())).unwrap_or(0);
@@ -598,9 +753,10 @@ impl Connection {
         self.outbox.send(ServerMessage::Welcome {
             id,
             protocol_version: PROTOCOL_VERSION,
-            player,
+            player: player.clone(),
             token,
         });
+        self.after_welcome(&player, expires_at.is_some()).await;
         Ok(())
     }
 
@@ -608,6 +764,7 @@ impl Connection {
     fn disconnect(&mut self) {
         self.state.tables_elsewhere.gone(self.conn);
         if let Some(player) = &self.player {
+            self.state.social.detach(&player.id);
             self.state.pools_elsewhere.gone(self.conn, &player.id);
             let (quick_play, conn, player_id) =
                 (self.state.quick_play.clone(), self.conn, player.id.clone());
@@ -628,6 +785,15 @@ impl Connection {
     }
 }
 
+/// Who reads what a connection writes: whose mutes and blocks spare them
+/// chat lines.
+fn reader<'a>(
+    state: &'a AppState,
+    player: Option<&'a PlayerInfo>,
+) -> Option<(&'a Social, &'a str)> {
+    player.map(|player| (&*state.social, player.id.as_str()))
+}
+
 /// Whether the socket failed because a message exceeded the hard size cap.
 fn is_oversized(error: axum::Error) -> bool {
     matches!(
@@ -639,21 +805,26 @@ fn is_oversized(error: axum::Error) -> bool {
 /// Writes `first` and whatever is already queued behind it (up to
 /// [`MAX_BURST`]), then flushes once: an action's event, prompt and ack reach
 /// a client in one system call instead of one each. A frame that joins the
-/// connection to a table ([`Frame::joining`]) adds it to `joined`. Returns
+/// connection to a table ([`Frame::joining`]) adds it to `joined`; a chat
+/// line `reader` muted or blocked goes empty ([`Social::spares`]). Returns
 /// how many were written, or `None` if the client did not take them in time.
 async fn write_burst<S: Sink<Message> + Unpin>(
     sink: &mut S,
     first: Frame,
     queued: &mut mpsc::Receiver<Frame>,
     joined: &mut HashSet<TableId>,
+    reader: Option<(&Social, &str)>,
 ) -> Option<u64> {
     let burst = async {
         let mut next = Some(first);
         let mut written = 0;
-        while let Some(frame) = next {
+        while let Some(mut frame) = next {
             if let Some(table) = frame.joins() {
                 // A pool seated the player: the table is told when this connection goes.
                 joined.insert(table.clone());
+            }
+            if let Some(spared) = reader.and_then(|(social, id)| social.spares(id, &frame)) {
+                frame = spared;
             }
             if let Some(json) = frame.json() {
                 sink.feed(Message::Text(json)).await.ok()?;

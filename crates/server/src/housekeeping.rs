@@ -1,5 +1,6 @@
 //! Housekeeping on a schedule (`accounts.purge_every_seconds`): sessions
-//! that have ended and guests nothing needs any more are deleted.
+//! that have ended and guests nothing needs any more are deleted, and
+//! deleted accounts' names are freed once their cooling-off is over.
 //!
 //! A guest goes once older than `accounts.purge_guests_after_seconds` if it
 //! claimed no name, sat in no match, has no place at an open table and is
@@ -37,6 +38,19 @@ pub async fn purge_on_schedule(state: AppState) {
 /// One purge; a failure is logged and the next tick tries again.
 pub async fn purge(state: &AppState, guest_age_ms: i64) {
     let now = now_ms();
+    let hold_ms = state.settings.accounts.deleted_name_hold_days.saturating_mul(24 * 3600 * 1000);
+    let hold_ms = i64::try_from(hold_ms).unwrap_or(i64::MAX);
+    match state.store.release_held_names(now.saturating_sub(hold_ms)).await {
+        Ok(freed) => {
+            if !freed.is_empty() {
+                tracing::info!(names = freed.len(), "deleted accounts' names freed");
+            }
+            for name_key in freed {
+                state.players.revoke(crate::revocation::Revocation::NameFreed { name_key });
+            }
+        }
+        Err(error) => tracing::warn!(%error, "cannot free deleted accounts' names"),
+    }
     let keep = state.players.connected();
     match state.store.purge(now, now.saturating_sub(guest_age_ms), &keep).await {
         Ok(purged) => {

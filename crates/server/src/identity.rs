@@ -19,9 +19,11 @@ use uuid::Uuid;
 
 use crate::clock::now_ms;
 use crate::revocation::{Open, Revocation, Watch};
+use crate::sanctions::{Change, Sanctions, until_text};
 use crate::table::ConnId;
 use crate::text::name_key;
 pub use crate::text::parse_name;
+use crate::word_list::WordList;
 
 /// Lookups in a row that a revocation overtook before one is refused as
 /// `unavailable`: each means a revocation landed while the store was read.
@@ -47,6 +49,10 @@ pub struct Players {
     open: Open,
     /// In a cluster: where this node's revocations go, for every node.
     broadcast: OnceLock<mpsc::UnboundedSender<Revocation>>,
+    /// The bans and mutes in force: a banned player's token is refused.
+    sanctions: Arc<Sanctions>,
+    /// The operator's word list, for names and chat (set once, at start).
+    words: OnceLock<WordList>,
 }
 
 /// A player let in on a connection.
@@ -92,7 +98,52 @@ impl Players {
             write_through: Default::default(),
             open: Open::default(),
             broadcast: OnceLock::new(),
+            sanctions: Arc::default(),
+            words: OnceLock::new(),
         }
+    }
+
+    /// Refuses names and chat lines holding a word of `words` from now on.
+    pub fn use_word_list(&self, words: WordList) {
+        let _ = self.words.set(words);
+    }
+
+    /// Records, in the background, that the account `player_id` came from
+    /// `address` (as its keyed hash): the moderators' view counts the
+    /// accounts seen from one address.
+    pub fn seen_from(&self, player_id: &str, address: std::net::IpAddr) {
+        let Some(hash) = self.sanctions.address_hash(address) else { return };
+        let (store, player_id) = (self.store.clone(), player_id.to_owned());
+        tokio::spawn(async move {
+            if let Err(error) = store.record_sighting(&player_id, &hash, now_ms()).await {
+                tracing::warn!(%error, "an address seen was not recorded");
+            }
+        });
+    }
+
+    /// Whether `text` holds a word of the operator's list.
+    pub fn blocked_words(&self, text: &str) -> bool {
+        self.words.get().is_some_and(|words| words.blocks(text))
+    }
+
+    /// The bans and mutes in force on this node.
+    pub fn sanctions(&self) -> &Arc<Sanctions> {
+        &self.sanctions
+    }
+
+    /// Reads the bans and mutes from the store again, and cuts the players
+    /// banned since that this node did not hear of (banned from the command
+    /// line, or a message it missed).
+    pub async fn refresh_sanctions(&self) -> Result<(), euchre_store::StoreError> {
+        let seen = self.sanctions.generation();
+        let read = self.store.live_sanctions(now_ms()).await?;
+        // Names moderators took away are nobody's to take.
+        let reserved = read.reserved_name_keys.iter().cloned();
+        self.claimed.lock().unwrap_or_else(|p| p.into_inner()).extend(reserved);
+        for (player_id, until) in self.sanctions.replace(seen, read) {
+            self.apply(&Revocation::Banned { player_id, until });
+        }
+        Ok(())
     }
 
     /// Cluster mode: this node's revocations are sent on the returned
@@ -112,8 +163,18 @@ impl Players {
     /// today's.
     pub async fn load_claimed_names(&self) -> Result<(), euchre_store::StoreError> {
         let names = crate::accounts::update_name_keys(&*self.store).await?;
-        self.claimed.lock().unwrap_or_else(|p| p.into_inner()).extend(names);
+        // And deleted accounts' names, held through their cooling-off.
+        let held = self.store.held_names().await?;
+        self.claimed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(names.into_iter().chain(held));
         Ok(())
+    }
+
+    /// Whether a name (its key, [`name_key`]) is an account's or reserved.
+    pub fn is_claimed(&self, name_key: &str) -> bool {
+        self.claimed.lock().unwrap_or_else(|p| p.into_inner()).contains(name_key)
     }
 
     /// A name just claimed, as compared ([`name_key`]).
@@ -125,6 +186,9 @@ impl Players {
     /// it is durable.
     pub async fn register(&self, name: &str) -> Result<(PlayerInfo, String), Refusal> {
         let name = parse_name(name)?;
+        if self.blocked_words(&name) {
+            return Err(ErrorCode::BlockedWords.into());
+        }
         let key = name_key(&name);
         // A set lookup: the guest path stays free of the database.
         if self.claimed.lock().unwrap_or_else(|p| p.into_inner()).contains(&key) {
@@ -191,6 +255,9 @@ impl Players {
         for _ in 0..LOOKUPS {
             let seen = self.open.generation();
             let Some(known) = self.find(&token_hash).await? else { return Ok(None) };
+            if let Some(until) = self.sanctions.banned(&known.player.id) {
+                return Err(banned(until));
+            }
             let conn = conn.map(|conn| (conn, token_hash.as_str(), known.player.id.as_str()));
             let kept = self.open.if_unrevoked(seen, conn, || {
                 self.lock().put(token_hash.clone(), known.clone());
@@ -254,8 +321,17 @@ impl Players {
     /// Ends what `revocation` ends on this node: its tokens leave the
     /// cache, its connections are cut, a claimed name is no guest's.
     pub fn apply(&self, revocation: &Revocation) {
-        if let Revocation::Claimed { name_key, .. } = revocation {
-            self.claimed(name_key.clone());
+        match revocation {
+            Revocation::Claimed { name_key, .. } => self.claimed(name_key.clone()),
+            Revocation::NameFreed { name_key } => {
+                self.claimed.lock().unwrap_or_else(|p| p.into_inner()).remove(name_key);
+            }
+
+            Revocation::Banned { player_id, until } => {
+                let player_id = player_id.clone();
+                self.sanctions.apply(&Change::AccountBan { player_id, until: *until });
+            }
+            _ => {}
         }
         self.open.revoke(revocation, || {
             self.forget_where(|token, player_id| revocation.ends(token, player_id));
@@ -289,6 +365,11 @@ impl Players {
         // A panic while holding this lock cannot leave the map half-updated.
         self.by_token.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
+
+/// The refusal of a banned player's token, saying until when.
+pub fn banned(until: Option<Millis>) -> Refusal {
+    ErrorCode::Banned.refusal(until_text("this account is banned", until))
 }
 
 /// A new bearer token: 244 random bits from the operating system's generator.

@@ -12,7 +12,9 @@
 //!   [`revocation`]: sessions that end everywhere, their connections cut;
 //!   [`housekeeping`]: ended sessions and forgotten guests purged;
 //!   [`ratings`]: Glicko-2 ratings of finished games between people;
-//!   [`text`]: what a name or a chat line may hold, and which names are one.
+//!   [`text`]: what a name or a chat line may hold, and which names are one;
+//!   [`sanctions`]: moderators' bans and chat mutes in force, on every node;
+//!   [`word_list`]: the operator's words no name or chat line may hold.
 //! - [`quick_play`]: the pools that match strangers into tables, in waves,
 //!   by rating (the pure `euchre-matcher` crate).
 //! - [`api`]: the HTTP API under `/api` (match history, players), with its OpenAPI document.
@@ -43,17 +45,22 @@ pub mod node;
 pub mod passwords;
 pub mod placement;
 pub mod private_files;
+pub mod puzzles;
 pub mod quick_play;
 pub mod ratings;
 pub mod registry;
 pub mod revocation;
+pub mod sanctions;
+pub mod social;
 pub mod state;
 pub mod table;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod text;
+pub mod tournaments;
 pub mod wake_gate;
 pub mod web;
+pub mod word_list;
 
 pub use app::{router, run};
 pub use config::Settings;

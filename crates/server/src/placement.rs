@@ -122,6 +122,9 @@ pub struct PoolAsk {
     pub rating: Option<(f64, f64)>,
     /// The client's address, for the pool's count per address.
     pub address: std::net::IpAddr,
+    /// Everyone a block stands between the player and: the pool's owner
+    /// never seats them together.
+    pub avoid: Vec<String>,
 }
 
 /// The quick-play pools other nodes own. A request for one of them goes to

@@ -117,15 +117,18 @@ impl Ratings {
         )
     }
 
-    /// Why `game` is not to be rated, if it is not: a guest or an account
-    /// not rated yet in a seat, or two opponents past the day's cap.
+    /// Why the game `match_id` between `players` (by seat) is not to be
+    /// rated, if it is not: a guest or an account not rated yet in a seat,
+    /// or two opponents past the day's cap.
     pub async fn why_unrated(
         &self,
-        game: &FinishedGame,
+        match_id: &str,
+        rules: &Rules,
+        players: &[String],
     ) -> Result<Option<(UnratedReason, String)>, StoreError> {
         let now = now_ms();
-        for player in &game.players {
-            let standing = self.store.account_standing(player, &game.match_id).await?;
+        for player in players {
+            let standing = self.store.account_standing(player, match_id).await?;
             match locked(standing, now, &self.settings) {
                 None => {}
                 Some(UnratedReason::Guest) => {
@@ -143,9 +146,9 @@ impl Ratings {
             return Ok(None);
         }
         let sides: Vec<u8> =
-            (0..game.players.len()).map(|seat| game.rules.team_of(Seat(seat as u8)).0).collect();
-        for (a, player) in game.players.iter().enumerate() {
-            for (b, other) in game.players.iter().enumerate().skip(a + 1) {
+            (0..players.len()).map(|seat| rules.team_of(Seat(seat as u8)).0).collect();
+        for (a, player) in players.iter().enumerate() {
+            for (b, other) in players.iter().enumerate().skip(a + 1) {
                 if sides[a] == sides[b] {
                     continue;
                 }
@@ -161,11 +164,30 @@ impl Ratings {
         Ok(None)
     }
 
+    /// The notice for a rated table's game starting now that will not be
+    /// rated, so that its players know before they play it, not only at its
+    /// end. `None` if it will be (or the store cannot say: the end tells).
+    pub async fn notice_at_start(
+        &self,
+        match_id: &str,
+        rules: &Rules,
+        players: &[String],
+    ) -> Option<TableNotice> {
+        match self.why_unrated(match_id, rules, players).await {
+            Ok(Some((reason, message))) => Some(TableNotice::Unrated { reason, message }),
+            Ok(None) => None,
+            Err(error) => {
+                tracing::warn!(%error, %match_id, "cannot tell whether a game will be rated");
+                None
+            }
+        }
+    }
+
     /// Rates `game` and stores the ratings, answering with the notice for
     /// the game's table: its ratings, or why it was not rated. A failure is
     /// logged and answers `None`: the game stays unrated, nothing else is lost.
     pub async fn rate(&self, game: FinishedGame) -> Option<TableNotice> {
-        match self.why_unrated(&game).await {
+        match self.why_unrated(&game.match_id, &game.rules, &game.players).await {
             Ok(None) => {}
             Ok(Some((reason, message))) => return Some(TableNotice::Unrated { reason, message }),
             Err(error) => {

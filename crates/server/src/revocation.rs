@@ -1,5 +1,5 @@
 //! Sessions that end everywhere at once. A [`Revocation`] says what ended
-//! (a log-out, a password change, a claim); [`Open`] holds this node's
+//! (a log-out, a password change, a claim, a ban); [`Open`] holds this node's
 //! welcomed connections by the token each said hello with, so that a
 //! revocation cuts them, and a generation that a token's lookup compares
 //! before it caches or watches what it read: a lookup that raced a
@@ -7,11 +7,14 @@
 //! cluster every node hears every revocation (`node/revocations.rs`).
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use euchre_protocol::close;
+use euchre_store::Millis;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
+use crate::sanctions::until_text;
 use crate::table::ConnId;
 
 /// Something that ends tokens: what every node applies, as JSON on the
@@ -28,6 +31,15 @@ pub enum Revocation {
     /// guest may take the name. Its open connections stay: it is the same
     /// player, who goes on with a session.
     Claimed { player_id: String, name_key: String },
+    /// The player deleted their account: every token of theirs ends.
+    Deleted { player_id: String },
+    /// A deleted account's cooling-off ended: `name_key` is free again.
+    /// Ends nothing.
+    NameFreed { name_key: String },
+    /// A moderator banned the player (`until` `None`: for good): every
+    /// token of theirs is refused until then, and their connections close
+    /// with [`close::BANNED`].
+    Banned { player_id: String, until: Option<Millis> },
 }
 
 impl Revocation {
@@ -38,7 +50,18 @@ impl Revocation {
             Revocation::Password { player_id: of, except } => {
                 of == player_id && except != token_hash
             }
-            Revocation::Claimed { player_id: of, .. } => of == player_id,
+            Revocation::Claimed { player_id: of, .. }
+            | Revocation::Deleted { player_id: of }
+            | Revocation::Banned { player_id: of, .. } => of == player_id,
+            Revocation::NameFreed { .. } => false,
+        }
+    }
+
+    /// The close code and reason a connection it cuts is closed with.
+    pub fn closing(&self) -> (u16, String) {
+        match self {
+            Revocation::Banned { until, .. } => (close::BANNED, until_text("banned", *until)),
+            _ => (close::SESSION_ENDED, "session ended: log in again".to_owned()),
         }
     }
 
@@ -69,7 +92,11 @@ struct Connection {
     token_hash: String,
     player_id: String,
     cut: CancellationToken,
+    why: Why,
 }
+
+/// The close code and reason of a cut connection, set before it is cut.
+pub type Why = Arc<OnceLock<(u16, String)>>;
 
 /// A connection's place in [`Open`]: `cut` fires when its token is
 /// revoked; dropping the watch takes the connection out.
@@ -77,6 +104,7 @@ struct Connection {
 pub struct Watch {
     conn: ConnId,
     cut: CancellationToken,
+    why: Why,
     open: Open,
 }
 
@@ -84,6 +112,11 @@ impl Watch {
     /// Fires when the connection's session ends.
     pub fn cut(&self) -> CancellationToken {
         self.cut.clone()
+    }
+
+    /// Why it was cut, once it is: the close code and reason.
+    pub fn why(&self) -> Why {
+        self.why.clone()
     }
 }
 
@@ -138,6 +171,7 @@ impl Open {
         inner.connections.retain(|_, connection| {
             let cut = revocation.cuts(&connection.token_hash, &connection.player_id);
             if cut {
+                let _ = connection.why.set(revocation.closing());
                 connection.cut.cancel();
             }
             !cut
@@ -150,14 +184,15 @@ impl Open {
     }
 
     fn add(&self, inner: &mut Inner, conn: ConnId, token_hash: &str, player_id: &str) -> Watch {
-        let cut = CancellationToken::new();
+        let (cut, why) = (CancellationToken::new(), Why::default());
         let connection = Connection {
             token_hash: token_hash.to_owned(),
             player_id: player_id.to_owned(),
             cut: cut.clone(),
+            why: why.clone(),
         };
         inner.connections.insert(conn, connection);
-        Watch { conn, cut, open: self.clone() }
+        Watch { conn, cut, why, open: self.clone() }
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -312,6 +347,15 @@ mod tests {
         ) -> Result<(), StoreError> {
             self.inner.change_password(hash, session).await
         }
+        async fn delete_account(&self, id: &str, at: Millis) -> Result<bool, StoreError> {
+            self.inner.delete_account(id, at).await
+        }
+        async fn held_names(&self) -> Result<Vec<String>, StoreError> {
+            self.inner.held_names().await
+        }
+        async fn release_held_names(&self, before: Millis) -> Result<Vec<String>, StoreError> {
+            self.inner.release_held_names(before).await
+        }
         async fn match_analysis(&self, id: &str) -> Result<Option<String>, StoreError> {
             self.inner.match_analysis(id).await
         }
@@ -342,6 +386,152 @@ mod tests {
             limit: u32,
         ) -> Result<Vec<LogEntry>, StoreError> {
             self.inner.moderation_log(before, limit).await
+        }
+        async fn social_lists(&self, id: &str) -> Result<SocialLists, StoreError> {
+            self.inner.social_lists(id).await
+        }
+        async fn set_relation(
+            &self,
+            id: &str,
+            relation: Relation,
+            other: &str,
+            on: Option<Millis>,
+        ) -> Result<(), StoreError> {
+            self.inner.set_relation(id, relation, other, on).await
+        }
+        async fn set_guest_block(
+            &self,
+            id: &str,
+            other: &str,
+            on: Option<Millis>,
+        ) -> Result<(), StoreError> {
+            self.inner.set_guest_block(id, other, on).await
+        }
+        async fn guest_blocks(&self, id: &str) -> Result<Vec<String>, StoreError> {
+            self.inner.guest_blocks(id).await
+        }
+        async fn blocked_either_way(&self, id: &str) -> Result<Vec<String>, StoreError> {
+            self.inner.blocked_either_way(id).await
+        }
+        async fn file_report(
+            &self,
+            report: &NewReport,
+            limits: ReportLimits,
+        ) -> Result<ReportOutcome, StoreError> {
+            self.inner.file_report(report, limits).await
+        }
+        async fn open_reports(&self, limit: u32) -> Result<Vec<Report>, StoreError> {
+            self.inner.open_reports(limit).await
+        }
+        async fn close_report(&self, id: i64, entry: &NewLogEntry) -> Result<bool, StoreError> {
+            self.inner.close_report(id, entry).await
+        }
+
+        async fn sanction(&self, s: &Sanction, entry: &NewLogEntry) -> Result<(), StoreError> {
+            self.inner.sanction(s, entry).await
+        }
+        async fn live_sanctions(&self, now: Millis) -> Result<LiveSanctions, StoreError> {
+            self.inner.live_sanctions(now).await
+        }
+        async fn warnings(&self, id: &str) -> Result<Vec<Warning>, StoreError> {
+            self.inner.warnings(id).await
+        }
+        async fn unfinished_tournaments(
+            &self,
+        ) -> Result<Vec<euchre_store::StoredTournament>, StoreError> {
+            self.inner.unfinished_tournaments().await
+        }
+        async fn tournament(
+            &self,
+            id: &str,
+        ) -> Result<Option<euchre_store::StoredTournament>, StoreError> {
+            self.inner.tournament(id).await
+        }
+        async fn listed_tournaments(
+            &self,
+            limit: u32,
+        ) -> Result<Vec<euchre_store::StoredTournament>, StoreError> {
+            self.inner.listed_tournaments(limit).await
+        }
+        async fn save_puzzles(
+            &self,
+            puzzles: &[euchre_store::NewPuzzle],
+            at: Millis,
+        ) -> Result<u32, StoreError> {
+            self.inner.save_puzzles(puzzles, at).await
+        }
+        async fn puzzle(&self, id: i64) -> Result<Option<euchre_store::StoredPuzzle>, StoreError> {
+            self.inner.puzzle(id).await
+        }
+        async fn next_puzzle(
+            &self,
+            player: Option<&str>,
+            near: f64,
+        ) -> Result<Option<euchre_store::StoredPuzzle>, StoreError> {
+            self.inner.next_puzzle(player, near).await
+        }
+        async fn random_puzzle(
+            &self,
+            fraction: f64,
+        ) -> Result<Option<euchre_store::StoredPuzzle>, StoreError> {
+            self.inner.random_puzzle(fraction).await
+        }
+        async fn puzzles_before(&self, before: Millis) -> Result<u64, StoreError> {
+            self.inner.puzzles_before(before).await
+        }
+        async fn nth_puzzle_before(
+            &self,
+            before: Millis,
+            nth: u64,
+        ) -> Result<Option<euchre_store::StoredPuzzle>, StoreError> {
+            self.inner.nth_puzzle_before(before, nth).await
+        }
+        async fn answer_puzzle(
+            &self,
+            attempt: &euchre_store::PuzzleAttempt,
+            start: euchre_store::Glicko,
+            rate: euchre_store::PuzzleRateFn<'_>,
+        ) -> Result<Option<euchre_store::PuzzleRated>, StoreError> {
+            self.inner.answer_puzzle(attempt, start, rate).await
+        }
+        async fn puzzle_rating(
+            &self,
+            player_id: &str,
+        ) -> Result<Option<euchre_store::PuzzleRating>, StoreError> {
+            self.inner.puzzle_rating(player_id).await
+        }
+        async fn puzzle_attempts(
+            &self,
+            player_id: &str,
+            limit: u32,
+        ) -> Result<Vec<euchre_store::PuzzleAttempt>, StoreError> {
+            self.inner.puzzle_attempts(player_id, limit).await
+        }
+        async fn acknowledge_warning(
+            &self,
+            p: &str,
+            id: i64,
+            at: Millis,
+        ) -> Result<(), StoreError> {
+            self.inner.acknowledge_warning(p, id, at).await
+        }
+        async fn record_sighting(&self, p: &str, hash: &str, at: Millis) -> Result<(), StoreError> {
+            self.inner.record_sighting(p, hash, at).await
+        }
+        async fn dossier(&self, id: &str, now: Millis) -> Result<Dossier, StoreError> {
+            self.inner.dossier(id, now).await
+        }
+        async fn pick_name(
+            &self,
+            id: &str,
+            name: &str,
+            key: &str,
+            entry: &NewLogEntry,
+        ) -> Result<bool, StoreError> {
+            self.inner.pick_name(id, name, key, entry).await
+        }
+        async fn moderation_key(&self, name: &str, fresh: &str) -> Result<String, StoreError> {
+            self.inner.moderation_key(name, fresh).await
         }
     }
 

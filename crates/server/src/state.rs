@@ -4,6 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use euchre_bots::BotKind;
 use euchre_protocol::{ErrorCode, PlayerInfo, Refusal, TableId, TableSettings};
@@ -26,9 +27,12 @@ use crate::placement::{OneNode, Placement, RemotePools, RemoteTables};
 use crate::quick_play::QuickPlay;
 use crate::ratings::Ratings;
 use crate::registry::Registry;
+use crate::social::Social;
 use crate::table::{
     RestoreError, Table, TableConfig, TableHandle, TableMessage, TableSpec, quick_play_host,
+    tournament_host,
 };
+use crate::tournaments::Tournaments;
 
 /// The host id of the tables quick-play pools form: no player's.
 pub use euchre_store::QUICK_PLAY_HOST;
@@ -70,6 +74,14 @@ pub struct Shared {
     pub analyses: Arc<Analyses>,
     /// The quick-play pools' mailbox ([`crate::quick_play`]).
     pub quick_play: QuickPlay,
+    /// Mutes, blocks and reports ([`crate::social`]).
+    pub social: Arc<Social>,
+    /// The tournaments' director's mailbox ([`crate::tournaments`]).
+    pub tournaments: Tournaments,
+    /// The day's puzzle once chosen from those stored before the day (the
+    /// UTC day's start, the puzzle's id): choosing it counts them, which
+    /// every request need not do.
+    pub daily_puzzle: Arc<std::sync::Mutex<Option<(i64, i64)>>>,
     next_conn: Arc<AtomicU64>,
 }
 
@@ -111,9 +123,13 @@ impl AppState {
             .waiting_for(recorder.health().clone()),
         );
         let quick_play = QuickPlay::new(settings.quick_play.mailbox);
+        let social = Arc::new(Social::new(store.clone()));
         let one_node = Arc::new(OneNode::new(recorder.clone(), shutdown.clone()));
         AppState(Arc::new(Shared {
             quick_play,
+            social,
+            tournaments: Tournaments::default(),
+            daily_puzzle: Arc::default(),
             settings: Arc::new(settings),
             players,
             accounts,
@@ -165,6 +181,8 @@ impl AppState {
             ratings: Some(self.ratings.clone()),
             analyses: Some(self.analyses.clone()),
             spectators: self.settings.limits.spectators_per_table,
+            social: Some(self.social.clone()),
+            rematch_wait: Duration::from_secs(u64::from(self.settings.quick_play.rematch_seconds)),
         }
     }
 
@@ -240,6 +258,7 @@ impl AppState {
             bot: pool.bot.clone(),
             turn_seconds: Some(pool.turn_seconds),
             rated,
+            chat: self.settings.moderation.quick_play_chat,
             ..TableSettings::default()
         };
         let rules =
@@ -252,6 +271,41 @@ impl AppState {
         let (table_id, _, handle) =
             self.open_table(&host, settings, rules, bot_kind, seats).await?;
         Ok((table_id, handle))
+    }
+
+    /// Creates and starts a table of a tournament's round (`seats`: each
+    /// seat's player, `None` for a bot), once its opening is durable, and
+    /// begins its game at once: a player not there is away, and a bot plays
+    /// for them after the grace. Hosted by the director (no rematch), public
+    /// (anyone may watch a tournament's games, and their history is
+    /// everyone's; every seat is taken), with a turn timer; `rules` are
+    /// the tournament's options over the preset (a round's hands, a best of
+    /// three).
+    pub async fn create_tournament_table(
+        &self,
+        preset: euchre_engine::Preset,
+        rules: Option<serde_json::Map<String, serde_json::Value>>,
+        seats: &[Option<PlayerInfo>],
+    ) -> Result<TableId, Refusal> {
+        let pool = &self.settings.quick_play;
+        let settings = TableSettings {
+            preset,
+            rules,
+            private: false,
+            bot_seats: (0u8..).zip(seats).filter(|(_, p)| p.is_none()).map(|(s, _)| s).collect(),
+            bot: pool.bot.clone(),
+            turn_seconds: Some(pool.turn_seconds),
+            chat: self.settings.moderation.quick_play_chat,
+            ..TableSettings::default()
+        };
+        let rules =
+            settings.resolve_rules().map_err(|e| ErrorCode::BadSettings.refusal(e.to_string()))?;
+        let bot_kind = BotKind::from_name(&settings.bot).unwrap_or(BotKind::Basic);
+        let host = tournament_host();
+        let (table_id, _, handle) =
+            self.open_table(&host, settings, rules, bot_kind, seats).await?;
+        handle.send(TableMessage::Begin).await;
+        Ok(table_id)
     }
 
     /// Makes a table (its human `seats`, if any, already taken), stores its

@@ -20,7 +20,6 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::Settings;
-use crate::config::DatabaseUrl;
 
 pub use euchre_testkit::{eventually, skip};
 
@@ -87,13 +86,9 @@ impl TestServer {
 }
 
 /// Points `settings` at the folder `data`: the journal, and the SQLite file
-/// `data/euchre.db` unless the settings already name a database other than
-/// the default.
+/// in it unless the settings already name another database.
 pub fn keep_data_in(settings: &mut Settings, data: &Path) {
     settings.data_dir = data.to_owned();
-    if settings.database_url.expose() == Settings::default().database_url.expose() {
-        settings.database_url = DatabaseUrl(format!("sqlite://{}/euchre.db", data.display()));
-    }
 }
 
 /// The server running on a listener the test bound itself: for a test that

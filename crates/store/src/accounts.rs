@@ -24,7 +24,49 @@ const INSERT_ACCOUNT: &str = "\
 
 const ACCOUNT_KEYS: &str = "\
     SELECT a.player_id, p.name, a.name_key FROM accounts a JOIN players p ON p.id = a.player_id \
-    ORDER BY a.created_at, a.player_id";
+    WHERE a.deleted_at IS NULL ORDER BY a.created_at, a.player_id";
+
+/// The names of deleted accounts, held through their cooling-off.
+const HELD_KEYS: &str = "SELECT name_key FROM accounts WHERE deleted_at IS NOT NULL";
+
+/// The deleted accounts whose cooling-off is over: their names are free.
+const RELEASE_HELD: &str = "\
+    DELETE FROM accounts WHERE deleted_at IS NOT NULL AND deleted_at < $1 RETURNING name_key";
+
+/// What a deleted player is called wherever they appear.
+pub const DELETED_PLAYER: &str = "deleted player";
+
+/// An account's deletion, statement by statement, in one transaction: the
+/// account keeps only its name key, for the cooling-off; its sessions,
+/// mutes, blocks, roles, ratings, puzzle answers and accuracy rows go (reports it made or
+/// drew stay, for the moderators); its seats and its player row take
+/// the deleted player's name, and the player row a token hash no token
+/// has (not hex). Each statement is bound with just the parameters it
+/// names: PostgreSQL's connections cache a prepared statement by its text,
+/// and the same text prepared elsewhere with fewer (`DROP_ROLE`, a purged
+/// guest's blocks) would refuse more.
+const DELETE_ACCOUNT: [&str; 10] = [
+    "DELETE FROM sessions WHERE player_id = $1",
+    "DELETE FROM player_mutes WHERE player_id = $1",
+    "DELETE FROM player_blocks WHERE player_id = $1",
+    // Made as a guest, before the name was claimed.
+    "DELETE FROM guest_blocks WHERE player_id = $1",
+    "DELETE FROM player_roles WHERE player_id = $1",
+    "DELETE FROM ratings WHERE player_id = $1",
+    "DELETE FROM rating_history WHERE player_id = $1",
+    "DELETE FROM seat_accuracy WHERE player_id = $1",
+    "DELETE FROM puzzle_attempts WHERE player_id = $1",
+    "DELETE FROM puzzle_ratings WHERE player_id = $1",
+];
+/// The deleted player's name on its seats and its player row.
+const NAME_DELETED: [&str; 2] = [
+    "UPDATE match_seats SET name = $2 WHERE player_id = $1",
+    "UPDATE players SET name = $2, token_hash = 'deleted:' || id WHERE id = $1",
+];
+
+const MARK_DELETED: &str = "\
+    UPDATE accounts SET password_hash = '', deleted_at = $2, updated_at = $2 \
+    WHERE player_id = $1 AND deleted_at IS NULL RETURNING name_key";
 
 const SET_ACCOUNT_KEY: &str = "UPDATE accounts SET name_key = $2 WHERE player_id = $1";
 
@@ -210,6 +252,40 @@ pub(crate) async fn revoke_sessions_beyond<C: Conn>(
         revoked.push(token_hash);
     }
     Ok(revoked)
+}
+
+/// Deletes `player_id`'s account at `at` (see [`DELETE_ACCOUNT`]): false if
+/// it had none, or it was deleted already.
+pub(crate) async fn delete_account<C: Conn>(
+    conn: &mut C,
+    player_id: &str,
+    at: crate::Millis,
+) -> Result<bool, StoreError> {
+    if conn.fetch_all(MARK_DELETED, &[text(player_id), int(at)]).await?.is_empty() {
+        return Ok(false);
+    }
+    for statement in DELETE_ACCOUNT {
+        conn.execute(statement, &[text(player_id)]).await?;
+    }
+    for statement in NAME_DELETED {
+        conn.execute(statement, &[text(player_id), text(DELETED_PLAYER)]).await?;
+    }
+    Ok(true)
+}
+
+/// The name keys of deleted accounts still in their cooling-off.
+pub(crate) async fn held_names<C: Conn>(conn: &mut C) -> Result<Vec<String>, StoreError> {
+    let rows = conn.fetch_all(HELD_KEYS, &[]).await?;
+    rows.iter().map(|row| Decodes::<(String,)>::decode(row).map(|(key,)| key)).collect()
+}
+
+/// Frees the names of accounts deleted before `before`: their keys.
+pub(crate) async fn release_held_names<C: Conn>(
+    conn: &mut C,
+    before: crate::Millis,
+) -> Result<Vec<String>, StoreError> {
+    let rows = conn.fetch_all(RELEASE_HELD, &[int(before)]).await?;
+    rows.iter().map(|row| Decodes::<(String,)>::decode(row).map(|(key,)| key)).collect()
 }
 
 pub(crate) async fn change_password<C: Conn>(

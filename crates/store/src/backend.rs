@@ -21,13 +21,21 @@ use crate::{
     Account, AccountClaim, AccountKey, AccountStanding, ClaimOutcome, NewSession, Purged, Session,
 };
 use crate::{BoardEntry, FormRating, RateFn, RatedMatch, RatingChange, RatingPoint};
+use crate::{Dossier, LiveSanctions, Sanction, StoredTournament, Warning};
 use crate::{FormAccuracy, SavedAnalysis, TableRecord};
+use crate::{
+    Glicko, NewPuzzle, PuzzleAttempt, PuzzleRateFn, PuzzleRated, PuzzleRating, StoredPuzzle,
+};
 use crate::{
     LiveTable, MatchDetail, MatchPage, MatchQuery, MatchSeat, Millis, PlayerRow, PlayerStats,
     Store, StoreError, UnreadableTable, Write,
 };
 use crate::{LogEntry, NewLogEntry, Role};
-use crate::{accounts, analyses, moderation, plays, purge, ratings, read, write};
+use crate::{NewReport, Relation, Report, ReportLimits, ReportOutcome, SocialLists};
+use crate::{
+    accounts, analyses, moderation, plays, purge, puzzles, ratings, read, sanctions, social,
+    tournaments, write,
+};
 
 /// What one database does its own way. Implemented for sqlx's `Postgres`
 /// and `Sqlite` only: its bound names the crate's own connection trait, and
@@ -250,6 +258,24 @@ impl<DB: Backend> Store for SqlStore<DB> {
         Ok(())
     }
 
+    async fn delete_account(&self, player_id: &str, at: Millis) -> Result<bool, StoreError> {
+        let mut tx = self.write().await?;
+        let deleted = accounts::delete_account(&mut *tx, player_id, at).await?;
+        tx.commit().await?;
+        Ok(deleted)
+    }
+
+    async fn held_names(&self) -> Result<Vec<String>, StoreError> {
+        accounts::held_names(&mut *self.pool.acquire().await?).await
+    }
+
+    async fn release_held_names(&self, before: Millis) -> Result<Vec<String>, StoreError> {
+        let mut tx = self.write().await?;
+        let released = accounts::release_held_names(&mut *tx, before).await?;
+        tx.commit().await?;
+        Ok(released)
+    }
+
     async fn purge(
         &self,
         now: Millis,
@@ -356,5 +382,183 @@ impl<DB: Backend> Store for SqlStore<DB> {
         limit: u32,
     ) -> Result<Vec<LogEntry>, StoreError> {
         moderation::log_page(&mut *self.pool.acquire().await?, before, limit).await
+    }
+
+    async fn social_lists(&self, player_id: &str) -> Result<SocialLists, StoreError> {
+        social::lists(&mut *self.pool.acquire().await?, player_id).await
+    }
+
+    async fn set_relation(
+        &self,
+        player_id: &str,
+        relation: Relation,
+        other: &str,
+        on: Option<Millis>,
+    ) -> Result<(), StoreError> {
+        social::set(&mut *self.pool.acquire().await?, player_id, relation, other, on).await
+    }
+
+    async fn set_guest_block(
+        &self,
+        player_id: &str,
+        other: &str,
+        on: Option<Millis>,
+    ) -> Result<(), StoreError> {
+        social::set_guest_block(&mut *self.pool.acquire().await?, player_id, other, on).await
+    }
+
+    async fn guest_blocks(&self, player_id: &str) -> Result<Vec<String>, StoreError> {
+        social::guest_blocks(&mut *self.pool.acquire().await?, player_id).await
+    }
+
+    async fn blocked_either_way(&self, player_id: &str) -> Result<Vec<String>, StoreError> {
+        social::blocked_either_way(&mut *self.pool.acquire().await?, player_id).await
+    }
+
+    async fn file_report(
+        &self,
+        report: &NewReport,
+        limits: ReportLimits,
+    ) -> Result<ReportOutcome, StoreError> {
+        let mut tx = self.write().await?;
+        let outcome = social::file(&mut *tx, report, limits).await?;
+        tx.commit().await?;
+        Ok(outcome)
+    }
+
+    async fn open_reports(&self, limit: u32) -> Result<Vec<Report>, StoreError> {
+        social::open(&mut *self.pool.acquire().await?, limit).await
+    }
+
+    async fn close_report(&self, id: i64, entry: &NewLogEntry) -> Result<bool, StoreError> {
+        let mut tx = self.write().await?;
+        let closed = social::close(&mut *tx, id, entry).await?;
+        tx.commit().await?;
+        Ok(closed)
+    }
+
+    async fn sanction(&self, sanction: &Sanction, entry: &NewLogEntry) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        sanctions::apply(&mut *tx, sanction, entry).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn live_sanctions(&self, now: Millis) -> Result<LiveSanctions, StoreError> {
+        sanctions::live(&mut *self.pool.acquire().await?, now).await
+    }
+
+    async fn warnings(&self, player_id: &str) -> Result<Vec<Warning>, StoreError> {
+        sanctions::warnings(&mut *self.pool.acquire().await?, player_id).await
+    }
+
+    async fn unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError> {
+        tournaments::unfinished(&mut *self.pool.acquire().await?).await
+    }
+
+    async fn tournament(&self, id: &str) -> Result<Option<StoredTournament>, StoreError> {
+        tournaments::one(&mut *self.pool.acquire().await?, id).await
+    }
+
+    async fn listed_tournaments(&self, limit: u32) -> Result<Vec<StoredTournament>, StoreError> {
+        tournaments::listed(&mut *self.pool.acquire().await?, limit).await
+    }
+
+    async fn save_puzzles(&self, new: &[NewPuzzle], at: Millis) -> Result<u32, StoreError> {
+        let mut tx = self.write().await?;
+        let added = puzzles::save(&mut *tx, new, at).await?;
+        tx.commit().await?;
+        Ok(added)
+    }
+
+    async fn puzzle(&self, id: i64) -> Result<Option<StoredPuzzle>, StoreError> {
+        puzzles::one(&mut *self.pool.acquire().await?, id).await
+    }
+
+    async fn next_puzzle(
+        &self,
+        player: Option<&str>,
+        near: f64,
+    ) -> Result<Option<StoredPuzzle>, StoreError> {
+        puzzles::next(&mut *self.pool.acquire().await?, player, near).await
+    }
+
+    async fn random_puzzle(&self, fraction: f64) -> Result<Option<StoredPuzzle>, StoreError> {
+        puzzles::random(&mut *self.pool.acquire().await?, fraction).await
+    }
+
+    async fn puzzles_before(&self, before: Millis) -> Result<u64, StoreError> {
+        puzzles::count_before(&mut *self.pool.acquire().await?, before).await
+    }
+
+    async fn nth_puzzle_before(
+        &self,
+        before: Millis,
+        nth: u64,
+    ) -> Result<Option<StoredPuzzle>, StoreError> {
+        puzzles::nth_before(&mut *self.pool.acquire().await?, before, nth).await
+    }
+
+    async fn answer_puzzle(
+        &self,
+        attempt: &PuzzleAttempt,
+        start: Glicko,
+        rate: PuzzleRateFn<'_>,
+    ) -> Result<Option<PuzzleRated>, StoreError> {
+        let mut tx = self.write().await?;
+        let rated = puzzles::answer(&mut *tx, attempt, start, rate).await?;
+        tx.commit().await?;
+        Ok(rated)
+    }
+
+    async fn puzzle_rating(&self, player_id: &str) -> Result<Option<PuzzleRating>, StoreError> {
+        puzzles::rating(&mut *self.pool.acquire().await?, player_id).await
+    }
+
+    async fn puzzle_attempts(
+        &self,
+        player_id: &str,
+        limit: u32,
+    ) -> Result<Vec<PuzzleAttempt>, StoreError> {
+        puzzles::attempts(&mut *self.pool.acquire().await?, player_id, limit).await
+    }
+
+    async fn acknowledge_warning(
+        &self,
+        player_id: &str,
+        id: i64,
+        at: Millis,
+    ) -> Result<(), StoreError> {
+        sanctions::acknowledge(&mut *self.pool.acquire().await?, player_id, id, at).await
+    }
+
+    async fn record_sighting(
+        &self,
+        player_id: &str,
+        address_hash: &str,
+        at: Millis,
+    ) -> Result<(), StoreError> {
+        sanctions::sighting(&mut *self.pool.acquire().await?, player_id, address_hash, at).await
+    }
+
+    async fn dossier(&self, player_id: &str, now: Millis) -> Result<Dossier, StoreError> {
+        sanctions::dossier(&mut *self.pool.acquire().await?, player_id, now).await
+    }
+
+    async fn pick_name(
+        &self,
+        player_id: &str,
+        name: &str,
+        name_key: &str,
+        entry: &NewLogEntry,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.write().await?;
+        let picked = sanctions::pick_name(&mut *tx, player_id, name, name_key, entry).await?;
+        tx.commit().await?;
+        Ok(picked)
+    }
+
+    async fn moderation_key(&self, name: &str, fresh: &str) -> Result<String, StoreError> {
+        sanctions::key(&mut *self.pool.acquire().await?, name, fresh).await
     }
 }

@@ -14,8 +14,8 @@ use sqlx::{Connection, Database, Encode, Executor, FromRow, IntoArguments, Type}
 use crate::StoreError;
 use crate::rows::{
     AccountKeyRow, AccountRow, AccuracyRow, ActionRow, BoardRow, FormRow, HandRow, HistoryRow,
-    LastMatchRow, MatchRow, ModerationRow, PageRow, PointRow, RatingRow, RoleRow, SeatRow,
-    SessionRow, StatsHandRow, StatsSeatRow, TableRecordRow, TableRow,
+    LastMatchRow, ListedRow, MatchRow, ModerationRow, PageRow, PointRow, RatingRow, ReportRow,
+    RoleRow, SeatRow, SessionRow, StatsHandRow, StatsSeatRow, TableRecordRow, TableRow,
 };
 
 /// A failure to read: a column that does not decode means the stored data is
@@ -80,9 +80,22 @@ pub(crate) trait StoreRow:
     + Decodes<AccuracyRow>
     + Decodes<RoleRow>
     + Decodes<ModerationRow>
+    + Decodes<ListedRow>
+    + Decodes<ReportRow>
+    + Decodes<crate::tournaments::TournamentRow>
+    + Decodes<crate::puzzles::PuzzleRow>
+    + Decodes<crate::puzzles::PuzzleRatingRow>
+    + Decodes<crate::puzzles::AttemptRow>
+    + Decodes<(f64, f64, f64)>
+    + Decodes<(String,)>
     + Decodes<(i64,)>
+    + Decodes<(String,)>
     + Decodes<(String, String)>
     + Decodes<(String, Option<String>)>
+    + Decodes<(String,)>
+    + Decodes<(String, i64)>
+    + Decodes<(String, Option<i64>)>
+    + Decodes<(i64, i64, String, String)>
 {
 }
 

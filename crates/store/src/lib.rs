@@ -22,6 +22,7 @@ use euchre_engine::{
 use serde::{Deserialize, Serialize};
 
 mod accounts;
+pub use accounts::DELETED_PLAYER;
 mod analyses;
 mod backend;
 mod conn;
@@ -32,16 +33,28 @@ pub mod moderation;
 mod plays;
 pub mod postgres;
 mod purge;
+pub mod puzzles;
 mod ratings;
 mod read;
 mod rows;
+pub mod sanctions;
+pub mod social;
 mod sql;
 pub mod sqlite;
+pub mod tournaments;
 mod write;
 pub mod writer;
 
 pub use backend::{Backend, SqlStore};
 pub use moderation::{LogEntry, NewLogEntry, Role};
+pub use puzzles::{
+    NewPuzzle, PuzzleAttempt, PuzzleRateFn, PuzzleRated, PuzzleRating, StoredPuzzle,
+};
+pub use sanctions::{Dossier, LiveSanctions, Sanction, Warning};
+pub use social::{
+    ChatLine, Listed, NewReport, Relation, Report, ReportLimits, ReportOutcome, SocialLists,
+};
+pub use tournaments::StoredTournament;
 
 /// Milliseconds since the Unix epoch: every timestamp in storage.
 pub type Millis = i64;
@@ -146,6 +159,27 @@ pub enum Write {
         seat: u8,
         at: Millis,
     },
+    /// The player in `seat` left the match in progress and `bot` took the
+    /// seat from hand `from_hand` on; the first stand-in stays.
+    StandIn {
+        match_id: String,
+        seat: u8,
+        bot: String,
+        from_hand: u32,
+    },
+    /// The rules of a match in play changed: a tournament's round clock
+    /// made the hand in play its last (`game_hands`). The match's record
+    /// replays with these.
+    MatchRules {
+        match_id: String,
+        rules: Rules,
+    },
+    /// A tournament's whole state, as its director saves it after each
+    /// change (kept unless a later version is stored).
+    Tournament {
+        tournament: StoredTournament,
+        at: Millis,
+    },
 }
 
 /// Why a table closed, and so why its unfinished match was abandoned.
@@ -217,6 +251,18 @@ pub struct MatchSeat {
     /// The bot's kind, for a bot.
     pub bot: Option<String>,
     pub name: String,
+    /// The bot that finished the match for a player who left it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stand_in: Option<StandIn>,
+}
+
+/// A bot that played a seat to the end of its match, its player gone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StandIn {
+    /// The bot's kind.
+    pub bot: String,
+    /// The hand (from 0) in which it took the seat.
+    pub from_hand: u32,
 }
 
 /// A stored player.
@@ -708,6 +754,17 @@ pub trait Store: Send + Sync + fmt::Debug {
         password_hash: &str,
         session: &NewSession,
     ) -> Result<(), StoreError>;
+    /// Deletes `player_id`'s account at `at`, all at once: its sessions,
+    /// roles, ratings and accuracy rows go; its seats in stored matches and
+    /// its player row read [`DELETED_PLAYER`]; its name stays taken until
+    /// [`Store::release_held_names`]. False if it had no account (or it was
+    /// deleted already).
+    async fn delete_account(&self, player_id: &str, at: Millis) -> Result<bool, StoreError>;
+    /// The names of deleted accounts not yet released: no guest or claim
+    /// may take them.
+    async fn held_names(&self) -> Result<Vec<String>, StoreError>;
+    /// Frees the names of the accounts deleted before `before`: their keys.
+    async fn release_held_names(&self, before: Millis) -> Result<Vec<String>, StoreError>;
 
     /// A finished match's analysis, as JSON (`euchre-analysis`'s
     /// `GameAnalysis`), once one is saved.
@@ -738,6 +795,133 @@ pub trait Store: Send + Sync + fmt::Debug {
         before: Option<i64>,
         limit: u32,
     ) -> Result<Vec<LogEntry>, StoreError>;
+
+    // What players do about one another: written at once, before the
+    // player is answered, so that nothing acknowledged is lost to a crash.
+
+    /// An account's mutes and blocks, newest first.
+    async fn social_lists(&self, player_id: &str) -> Result<SocialLists, StoreError>;
+    /// Puts `other` on `player_id`'s list of `relation` (at `on`), or takes
+    /// them off it (`None`); either again changes nothing. `player_id`
+    /// must hold an account.
+    async fn set_relation(
+        &self,
+        player_id: &str,
+        relation: Relation,
+        other: &str,
+        on: Option<Millis>,
+    ) -> Result<(), StoreError>;
+    /// Puts `other` on the guest `player_id`'s blocks (at `on`), or takes
+    /// them off (`None`); either again changes nothing. A guest's row need
+    /// not be in the database yet (the journal may still hold it).
+    async fn set_guest_block(
+        &self,
+        player_id: &str,
+        other: &str,
+        on: Option<Millis>,
+    ) -> Result<(), StoreError>;
+    /// The players the guest `player_id` blocked, by id.
+    async fn guest_blocks(&self, player_id: &str) -> Result<Vec<String>, StoreError>;
+    /// Every player a stored block (an account's or a guest's) stands
+    /// between `player_id` and, whoever made it.
+    async fn blocked_either_way(&self, player_id: &str) -> Result<Vec<String>, StoreError>;
+    /// Files a report within its reporter's `limits`, once per reporter,
+    /// reported player and match (or table, or none).
+    async fn file_report(
+        &self,
+        report: &NewReport,
+        limits: ReportLimits,
+    ) -> Result<ReportOutcome, StoreError>;
+    /// Open reports, oldest first.
+    async fn open_reports(&self, limit: u32) -> Result<Vec<Report>, StoreError>;
+    /// Closes open report `id` with `entry.reason` as its note and logs
+    /// `entry` against the reported player, at once; false if no open
+    /// report has that id.
+    async fn close_report(&self, id: i64, entry: &NewLogEntry) -> Result<bool, StoreError>;
+    /// Applies a moderator's `sanction` and logs `entry`, in one transaction.
+    async fn sanction(&self, sanction: &Sanction, entry: &NewLogEntry) -> Result<(), StoreError>;
+    /// The bans and mutes in force at `now`, and the names taken away.
+    async fn live_sanctions(&self, now: Millis) -> Result<LiveSanctions, StoreError>;
+    /// The player's warnings not yet acknowledged, oldest first.
+    async fn warnings(&self, player_id: &str) -> Result<Vec<Warning>, StoreError>;
+    /// The tournaments registering or running, soonest start first.
+    async fn unfinished_tournaments(&self) -> Result<Vec<StoredTournament>, StoreError>;
+    async fn tournament(&self, id: &str) -> Result<Option<StoredTournament>, StoreError>;
+    /// The listed tournaments, latest start first.
+    async fn listed_tournaments(&self, limit: u32) -> Result<Vec<StoredTournament>, StoreError>;
+
+    // Puzzles drawn from analysed matches, and accounts' answers to them.
+
+    /// Keeps the puzzles not stored before (one per match, hand and
+    /// action), dated `at`; how many were new.
+    async fn save_puzzles(&self, puzzles: &[NewPuzzle], at: Millis) -> Result<u32, StoreError>;
+    async fn puzzle(&self, id: i64) -> Result<Option<StoredPuzzle>, StoreError>;
+    /// The puzzle rated nearest `near` that `player` (an account; `None`
+    /// for anyone) has not answered, people's puzzles first among those
+    /// within 200 points.
+    async fn next_puzzle(
+        &self,
+        player: Option<&str>,
+        near: f64,
+    ) -> Result<Option<StoredPuzzle>, StoreError>;
+    /// A puzzle at random: the first stored at or after the id `fraction`
+    /// (0 to 1) of the way from the lowest id to the highest; two reads by
+    /// the primary key, whatever the count (ids skipped by the sequence make
+    /// the puzzle after a gap a little likelier).
+    async fn random_puzzle(&self, fraction: f64) -> Result<Option<StoredPuzzle>, StoreError>;
+    /// How many puzzles were stored before `before`.
+    async fn puzzles_before(&self, before: Millis) -> Result<u64, StoreError>;
+    /// The `nth` (from 0, by id) of the puzzles stored before `before`.
+    async fn nth_puzzle_before(
+        &self,
+        before: Millis,
+        nth: u64,
+    ) -> Result<Option<StoredPuzzle>, StoreError>;
+    /// Keeps an account's answer and, if it is its first to that puzzle,
+    /// rates the account (from `start` if it has no puzzle rating) and the
+    /// puzzle with `rate`, all at once; `None` if it had answered before.
+    async fn answer_puzzle(
+        &self,
+        attempt: &PuzzleAttempt,
+        start: Glicko,
+        rate: PuzzleRateFn<'_>,
+    ) -> Result<Option<PuzzleRated>, StoreError>;
+    /// An account's puzzle rating, once it has answered one.
+    async fn puzzle_rating(&self, player_id: &str) -> Result<Option<PuzzleRating>, StoreError>;
+    /// An account's latest answers, newest first.
+    async fn puzzle_attempts(
+        &self,
+        player_id: &str,
+        limit: u32,
+    ) -> Result<Vec<PuzzleAttempt>, StoreError>;
+    /// The player saw warning `id` (another's: nothing changes).
+    async fn acknowledge_warning(
+        &self,
+        player_id: &str,
+        id: i64,
+        at: Millis,
+    ) -> Result<(), StoreError>;
+    /// The player was seen from the address whose keyed hash is `address_hash`.
+    async fn record_sighting(
+        &self,
+        player_id: &str,
+        address_hash: &str,
+        at: Millis,
+    ) -> Result<(), StoreError>;
+    /// What moderators see of a player beside their matches.
+    async fn dossier(&self, player_id: &str, now: Millis) -> Result<Dossier, StoreError>;
+    /// The player whose name a moderator took away picks `name` (whose key
+    /// is `name_key`), logged as `entry`, in one transaction; false,
+    /// changing nothing, unless they still bear the name the moderator gave.
+    async fn pick_name(
+        &self,
+        player_id: &str,
+        name: &str,
+        name_key: &str,
+        entry: &NewLogEntry,
+    ) -> Result<bool, StoreError>;
+    /// The server's key named `name`, made of `fresh` if there is none yet.
+    async fn moderation_key(&self, name: &str, fresh: &str) -> Result<String, StoreError>;
 }
 
 /// Opens the store a URL names, creating a SQLite file (and its folder) if needed.

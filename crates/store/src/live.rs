@@ -87,6 +87,9 @@ pub fn live_table(writes: &[Write]) -> Result<Option<LiveTable>, StoreError> {
                     *ended = true;
                 }
             }
+            Write::MatchRules { match_id, rules } => {
+                this_match(&mut current, match_id)?.record.rules = *rules;
+            }
             Write::Forfeited { match_id, seat, .. } => {
                 let live = this_match(&mut current, match_id)?;
                 if !live.forfeits.contains(seat) {
@@ -94,7 +97,10 @@ pub fn live_table(writes: &[Write]) -> Result<Option<LiveTable>, StoreError> {
                     live.forfeits.sort_unstable();
                 }
             }
-            Write::Player { .. } | Write::TableAbandoned { .. } => {}
+            Write::Player { .. }
+            | Write::TableAbandoned { .. }
+            | Write::StandIn { .. }
+            | Write::Tournament { .. } => {}
         }
     }
     let Some(mut table) = table else { return Ok(None) };

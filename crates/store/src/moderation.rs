@@ -84,6 +84,14 @@ const LOG_PAGE: &str = "\
     LEFT JOIN players a ON a.id = l.actor LEFT JOIN players t ON t.id = l.target \
     WHERE ($1 IS NULL OR l.id < $1) ORDER BY l.id DESC LIMIT $2";
 
+/// The newest `$2` lines about player `$1`.
+const ABOUT: &str = "\
+    SELECT l.id, l.at, l.actor, a.name AS actor_name, l.action, l.target, \
+        t.name AS target_name, l.reason \
+    FROM moderation_log l \
+    LEFT JOIN players a ON a.id = l.actor LEFT JOIN players t ON t.id = l.target \
+    WHERE l.target = $1 ORDER BY l.id DESC LIMIT $2";
+
 pub(crate) async fn role_of<C: Conn>(
     conn: &mut C,
     player_id: &str,
@@ -135,7 +143,20 @@ pub(crate) async fn log_page<C: Conn>(
     limit: u32,
 ) -> Result<Vec<LogEntry>, StoreError> {
     let params = [Param::Int(before), Param::Int(Some(i64::from(limit)))];
-    let rows = conn.fetch_all(LOG_PAGE, &params).await?;
+    entries(conn.fetch_all(LOG_PAGE, &params).await?)
+}
+
+/// The newest `limit` lines about `player_id`.
+pub(crate) async fn about<C: Conn>(
+    conn: &mut C,
+    player_id: &str,
+    limit: u32,
+) -> Result<Vec<LogEntry>, StoreError> {
+    let params = [Param::Text(Some(player_id)), Param::Int(Some(i64::from(limit)))];
+    entries(conn.fetch_all(ABOUT, &params).await?)
+}
+
+fn entries<R: Decodes<ModerationRow>>(rows: Vec<R>) -> Result<Vec<LogEntry>, StoreError> {
     rows.iter()
         .map(|row| {
             let row: ModerationRow = row.decode()?;

@@ -39,6 +39,9 @@ const DELETE_GUEST: &str = concat!(
     ") RETURNING id, name"
 );
 
+/// A deleted guest's blocks (they have no foreign key to go with it).
+const DELETE_GUEST_BLOCKS: &str = "DELETE FROM guest_blocks WHERE player_id = $1";
+
 /// The guests deleted at most in one purge; the rest wait for the next.
 const MAX_GUESTS: usize = 10_000;
 
@@ -63,6 +66,7 @@ pub(crate) async fn purge<C: Conn>(
         after = last.clone();
         for (id, _) in page.iter().filter(|(id, _)| !keep.contains(id)) {
             if !conn.fetch_all(DELETE_GUEST, &[Param::Text(Some(id))]).await?.is_empty() {
+                conn.execute(DELETE_GUEST_BLOCKS, &[Param::Text(Some(id))]).await?;
                 guests.push(id.clone());
             }
         }

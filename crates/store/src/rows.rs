@@ -36,6 +36,9 @@ pub(crate) struct SeatRow {
     pub score: i64,
     /// Whether the side won; NULL until the match ends with a winner.
     pub won: Option<bool>,
+    /// The bot that finished for a player who left, and from which hand.
+    pub stand_in: Option<String>,
+    pub stand_in_from_hand: Option<i64>,
 }
 
 /// A row of `sql::LIST_MATCHES`: a match and one of its seats (none if the
@@ -51,6 +54,8 @@ pub(crate) struct PageRow {
     pub side: Option<i64>,
     pub score: Option<i64>,
     pub won: Option<bool>,
+    pub stand_in: Option<String>,
+    pub stand_in_from_hand: Option<i64>,
 }
 
 #[derive(Debug, sqlx::FromRow)]
@@ -230,4 +235,28 @@ pub(crate) struct ModerationRow {
     pub target: Option<String>,
     pub target_name: Option<String>,
     pub reason: String,
+}
+
+/// A row of `social::MUTES` or `social::BLOCKS`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct ListedRow {
+    pub id: String,
+    pub name: Option<String>,
+    pub at: i64,
+}
+
+/// A row of `social::OPEN_REPORTS`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct ReportRow {
+    pub id: i64,
+    pub at: i64,
+    pub reporter: String,
+    pub reporter_name: Option<String>,
+    pub reported: String,
+    pub reported_name: Option<String>,
+    pub reason: String,
+    pub details: String,
+    pub table_id: Option<String>,
+    pub match_id: Option<String>,
+    pub chat: Json<Vec<crate::social::ChatLine>>,
 }

@@ -22,7 +22,7 @@ use crate::rows::{
 };
 use crate::{
     Abandonment, CloseReason, Cursor, MatchOutcome, MatchPage, MatchQuery, MatchSeat, MatchSummary,
-    PlayerRow, PlayerStats, StoreError, TableRecord,
+    PlayerRow, PlayerStats, StandIn, StoreError, TableRecord,
 };
 
 // --- Writes. Each is idempotent: applying it again leaves the same state. ---
@@ -88,6 +88,13 @@ pub(crate) const FORFEIT_SEAT: &str = "\
     UPDATE match_seats SET forfeited_at = COALESCE(forfeited_at, $3) \
     WHERE match_id = $1 AND seat = $2";
 
+pub(crate) const MATCH_RULES: &str = "UPDATE matches SET rules = $2 WHERE id = $1";
+
+pub(crate) const STAND_IN: &str = "\
+    UPDATE match_seats SET stand_in = COALESCE(stand_in, $3), \
+        stand_in_from_hand = COALESCE(stand_in_from_hand, $4) \
+    WHERE match_id = $1 AND seat = $2";
+
 // --- Reads. ---
 
 /// A guest's token lets it in until it claims an account; then only its
@@ -115,7 +122,8 @@ pub(crate) const LAST_MATCH_OF_TABLE: &str = "\
     WHERE table_id = $1 ORDER BY number DESC, started_at DESC, id DESC LIMIT 1";
 
 pub(crate) const SEATS_OF_MATCH: &str = "\
-    SELECT seat, player_id, bot, name, side, score, won FROM match_seats WHERE match_id = $1 \
+    SELECT seat, player_id, bot, name, side, score, won, stand_in, stand_in_from_hand \
+    FROM match_seats WHERE match_id = $1 \
     ORDER BY seat";
 
 pub(crate) const FORFEITS_OF_MATCH: &str = "\
@@ -163,7 +171,8 @@ pub(crate) const LIST_MATCHES: &str = "\
     SELECT page.id, page.table_id, page.number, page.rules, page.seed, page.seed_hex, \
         page.start, page.started_at, page.ended_at, page.rubber, page.abandoned_at, \
         page.abandoned_reason, \
-        s.seat, s.player_id, s.bot, s.name, s.side, s.score, s.won \
+        s.seat, s.player_id, s.bot, s.name, s.side, s.score, s.won, s.stand_in, \
+        s.stand_in_from_hand \
     FROM page LEFT JOIN match_seats s ON s.match_id = page.id \
     ORDER BY page.started_at DESC, page.id DESC, s.seat";
 
@@ -254,11 +263,16 @@ fn seating(id: &str, rules: &Rules, rows: Vec<SeatRow>) -> Result<Seating, Store
             seating.winner = Some(side);
             seating.winners.push(seat);
         }
+        let stand_in = match (row.stand_in, row.stand_in_from_hand) {
+            (Some(bot), Some(from)) => Some(StandIn { bot, from_hand: narrow(from, "hand")? }),
+            _ => None,
+        };
         seating.seats.push(MatchSeat {
             seat,
             player_id: row.player_id,
             bot: row.bot,
             name: row.name,
+            stand_in,
         });
     }
     seating.scores = scores
@@ -420,7 +434,19 @@ pub(crate) fn match_page(rows: Vec<PageRow>, limit: usize) -> Result<MatchPage, 
             (seat, grouped.last_mut())
         {
             let (player_id, bot, won) = (row.player_id, row.bot, row.won);
-            seats.push(SeatRow { seat, player_id, bot, name, side, score, won });
+            let (stand_in, stand_in_from_hand) = (row.stand_in, row.stand_in_from_hand);
+            let row = SeatRow {
+                seat,
+                player_id,
+                bot,
+                name,
+                side,
+                score,
+                won,
+                stand_in,
+                stand_in_from_hand,
+            };
+            seats.push(row);
         }
     }
     let more = grouped.len() > limit;

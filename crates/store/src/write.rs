@@ -11,6 +11,7 @@ use crate::backend::Backend;
 use crate::conn::{Conn, Param};
 use crate::plays;
 use crate::sql::{self, to_db_u64};
+use crate::tournaments;
 use crate::{Millis, StoreError, Write};
 
 /// Applies `writes` in order, with the same result as one at a time: the
@@ -117,6 +118,17 @@ async fn apply_shared<C: Conn>(conn: &mut C, write: &Write) -> Result<bool, Stor
         Write::Forfeited { match_id, seat, at } => {
             let params = [text(match_id), int(i64::from(*seat)), int(*at)];
             conn.execute(sql::FORFEIT_SEAT, &params).await?;
+        }
+        Write::Tournament { tournament, at } => {
+            tournaments::save(conn, tournament, *at).await?;
+        }
+        Write::MatchRules { match_id, rules } => {
+            let rules = serde_json::to_value(rules)?;
+            conn.execute(sql::MATCH_RULES, &[text(match_id), Param::Json(Some(&rules))]).await?;
+        }
+        Write::StandIn { match_id, seat, bot, from_hand } => {
+            let (seat, from_hand) = (int(i64::from(*seat)), int(i64::from(*from_hand)));
+            conn.execute(sql::STAND_IN, &[text(match_id), seat, text(bot), from_hand]).await?;
         }
         Write::HandDealt { .. } | Write::Action { .. } | Write::HandEnded { .. } => {
             return Ok(false);

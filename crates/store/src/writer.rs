@@ -476,6 +476,15 @@ mod tests {
         async fn change_password(&self, _: &str, _: &NewSession) -> Result<(), StoreError> {
             Err(StoreError::Corrupt("no accounts here".into()))
         }
+        async fn delete_account(&self, _: &str, _: Millis) -> Result<bool, StoreError> {
+            Ok(false)
+        }
+        async fn held_names(&self) -> Result<Vec<String>, StoreError> {
+            Ok(Vec::new())
+        }
+        async fn release_held_names(&self, _: Millis) -> Result<Vec<String>, StoreError> {
+            Ok(Vec::new())
+        }
         async fn purge(
             &self,
             _: Millis,
@@ -541,6 +550,135 @@ mod tests {
             _: u32,
         ) -> Result<Vec<crate::LogEntry>, StoreError> {
             Ok(Vec::new())
+        }
+        async fn social_lists(&self, _: &str) -> Result<crate::SocialLists, StoreError> {
+            Ok(crate::SocialLists::default())
+        }
+        async fn set_relation(
+            &self,
+            _: &str,
+            _: crate::Relation,
+            _: &str,
+            _: Option<Millis>,
+        ) -> Result<(), StoreError> {
+            Err(StoreError::Corrupt("no accounts here".into()))
+        }
+        async fn set_guest_block(
+            &self,
+            _: &str,
+            _: &str,
+            _: Option<Millis>,
+        ) -> Result<(), StoreError> {
+            Err(StoreError::Corrupt("no blocks here".into()))
+        }
+        async fn guest_blocks(&self, _: &str) -> Result<Vec<String>, StoreError> {
+            Ok(Vec::new())
+        }
+        async fn blocked_either_way(&self, _: &str) -> Result<Vec<String>, StoreError> {
+            Ok(Vec::new())
+        }
+        async fn file_report(
+            &self,
+            _: &crate::NewReport,
+            _: crate::ReportLimits,
+        ) -> Result<crate::ReportOutcome, StoreError> {
+            Err(StoreError::Corrupt("no reports here".into()))
+        }
+        async fn open_reports(&self, _: u32) -> Result<Vec<crate::Report>, StoreError> {
+            Ok(Vec::new())
+        }
+        async fn close_report(&self, _: i64, _: &crate::NewLogEntry) -> Result<bool, StoreError> {
+            Ok(false)
+        }
+        async fn sanction(
+            &self,
+            _: &crate::Sanction,
+            _: &crate::NewLogEntry,
+        ) -> Result<(), StoreError> {
+            Err(StoreError::Corrupt("no sanctions here".into()))
+        }
+        async fn live_sanctions(&self, _: Millis) -> Result<crate::LiveSanctions, StoreError> {
+            Ok(Default::default())
+        }
+        async fn warnings(&self, _: &str) -> Result<Vec<crate::Warning>, StoreError> {
+            Ok(Vec::new())
+        }
+        async fn unfinished_tournaments(&self) -> Result<Vec<crate::StoredTournament>, StoreError> {
+            Ok(Vec::new())
+        }
+        async fn tournament(&self, _: &str) -> Result<Option<crate::StoredTournament>, StoreError> {
+            Ok(None)
+        }
+        async fn listed_tournaments(
+            &self,
+            _: u32,
+        ) -> Result<Vec<crate::StoredTournament>, StoreError> {
+            Ok(Vec::new())
+        }
+        async fn save_puzzles(&self, _: &[crate::NewPuzzle], _: Millis) -> Result<u32, StoreError> {
+            Ok(0)
+        }
+        async fn puzzle(&self, _: i64) -> Result<Option<crate::StoredPuzzle>, StoreError> {
+            Ok(None)
+        }
+        async fn next_puzzle(
+            &self,
+            _: Option<&str>,
+            _: f64,
+        ) -> Result<Option<crate::StoredPuzzle>, StoreError> {
+            Ok(None)
+        }
+        async fn random_puzzle(&self, _: f64) -> Result<Option<crate::StoredPuzzle>, StoreError> {
+            Ok(None)
+        }
+        async fn puzzles_before(&self, _: Millis) -> Result<u64, StoreError> {
+            Ok(0)
+        }
+        async fn nth_puzzle_before(
+            &self,
+            _: Millis,
+            _: u64,
+        ) -> Result<Option<crate::StoredPuzzle>, StoreError> {
+            Ok(None)
+        }
+        async fn answer_puzzle(
+            &self,
+            _: &crate::PuzzleAttempt,
+            _: crate::Glicko,
+            _: crate::PuzzleRateFn<'_>,
+        ) -> Result<Option<crate::PuzzleRated>, StoreError> {
+            Ok(None)
+        }
+        async fn puzzle_rating(&self, _: &str) -> Result<Option<crate::PuzzleRating>, StoreError> {
+            Ok(None)
+        }
+        async fn puzzle_attempts(
+            &self,
+            _: &str,
+            _: u32,
+        ) -> Result<Vec<crate::PuzzleAttempt>, StoreError> {
+            Ok(Vec::new())
+        }
+        async fn acknowledge_warning(&self, _: &str, _: i64, _: Millis) -> Result<(), StoreError> {
+            Ok(())
+        }
+        async fn record_sighting(&self, _: &str, _: &str, _: Millis) -> Result<(), StoreError> {
+            Ok(())
+        }
+        async fn dossier(&self, _: &str, _: Millis) -> Result<crate::Dossier, StoreError> {
+            Ok(Default::default())
+        }
+        async fn pick_name(
+            &self,
+            _: &str,
+            _: &str,
+            _: &str,
+            _: &crate::NewLogEntry,
+        ) -> Result<bool, StoreError> {
+            Ok(false)
+        }
+        async fn moderation_key(&self, _: &str, fresh: &str) -> Result<String, StoreError> {
+            Ok(fresh.to_owned())
         }
     }
 

@@ -12,6 +12,7 @@ use euchre_client::{Client, Config, HttpClient};
 use euchre_tui::app::{App, Command, Msg, Outcome};
 use euchre_tui::history;
 use euchre_tui::identity::{self, SavedIdentity};
+use euchre_tui::puzzle::Source;
 use euchre_tui::ui;
 use ratatui::crossterm::event::{self, Event as TermEvent};
 use tokio::sync::mpsc;
@@ -128,8 +129,10 @@ async fn run(
             Some(msg) = inbox.recv() => msg,
             _ = ticks.tick(), if app.ticking() => Msg::Tick(Instant::now()),
         };
-        app.update(Msg::Tick(Instant::now()));
-        for command in app.update(msg) {
+        // The time first: a tick may ask for something (a tournament's
+        // page, fetched again every few seconds).
+        let ticked = app.update(Msg::Tick(Instant::now()));
+        for command in ticked.into_iter().chain(app.update(msg)) {
             spawn(&client, &api, command, &messages);
         }
         if app.quit {
@@ -178,12 +181,25 @@ async fn execute(client: &Client, api: &HttpClient, command: Command) -> Outcome
         Command::Chat(table, text) => {
             client.chat(table, text.clone()).await.map(|()| Outcome::Done(command.clone()))
         }
+        Command::Mute { player, on } => {
+            client.mute(&player.id, *on).await.map(|()| Outcome::Done(command.clone()))
+        }
+        Command::Block { player, on } => {
+            client.block(&player.id, *on).await.map(|()| Outcome::Done(command.clone()))
+        }
+        Command::Report { table, player, reason, details } => client
+            .report(&player.id, *reason, details.clone(), Some(table.clone()))
+            .await
+            .map(|()| Outcome::Done(command.clone())),
         // The history is the HTTP API's, not the WebSocket's.
         Command::QuickPlay(request) => {
             client.quick_play(request.clone()).await.map(|team| Outcome::Queued { team })
         }
         Command::CancelQuickPlay => {
             client.cancel_quick_play().await.map(|()| Outcome::Done(command.clone()))
+        }
+        Command::AcknowledgeWarning(warning) => {
+            client.acknowledge_warning(*warning).await.map(|()| Outcome::Done(command.clone()))
         }
         Command::ListMatches | Command::MoreMatches(_) => {
             let player = &client.identity().player.id;
@@ -209,6 +225,48 @@ async fn execute(client: &Client, api: &HttpClient, command: Command) -> Outcome
                 Err(error) => Outcome::HttpFailed(command.clone(), error.to_string()),
             };
         }
+        Command::Hint(table) => client.hint(table).await.map(Outcome::Hint),
+        Command::FetchPuzzle(_)
+        | Command::AnswerPuzzle { .. }
+        | Command::ListTournaments
+        | Command::FetchTournament(_)
+        | Command::Register(_)
+        | Command::Withdraw(_) => return http(client, api, command).await,
     };
     result.unwrap_or_else(|error| Outcome::Failed(command, error))
+}
+
+/// A request to the HTTP API (puzzles and tournaments), as this player:
+/// the bearer token is the one the connection said `hello` with.
+async fn http(client: &Client, api: &HttpClient, command: Command) -> Outcome {
+    let token = client.identity().token.as_str();
+    let result = match &command {
+        Command::FetchPuzzle(source) => {
+            let puzzle = match source {
+                Source::Next => api.next_puzzle(Some(token)).await,
+                Source::Daily => api.daily_puzzle().await,
+            };
+            puzzle.map(|puzzle| Outcome::Puzzle(Box::new(puzzle), *source))
+        }
+        Command::AnswerPuzzle { id, action } => {
+            api.answer_puzzle(*id, *action, Some(token)).await.map(|verdict| Outcome::Verdict {
+                id: *id,
+                action: *action,
+                verdict: Box::new(verdict),
+            })
+        }
+        Command::ListTournaments => api.tournaments().await.map(Outcome::Tournaments),
+        Command::FetchTournament(id) => {
+            api.tournament(id).await.map(|view| Outcome::Tournament(Box::new(view)))
+        }
+        Command::Register(id) => {
+            api.register(id, token).await.map(|()| Outcome::Entry { id: id.clone(), entered: true })
+        }
+        Command::Withdraw(id) => api
+            .withdraw(id, token)
+            .await
+            .map(|()| Outcome::Entry { id: id.clone(), entered: false }),
+        _ => return Outcome::HttpFailed(command, "not a request to the HTTP API".to_owned()),
+    };
+    result.unwrap_or_else(|error| Outcome::HttpFailed(command, error.to_string()))
 }

@@ -73,7 +73,8 @@ impl Default for QuickForm {
     fn default() -> QuickForm {
         QuickForm {
             preset: 0,
-            rated: true,
+            // Casual: this client plays as a guest, and rated play needs an account.
+            rated: false,
             bots_after: 0,
             partner: Partner::Alone,
             team_code: String::new(),
@@ -277,19 +278,18 @@ mod tests {
     #[test]
     fn a_rated_request_has_no_bots_and_a_casual_one_may() {
         let mut form = QuickForm::default();
-        assert_eq!(form.request(), QuickPlayRequest::new(Preset::Standard, true));
-        assert_eq!(form.fields(), vec![QuickField::Preset, QuickField::Rated, QuickField::Partner]);
-        form.move_cursor(true);
-        form.change(true);
+        assert_eq!(form.request(), QuickPlayRequest::new(Preset::Standard, false), "casual first");
         assert_eq!(form.fields()[2], QuickField::BotsAfter, "casual: the bots line");
+        form.move_cursor(true);
         form.move_cursor(true);
         form.change(true);
         assert_eq!(form.request().bots_after_seconds, Some(QUICK_PLAY_BOTS_AFTER_MIN));
         assert!(form.request().check().is_ok());
-        // Rated again: the bots go, whatever was chosen.
+        // Rated: the bots go, whatever was chosen.
         form.field = 1;
         form.change(true);
-        assert_eq!(form.request().bots_after_seconds, None);
+        assert_eq!(form.fields(), vec![QuickField::Preset, QuickField::Rated, QuickField::Partner]);
+        assert_eq!(form.request(), QuickPlayRequest::new(Preset::Standard, true));
         assert!(form.request().check().is_ok());
     }
 
@@ -297,7 +297,7 @@ mod tests {
     fn a_partner_is_offered_only_in_a_partnership_form() {
         let mut form = QuickForm::default();
         assert_eq!(form.fields().last(), Some(&QuickField::Partner));
-        form.field = 2;
+        form.field = 3;
         form.change(true);
         assert_eq!(form.partner, Partner::Invite);
         assert!(form.request().invite_partner);
@@ -314,7 +314,7 @@ mod tests {
         form.field = 0;
         form.change(true);
         assert!(!form.fields().contains(&QuickField::Partner));
-        assert_eq!(form.request(), QuickPlayRequest::new(Preset::Cutthroat, true));
+        assert_eq!(form.request(), QuickPlayRequest::new(Preset::Cutthroat, false));
         assert!(!form.lacks_code());
     }
 

@@ -12,8 +12,11 @@ use euchre_engine::{
     RubberResult, Rules, Seat, Suit, Team, Viewer,
 };
 use euchre_protocol::{
-    Occupant, SeatRating, TableEvent, TableId, TableNotice, TableState, TableSummary,
+    Occupant, RematchVote, SeatRating, TableEvent, TableId, TableNotice, TableState, TableSummary,
 };
+
+/// The name the server gives a tournament's tables as their host.
+const TOURNAMENT_HOST: &str = "Tournament";
 
 /// One line of chat.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,6 +57,9 @@ pub struct TableModel {
     pub rated: Option<Vec<SeatRating>>,
     /// Why the last game at this rated table was not rated, if it was not.
     pub unrated: Option<String>,
+    /// At a table without a host (quick play's), who asked for a rematch:
+    /// the players ask, nobody hosts. `None` at a hosted table.
+    pub rematch_vote: Option<RematchVote>,
 }
 
 impl TableModel {
@@ -81,6 +87,7 @@ impl TableModel {
             deals,
             rated: None,
             unrated: None,
+            rematch_vote: state.rematch_vote,
         }
     }
 
@@ -98,6 +105,18 @@ impl TableModel {
         self.rated = rated;
         self.unrated = unrated;
         self.deals = deals;
+    }
+
+    /// A practice table for this client: seated, every other seat a bot
+    /// (so the game is never rated), and not a tournament's (hosted by the
+    /// tournament, whose tables the server refuses hints at).
+    pub fn practice(&self) -> bool {
+        let Some(mine) = self.your_seat else { return false };
+        let others_bots = (0u8..)
+            .zip(&self.seats)
+            .filter(|(seat, _)| *seat != mine)
+            .all(|(_, occupant)| matches!(occupant, Some(Occupant::Bot { .. })));
+        others_bots && self.summary.host != TOURNAMENT_HOST
     }
 
     /// This client's rating after the last rated game, if it played.
@@ -178,10 +197,16 @@ impl TableModel {
                 // later is still shown, as the last game's.
                 self.rated = None;
                 self.unrated = None;
+                if let Some(vote) = &mut self.rematch_vote {
+                    *vote = RematchVote::default();
+                }
             }
-            TableNotice::Chat { from, text } => self.chat.push(ChatLine { from, text }),
+            TableNotice::Chat { from, text, .. } => self.chat.push(ChatLine { from, text }),
             TableNotice::Rated { ratings, .. } => self.rated = Some(ratings),
             TableNotice::Unrated { message, .. } => self.unrated = Some(message),
+            TableNotice::RematchVote { asked, deadline_ms } => {
+                self.rematch_vote = Some(RematchVote { asked, deadline_ms });
+            }
             // Checked by `deals`, which sees every event.
             TableNotice::DealCommitted { .. } | TableNotice::DealRevealed { .. } => {}
         }

@@ -385,3 +385,38 @@ proptest! {
         }
     }
 }
+
+/// A hand's review is the match's analysis of that hand, for one seat: the
+/// same decisions, valued the same (each decision's worlds come from its
+/// own generator); its biggest mistake is the marked decision that lost most.
+#[test]
+fn one_hand_for_one_seat_is_the_matchs_analysis_of_it() {
+    for seed in 0..3u64 {
+        let record = random_game(Rules { points_to_win: 3, ..Rules::default() }, seed);
+        let settings = Settings { worlds: 8, seed };
+        let whole = analyse(&record, &settings).expect("analysed");
+        for hand in &whole.hands {
+            for seat in (0..4).map(Seat) {
+                let alone = euchre_analysis::analyse_hand(&record, hand.number, seat, &settings)
+                    .expect("analysed")
+                    .expect("a finished hand");
+                let mine: Vec<&Decision> =
+                    hand.decisions.iter().filter(|decision| decision.seat == seat).collect();
+                assert_eq!(alone.decisions.iter().collect::<Vec<_>>(), mine);
+                let loss = |d: &Decision| d.known.as_ref().map_or(0.0, |known| known.points_lost);
+                let worst = mine.iter().map(|d| loss(d)).fold(0.0, f64::max);
+                match euchre_analysis::biggest_mistake(&alone) {
+                    Some(decision) => {
+                        assert_eq!(loss(decision), worst);
+                        assert!(worst >= euchre_analysis::grade::TOLERANCE);
+                    }
+                    None => assert!(worst < euchre_analysis::grade::TOLERANCE),
+                }
+            }
+        }
+    }
+    let record = random_game(Rules::default(), 1);
+    let unfinished = record.hands.len() as u32 + 5;
+    let none = euchre_analysis::analyse_hand(&record, unfinished, Seat(0), &Settings::default());
+    assert!(none.expect("no error").is_none());
+}

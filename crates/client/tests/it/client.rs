@@ -300,6 +300,7 @@ async fn a_gap_in_a_tables_events_is_refilled_by_a_resume_and_repeats_are_droppe
         event: Some(TableEvent::Table(TableNotice::Chat {
             from: "Bob".into(),
             text: seq.to_string(),
+            from_id: None,
         })),
     };
     let ack = |id, reply| ServerMessage::Ack { id, reply };

@@ -1,7 +1,8 @@
 //! The typed HTTP client against the real server, in process: every GET it
 //! has, each answer read as the protocol's type and written back to the
-//! very JSON the server sent (one declaration for both sides), and the
-//! API's errors as typed errors.
+//! very JSON the server sent (one declaration for both sides), a
+//! tournament's entries made and withdrawn, and the API's errors as typed
+//! errors.
 
 use std::time::Duration;
 
@@ -124,4 +125,64 @@ async fn every_answer_reads_as_the_protocols_type() {
     // And nobody there.
     let gone = api.readiness().await.expect_err("the server stopped");
     assert!(matches!(gone, HttpError::Unreachable { .. }), "{gone:?}");
+}
+
+/// Registering and withdrawing with a player's own token, the tournament
+/// read back in full, and the API's refusals as typed errors; a server
+/// with no puzzle yet says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tournaments_take_entries_with_the_players_token() {
+    let server = TestServer::start().await;
+    let api = HttpClient::new(&server.url()).expect("an address").with_timeout(PATIENCE);
+    let (olive, _olive_updates) =
+        Client::connect(Config::new(server.url(), "Olive")).await.expect("connect");
+    let organiser = api
+        .claim(&olive.identity().token, "Olive", "a long enough password")
+        .await
+        .expect("an account");
+    let spec = serde_json::json!({
+        "name": "Friday Night", "format": "progressive", "preset": "standard",
+        "starts_in_seconds": 3600,
+    });
+    let http = reqwest::Client::builder().no_proxy().build().expect("a client");
+    let created = http
+        .post(format!("{}api/tournaments", api.base()))
+        .bearer_auth(&organiser)
+        .header("content-type", "application/json")
+        .body(spec.to_string())
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(created.status(), 201);
+    let created: serde_json::Value =
+        serde_json::from_str(&created.text().await.expect("a body")).expect("JSON");
+    let id = created["id"].as_str().expect("an id");
+
+    let (hana, _updates) = Client::connect(Config::new(server.url(), "Hana")).await.expect("in");
+    let token = &hana.identity().token;
+    api.register(id, token).await.expect("registered");
+    let view = api.tournament(id).await.expect("the tournament");
+    same_as_sent(&api, &format!("/api/tournaments/{id}"), &view).await;
+    let names: Vec<&str> = view.entries.iter().map(|entry| entry.name.as_str()).collect();
+    assert_eq!(names, ["Hana"]);
+    api.withdraw(id, token).await.expect("withdrawn");
+    assert!(api.tournament(id).await.expect("the tournament").entries.is_empty());
+
+    let refused = api.register("no-such-tournament", token).await.expect_err("refused");
+    assert_eq!(refused.code(), Some("not_registering"), "{refused}");
+    // The list is the database's, which the writer feeds: read once it has caught up.
+    eventually("the writer to catch up", PATIENCE, async || {
+        api.readiness().await.ok().filter(|ready| ready.ready && ready.backlog == 0)
+    })
+    .await;
+    let list = api.tournaments().await.expect("the list");
+    assert!(list.tournaments.iter().any(|listed| listed.id == id), "{list:?}");
+    same_as_sent(&api, "/api/tournaments", &list).await;
+
+    let none = api.next_puzzle(Some(token)).await.expect_err("no puzzle yet");
+    assert_eq!((none.status(), none.code()), (Some(404), Some("not_found")));
+    let none = api.daily_puzzle().await.expect_err("no puzzle yet");
+    assert_eq!(none.code(), Some("not_found"));
+
+    server.stop().await;
 }

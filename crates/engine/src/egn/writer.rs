@@ -84,6 +84,9 @@ pub fn write(record: &GameRecord, players: &[String]) -> Result<String, WriteErr
     if rules.rubber {
         return Err(WriteError::Rules("a rubber (EGN records one game)"));
     }
+    if rules.game_hands.is_some() {
+        return Err(WriteError::Rules("a game of a fixed number of hands"));
+    }
     if !rules.partnerships() {
         return Err(WriteError::Rules("a game without partnerships (two- or three-handed)"));
     }

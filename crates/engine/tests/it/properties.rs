@@ -57,6 +57,7 @@ fn rules_strategy() -> impl Strategy<Value = Rules> {
                     // The joker is a trump: the two do not go together.
                     allow_no_trump: no_trump && !joker,
                     points_to_win: points,
+                    game_hands: None,
                     all_pass: if stick { AllPass::StickTheDealer } else { AllPass::Redeal },
                     scoring: Scoring {
                         lone_euchre,
@@ -401,4 +402,85 @@ fn a_hand_takes_other_holdings_only_where_they_could_be() {
         checked += 1;
     }
     assert!(checked > 10, "{checked} hands");
+}
+
+/// A game of a fixed number of hands ends after its last scored hand with
+/// the side ahead the winner; level then, it goes on one hand at a time
+/// until a side leads, and never ends at a target.
+#[test]
+fn a_game_of_a_fixed_number_of_hands_ends_after_them_with_a_leader() {
+    for hands in [1u8, 2, 4, 8] {
+        for seed in 0..40u64 {
+            let rules = Rules { game_hands: Some(hands), points_to_win: 1, ..Rules::default() };
+            let game = random_game(rules, seed, 10_000);
+            assert!(game.is_over(), "{hands} hands, seed {seed}: not over");
+            let mut scores = [0u16; 2];
+            let mut scored = 0u32;
+            for (index, hand) in game.record().hands.iter().enumerate() {
+                let Some(points) = hand.outcome.and_then(|outcome| outcome.points()) else {
+                    continue;
+                };
+                // Every scored hand after the last of the set began level.
+                if scored >= u32::from(hands) {
+                    assert_eq!(
+                        scores[0], scores[1],
+                        "{hands} hands, seed {seed}: hand {index} played past the end"
+                    );
+                }
+                scored += 1;
+                scores[0] += u16::from(points[0]);
+                scores[1] += u16::from(points[1]);
+            }
+            assert!(scored >= u32::from(hands));
+            assert_eq!(game.scores().as_slice(), scores);
+            let winner = game.winner().expect("a winner");
+            assert!(scores[usize::from(winner.0)] > scores[1 - usize::from(winner.0)]);
+        }
+    }
+    let rubber = Rules { game_hands: Some(8), rubber: true, ..Rules::default() };
+    assert_eq!(rubber.validate(), Err(rules::RulesError::RubberOfHands));
+    assert_eq!(
+        Rules { game_hands: Some(0), ..Rules::default() }.validate(),
+        Err(rules::RulesError::NoHands)
+    );
+}
+
+/// The round clock's end: the hand in play is the game's last (played on
+/// while level), and the record, which now says so, replays to that end.
+#[test]
+fn a_game_told_to_end_after_the_hand_in_play_ends_there_and_replays_so() {
+    for seed in 0..40u64 {
+        let mut game =
+            Game::new(Rules { points_to_win: 15, ..Rules::default() }, seed).expect("valid");
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        // Some actions into the game (a few hands), then the clock.
+        for _ in 0..(40 + seed as usize * 3) {
+            let Some(seat) = game.turn() else { break };
+            let action = choose(&game, seat, &mut rng);
+            game.apply(seat, action).expect("legal");
+        }
+        if game.is_over() {
+            continue;
+        }
+        let scored_before = scored_hands(&game);
+        assert!(game.end_after_hand_in_play());
+        assert!(!game.end_after_hand_in_play(), "once is enough");
+        while let Some(seat) = game.turn() {
+            let action = choose(&game, seat, &mut rng);
+            game.apply(seat, action).expect("legal");
+        }
+        let winner = game.winner().expect("ended with a winner");
+        let scores = game.scores();
+        assert!(scores[winner] > scores[Team(1 - winner.0)]);
+        // The hand in play and, only while level, more.
+        let extra = scored_hands(&game) - scored_before;
+        assert!(extra >= 1, "seed {seed}");
+        let replayed = Game::replay(game.record()).expect("replays");
+        assert_eq!((replayed.winner(), replayed.scores()), (Some(winner), scores));
+    }
+}
+
+fn scored_hands(game: &Game) -> usize {
+    let record = game.record();
+    record.hands.iter().filter(|hand| hand.outcome.and_then(|o| o.points()).is_some()).count()
 }

@@ -2,3 +2,4 @@
 
 mod abuse;
 mod smoke;
+mod tournament;

@@ -25,6 +25,7 @@ fn config(url: &str, tables: usize, players: u8, hands: u64, think: Think) -> Co
         server_pid: None,
         watch_pids: Vec::new(),
         follow_hints: true,
+        reconnect_for: None,
     }
 }
 
@@ -168,7 +169,6 @@ async fn quick_play_arrivals_are_all_seated_and_timed() -> anyhow::Result<()> {
     let config = QuickConfig {
         url: server.url(),
         forms: vec![Preset::Standard, Preset::Cutthroat],
-        // Casual: the load generator's players are guests, and rated play needs an account.
         rated: false,
         rate: 200.0,
         arrivals: 24,
@@ -187,6 +187,43 @@ async fn quick_play_arrivals_are_all_seated_and_timed() -> anyhow::Result<()> {
     // New players (deviation 350, rated alike) never wait for the range.
     assert_eq!(report.policy_ms.max, 0.0);
     assert_eq!(report.server_ms.count, 24);
+    server.stop().await;
+    Ok(())
+}
+
+/// Rated quick play is for accounts: each arrival claims its name first,
+/// then asks rated, and is seated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rated_arrivals_claim_their_names_and_are_seated() -> anyhow::Result<()> {
+    use euchre_engine::Preset;
+    use euchre_loadgen::quick::{QuickConfig, run as quick_play};
+
+    let server = TestServer::start_with(|settings| {
+        settings.limits.connections_per_address = 1_000;
+        settings.limits.guests_per_minute = 0;
+        settings.quick_play.requests_per_address = 1_000;
+        settings.quick_play.wave_ms = 100;
+        settings.ratings.min_account_age_seconds = 0;
+        settings.ratings.min_games = 0;
+    })
+    .await;
+    let config = QuickConfig {
+        url: server.url(),
+        forms: vec![Preset::Standard],
+        rated: true,
+        rate: 200.0,
+        arrivals: 8,
+        patience: Duration::from_secs(10),
+        rating_spread: 0.0,
+        database_url: None,
+        seed: 7,
+        source_addresses: 0,
+        server_pid: None,
+    };
+    let report = quick_play(&config).await?;
+    eprint!("{}", report.to_text());
+    assert!(report.refused.is_empty(), "refused: {:?}", report.refused);
+    assert_eq!((report.matched, report.unmatched), (8, 0));
     server.stop().await;
     Ok(())
 }

@@ -124,7 +124,7 @@ pub struct KnownOption {
 /// documentation).
 // That crate is euchre-analysis (`grade`), which marks the choices; the
 // words above are also the OpenAPI document's, kept as they were served.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Mark {

@@ -87,6 +87,20 @@ pub struct SeatView {
     /// The bot's kind (`random`, `basic`), for a bot.
     pub bot: Option<String>,
     pub name: String,
+    /// The player left the match in progress and this bot played the seat
+    /// to the end; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stand_in: Option<StandInView>,
+}
+
+/// A bot that finished a match for a player who left it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct StandInView {
+    /// The bot's kind.
+    pub bot: String,
+    /// The hand (from 0) from which it played the seat.
+    pub from_hand: u32,
 }
 
 /// A match in full: every hand, with the hidden cards once it is over.
@@ -262,6 +276,7 @@ mod tests {
                 player_id: None,
                 bot: Some("basic".into()),
                 name: "B".into(),
+                stand_in: None,
             }],
             started_at: 1,
             ended_at: None,

@@ -2,7 +2,8 @@
 //! server that writes them and the clients that read them: a match as
 //! listed and in full ([`matches`](mod@matches)), a match's analysis by the
 //! solver ([`analysis`]), players' profiles and the leaderboard
-//! ([`players`]), a table open or closed ([`tables`]), the moderation log
+//! ([`players`]), puzzles ([`puzzles`]), a table open or closed ([`tables`]), tournaments
+//! ([`tournaments`]), the moderation log
 //! ([`moderation`]), the error answers
 //! ([`error`]), and `/readyz`'s [`Readiness`].
 //!
@@ -20,7 +21,9 @@ pub mod error;
 pub mod matches;
 pub mod moderation;
 pub mod players;
+pub mod puzzles;
 pub mod tables;
+pub mod tournaments;
 
 use serde::{Deserialize, Serialize};
 
@@ -31,14 +34,26 @@ pub use analysis::{
 pub use error::{ErrorBody, FindingBody};
 pub use matches::{
     AbandonedView, ActionView, HandView, MatchList, MatchSummaryView, MatchView, PlayView,
-    RubberGameView, SeatView, TrickView,
+    RubberGameView, SeatView, StandInView, TrickView,
 };
-pub use moderation::{LogEntryView, LogPlayer, ModerationLog};
+pub use moderation::{
+    ActionDone, ActionRequest, AddressBanRequest, AddressSeen, BanView, CloseReport, FormerName,
+    LogEntryView, LogPlayer, ModerationLog, OpenReports, PlayerDossierView, ReportChatLine,
+    ReportView,
+};
 pub use players::{
     AccountPlayer, FormAccuracyView, FormRatingView, Leaderboard, Place, PlayerView,
     RatingPointView,
 };
+pub use puzzles::{
+    PlayerPuzzles, PuzzleAnswer, PuzzleAttemptView, PuzzleRatingChange, PuzzleRatingView,
+    PuzzleVerdict, PuzzleView,
+};
 pub use tables::{TableMatchView, TableState, TableView};
+pub use tournaments::{
+    EntryView, LateEntries, NewTournament, RoundSeatView, RoundTableView, RoundView, TeamDraw,
+    TournamentCreated, TournamentFormat, TournamentList, TournamentSummaryView, TournamentView,
+};
 
 /// `GET /readyz`: whether the server is ready (200) or not (503), with the
 /// database's state and the writes the journal holds that it does not yet.

@@ -178,8 +178,23 @@ fn every_client_type_is_known() {
         ClientMessage::Rematch { id: 1, table: "t".into() },
         ClientMessage::Act { id: 1, table: "t".into(), action: Action::Pass },
         ClientMessage::Chat { id: 1, table: "t".into(), text: "hi".into() },
+        ClientMessage::Hint { id: 1, table: "t".into() },
         ClientMessage::QuickPlay { id: 1, request: QuickPlayRequest::new(Preset::Standard, true) },
         ClientMessage::CancelQuickPlay { id: 1 },
+        ClientMessage::Mute { id: 1, player: "p".into() },
+        ClientMessage::Unmute { id: 1, player: "p".into() },
+        ClientMessage::Block { id: 1, player: "p".into() },
+        ClientMessage::Unblock { id: 1, player: "p".into() },
+        ClientMessage::Social { id: 1 },
+        ClientMessage::Report {
+            id: 1,
+            player: "p".into(),
+            reason: ReportReason::CheatingOrCollusion,
+            details: "passing signals".into(),
+            table: Some("t".into()),
+            match_id: None,
+        },
+        ClientMessage::AcknowledgeWarning { id: 1, warning: 7 },
     ];
     assert_eq!(samples.len(), CLIENT_TYPES.len());
     for sample in samples {

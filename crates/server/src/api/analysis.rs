@@ -11,7 +11,7 @@ use euchre_protocol::api::{AnalysisQueued, GameAnalysis};
 use super::error::{ApiError, ErrorBody};
 use super::matches::load;
 use super::query::valid_id;
-use super::replay::is_over;
+use super::replay::cards_public;
 use crate::analysis_queue::Lookup;
 use crate::state::AppState;
 
@@ -36,7 +36,8 @@ use crate::state::AppState;
         (status = 202, description = "Queued: ask again after `Retry-After` seconds",
             body = AnalysisQueued),
         (status = 404, description = "No such match (`not_found`)", body = ErrorBody),
-        (status = 409, description = "The match is in progress (`match_in_progress`)",
+        (status = 409, description = "The match is in progress (`match_in_progress`); an \
+            abandoned one is analysed, its finished hands",
             body = ErrorBody),
         (status = 422, description = "The analysis failed (`not_analysable`): the message \
             says why, and every later request gets the same answer", body = ErrorBody),
@@ -55,7 +56,10 @@ pub(super) async fn get_analysis(
         return Ok(json_text(analysis));
     }
     let detail = load(&state, &id).await?;
-    if !is_over(&detail) {
+    // An abandoned match can never go on: its finished hands are analysed
+    // (the one cut short is left out, as the analysis leaves out any hand
+    // in progress).
+    if !cards_public(&detail) {
         return Err(ApiError::in_progress(&id));
     }
     let retry_after = state.settings.analysis.retry_after_seconds;

@@ -121,7 +121,7 @@ impl From<AccountError> for ApiError {
             | AccountError::NoToken
             | AccountError::BadToken
             | AccountError::SessionExpired => StatusCode::UNAUTHORIZED,
-            AccountError::NotAnAccount => StatusCode::FORBIDDEN,
+            AccountError::NotAnAccount | AccountError::Banned(_) => StatusCode::FORBIDDEN,
             AccountError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             AccountError::Busy | AccountError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         };

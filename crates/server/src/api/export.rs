@@ -50,7 +50,7 @@ pub(super) async fn get_egn(
 }
 
 /// A finished match as an EGN file: its name and its text.
-fn egn_file(detail: &MatchDetail) -> Result<(String, String), ApiError> {
+pub(super) fn egn_file(detail: &MatchDetail) -> Result<(String, String), ApiError> {
     let id = &detail.summary.id;
     if !is_over(detail) {
         return Err(ApiError::in_progress(id));
@@ -177,6 +177,7 @@ mod tests {
                 player_id: None,
                 bot: None,
                 name: (*name).to_owned(),
+                stand_in: None,
             })
             .collect();
         let names = names_in_joining_order(&start, &seats).expect("a permutation");

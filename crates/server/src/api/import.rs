@@ -93,6 +93,7 @@ pub fn import_writes(id: &str, record: &GameRecord, names: &[String], at: Millis
             player_id: None,
             bot: None,
             name: name.clone(),
+            stand_in: None,
         })
         .collect();
     let mut writes = vec![Write::MatchStarted {

@@ -2,6 +2,7 @@
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
+use axum::http::HeaderMap;
 use euchre_protocol::api::{MatchList, MatchView};
 use euchre_store::MatchDetail;
 
@@ -9,6 +10,7 @@ use super::error::{ApiError, ErrorBody};
 use super::json::JsonBody;
 use super::query::{ListParams, encode_cursor, valid_id};
 use super::replay::{CorruptRecord, cards_public, match_view};
+use super::sessions::viewer;
 use super::views::summary_view;
 use crate::state::AppState;
 
@@ -44,6 +46,17 @@ pub(super) async fn list_matches(
 /// The stored match `id`, or 404: also while it is played at a private
 /// table (a pool's too), which the list leaves out until it ends.
 pub(super) async fn load(state: &AppState, id: &str) -> Result<MatchDetail, ApiError> {
+    load_for(state, id, None).await
+}
+
+/// [`load`], as `viewer` (a player id) may see it: a player seated in a
+/// match at a private table sees it while it is played, as anyone sees a
+/// public one.
+pub(super) async fn load_for(
+    state: &AppState,
+    id: &str,
+    viewer: Option<&str>,
+) -> Result<MatchDetail, ApiError> {
     if !valid_id(id) {
         return Err(ApiError::match_not_found(id));
     }
@@ -61,7 +74,10 @@ pub(super) async fn load(state: &AppState, id: &str) -> Result<MatchDetail, ApiE
             // Open, its opening not yet written from the journal.
             None => state.registry.summary(&summary.table_id).is_some_and(|open| open.private),
         };
-        if private {
+        let seated = |viewer: &str| {
+            summary.seats.iter().any(|seat| seat.player_id.as_deref() == Some(viewer))
+        };
+        if private && !viewer.is_some_and(seated) {
             return Err(ApiError::match_not_found(id));
         }
     }
@@ -75,8 +91,11 @@ pub(super) async fn load(state: &AppState, id: &str) -> Result<MatchDetail, ApiE
     summary = "One match, every hand",
     description = "While the match is in progress only public information is shown: up-cards, \
         bids, plays, trick winners and scores; `hands`, `kitty` and the discard's `card` are \
-        left out (`cards_revealed` is false). Once it is over, everything.",
+        left out (`cards_revealed` is false). Once it is over, everything. A match in progress \
+        at a private table (a pool's too) is shown only to its players: with the bearer token \
+        (a guest's or a session's) of a player seated in it; to anyone else it is 404.",
     params(("id" = String, Path, description = "The match id")),
+    security((), ("bearer" = [])),
     responses(
         (status = 200, description = "The match", body = MatchView),
         (status = 404, description = "No such match (`not_found`)", body = ErrorBody),
@@ -85,8 +104,10 @@ pub(super) async fn load(state: &AppState, id: &str) -> Result<MatchDetail, ApiE
 pub(super) async fn get_match(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    headers: HeaderMap,
 ) -> Result<JsonBody, ApiError> {
-    let detail = load(&state, &id).await?;
+    let viewer = viewer(&state, &headers).await;
+    let detail = load_for(&state, &id, viewer.as_deref()).await?;
     replayed_off_workers(detail, match_view).await
 }
 

@@ -2,9 +2,11 @@
 //! [`matches`](mod@matches) (the list, one match, its engine record),
 //! [`replay`] (a match replayed hand by hand) with [`views`] (a stored
 //! match as listed), [`export`] (EGN files),
-//! [`import`] (EGN imports), [`tables`] (a table, open or closed), [`players`] (profiles), [`leaderboard`], [`accounts`] (claiming a name,
-//! changing the password), [`sessions`] (logging in and out) and [`admin`]
-//! (moderation, for those with a role); with
+//! [`import`] (EGN imports), [`tables`] (a table, open or closed), [`tournaments`],
+//! [`players`] (profiles), [`puzzles`], [`leaderboard`], [`accounts`] (claiming a name,
+//! changing the password), [`sessions`] (logging in and out), [`admin`]
+//! (moderation's reads, for those with a role) and [`sanctions`] (its
+//! actions); with
 //! [`query`] for the list's filters and cursors, [`error`] for the
 //! answers that go wrong, and [`limits`] for requests per address and
 //! imports per account.
@@ -53,10 +55,13 @@ pub mod leaderboard;
 pub mod limits;
 pub mod matches;
 pub mod players;
+pub mod puzzles;
 pub mod query;
 pub mod replay;
+pub mod sanctions;
 pub mod sessions;
 pub mod tables;
+pub mod tournaments;
 pub mod views;
 
 pub use error::{ApiError, ErrorBody, FindingBody};
@@ -84,7 +89,13 @@ pub use replay::match_view;
         (name = "matches", description = "Match history"),
         (name = "players", description = "Players' profiles and the leaderboard"),
         (name = "accounts", description = "Claimed names, passwords and log-in sessions"),
-        (name = "moderation", description = "For moderators and admins: the moderation log")
+        (name = "puzzles", description = "Puzzles from real hands: the next one, the day's one, \
+            answers judged and rated, and each account's puzzle rating"),
+        (name = "tournaments", description = "Swiss, knockout and progressive tournaments: \
+            creating one, registering, the rounds and the standings"),
+        (name = "moderation", description = "For moderators and admins: players' reports and \
+            views, warnings, chat mutes, bans of accounts and addresses, renames, and the \
+            moderation log")
     ),
     modifiers(&BearerToken)
 )]
@@ -121,9 +132,38 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(leaderboard::leaderboard))
         .routes(routes!(accounts::claim))
         .routes(routes!(accounts::change_password))
+        .routes(routes!(accounts::delete_account))
+        .routes(routes!(accounts::my_games))
+        .routes(routes!(accounts::pick_name))
         .routes(routes!(sessions::log_in))
-        .routes(routes!(sessions::log_out))
+        .routes(routes!(sessions::log_out, sessions::current))
         .routes(routes!(admin::moderation_log))
+        .routes(routes!(admin::open_reports))
+        .routes(routes!(admin::close_report))
+        .routes(routes!(admin::player_view))
+        .routes(routes!(sanctions::warn))
+        .routes(routes!(sanctions::mute))
+        .routes(routes!(sanctions::unmute))
+        .routes(routes!(sanctions::ban))
+        .routes(routes!(sanctions::unban))
+        .routes(routes!(sanctions::rename))
+        .routes(routes!(sanctions::ban_address))
+        .routes(routes!(sanctions::lift_address_ban))
+        .routes(routes!(tournaments::list_tournaments, tournaments::create_tournament))
+        .routes(routes!(tournaments::get_tournament))
+        .routes(routes!(tournaments::register))
+        .routes(routes!(tournaments::withdraw))
+        .routes(routes!(tournaments::start_now))
+        .routes(routes!(tournaments::pause))
+        .routes(routes!(tournaments::resume))
+        .routes(routes!(tournaments::cancel))
+        .routes(routes!(tournaments::remove_player))
+        .routes(routes!(tournaments::add_late))
+        .routes(routes!(puzzles::next_puzzle))
+        .routes(routes!(puzzles::daily_puzzle))
+        .routes(routes!(puzzles::get_puzzle))
+        .routes(routes!(puzzles::answer_puzzle))
+        .routes(routes!(puzzles::player_puzzles))
 }
 
 /// The OpenAPI document of the routes [`routes()`] serves.

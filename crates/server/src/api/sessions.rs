@@ -54,6 +54,15 @@ impl From<Started> for SessionView {
     }
 }
 
+/// `GET /api/sessions/current`: the session's account, and its role.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct SessionAccount {
+    pub player: AccountPlayer,
+    /// `moderator` or `admin`; absent for an account without a role.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+}
+
 /// The token of `Authorization: Bearer <token>`.
 pub(super) fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
     headers
@@ -63,6 +72,14 @@ pub(super) fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
         .map(str::trim)
         .filter(|token| !token.is_empty())
         .ok_or_else(|| AccountError::NoToken.into())
+}
+
+/// The player whose token (a guest's or a session's) is the bearer token,
+/// if any and valid: for what a player may see that others may not. A
+/// missing or bad token is no error: the request is answered as anyone's.
+pub(super) async fn viewer(state: &AppState, headers: &HeaderMap) -> Option<String> {
+    let token = bearer(headers).ok()?;
+    state.accounts.player(token).await.ok().map(|player| player.id)
 }
 
 /// A JSON body, or a `400 bad_body` answer saying what is wrong with it.
@@ -92,6 +109,8 @@ pub(super) fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, ApiErro
         (status = 400, description = "`bad_name` (not 1 to 32 characters), `weak_password` (not \
             8 to 128 characters) or `bad_body`", body = ErrorBody),
         (status = 401, description = "No account with that name and password (`bad_credentials`)", body = ErrorBody),
+        (status = 403, description = "`banned`: a moderator banned the account; the message \
+            says until when", body = ErrorBody),
         (status = 429, description = "Too many wrong passwords from this address (`rate_limited`)", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
         (status = 503, description = "Every password-hashing thread is busy (`busy`): try again \
@@ -106,6 +125,7 @@ pub(super) async fn log_in(
 ) -> Result<(StatusCode, Json<SessionView>), ApiError> {
     let Credentials { name, password } = body(credentials)?;
     let started = state.accounts.log_in(peer, &name, &password).await?;
+    state.players.seen_from(&started.player.id, peer);
     Ok((StatusCode::CREATED, Json(started.into())))
 }
 
@@ -129,4 +149,35 @@ pub(super) async fn log_out(
 ) -> Result<StatusCode, ApiError> {
     state.accounts.log_out(bearer(&headers)?).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/sessions/current",
+    tag = "accounts",
+    summary = "Your session's account",
+    description = "The account the bearer token's session is for, and its role if it holds \
+        one (`moderator` or `admin`): a client shows its moderation page only to them. Only \
+        the account's own token says its role; nothing shows it to other players.",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The session's account", body = SessionAccount),
+        (status = 401, description = "`no_token`, `bad_token` or `session_expired`", body = ErrorBody),
+        (status = 403, description = "`not_an_account` (a guest's token) or `banned`", body = ErrorBody),
+        (status = 503, description = "`unavailable`: the database did not answer", body = ErrorBody),
+    )
+)]
+pub(super) async fn current(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<SessionAccount>, ApiError> {
+    let player = state.accounts.account(bearer(&headers)?).await?;
+    let role = state.store.role_of(&player.id).await.map_err(|error| {
+        tracing::error!(%error, "a role could not be read");
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "try again shortly")
+    })?;
+    Ok(Json(SessionAccount {
+        player: AccountPlayer { id: player.id, name: player.name },
+        role: role.map(|role| role.as_str().to_owned()),
+    }))
 }

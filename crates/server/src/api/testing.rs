@@ -23,7 +23,13 @@ pub fn game_in_progress() -> Game {
 pub fn detail(game: &Game, ended: bool) -> MatchDetail {
     let record = game.record().clone();
     let seats = (0..4)
-        .map(|seat| MatchSeat { seat, player_id: None, bot: None, name: format!("P{seat}") })
+        .map(|seat| MatchSeat {
+            seat,
+            player_id: None,
+            bot: None,
+            name: format!("P{seat}"),
+            stand_in: None,
+        })
         .collect();
     let summary = MatchSummary {
         id: "m".into(),

@@ -6,7 +6,9 @@
 
 use std::borrow::Cow;
 
-use euchre_protocol::api::{AbandonedView, MatchSummaryView, RubberGameView, SeatView};
+use euchre_protocol::api::{
+    AbandonedView, MatchSummaryView, RubberGameView, SeatView, StandInView,
+};
 use euchre_store::{Abandonment, MatchSeat, MatchSummary};
 
 use super::import::IMPORT_TABLE;
@@ -18,6 +20,10 @@ pub fn seat_view(seat: &MatchSeat) -> SeatView {
         player_id: seat.player_id.clone(),
         bot: seat.bot.clone(),
         name: seat.name.clone(),
+        stand_in: seat.stand_in.as_ref().map(|stand_in| StandInView {
+            bot: stand_in.bot.clone(),
+            from_hand: stand_in.from_hand,
+        }),
     }
 }
 

@@ -32,7 +32,9 @@
 //!   table.
 //! - **Revocations.** Log-outs, password changes and claims go to every
 //!   node on `euchre.revoked`: each forgets the tokens, cuts its
-//!   connections that held them and learns the claimed names.
+//!   connections that held them and learns the claimed names. A ban of an
+//!   account is one too; bans of addresses and chat mutes go on
+//!   `euchre.sanctions`.
 //!
 //! A file per part: `start` joins the cluster and wires the parts up;
 //! `nats` connects to NATS with the node's credentials and TLS;
@@ -43,7 +45,8 @@
 //! messages back ([`RemoteTables`]); `pools` carries quick-play requests
 //! to their pool's owner; `claims` keeps each player to one request
 //! across the cluster; `lobby` shares the lobby;
-//! `revocations` shares the ends of sessions.
+//! `revocations` shares the ends of sessions, `social` the mutes and
+//! blocks an account changes, `sanctions` the bans and moderators' mutes.
 //!
 //! [`Placement`]: crate::placement::Placement
 //! [`RemoteTables`]: crate::placement::RemoteTables
@@ -68,7 +71,9 @@ mod lobby;
 mod nats;
 mod pools;
 mod revocations;
+mod sanctions;
 mod shards;
+mod social;
 mod start;
 
 pub use start::start;

@@ -66,6 +66,10 @@ enum ToPoolOwner {
         /// The client's address (absent from a node of an older version).
         #[serde(default)]
         address: Option<std::net::IpAddr>,
+        /// Everyone a block stands between the player and (absent from a
+        /// node of an older version).
+        #[serde(default)]
+        avoid: Vec<String>,
     },
     Cancel {
         node: String,
@@ -260,9 +264,20 @@ impl Node {
         }
         let quick_play = &state.quick_play;
         match request {
-            ToPoolOwner::Ask { node, conn, id, request_id, player, request, rating, address } => {
+            ToPoolOwner::Ask {
+                node,
+                conn,
+                id,
+                request_id,
+                player,
+                request,
+                rating,
+                address,
+                avoid,
+            } => {
                 let (conn, outbox) = self.remote_outbox(state, node, conn);
-                let ask = Ask { id, request_id, conn, player, outbox, request, rating, address };
+                let ask =
+                    Ask { id, request_id, conn, player, outbox, request, rating, address, avoid };
                 Some(quick_play.ask(ask).await.map_or_else(refused, |()| Answer::Accepted))
             }
             ToPoolOwner::Cancel { node, conn, id, player_id } => {
@@ -308,7 +323,7 @@ impl RemotePools for Node {
         player: &'a PlayerInfo,
         ask: PoolAsk,
     ) -> BoxFuture<'a, Result<(), ServerMessage>> {
-        let PoolAsk { id, request_id, request, rating, address } = ask;
+        let PoolAsk { id, request_id, request, rating, address, avoid } = ask;
         Box::pin(async move {
             let shard = self.pool_shard(pool);
             // Held before the request is sent: the owner's ack and even its
@@ -329,6 +344,7 @@ impl RemotePools for Node {
                 request,
                 rating,
                 address: Some(address),
+                avoid,
             };
             let sent = self.to_pool_owner(shard, id, &message).await;
             if sent.is_err() {

@@ -12,7 +12,7 @@ use super::Node;
 use super::claims::{self, KvClaims};
 use super::durability::{Logged, purge_closed};
 use super::lobby::{mirror_lobby, watch_lobby};
-use super::revocations;
+use super::{revocations, sanctions, social};
 use crate::state::AppState;
 
 /// The buckets every node of a cluster shares.
@@ -49,7 +49,7 @@ fn public_url(url: &str) -> anyhow::Result<Option<String>> {
 pub async fn start(state: AppState) -> anyhow::Result<AppState> {
     let settings = state.settings.cluster.clone();
     anyhow::ensure!(
-        state.settings.database_url.expose().starts_with("postgres"),
+        state.settings.database().url.expose().starts_with("postgres"),
         "cluster mode needs a shared PostgreSQL database: set database_url to postgres://…"
     );
     let id = if settings.node_id.is_empty() {
@@ -136,7 +136,18 @@ pub async fn start(state: AppState) -> anyhow::Result<AppState> {
     if let Some(own) = state.players.broadcast_revocations() {
         tokio::spawn(revocations::publish(client.clone(), own));
     }
+    let sanctioned = client.subscribe(sanctions::SUBJECT).await?;
+    let own_sanctions = state.players.sanctions().clone();
+    tokio::spawn(sanctions::apply(sanctioned, own_sanctions, state.shutdown.clone()));
+    if let Some(own) = state.players.sanctions().broadcast_changes() {
+        tokio::spawn(sanctions::publish(client.clone(), own));
+    }
     state.players.load_claimed_names().await?;
+    let changed = client.subscribe(social::SUBJECT).await?;
+    tokio::spawn(social::apply(changed, state.social.clone(), state.shutdown.clone()));
+    if let Some(own) = state.social.broadcast_changes() {
+        tokio::spawn(social::publish(client.clone(), own));
+    }
 
     let (mirror, mirrored) = mpsc::unbounded_channel();
     state.registry.mirror_to(mirror);

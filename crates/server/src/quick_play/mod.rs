@@ -47,6 +47,8 @@ pub struct Ask {
     /// The client's address, counted against `requests_per_address`
     /// (`None`: not known, from a node of an older version).
     pub address: Option<IpAddr>,
+    /// Everyone a block stands between the player and: never seated with them.
+    pub avoid: Vec<String>,
 }
 
 /// What the pools' task is told.

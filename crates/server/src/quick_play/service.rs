@@ -77,6 +77,8 @@ struct Waiting {
     address: Option<IpAddr>,
     /// When the player was last told how many wait.
     noticed: Millis,
+    /// Everyone a block stands between the player and: never seated with them.
+    avoid: HashSet<String>,
 }
 
 impl Waiting {
@@ -310,7 +312,7 @@ impl Pools {
     }
 
     fn ask(&mut self, ask: Ask) -> Result<Reply, Refusal> {
-        let Ask { conn, player, outbox, request, rating, request_id, address, .. } = ask;
+        let Ask { conn, player, outbox, request, rating, request_id, address, avoid, .. } = ask;
         request.check()?;
         if self.requests.contains_key(&player.id) {
             return Err(ErrorCode::AlreadyQueued.into());
@@ -368,6 +370,7 @@ impl Pools {
             gone_since: None,
             address,
             noticed: now,
+            avoid: avoid.into_iter().collect(),
         };
         if let Some(address) = address {
             *self.per_address.entry((pool, address)).or_default() += 1;
@@ -653,6 +656,8 @@ impl Pools {
         let Some(members) = self.pools.get(&pool) else { return };
         let mut leads: Vec<String> = Vec::with_capacity(members.len());
         let mut entries: Vec<Entry> = Vec::with_capacity(members.len());
+        // Each entry's players, for keeping those a block stands between apart.
+        let mut players: Vec<[Option<&Waiting>; 2]> = Vec::with_capacity(members.len());
         for id in members {
             let Some(lead) = self.requests.get(id) else { continue };
             let partner = match &lead.team {
@@ -684,8 +689,18 @@ impl Pools {
             };
             leads.push(id.clone());
             entries.push(entry);
+            players.push([Some(lead), partner]);
         }
-        let formed = euchre_matcher::wave(&entries, shape(pool), pool.1, &self.policy, self.now());
+        let apart = |a: usize, b: usize| {
+            let shuns = |x: &Waiting, y: &Waiting| {
+                x.avoid.contains(&y.player.id) || y.avoid.contains(&x.player.id)
+            };
+            let (a, b) = (&players[a], &players[b]);
+            a.iter().flatten().any(|x| b.iter().flatten().any(|y| shuns(x, y)))
+        };
+        let (shape, now) = (shape(pool), self.now());
+        let formed = euchre_matcher::wave_apart(&entries, shape, pool.1, &self.policy, now, &apart);
+        drop(players);
         for table in formed {
             let mut seats: Vec<Seating> = Vec::new();
             for placed in &table.seats {

@@ -9,6 +9,8 @@ use euchre_bots::Bot;
 use euchre_engine::{Action, Game, Seat, Viewer};
 use tokio::time::Instant;
 
+use euchre_protocol::{StoodIn, TableStatus};
+
 use super::{Sitter, Table};
 
 /// Where a game stands: the table's game number, the hand, and the actions
@@ -31,12 +33,27 @@ impl Table {
         Some(self.last_change + Duration::from_secs(u64::from(seconds)))
     }
 
+    /// Whether the game in progress is left to bots alone: every seat's
+    /// person left it (or none sat), so a bot plays each seat for good.
+    /// Such a game is played to its end, even with nobody connected, so
+    /// that "a bot takes your seat" holds: it ends finished, not abandoned.
+    /// So is a tournament's, whose round waits for its result.
+    pub(super) fn bots_finish_it(&self) -> bool {
+        self.status() == TableStatus::Playing
+            && (self.seats.iter().all(|state| matches!(state.sitter, Some(Sitter::Bot(_))))
+                || self.host.id == super::TOURNAMENT_HOST)
+    }
+
     /// When the seat to act will be played automatically, if it will be.
     fn automatic_move(&self) -> Option<(Seat, Instant)> {
         let game = self.game.as_ref()?;
         let seat = game.turn()?;
         let state = &self.seats[seat.index()];
-        let bot_time = self.last_change + self.config.bot_delay;
+        // Bots pause so that people can follow the play; with nobody
+        // watching a game left to bots there is nobody to follow it.
+        let unwatched = self.subscribers.is_empty() && self.bots_finish_it();
+        let delay = if unwatched { Duration::ZERO } else { self.config.bot_delay };
+        let bot_time = self.last_change + delay;
         match &state.sitter {
             Some(Sitter::Bot(_)) => Some((seat, bot_time)),
             Some(Sitter::Human(_)) => {
@@ -55,21 +72,20 @@ impl Table {
     }
 
     pub(super) fn next_wake(&self) -> Option<Instant> {
-        let idle = self.empty_since.map(|since| since + self.config.idle_close);
+        let idle = self.idle_close_at();
         // While a bot thinks, its move is not due again.
         let bot = self.automatic_move().filter(|_| !self.thinking).map(|(_, due)| due);
-        match (bot, idle) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [bot, idle, self.rematch_deadline].into_iter().flatten().min()
     }
 
     /// Runs what is due at `now`. False when the table should close.
     pub fn on_timer(&mut self, now: Instant) -> bool {
-        if let Some(since) = self.empty_since
-            && now >= since + self.config.idle_close
-        {
+        if self.idle_close_at().is_some_and(|at| now >= at) {
             return false;
+        }
+        if self.rematch_deadline.is_some_and(|deadline| now >= deadline) {
+            self.rematch_time_up();
+            self.after_change();
         }
         if let Some((seat, due)) = self.automatic_move()
             && now >= due
@@ -80,6 +96,20 @@ impl Table {
         }
         self.end_step();
         true
+    }
+
+    /// Notes the hand from which a bot stands in for the player at `seat`.
+    fn stood_in_for(&mut self, seat: Seat) {
+        let Some(game) = &self.game else { return };
+        let from = StoodIn { from_hand: game.hand_number(), scores: game.scores() };
+        self.seats[seat.index()].stood_in.get_or_insert(from);
+    }
+
+    /// When the table closes for want of anyone connected: never while
+    /// bots finish a game everyone left (it closes once that game is over).
+    fn idle_close_at(&self) -> Option<Instant> {
+        let since = self.empty_since.filter(|_| !self.bots_finish_it())?;
+        Some(since + self.config.idle_close)
     }
 
     /// A bot acts for `seat`: its own bot, or a stand-in for an absent or
@@ -95,6 +125,7 @@ impl Table {
         if matches!(state.sitter, Some(Sitter::Human(_))) {
             if state.away_since.is_some_and(|since| since.elapsed() >= grace) {
                 self.forfeit(seat);
+                self.stood_in_for(seat);
             } else if let Some(game) = &self.game {
                 let at = position(self.games_started, game);
                 self.timed_out(seat, at);

@@ -219,6 +219,8 @@ mod tests {
             ratings: None,
             analyses: None,
             spectators: 0,
+            social: None,
+            rematch_wait: std::time::Duration::from_secs(60),
         };
         let registry = Registry::default();
         let spec = TableSpec {
@@ -250,7 +252,11 @@ mod tests {
         let watched = drain_until_ack(&mut rx, 1).await;
         assert!(watched.iter().any(|m| matches!(m, ServerMessage::Snapshot { .. })));
         // Sitting writes the seats: refused storage, so no ack, no seat taken, and the table ends.
-        assert!(handle.send(ask(2, Request::Sit { seat: Some(0), invite: None })).await);
+        assert!(
+            handle
+                .send(ask(2, Request::Sit { seat: Some(0), invite: None, avoid: Vec::new() }))
+                .await
+        );
         tokio::time::timeout(Duration::from_secs(5), task).await.expect("stops").expect("ran");
         let after: Vec<ServerMessage> =
             std::iter::from_fn(|| rx.try_recv().ok()).filter_map(Frame::into_message).collect();

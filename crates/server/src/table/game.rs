@@ -52,6 +52,9 @@ impl Table {
         self.rated_players = self.rated_players();
         self.forfeits = vec![false; self.seats.len()];
         self.timeouts = vec![0; self.seats.len()];
+        for state in &mut self.seats {
+            state.stood_in = None;
+        }
         self.game = Some(game);
         self.match_id = Some(match_id);
         self.last_change = Instant::now();
@@ -63,6 +66,28 @@ impl Table {
         if let Some(commitment) = commitment {
             self.publish(TableEvent::Table(TableNotice::DealCommitted { hand: 0, commitment }));
         }
+        self.tell_if_unrated();
+    }
+
+    /// At a rated table, finds out off the loop whether the game just
+    /// started will be rated; if not, its players hear why now (`unrated`),
+    /// not only at its end.
+    fn tell_if_unrated(&self) {
+        let (Some(players), Some(ratings), Some(match_id)) =
+            (self.rated_players.clone(), self.config.ratings.clone(), self.match_id.clone())
+        else {
+            return;
+        };
+        let rules = self.rules;
+        let mailbox = self.mailbox.clone();
+        tokio::spawn(async move {
+            let Some(notice) = ratings.notice_at_start(&match_id, &rules, &players).await else {
+                return;
+            };
+            if let Some(mailbox) = mailbox.upgrade() {
+                let _ = mailbox.send(TableMessage::Unrated { match_id, notice }).await;
+            }
+        });
     }
 
     /// The person in `seat` forfeits the rated game in progress (a
@@ -170,13 +195,15 @@ impl Table {
                             player_id: Some(player.id.clone()),
                             bot: None,
                             name: player.name.clone(),
+                            stand_in: None,
                         };
                     }
                     Some(Sitter::Bot(kind)) => *kind,
                     None => self.bot_kind,
                 };
                 let bot = kind.name().to_owned();
-                MatchSeat { seat, player_id: None, name: format!("{bot} bot"), bot: Some(bot) }
+                let name = format!("{bot} bot");
+                MatchSeat { seat, player_id: None, name, bot: Some(bot), stand_in: None }
             })
             .collect()
     }

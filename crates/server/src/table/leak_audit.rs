@@ -199,6 +199,8 @@ async fn audit_form(preset: Preset, overrides: &serde_json::Value, games: usize)
             ratings: None,
             analyses: None,
             spectators: 0,
+            social: None,
+            rematch_wait: std::time::Duration::from_secs(60),
         };
         let host = PlayerInfo { id: "p0".into(), name: "p0".into() };
         let spec = TableSpec {
@@ -218,7 +220,10 @@ async fn audit_form(preset: Preset, overrides: &serde_json::Value, games: usize)
             let outbox = Outbox::new(tx, CancellationToken::new());
             let who = PlayerInfo { id: format!("p{conn}"), name: format!("p{conn}") };
             let (request, seat) = if conn < players {
-                (Request::Sit { seat: Some(conn as u8), invite: None }, Some(conn as u8))
+                (
+                    Request::Sit { seat: Some(conn as u8), invite: None, avoid: Vec::new() },
+                    Some(conn as u8),
+                )
             } else {
                 (Request::Watch { invite: None }, None)
             };

@@ -60,6 +60,11 @@ pub enum Request {
     Sit {
         seat: Option<u8>,
         invite: Option<String>,
+        /// Everyone a block stands between the player and
+        /// ([`crate::social::Social::avoid`]): none of them may be seated
+        /// here, nor host the table.
+        #[serde(default)]
+        avoid: Vec<String>,
     },
     Watch {
         invite: Option<String>,
@@ -72,6 +77,20 @@ pub enum Request {
     Rematch,
     Act(Action),
     Chat(String),
+    /// What the expert bot would do in the player's seat (practice tables only).
+    Hint,
+    /// The biggest mistake of a finished hand in the player's seat
+    /// (practice tables only).
+    Review {
+        hand: u32,
+    },
+    /// Reports a player seen here: the table adds its match and the
+    /// player's chat lines it keeps, and files it.
+    Report {
+        player: String,
+        reason: euchre_protocol::ReportReason,
+        details: String,
+    },
     /// A quick-play pool seated the player here: subscribes the connection
     /// to their seat and sends the snapshot, with no acknowledgement (the
     /// connection asked for nothing; `quick_play_matched` came before).
@@ -97,9 +116,23 @@ pub enum TableMessage {
     Disconnected {
         conn: ConnId,
     },
+    /// A tournament's table: its game begins now, whoever has come (a
+    /// player not there is away, and a bot plays for them after the grace).
+    Begin,
+    /// A tournament's round clock ran out: the hand in play is the game's
+    /// last (level then, it plays on until a side leads). Sent at every
+    /// director's tick until the game ends, so a table restored after a
+    /// crash hears it again.
+    Settle,
     /// A game here was rated (see [`crate::ratings`]): the notice to publish.
     /// Sent by the table's own rating job, which it spawned at the game's end.
     Rated(TableNotice),
+    /// The game `match_id`, which started at a rated table, will not be
+    /// rated: why, to publish while that game is still being played.
+    Unrated {
+        match_id: String,
+        notice: TableNotice,
+    },
 }
 
 /// A cheap, cloneable way to reach a table.
@@ -148,4 +181,9 @@ pub struct TableConfig {
     pub analyses: Option<std::sync::Arc<crate::analysis_queue::Analyses>>,
     /// Spectators the table takes; 0: no limit.
     pub spectators: usize,
+    /// Where reports made at the table are filed; `None`: nowhere (tests).
+    pub social: Option<std::sync::Arc<crate::social::Social>>,
+    /// At a table without a host, how long the others have to ask for a
+    /// rematch once one player has.
+    pub rematch_wait: Duration,
 }

@@ -33,7 +33,7 @@ use std::sync::Arc;
 use euchre_bots::{Bot, BotKind};
 use euchre_engine::{Game, Rules, Seat, Viewer};
 use euchre_protocol::{
-    Occupant, PlayerInfo, TableEvent, TableId, TableSettings, TableStatus, TableSummary,
+    Occupant, PlayerInfo, StoodIn, TableEvent, TableId, TableSettings, TableStatus, TableSummary,
 };
 use euchre_store::durable::Durability;
 use euchre_store::{CloseReason, LiveTable, TableHost, Write};
@@ -66,6 +66,9 @@ struct SeatState {
     bot: Option<Box<dyn Bot>>,
     /// When the seated player lost their last connection.
     away_since: Option<Instant>,
+    /// A bot has played for the player, away past the grace, since this
+    /// hand; until they act again.
+    stood_in: Option<StoodIn>,
 }
 
 #[derive(Debug)]
@@ -138,6 +141,9 @@ pub struct Table {
     empty_since: Option<Instant>,
     /// The stored id of the game in progress.
     match_id: Option<String>,
+    /// The latest chat lines and their writers' ids, for the reports made
+    /// here (`social::CHAT_KEPT` at most).
+    chat_kept: VecDeque<(String, euchre_store::ChatLine)>,
     /// The players of the game in progress, by seat, when it is rated.
     rated_players: Option<Vec<String>>,
     /// The seats whose player forfeited the rated game in progress: away
@@ -148,10 +154,20 @@ pub struct Table {
     /// bot twice counts once).
     timeouts: Vec<u32>,
     last_timeout: Option<(Seat, bots::Position)>,
+    /// At a table without a host (quick play's): by seat, who asked for a
+    /// rematch of the game just over, and when the others' time runs out.
+    rematch_asked: Vec<bool>,
+    rematch_deadline: Option<Instant>,
     /// Messages are held back until what caused them is durable.
     delivery: Delivery,
     /// Whether a search bot's decision is under way on the blocking pool.
     thinking: bool,
+    /// Where the last hint was asked: one hint a decision, so that asking
+    /// again cannot keep the blocking pool busy.
+    hinted: Option<bots::Position>,
+    /// The last hand reviewed (the game's number, the hand's): one review a
+    /// hand, for the same reason.
+    reviewed: Option<(u32, u32)>,
     /// Where decisions made on the blocking pool come back; set by
     /// [`Table::run`] (a table driven by hand decides on the spot).
     decisions: Option<mpsc::UnboundedSender<Decision>>,
@@ -190,12 +206,17 @@ impl Table {
             last_change: Instant::now(),
             empty_since: Some(Instant::now()),
             match_id: None,
+            chat_kept: VecDeque::new(),
             rated_players: None,
             forfeits: Vec::new(),
             timeouts: Vec::new(),
             last_timeout: None,
+            rematch_asked: vec![false; usize::from(rules.players)],
+            rematch_deadline: None,
             delivery: Delivery::new(durability),
             thinking: false,
+            hinted: None,
+            reviewed: None,
             decisions: None,
         };
         for seat in table.settings.bot_seats.clone() {
@@ -234,6 +255,7 @@ impl Table {
                     sitter: Some(Sitter::Human(player)),
                     bot: None,
                     away_since: Some(now),
+                    stood_in: None,
                 },
                 Some(Occupant::Bot { bot }) => {
                     let kind = BotKind::from_name(&bot).unwrap_or(bot_kind);
@@ -241,6 +263,7 @@ impl Table {
                         sitter: Some(Sitter::Bot(kind)),
                         bot: Some(kind.create(table.bot_seed ^ index as u64)),
                         away_since: None,
+                        stood_in: None,
                     }
                 }
                 None => SeatState::default(),
@@ -403,12 +426,34 @@ impl Table {
         self.delivery.writes.push(Write::TableClosed { id, at });
     }
 
+    /// The round clock's end: the hand in play is the game's last, in the
+    /// game and in its stored rules (the record replays to that end).
+    fn settle(&mut self) {
+        let (Some(game), Some(match_id)) = (self.game.as_mut(), &self.match_id) else { return };
+        if game.end_after_hand_in_play() {
+            let rules = game.record().rules;
+            self.delivery.writes.push(Write::MatchRules { match_id: match_id.clone(), rules });
+        }
+    }
+
     /// Handles one message.
     pub fn handle(&mut self, message: TableMessage) {
         match message {
             TableMessage::Command(command) => self.command(command),
             TableMessage::Disconnected { conn } => self.disconnected(conn),
+            TableMessage::Begin => {
+                if self.game.is_none() && self.seats.iter().all(|s| s.sitter.is_some()) {
+                    self.begin_game();
+                }
+            }
+            TableMessage::Settle => self.settle(),
             TableMessage::Rated(notice) => self.publish(TableEvent::Table(notice)),
+            TableMessage::Unrated { match_id, notice } => {
+                let playing = self.game.as_ref().is_some_and(|game| !game.is_over());
+                if playing && self.match_id.as_deref() == Some(match_id.as_str()) {
+                    self.publish(TableEvent::Table(notice));
+                }
+            }
         }
         self.touch_connections();
         self.end_step();
@@ -479,6 +524,21 @@ fn host_of(host: TableHost, seats: &[Option<Occupant>]) -> PlayerInfo {
 
 /// The name shown for a host whom the store no longer has.
 const FORMER_PLAYER: &str = "a former player";
+
+/// Whether `host` is [`quick_play_host`]: a table without a host.
+fn hostless(host: &PlayerInfo) -> bool {
+    host.id == euchre_store::QUICK_PLAY_HOST
+}
+
+/// The host of a tournament's table: its director, nobody who plays. The
+/// table plays its game to the end with nobody connected, and offers no
+/// rematch (the next round is the director's).
+pub fn tournament_host() -> PlayerInfo {
+    PlayerInfo { id: TOURNAMENT_HOST.to_owned(), name: "Tournament".to_owned() }
+}
+
+/// [`tournament_host`]'s id: not a UUID, so never a player's.
+pub const TOURNAMENT_HOST: &str = "tournament";
 
 /// The host of a table quick play formed: nobody who plays.
 pub fn quick_play_host() -> PlayerInfo {

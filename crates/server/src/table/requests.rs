@@ -6,6 +6,7 @@ use euchre_protocol::{
     ErrorCode, Occupant, PlayerInfo, Refusal, Reply, ServerMessage, TableEvent, TableNotice,
     TableStatus,
 };
+use euchre_store::{ChatLine, Write};
 use tokio::time::Instant;
 
 use super::{ConnId, Outbox, Request, SeatState, Sitter, Subscriber, Table, TableCommand};
@@ -19,16 +20,42 @@ impl Table {
             self.after_change();
             return;
         }
+        if let Request::Report { player: reported, reason, details } = request {
+            // Answered once the report is stored, by the task that files it.
+            if let Err(refusal) =
+                self.report(conn, &player, &outbox, id, &reported, reason, details)
+            {
+                self.delivery.stage(conn, &outbox, refusal.into_message(Some(id)));
+            }
+            return;
+        }
+        if let Request::Hint | Request::Review { .. } = request {
+            // Answered by the task that asks the expert or the analysis,
+            // off the table's own task.
+            let asked = match request {
+                Request::Review { hand } => self.review(&player, &outbox, id, hand),
+                _ => self.hint(&player, &outbox, id),
+            };
+            if let Err(refusal) = asked {
+                self.delivery.stage(conn, &outbox, refusal.into_message(Some(id)));
+            }
+            return;
+        }
         let result = match request {
-            Request::Sit { seat, invite } => self.sit(conn, &player, &outbox, seat, invite),
+            Request::Sit { seat, invite, avoid } => {
+                self.sit(conn, &player, &outbox, seat, invite, &avoid)
+            }
             Request::Watch { invite } => self.watch(conn, &player, &outbox, invite),
             Request::Resume { last_seq } => self.resume(conn, &player, &outbox, last_seq),
             Request::Leave => self.leave(conn, &player),
             Request::Start => self.start(&player, false),
+            Request::Rematch if super::hostless(&self.host) => self.ask_rematch(&player),
             Request::Rematch => self.start(&player, true),
             Request::Act(action) => self.act(&player, action),
             Request::Chat(text) => self.chat(conn, &player, text),
-            Request::Matched => return,
+            Request::Matched | Request::Report { .. } | Request::Hint | Request::Review { .. } => {
+                return;
+            }
         };
         let answer = match result {
             Ok(reply) => ServerMessage::Ack { id, reply },
@@ -63,10 +90,20 @@ impl Table {
         outbox: &Outbox,
         seat: Option<u8>,
         invite: Option<String>,
+        avoid: &[String],
     ) -> Result<Reply, Refusal> {
         self.check_invite(invite.as_deref())?;
         if self.seat_of(player).is_some() {
             return Err(ErrorCode::AlreadySeated.into());
+        }
+        // Whoever made the block, the refusal is the same: it says nothing
+        // of who blocked whom.
+        let seated = self.seats.iter().filter_map(|s| match &s.sitter {
+            Some(Sitter::Human(p)) => Some(&p.id),
+            _ => None,
+        });
+        if seated.chain([&self.host.id]).any(|id| avoid.contains(id)) {
+            return Err(ErrorCode::Blocked.into());
         }
         let index = match seat {
             Some(seat) if usize::from(seat) >= self.seats.len() => {
@@ -202,6 +239,12 @@ impl Table {
             self.publish(TableEvent::Table(TableNotice::SeatLeft { seat: seat.0 }));
             self.seats[seat.index()] = SeatState::default();
             self.record_seats();
+            // Asks stand or fall with who is left; with none, nothing to say.
+            let asking = self.rematch_asked.iter().any(|asked| *asked);
+            if super::hostless(&self.host) && self.status() == TableStatus::Finished && asking {
+                self.rematch_asked[seat.index()] = false;
+                self.rematch_changed();
+            }
         }
         Ok(Reply::Done)
     }
@@ -219,10 +262,25 @@ impl Table {
         }
         self.publish(TableEvent::Table(TableNotice::SeatLeft { seat: seat_number }));
         self.forfeit(seat);
+        // The match's seat names the bot that plays it from here on.
+        if let (Some(match_id), Some(game)) = (&self.match_id, &self.game)
+            && !game.is_over()
+            && matches!(self.seats[index].sitter, Some(Sitter::Human(_)))
+        {
+            let (match_id, bot) = (match_id.clone(), self.bot_kind.name().to_owned());
+            let from_hand = game.hand_number();
+            self.delivery.writes.push(Write::StandIn {
+                match_id,
+                seat: seat_number,
+                bot,
+                from_hand,
+            });
+        }
         self.seats[index] = SeatState {
             sitter: Some(Sitter::Bot(self.bot_kind)),
             bot: Some(self.bot_kind.create(self.bot_seed ^ u64::from(seat_number))),
             away_since: None,
+            stood_in: None,
         };
         self.publish(TableEvent::Table(TableNotice::SeatTaken {
             seat: seat_number,
@@ -241,6 +299,12 @@ impl Table {
             (TableStatus::Finished, false) => return Err(ErrorCode::GameInProgress.into()),
             _ => {}
         }
+        self.begin_with_bots();
+        Ok(Reply::Done)
+    }
+
+    /// Bots take the empty seats, and the next game begins.
+    fn begin_with_bots(&mut self) {
         let mut notices = Vec::new();
         for (index, state) in self.seats.iter_mut().enumerate() {
             if state.sitter.is_none() {
@@ -256,13 +320,188 @@ impl Table {
         }
         self.record_seats();
         self.begin_game();
+    }
+
+    /// At a table without a host (quick play's), a seated player asks for
+    /// a rematch of the game just over: it starts once every person still
+    /// seated has asked (alone with bots: at once). A rated game's rematch
+    /// is rated, so it needs every player who played it.
+    fn ask_rematch(&mut self, player: &PlayerInfo) -> Result<Reply, Refusal> {
+        let seat = self.seat_of(player).ok_or(ErrorCode::NotSeated)?;
+        match self.status() {
+            TableStatus::Playing => return Err(ErrorCode::GameInProgress.into()),
+            TableStatus::Open => return Err(ErrorCode::NotStarted.into()),
+            TableStatus::Finished => {}
+        }
+        if self.settings.rated && !self.everyone_stayed() {
+            return Err(ErrorCode::NoRematch.into());
+        }
+        self.rematch_asked[seat.index()] = true;
+        self.rematch_deadline.get_or_insert(Instant::now() + self.config.rematch_wait);
+        self.rematch_changed();
         Ok(Reply::Done)
+    }
+
+    /// Whether every seat still holds a person (at a rated table, the ones
+    /// who played: nobody sits down at a finished pool table).
+    fn everyone_stayed(&self) -> bool {
+        self.seats.iter().all(|state| matches!(state.sitter, Some(Sitter::Human(_))))
+    }
+
+    /// After an ask, or a leave: the rematch starts if everyone still
+    /// seated has asked; otherwise everyone hears where the asking stands.
+    /// At a rated table somebody left can never rematch: the asks lapse.
+    fn rematch_changed(&mut self) {
+        let people: Vec<usize> = (0..self.seats.len())
+            .filter(|&i| matches!(self.seats[i].sitter, Some(Sitter::Human(_))))
+            .collect();
+        let asked = people.iter().any(|&i| self.rematch_asked[i]);
+        let agreed = asked && people.iter().all(|&i| self.rematch_asked[i]);
+        let possible = !self.settings.rated || self.everyone_stayed();
+        if agreed && possible {
+            self.start_rematch();
+            return;
+        }
+        if !asked || !possible {
+            self.rematch_asked.fill(false);
+            self.rematch_deadline = None;
+        }
+        let vote = self.rematch_vote();
+        self.publish(TableEvent::Table(TableNotice::RematchVote {
+            asked: vote.asked,
+            deadline_ms: vote.deadline_ms,
+        }));
+    }
+
+    fn start_rematch(&mut self) {
+        self.rematch_asked.fill(false);
+        self.rematch_deadline = None;
+        self.begin_with_bots();
+    }
+
+    /// The others' time to ask ran out. At a casual table, bots take the
+    /// seats of those who did not ask, and the game starts; at a rated one
+    /// (which needs them all) the asks lapse.
+    pub(super) fn rematch_time_up(&mut self) {
+        self.rematch_deadline = None;
+        let asked = self.rematch_asked.iter().any(|asked| *asked);
+        if self.settings.rated || !asked || self.status() != TableStatus::Finished {
+            self.rematch_asked.fill(false);
+            self.publish(TableEvent::Table(TableNotice::RematchVote {
+                asked: Vec::new(),
+                deadline_ms: None,
+            }));
+            return;
+        }
+        let silent: Vec<Seat> = (0..self.seats.len())
+            .filter(|&i| matches!(self.seats[i].sitter, Some(Sitter::Human(_))))
+            .filter(|&i| !self.rematch_asked[i])
+            .map(|i| Seat(i as u8))
+            .collect();
+        for seat in silent {
+            self.give_seat_to_bot(seat);
+        }
+        self.start_rematch();
+    }
+
+    /// Where the asking for a rematch stands.
+    pub(super) fn rematch_vote(&self) -> euchre_protocol::RematchVote {
+        let asked = (0..self.rematch_asked.len())
+            .filter(|&i| self.rematch_asked[i])
+            .map(|i| i as u8)
+            .collect();
+        let left = |deadline: Instant| {
+            deadline.saturating_duration_since(Instant::now()).as_millis() as u64
+        };
+        euchre_protocol::RematchVote { asked, deadline_ms: self.rematch_deadline.map(left) }
     }
 
     fn act(&mut self, player: &PlayerInfo, action: Action) -> Result<Reply, Refusal> {
         let seat = self.seat_of(player).ok_or(ErrorCode::NotSeated)?;
         self.apply(seat, action)?;
+        // Back and playing: what the bot played for them is told no more.
+        self.seats[seat.index()].stood_in = None;
         Ok(Reply::Done)
+    }
+
+    /// A hint for `player`'s seat: the expert bot's choice and a line of
+    /// why, worked out on the blocking pool from the seat's own view, and
+    /// sent from there. Practice tables only: every other seat a bot, so
+    /// the game is never rated, and not a tournament's; refused at any other.
+    fn hint(
+        &mut self,
+        player: &PlayerInfo,
+        outbox: &Outbox,
+        id: euchre_protocol::CommandId,
+    ) -> Result<(), Refusal> {
+        let seat = self.practice_seat(player)?;
+        let game = self.game.as_ref().ok_or(ErrorCode::NotStarted)?;
+        match game.turn() {
+            Some(turn) if turn == seat => {}
+            Some(turn) => return Err(euchre_engine::RuleError::NotYourTurn { turn }.into()),
+            None => return Err(ErrorCode::BadRequest.refusal("no decision is waiting")),
+        }
+        let at = super::bots::position(self.games_started, game);
+        if self.hinted == Some(at) {
+            return Err(ErrorCode::BadRequest.refusal("one hint a decision: this one was given"));
+        }
+        self.hinted = Some(at);
+        let view = game.view(Viewer::Seat(seat));
+        let legal = game.legal_actions(seat).to_vec();
+        let seed = self.bot_seed ^ u64::from(seat.0) ^ u64::from(view.hand_number) << 8;
+        let (table, outbox) = (self.id.clone(), outbox.clone());
+        answer_from_pool(outbox, id, move || {
+            let hint = euchre_puzzles::hint(&view, &legal, seed)?;
+            Some(Reply::Hint { table, action: hint.action, why: hint.why })
+        });
+        Ok(())
+    }
+
+    /// `player`'s seat at a practice table: every other seat a bot, so the
+    /// game is never rated, and not a tournament's. Hints and reviews are
+    /// refused at any other.
+    fn practice_seat(&self, player: &PlayerInfo) -> Result<Seat, Refusal> {
+        let seat = self.seat_of(player).ok_or(ErrorCode::NotSeated)?;
+        let others_bots = (self.seats.iter().enumerate())
+            .filter(|(index, _)| *index != seat.index())
+            .all(|(_, state)| matches!(state.sitter, Some(Sitter::Bot(_))));
+        let tournament = self.host.id == super::TOURNAMENT_HOST;
+        if !others_bots || self.rated_players.is_some() || tournament {
+            return Err(ErrorCode::HintNotAllowed.into());
+        }
+        Ok(seat)
+    }
+
+    /// The review of finished hand `hand` of the game in play for
+    /// `player`'s seat: its biggest mistake, valued over worlds dealt from
+    /// the seat's view, worked out on the blocking pool and sent from
+    /// there. Practice tables only, and once a hand.
+    fn review(
+        &mut self,
+        player: &PlayerInfo,
+        outbox: &Outbox,
+        id: euchre_protocol::CommandId,
+        hand: u32,
+    ) -> Result<(), Refusal> {
+        let seat = self.practice_seat(player)?;
+        let game = self.game.as_ref().ok_or(ErrorCode::NotStarted)?;
+        let record = game.record();
+        if record.hands.get(hand as usize).is_none_or(|played| played.outcome.is_none()) {
+            return Err(ErrorCode::BadRequest.refusal("that hand is not over in this game"));
+        }
+        if self.reviewed.is_some_and(|(game, last)| game == self.games_started && hand <= last) {
+            return Err(ErrorCode::BadRequest.refusal("one review a hand: this one was given"));
+        }
+        self.reviewed = Some((self.games_started, hand));
+        let record = record.clone();
+        let settings = euchre_analysis::Settings { worlds: REVIEW_WORLDS, seed: self.bot_seed };
+        let (table, outbox) = (self.id.clone(), outbox.clone());
+        answer_from_pool(outbox, id, move || {
+            let analysis = euchre_analysis::analyse_hand(&record, hand, seat, &settings).ok()??;
+            let mistake = euchre_analysis::biggest_mistake(&analysis).and_then(reviewed_choice);
+            Some(Reply::Review { table, hand, mistake })
+        });
+        Ok(())
     }
 
     fn chat(&mut self, conn: ConnId, player: &PlayerInfo, text: String) -> Result<Reply, Refusal> {
@@ -273,8 +512,61 @@ impl Table {
             return Err(ErrorCode::NotSeated.into());
         }
         let text = crate::text::chat_line(&text)?;
-        self.publish(TableEvent::Table(TableNotice::Chat { from: player.name.clone(), text }));
+        if self.chat_kept.len() >= crate::social::CHAT_KEPT {
+            self.chat_kept.pop_front();
+        }
+        let line = ChatLine { at: crate::clock::now_ms(), text: text.clone() };
+        self.chat_kept.push_back((player.id.clone(), line));
+        let (from, from_id) = (player.name.clone(), Some(player.id.clone()));
+        self.publish(TableEvent::Table(TableNotice::Chat { from, text, from_id }));
         Ok(Reply::Done)
+    }
+
+    /// Files a report of `reported` by `player`, who sits or watches here,
+    /// with the match in play and `reported`'s chat lines kept here: what
+    /// the server saw, not what the reporter says. The answer goes out
+    /// once the report is stored.
+    #[expect(clippy::too_many_arguments, reason = "a command's parts, passed through")]
+    fn report(
+        &mut self,
+        conn: ConnId,
+        player: &PlayerInfo,
+        outbox: &Outbox,
+        id: euchre_protocol::CommandId,
+        reported: &str,
+        reason: euchre_protocol::ReportReason,
+        details: String,
+    ) -> Result<(), Refusal> {
+        if !self.subscribers.contains_key(&conn) && self.seat_of(player).is_none() {
+            return Err(ErrorCode::NotSeated.into());
+        }
+        let chat: Vec<ChatLine> = (self.chat_kept.iter())
+            .filter(|(writer, _)| writer == reported)
+            .map(|(_, line)| line.clone())
+            .collect();
+        let seated = self
+            .seats
+            .iter()
+            .any(|s| matches!(&s.sitter, Some(Sitter::Human(p)) if p.id == reported));
+        if reported == player.id || (!seated && chat.is_empty() && reported != self.host.id) {
+            return Err(ErrorCode::NoSuchPlayer.into());
+        }
+        let Some(social) = self.config.social.clone() else {
+            return Err(ErrorCode::Unavailable.into());
+        };
+        let mut report = crate::social::report(&player.id, reported, reason, details);
+        report.table_id = Some(self.id.clone());
+        report.match_id = self.match_id.clone();
+        report.chat = chat;
+        let outbox = outbox.clone();
+        tokio::spawn(async move {
+            let answer = match social.file(report).await {
+                Ok(()) => ServerMessage::Ack { id, reply: Reply::Done },
+                Err(refusal) => refusal.into_message(Some(id)),
+            };
+            outbox.send(answer);
+        });
+        Ok(())
     }
 
     pub(super) fn disconnected(&mut self, conn: ConnId) {
@@ -314,4 +606,53 @@ impl Table {
             Subscriber { viewer, player_id: player.id.clone(), outbox: outbox.clone() },
         );
     }
+}
+
+/// Works out command `id`'s reply on the blocking pool, off the table's
+/// own task, and sends it from there: `unavailable` if the work finds no
+/// answer or panics.
+fn answer_from_pool(
+    outbox: Outbox,
+    id: euchre_protocol::CommandId,
+    work: impl FnOnce() -> Option<Reply> + Send + 'static,
+) {
+    tokio::task::spawn_blocking(move || {
+        let answer = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
+            Ok(Some(reply)) => ServerMessage::Ack { id, reply },
+            _ => Refusal::from(ErrorCode::Unavailable).into_message(Some(id)),
+        };
+        outbox.send(answer);
+    });
+}
+
+/// Worlds a hand's review deals per decision: as many as a hint's, a
+/// fraction of a stored analysis's, so it comes back in a moment.
+const REVIEW_WORLDS: u32 = 64;
+
+/// A decision a review found wanting, with the best option (the first of
+/// several as good): over the worlds where they were dealt, else with every
+/// card shown, as [`euchre_analysis::biggest_mistake`] valued it.
+fn reviewed_choice(
+    decision: &euchre_analysis::Decision,
+) -> Option<euchre_protocol::ReviewedChoice> {
+    let first_best = |values: Vec<(Action, f64)>| {
+        values.into_iter().rev().max_by(|a, b| a.1.total_cmp(&b.1)).map(|(action, _)| action)
+    };
+    let (better, points_lost, mark) = match (&decision.known, &decision.shown) {
+        (Some(known), _) => {
+            let values = known.options.iter().map(|o| (o.action, o.expected)).collect();
+            (first_best(values)?, known.points_lost, known.mark)
+        }
+        (None, Some(shown)) => {
+            let values = shown
+                .options
+                .iter()
+                .map(|o| (o.action, f64::from(o.tricks) * 10.0 + o.points))
+                .collect();
+            (first_best(values)?, shown.points_lost, shown.mark)
+        }
+        (None, None) => return None,
+    };
+    let (index, chosen) = (decision.index, decision.chosen);
+    Some(euchre_protocol::ReviewedChoice { index, chosen, better, points_lost, mark })
 }

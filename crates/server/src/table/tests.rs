@@ -22,6 +22,8 @@ fn config() -> TableConfig {
         ratings: None,
         analyses: None,
         spectators: 0,
+        social: None,
+        rematch_wait: std::time::Duration::from_secs(60),
     }
 }
 
@@ -271,7 +273,7 @@ async fn an_absent_player_is_played_by_a_bot_after_the_grace_period() {
     let mut ann = receiver(1, "ann", 1024);
     let mut watcher = receiver(2, "watcher", 1024);
     harness.ask(&watcher, Request::Watch { invite: None }).await;
-    harness.ask(&ann, Request::Sit { seat: Some(0), invite: None }).await;
+    harness.ask(&ann, Request::Sit { seat: Some(0), invite: None, avoid: Vec::new() }).await;
     until_seat_zero_turn(&mut ann.rx).await;
     drain(&mut watcher.rx);
     assert!(harness.handle.send(TableMessage::Disconnected { conn: ann.conn }).await);
@@ -298,7 +300,7 @@ async fn a_turn_timer_lets_a_bot_act_for_a_slow_player() {
         TableSettings { bot_seats: vec![1, 2, 3], turn_seconds: Some(5), ..Default::default() };
     let harness = table(settings);
     let mut ann = receiver(1, "ann", 1024);
-    harness.ask(&ann, Request::Sit { seat: Some(0), invite: None }).await;
+    harness.ask(&ann, Request::Sit { seat: Some(0), invite: None, avoid: Vec::new() }).await;
     let seen = until_seat_zero_turn(&mut ann.rx).await;
     let deadline = seen.iter().find_map(|m| match m {
         ServerMessage::YourTurn { deadline_ms, .. } => *deadline_ms,
@@ -368,4 +370,144 @@ async fn a_receiver_that_falls_behind_is_dropped_and_the_table_plays_on() {
     assert!(slow.too_slow.is_cancelled(), "the slow receiver was told to go");
     let seen = game_events(&drain(&mut host.rx));
     assert!(seen.iter().filter(|e| actor(e).is_some()).count() >= 10, "the table went on");
+}
+
+/// A table quick play formed (no host), casual, to one point, with a turn
+/// timer, `people` in their seats (the others bots), running.
+fn pool_table(people: &[Option<&str>], rated: bool) -> Harness {
+    let settings = TableSettings {
+        rules: serde_json::json!({ "points_to_win": 1 }).as_object().cloned(),
+        bot_seats: (0u8..).zip(people).filter(|(_, p)| p.is_none()).map(|(s, _)| s).collect(),
+        turn_seconds: Some(5),
+        private: true,
+        rated,
+        ..Default::default()
+    };
+    let rules = settings.resolve_rules().expect("rules");
+    let spec = TableSpec {
+        id: "t".into(),
+        host: quick_play_host(),
+        settings,
+        rules,
+        bot_kind: BotKind::Basic,
+        invite: None,
+    };
+    let (mut table, handle, rx) = Table::new(spec, config(), Registry::default(), None);
+    let seats: Vec<Option<PlayerInfo>> = people.iter().map(|p| p.map(player)).collect();
+    table.seat_matched(&seats);
+    Harness { handle, _task: tokio::spawn(table.run(rx, CancellationToken::new())) }
+}
+
+/// Lets time pass (the turn timer and the bots play) until `rx` sees the
+/// game won; what it saw.
+async fn play_out(rx: &mut mpsc::Receiver<Frame>) -> Vec<ServerMessage> {
+    let mut seen = Vec::new();
+    for _ in 0..5_000 {
+        pass_time(Duration::from_secs(1)).await;
+        seen.extend(drain(rx));
+        if game_events(&seen).iter().any(|e| matches!(e, Event::GameWon { .. })) {
+            return seen;
+        }
+    }
+    panic!("the game did not end")
+}
+
+fn notices(messages: &[ServerMessage]) -> Vec<TableNotice> {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::Event { event: Some(TableEvent::Table(notice)), .. } => {
+                Some(notice.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn games_started(messages: &[ServerMessage]) -> Vec<u32> {
+    notices(messages)
+        .into_iter()
+        .filter_map(|n| match n {
+            TableNotice::GameStarted { game, .. } => Some(game),
+            _ => None,
+        })
+        .collect()
+}
+
+fn answers(messages: &[ServerMessage]) -> Vec<Result<Reply, String>> {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::Ack { reply, .. } => Some(Ok(reply.clone())),
+            ServerMessage::Error { code, .. } => Some(Err(code.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn alone_with_bots_a_rematch_at_a_pool_table_starts_at_once() {
+    let harness = pool_table(&[Some("Ann"), None, None, None], false);
+    let mut ann = receiver(1, "Ann", 4096);
+    harness.ask(&ann, Request::Matched).await;
+    let first = play_out(&mut ann.rx).await;
+    assert_eq!(games_started(&first), vec![1]);
+    harness.ask(&ann, Request::Rematch).await;
+    let after = drain(&mut ann.rx);
+    assert_eq!(answers(&after), vec![Ok(Reply::Done)], "no host needed");
+    assert_eq!(games_started(&after), vec![2], "the next game, at once");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_pool_rematch_starts_when_everyone_seated_asks_or_bots_take_the_silent_seats() {
+    let harness = pool_table(&[Some("Ann"), None, Some("Bob"), None], false);
+    let mut ann = receiver(1, "Ann", 8192);
+    let mut bob = receiver(2, "Bob", 8192);
+    harness.ask(&ann, Request::Matched).await;
+    harness.ask(&bob, Request::Matched).await;
+    play_out(&mut ann.rx).await;
+    drain(&mut bob.rx);
+    // Ann asks: Bob is told, and has the wait to answer.
+    harness.ask(&ann, Request::Rematch).await;
+    let seen = drain(&mut bob.rx);
+    let vote = notices(&seen).into_iter().find(|n| matches!(n, TableNotice::RematchVote { .. }));
+    assert_eq!(
+        vote,
+        Some(TableNotice::RematchVote { asked: vec![0], deadline_ms: Some(60_000) }),
+        "{seen:?}"
+    );
+    assert!(games_started(&seen).is_empty(), "not before Bob asks");
+    harness.ask(&bob, Request::Rematch).await;
+    let seen = drain(&mut bob.rx);
+    assert_eq!(answers(&seen), vec![Ok(Reply::Done)]);
+    assert_eq!(games_started(&seen), vec![2], "both asked: the same seats play again");
+    // The second game: Ann asks, Bob says nothing; when the wait is over a
+    // bot takes his seat and the third game starts.
+    play_out(&mut ann.rx).await;
+    harness.ask(&ann, Request::Rematch).await;
+    pass_time(Duration::from_secs(59)).await;
+    assert!(games_started(&drain(&mut ann.rx)).is_empty(), "Bob still has a second");
+    pass_time(Duration::from_secs(2)).await;
+    let seen = drain(&mut ann.rx);
+    assert_eq!(games_started(&seen), vec![3]);
+    let bot_in_bobs_seat = notices(&seen)
+        .into_iter()
+        .any(|n| matches!(n, TableNotice::SeatTaken { seat: 2, occupant: Occupant::Bot { .. } }));
+    assert!(bot_in_bobs_seat, "{seen:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_rated_pool_game_has_no_rematch_once_a_player_left() {
+    let harness = pool_table(&[Some("Ann"), Some("Bob"), Some("Cid"), Some("Dee")], true);
+    let mut people: Vec<Receiver> =
+        ["Ann", "Bob", "Cid", "Dee"].iter().zip(1..).map(|(n, c)| receiver(c, n, 8192)).collect();
+    for person in &people {
+        harness.ask(person, Request::Matched).await;
+    }
+    play_out(&mut people[0].rx).await;
+    harness.ask(&people[3], Request::Leave).await;
+    harness.ask(&people[0], Request::Rematch).await;
+    let seen = drain(&mut people[0].rx);
+    assert_eq!(answers(&seen), vec![Err("no_rematch".to_owned())]);
+    assert!(games_started(&seen).is_empty());
 }

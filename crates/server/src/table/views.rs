@@ -125,6 +125,11 @@ impl Table {
                 game.record().hands.last().and_then(|hand| hand.seal).map(|seal| seal.commitment)
             }),
             actions,
+            rematch_vote: super::hostless(&self.host).then(|| self.rematch_vote()),
+            stood_in: match viewer {
+                Viewer::Seat(seat) => self.seats[seat.index()].stood_in.clone(),
+                Viewer::Spectator => None,
+            },
         }
     }
 

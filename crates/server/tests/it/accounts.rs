@@ -344,6 +344,38 @@ async fn an_ipv6_64_counts_as_one_address() {
     server.stop().await;
 }
 
+/// Guessing one name from many addresses, one failure each (each address
+/// well inside its own free failures): past the name's budget a new
+/// address waits, with a growing `retry-after`, even with the right
+/// password; the owner's address, which claimed the name, is let in at once.
+#[tokio::test]
+async fn a_name_guessed_from_many_addresses_waits_except_for_its_owner() {
+    let mut settings = behind_a_proxy();
+    settings.accounts.login_failures_per_account = 3;
+    let server = TestServer::with_settings(settings).await;
+    let id = account(&server, "Ivy").await;
+
+    let mut first_wait = None;
+    for n in 1..=8u8 {
+        let answer = log_in_from(&server, [127, 7, 4, n], None, "Ivy", "wrong horse").await;
+        if answer.status == 429 {
+            first_wait = Some(n);
+            break;
+        }
+        assert_eq!(answer.error(401), "bad_credentials", "from 127.7.4.{n}");
+    }
+    // Three failures are free; each one after sets a wait of 1 s, 2 s, …,
+    // and a password hash takes far less than the second of the first.
+    let first_wait = first_wait.expect("a new address waits past the name's budget");
+    assert!(first_wait <= 5, "the budget is 3, yet address {first_wait} was the first to wait");
+    let right = log_in_from(&server, [127, 7, 5, 1], None, "Ivy", PASSWORD).await;
+    assert_eq!(right.error(429), "rate_limited");
+    assert!(right.header("retry-after").is_some());
+    // The owner's own address is never slowed by the others' guesses.
+    session(&log_in(&server, "Ivy", PASSWORD).await, 201, &id);
+    server.stop().await;
+}
+
 /// The hashes the server has started, from its metrics.
 async fn hashes_started(server: &TestServer) -> u64 {
     let metrics = http(server, "GET", "/metrics", None).await;

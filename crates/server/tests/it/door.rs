@@ -25,7 +25,7 @@ const SILENT: usize = 1_000;
 /// WebSockets' cap is set to its default (32) below.
 const PER_ADDRESS: usize = 64;
 /// The header-read timeout the server runs with.
-const HEADER_TIMEOUT: Duration = Duration::from_millis(2_000);
+const HEADER_TIMEOUT: Duration = Duration::from_millis(6_000);
 
 /// A TCP connection from `source` to `address`, or `None` if it was not
 /// made within a second (a full accept queue).
@@ -65,6 +65,7 @@ async fn silent_sockets_from_one_address_leave_room_for_everyone_else() {
     // One address opens twice as many sockets as the server has files, and
     // never sends a byte.
     let mut silent = Vec::with_capacity(SILENT);
+    let first = tokio::time::Instant::now();
     for _ in 0..SILENT {
         if let Some(stream) = connect_from([127, 0, 0, 1], address).await {
             silent.push(stream);
@@ -83,13 +84,17 @@ async fn silent_sockets_from_one_address_leave_room_for_everyone_else() {
     assert_eq!(board.status, 200, "{}", board.body);
     // …as the address's cap turns the rest of the silent ones away at
     // accept (not the accept limit, not a timeout), once the server has
-    // taken them all from the kernel's queue.
-    let expected = silent.len() - PER_ADDRESS;
+    // taken them all from the kernel's queue. The address holds at most the
+    // cap at once: on a loaded machine, slow to accept, those let in first
+    // time out meanwhile and make room for as many more each timeout.
     eventually("the silent sockets past the cap to be turned away", PATIENCE, async || {
         let metrics = request_to(address, elsewhere, "GET", "/metrics", None, None).await.body;
         let name = "euchre_tcp_connections_turned_away_total";
         let line = metrics.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix(' '));
         let turned_away = line.and_then(|value| value.parse::<f64>().ok()).unwrap_or(0.0) as usize;
+        let timeouts = first.elapsed().as_millis() / HEADER_TIMEOUT.as_millis();
+        let let_in = PER_ADDRESS * (1 + timeouts as usize);
+        let expected = silent.len().saturating_sub(let_in);
         if turned_away >= expected { Ok(()) } else { Err(format!("{turned_away} of {expected}")) }
     })
     .await;
@@ -168,7 +173,19 @@ async fn silent_sockets_from_many_addresses_cannot_keep_out_those_who_speak() {
         }
     }
     assert!(silent.len() > (OPEN_FILES as usize - 256), "only {} connected", silent.len());
-    // Those who speak get in: silent sockets make room for them.
+    // Those who speak get in: silent sockets make room for them. (While the
+    // server still takes the silent ones from its queue, closing the oldest
+    // for each, it may turn a newcomer away: a client asks again.)
+    eventually("a client that speaks to be let in", PATIENCE, async || {
+        let mut stream = connect_from([127, 0, 0, 2], address).await.ok_or("no connection")?;
+        let request = b"GET /healthz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n";
+        stream.write_all(request).await.map_err(|error| error.to_string())?;
+        let mut answer = Vec::new();
+        stream.read_to_end(&mut answer).await.map_err(|error| error.to_string())?;
+        let head = String::from_utf8_lossy(&answer).lines().next().unwrap_or("").to_owned();
+        if head.contains(" 200 ") { Ok(()) } else { Err(format!("answered {head:?}")) }
+    })
+    .await;
     let elsewhere = Source { address: [127, 0, 0, 2], forwarded_for: None };
     for path in ["/healthz", "/readyz", "/api/leaderboard"] {
         let answer = request_to(address, elsewhere, "GET", path, None, None).await;

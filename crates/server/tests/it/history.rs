@@ -81,6 +81,16 @@ fn with_bots() -> TableSettings {
     TableSettings { preset: Preset::Standard, bot_seats: vec![1, 2, 3], ..TableSettings::default() }
 }
 
+/// `name` sits in seat 0 at a new table of three bots, whose game begins,
+/// and goes (the connection dropped): the table and `name`'s token.
+async fn seated_then_gone(server: &TestServer, name: &str) -> (String, String) {
+    let mut client = server.player(name).await;
+    let table = client.create_table(with_bots()).await;
+    client.sit(&table, Some(0)).await;
+    let token = client.token.clone().expect("a token");
+    (table, token)
+}
+
 /// `name` plays whole games in seat 0 against three bots, one per seed
 /// (rematches at one table); returns their player id.
 async fn finished_games(server: &TestServer, name: &str, seeds: &[u64]) -> String {
@@ -844,6 +854,47 @@ async fn a_finished_matchs_analysis_is_queued_then_served_from_the_store() {
     assert_eq!(unknown.json()["code"], json!("not_found"));
 }
 
+/// "Leave" means a bot takes the seat for the rest of the game, and so it
+/// does: a game everyone left to bots is played to its end, even with
+/// nobody connected (and without the bots' pause, with nobody to watch),
+/// so its match is finished, not abandoned, with the bot named in the
+/// seat; then the table closes.
+#[tokio::test]
+async fn a_game_everyone_left_to_bots_is_finished_by_them_not_abandoned() {
+    let server = TestServer::start_with(|settings| {
+        settings.timing.reconnect_grace_ms = 300;
+        settings.timing.table_close_ms = 300;
+        // A whole game at this pause outlasts the close by far.
+        settings.timing.bot_delay_ms = 200;
+    })
+    .await;
+    let mut ann = server.player("Ann").await;
+    let table = ann.create_table(with_bots()).await;
+    ann.sit(&table, Some(0)).await;
+    let id = ann.next_id();
+    let left = ann.command(ClientMessage::Leave { id, table: table.clone() }).await;
+    assert!(matches!(left, ServerMessage::Ack { .. }), "{left:?}");
+    drop(ann);
+    // The table leaves the server's list before the store has its close
+    // (the writer gathers its writes): wait for the reason too.
+    let closed = eventually("the table to close", PATIENCE, || async {
+        let answer = get(&server, &format!("/api/tables/{table}")).await.json();
+        (answer["state"] == "closed" && !answer["closed_reason"].is_null()).then_some(answer)
+    })
+    .await;
+    let last = &closed["last_match"];
+    assert_eq!(last["finished"], json!(true), "{closed}");
+    assert_eq!(last["abandoned"], Value::Null, "{closed}");
+    // Her seat keeps her name (her history, her side's result) and names
+    // the bot that played it from the first hand; the others are bots'.
+    let id = last["id"].as_str().expect("the match id");
+    let seats = get(&server, &format!("/api/matches/{id}")).await.json()["seats"].clone();
+    assert_eq!(seats[0]["name"], json!("Ann"), "{seats}");
+    assert_eq!(seats[0]["stand_in"], json!({ "bot": "basic", "from_hand": 0 }), "{seats}");
+    assert!(seats[1].get("stand_in").is_none(), "{seats}");
+    server.stop().await;
+}
+
 /// A player's profile averages the analyses of their matches:
 /// nothing before one is analysed, then the accuracy and points lost of
 /// their seat in each analysed match, by form; the bots' seats count for
@@ -1064,9 +1115,41 @@ async fn the_openapi_document_is_served_and_names_every_route() {
         "/api/leaderboard",
         "/api/accounts",
         "/api/accounts/password",
+        "/api/accounts/me",
+        "/api/accounts/me/games",
         "/api/sessions",
         "/api/sessions/current",
         "/api/admin/log",
+        "/api/admin/reports",
+        "/api/admin/reports/{id}/close",
+        "/api/accounts/name",
+        "/api/sessions",
+        "/api/sessions/current",
+        "/api/admin/log",
+        "/api/admin/players/{who}",
+        "/api/admin/players/{who}/warn",
+        "/api/admin/players/{who}/mute",
+        "/api/admin/players/{who}/unmute",
+        "/api/admin/players/{who}/ban",
+        "/api/admin/players/{who}/unban",
+        "/api/admin/players/{who}/rename",
+        "/api/admin/address-bans",
+        "/api/admin/address-bans/lift",
+        "/api/tournaments",
+        "/api/tournaments/{id}",
+        "/api/tournaments/{id}/entries",
+        "/api/tournaments/{id}/entries/me",
+        "/api/tournaments/{id}/start",
+        "/api/tournaments/{id}/pause",
+        "/api/tournaments/{id}/resume",
+        "/api/tournaments/{id}/cancel",
+        "/api/tournaments/{id}/entries/{player}",
+        "/api/tournaments/{id}/late",
+        "/api/puzzles/next",
+        "/api/puzzles/daily",
+        "/api/puzzles/{id}",
+        "/api/puzzles/{id}/answer",
+        "/api/players/{id}/puzzles",
     ];
     assert_eq!(paths, expected.into_iter().collect());
     // Every schema a path or a schema points to is in the document.
@@ -1095,7 +1178,8 @@ async fn the_openapi_document_is_served_and_names_every_route() {
 /// Leave and come back: a new connection with the same token finds the
 /// player's live table first in the lobby (whatever its filter). Everyone
 /// gone, the table closes; its link (`/api/tables/{id}`) says when and why,
-/// and its unfinished match reads abandoned in the API, cards and all.
+/// and its unfinished match reads abandoned in the API, cards, record and
+/// analysis (of its finished hands) all served.
 #[tokio::test]
 async fn a_table_everyone_left_explains_itself_and_its_match_reads_abandoned() {
     let server = TestServer::start_with(|settings| {
@@ -1103,11 +1187,7 @@ async fn a_table_everyone_left_explains_itself_and_its_match_reads_abandoned() {
         settings.timing.table_close_ms = 300;
     })
     .await;
-    let mut ann = server.player("Ann").await;
-    let table = ann.create_table(with_bots()).await;
-    ann.sit(&table, Some(0)).await;
-    let token = ann.token.clone().expect("a token");
-    drop(ann);
+    let (table, token) = seated_then_gone(&server, "Ann").await;
 
     // Back on a new connection: the lobby of open tables lists the game in
     // play as hers, and nobody else's lobby does.
@@ -1152,6 +1232,15 @@ async fn a_table_everyone_left_explains_itself_and_its_match_reads_abandoned() {
     let listed = walk(&server, "", 10).await;
     assert_eq!(listed[0]["abandoned"]["reason"], "everyone_left");
     assert_eq!(get(&server, &format!("/api/matches/{match_id}/record")).await.status, 200);
+    // Its analysis is served (the hands that finished), not refused as in progress.
+    let analysis_path = format!("/api/matches/{match_id}/analysis");
+    let analysis = eventually("the abandoned match's analysis", PATIENCE, || async {
+        let answer = get(&server, &analysis_path).await;
+        assert!(matches!(answer.status, 200 | 202), "{} {}", answer.status, answer.body);
+        (answer.status == 200).then(|| answer.json())
+    })
+    .await;
+    assert_eq!(analysis["players"].as_array().map(Vec::len), Some(4));
     // Gone from the lobby, "yours" included.
     let mut back = Client::connect(&server.url()).await;
     back.try_hello("Ann", Some(&token)).await.expect("welcome back");
@@ -1191,6 +1280,7 @@ async fn at_start_up_unfinished_matches_of_closed_tables_are_abandoned() {
                 player_id: None,
                 bot: Some("basic".into()),
                 name: format!("Bot {seat}"),
+                stand_in: None,
             })
             .collect(),
         at: 10,
@@ -1251,8 +1341,8 @@ async fn stored_matches_of(server: &TestServer, table: &str) -> Vec<String> {
 
 /// Games at a private table and at a pool's are not listed, nor shown,
 /// while they are played (who sits there and how it stands are for those
-/// at them), and such a table's page says only what its invite link tells;
-/// once a game ends it is listed as any other.
+/// at them), and such a table's page says only what its invite link tells,
+/// to all but its players; once a game ends it is listed as any other.
 #[tokio::test]
 async fn games_at_private_and_pool_tables_are_not_shown_while_played() {
     let server = TestServer::start_with(|settings| settings.quick_play.wave_ms = 100).await;
@@ -1312,6 +1402,26 @@ async fn games_at_private_and_pool_tables_are_not_shown_while_played() {
         });
         assert_eq!(page.json(), expected, "only what the invite tells");
     }
+    // Except to those playing there (their Plays is rebuilt from it after a
+    // reload): Ann's token shows her game; Bob's, seated elsewhere, does not.
+    let stored = stored_matches_of(&server, &private).await;
+    let (ann_token, bob_token) = (ann.token.clone(), bob.token.clone());
+    let (ann_token, bob_token) = (ann_token.expect("a token"), bob_token.expect("a token"));
+    let path = format!("/api/matches/{}", stored[0]);
+    let mine = request(&server, "GET", &path, Some(&ann_token), None).await;
+    assert_eq!(mine.status, 200, "{}", mine.body);
+    assert_eq!(mine.json()["cards_revealed"], json!(false), "in play: public cards only");
+    assert_eq!(
+        request(&server, "GET", &path, Some(&bob_token), None).await.error(404),
+        "not_found"
+    );
+    assert_eq!(request(&server, "GET", &path, Some("forged"), None).await.error(404), "not_found");
+    let table_path = format!("/api/tables/{private}");
+    let hers = request(&server, "GET", &table_path, Some(&ann_token), None).await.json();
+    assert_eq!(hers["last_match"]["id"], json!(stored[0]), "{hers}");
+    assert_eq!(hers["host"], json!("Ann"), "{hers}");
+    let his = request(&server, "GET", &table_path, Some(&bob_token), None).await.json();
+    assert_eq!(his["last_match"], Value::Null, "{his}");
     let shown =
         get(&server, &format!("/api/matches/{}", public_game["id"].as_str().unwrap_or(""))).await;
     assert_eq!(shown.status, 200, "a public game in play is shown: {}", shown.body);
@@ -1325,5 +1435,58 @@ async fn games_at_private_and_pool_tables_are_not_shown_while_played() {
     .await;
     assert_eq!(get(&server, &format!("/api/matches/{}", ended[0])).await.status, 200);
     drop((ann, bob, strangers));
+    server.stop().await;
+}
+
+/// A player back from away, on any device, is told from which hand a bot
+/// played for them and what the score was then (the snapshot to their
+/// seat says so, until they act again); nobody else is told.
+#[tokio::test]
+async fn a_player_back_from_away_is_told_from_which_hand_a_bot_stood_in() {
+    let server = TestServer::start_with(|settings| {
+        settings.timing.reconnect_grace_ms = 200;
+        settings.timing.bot_delay_ms = 20;
+    })
+    .await;
+    let (table, token) = seated_then_gone(&server, "Ann").await;
+    let record = format!("/api/tables/{table}");
+    let hands = async || {
+        let id = get(&server, &record).await.json()["last_match"]["id"].as_str()?.to_owned();
+        let hands = get(&server, &format!("/api/matches/{id}")).await.json()["hands"].clone();
+        hands.as_array().map(Vec::len).filter(|&count| count >= 3)
+    };
+    eventually("the bots to play two hands for Ann", PATIENCE, hands).await;
+
+    let snapshot = async |client: &mut Client| {
+        let id = client.next_id();
+        // A seq beyond the table's: a snapshot, as a page opened afresh gets.
+        let resume = ClientMessage::Resume { id, table: table.clone(), last_seq: u64::MAX };
+        client.send(&resume).await;
+        match client.recv_until(|m| matches!(m, ServerMessage::Snapshot { .. })).await {
+            ServerMessage::Snapshot { state, .. } => *state,
+            _ => unreachable!("recv_until returns what it waited for"),
+        }
+    };
+    let mut back = Client::connect(&server.url()).await;
+    back.try_hello("Ann", Some(&token)).await.expect("welcome back");
+    let state = snapshot(&mut back).await;
+    let stood_in = state.stood_in.expect("a bot stood in for Ann");
+    assert_eq!(stood_in.from_hand, 0, "she never played a card of hers");
+    assert_eq!(stood_in.scores.as_slice(), &[0, 0]);
+    let mut bob = server.player("Bob").await;
+    assert_eq!(snapshot(&mut bob).await.stood_in, None, "a spectator is not told");
+
+    // Once she acts, it is told no more.
+    let (seq, actions) =
+        match back.recv_until(|m| matches!(m, ServerMessage::YourTurn { .. })).await {
+            ServerMessage::YourTurn { seq, actions, .. } => (seq, actions),
+            _ => unreachable!("recv_until returns what it waited for"),
+        };
+    let action = actions.first().copied().expect("a legal action");
+    let id = back.next_id();
+    let answer = back.command(ClientMessage::Act { id, table: table.clone(), action }).await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "at seq {seq}: {answer:?}");
+    assert_eq!(snapshot(&mut back).await.stood_in, None);
+    drop((back, bob));
     server.stop().await;
 }

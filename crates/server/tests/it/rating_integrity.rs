@@ -8,7 +8,7 @@
 use crate::ratings::{play, profile_when_played};
 use crate::support::http::http;
 use crate::support::{Client, Players, TestServer, error_code, play_to_the_end};
-use euchre_engine::Preset;
+use euchre_engine::{Event, Preset};
 use euchre_protocol::{
     ClientMessage, LobbyQuery, Occupant, QuickPlayRequest, ServerMessage, TableEvent, TableNotice,
     TableSettings, UnratedReason,
@@ -196,6 +196,27 @@ async fn the_same_two_accounts_stop_being_rated_after_the_daily_cap() {
     let rematch = both[0].command(ClientMessage::Rematch { id, table: table.clone() }).await;
     assert!(matches!(rematch, ServerMessage::Ack { .. }), "{rematch:?}");
     let mut both = play(both, &table, 12).await;
+    // Told while the game was played, not only at its end.
+    let log = &both[0].log;
+    let started = log.iter().rposition(|m| {
+        matches!(
+            m,
+            ServerMessage::Event {
+                event: Some(TableEvent::Table(TableNotice::GameStarted { .. })),
+                ..
+            }
+        )
+    });
+    let won = log.iter().rposition(|m| {
+        matches!(
+            m,
+            ServerMessage::Event { event: Some(TableEvent::Game(Event::GameWon { .. })), .. }
+        )
+    });
+    let (Some(started), Some(won)) = (started, won) else { panic!("a second game played") };
+    let told = log[started..won].iter().filter_map(end_notice).next();
+    let told = told.expect("the unrated notice while the game was played");
+    assert_eq!(unrated_reason(&told), Some(UnratedReason::DailyCap), "{told:?}");
     let second = next_end_notice(&mut both[0]).await;
     assert_eq!(unrated_reason(&second), Some(UnratedReason::DailyCap), "{second:?}");
     let ann_id = both[0].player_id.clone().expect("an id");

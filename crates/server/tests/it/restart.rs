@@ -55,6 +55,140 @@ async fn postgres_after_sigkill() {
     restart_matrix(data, Stop::Kill).await;
 }
 
+#[tokio::test]
+async fn sqlite_sanctions_survive_a_sigkill() {
+    let Some(data) = Data::sqlite().await else { return };
+    sanctions_survive_a_sigkill(data).await;
+}
+
+#[tokio::test]
+async fn postgres_sanctions_survive_a_sigkill() {
+    let Some(data) = Data::postgres().await else { return };
+    sanctions_survive_a_sigkill(data).await;
+}
+
+/// A ban, a mute and an address ban, each answered, then SIGKILL: the
+/// server started again on the same data holds all three.
+async fn sanctions_survive_a_sigkill(data: Data) {
+    use crate::support::http::{Source, request_to};
+    let server = data.start(&[]);
+    let moderator = account(&server, "Mo").await.token.expect("a session");
+    let eve = account(&server, "Eve").await.token.expect("a session");
+    let bob = account(&server, "Bob").await.token.expect("a session");
+    data.admin(&["grant", "Mo", "moderator"]);
+    for (path, body) in [
+        ("/api/admin/players/Eve/ban", serde_json::json!({ "minutes": 60, "reason": "abuse" })),
+        ("/api/admin/players/Bob/mute", serde_json::json!({ "minutes": 60 })),
+        ("/api/admin/address-bans", serde_json::json!({ "address": "127.0.0.99", "minutes": 60 })),
+    ] {
+        let body = body.to_string();
+        let answer =
+            request_at(server.address, "POST", path, Some(&moderator), Some(body.as_bytes())).await;
+        assert_eq!(answer.status, 200, "{path}: {}", answer.body);
+    }
+    server.stop(Stop::Kill);
+
+    let server = data.start(&[]);
+    let mut again = Client::connect(&server.url()).await;
+    let refused = again.try_hello("", Some(&eve)).await.err();
+    assert_eq!(refused.as_ref().and_then(euchre_client::Error::code), Some("banned"));
+    let source = Source { address: [127, 0, 0, 99], forwarded_for: None };
+    let answer = request_to(server.address, source, "GET", "/api/leaderboard", None, None).await;
+    assert_eq!(answer.error(403), "address_banned");
+    let mut bob = {
+        let mut client = Client::connect(&server.url()).await;
+        client.try_hello("", Some(&bob)).await.expect("welcome");
+        client
+    };
+    let table = bob.create_table(TableSettings::default()).await;
+    bob.sit(&table, Some(0)).await;
+    let id = bob.next_id();
+    let said = bob.command(ClientMessage::Chat { id, table, text: "hi".into() }).await;
+    assert_eq!(error_code(&said), Some("chat_muted"), "{said:?}");
+    server.stop(Stop::Term);
+    data.drop_database().await;
+}
+
+#[tokio::test]
+async fn sqlite_tournament_survives_a_sigkill_mid_round() {
+    let Some(data) = Data::sqlite().await else { return };
+    tournament_survives_a_sigkill_mid_round(data).await;
+}
+
+#[tokio::test]
+async fn postgres_tournament_survives_a_sigkill_mid_round() {
+    let Some(data) = Data::postgres().await else { return };
+    tournament_survives_a_sigkill_mid_round(data).await;
+}
+
+/// A Swiss of four teams, killed (SIGKILL) in its second round and started
+/// again on the same data: it finishes, the first round's results are the
+/// ones it had, and the second round is played at the tables it was seated
+/// at (paired once, not again).
+async fn tournament_survives_a_sigkill_mid_round(data: Data) {
+    // Each seat's first move waits for the grace: a round lasts at least that.
+    let env = [("EUCHRE_TIMING__RECONNECT_GRACE_MS", "1500"), ("EUCHRE_TIMING__BOT_DELAY_MS", "0")];
+    let server = data.start(&env);
+    let organiser = account(&server, "Olga").await.token.expect("a session");
+    let spec = serde_json::json!({
+        "name": "Crash cup", "format": "swiss", "preset": "standard", "rounds": 3,
+        "starts_in_seconds": 3600,
+    })
+    .to_string();
+    let created = request_at(
+        server.address,
+        "POST",
+        "/api/tournaments",
+        Some(&organiser),
+        Some(spec.as_bytes()),
+    );
+    let created = created.await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let id = created.json()["id"].as_str().expect("an id").to_owned();
+    let mut players = Vec::new();
+    for index in 0..8 {
+        let player = guest(&server, &format!("P{index}")).await;
+        let token = player.token.clone().expect("a token");
+        let path = format!("/api/tournaments/{id}/entries");
+        assert_eq!(request_at(server.address, "POST", &path, Some(&token), None).await.status, 204);
+        players.push(player);
+    }
+    let start = format!("/api/tournaments/{id}/start");
+    assert_eq!(
+        request_at(server.address, "POST", &start, Some(&organiser), None).await.status,
+        204
+    );
+    let path = format!("/api/tournaments/{id}");
+    let view_of =
+        async |server: &Server| request_at(server.address, "GET", &path, None, None).await.json();
+    // Round two seated, round one's results in.
+    let before = eventually("round two to be seated", Duration::from_secs(30), async || {
+        let view = view_of(&server).await;
+        let rounds = view["round_list"].as_array().cloned().unwrap_or_default();
+        (rounds.len() == 2 && rounds[1]["finished"] == false).then_some(view)
+    })
+    .await;
+    server.stop(Stop::Kill);
+    drop(players);
+
+    let server = data.start(&env);
+    let after = eventually("the tournament to finish", Duration::from_secs(60), async || {
+        let view = view_of(&server).await;
+        (view["status"] == "finished").then_some(view)
+    })
+    .await;
+    let (was, is) = (&before["round_list"], &after["round_list"]);
+    assert_eq!(is.as_array().map(Vec::len), Some(3), "{after:#}");
+    assert_eq!(is[0], was[0], "round one as it was");
+    let tables = |round: &serde_json::Value| -> Vec<serde_json::Value> {
+        round["tables"].as_array().into_iter().flatten().map(|t| t["table"].clone()).collect()
+    };
+    assert_eq!(tables(&is[1]), tables(&was[1]), "round two at the tables it was seated at");
+    assert_eq!(is[1]["finished"], true);
+    server.stop(Stop::Term);
+    data.drop_database().await;
+}
+
 // ---------------------------------------------------------------------------
 // The server's process and its data.
 
@@ -84,6 +218,21 @@ impl Data {
     /// The server binary, started on this data with `env`.
     fn start(&self, env: &[(&str, &str)]) -> Server {
         Server::start(self.dir.path(), &self.database_url, env)
+    }
+
+    /// `euchre-server admin ARGS` on this data; panics if it fails.
+    fn admin(&self, args: &[&str]) {
+        let output = Command::new(env!("CARGO_BIN_EXE_euchre-server"))
+            .arg("--data-dir")
+            .arg(self.dir.path())
+            .arg("--database-url")
+            .arg(&self.database_url)
+            .arg("admin")
+            .args(args)
+            .env_remove("DATABASE_URL")
+            .output()
+            .expect("the server's binary runs");
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     }
 
     async fn drop_database(self) {
@@ -723,4 +872,30 @@ async fn a_schema_from_a_newer_version_stops_the_start_with_the_reason() {
     let status = child.wait().expect("it ends");
     assert!(!status.success(), "{stderr}");
     assert!(stderr.contains("9999") && stderr.contains("restore a backup"), "{stderr}");
+}
+
+/// A SQLite file that cannot be made (its folder is a file here) stops the
+/// start at once with the reason: retrying would never help.
+#[tokio::test]
+async fn a_sqlite_file_that_cannot_be_opened_stops_the_start_with_the_reason() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let not_a_folder = dir.path().join("not-a-folder");
+    std::fs::write(&not_a_folder, b"a file").expect("a file");
+    let url = format!("sqlite://{}/euchre.db", not_a_folder.display());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_euchre-server"))
+        .args(["--bind", "127.0.0.1:0", "--database-url", &url])
+        .arg("--data-dir")
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the server runs");
+    let ended =
+        eventually("the server to stop", PATIENCE, async || child.try_wait().expect("its status"))
+            .await;
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr)
+        .expect("its errors");
+    assert!(!ended.success(), "{stderr}");
+    assert!(stderr.contains("cannot open the SQLite database"), "{stderr}");
 }

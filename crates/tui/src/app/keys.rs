@@ -1,5 +1,6 @@
 //! The keys each screen answers: the lobby's, the new table's form, joining
-//! by id, the table's (with its chat line), the history's and a replay's.
+//! by id, the table's (with its chat line and hint), the history's and a
+//! replay's, the puzzle trainer's and the tournaments'.
 //! Like the rest of the reducer they change the state and return the
 //! requests to make.
 
@@ -8,7 +9,9 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::{App, Command, Screen};
 use crate::invite;
+use crate::puzzle::Source;
 use crate::quick::{QuickField, Searching};
+use crate::tournament;
 
 impl App {
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Command> {
@@ -27,6 +30,9 @@ impl App {
             Screen::Table => self.table_key(key),
             Screen::History => self.history_key(key),
             Screen::Replay => self.replay_key(key),
+            Screen::Puzzle => self.puzzle_key(key),
+            Screen::Tournaments => self.tournaments_key(key),
+            Screen::Tournament => self.tournament_key(key),
         }
     }
 
@@ -81,6 +87,13 @@ impl App {
                 // The lobby's first page again: the player's live tables, current.
                 return vec![Command::ListMatches, self.list_tables(None)];
             }
+            KeyCode::Char('z') => return self.fetch_puzzle(Source::Next),
+            KeyCode::Char('d') => return self.fetch_puzzle(Source::Daily),
+            KeyCode::Char('t') => {
+                self.screen = Screen::Tournaments;
+                self.status = None;
+                return vec![Command::ListTournaments];
+            }
             KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
             KeyCode::Enter => {
                 if let Some(table) = selected {
@@ -94,6 +107,126 @@ impl App {
             }
             KeyCode::Char('w') => {
                 if let Some(table) = selected {
+                    self.invite = None;
+                    return vec![Command::Watch { table, invite: None }];
+                }
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn fetch_puzzle(&mut self, source: Source) -> Vec<Command> {
+        if self.puzzle_loading {
+            return Vec::new();
+        }
+        self.puzzle_loading = true;
+        self.info(match source {
+            Source::Next => "Fetching a puzzle…",
+            Source::Daily => "Fetching the puzzle of the day…",
+        });
+        vec![Command::FetchPuzzle(source)]
+    }
+
+    /// Before the answer, the table's keys pick and answer; after it, `s`
+    /// shows the hand played out, `n` the next puzzle.
+    fn puzzle_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        let Some(puzzle) = self.puzzle.as_mut() else {
+            self.screen = Screen::Lobby;
+            return Vec::new();
+        };
+        let count = puzzle.options().len();
+        let open = puzzle.solved.is_none();
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') => {
+                self.screen = Screen::Lobby;
+                self.status = None;
+            }
+            KeyCode::Left | KeyCode::Up if open && count > 0 => {
+                puzzle.selected = (puzzle.selected + count - 1) % count
+            }
+            KeyCode::Right | KeyCode::Down if open && count > 0 => {
+                puzzle.selected = (puzzle.selected + 1) % count
+            }
+            KeyCode::Char(digit @ '1'..='9') if open => {
+                let index = digit as usize - '1' as usize;
+                if index < count {
+                    puzzle.selected = index;
+                }
+            }
+            KeyCode::Enter if open && !puzzle.answering => {
+                if let Some(action) = puzzle.options().get(puzzle.selected).copied() {
+                    puzzle.answering = true;
+                    return vec![Command::AnswerPuzzle { id: puzzle.puzzle.id, action }];
+                }
+            }
+            KeyCode::Char('s') if !open => puzzle.shown = puzzle.shown.next(),
+            KeyCode::Up if !open => puzzle.why_scroll = puzzle.why_scroll.saturating_sub(1),
+            KeyCode::Down if !open => {
+                puzzle.why_scroll = (puzzle.why_scroll + 1).min(puzzle.why_lines())
+            }
+            KeyCode::Char('n') => return self.fetch_puzzle(Source::Next),
+            KeyCode::Char('d') => return self.fetch_puzzle(Source::Daily),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn tournaments_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        let last = self.tournaments.len().saturating_sub(1);
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') => self.screen = Screen::Lobby,
+            KeyCode::Up => self.tournaments_selected = self.tournaments_selected.saturating_sub(1),
+            KeyCode::Down => self.tournaments_selected = (self.tournaments_selected + 1).min(last),
+            KeyCode::Char('r') => return vec![Command::ListTournaments],
+            KeyCode::Enter => {
+                if let Some(listed) = self.tournaments.get(self.tournaments_selected) {
+                    let id = listed.id.clone();
+                    // Another tournament than the one last shown: none shown until it comes.
+                    if self.tournament.as_ref().is_some_and(|shown| shown.id != id) {
+                        self.tournament = None;
+                    }
+                    self.screen = Screen::Tournament;
+                    self.status = None;
+                    self.tournament_asked = Some(self.now);
+                    return vec![Command::FetchTournament(id)];
+                }
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn tournament_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        let Some(view) = self.tournament.as_ref() else {
+            if let KeyCode::Esc | KeyCode::Char('q') = key.code {
+                self.screen = Screen::Tournaments;
+            }
+            return Vec::new();
+        };
+        let id = view.id.clone();
+        let entered = tournament::entered(view, &self.player_id);
+        let registering = view.status == "registering";
+        let seated = tournament::your_table(view, &self.player_id).map(|(_, _, t)| t.to_owned());
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') => {
+                self.screen = Screen::Tournaments;
+                return vec![Command::ListTournaments];
+            }
+            KeyCode::Char('e') if registering && !entered => {
+                self.info("Registering…");
+                return vec![Command::Register(id)];
+            }
+            KeyCode::Char('w') if registering && entered => {
+                self.info("Withdrawing…");
+                return vec![Command::Withdraw(id)];
+            }
+            KeyCode::Char('r') => {
+                self.tournament_asked = Some(self.now);
+                return vec![Command::FetchTournament(id)];
+            }
+            KeyCode::Char('o') => {
+                if let Some(table) = seated {
                     self.invite = None;
                     return vec![Command::Watch { table, invite: None }];
                 }
@@ -259,7 +392,12 @@ impl App {
                 KeyCode::Enter => {
                     let text = line.trim().to_owned();
                     self.chat_input = None;
-                    if !text.is_empty() {
+                    if text.starts_with('/') {
+                        match crate::social::command(table, &text) {
+                            Ok(command) => return vec![command],
+                            Err(usage) => self.error(usage),
+                        }
+                    } else if !text.is_empty() {
                         return vec![Command::Chat(id, text)];
                     }
                 }
@@ -287,6 +425,7 @@ impl App {
                 }
                 if let Some(action) = self.actions().get(self.selected).copied() {
                     self.acting = true;
+                    self.hint = None;
                     if let Some(model) = self.table.as_mut() {
                         let seq = model.moved_at;
                         self.sent_from =
@@ -301,6 +440,17 @@ impl App {
                 } else {
                     self.error("This table has no chat.");
                 }
+            }
+            // Asked for wherever the player has a decision: the help line
+            // offers it at practice tables only, and elsewhere the server's
+            // refusal says why not.
+            KeyCode::Char('h') if count > 0 && table.your_seat.is_some() => {
+                // One hint a decision: the one given stays on screen.
+                if self.hint_asked.is_some() || self.current_hint().is_some() {
+                    return Vec::new();
+                }
+                self.hint_asked = Some(table.moved_at);
+                return vec![Command::Hint(id)];
             }
             KeyCode::Char('s') if table.summary.status == TableStatus::Open => {
                 return vec![Command::Start(id)];

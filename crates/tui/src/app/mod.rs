@@ -10,21 +10,26 @@ mod keys;
 
 use std::time::{Duration, Instant};
 
-use euchre_client::{CreatedTable, Error, Update};
+use euchre_client::{CreatedTable, Error, Hint, Update};
 use euchre_engine::fairness::Verdict;
 use euchre_engine::{Action, GameRecord};
-use euchre_protocol::api::{GameAnalysis, MatchList, MatchSummaryView};
+use euchre_protocol::api::{
+    GameAnalysis, MatchList, MatchSummaryView, PuzzleVerdict, PuzzleView, TournamentList,
+    TournamentSummaryView, TournamentView,
+};
 use euchre_protocol::{
-    LobbyFilter, LobbyPage, LobbyQuery, QuickPlayRequest, TableEvent, TableId, TableNotice,
-    TableSettings, TableStatus, TableSummary,
+    LobbyFilter, LobbyPage, LobbyQuery, PlayerInfo, QuickPlayRequest, ReportReason, TableEvent,
+    TableId, TableNotice, TableSettings, TableStatus, TableSummary,
 };
 use ratatui::crossterm::event::KeyEvent;
 
 pub use crate::form::CreateForm;
 use crate::invite;
+use crate::puzzle::{PuzzleModel, Solved, Source};
 use crate::quick::{QuickForm, Searching};
 use crate::seal;
 use crate::table::TableModel;
+use crate::tournament;
 
 /// What the app is showing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +44,12 @@ pub enum Screen {
     History,
     /// A finished match, hand by hand.
     Replay,
+    /// The puzzle trainer: one puzzle, then its solution.
+    Puzzle,
+    /// The tournaments registering and running.
+    Tournaments,
+    /// One tournament: its entries, standings and the round in play.
+    Tournament,
 }
 
 /// A finished match being replayed.
@@ -98,10 +109,29 @@ pub enum Command {
     Rematch(TableId),
     Act(TableId, Action),
     Chat(TableId, String),
+    /// Hide a player's chat (`on`), or show it again.
+    Mute {
+        player: PlayerInfo,
+        on: bool,
+    },
+    /// Block a player (`on`), or unblock them.
+    Block {
+        player: PlayerInfo,
+        on: bool,
+    },
+    /// Report a player seen at `table`.
+    Report {
+        table: TableId,
+        player: PlayerInfo,
+        reason: ReportReason,
+        details: String,
+    },
     /// Ask for a game with strangers.
     QuickPlay(QuickPlayRequest),
     /// End the quick-play request.
     CancelQuickPlay,
+    /// A moderator's warning was shown: not to be sent again.
+    AcknowledgeWarning(i64),
     /// The player's latest matches, from the HTTP API.
     ListMatches,
     /// The page of matches after this cursor (a page's `next_cursor`).
@@ -110,6 +140,23 @@ pub enum Command {
     FetchRecord(String),
     /// A finished match's analysis, asked for again while it is computed.
     FetchAnalysis(String),
+    /// A puzzle: the next for this player, or the day's.
+    FetchPuzzle(Source),
+    /// Answers puzzle `id` with one of its options.
+    AnswerPuzzle {
+        id: i64,
+        action: Action,
+    },
+    /// What the expert bot would do in this seat now (practice tables).
+    Hint(TableId),
+    /// The tournaments listed.
+    ListTournaments,
+    /// One tournament, in full.
+    FetchTournament(String),
+    /// Registers for a tournament.
+    Register(String),
+    /// Withdraws from one.
+    Withdraw(String),
 }
 
 impl Command {
@@ -124,12 +171,23 @@ impl Command {
             Command::Rematch(_) => "The rematch",
             Command::Act(..) => "That move",
             Command::Chat(..) => "Chat",
+            Command::Mute { .. } => "Muting",
+            Command::Block { .. } => "Blocking",
+            Command::Report { .. } => "Reporting",
             Command::QuickPlay(_) => "Quick play",
             Command::CancelQuickPlay => "Cancelling quick play",
+            Command::AcknowledgeWarning(_) => "Acknowledging the warning",
             Command::ListMatches => "Listing your matches",
             Command::MoreMatches(_) => "Listing more of your matches",
             Command::FetchRecord(_) => "Loading the match",
             Command::FetchAnalysis(_) => "The analysis",
+            Command::FetchPuzzle(_) => "Fetching a puzzle",
+            Command::AnswerPuzzle { .. } => "Answering the puzzle",
+            Command::Hint(_) => "The hint",
+            Command::ListTournaments => "Listing the tournaments",
+            Command::FetchTournament(_) => "Loading the tournament",
+            Command::Register(_) => "Registering",
+            Command::Withdraw(_) => "Withdrawing",
         }
     }
 }
@@ -159,6 +217,21 @@ pub enum Outcome {
     Record(String, GameRecord),
     /// A match's analysis, by its id.
     Analysis(String, Box<GameAnalysis>),
+    Puzzle(Box<PuzzleView>, Source),
+    /// The verdict on the answer `action` to puzzle `id`.
+    Verdict {
+        id: i64,
+        action: Action,
+        verdict: Box<PuzzleVerdict>,
+    },
+    Hint(Hint),
+    Tournaments(TournamentList),
+    Tournament(Box<TournamentView>),
+    /// Registered in tournament `id` (`entered`), or withdrawn.
+    Entry {
+        id: String,
+        entered: bool,
+    },
     /// An HTTP request failed, with what went wrong in words (the error
     /// itself is not `Clone`, as every outcome is).
     HttpFailed(Command, String),
@@ -236,7 +309,38 @@ pub struct App {
     /// `moved_at` then), offered again if the server refuses it (a refusal
     /// changes nothing, so no new prompt comes).
     sent_from: Option<(TableId, u64, Vec<Action>)>,
+    /// The hint for the decision in front of the player, shown until they act.
+    pub hint: Option<ShownHint>,
+    /// A hint was asked for and has not come yet: the table's `moved_at`
+    /// then, the decision it is for.
+    pub hint_asked: Option<u64>,
+    /// The puzzle on screen.
+    pub puzzle: Option<PuzzleModel>,
+    /// A puzzle is being fetched.
+    pub puzzle_loading: bool,
+    pub tournaments: Vec<TournamentSummaryView>,
+    pub tournaments_selected: usize,
+    /// The tournament shown, as last fetched.
+    pub tournament: Option<TournamentView>,
+    /// When the tournament shown was last asked for: it is asked again
+    /// every [`TOURNAMENT_POLL`] while shown, as the browser's page polls.
+    tournament_asked: Option<Instant>,
+    /// The tournament table the player was last told of, told once.
+    tournament_table_told: Option<String>,
     pub quit: bool,
+}
+
+/// How often the tournament shown is fetched again.
+pub const TOURNAMENT_POLL: Duration = Duration::from_secs(3);
+
+/// The expert bot's choice for the decision the player faces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShownHint {
+    pub table: TableId,
+    /// The table's `moved_at` when it came: it stands until the game moves.
+    pub moved_at: u64,
+    pub action: Action,
+    pub why: String,
 }
 
 impl App {
@@ -272,6 +376,15 @@ impl App {
             turn_deadline: None,
             acting: false,
             sent_from: None,
+            hint: None,
+            hint_asked: None,
+            puzzle: None,
+            puzzle_loading: false,
+            tournaments: Vec::new(),
+            tournaments_selected: 0,
+            tournament: None,
+            tournament_asked: None,
+            tournament_table_told: None,
             quit: false,
         }
     }
@@ -322,15 +435,51 @@ impl App {
             Msg::Done(outcome) => self.on_outcome(outcome),
             Msg::Tick(now) => {
                 self.now = now;
-                Vec::new()
+                self.poll_tournament()
             }
         }
     }
 
-    /// Whether the screen shows a clock that needs a tick every so often:
-    /// a turn timer, or the time a quick-play request has waited.
+    /// The tournament shown, asked for again once [`TOURNAMENT_POLL`] has
+    /// passed since the last time.
+    fn poll_tournament(&mut self) -> Vec<Command> {
+        let Some(view) = self.tournament.as_ref().filter(|_| self.screen == Screen::Tournament)
+        else {
+            return Vec::new();
+        };
+        let due = self
+            .tournament_asked
+            .is_none_or(|asked| self.now.saturating_duration_since(asked) >= TOURNAMENT_POLL);
+        if !due || matches!(view.status.as_str(), "finished" | "cancelled") {
+            return Vec::new();
+        }
+        self.tournament_asked = Some(self.now);
+        vec![Command::FetchTournament(view.id.clone())]
+    }
+
+    /// The hint for the decision the player faces now, if one was given.
+    pub fn current_hint(&self) -> Option<&ShownHint> {
+        let table = self.table.as_ref()?;
+        let hint = self.hint.as_ref()?;
+        let current = hint.table == table.id && hint.moved_at == table.moved_at;
+        (current && !self.actions().is_empty()).then_some(hint)
+    }
+
+    /// Whether a hint can be asked for here: a practice table (every other
+    /// seat a bot, so never rated, and not a tournament's) at the player's
+    /// turn. The server has the last word; this only decides what the help
+    /// line offers.
+    pub fn hint_offered(&self) -> bool {
+        self.table.as_ref().is_some_and(TableModel::practice) && !self.actions().is_empty()
+    }
+
+    /// Whether the screen needs a tick every so often: a turn timer, the
+    /// time a quick-play request has waited, or a tournament's page (the
+    /// ticks fetch it again).
     pub fn ticking(&self) -> bool {
-        self.time_left().is_some() || self.searching.is_some()
+        self.time_left().is_some()
+            || self.searching.is_some()
+            || (self.screen == Screen::Tournament && self.tournament.is_some())
     }
 
     /// The time left to act before a bot acts for this client, while its
@@ -431,6 +580,11 @@ impl App {
                     self.clamp_lobby();
                 }
             }
+            Update::Warning { warning, message, .. } => {
+                // Shown on the status line, as an error is: seen, so acknowledged.
+                self.error(format!("A moderator warns you: {message}"));
+                return vec![Command::AcknowledgeWarning(warning)];
+            }
             Update::ServerShutdown { reconnect_after_ms } => {
                 let seconds = reconnect_after_ms.div_ceil(1000);
                 self.connection =
@@ -530,6 +684,8 @@ impl App {
         self.chat_input = None;
         self.acting = false;
         self.sent_from = None;
+        self.hint = None;
+        self.hint_asked = None;
         self.screen = Screen::Lobby;
     }
 
@@ -560,8 +716,20 @@ impl App {
                 self.searching = None;
                 self.info("Quick play cancelled.");
             }
+            Outcome::Done(Command::Rematch(_))
+                if self
+                    .table
+                    .as_ref()
+                    .is_some_and(|t| t.finished() && t.rematch_vote.is_some()) =>
+            {
+                self.info("You asked for a rematch.");
+            }
             Outcome::Done(Command::Start(_) | Command::Rematch(_)) => self.info("A new game."),
-            Outcome::Done(_) => {}
+            Outcome::Done(command) => {
+                if let Some(text) = crate::social::done(&command) {
+                    self.info(text);
+                }
+            }
             Outcome::Matches(page) => {
                 self.history = page.matches;
                 self.history_next = page.next_cursor;
@@ -620,15 +788,100 @@ impl App {
                     replay.analysis = Some(*analysis);
                 }
             }
+            Outcome::Puzzle(puzzle, source) => {
+                self.puzzle_loading = false;
+                // Not over a game the player went to meanwhile.
+                if matches!(self.screen, Screen::Lobby | Screen::Puzzle) {
+                    self.puzzle = Some(PuzzleModel::new(*puzzle, source, &self.name));
+                    self.screen = Screen::Puzzle;
+                    self.status = None;
+                }
+            }
+            Outcome::Verdict { id, action, verdict } => {
+                if let Some(puzzle) = self.puzzle.as_mut().filter(|p| p.puzzle.id == id) {
+                    puzzle.answering = false;
+                    let text = match &verdict.rating {
+                        Some(change) => format!(
+                            "Your puzzle rating: {} → {} ({}).",
+                            change.before,
+                            change.after,
+                            signed(change.after - change.before)
+                        ),
+                        None => "Not rated: a guest's answer, or one answered before.".to_owned(),
+                    };
+                    puzzle.solved = Some(Solved::new(*verdict, action));
+                    self.info(text);
+                }
+            }
+            Outcome::Hint(hint) => {
+                let asked_at = self.hint_asked.take();
+                let table = self.table.as_ref().filter(|table| table.id == hint.table);
+                if let (Some(table), Some(moved_at)) = (table, asked_at) {
+                    // Still the decision it was asked for: the hinted action
+                    // is picked, so Enter plays it.
+                    if table.moved_at == moved_at
+                        && let Some(index) = self.actions().iter().position(|a| *a == hint.action)
+                    {
+                        self.selected = index;
+                    }
+                    self.hint = Some(ShownHint {
+                        table: hint.table,
+                        moved_at,
+                        action: hint.action,
+                        why: hint.why,
+                    });
+                }
+            }
+            Outcome::Tournaments(list) => {
+                self.tournaments = list
+                    .tournaments
+                    .into_iter()
+                    .filter(|t| matches!(t.status.as_str(), "registering" | "running"))
+                    .collect();
+                self.tournaments_selected =
+                    self.tournaments_selected.min(self.tournaments.len().saturating_sub(1));
+                if self.tournaments.is_empty() {
+                    self.info("No tournament is registering or running.");
+                }
+            }
+            Outcome::Tournament(view) => {
+                let seated = tournament::your_table(&view, &self.player_id)
+                    .map(|(round, _, table)| (round, table.to_owned()));
+                if let Some((round, table)) = seated
+                    && self.tournament_table_told.as_deref() != Some(table.as_str())
+                    && self.screen == Screen::Tournament
+                {
+                    self.info(format!("Round {round} seats you: o opens your table."));
+                    self.tournament_table_told = Some(table);
+                }
+                self.tournament = Some(*view);
+            }
+            Outcome::Entry { id, entered } => {
+                self.info(if entered { "You are registered." } else { "You withdrew." });
+                self.tournament_asked = Some(self.now);
+                return vec![Command::FetchTournament(id)];
+            }
             Outcome::HttpFailed(command, error) => {
                 if let Command::ListMatches | Command::MoreMatches(_) = command {
                     self.history_loading = false;
+                }
+                if let Command::FetchPuzzle(_) = command {
+                    self.puzzle_loading = false;
+                }
+                if let (Command::AnswerPuzzle { .. }, Some(puzzle)) = (&command, &mut self.puzzle) {
+                    puzzle.answering = false;
                 }
                 self.error(format!("{} failed: {error}", command.what()))
             }
             Outcome::Failed(command, error) => {
                 if let Command::ListTables(_) = command {
                     self.lobby_loading = false;
+                }
+                if let Command::Hint(_) = command {
+                    // The server's reason, plainly: a refusal is no fault.
+                    self.hint_asked = None;
+                    self.error(format!("No hint: {}", describe(&error)));
+                    return Vec::new();
                 }
                 if let Command::Act(..) = command {
                     self.acting = false;

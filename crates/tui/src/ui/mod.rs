@@ -4,14 +4,18 @@
 //! [`draw`] lays out the title, the screen of the moment, the status line and
 //! the keys to press; the screens are drawn by `lobby.rs` (the lobby with
 //! quick play's searching line, a new table's form, quick play's form,
-//! joining by id), `table.rs` (a game being played or watched)
-//! and `history.rs` (the player's matches and their replays), from the
+//! joining by id), `table.rs` (a game being played or watched),
+//! `history.rs` (the player's matches and their replays), `puzzle.rs` (the
+//! puzzle trainer, drawing the position with `table.rs`'s code) and
+//! `tournament.rs` (the tournaments and one tournament's page), from the
 //! shared pieces of `text.rs`.
 
 mod history;
 mod lobby;
+mod puzzle;
 mod table;
 mod text;
+mod tournament;
 
 use euchre_protocol::TableStatus;
 use ratatui::Frame;
@@ -46,6 +50,12 @@ pub fn draw(frame: &mut Frame, app: &App) {
             Some(replay) => history::replay_screen(frame, replay, body),
             None => history::history(frame, app, body),
         },
+        Screen::Puzzle => match &app.puzzle {
+            Some(model) => puzzle::puzzle_screen(frame, model, body),
+            None => lobby::lobby(frame, app, body),
+        },
+        Screen::Tournaments => tournament::list(frame, app, body),
+        Screen::Tournament => tournament::page(frame, app, body),
     }
     frame.render_widget(status_line(app), status);
     frame.render_widget(Paragraph::new(help_line(app)).style(dim()), help);
@@ -90,8 +100,32 @@ fn status_line(app: &App) -> Paragraph<'static> {
 fn help_line(app: &App) -> String {
     match app.screen {
         Screen::Lobby => {
-            // `r` (refresh) works too; the lobby is live, so it is not shown.
-            " ↑↓ pick · Enter sit · w watch · n new · j join · h history · f filter · q quit".into()
+            // `r` (refresh), `f` (filter), `d` (the daily puzzle) and `q`
+            // (quit) work too: 80 columns hold the rest only.
+            " Enter sit · w watch · n new · j join · h history · z puzzles · t tournaments".into()
+        }
+        Screen::Puzzle => match &app.puzzle {
+            Some(puzzle) if puzzle.solved.is_some() => {
+                " ↑↓ scroll why · s see it played · n next puzzle · d daily · Esc back".into()
+            }
+            _ => " ←→/1-9 pick · Enter answer · n skip · d daily · Esc back".into(),
+        },
+        Screen::Tournaments => " ↑↓ pick · Enter open · r refresh · Esc back".into(),
+        Screen::Tournament => {
+            let mut keys = Vec::new();
+            if let Some(view) = &app.tournament {
+                let entered = crate::tournament::entered(view, &app.player_id);
+                match view.status.as_str() {
+                    "registering" if entered => keys.push("w withdraw"),
+                    "registering" => keys.push("e register"),
+                    _ => {}
+                }
+                if crate::tournament::your_table(view, &app.player_id).is_some() {
+                    keys.push("o open your table");
+                }
+            }
+            keys.extend(["r refresh", "Esc back"]);
+            format!(" {}", keys.join(" · "))
         }
         Screen::History => " ↑↓ PgUp/PgDn pick · Enter resume or replay · Esc back".into(),
         Screen::Replay => " ←→ previous/next hand · Home/End first/last · Esc back".into(),
@@ -100,7 +134,11 @@ fn help_line(app: &App) -> String {
         Screen::Join => " Enter join (a full table is watched) · Esc back".into(),
         Screen::Table if app.chat_input.is_some() => " Enter send · Esc cancel".into(),
         Screen::Table => {
-            let mut keys = vec!["←→/1-9 pick", "Enter play", "c chat", "l leave", "q quit"];
+            let mut keys = vec!["←→/1-9 pick", "Enter play"];
+            if app.hint_offered() {
+                keys.push("h hint");
+            }
+            keys.extend(["c chat", "l leave", "q quit"]);
             match &app.table {
                 Some(table) if table.summary.status == TableStatus::Open => keys.push("s start"),
                 Some(table) if table.finished() => keys.push("r rematch"),

@@ -31,6 +31,38 @@ fn seat_name(table: &TableModel, seat: Seat) -> String {
     if table.your_seat == Some(seat.0) { format!("{short} (you)") } else { short }
 }
 
+/// At a table without a host, where the asking for a rematch stands and
+/// the keys: every person still seated asks, then the next game starts.
+fn rematch_words(table: &TableModel, vote: &euchre_protocol::RematchVote) -> String {
+    let asked = |seat: u8| vote.asked.contains(&seat);
+    let people: Vec<u8> = (0u8..)
+        .zip(&table.seats)
+        .filter(|(_, occupant)| matches!(occupant, Some(Occupant::Player { .. })))
+        .map(|(seat, _)| seat)
+        .collect();
+    let names = |seats: Vec<u8>| {
+        seats.into_iter().map(|seat| seat_name(table, Seat(seat))).collect::<Vec<_>>().join(", ")
+    };
+    let seconds = vote.deadline_ms.map_or(String::new(), |ms| format!(" ({} s)", ms / 1000));
+    match table.your_seat {
+        Some(mine) if asked(mine) => {
+            let waiting: Vec<u8> = people.into_iter().filter(|seat| !asked(*seat)).collect();
+            format!(
+                "You asked for a rematch: waiting for {}{seconds}. l: back to the lobby",
+                names(waiting)
+            )
+        }
+        Some(_) if !vote.asked.is_empty() => {
+            format!(
+                "{} asked for a rematch{seconds}. r: rematch · l: back to the lobby",
+                names(vote.asked.clone())
+            )
+        }
+        Some(_) => "r: rematch · l: back to the lobby".to_owned(),
+        None => "l: back to the lobby".to_owned(),
+    }
+}
+
 /// A side by its players: "Ann & Bot 2", or one name.
 fn side_name(table: &TableModel, team: Team) -> String {
     let rules = table.rules();
@@ -97,7 +129,7 @@ fn phase_text(phase: Phase) -> &'static str {
     }
 }
 
-fn game_lines(table: &TableModel, game: &GameView) -> Vec<Line<'static>> {
+pub(super) fn game_lines(table: &TableModel, game: &GameView) -> Vec<Line<'static>> {
     let rules = game.rules;
     let mut lines = Vec::new();
     // The deal: hand, dealer, up-card, trump.
@@ -178,8 +210,11 @@ fn game_lines(table: &TableModel, game: &GameView) -> Vec<Line<'static>> {
     };
     let tricks: Vec<u16> = game.tricks_won.as_slice().iter().map(|&n| u16::from(n)).collect();
     lines.push(Line::raw(format!("Tricks: {}", per_side(&tricks))));
-    let mut score =
-        format!("Score: {} (to {})", per_side(game.scores.as_slice()), rules.points_to_win);
+    let goal = match rules.game_hands {
+        Some(hands) => format!("{hands} hands"),
+        None => format!("to {}", rules.points_to_win),
+    };
+    let mut score = format!("Score: {} ({goal})", per_side(game.scores.as_slice()));
     if rules.rubber {
         let won: Vec<String> = sides
             .iter()
@@ -382,13 +417,26 @@ fn action_bar(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {
             spans.extend(label);
             spans.push(Span::raw("  "));
         }
-        vec![Line::from(spans)]
+        let mut lines = vec![Line::from(spans)];
+        if let Some(hint) = app.current_hint() {
+            let mut spans = vec![Span::styled("Hint: ", Style::new().fg(Color::Cyan))];
+            spans.extend(action_text(hint.action));
+            spans.push(Span::styled(format!(" · {}", hint.why), Style::new().fg(Color::Cyan)));
+            lines.push(Line::from(spans));
+        } else if app.hint_asked.is_some() {
+            lines.push(Line::styled("Asking the expert bot…", dim()));
+        }
+        lines
     } else if table.finished() {
         let host = table.summary.host == app.name;
         let rating = table.your_rating().map_or_else(String::new, |mine| {
             format!(" Your rating: {} ({}).", mine.rating, signed(mine.change))
         });
-        let keys = if host { "r: rematch · l: back to the lobby" } else { "l: back to the lobby" };
+        let keys = match &table.rematch_vote {
+            Some(vote) => rematch_words(table, vote),
+            None if host => "r: rematch · l: back to the lobby".to_owned(),
+            None => "The host may start a rematch. l: back to the lobby".to_owned(),
+        };
         vec![Line::raw(format!("The game is over.{rating} {keys}"))]
     } else if app.acting {
         vec![Line::styled("Sending…", dim())]

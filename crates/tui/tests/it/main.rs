@@ -3,3 +3,5 @@
 mod api;
 mod screens;
 mod terminal;
+mod tournaments;
+mod trainer;

@@ -5,12 +5,16 @@
 use euchre_client::{CreatedTable, Update};
 use euchre_engine::fairness::Verdict;
 use euchre_engine::{Action, Game, Preset, Seat, Viewer};
-use euchre_protocol::api::{AbandonedView, Mark, MatchList, MatchSummaryView, SeatView};
+use euchre_protocol::api::{
+    AbandonedView, Mark, MatchList, MatchSummaryView, PuzzleRatingChange, PuzzleVerdict,
+    PuzzleView, SeatView,
+};
 use euchre_protocol::{
-    LobbyFilter, LobbyPage, LobbyQuery, Occupant, PlayerInfo, TableEvent, TableNotice, TableState,
-    TableStatus, TableSummary,
+    LobbyFilter, LobbyPage, LobbyQuery, Occupant, PlayerInfo, RematchVote, ReportReason,
+    TableEvent, TableNotice, TableState, TableStatus, TableSummary,
 };
 use euchre_tui::app::{App, Command, Connection, Msg, Outcome, Screen};
+use euchre_tui::puzzle::Source;
 use euchre_tui::table::TableModel;
 use euchre_tui::ui;
 use ratatui::Terminal;
@@ -64,6 +68,8 @@ fn snapshot(preset: Preset, game: &Game, viewer: Viewer) -> Update {
         game: Some(game.view(viewer)),
         deal_commitment: None,
         actions,
+        rematch_vote: None,
+        stood_in: None,
     };
     Update::Snapshot { table: TABLE.to_owned(), seq: 1, state: Box::new(state) }
 }
@@ -168,7 +174,7 @@ fn the_lobby_lists_public_tables() {
     assert!(screen.contains("cutthroat · cutthroat, 3 players"), "{screen}");
     assert!(screen.contains("1/3"), "{screen}");
     assert!(screen.contains("playing"), "{screen}");
-    assert!(screen.contains("n new · j join · h history · f filter"), "{screen}");
+    assert!(screen.contains("n new · j join · h history · z puzzles · t tournaments"), "{screen}");
     // Enter sits at the selected table, or watches it when full.
     app.update(key(KeyCode::Down));
     let commands = app.update(key(KeyCode::Enter));
@@ -495,7 +501,7 @@ fn chat_is_typed_sent_and_shown() {
     assert!(render(&app, 80, 24).contains("> hi all"));
     let commands = app.update(key(KeyCode::Enter));
     assert_eq!(commands, vec![Command::Chat(TABLE.into(), "hi all".into())]);
-    let chat = TableNotice::Chat { from: "Ann".into(), text: "hi all".into() };
+    let chat = TableNotice::Chat { from: "Ann".into(), text: "hi all".into(), from_id: None };
     app.update(Msg::Update(Update::Event {
         table: TABLE.into(),
         seq: 100,
@@ -517,6 +523,7 @@ fn chat_reaches_the_screen_inert() {
         text:
             "\u{1B}[2J\u{1B}]0;title\u{7}gg\r\nAnn: I fold \u{202E}olleh \u{2067}x\u{2069}\u{200B}"
                 .into(),
+        from_id: None,
     };
     notice(&mut app, 100, chat);
     let screen = render(&app, 100, 30);
@@ -584,6 +591,27 @@ fn a_finished_game_says_so_and_offers_a_rematch() {
 }
 
 #[test]
+fn at_a_pool_table_the_players_ask_for_the_rematch_and_no_host_is_named() {
+    let mut game = Game::new(Preset::Standard.rules(), 4).expect("valid");
+    while let Some(seat) = game.turn() {
+        let actions = game.legal_actions(seat);
+        let action = actions.iter().find(|a| **a != Action::Pass).unwrap_or(&actions[0]);
+        game.apply(seat, *action).expect("legal");
+    }
+    let mut app = app();
+    let mut update = snapshot(Preset::Standard, &game, Viewer::Seat(Seat(0)));
+    if let Update::Snapshot { state, .. } = &mut update {
+        state.rematch_vote = Some(RematchVote { asked: vec![2], deadline_ms: Some(42_000) });
+    }
+    app.update(Msg::Update(update));
+    let screen = render(&app, 100, 24);
+    assert!(screen.contains("asked for a rematch (42 s)"), "{screen}");
+    assert!(screen.contains("r: rematch"), "{screen}");
+    assert!(!screen.contains("host"), "{screen}");
+    assert_eq!(app.update(key(KeyCode::Char('r'))), vec![Command::Rematch(TABLE.into())]);
+}
+
+#[test]
 fn a_larger_terminal_works_too() {
     let app = app_at_play(Preset::Standard, 3);
     let screen = render(&app, 120, 40);
@@ -600,6 +628,7 @@ fn match_row(id: &str, finished: bool) -> MatchSummaryView {
             player_id: None,
             bot: None,
             name: (*name).into(),
+            stand_in: None,
         })
         .collect();
     MatchSummaryView {
@@ -745,6 +774,8 @@ fn a_private_table_waiting_for_players_shows_its_invite_link() {
         game: None,
         deal_commitment: None,
         actions: Vec::new(),
+        rematch_vote: None,
+        stood_in: None,
     };
     app.update(Msg::Update(Update::Snapshot {
         table: TABLE.into(),
@@ -783,7 +814,7 @@ fn a_prompt_stands_through_the_tables_notices() {
     };
     let notices = [
         TableNotice::Rated { form: "partnership".into(), ratings: (0..4).map(rating).collect() },
-        TableNotice::Chat { from: "Bob".into(), text: "hurry".into() },
+        TableNotice::Chat { from: "Bob".into(), text: "hurry".into(), from_id: None },
         TableNotice::Presence { seat: 2, connected: false, grace_ms: None },
         TableNotice::DealCommitted { hand: 0, commitment: euchre_engine::Commitment([1; 32]) },
     ];
@@ -794,7 +825,11 @@ fn a_prompt_stands_through_the_tables_notices() {
     assert!(render(&app, 80, 24).contains("Your turn: 1 Play"));
     // A refused move is offered again even if a notice came meanwhile.
     let commands = app.update(key(KeyCode::Enter));
-    notice(&mut app, 10, TableNotice::Chat { from: "Bob".into(), text: "go".into() });
+    notice(
+        &mut app,
+        10,
+        TableNotice::Chat { from: "Bob".into(), text: "go".into(), from_id: None },
+    );
     let refused = euchre_client::Error::Refused { code: "x".into(), message: "no".into() };
     app.update(Msg::Done(Outcome::Failed(commands[0].clone(), refused)));
     assert_eq!(app.actions(), actions.as_slice());
@@ -1070,9 +1105,15 @@ fn quick_play_searches_cancels_and_opens_the_table_when_matched() {
     let screen = render(&app, 80, 24);
     assert!(screen.contains("Quick play"), "{screen}");
     assert!(screen.contains("Game      ‹ standard ›"), "{screen}");
+    // Casual first: the terminal client plays as a guest.
+    assert!(screen.contains("Rated     ‹ no ›"), "{screen}");
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Right));
+    let screen = render(&app, 80, 24);
     assert!(screen.contains("Rated     ‹ yes ›"), "{screen}");
     assert!(!screen.contains("Bots"), "a rated game offers no bots: {screen}");
     // Cutthroat, casual, bots after 5 s.
+    app.update(key(KeyCode::Up));
     app.update(key(KeyCode::Right));
     app.update(key(KeyCode::Down));
     app.update(key(KeyCode::Right));
@@ -1146,8 +1187,9 @@ fn quick_play_with_a_partner_shows_the_code_to_pass_on_or_takes_one() {
     app.update(key(KeyCode::Char('p')));
     let screen = render(&app, 80, 24);
     assert!(screen.contains("Partner   ‹ alone ›"), "{screen}");
-    app.update(key(KeyCode::Down));
-    app.update(key(KeyCode::Down));
+    for _ in 0..3 {
+        app.update(key(KeyCode::Down));
+    }
     app.update(key(KeyCode::Right));
     let screen = render(&app, 80, 24);
     assert!(screen.contains("Partner   ‹ invite a partner ›"), "{screen}");
@@ -1157,17 +1199,17 @@ fn quick_play_with_a_partner_shows_the_code_to_pass_on_or_takes_one() {
     assert!(render(&app, 80, 24).contains("Asking the server for a team code…"));
     app.update(Msg::Done(Outcome::Queued { team: Some("q7mz2k9xvt".into()) }));
     let screen = render(&app, 80, 24);
-    assert!(screen.contains("Waiting for your partner: standard, rated"), "{screen}");
+    assert!(screen.contains("Waiting for your partner: standard, casual"), "{screen}");
     assert!(screen.contains("Give your partner this team code: Q7MZ2K9XVT"), "{screen}");
     // Bob joins: the code goes, his name shows.
     app.update(Msg::Update(Update::QuickPlayWaiting {
         preset: Preset::Standard,
-        rated: true,
+        rated: false,
         waiting: 2,
         partner: Some(PlayerInfo { id: "p2".into(), name: "Bob".into() }),
     }));
     let screen = render(&app, 80, 24);
-    assert!(screen.contains("Searching: standard, rated, with Bob"), "{screen}");
+    assert!(screen.contains("Searching: standard, casual, with Bob"), "{screen}");
     assert!(!screen.contains("team code"), "{screen}");
     // Bob cancels: Ann's request ends and says why.
     app.update(Msg::Update(Update::QuickPlayEnded {
@@ -1180,7 +1222,7 @@ fn quick_play_with_a_partner_shows_the_code_to_pass_on_or_takes_one() {
     // Bob joins with the code Ann passed on, typed as she read it.
     let mut bob = self::app();
     bob.update(key(KeyCode::Char('p')));
-    for _ in 0..2 {
+    for _ in 0..3 {
         bob.update(key(KeyCode::Down));
     }
     bob.update(key(KeyCode::Left));
@@ -1285,4 +1327,211 @@ fn a_request_already_waiting_from_elsewhere_is_shown_and_x_cancels_it() {
     let busy = euchre_client::Error::Refused { code: "busy".into(), message: "full".into() };
     app.update(Msg::Done(Outcome::Failed(commands[0].clone(), busy)));
     assert_eq!(app.searching, None);
+}
+
+#[test]
+fn the_chat_line_mutes_blocks_and_reports_a_seated_player() {
+    let mut app = app_at_play(Preset::Standard, 3);
+    let bob = PlayerInfo { id: "p2".to_owned(), name: "Bob".to_owned() };
+    let model = app.table.as_mut().expect("at the table");
+    model.seats[2] = Some(Occupant::Player { player: bob.clone(), connected: true });
+    let mut line = |text: &str| {
+        app.update(key(KeyCode::Char('c')));
+        for c in text.chars() {
+            app.update(key(KeyCode::Char(c)));
+        }
+        app.update(key(KeyCode::Enter))
+    };
+    assert_eq!(line("/mute 2"), vec![Command::Mute { player: bob.clone(), on: true }]);
+    assert_eq!(line("/unblock 2"), vec![Command::Block { player: bob.clone(), on: false }]);
+    assert_eq!(
+        line("/report 2 chat rude all game"),
+        vec![Command::Report {
+            table: TABLE.into(),
+            player: bob.clone(),
+            reason: ReportReason::AbusiveChat,
+            details: "rude all game".into(),
+        }]
+    );
+    // A bot's seat, one's own, or a line the commands do not read: sent
+    // nowhere, and the player is told how.
+    assert!(line("/mute 1").is_empty());
+    assert!(line("/mute 0").is_empty());
+    assert!(line("/report 2 because").is_empty());
+    assert!(render(&app, 120, 30).contains("/mute N"), "the usage is shown");
+    app.update(Msg::Done(Outcome::Done(Command::Mute { player: bob, on: true })));
+    assert!(render(&app, 120, 30).contains("Bob's chat is hidden from you now."));
+}
+
+#[test]
+fn a_moderators_warning_is_shown_and_acknowledged() {
+    let mut app = app();
+    let commands = app.update(Msg::Update(Update::Warning {
+        warning: 7,
+        at: 0,
+        message: "mind your language".to_owned(),
+    }));
+    assert_eq!(commands, vec![Command::AcknowledgeWarning(7)]);
+    let screen = render(&app, 100, 30);
+    assert!(screen.contains("A moderator warns you: mind your language"), "{screen}");
+}
+
+/// At a practice table (bots in every other seat) `h` asks for a hint; it
+/// is shown, its action picked, until Ann acts; a second `h` asks nothing.
+#[test]
+fn a_hint_is_shown_until_the_player_acts() {
+    let mut app = app_at_play(Preset::Standard, 3);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("h hint"), "offered at a practice table: {screen}");
+    assert_eq!(app.update(key(KeyCode::Char('h'))), vec![Command::Hint(TABLE.into())]);
+    assert!(render(&app, 80, 24).contains("Asking the expert bot…"));
+    assert!(app.update(key(KeyCode::Char('h'))).is_empty(), "one hint a decision");
+    let action = *app.actions().last().expect("Ann's turn");
+    let why = "The expert bot would play it.".to_owned();
+    let hint = euchre_client::Hint { table: TABLE.into(), action, why };
+    app.update(Msg::Done(Outcome::Hint(hint)));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Hint: "), "{screen}");
+    assert!(screen.contains("The expert bot would play it."), "{screen}");
+    assert!(app.update(key(KeyCode::Char('h'))).is_empty(), "one hint a decision");
+    // Picked: Enter plays the hinted action, and the hint goes.
+    assert_eq!(app.update(key(KeyCode::Enter)), vec![Command::Act(TABLE.into(), action)]);
+    assert!(!render(&app, 80, 24).contains("Hint: "));
+}
+
+/// Where another person sits the help line offers no hint, and the
+/// server's refusal is shown as it says it.
+#[test]
+fn a_refused_hint_says_why() {
+    let mut app = app_at_play(Preset::Standard, 3);
+    if let Some(table) = app.table.as_mut() {
+        let bob = PlayerInfo { id: "p2".to_owned(), name: "Bob".to_owned() };
+        table.seats[1] = Some(Occupant::Player { player: bob, connected: true });
+    }
+    assert!(!render(&app, 80, 24).contains("h hint"));
+    let asked = app.update(key(KeyCode::Char('h')));
+    assert_eq!(asked, vec![Command::Hint(TABLE.into())]);
+    let refusal = euchre_client::Error::Refused {
+        code: "hint_not_allowed".into(),
+        message: "hints and reviews are for practice games only: every other seat a bot".into(),
+    };
+    app.update(Msg::Done(Outcome::Failed(asked[0].clone(), refusal)));
+    let screen = render(&app, 80, 24);
+    assert!(
+        screen.contains(
+            "No hint: hints and reviews are for practice games only: every other seat a bot"
+        ),
+        "{screen}"
+    );
+}
+
+/// The puzzle trainer without a server: the question drawn as the table
+/// draws the seat's view, answered with the table's keys, then the
+/// verdict, the reasons scrolled, and both lines of "see it played".
+#[test]
+fn a_puzzle_is_asked_answered_and_played_out() {
+    let mut game = Game::new(Preset::Standard.rules(), 5).expect("valid rules");
+    while let Some(seat) = game.turn() {
+        if seat == Seat(0) && game.view(Viewer::Seat(seat)).phase == euchre_engine::Phase::Playing {
+            break;
+        }
+        let actions = game.legal_actions(seat);
+        let action = actions.iter().find(|a| **a != Action::Pass).unwrap_or(&actions[0]);
+        game.apply(seat, *action).expect("legal");
+    }
+    let options = game.legal_actions(Seat(0)).to_vec();
+    let puzzle = PuzzleView {
+        id: 7,
+        kind: "card".into(),
+        seat: Seat(0),
+        view: game.view(Viewer::Seat(Seat(0))),
+        options: options.clone(),
+        rating: 1500,
+        plays: 0,
+    };
+    let mut app = app();
+    assert_eq!(app.update(key(KeyCode::Char('z'))), vec![Command::FetchPuzzle(Source::Next)]);
+    app.update(Msg::Done(Outcome::Puzzle(Box::new(puzzle), Source::Next)));
+    assert_eq!(app.screen, Screen::Puzzle);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Puzzle #7 · rated 1500"), "{screen}");
+    assert!(screen.contains("Ann (you)"), "{screen}");
+    assert!(screen.contains("Your hand:"), "{screen}");
+    assert!(screen.contains("What do you play?"), "{screen}");
+    assert!(screen.contains("Your choice: 1 "), "{screen}");
+
+    // The second option, as at the table: → then Enter.
+    app.update(key(KeyCode::Right));
+    let chosen = options[1 % options.len()];
+    assert_eq!(
+        app.update(key(KeyCode::Enter)),
+        vec![Command::AnswerPuzzle { id: 7, action: chosen }]
+    );
+    let best = options[0];
+    let line = |first: Action, tricks: u8| {
+        serde_json::json!({
+            "first": first, "made": {"maker": 1, "trump": "hearts", "alone": false},
+            "plays": [[0, "AS"], [1, "KS"], [2, "9S"], [3, "TS"], [0, "QH"]],
+            "outcome": null, "tricks": tricks, "points": if tricks >= 3 { 1.0 } else { -2.0 },
+        })
+    };
+    let why = "With every card shown, the best takes 3 tricks for your side. ".repeat(8);
+    let verdict = PuzzleVerdict {
+        correct: false,
+        answers: vec![best],
+        why,
+        themes: Vec::new(),
+        best_line: line(best, 3),
+        answer_line: line(chosen, 1),
+        values: serde_json::json!([]),
+        match_id: "m1".into(),
+        hand: 0,
+        action: 3,
+        rating: Some(PuzzleRatingChange {
+            before: 1500,
+            after: 1430,
+            deviation: 300,
+            streak: 0,
+            best_streak: 0,
+        }),
+        puzzle_rating: 1560,
+    };
+    let verdict = Box::new(verdict);
+    app.update(Msg::Done(Outcome::Verdict { id: 7, action: chosen, verdict }));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("✗ Not the best: you chose"), "{screen}");
+    assert!(screen.contains("Puzzle rating 1500 → 1430"), "{screen}");
+    assert!(screen.contains("Your puzzle rating: 1500 → 1430 (−70)."), "{screen}");
+    assert!(screen.contains("With every card"), "{screen}");
+    // The reasons scroll; their first words go up out of sight.
+    for _ in 0..3 {
+        app.update(key(KeyCode::Down));
+    }
+    let scrolled = render(&app, 80, 24);
+    assert_ne!(scrolled, screen, "scrolled");
+
+    app.update(key(KeyCode::Char('s')));
+    let best_line = render(&app, 80, 24);
+    println!("the best line:\n{best_line}");
+    assert!(best_line.contains("See it played: the best"), "{best_line}");
+    assert!(best_line.contains("Left makes it: trump ♥ hearts"), "{best_line}");
+    assert!(best_line.contains("You A♠"), "{best_line}");
+    assert!(best_line.contains("Your side takes 3 tricks: +1 points net."), "{best_line}");
+    app.update(key(KeyCode::Char('s')));
+    let your_line = render(&app, 80, 24);
+    assert!(your_line.contains("See it played: yours"), "{your_line}");
+    assert!(your_line.contains("Your side takes 1 tricks: -2 points net."), "{your_line}");
+    assert_eq!(app.update(key(KeyCode::Char('n'))), vec![Command::FetchPuzzle(Source::Next)]);
+}
+
+/// A tournament's table is no practice table, bots or not: no hint offered.
+#[test]
+fn no_hint_is_offered_at_a_tournaments_table() {
+    let mut app = app_at_play(Preset::Standard, 3);
+    if let Some(table) = app.table.as_mut() {
+        table.summary.host = "Tournament".to_owned();
+    }
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Your turn"), "{screen}");
+    assert!(!screen.contains("h hint"), "{screen}");
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use euchre_client::{Client, Config as ClientConfig, Update};
+use euchre_client::{Client, Config as ClientConfig, HttpClient, Update};
 use euchre_engine::Preset;
 use euchre_protocol::QuickPlayRequest;
 use euchre_server::Settings;
@@ -18,38 +18,38 @@ use euchre_server::testing::{self, ServerTask, eventually, skip};
 use tokio::net::TcpListener;
 
 /// A tmux server of our own (its own socket), killed when dropped.
-struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
 }
 
 impl Tmux {
     /// A server per test (`name`): the tests of this file run at once.
-    fn new(name: &str) -> Tmux {
+    pub(crate) fn new(name: &str) -> Tmux {
         Tmux { socket: format!("euchre-tui-test-{}-{name}", std::process::id()) }
     }
 
-    fn run(&self, args: &[&str]) -> Output {
+    pub(crate) fn run(&self, args: &[&str]) -> Output {
         Command::new("tmux").arg("-L").arg(&self.socket).args(args).output().expect("tmux runs")
     }
 
     /// Starts `command` in a detached 80x24 session.
-    fn start(&self, session: &str, command: &str) {
+    pub(crate) fn start(&self, session: &str, command: &str) {
         let output =
             self.run(&["new-session", "-d", "-x", "80", "-y", "24", "-s", session, command]);
         assert!(output.status.success(), "tmux new-session: {output:?}");
     }
 
-    fn keys(&self, session: &str, keys: &str) {
+    pub(crate) fn keys(&self, session: &str, keys: &str) {
         self.run(&["send-keys", "-t", session, keys]);
     }
 
-    fn screen(&self, session: &str) -> String {
+    pub(crate) fn screen(&self, session: &str) -> String {
         String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", session]).stdout)
             .into_owned()
     }
 
     /// Waits until the screen shows `text`; panics with the screen if it does not in time.
-    async fn wait_for(&self, session: &str, text: &str) -> String {
+    pub(crate) async fn wait_for(&self, session: &str, text: &str) -> String {
         eventually(&format!("{text:?}"), Duration::from_secs(15), async || {
             let screen = self.screen(session);
             if screen.contains(text) { Ok(screen) } else { Err(format!("the screen:\n{screen}")) }
@@ -57,7 +57,7 @@ impl Tmux {
         .await
     }
 
-    fn alive(&self, session: &str) -> bool {
+    pub(crate) fn alive(&self, session: &str) -> bool {
         self.run(&["has-session", "-t", session]).status.success()
     }
 }
@@ -68,14 +68,23 @@ impl Drop for Tmux {
     }
 }
 
-fn command_line(binary: &str, url: &str, config: &Path) -> String {
+pub(crate) fn command_line(binary: &str, url: &str, config: &Path) -> String {
     format!("{binary} --server {url} --name Tess --config-dir {}", config.display())
+}
+
+/// Whether tmux is here; if not, the test says it is skipped (or fails
+/// where services are required).
+pub(crate) fn have_tmux() -> bool {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        skip("no tmux installed (apt-get install tmux)");
+        return false;
+    }
+    true
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_game_from_the_keyboard_in_tmux() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        skip("no tmux installed (apt-get install tmux)");
+    if !have_tmux() {
         return;
     }
     let data = tempfile::tempdir().expect("a data folder");
@@ -182,8 +191,7 @@ async fn a_whole_game_from_the_keyboard_in_tmux() {
 /// formed, with Pat opposite her.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn quick_play_with_a_partner_in_tmux() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        skip("no tmux installed (apt-get install tmux)");
+    if !have_tmux() {
         return;
     }
     let data = tempfile::tempdir().expect("a data folder");
@@ -198,13 +206,12 @@ async fn quick_play_with_a_partner_in_tmux() {
     let tmux = Tmux::new("quick");
     tmux.start("quick", &command_line(env!("CARGO_BIN_EXE_euchre-tui"), &url, config.path()));
     tmux.wait_for("quick", "Public tables").await;
-    // The form: standard and rated by default; casual (these players are
-    // guests, and rated play needs an account), then the partner line, to invite.
+    // The form: standard and casual by default (this client plays as a
+    // guest, and rated play needs an account); the partner line, to invite.
     tmux.keys("quick", "p");
     tmux.wait_for("quick", "Partner   ‹ alone ›").await;
-    tmux.keys("quick", "Down");
-    tmux.keys("quick", "Right");
     tmux.wait_for("quick", "Rated     ‹ no ›").await;
+    tmux.keys("quick", "Down");
     tmux.keys("quick", "Down");
     tmux.keys("quick", "Down");
     tmux.keys("quick", "Right");
@@ -260,6 +267,17 @@ async fn quick_play_with_a_partner_in_tmux() {
     }
     drop(tmux);
     server.stop().await;
+}
+
+/// A new account named `name` at the server at `url` (a guest who
+/// claims the name): its session token and player id.
+pub(crate) async fn account(url: &str, name: &str) -> (String, String) {
+    let (client, _updates) = Client::connect(ClientConfig::new(url, name)).await.expect("connects");
+    let guest = client.identity().clone();
+    client.close().await;
+    let api = HttpClient::new(url).expect("the API's address");
+    let token = api.claim(&guest.token, name, "a long enough password").await.expect("claimed");
+    (token, guest.player.id)
 }
 
 /// The server on `listener` with its data in `data`, so a second one can

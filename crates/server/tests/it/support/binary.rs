@@ -41,6 +41,22 @@ impl Server {
         open_files: Option<u32>,
         env: &[(&str, &str)],
     ) -> Server {
+        Server::launch(None, data_dir, Some(database_url), open_files, env)
+    }
+
+    /// The binary started in the folder `working` on `data_dir` (relative
+    /// to `working` if relative), with no database named: its default.
+    pub fn start_in(working: &Path, data_dir: &Path, env: &[(&str, &str)]) -> Server {
+        Server::launch(Some(working), data_dir, None, None, env)
+    }
+
+    fn launch(
+        working: Option<&Path>,
+        data_dir: &Path,
+        database_url: Option<&str>,
+        open_files: Option<u32>,
+        env: &[(&str, &str)],
+    ) -> Server {
         let binary = env!("CARGO_BIN_EXE_euchre-server");
         let mut command = match open_files {
             // The shell lowers its own limit, then becomes the server.
@@ -55,8 +71,6 @@ impl Server {
             .args(["--bind", "127.0.0.1:0", "--log-format", "json"])
             .arg("--data-dir")
             .arg(data_dir)
-            .arg("--database-url")
-            .arg(database_url)
             .env("RUST_LOG", "info")
             .env("EUCHRE_TIMING__BOT_DELAY_MS", "0")
             .env("EUCHRE_ANALYSIS__AT_MATCH_END", "false")
@@ -73,6 +87,12 @@ impl Server {
             .env("EUCHRE_RATINGS__MIN_GAMES", "0")
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
+        if let Some(url) = database_url {
+            command.arg("--database-url").arg(url);
+        }
+        if let Some(working) = working {
+            command.current_dir(working);
+        }
         for (name, value) in env {
             command.env(name, value);
         }

@@ -27,6 +27,8 @@ use tokio_tungstenite::tungstenite::Message;
 
 /// How long a test waits for any one message before failing.
 pub const PATIENCE: Duration = Duration::from_secs(10);
+/// How long a test waits for one kind of message among others.
+pub const WAIT_FOR: Duration = Duration::from_secs(60);
 
 /// What the tests add to the shared server: players on this harness's [`Client`].
 pub trait Players {
@@ -228,23 +230,57 @@ impl Client {
 
     /// The close code the server sent, reading until the connection ends.
     pub async fn close_code(&mut self) -> Option<u16> {
+        self.close_frame().await.map(|(code, _)| code)
+    }
+
+    /// How the server ended the connection: `Some(code)` if its close frame
+    /// was read, `None` if the socket was reset or ended first (a server
+    /// that closes while a large frame is still arriving resets the
+    /// socket, which can discard its close frame unread); panics if the
+    /// connection is still open after [`PATIENCE`].
+    pub async fn ended_by_server(&mut self) -> Option<u16> {
+        let ended = tokio::time::timeout(PATIENCE, async {
+            loop {
+                match self.session.socket().next().await {
+                    Some(Ok(Message::Close(frame))) => return frame.map(|f| u16::from(f.code)),
+                    Some(Ok(_)) => continue,
+                    Some(Err(_)) | None => return None,
+                }
+            }
+        });
+        ended.await.expect("the server ends the connection")
+    }
+
+    /// The close code and reason the server sent, reading until the
+    /// connection ends.
+    pub async fn close_frame(&mut self) -> Option<(u16, String)> {
         loop {
             let frame =
                 tokio::time::timeout(PATIENCE, self.session.socket().next()).await.ok()??;
             match frame {
-                Ok(Message::Close(Some(frame))) => return Some(frame.code.into()),
+                Ok(Message::Close(Some(frame))) => {
+                    return Some((frame.code.into(), frame.reason.to_string()));
+                }
                 Ok(Message::Close(None)) | Err(_) => return None,
                 Ok(_) => continue,
             }
         }
     }
 
-    /// Reads until `wanted` matches, returning that message.
+    /// Reads until `wanted` matches, returning that message; fails after
+    /// [`WAIT_FOR`] however many other messages come meanwhile (notices
+    /// that keep coming would otherwise keep a failing test waiting).
     pub async fn recv_until(&mut self, wanted: impl Fn(&ServerMessage) -> bool) -> ServerMessage {
+        let deadline = tokio::time::Instant::now() + WAIT_FOR;
         loop {
             let message = self.recv().await;
             if wanted(&message) {
                 return message;
+            }
+            if tokio::time::Instant::now() > deadline {
+                let recent: Vec<String> =
+                    self.log.iter().rev().take(12).map(|m| format!("{m:?}")).collect();
+                panic!("not the message waited for within {WAIT_FOR:?}; latest first: {recent:#?}");
             }
         }
     }

@@ -1,0 +1,5 @@
+//! The puzzles crate's tests, in one binary.
+
+mod brute;
+mod hint;
+mod mined;
