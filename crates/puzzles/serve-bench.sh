@@ -65,15 +65,47 @@ echo "# $(echo "$ids" | wc -w) matches analysed; $(uptime | sed 's/.*load/load/'
 
 measure() {
     local path=$1
-    oha --no-tui --latency-correction -q "$rate" -z "${seconds}s" --output-format json \
+    shift
+    local who=guest
+    [ $# -gt 0 ] && who=account
+    oha --no-tui --latency-correction -q "$rate" -z "${seconds}s" --output-format json "$@" \
         "$base$path" >"$data/oha.json"
-    jq -r --arg path "$path" '"\($path): \(.summary.requestsPerSec | floor)/s, " +
+    jq -r --arg path "$path ($who)" '"\($path): \(.summary.requestsPerSec | floor)/s, " +
         "p50 \(.latencyPercentiles.p50 * 1000 | . * 100 | round / 100) ms, " +
         "p99 \(.latencyPercentiles.p99 * 1000 | . * 100 | round / 100) ms, " +
         "max \(.summary.slowest * 1000 | . * 100 | round / 100) ms, " +
         "statuses \(.statusCodeDistribution | tostring)"' "$data/oha.json"
 }
+# An account that has answered some puzzles already: its next puzzle is the
+# nearest its rating it has not answered (walks along the rating index).
+# A guest's token comes from a WebSocket hello (Node's WebSocket), then the
+# guest claims a name.
+guest=$(node --experimental-websocket -e '
+const ws = new WebSocket(process.argv[1]);
+ws.onopen = () => ws.send(JSON.stringify({ type: "hello", id: 1, protocol_version: 1, name: "Bench" }));
+ws.onmessage = (m) => { const msg = JSON.parse(m.data); if (msg.type === "welcome") { console.log(msg.token); process.exit(0); } };
+' "ws://127.0.0.1:$port/ws" 2>/dev/null)
+session=$(curl -sf -X POST "$base/api/accounts" -H "Authorization: Bearer $guest" \
+    -H 'Content-Type: application/json' -d '{"name":"PuzzleBench","password":"correct horse"}' |
+    jq -r .token)
+auth=(-H "Authorization: Bearer $session")
+for _ in $(seq "${ANSWERED:-50}"); do
+    next=$(curl -sf "${auth[@]}" "$base/api/puzzles/next") || break
+    curl -sf -o /dev/null "${auth[@]}" -H 'Content-Type: application/json' \
+        -d "{\"action\": $(jq -c '.options[0]' <<<"$next")}" \
+        "$base/api/puzzles/$(jq -r .id <<<"$next")/answer" || break
+done
+answered=$(curl -sf "$base/api/players/$(curl -sf "${auth[@]}" "$base/api/accounts/me" | jq -r .id)/puzzles" |
+    jq -r '.rating.attempts' || true)
+count='SELECT COUNT(*) FROM puzzles'
+case $backend in
+sqlite) stored=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$data/euchre.db" "$count") ;;
+postgres) stored=$(psql "$database" -tAc "$count") ;;
+esac
+echo "# $stored puzzles stored; an account that answered ${answered:-?} of them"
+
 echo "# $rate requests a second for $seconds s each"
 measure /healthz
 measure /api/puzzles/next
 measure /api/puzzles/daily
+measure /api/puzzles/next "${auth[@]}"

@@ -80,6 +80,7 @@ test('an account organises a progressive tournament; four guests play it from it
   await section.getByLabel(/Hands a round/).fill('4');
   await section.getByLabel(/Round clock/).fill('20');
   await section.getByLabel('Starts in (minutes)').fill('30');
+  assert.equal(await section.getByLabel(/^Rated/).isChecked(), false, 'casual unless asked');
   await section.getByRole('button', { name: 'Create tournament' }).click();
   await olga.getByRole('heading', { name: NAME }).waitFor();
   const url = olga.url();
@@ -89,6 +90,7 @@ test('an account organises a progressive tournament; four guests play it from it
   const about = await olga.locator('.tournament-about').textContent();
   assert.match(about, /A round\s*4 hands/);
   assert.match(about, /Round clock\s*20 min/);
+  assert.match(about, /Games\s*Casual/);
   await olga.getByRole('button', { name: 'Start now' }).waitFor();
   assert.equal(await olga.getByRole('button', { name: 'Register' }).count(), 1, 'the organiser may play too');
 

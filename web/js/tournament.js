@@ -143,6 +143,7 @@ export class TournamentsPanel {
     const clock = h('input', { id: 'tournament-clock', name: 'round_minutes', type: 'number', min: 1, max: 1440, placeholder: 'none' });
     const clockField = h('div', { class: 'field' }, h('label', { class: 'label', for: clock.id }, 'Round clock (minutes; empty: none)'), clock);
     const minutes = h('input', { id: 'tournament-start', name: 'start', type: 'number', min: 0, max: 10080, value: '10', required: true });
+    const rated = h('input', { id: 'tournament-rated', name: 'rated', type: 'checkbox' });
     // A knockout plays until one team is left: its rounds follow from the
     // field. Hands a round are a progressive night's; best of three a knockout's.
     const shown = (field, input, on) => {
@@ -165,6 +166,7 @@ export class TournamentsPanel {
         ...(format.value === 'knockout' ? { best_of: Number(bestOf.value) } : { rounds: Number(rounds.value) }),
         ...(format.value === 'progressive' ? { round_hands: Number(hands.value) } : {}),
         ...(clock.value ? { round_seconds: Math.round(Number(clock.value) * 60) } : {}),
+        rated: rated.checked,
       };
       try {
         const created = await api('POST', '/api/tournaments', { token: this.app.identity().token, body });
@@ -179,6 +181,7 @@ export class TournamentsPanel {
       h('div', { class: 'field' }, h('label', { class: 'label', for: format.id }, 'Format'), format),
       roundsField, handsField, bestOfField, clockField,
       h('div', { class: 'field' }, h('label', { class: 'label', for: minutes.id }, 'Starts in (minutes)'), minutes),
+      h('label', { class: 'check', for: rated.id }, rated, ' Rated (a table with a bot in a seat never is)'),
       h('p', { class: 'muted' }, 'Standard rules. At the round clock a table still playing ends after the hand in play. Players register on its page until the start; you can start it early there.'),
       h('button', { type: 'submit', class: 'primary' }, 'Create tournament'));
   }
@@ -289,6 +292,7 @@ export class TournamentView {
       t.best_of === 3 && h('dt', {}, 'Each match'), t.best_of === 3 && h('dd', {}, 'Best of three games'),
       t.round_seconds && h('dt', {}, 'Round clock'), t.round_seconds && h('dd', {}, `${Math.round(t.round_seconds / 60)} min`,
         t.round_deadline ? [' (this round ends ', h('span', { class: 'round-countdown' }, countdown(t.round_deadline)), ')'] : null),
+      h('dt', {}, 'Games'), h('dd', { class: 'tournament-rated' }, t.rated ? 'Rated' : 'Casual'),
       h('dt', {}, 'Organiser'), h('dd', {}, t.organiser),
       h('dt', {}, 'Status'), h('dd', { class: 'tournament-status', 'data-status': t.status }, STATUS[t.status] ?? t.status,
         t.cancelled ? `: ${t.cancelled}` : ''),

@@ -136,6 +136,7 @@ pub async fn run(config: &TournamentConfig) -> anyhow::Result<TournamentReport> 
         starts_in_seconds: 3600,
         max_players: Some(config.players as u32),
         listed: false,
+        rated: false,
     };
     let id = api.create_tournament(&organiser_token, &spec).await.context("creating it")?;
 

@@ -194,10 +194,12 @@ fn why(
     }
     if let Some(made) = line.made.filter(|_| kind != Kind::Card) {
         let trump = made.trump.map_or("no trump".to_owned(), |suit| suit.to_string());
-        let alone = if made.alone { ", alone" } else { "" };
+        let you = made.maker == seat;
+        let (makes, goes) = if you { ("make", "go") } else { ("makes", "goes") };
+        let alone = if made.alone { format!(" and {goes} alone") } else { String::new() };
         words.push(format!(
-            "On the real cards the maker is {} ({trump}{alone}).",
-            who(made.maker, seat)
+            "Played out on the real cards, {} {makes} {trump}{alone}.",
+            maker(made.maker, seat)
         ));
     }
     if !line.plays.is_empty() {
@@ -225,6 +227,16 @@ fn ending(line: &Line) -> String {
         }
         Some(HandOutcome::ThrownIn(_)) => "Everybody passes: the hand is thrown in.".to_owned(),
         None => String::new(),
+    }
+}
+
+/// The maker `by` as `seat` sees the table, in a sentence.
+fn maker(by: Seat, seat: Seat) -> &'static str {
+    match (by.0 + 4 - seat.0) % 4 {
+        0 => "you",
+        1 => "the opponent on your left",
+        2 => "your partner",
+        _ => "the opponent on your right",
     }
 }
 

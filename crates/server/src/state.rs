@@ -280,17 +280,20 @@ impl AppState {
     /// (anyone may watch a tournament's games, and their history is
     /// everyone's; every seat is taken), with a turn timer; `rules` are
     /// the tournament's options over the preset (a round's hands, a best of
-    /// three).
+    /// three); `rated` as the tournament is (a bot in a seat makes the game
+    /// casual anyway).
     pub async fn create_tournament_table(
         &self,
         preset: euchre_engine::Preset,
         rules: Option<serde_json::Map<String, serde_json::Value>>,
+        rated: bool,
         seats: &[Option<PlayerInfo>],
     ) -> Result<TableId, Refusal> {
         let pool = &self.settings.quick_play;
         let settings = TableSettings {
             preset,
             rules,
+            rated,
             private: false,
             bot_seats: (0u8..).zip(seats).filter(|(_, p)| p.is_none()).map(|(s, _)| s).collect(),
             bot: pool.bot.clone(),

@@ -168,16 +168,35 @@ const ONE: &str = "\
     SELECT id, match_id, hand, action, kind, themes, by_human, rating, deviation, volatility, \
         plays, puzzle, created_at FROM puzzles WHERE id = $1";
 
-/// The puzzle nearest `$2` the account `$1` has not answered: within 200
-/// points, people's puzzles before bots'; then the nearest; the oldest of
-/// equals. (A guest, `$1` NULL, has answered none.)
-const NEXT: &str = "\
-    SELECT id, match_id, hand, action, kind, themes, by_human, rating, deviation, volatility, \
-        plays, puzzle, created_at FROM puzzles p \
-    WHERE NOT EXISTS (SELECT 1 FROM puzzle_attempts a WHERE a.player_id = $1 AND a.puzzle_id = p.id) \
-    ORDER BY CASE WHEN ABS(p.rating - $2) <= 200 THEN 0 ELSE 1 END, \
-        CASE WHEN p.by_human THEN 0 ELSE 1 END, ABS(p.rating - $2), p.id \
-    LIMIT 1";
+/// [`next`]'s walks along the rating index (`puzzles_by_rating`), each
+/// from `$2` outward to the first puzzle the account `$1` has not answered
+/// (a guest, `$1` NULL, has answered none): up and down among people's
+/// puzzles within `$3` points, then up and down among all. Each reads the
+/// index from the rating on rather than sorting the table: the rows it
+/// passes over are the account's answered puzzles there (and, for people's,
+/// bots' puzzles in the window).
+macro_rules! next_walk {
+    ($condition:literal, $order:literal) => {
+        concat!(
+            "SELECT id, match_id, hand, action, kind, themes, by_human, rating, deviation, \
+                volatility, plays, puzzle, created_at FROM puzzles p \
+             WHERE NOT EXISTS (SELECT 1 FROM puzzle_attempts a \
+                WHERE a.player_id = $1 AND a.puzzle_id = p.id) AND ",
+            $condition,
+            " ORDER BY ",
+            $order,
+            " LIMIT 1"
+        )
+    };
+}
+const PEOPLES_UP: &str =
+    next_walk!("p.by_human AND p.rating >= $2 AND p.rating <= $2 + $3", "p.rating, p.id");
+const PEOPLES_DOWN: &str =
+    next_walk!("p.by_human AND p.rating < $2 AND p.rating >= $2 - $3", "p.rating DESC, p.id");
+const ANY_UP: &str = next_walk!("p.rating >= $2", "p.rating, p.id");
+const ANY_DOWN: &str = next_walk!("p.rating < $2", "p.rating DESC, p.id");
+/// How near a person's puzzle must be to come before a nearer bot's.
+const PEOPLES_WINDOW: f64 = 200.0;
 
 /// The lowest and highest ids (-1 with no puzzle), each one read by the key.
 const LOWEST_ID: &str = "SELECT COALESCE(MIN(id), -1) FROM puzzles";
@@ -268,7 +287,28 @@ pub(crate) async fn next<C: Conn>(
     player: Option<&str>,
     near: f64,
 ) -> Result<Option<StoredPuzzle>, StoreError> {
-    first(conn, NEXT, &[Param::Text(player), Param::Float(Some(near))]).await
+    let window =
+        [Param::Text(player), Param::Float(Some(near)), Param::Float(Some(PEOPLES_WINDOW))];
+    for (walks, params) in
+        [([PEOPLES_UP, PEOPLES_DOWN], &window[..]), ([ANY_UP, ANY_DOWN], &window[..2])]
+    {
+        let up = first(conn, walks[0], params).await?;
+        let down = first(conn, walks[1], params).await?;
+        let nearer = match (up, down) {
+            (Some(up), Some(down)) => {
+                Some(if (down.rating.rating - near).abs() < up.rating.rating - near {
+                    down
+                } else {
+                    up
+                })
+            }
+            (up, down) => up.or(down),
+        };
+        if nearer.is_some() {
+            return Ok(nearer);
+        }
+    }
+    Ok(None)
 }
 
 pub(crate) async fn random<C: Conn>(

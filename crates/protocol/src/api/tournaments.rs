@@ -66,6 +66,13 @@ pub struct NewTournament {
     /// In the public list (the default); false: by link only.
     #[serde(default = "listed_by_default")]
     pub listed: bool,
+    /// Whether its games count for the players' ratings, as at a rated
+    /// table: a table whose seats are all accounts past the rating
+    /// minimums is rated; one with a bot in a seat (a filler, or standing
+    /// in for a player absent at the round's start) never is. Not by
+    /// default.
+    #[serde(default)]
+    pub rated: bool,
 }
 
 fn listed_by_default() -> bool {
@@ -151,6 +158,8 @@ pub struct TournamentView {
     pub round_deadline: Option<i64>,
     pub max_players: u32,
     pub listed: bool,
+    /// Its games count for ratings (see [`NewTournament::rated`]).
+    pub rated: bool,
     /// In ms since the Unix epoch.
     pub created_at: i64,
     pub starts_at: i64,

@@ -483,11 +483,12 @@ async fn seat_round(state: &AppState, tournament: &mut Live) {
     // All at once: each waits for its opening to be durable, and the
     // journal makes one flush of the openings that wait together.
     let (preset, rules) = (tournament.doc.spec.preset, tournament.doc.table_rules());
+    let rated = tournament.doc.spec.rated;
     let made = join_all(round.tables.iter().map(|table| {
         let seats: Vec<Option<PlayerInfo>> =
             table.seats.iter().map(|seat| seated(&tournament.doc, seat)).collect();
         let rules = rules.clone();
-        async move { state.create_tournament_table(preset, rules, &seats).await }
+        async move { state.create_tournament_table(preset, rules, rated, &seats).await }
     }))
     .await;
     let mut tables = Vec::with_capacity(made.len());

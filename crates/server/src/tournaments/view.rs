@@ -60,6 +60,7 @@ pub fn tournament_view(doc: &TournamentDoc) -> TournamentView {
         round_deadline: doc.round_deadline.filter(|_| doc.status == Status::Running),
         max_players: doc.max_players(),
         listed: doc.spec.listed,
+        rated: doc.spec.rated,
         created_at: doc.created_at,
         starts_at: doc.starts_at,
         finished_at: doc.finished_at,

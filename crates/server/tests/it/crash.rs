@@ -77,6 +77,7 @@ async fn a_killed_server_resumes_its_tables_with_every_acknowledged_action() {
     let last_seq = crate::support::last_seq(&ann).expect("Ann saw the table");
 
     // Kill it outright: no shutdown, no flush.
+    let troubles_before = server.troubles();
     server.stop(Stop::Kill);
     drop(ann);
 
@@ -105,7 +106,10 @@ async fn a_killed_server_resumes_its_tables_with_every_acknowledged_action() {
         game.tricks.iter().flat_map(|t| t.cards.iter().map(|(_, card)| *card)).collect();
     assert!(
         restored.starts_with(&hand_cards),
-        "every card played before the crash is there: {hand_cards:?} vs {restored:?}"
+        "every card played before the crash is there: {hand_cards:?} vs {restored:?}; \
+         acknowledged {acknowledged:?}; the restored game {game:?}; \
+         warnings and errors before the kill {troubles_before:#?} and after {:#?}",
+        server.troubles()
     );
     assert!(restored.contains(&last_card), "the acknowledged play survived");
     server.stop(Stop::Kill);

@@ -571,3 +571,63 @@ async fn an_organiser_pauses_removes_adds_late_resumes_and_cancels() {
     drop(players);
     server.stop().await;
 }
+
+/// A rated tournament's games count for ratings, as a rated table's do;
+/// a casual one's (the default) do not. Four accounts enter each, open the
+/// table the round seats them at and play its one hand out.
+#[tokio::test]
+async fn a_rated_tournament_rates_its_games_and_a_casual_one_does_not() {
+    let server = TestServer::start_with(|settings| {
+        settings.timing.reconnect_grace_ms = 60_000;
+        settings.timing.bot_delay_ms = 0;
+    })
+    .await;
+    let organiser = server.account("Organiser").await;
+    let organiser = organiser.token.clone().expect("a session");
+    for (rated, names) in
+        [(true, ["Ann", "Bob", "Cy", "Dee"]), (false, ["Eve", "Fay", "Gus", "Hal"])]
+    {
+        let spec = json!({
+            "name": "Rated or not", "format": "progressive", "preset": "standard", "rounds": 1,
+            "round_hands": 1, "starts_in_seconds": 3600, "rated": rated,
+        });
+        let body = spec.to_string();
+        let created =
+            request(&server, "POST", "/api/tournaments", Some(&organiser), Some(body.as_bytes()))
+                .await;
+        assert_eq!(created.status, 201, "{}", created.body);
+        let id = created.json()["id"].as_str().expect("an id").to_owned();
+        let view = http(&server, "GET", &format!("/api/tournaments/{id}"), None).await.json();
+        assert_eq!(view["rated"], json!(rated), "{view}");
+        let mut players = Vec::new();
+        for name in names {
+            let player = server.account(name).await;
+            let path = format!("/api/tournaments/{id}/entries");
+            let entered = request(&server, "POST", &path, player.token.as_deref(), None).await;
+            assert_eq!(entered.status, 204, "{}", entered.body);
+            players.push(player);
+        }
+        let start = format!("/api/tournaments/{id}/start");
+        assert_eq!(request(&server, "POST", &start, Some(&organiser), None).await.status, 204);
+        let table = eventually("the round's table", crate::support::PATIENCE, async || {
+            let view = http(&server, "GET", &format!("/api/tournaments/{id}"), None).await.json();
+            view["round_list"][0]["tables"][0]["table"].as_str().map(str::to_owned)
+        })
+        .await;
+        for player in &mut players {
+            let id = player.next_id();
+            let watch = ClientMessage::Watch { id, table: table.clone(), invite: None };
+            let watched = player.command(watch).await;
+            assert!(matches!(watched, ServerMessage::Ack { .. }), "{watched:?}");
+        }
+        let players = crate::ratings::play(players, &table, 7).await;
+        let view = finished(&server, &id).await;
+        for player in &players {
+            let id = player.player_id.clone().expect("welcomed");
+            let profile = crate::ratings::profile_when_played(&server, &id).await;
+            let ratings = profile["ratings"].as_array().expect("ratings").len();
+            assert_eq!(ratings, usize::from(rated), "rated {rated}: {profile} after {view}");
+        }
+    }
+    server.stop().await;
+}

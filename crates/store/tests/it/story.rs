@@ -210,6 +210,15 @@ async fn puzzles_and_answers(store: &dyn Store) {
     assert_eq!(store.puzzle(next.id + 100).await.expect("read"), None);
     let far = store.next_puzzle(None, 2300.0).await.expect("read").expect("one");
     assert_eq!(far.match_id, "m2");
+    // Nobody's within 200: the nearest of all, above or below.
+    let nearest = async |near: f64| {
+        let puzzle = store.next_puzzle(None, near).await.expect("read").expect("one");
+        (puzzle.match_id, puzzle.hand)
+    };
+    assert_eq!(nearest(1900.0).await, ("m1".to_owned(), 0), "a bot's, 400 below");
+    assert_eq!(nearest(2000.0).await, ("m2".to_owned(), 0), "a person's, 400 above");
+    assert_eq!(nearest(3000.0).await, ("m2".to_owned(), 0), "the highest, from above");
+    assert_eq!(nearest(0.0).await, ("m1".to_owned(), 1), "the lowest, from below");
 
     assert_eq!(store.puzzles_before(1_500).await.expect("count"), 2);
     assert_eq!(store.puzzles_before(i64::MAX).await.expect("count"), 3);

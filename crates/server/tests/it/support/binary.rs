@@ -153,6 +153,18 @@ impl Server {
             .collect()
     }
 
+    /// Its log's warnings and errors, a line each: for a failing test to show.
+    pub fn troubles(&self) -> Vec<String> {
+        let log = self.log.lock().expect("the log");
+        log.iter()
+            .filter(|line| {
+                serde_json::from_str::<serde_json::Value>(line)
+                    .is_ok_and(|entry| matches!(entry["level"].as_str(), Some("WARN" | "ERROR")))
+            })
+            .cloned()
+            .collect()
+    }
+
     /// A counter or gauge of its `/metrics`.
     pub async fn metric(&self, name: &str) -> u64 {
         super::http::metric(self.address, name).await
