@@ -80,7 +80,7 @@ test('an account organises a progressive tournament; four guests play it from it
   await section.getByLabel(/Hands a round/).fill('4');
   await section.getByLabel(/Round clock/).fill('20');
   await section.getByLabel('Starts in (minutes)').fill('30');
-  assert.equal(await section.getByLabel(/^Rated/).isChecked(), false, 'casual unless asked');
+  assert.equal(await section.getByLabel(/Rated \(a table/).isChecked(), false, 'casual unless asked');
   await section.getByRole('button', { name: 'Create tournament' }).click();
   await olga.getByRole('heading', { name: NAME }).waitFor();
   const url = olga.url();
