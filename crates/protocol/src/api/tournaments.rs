@@ -158,7 +158,9 @@ pub struct TournamentView {
     pub round_deadline: Option<i64>,
     pub max_players: u32,
     pub listed: bool,
-    /// Its games count for ratings (see [`NewTournament::rated`]).
+    /// Its games count for ratings (see [`NewTournament::rated`]); read as
+    /// false where an older server's answer lacks it.
+    #[serde(default)]
     pub rated: bool,
     /// In ms since the Unix epoch.
     pub created_at: i64,
