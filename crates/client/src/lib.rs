@@ -50,7 +50,7 @@ use std::time::Duration;
 use euchre_engine::{Action, Preset};
 use euchre_protocol::{
     ClientMessage, LobbyPage, LobbyQuery, PlayerInfo, QuickPlayEndReason, QuickPlayRequest, Reply,
-    ReportReason, TableEvent, TableId, TableSettings, TableState, TableSummary,
+    ReportReason, ReviewedChoice, TableEvent, TableId, TableSettings, TableState, TableSummary,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -292,6 +292,16 @@ pub struct Hint {
     pub why: String,
 }
 
+/// The answer to [`Client::review`]: the seat's biggest mistake in
+/// finished hand `hand` (numbered from 0), or `None` when every choice was
+/// within a quarter of a point of the best.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Review {
+    pub table: TableId,
+    pub hand: u32,
+    pub mistake: Option<ReviewedChoice>,
+}
+
 /// What a request does to what the client follows, once acknowledged.
 #[derive(Clone, Debug)]
 pub(crate) enum Follow {
@@ -475,6 +485,18 @@ impl Client {
         let message = ClientMessage::Hint { id: 0, table: table.to_owned() };
         match self.request(Follow::Nothing, message).await?.reply {
             Reply::Hint { table, action, why } => Ok(Hint { table, action, why }),
+            other => Err(Error::UnexpectedReply(Box::new(other))),
+        }
+    }
+
+    /// This player's biggest mistake in finished hand `hand` (from 0, as
+    /// `hand_dealt` numbers it) of the game in play: at a practice table
+    /// only, once a hand (`bad_request` for a second, or a hand not over);
+    /// `hint_not_allowed` anywhere else.
+    pub async fn review(&self, table: &str, hand: u32) -> Result<Review, Error> {
+        let message = ClientMessage::Review { id: 0, table: table.to_owned(), hand };
+        match self.request(Follow::Nothing, message).await?.reply {
+            Reply::Review { table, hand, mistake } => Ok(Review { table, hand, mistake }),
             other => Err(Error::UnexpectedReply(Box::new(other))),
         }
     }

@@ -226,6 +226,7 @@ async fn execute(client: &Client, api: &HttpClient, command: Command) -> Outcome
             };
         }
         Command::Hint(table) => client.hint(table).await.map(Outcome::Hint),
+        Command::Review { table, hand } => client.review(table, *hand).await.map(Outcome::Review),
         Command::FetchPuzzle(_)
         | Command::AnswerPuzzle { .. }
         | Command::ListTournaments

@@ -1,6 +1,6 @@
 //! The keys each screen answers: the lobby's, the new table's form, joining
-//! by id, the table's (with its chat line and hint), the history's and a
-//! replay's, the puzzle trainer's and the tournaments'.
+//! by id, the table's (with its chat line, hint and review), the history's
+//! and a replay's, the puzzle trainer's and the tournaments'.
 //! Like the rest of the reducer they change the state and return the
 //! requests to make.
 
@@ -22,6 +22,9 @@ impl App {
             self.quit = true;
             return Vec::new();
         }
+        // A hand's review stays up until the next key, which still does
+        // what it does.
+        self.review = None;
         match self.screen {
             Screen::Lobby => self.lobby_key(key),
             Screen::Create => self.create_key(key),
@@ -451,6 +454,18 @@ impl App {
                 }
                 self.hint_asked = Some(table.moved_at);
                 return vec![Command::Hint(id)];
+            }
+            KeyCode::Char('v') => {
+                if self.review_offered() {
+                    self.review_each_hand = !self.review_each_hand;
+                    self.info(if self.review_each_hand {
+                        "Review each hand: on. Your biggest mistake is said when a hand ends."
+                    } else {
+                        "Review each hand: off."
+                    });
+                } else {
+                    self.error("Reviews are for practice tables: every other seat a bot.");
+                }
             }
             KeyCode::Char('s') if table.summary.status == TableStatus::Open => {
                 return vec![Command::Start(id)];

@@ -10,16 +10,16 @@ mod keys;
 
 use std::time::{Duration, Instant};
 
-use euchre_client::{CreatedTable, Error, Hint, Update};
+use euchre_client::{CreatedTable, Error, Hint, Review, Update};
 use euchre_engine::fairness::Verdict;
-use euchre_engine::{Action, GameRecord};
+use euchre_engine::{Action, Event, GameRecord};
 use euchre_protocol::api::{
     GameAnalysis, MatchList, MatchSummaryView, PuzzleVerdict, PuzzleView, TournamentList,
     TournamentSummaryView, TournamentView,
 };
 use euchre_protocol::{
-    LobbyFilter, LobbyPage, LobbyQuery, PlayerInfo, QuickPlayRequest, ReportReason, TableEvent,
-    TableId, TableNotice, TableSettings, TableStatus, TableSummary,
+    LobbyFilter, LobbyPage, LobbyQuery, PlayerInfo, QuickPlayRequest, ReportReason, ReviewedChoice,
+    TableEvent, TableId, TableNotice, TableSettings, TableStatus, TableSummary,
 };
 use ratatui::crossterm::event::KeyEvent;
 
@@ -149,6 +149,12 @@ pub enum Command {
     },
     /// What the expert bot would do in this seat now (practice tables).
     Hint(TableId),
+    /// This seat's biggest mistake in finished hand `hand` (from 0) of the
+    /// game in play (practice tables, with "review each hand" on).
+    Review {
+        table: TableId,
+        hand: u32,
+    },
     /// The tournaments listed.
     ListTournaments,
     /// One tournament, in full.
@@ -184,6 +190,7 @@ impl Command {
             Command::FetchPuzzle(_) => "Fetching a puzzle",
             Command::AnswerPuzzle { .. } => "Answering the puzzle",
             Command::Hint(_) => "The hint",
+            Command::Review { .. } => "The review",
             Command::ListTournaments => "Listing the tournaments",
             Command::FetchTournament(_) => "Loading the tournament",
             Command::Register(_) => "Registering",
@@ -225,6 +232,7 @@ pub enum Outcome {
         verdict: Box<PuzzleVerdict>,
     },
     Hint(Hint),
+    Review(Review),
     Tournaments(TournamentList),
     Tournament(Box<TournamentView>),
     /// Registered in tournament `id` (`entered`), or withdrawn.
@@ -314,6 +322,12 @@ pub struct App {
     /// A hint was asked for and has not come yet: the table's `moved_at`
     /// then, the decision it is for.
     pub hint_asked: Option<u64>,
+    /// "Review each hand" (`v` at a practice table): when a hand ends
+    /// there, the server is asked for the player's biggest mistake in it.
+    /// Off until turned on; it holds for every practice table this run.
+    pub review_each_hand: bool,
+    /// The last hand's review, shown for [`REVIEW_SHOWN`] or until a key.
+    pub review: Option<ShownReview>,
     /// The puzzle on screen.
     pub puzzle: Option<PuzzleModel>,
     /// A puzzle is being fetched.
@@ -332,6 +346,21 @@ pub struct App {
 
 /// How often the tournament shown is fetched again.
 pub const TOURNAMENT_POLL: Duration = Duration::from_secs(3);
+
+/// How long a hand's review stays on screen, unless a key dismisses it.
+pub const REVIEW_SHOWN: Duration = Duration::from_secs(8);
+
+/// A finished hand's review, as the server gave it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShownReview {
+    pub table: TableId,
+    /// The hand, from 0.
+    pub hand: u32,
+    /// The biggest mistake, or `None`: no choice cost a quarter of a point.
+    pub mistake: Option<ReviewedChoice>,
+    /// When it came.
+    pub since: Instant,
+}
 
 /// The expert bot's choice for the decision the player faces.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -378,6 +407,8 @@ impl App {
             sent_from: None,
             hint: None,
             hint_asked: None,
+            review_each_hand: false,
+            review: None,
             puzzle: None,
             puzzle_loading: false,
             tournaments: Vec::new(),
@@ -435,6 +466,9 @@ impl App {
             Msg::Done(outcome) => self.on_outcome(outcome),
             Msg::Tick(now) => {
                 self.now = now;
+                if self.review.as_ref().is_some_and(|shown| !self.review_fresh(shown)) {
+                    self.review = None;
+                }
                 self.poll_tournament()
             }
         }
@@ -473,12 +507,30 @@ impl App {
         self.table.as_ref().is_some_and(TableModel::practice) && !self.actions().is_empty()
     }
 
+    /// Whether "review each hand" can be turned on or off here: at a
+    /// practice table, as a hint can be asked for.
+    pub fn review_offered(&self) -> bool {
+        self.table.as_ref().is_some_and(TableModel::practice)
+    }
+
+    /// The review to show now: the table's, for [`REVIEW_SHOWN`] after it came.
+    pub fn current_review(&self) -> Option<&ShownReview> {
+        let table = self.table.as_ref()?;
+        let shown = self.review.as_ref()?;
+        (shown.table == table.id && self.review_fresh(shown)).then_some(shown)
+    }
+
+    fn review_fresh(&self, shown: &ShownReview) -> bool {
+        self.now.saturating_duration_since(shown.since) < REVIEW_SHOWN
+    }
+
     /// Whether the screen needs a tick every so often: a turn timer, the
-    /// time a quick-play request has waited, or a tournament's page (the
-    /// ticks fetch it again).
+    /// time a quick-play request has waited, a review to take down, or a
+    /// tournament's page (the ticks fetch it again).
     pub fn ticking(&self) -> bool {
         self.time_left().is_some()
             || self.searching.is_some()
+            || self.review.is_some()
             || (self.screen == Screen::Tournament && self.tournament.is_some())
     }
 
@@ -513,6 +565,18 @@ impl App {
                         Some(TableEvent::Table(notice)) if fresh => Some(notice.clone()),
                         _ => None,
                     };
+                    // A hand just ended here, with "review each hand" on:
+                    // the review of it is asked for (the hand's number is
+                    // the one dealt, before the next deal replaces it).
+                    let ended = matches!(event, Some(TableEvent::Game(Event::HandEnded { .. })));
+                    let review = (fresh
+                        && ended
+                        && self.review_each_hand
+                        && self.screen == Screen::Table
+                        && model.practice())
+                    .then(|| model.game.as_ref().map(|game| game.hand_number))
+                    .flatten()
+                    .map(|hand| Command::Review { table: table.clone(), hand });
                     model.apply(seq, event);
                     match notice {
                         Some(TableNotice::Rated { .. }) => {
@@ -539,6 +603,7 @@ impl App {
                         _ if model.finished() => self.info("Game over."),
                         _ => {}
                     }
+                    return review.into_iter().collect();
                 }
             }
             Update::YourTurn { table, actions, deadline_ms, .. } => {
@@ -686,6 +751,7 @@ impl App {
         self.sent_from = None;
         self.hint = None;
         self.hint_asked = None;
+        self.review = None;
         self.screen = Screen::Lobby;
     }
 
@@ -832,6 +898,18 @@ impl App {
                     });
                 }
             }
+            Outcome::Review(review) => {
+                // Not once turned off, nor at another table than the one shown.
+                let here = self.table.as_ref().is_some_and(|table| table.id == review.table);
+                if self.review_each_hand && here {
+                    self.review = Some(ShownReview {
+                        table: review.table,
+                        hand: review.hand,
+                        mistake: review.mistake,
+                        since: self.now,
+                    });
+                }
+            }
             Outcome::Tournaments(list) => {
                 self.tournaments = list
                     .tournaments
@@ -881,6 +959,10 @@ impl App {
                     // The server's reason, plainly: a refusal is no fault.
                     self.hint_asked = None;
                     self.error(format!("No hint: {}", describe(&error)));
+                    return Vec::new();
+                }
+                if let Command::Review { .. } = command {
+                    self.error(format!("No review: {}", describe(&error)));
                     return Vec::new();
                 }
                 if let Command::Act(..) = command {

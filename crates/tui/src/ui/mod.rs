@@ -138,6 +138,9 @@ fn help_line(app: &App) -> String {
             if app.hint_offered() {
                 keys.push("h hint");
             }
+            if app.review_offered() {
+                keys.push("v review");
+            }
             keys.extend(["c chat", "l leave", "q quit"]);
             match &app.table {
                 Some(table) if table.summary.status == TableStatus::Open => keys.push("s start"),

@@ -5,6 +5,7 @@
 use euchre_engine::fairness::Verdict;
 use euchre_engine::{GameView, HandOutcome, Phase, Seat, Suit, Team, ThrowIn};
 use euchre_protocol::Occupant;
+use euchre_protocol::api::Mark;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -12,7 +13,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::text::{action_text, bold, card_span, dim, fit, form_name, made_words, reversed};
-use crate::app::{App, signed};
+use crate::app::{App, ShownReview, signed};
 use crate::seal;
 use crate::table::TableModel;
 
@@ -84,7 +85,10 @@ pub(super) fn table_screen(frame: &mut Frame, app: &App, table: &TableModel, are
         None => waiting_lines(app, table),
     };
     let timer = table.summary.turn_seconds.map_or_else(String::new, |s| format!(" · {s} s a turn"));
-    let block = Block::bordered().title(format!(" {}{timer} ", form_name(table.rules())));
+    // The option's state, where it can be changed (`v`).
+    let review = if app.review_each_hand && app.review_offered() { " · review on" } else { "" };
+    let title = format!(" {}{timer}{review} ", form_name(table.rules()));
+    let block = Block::bordered().title(title);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), left);
     chat(frame, app, table, right);
     action_bar(frame, app, table, actions);
@@ -397,7 +401,7 @@ fn chat(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {
 
 fn action_bar(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {
     let actions = app.actions();
-    let lines = if !actions.is_empty() {
+    let mut lines = if !actions.is_empty() {
         let mut spans = vec![Span::styled("Your turn", bold())];
         if let Some(left) = app.time_left() {
             // Whole seconds, rounded up: "0 s" only once time is up.
@@ -449,8 +453,39 @@ fn action_bar(frame: &mut Frame, app: &App, table: &TableModel, area: Rect) {
             (Some(_), None) => vec![Line::styled("Waiting…", dim())],
         }
     };
+    // Last: a prompt that wraps keeps its choices, and loses the review's tail.
+    if let Some(review) = app.current_review() {
+        lines.push(review_line(review));
+    }
     frame.render_widget(
         Paragraph::new(lines).wrap(Wrap { trim: true }).block(Block::bordered()),
         area,
     );
+}
+
+/// A hand's review in a line: the player's biggest mistake and the better
+/// choice, in the words of the choices offered, or that there was none.
+fn review_line(review: &ShownReview) -> Line<'static> {
+    let accent = Style::new().fg(Color::Cyan);
+    let mut spans = vec![Span::styled(format!("Hand {} review: ", review.hand + 1), accent)];
+    match &review.mistake {
+        None => spans.push(Span::raw("no choice cost you a quarter of a point.")),
+        Some(mistake) => {
+            let mark = match mistake.mark {
+                Mark::Inaccuracy => ", an inaccuracy",
+                Mark::Mistake => ", a mistake",
+                Mark::Blunder => ", a blunder",
+                Mark::Best | Mark::Good => "",
+            };
+            spans.push(Span::raw("you chose "));
+            spans.extend(action_text(mistake.chosen));
+            spans.push(Span::raw("; "));
+            spans.extend(action_text(mistake.better));
+            spans.push(Span::raw(format!(
+                " was better (−{:.1} points{mark}).",
+                mistake.points_lost
+            )));
+        }
+    }
+    Line::from(spans)
 }

@@ -1425,6 +1425,137 @@ fn a_refused_hint_says_why() {
     );
 }
 
+/// A game at a practice table fed to Ann's app from its first deal: the
+/// engine plays every seat (Ann's first legal action each time).
+struct PracticeFeed {
+    game: Game,
+    seq: u64,
+}
+
+impl PracticeFeed {
+    fn start(app: &mut App, seed: u64) -> PracticeFeed {
+        let game = Game::new(Preset::Standard.rules(), seed).expect("valid rules");
+        app.update(Msg::Update(snapshot(Preset::Standard, &game, Viewer::Seat(Seat(0)))));
+        PracticeFeed { game, seq: 1 }
+    }
+
+    /// Plays until the hand in play ends; the requests the app made meanwhile.
+    fn finish_hand(&mut self, app: &mut App) -> Vec<Command> {
+        let mut asked = Vec::new();
+        loop {
+            let seat = self.game.turn().expect("the game goes on");
+            let action = self.game.legal_actions(seat)[0];
+            let events = self.game.apply(seat, action).expect("legal");
+            let mut ended = false;
+            for event in events {
+                ended |= matches!(event, euchre_engine::Event::HandEnded { .. });
+                self.seq += 1;
+                let event = TableEvent::Game(event.for_viewer(Viewer::Seat(Seat(0))));
+                let update =
+                    Update::Event { table: TABLE.into(), seq: self.seq, event: Some(event) };
+                asked.extend(app.update(Msg::Update(update)));
+            }
+            if ended {
+                return asked;
+            }
+        }
+    }
+}
+
+fn reviews(commands: &[Command]) -> Vec<&Command> {
+    commands.iter().filter(|command| matches!(command, Command::Review { .. })).collect()
+}
+
+/// "Review each hand" is off until `v` turns it on at a practice table:
+/// off, a hand's end asks nothing; on, it asks for that hand's review,
+/// which is shown in the table's words until the next key or 8 seconds.
+#[test]
+fn a_review_is_asked_for_after_each_hand_only_once_turned_on() {
+    let mut app = app();
+    let start = std::time::Instant::now();
+    app.update(Msg::Tick(start));
+    let mut feed = PracticeFeed::start(&mut app, 5);
+    assert!(render(&app, 80, 24).contains("v review"), "offered at a practice table");
+    let asked = feed.finish_hand(&mut app);
+    assert!(reviews(&asked).is_empty(), "off: nothing asked, {asked:?}");
+
+    app.update(key(KeyCode::Char('v')));
+    assert!(app.review_each_hand);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Review each hand: on"), "{screen}");
+    assert!(screen.contains("· review on"), "{screen}");
+    let asked = feed.finish_hand(&mut app);
+    let second = Command::Review { table: TABLE.into(), hand: 1 };
+    assert_eq!(reviews(&asked), vec![&second], "the hand just ended, from 0");
+
+    // The server's answer, in the table's words.
+    let mistake = euchre_protocol::ReviewedChoice {
+        index: 0,
+        chosen: Action::Pass,
+        better: Action::OrderUp { alone: false },
+        points_lost: 0.74,
+        mark: Mark::Mistake,
+    };
+    let review =
+        euchre_client::Review { table: TABLE.into(), hand: 1, mistake: Some(mistake.clone()) };
+    app.update(Msg::Done(Outcome::Review(review)));
+    let screen = render(&app, 80, 24);
+    assert!(
+        screen.contains(
+            "Hand 2 review: you chose Pass; Order up was better (−0.7 points, a mistake)."
+        ),
+        "{screen}"
+    );
+    assert!(app.ticking(), "ticks take it down in time");
+    // Any key takes it down.
+    app.update(key(KeyCode::Right));
+    assert!(!render(&app, 80, 24).contains("Hand 2 review"));
+
+    // None cost a quarter of a point: said so, for 8 seconds.
+    let review = euchre_client::Review { table: TABLE.into(), hand: 1, mistake: None };
+    app.update(Msg::Done(Outcome::Review(review)));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Hand 2 review: no choice cost you a quarter of a point."), "{screen}");
+    app.update(Msg::Tick(start + std::time::Duration::from_secs(7)));
+    assert!(render(&app, 80, 24).contains("Hand 2 review"), "still up after 7 s");
+    app.update(Msg::Tick(start + std::time::Duration::from_secs(9)));
+    assert!(!render(&app, 80, 24).contains("Hand 2 review"), "gone after 8 s");
+    assert!(app.review.is_none());
+
+    // A refusal is said as other errors are.
+    let refused = euchre_client::Error::Refused {
+        code: "bad_request".into(),
+        message: "one review a hand: this one was given".into(),
+    };
+    app.update(Msg::Done(Outcome::Failed(second, refused)));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("No review: one review a hand: this one was given"), "{screen}");
+
+    // Off again: the next hand's end asks nothing, and a late answer is not shown.
+    app.update(key(KeyCode::Char('v')));
+    assert!(!app.review_each_hand);
+    let asked = feed.finish_hand(&mut app);
+    assert!(reviews(&asked).is_empty(), "off: nothing asked, {asked:?}");
+    let review = euchre_client::Review { table: TABLE.into(), hand: 2, mistake: Some(mistake) };
+    app.update(Msg::Done(Outcome::Review(review)));
+    assert!(!render(&app, 80, 24).contains("Hand 3 review"));
+}
+
+/// Where another person sits, `v` is not offered and turns nothing on.
+#[test]
+fn no_review_is_offered_where_another_person_sits() {
+    let mut app = app_at_play(Preset::Standard, 3);
+    if let Some(table) = app.table.as_mut() {
+        let bob = PlayerInfo { id: "p2".to_owned(), name: "Bob".to_owned() };
+        table.seats[1] = Some(Occupant::Player { player: bob, connected: true });
+    }
+    assert!(!render(&app, 80, 24).contains("v review"));
+    assert!(app.update(key(KeyCode::Char('v'))).is_empty());
+    assert!(!app.review_each_hand);
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("Reviews are for practice tables"), "{screen}");
+}
+
 /// The puzzle trainer without a server: the question drawn as the table
 /// draws the seat's view, answered with the table's keys, then the
 /// verdict, the reasons scrolled, and both lines of "see it played".

@@ -1,7 +1,7 @@
 //! Learning in the real `euchre-tui` in tmux, against the real server: an
 //! account solves a puzzle mined from a recorded match (its rating moves,
 //! and "see it played" shows both lines), and a guest asks for a hint at a
-//! practice table.
+//! practice table and reads a finished hand's review there.
 
 use std::time::Duration;
 
@@ -120,6 +120,74 @@ async fn a_hint_at_a_practice_table_in_tmux() {
     .await;
     tmux.keys("hint", "q");
 
+    drop(tmux);
+    server.stop().await;
+}
+
+/// "Review each hand" from the keyboard: at a table with three bots the
+/// help line offers `v`, which turns it on; when the first hand ends the
+/// server's review of it is shown under the choices, in the table's words:
+/// the better choice and what the one made cost, or that none cost a
+/// quarter of a point. (That nothing is asked while it is off is the
+/// reducer's test, in screens.rs.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hand_review_at_a_practice_table_in_tmux() {
+    if !have_tmux() {
+        return;
+    }
+    let server = TestServer::start().await;
+    let config = tempfile::tempdir().expect("a config folder");
+    let tmux = Tmux::new("review");
+    let binary = env!("CARGO_BIN_EXE_euchre-tui");
+    tmux.start("review", &command_line(binary, &server.url(), config.path()));
+    tmux.wait_for("review", "Public tables").await;
+    // The default form: the standard game, three bots.
+    tmux.keys("review", "n");
+    tmux.wait_for("review", "bots in the other 3").await;
+    tmux.keys("review", "Enter");
+    let screen = tmux.wait_for("review", "Your hand:").await;
+    assert!(screen.contains("v review"), "offered at a practice table: {screen}");
+    assert!(!screen.contains("review on"), "off until turned on: {screen}");
+    tmux.keys("review", "v");
+    tmux.wait_for("review", "· review on").await;
+
+    // Enter plays the first legal action while the first hand is dealt;
+    // then no key is pressed, as any key takes a review down, until the
+    // review of it shows.
+    let screen = eventually("the first hand's review", Duration::from_secs(60), async || {
+        let screen = tmux.screen("review");
+        if screen.contains("Hand 1 review: ") {
+            return Ok(screen);
+        }
+        if screen.contains("No review:") {
+            panic!("the review was refused:\n{screen}");
+        }
+        if screen.contains("Hand 1 ·") && screen.contains("Your turn:") {
+            tmux.keys("review", "Enter");
+        }
+        Err(format!("the screen:\n{screen}"))
+    })
+    .await;
+    println!("the first hand reviewed:\n{screen}");
+    // The line may wrap: the screen's rows read as one text.
+    let text: Vec<&str> = screen
+        .lines()
+        .map(|row| row.trim_matches(|c: char| c == '│' || c.is_whitespace()))
+        .collect();
+    let text = text.join(" ");
+    let mistake = text.contains("Hand 1 review: you chose ") && text.contains(" was better (−");
+    let none = text.contains("Hand 1 review: no choice cost you a quarter of a point.");
+    assert!(mistake || none, "the server's review in words: {screen}");
+
+    // Any key takes it down.
+    tmux.keys("review", "Right");
+    eventually("the review taken down", Duration::from_secs(5), async || {
+        let screen = tmux.screen("review");
+        if screen.contains("Hand 1 review: ") { Err(screen) } else { Ok(()) }
+    })
+    .await;
+
+    tmux.keys("review", "q");
     drop(tmux);
     server.stop().await;
 }
