@@ -85,9 +85,9 @@ const ws = new WebSocket(process.argv[1]);
 ws.onopen = () => ws.send(JSON.stringify({ type: "hello", id: 1, protocol_version: 1, name: "Bench" }));
 ws.onmessage = (m) => { const msg = JSON.parse(m.data); if (msg.type === "welcome") { console.log(msg.token); process.exit(0); } };
 ' "ws://127.0.0.1:$port/ws" 2>/dev/null)
-session=$(curl -sf -X POST "$base/api/accounts" -H "Authorization: Bearer $guest" \
-    -H 'Content-Type: application/json' -d '{"name":"PuzzleBench","password":"correct horse"}' |
-    jq -r .token)
+claimed=$(curl -sf -X POST "$base/api/accounts" -H "Authorization: Bearer $guest" \
+    -H 'Content-Type: application/json' -d '{"name":"PuzzleBench","password":"correct horse"}')
+session=$(jq -r .token <<<"$claimed")
 auth=(-H "Authorization: Bearer $session")
 for _ in $(seq "${ANSWERED:-50}"); do
     next=$(curl -sf "${auth[@]}" "$base/api/puzzles/next") || break
@@ -95,7 +95,7 @@ for _ in $(seq "${ANSWERED:-50}"); do
         -d "{\"action\": $(jq -c '.options[0]' <<<"$next")}" \
         "$base/api/puzzles/$(jq -r .id <<<"$next")/answer" || break
 done
-answered=$(curl -sf "$base/api/players/$(curl -sf "${auth[@]}" "$base/api/accounts/me" | jq -r .id)/puzzles" |
+answered=$(curl -sf "$base/api/players/$(jq -r .player.id <<<"$claimed")/puzzles" |
     jq -r '.rating.attempts' || true)
 count='SELECT COUNT(*) FROM puzzles'
 case $backend in

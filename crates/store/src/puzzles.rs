@@ -174,7 +174,10 @@ const ONE: &str = "\
 /// puzzles within `$3` points, then up and down among all. Each reads the
 /// index from the rating on rather than sorting the table: the rows it
 /// passes over are the account's answered puzzles there (and, for people's,
-/// bots' puzzles in the window).
+/// bots' puzzles in the window). Ordered by the rating alone: every puzzle
+/// starts at 1500, and a second key would sort that whole tie (an index
+/// of one column has no order within it to read, in PostgreSQL) where
+/// the index's own order among equals will do.
 macro_rules! next_walk {
     ($condition:literal, $order:literal) => {
         concat!(
@@ -190,11 +193,11 @@ macro_rules! next_walk {
     };
 }
 const PEOPLES_UP: &str =
-    next_walk!("p.by_human AND p.rating >= $2 AND p.rating <= $2 + $3", "p.rating, p.id");
+    next_walk!("p.by_human AND p.rating >= $2 AND p.rating <= $2 + $3", "p.rating");
 const PEOPLES_DOWN: &str =
-    next_walk!("p.by_human AND p.rating < $2 AND p.rating >= $2 - $3", "p.rating DESC, p.id");
-const ANY_UP: &str = next_walk!("p.rating >= $2", "p.rating, p.id");
-const ANY_DOWN: &str = next_walk!("p.rating < $2", "p.rating DESC, p.id");
+    next_walk!("p.by_human AND p.rating < $2 AND p.rating >= $2 - $3", "p.rating DESC");
+const ANY_UP: &str = next_walk!("p.rating >= $2", "p.rating");
+const ANY_DOWN: &str = next_walk!("p.rating < $2", "p.rating DESC");
 /// How near a person's puzzle must be to come before a nearer bot's.
 const PEOPLES_WINDOW: f64 = 200.0;
 

@@ -133,13 +133,15 @@ pub(super) async fn daily_puzzle(
     }
     let count = store.puzzles_before(day).await.map_err(ApiError::store)?;
     let stored = if count == 0 {
-        store.nth_puzzle_before(i64::MAX, 0).await
+        // The lowest id: the first stored.
+        store.random_puzzle(0.0).await
     } else {
         store.nth_puzzle_before(day, daily_index(day, count)).await
     };
     let puzzle = stored.map_err(ApiError::store)?.ok_or_else(no_puzzle)?;
     // Those stored before the day do not change during it: the choice
-    // holds all day. (The first one stored stands in only while there are none.)
+    // holds all day, or until its puzzle is gone. (The first one stored
+    // stands in only while there are none: three reads by index.)
     if count > 0 {
         *state.daily_puzzle.lock().unwrap_or_else(|p| p.into_inner()) = Some((day, puzzle.id));
     }
