@@ -87,6 +87,22 @@ async fn an_account_solves_a_puzzle_in_tmux() {
     server.stop().await;
 }
 
+/// The client in tmux session `name`, seated at a new table of the
+/// default form: the standard game, three bots. The config folder lives as
+/// long as the session needs it.
+async fn at_a_practice_table(name: &str) -> (TestServer, tempfile::TempDir, Tmux) {
+    let server = TestServer::start().await;
+    let config = tempfile::tempdir().expect("a config folder");
+    let tmux = Tmux::new(name);
+    let binary = env!("CARGO_BIN_EXE_euchre-tui");
+    tmux.start(name, &command_line(binary, &server.url(), config.path()));
+    tmux.wait_for(name, "Public tables").await;
+    tmux.keys(name, "n");
+    tmux.wait_for(name, "bots in the other 3").await;
+    tmux.keys(name, "Enter");
+    (server, config, tmux)
+}
+
 /// At a table of three bots the help line offers a hint; `h` shows the
 /// expert bot's choice and why until the player acts.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -94,16 +110,7 @@ async fn a_hint_at_a_practice_table_in_tmux() {
     if !have_tmux() {
         return;
     }
-    let server = TestServer::start().await;
-    let config = tempfile::tempdir().expect("a config folder");
-    let tmux = Tmux::new("hint");
-    let binary = env!("CARGO_BIN_EXE_euchre-tui");
-    tmux.start("hint", &command_line(binary, &server.url(), config.path()));
-    tmux.wait_for("hint", "Public tables").await;
-    // The default new table: the standard game, three bots.
-    tmux.keys("hint", "n");
-    tmux.wait_for("hint", "bots in the other 3").await;
-    tmux.keys("hint", "Enter");
+    let (server, _config, tmux) = at_a_practice_table("hint").await;
     let turn = tmux.wait_for("hint", "Your turn").await;
     assert!(turn.contains("h hint"), "offered at a practice table: {turn}");
 
@@ -135,16 +142,7 @@ async fn a_hand_review_at_a_practice_table_in_tmux() {
     if !have_tmux() {
         return;
     }
-    let server = TestServer::start().await;
-    let config = tempfile::tempdir().expect("a config folder");
-    let tmux = Tmux::new("review");
-    let binary = env!("CARGO_BIN_EXE_euchre-tui");
-    tmux.start("review", &command_line(binary, &server.url(), config.path()));
-    tmux.wait_for("review", "Public tables").await;
-    // The default form: the standard game, three bots.
-    tmux.keys("review", "n");
-    tmux.wait_for("review", "bots in the other 3").await;
-    tmux.keys("review", "Enter");
+    let (server, _config, tmux) = at_a_practice_table("review").await;
     let screen = tmux.wait_for("review", "Your hand:").await;
     assert!(screen.contains("v review"), "offered at a practice table: {screen}");
     assert!(!screen.contains("review on"), "off until turned on: {screen}");
