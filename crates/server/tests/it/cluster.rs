@@ -337,6 +337,11 @@ const OWN_URL: &str = "own";
 /// The shards of the test clusters, and their leases' time to live.
 const NODE_SHARDS: u16 = 8;
 const LEASE_TTL_MS: u64 = 2_000;
+/// How long a roaming player waits for the next message: through an outage
+/// of NATS (up to two lease lifetimes), the NATS client's reconnection
+/// backoff and the shards' take-over, on a machine CI keeps busy beside
+/// (10 s ran out there once).
+const ROAMER_PATIENCE: Duration = Duration::from_secs(30);
 /// The leases of the tests that lose no node (see [`Cluster::steady_nodes`]).
 const STEADY_LEASE_TTL_MS: u64 = 6_000;
 
@@ -888,7 +893,7 @@ impl Roamer {
             self.act(&actions).await;
         }
         loop {
-            let Some(message) = self.client.try_recv().await else {
+            let Some(message) = self.client.try_recv_within(ROAMER_PATIENCE).await else {
                 tracing::info!(viewer = ?self.viewer(), "connection closed; reconnecting");
                 self.reconnect().await;
                 continue;

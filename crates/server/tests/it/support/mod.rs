@@ -210,8 +210,13 @@ impl Client {
 
     /// The next message, or `None` when the server closed the connection.
     pub async fn try_recv(&mut self) -> Option<ServerMessage> {
+        self.try_recv_within(PATIENCE).await
+    }
+
+    /// [`Client::try_recv`], waiting up to `patience`.
+    pub async fn try_recv_within(&mut self, patience: Duration) -> Option<ServerMessage> {
         let received =
-            tokio::time::timeout(PATIENCE, self.session.recv()).await.expect("a message in time");
+            tokio::time::timeout(patience, self.session.recv()).await.expect("a message in time");
         match received {
             Ok(received) => {
                 self.log.push(received.message.clone());
