@@ -232,20 +232,16 @@ fn ending(line: &Line) -> String {
 
 /// The maker `by` as `seat` sees the table, in a sentence.
 fn maker(by: Seat, seat: Seat) -> &'static str {
-    match (by.0 + 4 - seat.0) % 4 {
-        0 => "you",
-        1 => "the opponent on your left",
-        2 => "your partner",
-        _ => "the opponent on your right",
-    }
+    ["you", "the opponent on your left", "your partner", "the opponent on your right"]
+        [relative(by, seat)]
 }
 
 /// `by` as `seat` sees the table.
 fn who(by: Seat, seat: Seat) -> &'static str {
-    match (by.0 + 4 - seat.0) % 4 {
-        0 => "you",
-        1 => "left",
-        2 => "partner",
-        _ => "right",
-    }
+    ["you", "left", "partner", "right"][relative(by, seat)]
+}
+
+/// Where `by` sits from `seat`: 0 itself, then clockwise (left, partner, right).
+fn relative(by: Seat, seat: Seat) -> usize {
+    usize::from((by.0 + 4 - seat.0) % 4)
 }

@@ -143,25 +143,23 @@ impl Server {
 
     /// The log's entries at `level` whose message contains `text`.
     pub fn logged(&self, level: &str, text: &str) -> Vec<serde_json::Value> {
+        self.entries(|entry| {
+            entry["level"].as_str() == Some(level)
+                && entry["fields"]["message"].as_str().is_some_and(|m| m.contains(text))
+        })
+    }
+
+    /// Its log's warnings and errors: for a failing test to show.
+    pub fn troubles(&self) -> Vec<serde_json::Value> {
+        self.entries(|entry| matches!(entry["level"].as_str(), Some("WARN" | "ERROR")))
+    }
+
+    /// The log's entries `keep` accepts, in order.
+    fn entries(&self, keep: impl Fn(&serde_json::Value) -> bool) -> Vec<serde_json::Value> {
         let log = self.log.lock().expect("the log");
         log.iter()
             .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .filter(|entry| {
-                entry["level"].as_str() == Some(level)
-                    && entry["fields"]["message"].as_str().is_some_and(|m| m.contains(text))
-            })
-            .collect()
-    }
-
-    /// Its log's warnings and errors, a line each: for a failing test to show.
-    pub fn troubles(&self) -> Vec<String> {
-        let log = self.log.lock().expect("the log");
-        log.iter()
-            .filter(|line| {
-                serde_json::from_str::<serde_json::Value>(line)
-                    .is_ok_and(|entry| matches!(entry["level"].as_str(), Some("WARN" | "ERROR")))
-            })
-            .cloned()
+            .filter(|entry| keep(entry))
             .collect()
     }
 
