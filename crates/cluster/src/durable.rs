@@ -30,9 +30,11 @@ struct Step {
 /// What a shard's writer does, in order.
 enum Job {
     Append(Step),
-    /// Purge a closed table's records; the answer is how many went.
+    /// Purge a closed table's records (all, or all but the last); the
+    /// answer is how many went.
     Purge {
         table: String,
+        keep_last: bool,
         then: oneshot::Sender<Result<u64, LogError>>,
     },
 }
@@ -84,9 +86,20 @@ impl ShardLogs {
     /// stopped, and ([`LogError::LeaseExpired`]) where the lease is not
     /// surely held, sending nothing; the shard's next owner purges it then.
     pub async fn purge(&self, table: &str) -> Result<u64, LogError> {
+        self.purge_records(table, false).await
+    }
+
+    /// Purges every record of `table` but its last, where each record is
+    /// whole (a tournament's versions): after the appends queued before it,
+    /// refused as [`ShardLogs::purge`] is.
+    pub async fn purge_before_last(&self, table: &str) -> Result<u64, LogError> {
+        self.purge_records(table, true).await
+    }
+
+    async fn purge_records(&self, table: &str, keep_last: bool) -> Result<u64, LogError> {
         let shard = shard_of(table, self.shards);
         let (then, answer) = oneshot::channel();
-        let job = Job::Purge { table: table.to_owned(), then };
+        let job = Job::Purge { table: table.to_owned(), keep_last, then };
         let writer = self.lock().get(&shard).cloned();
         match writer {
             Some(writer) if writer.send(job).is_ok() => {}
@@ -134,11 +147,13 @@ async fn append_in_order(
         let leased = validity.as_ref().is_none_or(|v| v.holds(log.shard(), log.epoch()));
         let Step { table, writes, then } = match job {
             Job::Append(step) => step,
-            Job::Purge { table, then } => {
+            Job::Purge { table, keep_last, then } => {
                 let purged = if stopped.is_none() {
                     Err(LogError::Fenced(log.shard()))
                 } else if !leased {
                     Err(LogError::LeaseExpired(log.shard()))
+                } else if keep_last {
+                    log.purge_before_last(&table).await
                 } else {
                     log.purge_table(&table).await
                 };

@@ -235,11 +235,25 @@ impl ShardLog {
     /// lease as for an append. Why it needs no single-writer check of its
     /// own: docs/architecture.md, "Compaction".
     pub async fn purge_table(&mut self, table: &str) -> Result<u64, LogError> {
+        self.purge(table, None).await
+    }
+
+    /// Removes every record of `table` but its last: for what each record
+    /// holds whole (a tournament's versions), so an earlier one says nothing
+    /// the last does not. Refused as [`ShardLog::purge_table`] is.
+    pub async fn purge_before_last(&mut self, table: &str) -> Result<u64, LogError> {
+        self.purge(table, Some(1)).await
+    }
+
+    async fn purge(&mut self, table: &str, keep: Option<u64>) -> Result<u64, LogError> {
         self.check_writable(table)?;
         let stream = open_stream(&self.js, &self.config, self.shard).await?;
         let subject = self.config.table_subject(self.shard, table);
-        let purged = stream.purge().filter(subject).await.map_err(nats)?;
-        Ok(purged.purged)
+        let purged = match keep {
+            Some(keep) => stream.purge().filter(subject).keep(keep).await,
+            None => stream.purge().filter(subject).await,
+        };
+        Ok(purged.map_err(nats)?.purged)
     }
 }
 

@@ -173,12 +173,7 @@ pub async fn run(
         .tracker
         .spawn(crate::sanctions::keep_fresh(state.players.clone(), state.shutdown.clone()));
     state.tracker.spawn(crate::quick_play::run(state.clone()));
-    if state.settings.cluster.enabled {
-        // Not yet run in a cluster: asked, they answer `unavailable`.
-        state.tournaments.close();
-    } else {
-        state.tracker.spawn(crate::tournaments::run(state.clone()));
-    }
+    state.tracker.spawn(crate::tournaments::run(state.clone()));
     let grace = Timing::ms(state.settings.timing.shutdown_grace_ms);
     let timing = &state.settings.timing;
     let connection_settings = ConnectionSettings {

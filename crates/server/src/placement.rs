@@ -16,7 +16,12 @@
 //! - [`RemotePools`]: the quick-play pools other nodes own (in a cluster,
 //!   each pool has one owner: the owner of the shard its name falls in).
 //!   On one node, this node owns every pool.
+//! - [`RemoteTournaments`]: the tournaments other nodes run (in a cluster,
+//!   each has one director: that of the owner of the shard its id falls
+//!   in), and the players connected to other nodes, whom a round seats.
+//!   On one node there are neither.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 
@@ -41,6 +46,15 @@ pub trait Placement: Send + Sync + fmt::Debug {
 
     /// What stops a table of this node.
     fn stop_token(&self, table: &str) -> CancellationToken;
+
+    /// Whether what `id` names (a table, a tournament) is this node's now:
+    /// always on one node; in a cluster, whether it owns `id`'s shard.
+    fn holds(&self, id: &str) -> bool;
+
+    /// An id for a new table that lives and moves with `id` (a tournament
+    /// and its round's tables): in a cluster, one in `id`'s shard; `None`
+    /// when this node does not own that shard now.
+    fn new_table_id_beside(&self, id: &str) -> Option<TableId>;
 }
 
 /// One node alone: every table and every pool is here, a table's writes go
@@ -68,6 +82,14 @@ impl Placement for OneNode {
 
     fn stop_token(&self, _table: &str) -> CancellationToken {
         self.shutdown.clone()
+    }
+
+    fn holds(&self, _id: &str) -> bool {
+        true
+    }
+
+    fn new_table_id_beside(&self, _id: &str) -> Option<TableId> {
+        self.new_table_id()
     }
 }
 
@@ -162,6 +184,38 @@ pub trait RemotePools: Send + Sync + fmt::Debug {
 
     /// A connection of the player closed.
     fn gone(&self, conn: ConnId, player_id: &str);
+}
+
+/// The tournaments other nodes run, and the players connected there.
+pub trait RemoteTournaments: Send + Sync + fmt::Debug {
+    /// Sends a request for tournament `id`, which this node does not run
+    /// ([`Placement::holds`]), to the node that does: its director's answer,
+    /// `unavailable` while no node owns the tournament's shard, or
+    /// `not_running` where no other node can have it.
+    fn forward<'a>(
+        &'a self,
+        id: &'a str,
+        request: crate::tournaments::Request,
+    ) -> BoxFuture<'a, crate::tournaments::Answer>;
+
+    /// Which of `players` are connected to other nodes now (a node that
+    /// does not answer soon counts as having none of them).
+    fn connected_elsewhere(&self, players: Vec<String>) -> BoxFuture<'_, HashSet<String>>;
+}
+
+/// No other node: every tournament runs here, every player connects here.
+impl RemoteTournaments for OneNode {
+    fn forward<'a>(
+        &'a self,
+        _: &'a str,
+        _: crate::tournaments::Request,
+    ) -> BoxFuture<'a, crate::tournaments::Answer> {
+        Box::pin(std::future::ready(Err(crate::tournaments::Refused::not_running())))
+    }
+
+    fn connected_elsewhere(&self, _: Vec<String>) -> BoxFuture<'_, HashSet<String>> {
+        Box::pin(std::future::ready(HashSet::new()))
+    }
 }
 
 /// No other node: a table not in this node's registry is no table at all.

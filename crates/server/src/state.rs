@@ -23,7 +23,7 @@ use crate::clock::now_ms;
 use crate::config::{Settings, Timing};
 use crate::identity::Players;
 use crate::metrics::Metrics;
-use crate::placement::{OneNode, Placement, RemotePools, RemoteTables};
+use crate::placement::{OneNode, Placement, RemotePools, RemoteTables, RemoteTournaments};
 use crate::quick_play::QuickPlay;
 use crate::ratings::Ratings;
 use crate::registry::Registry;
@@ -66,6 +66,9 @@ pub struct Shared {
     /// The quick-play pools other nodes own (on one node, [`OneNode`]:
     /// none, this node owns them all).
     pub pools_elsewhere: Arc<dyn RemotePools>,
+    /// The tournaments other nodes run, and the players connected there
+    /// (on one node, [`OneNode`]: none).
+    pub tournaments_elsewhere: Arc<dyn RemoteTournaments>,
     /// Connections per address and in all, the penalty box, new guests.
     pub admission: Arc<Admission>,
     /// The HTTP API's requests per address and imports.
@@ -137,7 +140,8 @@ impl AppState {
             store,
             placement: one_node.clone(),
             tables_elsewhere: one_node.clone(),
-            pools_elsewhere: one_node,
+            pools_elsewhere: one_node.clone(),
+            tournaments_elsewhere: one_node,
             recorder,
             registry,
             metrics,
@@ -155,13 +159,14 @@ impl AppState {
     /// before any table starts.
     pub fn with_placement<N>(self, node: Arc<N>) -> AppState
     where
-        N: Placement + RemoteTables + RemotePools + 'static,
+        N: Placement + RemoteTables + RemotePools + RemoteTournaments + 'static,
     {
         let shared = Arc::unwrap_or_clone(self.0);
         AppState(Arc::new(Shared {
             placement: node.clone(),
             tables_elsewhere: node.clone(),
-            pools_elsewhere: node,
+            pools_elsewhere: node.clone(),
+            tournaments_elsewhere: node,
             ..shared
         }))
     }
@@ -235,7 +240,8 @@ impl AppState {
         {
             return Err(ErrorCode::TooManyTables.into());
         }
-        let (table_id, invite, _) = self.open_table(host, settings, rules, bot_kind, &[]).await?;
+        let (table_id, invite, _) =
+            self.open_table(None, host, settings, rules, bot_kind, &[]).await?;
         Ok((table_id, invite))
     }
 
@@ -269,7 +275,7 @@ impl AppState {
         }
         let host = quick_play_host();
         let (table_id, _, handle) =
-            self.open_table(&host, settings, rules, bot_kind, seats).await?;
+            self.open_table(None, &host, settings, rules, bot_kind, seats).await?;
         Ok((table_id, handle))
     }
 
@@ -281,9 +287,11 @@ impl AppState {
     /// everyone's; every seat is taken), with a turn timer; `rules` are
     /// the tournament's options over the preset (a round's hands, a best of
     /// three); `rated` as the tournament is (a bot in a seat makes the game
-    /// casual anyway).
+    /// casual anyway). In a cluster it lives in `tournament`'s shard, so
+    /// it moves with the tournament.
     pub async fn create_tournament_table(
         &self,
+        tournament: &str,
         preset: euchre_engine::Preset,
         rules: Option<serde_json::Map<String, serde_json::Value>>,
         rated: bool,
@@ -306,15 +314,17 @@ impl AppState {
         let bot_kind = BotKind::from_name(&settings.bot).unwrap_or(BotKind::Basic);
         let host = tournament_host();
         let (table_id, _, handle) =
-            self.open_table(&host, settings, rules, bot_kind, seats).await?;
+            self.open_table(Some(tournament), &host, settings, rules, bot_kind, seats).await?;
         handle.send(TableMessage::Begin).await;
         Ok(table_id)
     }
 
     /// Makes a table (its human `seats`, if any, already taken), stores its
-    /// opening and starts it.
+    /// opening and starts it; `beside` what it lives with, if anything
+    /// ([`Placement::new_table_id_beside`]).
     async fn open_table(
         &self,
+        beside: Option<&str>,
         host: &PlayerInfo,
         settings: TableSettings,
         rules: euchre_engine::Rules,
@@ -325,7 +335,11 @@ impl AppState {
         if self.shutdown.is_cancelled() {
             return Err(ErrorCode::ShuttingDown.into());
         }
-        let table_id = self.placement.new_table_id().ok_or(ErrorCode::Unavailable)?;
+        let table_id = match beside {
+            Some(beside) => self.placement.new_table_id_beside(beside),
+            None => self.placement.new_table_id(),
+        };
+        let table_id = table_id.ok_or(ErrorCode::Unavailable)?;
         let invite = settings.private.then(|| Uuid::new_v4().simple().to_string()[..10].to_owned());
         let opened = Write::TableOpened {
             id: table_id.clone(),

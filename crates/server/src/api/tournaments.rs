@@ -22,12 +22,12 @@ use crate::tournaments::{Organise, Refused, TournamentDoc, summary_view, tournam
 const LISTED: u32 = 100;
 
 fn refused(refused: Refused) -> ApiError {
-    let status = match refused.code {
+    let status = match refused.code.as_str() {
         "bad_tournament" => StatusCode::BAD_REQUEST,
         "unavailable" => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::CONFLICT,
     };
-    ApiError::new(status, refused.code, refused.message)
+    ApiError::new(status, &refused.code, refused.message)
 }
 
 fn not_found(id: &str) -> ApiError {

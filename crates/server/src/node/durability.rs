@@ -1,7 +1,10 @@
 //! The cluster's durability: a table's writes go to its shard's log (the
 //! truth) before anything they caused is sent, then through the local
 //! journal to PostgreSQL (history, idempotent); once PostgreSQL has a closed
-//! table's last write, its records are purged from the log.
+//! table's last write, its records are purged from the log. A tournament's
+//! records are its versions, each whole: the earlier ones are purged as
+//! each is appended, and the last once the tournament is over and in
+//! PostgreSQL.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -68,7 +71,7 @@ impl History {
     /// all its writes (read back from the log). If they close the table,
     /// its purge waits for PostgreSQL to have them. Never waits itself.
     fn record(&self, table: &str, writes: Vec<Write>, whole: bool) {
-        let closes = writes.iter().any(|write| matches!(write, Write::TableClosed { .. }));
+        let closes = writes.iter().any(ends);
         let (table, closed, unsure) = (table.to_owned(), self.closed.clone(), self.unsure.clone());
         // On the journal's thread, in the order journaled: short.
         self.recorder.record_at(writes, move |journaled| match journaled {
@@ -99,9 +102,26 @@ impl History {
     }
 }
 
+/// Whether `write` is the last of what it belongs to: a table's closing,
+/// or the version of a tournament that says it is over.
+fn ends(write: &Write) -> bool {
+    match write {
+        Write::TableClosed { .. } => true,
+        Write::Tournament { tournament, .. } => {
+            matches!(tournament.status.as_str(), "finished" | "cancelled")
+        }
+        _ => false,
+    }
+}
+
 impl Durability for Logged {
     fn keep(&self, table: &str, writes: Vec<Write>, then: Then) {
         let history = self.history.clone();
+        // Each version of a tournament is whole: once one is in the log,
+        // the earlier ones go (all of them once one over is in PostgreSQL).
+        let supersedes = writes.iter().any(|write| matches!(write, Write::Tournament { .. }))
+            && !writes.iter().any(ends);
+        let logs = self.logs.clone();
         let copy = writes.clone();
         let table_id = table.to_owned();
         self.logs.keep(
@@ -109,6 +129,15 @@ impl Durability for Logged {
             writes,
             Box::new(move |result| {
                 if result.is_ok() {
+                    if supersedes {
+                        let table = table_id.clone();
+                        tokio::spawn(async move {
+                            if let Err(error) = logs.purge_before_last(&table).await {
+                                // The next version's purge, or the next take-over's, does it.
+                                tracing::debug!(%table, %error, "a tournament's earlier versions stay in the log for now");
+                            }
+                        });
+                    }
                     history.record(&table_id, copy, false);
                 }
                 then(result);

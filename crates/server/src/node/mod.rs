@@ -30,6 +30,11 @@
 //!   Each player's request is claimed in the `euchre_quick_play` bucket, so
 //!   that a player waits in one pool of the cluster and sits at one pool
 //!   table.
+//! - **Tournaments.** Each has one director, that of the owner of the
+//!   shard its id falls in, whose round tables live in the same shard:
+//!   requests go to it (`euchre.tournament.<shard>`), and a take-over hands
+//!   the new owner's director the tournament from the shard's log. Who is
+//!   present at a round's start is asked of every node (`euchre.presence`).
 //! - **Revocations.** Log-outs, password changes and claims go to every
 //!   node on `euchre.revoked`: each forgets the tokens, cuts its
 //!   connections that held them and learns the claimed names. A ban of an
@@ -43,7 +48,8 @@
 //! `durability` keeps tables' writes in their shard's log, then in
 //! PostgreSQL; `forward` carries commands to a table's owner and its
 //! messages back ([`RemoteTables`]); `pools` carries quick-play requests
-//! to their pool's owner; `claims` keeps each player to one request
+//! to their pool's owner; `tournaments` carries tournament requests to
+//! their director and asks who is present; `claims` keeps each player to one request
 //! across the cluster; `lobby` shares the lobby;
 //! `revocations` shares the ends of sessions, `social` the mutes and
 //! blocks an account changes, `sanctions` the bans and moderators' mutes.
@@ -75,6 +81,7 @@ mod sanctions;
 mod shards;
 mod social;
 mod start;
+mod tournaments;
 
 pub use start::start;
 

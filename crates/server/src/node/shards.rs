@@ -76,10 +76,17 @@ impl Node {
             }
         };
         let (mut restored, mut closed) = (0, 0);
+        let mut tournaments = Vec::new();
         for (table, writes) in tables {
             // History is idempotent: what a dead owner's journal held
             // reaches the database this way too.
             let logged = &self.durability;
+            if let Some(tournament) = super::tournaments::latest(&writes) {
+                // A tournament's versions, not a table's writes.
+                tournaments.push(tournament);
+                logged.record_history(&table, writes, true);
+                continue;
+            }
             if writes.iter().any(|write| matches!(write, Write::TableClosed { .. })) {
                 // Closed before its owner purged it (it died first, or
                 // PostgreSQL or NATS was away): recorded, then purged.
@@ -99,6 +106,8 @@ impl Node {
                 Err(error) => state.set_aside(&table, None, &error),
             }
         }
+        // After its tables: the director finds its round's tables here.
+        let adopted = self.adopt_tournaments(state, shard, tournaments).await;
         match self.client.subscribe(format!("euchre.cmd.{shard}")).await {
             Ok(commands) => {
                 tokio::spawn(self.clone().serve_commands(commands, state.clone(), stop.clone()));
@@ -112,11 +121,20 @@ impl Node {
             }
             Err(error) => tracing::error!(shard, %error, "cannot listen for the shard's pools"),
         }
+        match self.client.subscribe(super::tournaments::subject(shard)).await {
+            Ok(requests) => {
+                let stop = stop.clone();
+                tokio::spawn(self.clone().serve_tournaments(requests, state.clone(), stop, shard));
+            }
+            Err(error) => {
+                tracing::error!(shard, %error, "cannot listen for the shard's tournaments")
+            }
+        }
         // With the epoch: a node that still believes it owns the shard at
         // an older one learns here that it is fenced out.
         let _ =
             self.client.publish(format!("euchre.moved.{shard}"), epoch.to_string().into()).await;
-        tracing::info!(node = %self.id, shard, epoch, tables = restored, closed, "shard taken over");
+        tracing::info!(node = %self.id, shard, epoch, tables = restored, closed, tournaments = adopted, "shard taken over");
     }
 
     /// When the shard's log stops taking writes here while the shard is still
@@ -283,6 +301,22 @@ impl Placement for Node {
     /// The shard's log, then PostgreSQL.
     fn durability(&self) -> Arc<dyn Durability> {
         self.durability.clone()
+    }
+
+    fn holds(&self, id: &str) -> bool {
+        lock(&self.owned).contains_key(&shard_of(id, self.shards))
+    }
+
+    /// An id in `id`'s shard, if this node owns it: with as many shards
+    /// as the cluster has, that many draws on average.
+    fn new_table_id_beside(&self, id: &str) -> Option<TableId> {
+        let shard = shard_of(id, self.shards);
+        if !self.holds(id) {
+            return None;
+        }
+        (0..100_000)
+            .map(|_| uuid::Uuid::now_v7().simple().to_string())
+            .find(|table| shard_of(table, self.shards) == shard)
     }
 
     /// What stops a table of this node: its shard moving, or shutdown.

@@ -129,6 +129,15 @@ pub async fn start(state: AppState) -> anyhow::Result<AppState> {
     let moved = client.subscribe("euchre.moved.*").await?;
     tokio::spawn(node.clone().on_moved(moved));
 
+    let presence = client.subscribe(super::tournaments::PRESENCE).await?;
+    tokio::spawn(super::tournaments::answer_presence(
+        id.clone(),
+        client.clone(),
+        presence,
+        state.players.clone(),
+        state.shutdown.clone(),
+    ));
+
     // Subscribed before the names are read again: a claim made meanwhile
     // is in one or the other.
     let revoked = client.subscribe(revocations::SUBJECT).await?;

@@ -1,12 +1,12 @@
 //! The director's task: every tournament of this node, its requests, and
 //! its clock (start, results, next round).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use euchre_protocol::api::{NewTournament, TournamentFormat};
 use euchre_protocol::{PlayerInfo, TableId, TableStatus};
-use euchre_store::Write;
+use euchre_store::{StoredTournament, Write};
 use euchre_tournament::{Change, PlayerId, Seat, Settings, TableResult, Tournament};
 use futures_util::future::join_all;
 
@@ -14,7 +14,7 @@ use super::doc::{
     DEFAULT_ROUND_HANDS, Entry, MAX_PLAYERS, MAX_ROUND_HANDS, MAX_START_SECONDS, ROUND_SECONDS,
     Status, TournamentDoc,
 };
-use super::{Command, Organise, Refused};
+use super::{Command, Organise, Refused, Request};
 use crate::clock::now_ms;
 use crate::state::AppState;
 use crate::table::TableMessage;
@@ -47,8 +47,10 @@ pub async fn run(state: AppState) {
                 for tournament in live.values_mut() {
                     step(&state, tournament).await;
                 }
-                live.retain(|_, tournament| {
+                // Over, or (in a cluster) its shard moved to another node.
+                live.retain(|id, tournament| {
                     matches!(tournament.doc.status, Status::Registering | Status::Running)
+                        && state.placement.holds(id)
                 });
             }
             () = state.shutdown.cancelled() => return,
@@ -56,8 +58,10 @@ pub async fn run(state: AppState) {
     }
 }
 
-/// The tournaments not over, from the store; one that does not read is
-/// logged and left where it is (it never keeps the others from running).
+/// The tournaments not over of this node (in a cluster, those of the
+/// shards it owns yet: the others come as it takes shards over), from the
+/// store; one that does not read is logged and left where it is (it never
+/// keeps the others from running).
 async fn load(state: &AppState) -> HashMap<String, Live> {
     let stored = match state.store.unfinished_tournaments().await {
         Ok(stored) => stored,
@@ -66,35 +70,37 @@ async fn load(state: &AppState) -> HashMap<String, Live> {
             return HashMap::new();
         }
     };
-    let mut live = HashMap::new();
-    for row in stored {
-        let doc = match TournamentDoc::from_stored(&row) {
-            Ok(doc) => doc,
+    let ours = stored.iter().filter(|row| state.placement.holds(&row.id));
+    ours.filter_map(|row| Some((row.id.clone(), revive(row)?))).collect()
+}
+
+/// A stored tournament, run again: `None` (logged) if it does not read.
+fn revive(row: &StoredTournament) -> Option<Live> {
+    let doc = match TournamentDoc::from_stored(row) {
+        Ok(doc) => doc,
+        Err(error) => {
+            tracing::error!(tournament = %row.id, %error, "a tournament does not read: left as stored");
+            return None;
+        }
+    };
+    let engine = match &doc.record {
+        Some(record) => match Tournament::from_record(record) {
+            Ok(engine) => Some(engine),
             Err(error) => {
-                tracing::error!(tournament = %row.id, %error, "a tournament does not read: left as stored");
-                continue;
+                tracing::error!(tournament = %doc.id, ?error, "a tournament's record does not replay: left as stored");
+                return None;
             }
-        };
-        let engine = match &doc.record {
-            Some(record) => match Tournament::from_record(record) {
-                Ok(engine) => Some(engine),
-                Err(error) => {
-                    tracing::error!(tournament = %doc.id, ?error, "a tournament's record does not replay: left as stored");
-                    continue;
-                }
-            },
-            None => None,
-        };
-        // The round in play has its tables saved once it was seated: their
-        // results are read again (those of tables still playing, later).
-        let played = engine.as_ref().map_or(0, |engine| engine.rounds_played() as usize);
-        let results = match doc.tables.get(played) {
-            Some(tables) if doc.status == Status::Running => vec![None; tables.len()],
-            _ => Vec::new(),
-        };
-        live.insert(doc.id.clone(), Live { doc, engine, results });
-    }
-    live
+        },
+        None => None,
+    };
+    // The round in play has its tables saved once it was seated: their
+    // results are read again (those of tables still playing, later).
+    let played = engine.as_ref().map_or(0, |engine| engine.rounds_played() as usize);
+    let results = match doc.tables.get(played) {
+        Some(tables) if doc.status == Status::Running => vec![None; tables.len()],
+        _ => Vec::new(),
+    };
+    Some(Live { doc, engine, results })
 }
 
 async fn handle(state: &AppState, live: &mut HashMap<String, Live>, command: Command) {
@@ -102,61 +108,84 @@ async fn handle(state: &AppState, live: &mut HashMap<String, Live>, command: Com
         Command::Create { organiser, spec, reply } => {
             let _ = reply.send(create(state, live, organiser, spec).await);
         }
-        Command::Register { id, player, rating, reply } => {
-            let answer = match open_for_entries(live, &id) {
-                Ok(tournament) => register(state, tournament, player, rating).await,
-                Err(refused) => Err(refused),
-            };
-            let _ = reply.send(answer);
+        Command::Request { id, request, forwarded, reply } => {
+            if state.placement.holds(&id) {
+                let _ = reply.send(answer(state, live, &id, request).await);
+            } else if forwarded {
+                // Moved on since the sender looked: it asks again.
+                let _ = reply.send(Err(Refused::unavailable()));
+            } else {
+                // Another node runs it: asked there, the director going on meanwhile.
+                let elsewhere = state.tournaments_elsewhere.clone();
+                tokio::spawn(async move {
+                    let _ = reply.send(elsewhere.forward(&id, request).await);
+                });
+            }
         }
-        Command::Organise { id, organiser_id, act, reply } => {
+        Command::Adopt { tournaments } => {
+            for stored in tournaments {
+                let newer = live.get(&stored.id).is_none_or(|t| t.doc.version < stored.version);
+                if newer && let Some(tournament) = revive(&stored) {
+                    live.insert(stored.id.clone(), tournament);
+                }
+            }
+        }
+    }
+}
+
+/// The director's answer to a request about a tournament of this node.
+async fn answer(
+    state: &AppState,
+    live: &mut HashMap<String, Live>,
+    id: &str,
+    request: Request,
+) -> super::Answer {
+    match request {
+        Request::Register { player, rating } => {
+            let tournament = open_for_entries(live, id)?;
+            register(state, tournament, player, rating).await.map(|()| None)
+        }
+        Request::Organise { organiser_id, act } => {
             let over = |t: &Live| !matches!(t.doc.status, Status::Registering | Status::Running);
-            let answer = match live.get_mut(&id) {
+            match live.get_mut(id) {
                 None => Err(Refused::not_running()),
                 Some(tournament) if over(tournament) => Err(Refused::not_running()),
                 Some(tournament) if tournament.doc.organiser.id != organiser_id => {
                     Err(Refused::not_organiser())
                 }
-                Some(tournament) => organise(state, tournament, act).await,
-            };
-            let _ = reply.send(answer);
+                Some(tournament) => organise(state, tournament, act).await.map(|()| None),
+            }
         }
-        Command::Current { id, reply } => {
-            let _ = reply.send(live.get(&id).map(|tournament| tournament.doc.clone()));
-        }
-        Command::StartNow { id, organiser_id, reply } => {
-            let answer = match open_for_entries(live, &id) {
-                Ok(tournament) if tournament.doc.organiser.id != organiser_id => Err(Refused::new(
+        Request::Current => Ok(live.get(id).and_then(|tournament| tournament.doc.stored().ok())),
+        Request::StartNow { organiser_id } => {
+            let tournament = open_for_entries(live, id)?;
+            if tournament.doc.organiser.id != organiser_id {
+                return Err(Refused::new(
                     "not_organiser",
                     "only its organiser starts a tournament early",
+                ));
+            }
+            start(state, tournament).await;
+            match tournament.doc.status {
+                Status::Running => Ok(None),
+                Status::Cancelled => Err(Refused::new(
+                    "not_started",
+                    tournament.doc.cancelled.clone().unwrap_or_default(),
                 )),
-                Ok(tournament) => {
-                    start(state, tournament).await;
-                    match tournament.doc.status {
-                        Status::Running => Ok(()),
-                        Status::Cancelled => Err(Refused::new(
-                            "not_started",
-                            tournament.doc.cancelled.clone().unwrap_or_default(),
-                        )),
-                        _ => Err(Refused::new("unavailable", "not started; try again shortly")),
-                    }
-                }
-                Err(refused) => Err(refused),
-            };
-            let _ = reply.send(answer);
+                _ => Err(Refused::new("unavailable", "not started; try again shortly")),
+            }
         }
-        Command::Withdraw { id, player_id, reply } => {
+        Request::Withdraw { player_id } => {
             // Once started, withdrawing is leaving: out from the next round.
-            let answer = match live.get_mut(&id) {
+            match live.get_mut(id) {
                 Some(tournament) if tournament.doc.status == Status::Running => {
-                    organise(state, tournament, Organise::Remove { player_id }).await
+                    organise(state, tournament, Organise::Remove { player_id }).await.map(|()| None)
                 }
-                _ => match open_for_entries(live, &id) {
-                    Ok(tournament) => withdraw(state, tournament, &player_id).await,
-                    Err(refused) => Err(refused),
-                },
-            };
-            let _ = reply.send(answer);
+                _ => {
+                    let tournament = open_for_entries(live, id)?;
+                    withdraw(state, tournament, &player_id).await.map(|()| None)
+                }
+            }
         }
     }
 }
@@ -224,7 +253,8 @@ async fn create(
         let message = format!("you organise {ORGANISED_MAX} tournaments not over already");
         return Err(Refused::new("too_many_tournaments", message));
     }
-    let id = uuid::Uuid::now_v7().simple().to_string();
+    // In a cluster, in a shard of this node's: it runs here.
+    let id = state.placement.new_table_id().ok_or_else(Refused::unavailable)?;
     let at = now_ms();
     let doc = TournamentDoc {
         id: id.clone(),
@@ -465,7 +495,7 @@ async fn seat_round(state: &AppState, tournament: &mut Live) {
         // Refused (a player out already): nothing to do.
         let _ = next.apply(change.clone());
     }
-    let connected = state.players.connected();
+    let connected = present(state, &tournament.doc.entries).await;
     for entry in &tournament.doc.entries {
         if !connected.contains(&entry.player.id) {
             let player = PlayerId::new(entry.player.id.clone());
@@ -488,7 +518,8 @@ async fn seat_round(state: &AppState, tournament: &mut Live) {
         let seats: Vec<Option<PlayerInfo>> =
             table.seats.iter().map(|seat| seated(&tournament.doc, seat)).collect();
         let rules = rules.clone();
-        async move { state.create_tournament_table(preset, rules, rated, &seats).await }
+        let id = &tournament.doc.id;
+        async move { state.create_tournament_table(id, preset, rules, rated, &seats).await }
     }))
     .await;
     let mut tables = Vec::with_capacity(made.len());
@@ -517,6 +548,19 @@ async fn seat_round(state: &AppState, tournament: &mut Live) {
         tournament.engine = before;
         tournament.doc.record = tournament.engine.as_ref().map(|engine| engine.record().clone());
     }
+}
+
+/// Which of the entries are connected: here, or (in a cluster) to another node.
+async fn present(state: &AppState, entries: &[Entry]) -> HashSet<String> {
+    let mut connected = state.players.connected();
+    let elsewhere: Vec<String> = (entries.iter())
+        .filter(|entry| !connected.contains(&entry.player.id))
+        .map(|entry| entry.player.id.clone())
+        .collect();
+    if !elsewhere.is_empty() {
+        connected.extend(state.tournaments_elsewhere.connected_elsewhere(elsewhere).await);
+    }
+    connected
 }
 
 /// The player a round's seat is for: a bot plays a filler's seat, and that

@@ -18,6 +18,8 @@ mod view;
 
 use euchre_protocol::PlayerInfo;
 use euchre_protocol::api::NewTournament;
+use euchre_store::StoredTournament;
+use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 
 pub use director::run;
@@ -25,16 +27,16 @@ pub use doc::TournamentDoc;
 pub use view::{summary_view, tournament_view};
 
 /// Why the director refused a request: a code and a sentence.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("{message}")]
 pub struct Refused {
-    pub code: &'static str,
+    pub code: String,
     pub message: String,
 }
 
 impl Refused {
-    fn new(code: &'static str, message: impl Into<String>) -> Refused {
-        Refused { code, message: message.into() }
+    fn new(code: &str, message: impl Into<String>) -> Refused {
+        Refused { code: code.to_owned(), message: message.into() }
     }
 
     pub fn not_running() -> Refused {
@@ -44,7 +46,33 @@ impl Refused {
     pub fn not_organiser() -> Refused {
         Refused::new("not_organiser", "only its organiser does that")
     }
+
+    /// The director does not answer, or (in a cluster) the tournament's
+    /// node does not, or it is moving to another node.
+    pub fn unavailable() -> Refused {
+        Refused::new("unavailable", "tournaments are not running; try again shortly")
+    }
 }
+
+/// A request about one tournament: what the HTTP API asks, and what a node
+/// of a cluster sends the node that runs the tournament.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Request {
+    /// Registers `player` (entering with `rating`) until the start.
+    Register { player: PlayerInfo, rating: f64 },
+    /// Withdraws a registration until the start; after it, leaves.
+    Withdraw { player_id: String },
+    /// Starts it now rather than at its time: for its organiser.
+    StartNow { organiser_id: String },
+    /// What only its organiser does.
+    Organise { organiser_id: String, act: Organise },
+    /// The tournament as the director holds it now (one not over).
+    Current,
+}
+
+/// The director's answer to a [`Request`]: `Ok(Some(_))` only to `current`.
+pub type Answer = Result<Option<StoredTournament>, Refused>;
 
 /// What the director is asked to do.
 #[derive(Debug)]
@@ -54,38 +82,17 @@ enum Command {
         spec: NewTournament,
         reply: oneshot::Sender<Result<String, Refused>>,
     },
-    Register {
-        id: String,
-        player: PlayerInfo,
-        rating: f64,
-        reply: oneshot::Sender<Result<(), Refused>>,
-    },
-    Withdraw {
-        id: String,
-        player_id: String,
-        reply: oneshot::Sender<Result<(), Refused>>,
-    },
-    StartNow {
-        id: String,
-        organiser_id: String,
-        reply: oneshot::Sender<Result<(), Refused>>,
-    },
-    /// What only its organiser does.
-    Organise {
-        id: String,
-        organiser_id: String,
-        act: Organise,
-        reply: oneshot::Sender<Result<(), Refused>>,
-    },
-    /// The tournament as the director holds it now (one not over).
-    Current {
-        id: String,
-        reply: oneshot::Sender<Option<TournamentDoc>>,
-    },
+    /// A request about tournament `id`; `forwarded` when another node sent
+    /// it here (answered here or not at all, never sent on again).
+    Request { id: String, request: Request, forwarded: bool, reply: oneshot::Sender<Answer> },
+    /// Tournaments of a shard this node has just taken over (in a
+    /// cluster), as the shard's log and the store hold them.
+    Adopt { tournaments: Vec<StoredTournament> },
 }
 
 /// What an organiser does to a tournament not over.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "act", rename_all = "snake_case")]
 pub enum Organise {
     /// No next round is seated until resumed (the round in play ends).
     Pause,
@@ -127,40 +134,29 @@ impl Tournaments {
         organiser: PlayerInfo,
         spec: NewTournament,
     ) -> Result<String, Refused> {
-        self.ask(|reply| Command::Create { organiser, spec, reply }).await
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send(Command::Create { organiser, spec, reply })
+            .await
+            .map_err(|_| Refused::unavailable())?;
+        answer.await.map_err(|_| Refused::unavailable())?
     }
 
     /// Registers `player` (entering with `rating`) until the start.
     pub async fn register(&self, id: &str, player: PlayerInfo, rating: f64) -> Result<(), Refused> {
-        let id = id.to_owned();
-        self.ask(|reply| Command::Register { id, player, rating, reply }).await
+        self.ask(id, Request::Register { player, rating }).await.map(drop)
     }
 
     /// Withdraws `player_id`'s registration until the start.
     pub async fn withdraw(&self, id: &str, player_id: &str) -> Result<(), Refused> {
-        let (id, player_id) = (id.to_owned(), player_id.to_owned());
-        self.ask(|reply| Command::Withdraw { id, player_id, reply }).await
-    }
-
-    async fn ask<T>(
-        &self,
-        command: impl FnOnce(oneshot::Sender<Result<T, Refused>>) -> Command,
-    ) -> Result<T, Refused> {
-        let busy = || Refused::new("unavailable", "tournaments are not running; try again shortly");
-        let (reply, answer) = oneshot::channel();
-        self.tx.send(command(reply)).await.map_err(|_| busy())?;
-        answer.await.map_err(|_| busy())?
-    }
-
-    /// No director runs here: every request is answered `unavailable`.
-    pub fn close(&self) {
-        drop(self.take_mailbox());
+        let player_id = player_id.to_owned();
+        self.ask(id, Request::Withdraw { player_id }).await.map(drop)
     }
 
     /// Starts the tournament now rather than at its time: for its organiser.
     pub async fn start_now(&self, id: &str, organiser_id: &str) -> Result<(), Refused> {
-        let (id, organiser_id) = (id.to_owned(), organiser_id.to_owned());
-        self.ask(|reply| Command::StartNow { id, organiser_id, reply }).await
+        let organiser_id = organiser_id.to_owned();
+        self.ask(id, Request::StartNow { organiser_id }).await.map(drop)
     }
 
     /// Does `act` for `organiser_id`, if they organise the tournament.
@@ -170,18 +166,41 @@ impl Tournaments {
         organiser_id: &str,
         act: Organise,
     ) -> Result<(), Refused> {
-        let (id, organiser_id) = (id.to_owned(), organiser_id.to_owned());
-        self.ask(|reply| Command::Organise { id, organiser_id, act, reply }).await
+        let organiser_id = organiser_id.to_owned();
+        self.ask(id, Request::Organise { organiser_id, act }).await.map(drop)
     }
 
-    /// The tournament as its director holds it now, if it runs here and is
-    /// not over: fresher than the store, which the journal feeds a moment
-    /// later.
+    /// The tournament as its director holds it now, if it runs (here, or in
+    /// a cluster on its node) and is not over: fresher than the store,
+    /// which the journal feeds a moment later.
     pub async fn current(&self, id: &str) -> Option<TournamentDoc> {
+        let stored = self.ask(id, Request::Current).await.ok()??;
+        TournamentDoc::from_stored(&stored).ok()
+    }
+
+    /// Asks the director, which answers or (in a cluster) asks the
+    /// tournament's node.
+    async fn ask(&self, id: &str, request: Request) -> Answer {
+        self.send(id, request, false).await
+    }
+
+    /// A request another node of a cluster sent: answered here, or refused
+    /// if the tournament is not this node's.
+    pub async fn answer_forwarded(&self, id: &str, request: Request) -> Answer {
+        self.send(id, request, true).await
+    }
+
+    async fn send(&self, id: &str, request: Request, forwarded: bool) -> Answer {
         let (reply, answer) = oneshot::channel();
-        let id = id.to_owned();
-        self.tx.send(Command::Current { id, reply }).await.ok()?;
-        answer.await.ok().flatten()
+        let command = Command::Request { id: id.to_owned(), request, forwarded, reply };
+        self.tx.send(command).await.map_err(|_| Refused::unavailable())?;
+        answer.await.map_err(|_| Refused::unavailable())?
+    }
+
+    /// A cluster's node took a shard over: the director runs these
+    /// tournaments of it from now on (the newest version of each).
+    pub async fn adopt(&self, tournaments: Vec<StoredTournament>) {
+        let _ = self.tx.send(Command::Adopt { tournaments }).await;
     }
 
     fn take_mailbox(&self) -> Option<mpsc::Receiver<Command>> {

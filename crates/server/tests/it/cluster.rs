@@ -2675,3 +2675,176 @@ async fn a_ban_on_one_node_closes_the_players_socket_on_another_within_a_second(
     .await;
     cluster.finish(nodes).await;
 }
+
+/// A request to `node`'s HTTP API, with a session's `token` if given.
+async fn api_at(
+    node: &Node,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+) -> crate::support::http::Answer {
+    crate::support::http::request_at(node.address, method, path, token, None).await
+}
+
+/// A tournament made through one node runs there, with its round's tables
+/// in its shard; entries, the start and reads through the other nodes reach
+/// it, and a player connected to another node is present at each round's
+/// start. Its node is killed with the first round in play: another node
+/// takes the shard over with the round's tables, and finishes the
+/// tournament, every round paired once and every result its game's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournaments_node_killed_mid_round_leaves_it_to_another_which_finishes_it() {
+    let Some(cluster) = Cluster::start("cluster_tournament").await else { return };
+    let mut nodes = cluster
+        .nodes_with(&["n1", "n2", "n3"], |settings| {
+            // Bots take their time at a watched table: the round lasts a
+            // few seconds while it is watched.
+            settings.timing.bot_delay_ms = 150;
+            settings.timing.reconnect_grace_ms = 50;
+        })
+        .await;
+    let organiser = nodes[0].player("Organiser").await;
+    let guest = organiser.token.clone().expect("a token");
+    let token = claim_on(&nodes[0], &guest, "Organiser").await;
+    let spec = serde_json::json!({
+        "name": "Cluster night", "format": "progressive", "preset": "standard",
+        "rounds": 2, "round_hands": 2, "starts_in_seconds": 3600,
+    });
+    let body = spec.to_string();
+    let created = crate::support::http::request_at(
+        nodes[0].address,
+        "POST",
+        "/api/tournaments",
+        Some(&token),
+        Some(body.as_bytes()),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let id = created.json()["id"].as_str().expect("an id").to_owned();
+    let shard = shard_of(&id, NODE_SHARDS);
+    let holder = shard_holders(&cluster.nats).await[usize::from(shard)].clone();
+    assert_eq!(holder.as_deref(), Some("n1"), "a tournament runs where it was made");
+
+    // Eight enter, through every node: n2's and n3's go to n1.
+    let mut players = Vec::new();
+    for index in 0..8 {
+        let node = &nodes[index % 3];
+        let player = node.player(&format!("Player {index}")).await;
+        let path = format!("/api/tournaments/{id}/entries");
+        let entered = api_at(node, "POST", &path, player.token.as_deref()).await;
+        assert_eq!(entered.status, 204, "through {}: {}", node.name, entered.body);
+        players.push(player);
+    }
+    // Only Player 1 stays, connected to n2: present at each round's start,
+    // since n1 asks every node; a bot stands in for each of the others.
+    let present = players.remove(1);
+    let present_id = present.player_id.clone().expect("an id");
+    drop(players);
+    let start = format!("/api/tournaments/{id}/start");
+    let started = api_at(&nodes[2], "POST", &start, Some(&token)).await;
+    assert_eq!(started.status, 204, "started through n3: {}", started.body);
+    let n2 = nodes[1].address;
+    let view_at = async || {
+        let path = format!("/api/tournaments/{id}");
+        crate::support::http::request_at(n2, "GET", &path, None, None).await
+    };
+    let round_one = eventually("round one seated, read through n2", WAIT, async || {
+        let view = view_at().await.json();
+        view["round_list"][0]["tables"].as_array().filter(|t| !t.is_empty()).cloned()
+    })
+    .await;
+    let tables: Vec<String> =
+        round_one.iter().map(|t| t["table"].as_str().expect("a table").to_owned()).collect();
+    assert_eq!(tables.len(), 2, "{round_one:?}");
+    for table in &tables {
+        assert_eq!(
+            shard_of(table, NODE_SHARDS),
+            shard,
+            "a round's table lives with its tournament"
+        );
+    }
+    let seats: Vec<&serde_json::Value> =
+        round_one.iter().flat_map(|t| t["seats"].as_array().expect("seats")).collect();
+    let people: Vec<&str> = (seats.iter())
+        .filter(|seat| seat["bot"] == serde_json::Value::Bool(false))
+        .filter_map(|seat| seat["player_id"].as_str())
+        .collect();
+    assert_eq!(people, [present_id.as_str()], "only the player connected (to n2) sits as herself");
+    // Every save is whole: the log keeps the last one only.
+    eventually("the tournament's earlier versions purged", WAIT, async || {
+        try_records_of(&cluster.nats, &id).await.ok().filter(|records| *records == 1)
+    })
+    .await;
+
+    // Watched from n3, the tables play slowly; n1 dies with them in play.
+    let mut watcher = nodes[2].player("Watcher").await;
+    for table in &tables {
+        let watch =
+            ClientMessage::Watch { id: watcher.next_id(), table: table.clone(), invite: None };
+        assert!(matches!(watcher.command(watch).await, ServerMessage::Ack { .. }));
+    }
+    let view = view_at().await.json();
+    assert_eq!(view["round_list"].as_array().map(Vec::len), Some(1), "{view:#}");
+    assert!(
+        view["round_list"][0]["tables"]
+            .as_array()
+            .expect("tables")
+            .iter()
+            .all(|t| t["games"].is_null() || t["games"] == serde_json::json!([])),
+        "round one in play at the kill: {view:#}"
+    );
+    nodes[0].kill();
+
+    let view = eventually(
+        "the tournament finished on the other nodes",
+        Duration::from_secs(120),
+        async || {
+            let view = view_at().await.json();
+            (view["status"] == "finished").then_some(view)
+        },
+    )
+    .await;
+    let rounds = view["round_list"].as_array().expect("rounds");
+    assert_eq!(rounds.len(), 2, "{view:#}");
+    let kept: Vec<&str> = rounds[0]["tables"]
+        .as_array()
+        .expect("tables")
+        .iter()
+        .filter_map(|t| t["table"].as_str())
+        .collect();
+    assert_eq!(kept, tables, "round one was not paired again: its tables played on");
+    for round in rounds {
+        for table in round["tables"].as_array().expect("tables") {
+            let table_id = table["table"].as_str().expect("a table");
+            let record = view_at_path(&nodes[2], &format!("/api/tables/{table_id}")).await;
+            let game = record["last_match"]["id"].as_str().expect("its game").to_owned();
+            let stored = view_at_path(&nodes[2], &format!("/api/matches/{game}")).await;
+            assert_eq!(stored["finished"], serde_json::Value::Bool(true), "{stored}");
+            assert_eq!(
+                table["games"],
+                serde_json::json!([stored["scores"]]),
+                "round {}",
+                round["number"]
+            );
+        }
+    }
+    let present_again = (rounds[1]["tables"].as_array().expect("tables").iter())
+        .flat_map(|t| t["seats"].as_array().expect("seats"))
+        .any(|seat| {
+            seat["player_id"] == present_id.as_str()
+                && seat["bot"] == serde_json::Value::Bool(false)
+        });
+    assert!(present_again, "present at round two's start too, asked by the new owner");
+    // Over and in PostgreSQL: out of the log altogether.
+    eventually("the tournament purged from the log", WAIT, async || {
+        try_records_of(&cluster.nats, &id).await.ok().filter(|records| *records == 0)
+    })
+    .await;
+    drop((present, watcher, organiser));
+    cluster.finish(nodes).await;
+}
+
+/// A JSON read of `path` through `node`.
+async fn view_at_path(node: &Node, path: &str) -> serde_json::Value {
+    api_at(node, "GET", path, None).await.json()
+}
