@@ -282,6 +282,9 @@ impl Connection {
                     self.elsewhere = Some((table, url));
                 }
             }
+            ServerMessage::TournamentSeated { tournament, name, round, table, seat } => {
+                self.emit(Update::TournamentSeated { tournament, name, round, table, seat })
+            }
             // Only ever the answer to `hello`, read by the handshake.
             ServerMessage::Welcome { .. } => {}
         }

@@ -219,6 +219,15 @@ pub enum Update {
         code: String,
         message: String,
     },
+    /// A tournament's round seats this player at `table`, in `seat`: not
+    /// followed until the client resumes it ([`Client::resume`]).
+    TournamentSeated {
+        tournament: String,
+        name: String,
+        round: u32,
+        table: TableId,
+        seat: u8,
+    },
     /// Progress of this player's quick-play request (see [`Client::quick_play`]).
     QuickPlayWaiting {
         preset: Preset,

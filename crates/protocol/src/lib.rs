@@ -708,6 +708,20 @@ pub enum ServerMessage {
     /// changed (they sat, left, or one of them changed or closed); the
     /// whole list, as a first page's `yours` would give it now.
     LobbyYours { tables: Vec<TableSummary> },
+    /// A round of a tournament the player entered seats them at `table`, in
+    /// `seat`: sent to each of their connections as the round starts.
+    /// `resume` the table to play there; until then they are away, and a
+    /// bot plays for them after the reconnect grace. Not sent for a round
+    /// that found them absent (a bot plays that round for them).
+    TournamentSeated {
+        tournament: String,
+        /// The tournament's name, to show.
+        name: String,
+        /// The round, from 1.
+        round: u32,
+        table: TableId,
+        seat: u8,
+    },
 }
 
 /// Why a quick-play request ended without a table.

@@ -34,6 +34,7 @@ use crate::sanctions::{AddressWatch, until_text};
 use crate::social::Social;
 use crate::state::AppState;
 use crate::table::{ConnId, Outbox, Request, TableCommand, TableMessage};
+use crate::tournaments::RoundSeated;
 use crate::wake_gate::WakeGate;
 use euchre_store::Relation;
 
@@ -141,6 +142,8 @@ struct Connection {
     moved: CancellationToken,
     /// The lobby's changes, once the client lists the tables.
     lobby: Option<Lobby>,
+    /// Once welcomed: the tournaments' rounds seated, to tell the player of theirs.
+    seated: Option<broadcast::Receiver<Arc<RoundSeated>>>,
     /// Tables this connection sits at or watches: told when it goes.
     tables: HashSet<TableId>,
     /// Every frame but pings counts against this rate…
@@ -179,6 +182,7 @@ impl Connection {
             too_slow,
             moved: CancellationToken::new(),
             lobby: None,
+            seated: None,
             tables: HashSet::new(),
             limiter: RateLimiter::direct(Quota::per_second(per_second).allow_burst(burst)),
             ping_limiter: RateLimiter::direct(Quota::per_second(per_second).allow_burst(burst)),
@@ -259,6 +263,17 @@ impl Connection {
                         ending = WakeGate::new(self.ending(hello_by));
                     }
                 }
+                round = next_seated(&mut self.seated) => match round {
+                    Ok(round) => {
+                        let player = self.player.as_ref().map(|p| p.id.as_str());
+                        if let Some(message) = player.and_then(|p| round.message_for(p)) {
+                            self.outbox.send(message);
+                        }
+                    }
+                    // Missed rounds: the tournament's page still shows the table.
+                    Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => self.seated = None,
+                },
                 change = next_lobby(&mut self.lobby) => {
                     let Some(lobby) = &mut self.lobby else { continue };
                     let player = self.player.as_ref().map(|p| p.id.as_str());
@@ -750,6 +765,7 @@ impl Connection {
         self.state.quick_play.attach(self.conn, &player.id, self.outbox.clone());
         Arc::clone(&self.state.pools_elsewhere).attach(self.conn, &player.id);
         self.player = Some(Arc::new(player.clone()));
+        self.seated = Some(self.state.tournaments.seated());
         self.outbox.send(ServerMessage::Welcome {
             id,
             protocol_version: PROTOCOL_VERSION,
@@ -842,6 +858,15 @@ async fn write_burst<S: Sink<Message> + Unpin>(
 async fn write<S: Sink<Message> + Unpin>(sink: &mut S, message: &ServerMessage) -> bool {
     let Ok(text) = serde_json::to_string(message) else { return true };
     matches!(timeout(WRITE_TIMEOUT, sink.send(Message::Text(text.into()))).await, Ok(Ok(())))
+}
+
+async fn next_seated(
+    seated: &mut Option<broadcast::Receiver<Arc<RoundSeated>>>,
+) -> Result<Arc<RoundSeated>, broadcast::error::RecvError> {
+    match seated {
+        Some(seated) => seated.recv().await,
+        None => std::future::pending().await,
+    }
 }
 
 async fn next_lobby(lobby: &mut Option<Lobby>) -> Result<LobbyChange, broadcast::error::RecvError> {

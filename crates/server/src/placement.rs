@@ -201,6 +201,9 @@ pub trait RemoteTournaments: Send + Sync + fmt::Debug {
     /// Which of `players` are connected to other nodes now (a node that
     /// does not answer soon counts as having none of them).
     fn connected_elsewhere(&self, players: Vec<String>) -> BoxFuture<'_, HashSet<String>>;
+
+    /// Tells the other nodes' connections of a round seated here.
+    fn announce_elsewhere(&self, round: Arc<crate::tournaments::RoundSeated>);
 }
 
 /// No other node: every tournament runs here, every player connects here.
@@ -216,6 +219,8 @@ impl RemoteTournaments for OneNode {
     fn connected_elsewhere(&self, _: Vec<String>) -> BoxFuture<'_, HashSet<String>> {
         Box::pin(std::future::ready(HashSet::new()))
     }
+
+    fn announce_elsewhere(&self, _: Arc<crate::tournaments::RoundSeated>) {}
 }
 
 /// No other node: a table not in this node's registry is no table at all.

@@ -115,8 +115,8 @@ pub(super) async fn get_tournament(
         (status = 401, description = "`no_token`, `bad_token` or `session_expired`", body = ErrorBody),
         (status = 403, description = "`not_an_account`: guests do not organise", body = ErrorBody),
         (status = 409, description = "`too_many_tournaments`", body = ErrorBody),
-        (status = 503, description = "`unavailable`: not saved, or tournaments not run here \
-            (a cluster runs none yet)", body = ErrorBody),
+        (status = 503, description = "`unavailable`: not saved, or (in a cluster) this node \
+            owns no shard yet", body = ErrorBody),
     )
 )]
 pub(super) async fn create_tournament(

@@ -138,6 +138,14 @@ pub async fn start(state: AppState) -> anyhow::Result<AppState> {
         state.shutdown.clone(),
     ));
 
+    let seated = client.subscribe(super::tournaments::SEATED).await?;
+    tokio::spawn(super::tournaments::hear_seated(
+        id.clone(),
+        seated,
+        state.tournaments.clone(),
+        state.shutdown.clone(),
+    ));
+
     // Subscribed before the names are read again: a claim made meanwhile
     // is in one or the other.
     let revoked = client.subscribe(revocations::SUBJECT).await?;

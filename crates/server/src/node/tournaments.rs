@@ -14,7 +14,8 @@
 //!   `euchre.tournament.<shard>`, answered by its director there.
 //! - **Presence.** Who is connected at a round's start is asked of every
 //!   node on `euchre.presence`: each answers with those of the names
-//!   connected to it.
+//!   connected to it. The round seated is told to every node on
+//!   `euchre.seated`, for its players' connections there.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -31,7 +32,7 @@ use super::{Node, lock, next_until};
 use crate::identity::Players;
 use crate::placement::RemoteTournaments;
 use crate::state::AppState;
-use crate::tournaments::{Answer, Refused, Request};
+use crate::tournaments::{Answer, Refused, Request, RoundSeated, Tournaments};
 
 /// How long a node waits for a tournament's director elsewhere to answer.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
@@ -40,6 +41,8 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
 const PRESENCE_TIMEOUT: Duration = Duration::from_secs(1);
 /// Where presence is asked.
 pub(super) const PRESENCE: &str = "euchre.presence";
+/// Where a round seated is told to every node.
+pub(super) const SEATED: &str = "euchre.seated";
 
 /// The subject of the tournaments whose ids fall in `shard`.
 pub(super) fn subject(shard: Shard) -> String {
@@ -51,6 +54,13 @@ pub(super) fn subject(shard: Shard) -> String {
 struct ToDirector {
     id: String,
     request: Request,
+}
+
+/// A round seated on `node`, for the other nodes' connections.
+#[derive(Debug, Serialize, Deserialize)]
+struct Seated {
+    node: String,
+    round: RoundSeated,
 }
 
 /// A question of who is connected, from `node`.
@@ -159,7 +169,36 @@ pub(super) async fn answer_presence(
     }
 }
 
+/// Tells this node's connections of the rounds seated on other nodes,
+/// until the server stops.
+pub(super) async fn hear_seated(
+    node_id: String,
+    mut rounds: async_nats::Subscriber,
+    tournaments: Tournaments,
+    stop: CancellationToken,
+) {
+    while let Some(message) = next_until(&mut rounds, &stop).await {
+        match serde_json::from_slice::<Seated>(&message.payload) {
+            Ok(seated) if seated.node != node_id => tournaments.announce(Arc::new(seated.round)),
+            Ok(_) => {}
+            Err(error) => tracing::debug!(%error, "a round seated that this node cannot read"),
+        }
+    }
+}
+
 impl RemoteTournaments for Node {
+    fn announce_elsewhere(&self, round: Arc<RoundSeated>) {
+        let seated = Seated { node: self.id.clone(), round: RoundSeated::clone(&round) };
+        let Ok(body) = serde_json::to_vec(&seated) else { return };
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            if let Err(error) = client.publish(SEATED, body.into()).await {
+                // Their pages still show the table.
+                tracing::warn!(%error, "a round seated not told to the other nodes");
+            }
+        });
+    }
+
     fn forward<'a>(&'a self, id: &'a str, request: Request) -> BoxFuture<'a, Answer> {
         Box::pin(async move {
             let body = serde_json::to_vec(&ToDirector { id: id.to_owned(), request })

@@ -2,6 +2,7 @@
 //! its clock (start, results, next round).
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::time::Duration;
 
 use euchre_protocol::api::{NewTournament, TournamentFormat};
@@ -14,7 +15,7 @@ use super::doc::{
     DEFAULT_ROUND_HANDS, Entry, MAX_PLAYERS, MAX_ROUND_HANDS, MAX_START_SECONDS, ROUND_SECONDS,
     Status, TournamentDoc,
 };
-use super::{Command, Organise, Refused, Request};
+use super::{Command, Organise, Refused, Request, RoundSeated};
 use crate::clock::now_ms;
 use crate::state::AppState;
 use crate::table::TableMessage;
@@ -547,7 +548,27 @@ async fn seat_round(state: &AppState, tournament: &mut Live) {
         tournament.results.clear();
         tournament.engine = before;
         tournament.doc.record = tournament.engine.as_ref().map(|engine| engine.record().clone());
+        return;
     }
+    let seated = Arc::new(round_seated(&tournament.doc, &round));
+    state.tournaments.announce(seated.clone());
+    state.tournaments_elsewhere.announce_elsewhere(seated);
+}
+
+/// Where the round just saved (the last of `doc.tables`) seats each player
+/// present at its start.
+fn round_seated(doc: &TournamentDoc, round: &euchre_tournament::Round) -> RoundSeated {
+    let tables = doc.tables.last().map_or(&[][..], Vec::as_slice);
+    let mut seats = HashMap::new();
+    for (table, id) in round.tables.iter().zip(tables) {
+        for (seat, sitter) in (0u8..).zip(&table.seats) {
+            if let Seat::Player(player) = sitter {
+                seats.insert(player.0.clone(), (id.clone(), seat));
+            }
+        }
+    }
+    let (tournament, name) = (doc.id.clone(), doc.spec.name.clone());
+    RoundSeated { tournament, name, round: round.number, seats }
 }
 
 /// Which of the entries are connected: here, or (in a cluster) to another node.

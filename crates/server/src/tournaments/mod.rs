@@ -16,11 +16,14 @@ mod director;
 mod doc;
 mod view;
 
-use euchre_protocol::PlayerInfo;
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use euchre_protocol::api::NewTournament;
+use euchre_protocol::{PlayerInfo, ServerMessage, TableId};
 use euchre_store::StoredTournament;
 use serde::{Deserialize, Serialize};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use director::run;
 pub use doc::TournamentDoc;
@@ -113,17 +116,50 @@ pub enum Organise {
     },
 }
 
-/// The director's mailbox: cheap to clone.
+/// A round just seated: where it seats each player present at its start,
+/// for their connections (on every node of a cluster).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundSeated {
+    pub tournament: String,
+    pub name: String,
+    /// From 1.
+    pub round: u32,
+    /// Each player's table and seat (none for bots' seats, nor for players
+    /// absent at the round's start).
+    pub seats: HashMap<String, (TableId, u8)>,
+}
+
+impl RoundSeated {
+    /// What a connection of `player_id` is told, if the round seats them.
+    pub fn message_for(&self, player_id: &str) -> Option<ServerMessage> {
+        let (table, seat) = self.seats.get(player_id)?;
+        Some(ServerMessage::TournamentSeated {
+            tournament: self.tournament.clone(),
+            name: self.name.clone(),
+            round: self.round,
+            table: table.clone(),
+            seat: *seat,
+        })
+    }
+}
+
+/// The director's mailbox, and the rounds it seats: cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Tournaments {
     tx: mpsc::Sender<Command>,
-    mailbox: std::sync::Arc<std::sync::Mutex<Option<mpsc::Receiver<Command>>>>,
+    mailbox: Arc<std::sync::Mutex<Option<mpsc::Receiver<Command>>>>,
+    seated: broadcast::Sender<Arc<RoundSeated>>,
 }
+
+/// Rounds seated that a connection may fall behind by: rounds start
+/// minutes apart, so one lagging this far has stopped reading anyway.
+const SEATED_BACKLOG: usize = 16;
 
 impl Default for Tournaments {
     fn default() -> Tournaments {
         let (tx, rx) = mpsc::channel(256);
-        Tournaments { tx, mailbox: std::sync::Arc::new(std::sync::Mutex::new(Some(rx))) }
+        let (seated, _) = broadcast::channel(SEATED_BACKLOG);
+        Tournaments { tx, mailbox: Arc::new(std::sync::Mutex::new(Some(rx))), seated }
     }
 }
 
@@ -201,6 +237,18 @@ impl Tournaments {
     /// tournaments of it from now on (the newest version of each).
     pub async fn adopt(&self, tournaments: Vec<StoredTournament>) {
         let _ = self.tx.send(Command::Adopt { tournaments }).await;
+    }
+
+    /// The rounds seated from now on (here, or in a cluster on any node):
+    /// for a welcomed connection, which tells its player of theirs.
+    pub fn seated(&self) -> broadcast::Receiver<Arc<RoundSeated>> {
+        self.seated.subscribe()
+    }
+
+    /// Tells this node's connections of a round seated.
+    pub fn announce(&self, round: Arc<RoundSeated>) {
+        // Nobody connected: nobody to tell.
+        let _ = self.seated.send(round);
     }
 
     fn take_mailbox(&self) -> Option<mpsc::Receiver<Command>> {

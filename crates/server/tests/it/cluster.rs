@@ -2770,6 +2770,12 @@ async fn a_tournaments_node_killed_mid_round_leaves_it_to_another_which_finishes
         .filter_map(|seat| seat["player_id"].as_str())
         .collect();
     assert_eq!(people, [present_id.as_str()], "only the player connected (to n2) sits as herself");
+    let mut present = present;
+    let told = present.recv_until(|m| matches!(m, ServerMessage::TournamentSeated { .. })).await;
+    let ServerMessage::TournamentSeated { round: 1, table, .. } = told else {
+        panic!("round one's notice first: {told:?}")
+    };
+    assert!(tables.contains(&table), "n1's round reached her on n2: {table}");
     // Every save is whole: the log keeps the last one only.
     eventually("the tournament's earlier versions purged", WAIT, async || {
         try_records_of(&cluster.nats, &id).await.ok().filter(|records| *records == 1)
@@ -2835,6 +2841,11 @@ async fn a_tournaments_node_killed_mid_round_leaves_it_to_another_which_finishes
                 && seat["bot"] == serde_json::Value::Bool(false)
         });
     assert!(present_again, "present at round two's start too, asked by the new owner");
+    let told = present.recv_until(|m| matches!(m, ServerMessage::TournamentSeated { .. })).await;
+    assert!(
+        matches!(told, ServerMessage::TournamentSeated { round: 2, .. }),
+        "the new owner's round reached her: {told:?}"
+    );
     // Over and in PostgreSQL: out of the log altogether.
     eventually("the tournament purged from the log", WAIT, async || {
         try_records_of(&cluster.nats, &id).await.ok().filter(|records| *records == 0)

@@ -631,3 +631,55 @@ async fn a_rated_tournament_rates_its_games_and_a_casual_one_does_not() {
     }
     server.stop().await;
 }
+
+/// As a round starts, each player it seats is told on each connection:
+/// the tournament, the round, the table and the seat, as the page shows
+/// them. A player absent at the start (a bot plays for them) and a
+/// connection of someone not entered are told nothing.
+#[tokio::test]
+async fn a_round_tells_each_player_present_where_it_seats_them() {
+    let server = TestServer::start_with(quick).await;
+    let spec = json!({
+        "name": "Told night", "format": "progressive", "preset": "standard", "rounds": 1,
+        "round_hands": 1, "starts_in_seconds": 3600,
+    });
+    let (id, token, mut players) = registered(&server, spec, 5).await;
+    let absent = players.pop().expect("a fifth");
+    let absent_id = absent.player_id.clone().expect("welcomed");
+    drop(absent);
+    let mut onlooker = server.player("Onlooker").await;
+    let start = format!("/api/tournaments/{id}/start");
+    assert_eq!(request(&server, "POST", &start, Some(&token), None).await.status, 204);
+    let view = http(&server, "GET", &format!("/api/tournaments/{id}"), None).await.json();
+    let round = &view["round_list"][0];
+    let mut told = Vec::new();
+    for player in &mut players {
+        let me = player.player_id.clone().expect("welcomed");
+        let seated =
+            player.recv_until(|m| matches!(m, ServerMessage::TournamentSeated { .. })).await;
+        let ServerMessage::TournamentSeated { tournament, name, round: number, table, seat } =
+            seated
+        else {
+            unreachable!("waited for")
+        };
+        assert_eq!((tournament.as_str(), name.as_str(), number), (id.as_str(), "Told night", 1));
+        let shown = (round["tables"].as_array().expect("tables").iter())
+            .find(|t| t["table"] == json!(table))
+            .unwrap_or_else(|| panic!("{table} is not a table of round one: {round:#}"));
+        let sitter = &shown["seats"][usize::from(seat)];
+        assert_eq!(
+            (sitter["player_id"].as_str(), &sitter["bot"]),
+            (Some(me.as_str()), &json!(false))
+        );
+        told.push(me);
+    }
+    assert_eq!(told.len(), 4);
+    let absent_seat = (round["tables"].as_array().expect("tables").iter())
+        .flat_map(|t| t["seats"].as_array().expect("seats"))
+        .find(|seat| seat["player_id"] == json!(absent_id));
+    assert!(absent_seat.is_none_or(|seat| seat["bot"] == json!(true)), "{round:#}");
+    let heard = tokio::time::timeout(std::time::Duration::from_millis(300), onlooker.recv()).await;
+    assert!(heard.is_err(), "someone not entered is told nothing: {heard:?}");
+    drop(players);
+    server.stop().await;
+}

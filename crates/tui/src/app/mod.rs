@@ -684,6 +684,17 @@ impl App {
                 self.invite = None;
                 self.info(format!("Matched: table {table}, seat {seat}."));
             }
+            Update::TournamentSeated { name, round, table, .. } => {
+                // Away from any table: taken to it, as the round begins.
+                if self.table.is_none() {
+                    self.info(format!("Round {round} of {name}: your table."));
+                    self.invite = None;
+                    return vec![Command::Watch { table, invite: None }];
+                }
+                self.info(format!(
+                    "Round {round} of {name} seats you at another table: t, then the tournament's o, opens it."
+                ));
+            }
             Update::QuickPlayEnded { message, .. } => {
                 self.searching = None;
                 self.error(format!("Quick play ended: {message}"));

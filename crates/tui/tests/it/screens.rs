@@ -1666,3 +1666,32 @@ fn no_hint_is_offered_at_a_tournaments_table() {
     assert!(screen.contains("Your turn"), "{screen}");
     assert!(!screen.contains("h hint"), "{screen}");
 }
+
+fn seated_by_round() -> Update {
+    Update::TournamentSeated {
+        tournament: "t-1".to_owned(),
+        name: "Friday Night".to_owned(),
+        round: 2,
+        table: "round-2-table".to_owned(),
+        seat: 3,
+    }
+}
+
+#[test]
+fn a_round_seating_the_player_away_from_any_table_opens_hers() {
+    let mut app = app();
+    let commands = app.update(Msg::Update(seated_by_round()));
+    assert_eq!(commands, vec![Command::Watch { table: "round-2-table".to_owned(), invite: None }]);
+    let status = app.status.as_ref().map(|status| status.text.as_str());
+    assert_eq!(status, Some("Round 2 of Friday Night: your table."));
+}
+
+#[test]
+fn a_round_seating_the_player_at_a_game_leaves_her_there_and_says_where_to_go() {
+    let mut app = app_at_play(Preset::Standard, 7);
+    let commands = app.update(Msg::Update(seated_by_round()));
+    assert!(commands.is_empty(), "{commands:?}");
+    assert_eq!(app.screen, Screen::Table);
+    let status = app.status.as_ref().map(|status| status.text.clone()).unwrap_or_default();
+    assert!(status.contains("Round 2 of Friday Night seats you at another table"), "{status}");
+}

@@ -1,6 +1,7 @@
 //! Tournaments in the real `euchre-tui` in tmux, against the real server:
 //! Tess lists a progressive night an account organises, registers, sees
-//! the standings once it starts, and opens the table round one seats her at.
+//! is taken to her table as round one begins, then sees the standings and
+//! opens that table again from the tournament's page.
 
 use std::time::Duration;
 
@@ -77,8 +78,8 @@ async fn a_player_registers_and_follows_a_tournament_in_tmux() {
     assert!(entered.contains("Tess"), "among the entries: {entered}");
     assert!(entered.contains("4/64 players"), "{entered}");
 
-    // The organiser starts it: the page, fetched again every few seconds,
-    // shows the standings and the table that seats Tess.
+    // The organiser starts it: the round's notice takes Tess to her table
+    // at once, from the tournament's page.
     let started = http
         .post(format!("{base}/api/tournaments/{id}/start"))
         .bearer_auth(&organiser)
@@ -86,6 +87,22 @@ async fn a_player_registers_and_follows_a_tournament_in_tmux() {
         .await
         .expect("answered");
     assert_eq!(started.status(), 204);
+    let table = tmux.wait_for("cup", "Tess (you)").await;
+    println!("her table, opened by the round:\n{table}");
+    assert!(!table.contains("h hint"), "no hint at a tournament's table: {table}");
+    // She quits and comes back (as Tess: the client kept her token): the
+    // tournament's page, fetched again every few seconds, shows the
+    // standings and offers her table again.
+    tmux.keys("cup", "q");
+    eventually("the client to quit", Duration::from_secs(15), async || {
+        if tmux.alive("cup") { Err("still running".to_owned()) } else { Ok(()) }
+    })
+    .await;
+    tmux.start("cup", &command_line(binary, &url, config.path()));
+    tmux.wait_for("cup", "t tournaments").await;
+    tmux.keys("cup", "t");
+    tmux.wait_for("cup", "Friday Night").await;
+    tmux.keys("cup", "Enter");
     let page = tmux.wait_for("cup", "Round 1 seats you at table 1: o opens it.").await;
     println!("the tournament:\n{page}");
     assert!(page.contains("Standings"), "{page}");
@@ -94,8 +111,7 @@ async fn a_player_registers_and_follows_a_tournament_in_tmux() {
     }
     assert!(page.contains("Round 1 (in play)"), "{page}");
     tmux.keys("cup", "o");
-    let table = tmux.wait_for("cup", "Tess (you)").await;
-    assert!(!table.contains("h hint"), "no hint at a tournament's table: {table}");
+    tmux.wait_for("cup", "Tess (you)").await;
     tmux.keys("cup", "q");
 
     for (client, _) in others {
