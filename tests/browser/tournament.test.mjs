@@ -1,6 +1,7 @@
 // A progressive tournament in the browser: an account organises it from
 // the lobby, four guests register on its page, the organiser starts it
-// early, each player's page opens their table when a round seats them,
+// early, each player's page opens their table when a round seats them (a
+// player in the lobby is brought there by the round's notice),
 // the standings on the page follow the rounds, and round two gives every
 // player another partner. The players leave their tables (a reload) so the
 // bots play for them and the rounds end quickly.
@@ -47,6 +48,15 @@ async function leaveToTournament(page, url) {
   await page.reload();
   await page.locator('#connection[data-status="online"]').waitFor();
   await page.getByRole('heading', { name: NAME }).waitFor();
+}
+
+// Back to the lobby as a fresh load: no page of the tournament polls it
+// there, so only the round's own notice can bring the player to the table.
+async function leaveToLobby(page, url) {
+  await page.goto(new URL('/', url).href);
+  await page.reload();
+  await page.locator('#connection[data-status="online"]').waitFor();
+  await page.getByRole('region', { name: 'Tournaments' }).waitFor();
 }
 
 // Each player's partner in a round, by name, as the organiser's page shows it.
@@ -118,8 +128,10 @@ test('an account organises a progressive tournament; four guests play it from it
   assert.deepEqual([...before.keys()].sort(), names, 'the standings list the players');
   assert.ok([...before.values()].every((points) => points === 0), 'nobody has points before a round ends');
 
-  // They leave the bots to play; the standings follow as the round ends.
-  await Promise.all(players.map((page) => leaveToTournament(page, url)));
+  // They leave the bots to play (Dee for the lobby, the others for the
+  // tournament's page); the standings follow as the round ends.
+  const dee = players[3];
+  await Promise.all(players.map((page) => (page === dee ? leaveToLobby(page, url) : leaveToTournament(page, url))));
   await olga.locator('.round[data-round="1"] td.result', { hasNotText: 'playing' }).waitFor({ timeout: 60000 });
   await olga.waitForFunction(() => [...document.querySelectorAll('table.standings tbody tr')]
     .some((tr) => Number(tr.cells[2].textContent) > 0));
@@ -128,10 +140,13 @@ test('an account organises a progressive tournament; four guests play it from it
   const best = Math.max(...afterOne.values());
   assert.ok(best >= 1 && best <= 16, `the side ahead scored its round's points (${best})`);
 
-  // Round two: each page opens the new table, and everyone has a new partner.
+  // Round two: each page opens the new table (Dee's lobby, on the round's
+  // notice), and everyone has a new partner.
+  const told = dee.getByRole('status').filter({ hasText: `Round 2 of ${NAME}: your table is ready.` });
   const [second] = await roundTables(olga, 2);
   assert.notEqual(second, first, 'a new table');
   await Promise.all(players.map((page) => tableOpened(page, second)));
+  await told.waitFor();
   const [p1, p2] = [await partners(olga, 1), await partners(olga, 2)];
   for (const name of names) {
     assert.ok(p1.has(name) && p2.has(name), `${name} plays both rounds`);

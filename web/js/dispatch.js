@@ -11,7 +11,7 @@ import { revealed } from './witness.js';
 
 // `client` (js/main.js) gives: state, connection, redraw(), mount(view),
 // notice(text, kind), failed(error), onQuickPlay(message), onWarning(message),
-// handEnded(table).
+// onRoundSeated(message), handEnded(table).
 // Gives: receive(message), resumeTable(id, lastSeq), joinTable(id), yourTables().
 export function dispatch(client) {
   const { state } = client;
@@ -58,6 +58,9 @@ export function dispatch(client) {
         break;
       case 'warning':
         client.onWarning(message);
+        break;
+      case 'tournament_seated':
+        client.onRoundSeated(message);
         break;
       case 'error':
         client.failed(message);

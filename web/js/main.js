@@ -18,6 +18,7 @@ import { recentlyClosed } from './closed.js';
 import { askRole } from './moderation.js';
 import { api } from './account.js';
 import { practiceTable } from './model.js';
+import { firstOpening } from './tournament.js';
 
 const statusBadge = document.getElementById('connection');
 const notices = document.getElementById('notices');
@@ -188,6 +189,22 @@ const tournamentApp = {
   failed,
 };
 lobbyApp.tournaments = tournamentApp;
+
+// A tournament's round seats the player (`tournament_seated`, wherever
+// they are in the client): their table opens, once, unless they are
+// playing another game still, which the notice leaves them to finish.
+function onRoundSeated(message) {
+  const route = state.route;
+  const here = route?.page === 'table' && route.id !== message.table ? state.tables.get(route.id) : null;
+  const round = `Round ${message.round} of ${message.name}`;
+  if (here && here.yourSeat != null && here.summary?.status !== 'finished') {
+    notice(`${round} seats you at another table: the tournament's page opens it.`);
+    return;
+  }
+  if (!firstOpening(message.table)) return;
+  notice(`${round}: your table is ready.`);
+  lobbyApp.open(message.table);
+}
 
 // The puzzle trainer (js/puzzles.js).
 const puzzleApp = { identity: () => state.identity, go };
@@ -410,7 +427,7 @@ const accountApp = {
   },
 };
 
-Object.assign(client, { listTables, lobbyApp, tournamentApp, puzzleApp, tableApp, accountApp, moderationApp, onWarning, handEnded });
+Object.assign(client, { listTables, lobbyApp, tournamentApp, puzzleApp, tableApp, accountApp, moderationApp, onWarning, onRoundSeated, handEnded });
 
 addEventListener('hashchange', () => route(true));
 showIdentity();

@@ -59,6 +59,14 @@ function markOpened(table) {
   }
 }
 
+// Whether `table` is opened for the first time: marked opened if so (the
+// round's notice and the page each open it once, whichever comes first).
+export function firstOpening(table) {
+  if (openedTables().has(table)) return false;
+  markOpened(table);
+  return true;
+}
+
 // The server answers a creation once it is durable, and its reads follow
 // a moment later: the new tournament's page opens once the list has it
 // (or after a few seconds anyway), not on a "no such tournament".
@@ -243,8 +251,7 @@ export class TournamentView {
     if (!round || round.finished || !this.me()) return;
     const mine = round.tables.find((t) => t.table && t.games === null
       && t.seats.some((s) => s.player_id === this.me() && !s.bot));
-    if (!mine || openedTables().has(mine.table)) return;
-    markOpened(mine.table);
+    if (!mine || !firstOpening(mine.table)) return;
     this.app.notice(`Round ${round.number}: your table is ready.`);
     this.app.open(mine.table);
   }
