@@ -28,9 +28,15 @@ pub const NAME_CHARS: RangeInclusive<usize> = 1..=32;
 /// A chat line's length, in characters once cleaned.
 pub const CHAT_CHARS: RangeInclusive<usize> = 1..=500;
 
+/// A title's length (a tournament's name), in characters once normalised.
+pub const TITLE_CHARS: RangeInclusive<usize> = 1..=64;
+
 /// Longer raw input is refused before any work on it: even NFKC's widest
-/// expansion of a character (18) cannot bring this back to 32 characters.
-const NAME_RAW_BYTES: usize = 32 * 4 * 18;
+/// expansion of a character (18) cannot bring this back to the most
+/// characters allowed, four bytes each.
+const fn raw_bytes(chars: &RangeInclusive<usize>) -> usize {
+    *chars.end() * 4 * 18
+}
 
 const ZERO_WIDTH_JOINER: char = '\u{200D}';
 const ZERO_WIDTH_NON_JOINER: char = '\u{200C}';
@@ -38,7 +44,18 @@ const ZERO_WIDTH_NON_JOINER: char = '\u{200C}';
 /// A display name: NFKC, trimmed, inner white space as single spaces, 1 to
 /// 32 characters, nothing invisible or reordering (see the module's doc).
 pub fn parse_name(raw: &str) -> Result<String, ErrorCode> {
-    if raw.len() > NAME_RAW_BYTES {
+    parse_shown(raw, &NAME_CHARS)
+}
+
+/// A title others read in lists (a tournament's name): as a display name
+/// (see the module's doc), 1 to 64 characters.
+pub fn parse_title(raw: &str) -> Result<String, ErrorCode> {
+    parse_shown(raw, &TITLE_CHARS)
+}
+
+/// Text shown as a name, of `chars` characters once normalised.
+fn parse_shown(raw: &str, chars: &RangeInclusive<usize>) -> Result<String, ErrorCode> {
+    if raw.len() > raw_bytes(chars) {
         return Err(ErrorCode::BadName);
     }
     let nfkc: String = raw.nfkc().collect();
@@ -49,7 +66,7 @@ pub fn parse_name(raw: &str) -> Result<String, ErrorCode> {
     let name = collapse_white_space(&nfkc);
     let starts_with_mark = name.chars().next().is_some_and(is_mark);
     let shows_something = name_key(&name).chars().any(|c| !c.is_whitespace() && !is_mark(c));
-    if !NAME_CHARS.contains(&name.chars().count()) || starts_with_mark || !shows_something {
+    if !chars.contains(&name.chars().count()) || starts_with_mark || !shows_something {
         return Err(ErrorCode::BadName);
     }
     Ok(name)
@@ -144,6 +161,19 @@ mod tests {
         }
         assert_eq!(parse_name("Zoë ♠").as_deref(), Ok("Zoë ♠"));
         assert_eq!(parse_name("Zoe\u{308}").as_deref(), Ok("Zoë"), "composed");
+    }
+
+    #[test]
+    fn titles_are_names_of_up_to_64_characters() {
+        let longest = "x".repeat(64);
+        assert_eq!(parse_title(&longest).as_deref(), Ok(longest.as_str()));
+        assert_eq!(parse_title(&"x".repeat(65)), Err(ErrorCode::BadName));
+        assert_eq!(parse_title("  Friday \t Night ").as_deref().ok(), None, "a tab is refused");
+        assert_eq!(parse_title("  Friday  Night ").as_deref(), Ok("Friday Night"));
+        for c in INVISIBLE {
+            assert_eq!(parse_title(&format!("Cup{c}")), Err(ErrorCode::BadName), "{c:?}");
+        }
+        assert_eq!(parse_title(&"x".repeat(64 * 4 * 18 + 1)), Err(ErrorCode::BadName));
     }
 
     #[test]

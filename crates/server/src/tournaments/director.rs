@@ -59,11 +59,15 @@ pub async fn run(state: AppState) {
     }
 }
 
-/// The tournaments not over of this node (in a cluster, those of the
-/// shards it owns yet: the others come as it takes shards over), from the
-/// store; one that does not read is logged and left where it is (it never
-/// keeps the others from running).
+/// The tournaments not over, from the store; one that does not read is
+/// logged and left where it is (it never keeps the others from running).
+/// None in a cluster: there each comes with its shard, as the node takes
+/// the shard over ([`super::Tournaments::adopt`]), newest from its log; a
+/// version read here could be older, and acted on before the newer came.
 async fn load(state: &AppState) -> HashMap<String, Live> {
+    if state.settings.cluster.enabled {
+        return HashMap::new();
+    }
     let stored = match state.store.unfinished_tournaments().await {
         Ok(stored) => stored,
         Err(error) => {
@@ -71,8 +75,7 @@ async fn load(state: &AppState) -> HashMap<String, Live> {
             return HashMap::new();
         }
     };
-    let ours = stored.iter().filter(|row| state.placement.holds(&row.id));
-    ours.filter_map(|row| Some((row.id.clone(), revive(row)?))).collect()
+    stored.iter().filter_map(|row| Some((row.id.clone(), revive(row)?))).collect()
 }
 
 /// A stored tournament, run again: `None` (logged) if it does not read.
@@ -194,10 +197,6 @@ async fn answer(
 /// Checks what the organiser asked for.
 fn check(spec: &NewTournament) -> Result<(), Refused> {
     let bad = |message: String| Err(Refused::new("bad_tournament", message));
-    let name = spec.name.trim();
-    if name.is_empty() || name.chars().count() > 64 {
-        return bad("a tournament's name is 1 to 64 characters".into());
-    }
     let rules = spec.preset.rules();
     if rules.players != 4 || !rules.partnerships() {
         return bad("tournaments are played by four, in partnerships: choose such a preset".into());
@@ -243,7 +242,15 @@ async fn create(
     mut spec: NewTournament,
 ) -> Result<String, Refused> {
     check(&spec)?;
-    spec.name = spec.name.trim().to_owned();
+    // Shown in every lobby: cleaned as a player's name is, and held to the
+    // operator's word list.
+    let bad_name = |message: &str| Refused::new("bad_tournament", message);
+    spec.name = crate::text::parse_title(&spec.name).map_err(|_| {
+        bad_name("a tournament's name is 1 to 64 characters, nothing invisible or reordering")
+    })?;
+    if state.players.blocked_words(&spec.name) {
+        return Err(bad_name("the name holds a word this server does not allow"));
+    }
     // Stated in the stored spec, so a later change of the default never
     // changes a tournament already made.
     if spec.format == TournamentFormat::Progressive && spec.round_hands.is_none() {

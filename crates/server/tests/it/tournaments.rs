@@ -316,6 +316,11 @@ async fn tournaments_refuse_guests_bad_settings_and_late_entries() {
             "name",
         ),
         (
+            // A right-to-left override would turn the lobby's line around.
+            json!({ "name": "Cup\u{202E}", "format": "swiss", "preset": "standard", "starts_in_seconds": 0 }),
+            "name",
+        ),
+        (
             json!({ "name": "T", "format": "swiss", "preset": "cutthroat", "starts_in_seconds": 0 }),
             "by four",
         ),
@@ -681,5 +686,31 @@ async fn a_round_tells_each_player_present_where_it_seats_them() {
     let heard = tokio::time::timeout(std::time::Duration::from_millis(300), onlooker.recv()).await;
     assert!(heard.is_err(), "someone not entered is told nothing: {heard:?}");
     drop(players);
+    server.stop().await;
+}
+
+/// A tournament's name is shown in every lobby: the operator's word list
+/// holds for it as for a player's name, and white space is tidied.
+#[tokio::test]
+async fn a_tournaments_name_is_held_to_the_word_list() {
+    let words = tempfile::NamedTempFile::new().expect("a file");
+    std::fs::write(words.path(), "badword\n").expect("written");
+    let path = words.path().to_owned();
+    let server = TestServer::start_with(|settings| settings.moderation.word_list = path).await;
+    let organiser = server.account("Organiser").await;
+    let token = organiser.token.clone().expect("a session");
+    let make = async |name: &str| {
+        let spec = json!({ "name": name, "format": "swiss", "preset": "standard", "starts_in_seconds": 3600 });
+        let body = spec.to_string();
+        request(&server, "POST", "/api/tournaments", Some(&token), Some(body.as_bytes())).await
+    };
+    let refused = make("The B A D W 0 R D Cup").await;
+    assert_eq!(refused.error(400), "bad_tournament");
+    assert!(refused.body.contains("word"), "{}", refused.body);
+    let created = make("  The   Friday Cup ").await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let id = created.json()["id"].as_str().expect("an id").to_owned();
+    let view = http(&server, "GET", &format!("/api/tournaments/{id}"), None).await.json();
+    assert_eq!(view["name"], json!("The Friday Cup"));
     server.stop().await;
 }
