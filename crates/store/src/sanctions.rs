@@ -10,6 +10,10 @@ use crate::{Millis, StoreError};
 /// A moderator's action on a player or an address, as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Sanction {
+    /// Nothing for the store to apply: the act was done elsewhere (a
+    /// moderator cancelled a tournament, or took a player out of one, which
+    /// its director saves); only its log entry is written.
+    DoneElsewhere,
     /// `until` `None`: for good.
     BanAccount {
         player_id: String,
@@ -175,6 +179,7 @@ pub(crate) async fn apply<C: Conn>(
         Sanction::MuteChat { player_id, until } => {
             conn.execute(MUTE, &[text(player_id), Param::Int(Some(*until)), at]).await?;
         }
+        Sanction::DoneElsewhere => {}
         Sanction::LiftMute { player_id } => conn.execute(LIFT_MUTE, &[text(player_id)]).await?,
         Sanction::Warn { player_id, message } => {
             conn.execute(WARN, &[text(player_id), at, text(message), text("warning")]).await?;

@@ -15,6 +15,8 @@ use euchre_protocol::api::{
 use super::error::{ApiError, ErrorBody};
 use super::query::valid_id;
 use super::sessions::{bearer, body};
+use euchre_store::{NewLogEntry, Role, Sanction};
+
 use crate::state::AppState;
 use crate::tournaments::{Organise, Refused, TournamentDoc, summary_view, tournament_view};
 
@@ -236,9 +238,7 @@ macro_rules! organiser_route {
             Path(id): Path<String>,
             headers: HeaderMap,
         ) -> Result<StatusCode, ApiError> {
-            let player = state.accounts.player(bearer(&headers)?).await?;
-            state.tournaments.organise(&id, &player.id, $act).await.map_err(refused)?;
-            Ok(StatusCode::NO_CONTENT)
+            act_on(&state, &id, &headers, $act).await
         }
     };
 }
@@ -267,8 +267,9 @@ organiser_route!(
     post,
     "/api/tournaments/{id}/cancel",
     "Cancel",
-    "For its organiser: the tournament is over, `cancelled`; no more rounds are paired, and the \
-        tables in play finish as games.",
+    "For its organiser, or a moderator or admin (written to the moderation log when the \
+        tournament is not theirs): the tournament is over, `cancelled`; no more rounds are \
+        paired, and the tables in play finish as games.",
     Organise::Cancel
 );
 
@@ -277,7 +278,8 @@ organiser_route!(
     path = "/api/tournaments/{id}/entries/{player}",
     tag = "tournaments",
     summary = "Remove a player",
-    description = "For its organiser: before the start, the player's entry goes; after it, the \
+    description = "For its organiser, or a moderator or admin (written to the moderation log \
+        when the tournament is not theirs): before the start, the player's entry goes; after it, the \
         player is out from the next round paired on (their results stand; in a Swiss or \
         knockout their team withdraws). A player withdrawing after the start is the same.",
     params(
@@ -298,9 +300,48 @@ pub(super) async fn remove_player(
     Path((id, player_id)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    let organiser = state.accounts.player(bearer(&headers)?).await?;
-    let act = Organise::Remove { player_id };
-    state.tournaments.organise(&id, &organiser.id, act).await.map_err(refused)?;
+    act_on(&state, &id, &headers, Organise::Remove { player_id }).await
+}
+
+/// An organiser's act; or a moderator's or admin's, who may cancel any
+/// tournament and remove any player ([`Organise::moderated`]), each such
+/// act on a tournament not theirs written to the moderation log.
+async fn act_on(
+    state: &AppState,
+    id: &str,
+    headers: &HeaderMap,
+    act: Organise,
+) -> Result<StatusCode, ApiError> {
+    let player = state.accounts.player(bearer(headers)?).await?;
+    let staff = act.moderated() && {
+        let role = state.store.role_of(&player.id).await.map_err(ApiError::store)?;
+        role.is_some_and(|role| role >= Role::Moderator)
+    };
+    if !staff {
+        state.tournaments.organise(id, &player.id, act).await.map_err(refused)?;
+        return Ok(StatusCode::NO_CONTENT);
+    }
+    let doc = state.tournaments.current(id).await.ok_or_else(|| refused(Refused::not_running()))?;
+    let logged = (doc.organiser.id != player.id).then(|| {
+        let (action, target) = match &act {
+            Organise::Remove { player_id } => ("remove_from_tournament", player_id.clone()),
+            _ => ("cancel_tournament", doc.organiser.id.clone()),
+        };
+        NewLogEntry {
+            at: crate::clock::now_ms(),
+            actor: player.id.clone(),
+            action: action.to_owned(),
+            target: Some(target),
+            reason: format!("tournament \"{}\" ({id})", doc.spec.name),
+        }
+    });
+    state.tournaments.moderate(id, &player.id, act).await.map_err(refused)?;
+    if let Some(entry) = logged
+        && let Err(error) = state.store.sanction(&Sanction::DoneElsewhere, &entry).await
+    {
+        // Done and saved by the director: a 503 would say otherwise.
+        tracing::error!(%error, tournament = %id, action = %entry.action, "a moderator's act on a tournament was not logged");
+    }
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -149,15 +149,18 @@ async fn answer(
             let tournament = open_for_entries(live, id)?;
             register(state, tournament, player, rating).await.map(|()| None)
         }
-        Request::Organise { organiser_id, act } => {
+        Request::Organise { organiser_id, act, staff } => {
             let over = |t: &Live| !matches!(t.doc.status, Status::Registering | Status::Running);
             match live.get_mut(id) {
                 None => Err(Refused::not_running()),
                 Some(tournament) if over(tournament) => Err(Refused::not_running()),
-                Some(tournament) if tournament.doc.organiser.id != organiser_id => {
-                    Err(Refused::not_organiser())
+                Some(tournament) => {
+                    let theirs = tournament.doc.organiser.id != organiser_id;
+                    if theirs && !(staff && act.moderated()) {
+                        return Err(Refused::not_organiser());
+                    }
+                    organise(state, tournament, act, theirs).await.map(|()| None)
                 }
-                Some(tournament) => organise(state, tournament, act).await.map(|()| None),
             }
         }
         Request::Current => Ok(live.get(id).and_then(|tournament| tournament.doc.stored().ok())),
@@ -183,7 +186,8 @@ async fn answer(
             // Once started, withdrawing is leaving: out from the next round.
             match live.get_mut(id) {
                 Some(tournament) if tournament.doc.status == Status::Running => {
-                    organise(state, tournament, Organise::Remove { player_id }).await.map(|()| None)
+                    let leaving = Organise::Remove { player_id };
+                    organise(state, tournament, leaving, false).await.map(|()| None)
                 }
                 _ => {
                     let tournament = open_for_entries(live, id)?;
@@ -338,15 +342,22 @@ async fn withdraw(state: &AppState, tournament: &mut Live, player_id: &str) -> R
     saved
 }
 
-/// An organiser's act, saved; as it was if it cannot be saved.
-async fn organise(state: &AppState, tournament: &mut Live, act: Organise) -> Result<(), Refused> {
+/// An organiser's act (`by_moderator`: a moderator's, on a tournament
+/// not theirs), saved; as it was if it cannot be saved.
+async fn organise(
+    state: &AppState,
+    tournament: &mut Live,
+    act: Organise,
+    by_moderator: bool,
+) -> Result<(), Refused> {
     let before = tournament.doc.clone();
     match act {
         Organise::Pause => tournament.doc.paused = true,
         Organise::Resume => tournament.doc.paused = false,
         Organise::Cancel => {
             tournament.doc.status = Status::Cancelled;
-            tournament.doc.cancelled = Some("cancelled by its organiser".to_owned());
+            let by = if by_moderator { "a moderator" } else { "its organiser" };
+            tournament.doc.cancelled = Some(format!("cancelled by {by}"));
             tournament.doc.finished_at = Some(now_ms());
         }
         Organise::Remove { player_id } => {

@@ -68,8 +68,15 @@ pub enum Request {
     Withdraw { player_id: String },
     /// Starts it now rather than at its time: for its organiser.
     StartNow { organiser_id: String },
-    /// What only its organiser does.
-    Organise { organiser_id: String, act: Organise },
+    /// What only its organiser does; `staff` when a moderator or admin
+    /// asks, who may cancel any tournament and remove any player
+    /// ([`Organise::moderated`]).
+    Organise {
+        organiser_id: String,
+        act: Organise,
+        #[serde(default)]
+        staff: bool,
+    },
     /// The tournament as the director holds it now (one not over).
     Current,
 }
@@ -143,6 +150,14 @@ impl RoundSeated {
     }
 }
 
+impl Organise {
+    /// Whether a moderator may do it to any tournament: cancel it (a name
+    /// or a purpose against the server's rules) or take a player out.
+    pub fn moderated(&self) -> bool {
+        matches!(self, Organise::Cancel | Organise::Remove { .. })
+    }
+}
+
 /// The director's mailbox, and the rounds it seats: cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Tournaments {
@@ -203,7 +218,15 @@ impl Tournaments {
         act: Organise,
     ) -> Result<(), Refused> {
         let organiser_id = organiser_id.to_owned();
-        self.ask(id, Request::Organise { organiser_id, act }).await.map(drop)
+        self.ask(id, Request::Organise { organiser_id, act, staff: false }).await.map(drop)
+    }
+
+    /// Does `act` for a moderator or admin, `staff_id`: what a moderator
+    /// may do to any tournament ([`Organise::moderated`]), anything to
+    /// their own.
+    pub async fn moderate(&self, id: &str, staff_id: &str, act: Organise) -> Result<(), Refused> {
+        let organiser_id = staff_id.to_owned();
+        self.ask(id, Request::Organise { organiser_id, act, staff: true }).await.map(drop)
     }
 
     /// The tournament as its director holds it now, if it runs (here, or in

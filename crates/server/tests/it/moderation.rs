@@ -556,3 +556,102 @@ async fn the_operator_bans_mutes_and_bans_an_address_from_the_command_line() {
     }
     server.stop().await;
 }
+
+/// A moderator cancels a tournament an account organises, and takes a
+/// player out of another: each act is the director's, and each is in the
+/// moderation log with the tournament named. Another account may do
+/// neither, and a moderator may not pause one not theirs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_moderator_cancels_a_tournament_and_removes_a_player_and_the_log_says_so() {
+    let server = TestServer::start().await;
+    let moderator = account(&server, "Mo").await;
+    let admin_token = account(&server, "Ada").await;
+    let olive = account(&server, "Olive").await;
+    let eve = account(&server, "Eve").await;
+    admin(&server, &["grant", "Mo", "moderator"]).expect("granted");
+    admin(&server, &["grant", "Ada", "admin"]).expect("granted");
+    let create = async |name: &str| {
+        let spec = serde_json::json!({
+            "name": name, "format": "progressive", "preset": "standard", "starts_in_seconds": 3600,
+        });
+        let created = act(&server, &olive, "/api/tournaments", spec).await;
+        assert_eq!(created.status, 201, "{}", created.body);
+        created.json()["id"].as_str().expect("an id").to_owned()
+    };
+    let shady = create("Shady Cup").await;
+    let night = create("Friday Night").await;
+    let entries = format!("/api/tournaments/{night}/entries");
+    assert_eq!(request(&server, "POST", &entries, Some(&eve), None).await.status, 204);
+    let eve_id = request(&server, "GET", "/api/sessions/current", Some(&eve), None).await.json()
+        ["player"]["id"]
+        .as_str()
+        .expect("her id")
+        .to_owned();
+
+    let cancel = format!("/api/tournaments/{shady}/cancel");
+    let remove = format!("{entries}/{eve_id}");
+    let pause = format!("/api/tournaments/{night}/pause");
+    assert_eq!(
+        act(&server, &eve, &cancel, serde_json::json!({})).await.error(409),
+        "not_organiser"
+    );
+    let refused = request(&server, "DELETE", &remove, Some(&admin_token), None).await;
+    assert_eq!(refused.status, 204, "an admin may too: {}", refused.body);
+    assert_eq!(request(&server, "POST", &entries, Some(&eve), None).await.status, 204);
+    let paused = act(&server, &moderator, &pause, serde_json::json!({})).await;
+    assert_eq!(paused.error(409), "not_organiser", "only its organiser pauses it");
+    assert_eq!(act(&server, &moderator, &cancel, serde_json::json!({})).await.status, 204);
+    let removed = request(&server, "DELETE", &remove, Some(&moderator), None).await;
+    assert_eq!(removed.status, 204, "{}", removed.body);
+
+    let view =
+        request(&server, "GET", &format!("/api/tournaments/{shady}"), None, None).await.json();
+    assert_eq!(view["status"], "cancelled");
+    assert_eq!(view["cancelled"], "cancelled by a moderator");
+    let view =
+        request(&server, "GET", &format!("/api/tournaments/{night}"), None, None).await.json();
+    let entered = view["entries"].as_array().expect("entries");
+    assert!(entered.is_empty(), "Eve's entry went: {view}");
+
+    let log = request(&server, "GET", "/api/admin/log", Some(&admin_token), None).await.json();
+    let lines: Vec<(String, String, String, String)> = (log["entries"]
+        .as_array()
+        .expect("entries"))
+    .iter()
+    .filter(|entry| entry["action"].as_str().is_some_and(|a| a.contains("tournament")))
+    .map(|entry| {
+        let text = |value: &serde_json::Value| value.as_str().unwrap_or_default().to_owned();
+        (
+            text(&entry["actor"]["name"]),
+            text(&entry["action"]),
+            text(&entry["target"]["name"]),
+            text(&entry["reason"]),
+        )
+    })
+    .collect();
+    assert_eq!(
+        lines,
+        [
+            (
+                "Mo".into(),
+                "remove_from_tournament".into(),
+                "Eve".into(),
+                format!("tournament \"Friday Night\" ({night})")
+            ),
+            (
+                "Mo".into(),
+                "cancel_tournament".into(),
+                "Olive".into(),
+                format!("tournament \"Shady Cup\" ({shady})")
+            ),
+            (
+                "Ada".into(),
+                "remove_from_tournament".into(),
+                "Eve".into(),
+                format!("tournament \"Friday Night\" ({night})")
+            ),
+        ],
+        "{log}"
+    );
+    server.stop().await;
+}
