@@ -125,7 +125,7 @@ impl Node {
             let node = self.clone();
             let state = state.clone();
             // Each on its own: a director busy seating a round holds up
-            // nobody's else's answer here.
+            // nobody else's answer here.
             tokio::spawn(async move {
                 let answer: Answer = match serde_json::from_slice::<ToDirector>(&message.payload) {
                     // The subscription outlives the ownership for a moment in a handover.
