@@ -2689,17 +2689,19 @@ async fn api_at(
 /// A tournament made through one node runs there, with its round's tables
 /// in its shard; entries, the start and reads through the other nodes reach
 /// it, and a player connected to another node is present at each round's
-/// start. Its node is killed with the first round in play: another node
-/// takes the shard over with the round's tables, and finishes the
-/// tournament, every round paired once and every result its game's.
+/// start, and told where it seats her. Its node is killed while she plays
+/// her round-one game: she follows her table to another node, which took
+/// the shard over with the round's tables and finishes the tournament,
+/// every round paired once, every result its game's, every action
+/// acknowledged to her kept.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tournaments_node_killed_mid_round_leaves_it_to_another_which_finishes_it() {
     let Some(cluster) = Cluster::start("cluster_tournament").await else { return };
     let mut nodes = cluster
         .nodes_with(&["n1", "n2", "n3"], |settings| {
-            // Bots take their time at a watched table: the round lasts a
-            // few seconds while it is watched.
-            settings.timing.bot_delay_ms = 150;
+            // Bots take their time at a table a player follows; a player
+            // away is played for at once (the others, and she at round two).
+            settings.timing.bot_delay_ms = 100;
             settings.timing.reconnect_grace_ms = 50;
         })
         .await;
@@ -2772,34 +2774,36 @@ async fn a_tournaments_node_killed_mid_round_leaves_it_to_another_which_finishes
     assert_eq!(people, [present_id.as_str()], "only the player connected (to n2) sits as herself");
     let mut present = present;
     let told = present.recv_until(|m| matches!(m, ServerMessage::TournamentSeated { .. })).await;
-    let ServerMessage::TournamentSeated { round: 1, table, .. } = told else {
+    let ServerMessage::TournamentSeated { round: 1, table: hers, seat, .. } = told else {
         panic!("round one's notice first: {told:?}")
     };
-    assert!(tables.contains(&table), "n1's round reached her on n2: {table}");
+    assert!(tables.contains(&hers), "n1's round reached her on n2: {hers}");
     // Every save is whole: the log keeps the last one only.
     eventually("the tournament's earlier versions purged", WAIT, async || {
         try_records_of(&cluster.nats, &id).await.ok().filter(|records| *records == 1)
     })
     .await;
 
-    // Watched from n3, the tables play slowly; n1 dies with them in play.
-    let mut watcher = nodes[2].player("Watcher").await;
-    for table in &tables {
-        let watch =
-            ClientMessage::Watch { id: watcher.next_id(), table: table.clone(), invite: None };
-        assert!(matches!(watcher.command(watch).await, ServerMessage::Ack { .. }));
-    }
-    let view = view_at().await.json();
-    assert_eq!(view["round_list"].as_array().map(Vec::len), Some(1), "{view:#}");
-    assert!(
-        view["round_list"][0]["tables"]
-            .as_array()
-            .expect("tables")
-            .iter()
-            .all(|t| t["games"].is_null() || t["games"] == serde_json::json!([])),
-        "round one in play at the kill: {view:#}"
-    );
+    // She opens her table and plays it (watched, its bots take their
+    // time), following it to n2 or n3 when n1 dies mid-hand.
+    let resume = ClientMessage::Resume { id: present.next_id(), table: hers.clone(), last_seq: 0 };
+    let resumed = present.command(resume).await;
+    assert!(matches!(resumed, ServerMessage::Ack { .. }), "{resumed:?}");
+    let survivors: Vec<String> = nodes[1..].iter().map(|node| node.url.clone()).collect();
+    let acks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let playing = tokio::spawn(Roamer::new(present, seat, &hers, survivors).play(acks.clone()));
+    until_acked(&acks, 3).await;
+    let (_, ended) = logged_actions(&cluster.nats, &hers).await;
+    assert!(!ended, "her game is in play at the kill");
     nodes[0].kill();
+    let played = timeout(Duration::from_secs(120), playing).await;
+    let mut roamer = played.expect("her game ended in time").expect("followed to its end");
+    assert!(roamer.reconnections > 0, "she followed her table to another node");
+    audit(&roamer.whole_log(), seat);
+    let (logged, ended) = logged_actions(&cluster.nats, &hers).await;
+    assert!(ended, "her game's end is in the log");
+    let logged = logged.get(&seat).cloned().unwrap_or_default();
+    assert!(in_order(&roamer.acked, &logged), "every action acknowledged to her is in the log");
 
     let view = eventually(
         "the tournament finished on the other nodes",
@@ -2841,17 +2845,16 @@ async fn a_tournaments_node_killed_mid_round_leaves_it_to_another_which_finishes
                 && seat["bot"] == serde_json::Value::Bool(false)
         });
     assert!(present_again, "present at round two's start too, asked by the new owner");
-    let told = present.recv_until(|m| matches!(m, ServerMessage::TournamentSeated { .. })).await;
-    assert!(
-        matches!(told, ServerMessage::TournamentSeated { round: 2, .. }),
-        "the new owner's round reached her: {told:?}"
-    );
+    let told = (roamer.client)
+        .recv_until(|m| matches!(m, ServerMessage::TournamentSeated { round: 2, .. }))
+        .await;
+    assert!(matches!(told, ServerMessage::TournamentSeated { .. }), "{told:?}");
     // Over and in PostgreSQL: out of the log altogether.
     eventually("the tournament purged from the log", WAIT, async || {
         try_records_of(&cluster.nats, &id).await.ok().filter(|records| *records == 0)
     })
     .await;
-    drop((present, watcher, organiser));
+    drop((roamer, organiser));
     cluster.finish(nodes).await;
 }
 
