@@ -280,9 +280,10 @@ impl AppState {
     }
 
     /// Creates and starts a table of a tournament's round (`seats`: each
-    /// seat's player, `None` for a bot), once its opening is durable, and
-    /// begins its game at once: a player not there is away, and a bot plays
-    /// for them after the grace. Hosted by the director (no rematch), public
+    /// seat's player, `None` for a bot), once its opening is durable; its
+    /// game begins when the director says (`TableMessage::Begin`), once the
+    /// round is saved: then a player not there is away, and a bot plays for
+    /// them after the grace. Hosted by the director (no rematch), public
     /// (anyone may watch a tournament's games, and their history is
     /// everyone's; every seat is taken), with a turn timer; `rules` are
     /// the tournament's options over the preset (a round's hands, a best of
@@ -313,9 +314,8 @@ impl AppState {
             settings.resolve_rules().map_err(|e| ErrorCode::BadSettings.refusal(e.to_string()))?;
         let bot_kind = BotKind::from_name(&settings.bot).unwrap_or(BotKind::Basic);
         let host = tournament_host();
-        let (table_id, _, handle) =
+        let (table_id, ..) =
             self.open_table(Some(tournament), &host, settings, rules, bot_kind, seats).await?;
-        handle.send(TableMessage::Begin).await;
         Ok(table_id)
     }
 

@@ -71,10 +71,20 @@ impl Table {
         }
     }
 
+    /// Whether a game nobody watches, left to bots (which then play with
+    /// no pause), waits for its last step's writes before its next move:
+    /// one step of it in flight at a time, so that it goes at the pace its
+    /// writes are kept and never queues a flood of them ahead of other
+    /// tables' (a cluster's shard log keeps one record at a time).
+    fn waits_for_writes(&self) -> bool {
+        self.subscribers.is_empty() && self.bots_finish_it() && self.delivery.writing()
+    }
+
     pub(super) fn next_wake(&self) -> Option<Instant> {
         let idle = self.idle_close_at();
         // While a bot thinks, its move is not due again.
-        let bot = self.automatic_move().filter(|_| !self.thinking).map(|(_, due)| due);
+        let bot = self.automatic_move().filter(|_| !self.thinking && !self.waits_for_writes());
+        let bot = bot.map(|(_, due)| due);
         [bot, idle, self.rematch_deadline].into_iter().flatten().min()
     }
 
@@ -90,6 +100,7 @@ impl Table {
         if let Some((seat, due)) = self.automatic_move()
             && now >= due
             && !self.thinking
+            && !self.waits_for_writes()
             && self.play_for(seat)
         {
             self.after_change();

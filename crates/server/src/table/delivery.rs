@@ -123,6 +123,11 @@ impl Delivery {
         }
     }
 
+    /// Whether some step's writes are not kept yet.
+    pub(super) fn writing(&self) -> bool {
+        !self.held.is_empty()
+    }
+
     /// Everything held up to `ticket`, now durable: its work is done now,
     /// its messages returned to send.
     pub(super) fn release(&mut self, ticket: u64) -> Vec<Outgoing> {

@@ -29,6 +29,10 @@ struct Live {
     engine: Option<Tournament>,
     /// The round in play's results so far, by table.
     results: Vec<Option<TableResult>>,
+    /// Whether the round in play's tables were told to begin here: not yet
+    /// when read back (after a restart, or a take-over in a cluster), since
+    /// the round may have been saved just before they were.
+    begun: bool,
 }
 
 /// Runs the director until the server stops: the tournaments not over are
@@ -104,7 +108,7 @@ fn revive(row: &StoredTournament) -> Option<Live> {
         Some(tables) if doc.status == Status::Running => vec![None; tables.len()],
         _ => Vec::new(),
     };
-    Some(Live { doc, engine, results })
+    Some(Live { doc, engine, results, begun: false })
 }
 
 async fn handle(state: &AppState, live: &mut HashMap<String, Live>, command: Command) {
@@ -285,7 +289,7 @@ async fn create(
         round_deadline: None,
         version: 0,
     };
-    let mut tournament = Live { doc, engine: None, results: Vec::new() };
+    let mut tournament = Live { doc, engine: None, results: Vec::new(), begun: false };
     save(state, &mut tournament).await?;
     live.insert(id.clone(), tournament);
     Ok(id)
@@ -460,6 +464,9 @@ async fn step(state: &AppState, tournament: &mut Live) {
                 }
                 return;
             }
+            if !tournament.begun {
+                begin_tables(state, tournament).await;
+            }
             collect_results(state, tournament).await;
             if tournament.results.iter().all(Option::is_some) {
                 finish_round(state, tournament).await;
@@ -501,8 +508,9 @@ async fn start(state: &AppState, tournament: &mut Live) {
 }
 
 /// Pairs the next round and makes its tables; saved once every table is
-/// made, so a crash before that pairs the same round again (from the same
-/// seed and results) and makes its tables afresh. A round with no table
+/// made, and only then are their games begun, so a crash before that pairs
+/// the same round again (from the same seed and results) and makes its
+/// tables afresh (the earlier ones, never begun, close when idle). A round with no table
 /// (every team has a bye) is done at the next tick.
 async fn seat_round(state: &AppState, tournament: &mut Live) {
     let Some(engine) = &tournament.engine else { return };
@@ -546,8 +554,8 @@ async fn seat_round(state: &AppState, tournament: &mut Live) {
         match table {
             Ok(id) => tables.push(id),
             Err(refusal) => {
-                // Tried again at the next tick; the tables made meanwhile
-                // close once their games end.
+                // Tried again at the next tick; the tables made meanwhile,
+                // never begun, close when idle.
                 tracing::warn!(tournament = %tournament.doc.id, code = %refusal.code, "a round's table could not be made");
                 return;
             }
@@ -568,9 +576,23 @@ async fn seat_round(state: &AppState, tournament: &mut Live) {
         tournament.doc.record = tournament.engine.as_ref().map(|engine| engine.record().clone());
         return;
     }
+    begin_tables(state, tournament).await;
     let seated = Arc::new(round_seated(&tournament.doc, &round));
     state.tournaments.announce(seated.clone());
     state.tournaments_elsewhere.announce_elsewhere(seated);
+}
+
+/// Begins the games of the round in play's tables (those begun already
+/// are unchanged): only once the round is saved, so that a flood of their
+/// writes (bots playing for absent players, at once) never stands before
+/// the round's save in a cluster's shard log.
+async fn begin_tables(state: &AppState, tournament: &mut Live) {
+    for table in tournament.doc.tables.last().into_iter().flatten() {
+        if let Some(handle) = state.registry.get(table) {
+            handle.send(TableMessage::Begin).await;
+        }
+    }
+    tournament.begun = true;
 }
 
 /// Where the round just saved (the last of `doc.tables`) seats each player

@@ -2862,3 +2862,101 @@ async fn a_tournaments_node_killed_mid_round_leaves_it_to_another_which_finishes
 async fn view_at_path(node: &Node, path: &str) -> serde_json::Value {
     api_at(node, "GET", path, None).await.json()
 }
+
+/// A measurement: a progressive night of 512 on one node of three, its
+/// first round seated (paired, its 128 tables made in the tournament's
+/// shard, each durable in that shard's log, the tournament saved) as the
+/// API of another node shows it. Debug build unless run in release:
+/// `cargo test --release -p euchre-server --test it
+/// cluster::seating_512_players_in_a_cluster -- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement: run with --ignored --nocapture"]
+async fn seating_512_players_in_a_cluster() {
+    let Some(cluster) = Cluster::start("cluster_seating").await else { return };
+    let nodes = cluster
+        .nodes_with(&["n1", "n2", "n3"], |settings| {
+            settings.limits.guests_per_minute = 0;
+            settings.limits.max_tables = 1_000;
+            settings.api.requests_per_second = 0;
+            settings.timing.reconnect_grace_ms = 600_000;
+        })
+        .await;
+    let organiser = nodes[0].player("Organiser").await;
+    let token =
+        claim_on(&nodes[0], organiser.token.as_deref().expect("a token"), "Organiser").await;
+    let spec = serde_json::json!({
+        "name": "Big night", "format": "progressive", "preset": "standard", "rounds": 3,
+        "starts_in_seconds": 3600, "max_players": 512,
+    });
+    let body = spec.to_string();
+    let created = crate::support::http::request_at(
+        nodes[0].address,
+        "POST",
+        "/api/tournaments",
+        Some(&token),
+        Some(body.as_bytes()),
+    )
+    .await;
+    let id = created.json()["id"].as_str().expect("an id").to_owned();
+    // One stays connected (to n2) and plays her table; a bot plays for
+    // each of the others, absent, at once at tables nobody watches.
+    let mut ann = None;
+    for index in 0..512 {
+        let node = &nodes[index % 3];
+        let player = node.player(&format!("Player {index}")).await;
+        let path = format!("/api/tournaments/{id}/entries");
+        assert_eq!(api_at(node, "POST", &path, player.token.as_deref()).await.status, 204);
+        if index == 1 {
+            ann = Some(player);
+        }
+    }
+    let mut ann = ann.expect("Player 1");
+    let started = std::time::Instant::now();
+    let start = format!("/api/tournaments/{id}/start");
+    assert_eq!(api_at(&nodes[0], "POST", &start, Some(&token)).await.status, 204);
+    let answered = started.elapsed();
+    eventually("round one seated", Duration::from_secs(60), async || {
+        let view = view_at_path(&nodes[1], &format!("/api/tournaments/{id}")).await;
+        let tables = view["round_list"][0]["tables"].as_array().cloned().unwrap_or_default();
+        (tables.len() == 128 && tables.iter().all(|t| t["table"].is_string())).then_some(())
+    })
+    .await;
+    let seated = started.elapsed();
+    // Her acknowledgements while the 127 tables of bots play in the same
+    // shard's log as hers.
+    let told = ann.recv_until(|m| matches!(m, ServerMessage::TournamentSeated { .. })).await;
+    let ServerMessage::TournamentSeated { table, .. } = told else { unreachable!("waited for") };
+    let resume = ClientMessage::Resume { id: ann.next_id(), table: table.clone(), last_seq: 0 };
+    assert!(matches!(ann.command(resume).await, ServerMessage::Ack { .. }));
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(7);
+    let mut acks = Vec::new();
+    while acks.len() < 20 {
+        let Some((_, actions)) = crate::support::pending_turn(&ann) else {
+            let message = ann.recv().await;
+            if matches!(
+                &message,
+                ServerMessage::Event { event: Some(TableEvent::Game(Event::GameWon { .. })), .. }
+            ) {
+                break;
+            }
+            continue;
+        };
+        let sent = std::time::Instant::now();
+        let id = crate::support::act(&mut ann, &table, pick(&actions, &mut rng)).await;
+        let answer = ann.recv_until(|m| answer_id(m) == Some(id)).await;
+        if matches!(answer, ServerMessage::Ack { .. }) {
+            acks.push(sent.elapsed());
+        }
+    }
+    acks.sort();
+    println!(
+        "512 players on a cluster of 3: start answered in {answered:?}, round one seated and \
+         shown through another node in {seated:?}; her acks beside the bots' tables in her \
+         shard: {} of them, median {:?}, worst {:?}",
+        acks.len(),
+        acks.get(acks.len() / 2),
+        acks.last()
+    );
+    drop((organiser, ann));
+    cluster.finish(nodes).await;
+}
