@@ -229,3 +229,47 @@ test('a player reports another from a replay and from a profile; the moderator s
   assert.deepEqual(lou.problems, []);
   assert.deepEqual(mo.problems, []);
 });
+
+test('an organiser removes a player from the page; a moderator cancels the tournament there', async () => {
+  const olive = await env.player('Olive');
+  await claim(olive, 'Olive');
+  await olive.getByRole('link', { name: 'Lobby', exact: true }).click();
+  const section = olive.getByRole('region', { name: 'Tournaments' });
+  await section.getByText('Organise a tournament').click();
+  await section.getByLabel('Name').fill('Moderated Night');
+  await section.getByLabel('Format').selectOption('progressive');
+  await section.getByLabel('Starts in (minutes)').fill('30');
+  await section.getByRole('button', { name: 'Create tournament' }).click();
+  await olive.getByRole('heading', { name: 'Moderated Night' }).waitFor();
+
+  const pat = await env.player('Pat');
+  await pat.getByRole('link', { name: 'Moderated Night' }).click();
+  await pat.getByRole('heading', { name: 'Moderated Night' }).waitFor();
+  assert.equal(await pat.getByRole('button', { name: /^Cancel tournament/ }).count(), 0, 'a player cancels nothing');
+  await pat.getByRole('button', { name: 'Register' }).click();
+  await pat.getByRole('button', { name: 'Withdraw' }).waitFor();
+
+  // The organiser's page lists her (it polls) with a Remove button.
+  await olive.getByRole('button', { name: 'Remove Pat' }).click();
+  await olive.getByText('Pat is out of the tournament.').waitFor();
+  await olive.getByRole('heading', { name: 'Players (0 of 64)' }).waitFor();
+  await pat.getByRole('button', { name: 'Register' }).waitFor();
+
+  // A moderator may cancel it (and remove players), not pause it.
+  const mona = await env.player('Mona');
+  await claim(mona, 'Mona');
+  admin('grant', 'Mona', 'moderator');
+  await mona.reload();
+  await mona.locator('#connection[data-status="online"]').waitFor();
+  await mona.getByRole('link', { name: 'Moderation', exact: true }).waitFor();
+  await mona.getByRole('link', { name: 'Lobby', exact: true }).click();
+  await mona.getByRole('link', { name: 'Moderated Night' }).click();
+  await mona.getByRole('heading', { name: 'Moderated Night' }).waitFor();
+  await mona.getByRole('button', { name: 'Cancel tournament (moderator)' }).click();
+  await mona.getByRole('button', { name: 'Yes, cancel it' }).click();
+  await mona.locator('.tournament-status[data-status="cancelled"]').waitFor();
+  assert.match(await mona.locator('.tournament-status').textContent(), /cancelled by a moderator/);
+  await olive.locator('.tournament-status[data-status="cancelled"]').waitFor();
+  assert.equal(await olive.getByRole('button', { name: /^Cancel tournament/ }).count(), 0, 'nothing to cancel once over');
+  for (const page of [olive, pat, mona]) assert.deepEqual(page.problems, []);
+});

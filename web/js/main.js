@@ -183,6 +183,7 @@ const lobbyApp = {
 // The lobby's tournaments and a tournament's page (js/tournament.js).
 const tournamentApp = {
   identity: () => state.identity,
+  role: () => state.role,
   go,
   open: (id) => lobbyApp.open(id),
   notice,

@@ -195,8 +195,8 @@ export class TournamentsPanel {
   }
 }
 
-// A tournament's page. `app` gives: identity(), go(hash), open(table),
-// notice(text), failed(error).
+// A tournament's page. `app` gives: identity(), role() (a moderator's or
+// admin's, else null), go(hash), open(table), notice(text), failed(error).
 export class TournamentView {
   constructor(app, id) {
     this.app = app;
@@ -291,6 +291,10 @@ export class TournamentView {
     const entered = t.entries.some((e) => e.player_id === me);
     const registering = t.status === 'registering';
     const organiser = me !== null && me === t.organiser_id;
+    // A moderator or admin may cancel any tournament and remove any player
+    // (written to the moderation log); the rest is the organiser's.
+    const staff = Boolean(this.app.role?.());
+    const open = registering || t.status === 'running';
     const about = h('dl', { class: 'tournament-about' },
       h('dt', {}, 'Format'), h('dd', {}, FORMATS[t.format] ?? t.format),
       h('dt', {}, 'Rules'), h('dd', {}, presetTitle(t.preset)),
@@ -311,7 +315,19 @@ export class TournamentView {
         : h('button', { type: 'button', class: 'primary', 'data-focus': 'register', onclick: () => this.act('POST', '/entries', 'You are registered.') }, 'Register'),
       organiser && h('button', { type: 'button', class: 'primary', 'data-focus': 'start', onclick: () => this.act('POST', '/start') }, 'Start now'),
       entered && h('p', { class: 'muted' }, 'You are registered: your table opens here when each round starts.'));
-    replaceChildren(this.body, about, actions,
+    const running = t.status === 'running';
+    const organising = open && (organiser || staff) && h('div', { class: 'tournament-organise' },
+      organiser && running && (t.paused
+        ? h('button', { type: 'button', class: 'secondary', 'data-focus': 'resume', onclick: () => this.act('POST', '/resume', 'Resumed: the next round is seated when this one ends.') }, 'Resume')
+        : h('button', { type: 'button', class: 'secondary', 'data-focus': 'pause', onclick: () => this.act('POST', '/pause', 'Paused: no next round until you resume.') }, 'Pause')),
+      this.confirming
+        ? [h('span', {}, 'Cancel the tournament for everyone? '),
+          h('button', { type: 'button', class: 'danger', 'data-focus': 'cancel-yes', onclick: () => { this.confirming = false; this.act('POST', '/cancel', 'The tournament is cancelled.'); } }, 'Yes, cancel it'),
+          h('button', { type: 'button', class: 'secondary', 'data-focus': 'cancel-no', onclick: () => { this.confirming = false; this.render(); } }, 'No')]
+        : h('button', { type: 'button', class: 'secondary', 'data-focus': 'cancel', onclick: () => { this.confirming = true; this.render(); } },
+          organiser ? 'Cancel tournament' : 'Cancel tournament (moderator)'));
+    const removable = open && (organiser || staff);
+    replaceChildren(this.body, about, actions, organising,
       this.standings(),
       t.round_list.length > 0 && h('section', { class: 'rounds', 'aria-labelledby': 'rounds-heading' },
         h('h2', { id: 'rounds-heading' }, 'Rounds'),
@@ -321,7 +337,9 @@ export class TournamentView {
         t.entries.length === 0
           ? h('p', { class: 'muted' }, 'Nobody yet.')
           : h('ul', { class: 'entry-list' }, t.entries.map((e) =>
-            h('li', { 'data-player': e.player_id }, e.name, e.player_id === me ? ' (you)' : '')))));
+            h('li', { 'data-player': e.player_id }, e.name, e.player_id === me ? ' (you)' : '',
+              removable && e.player_id !== me && h('button', { type: 'button', class: 'link remove-entry', 'aria-label': `Remove ${e.name}`,
+                onclick: () => this.act('DELETE', `/entries/${encodeURIComponent(e.player_id)}`, `${e.name} is out of the tournament.`) }, 'Remove'))))));
   }
 
   round(round) {
