@@ -220,7 +220,7 @@ pub enum Update {
         message: String,
     },
     /// A tournament's round seats this player at `table`, in `seat`: not
-    /// followed until the client resumes it ([`Client::resume`]).
+    /// followed until the client opens it ([`Client::watch`]: a seated player sees from the seat).
     TournamentSeated {
         tournament: String,
         name: String,
