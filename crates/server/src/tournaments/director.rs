@@ -264,8 +264,7 @@ async fn create(
     if spec.format == TournamentFormat::Progressive && spec.round_hands.is_none() {
         spec.round_hands = Some(DEFAULT_ROUND_HANDS);
     }
-    let organised = live.values().filter(|t| t.doc.organiser.id == organiser.id).count();
-    if organised >= ORGANISED_MAX {
+    if organised(state, live, &organiser.id).await >= ORGANISED_MAX {
         let message = format!("you organise {ORGANISED_MAX} tournaments not over already");
         return Err(Refused::new("too_many_tournaments", message));
     }
@@ -297,6 +296,29 @@ async fn create(
 
 /// Tournaments not over one organiser may hold at once.
 const ORGANISED_MAX: usize = 5;
+
+/// How many tournaments not over `organiser_id` organises: those here, and
+/// in a cluster those other nodes run too, as the database has them (it
+/// follows each node's saves within a moment).
+async fn organised(state: &AppState, live: &HashMap<String, Live>, organiser_id: &str) -> usize {
+    let here = live.values().filter(|t| t.doc.organiser.id == organiser_id).count();
+    if !state.settings.cluster.enabled {
+        return here;
+    }
+    let stored = match state.store.unfinished_tournaments().await {
+        Ok(stored) => stored,
+        Err(error) => {
+            tracing::warn!(%error, "tournaments not read: an organiser's counted on this node alone");
+            return here;
+        }
+    };
+    let elsewhere = (stored.iter())
+        .filter(|row| !live.contains_key(&row.id))
+        .filter_map(|row| TournamentDoc::from_stored(row).ok())
+        .filter(|doc| doc.organiser.id == organiser_id)
+        .count();
+    here + elsewhere
+}
 
 fn open_for_entries<'a>(
     live: &'a mut HashMap<String, Live>,

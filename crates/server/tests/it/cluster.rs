@@ -2960,3 +2960,44 @@ async fn seating_512_players_in_a_cluster() {
     drop((organiser, ann));
     cluster.finish(nodes).await;
 }
+
+/// An organiser's cap of tournaments not over counts those every node
+/// runs: five made through n1, a sixth through n2 is refused once the
+/// database has the five (it follows each node's saves within a moment).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_organisers_cap_counts_the_tournaments_every_node_runs() {
+    let Some(cluster) = Cluster::start("cluster_tournament_cap").await else { return };
+    let nodes = cluster.nodes(&["n1", "n2"]).await;
+    let organiser = nodes[0].player("Organiser").await;
+    let token =
+        claim_on(&nodes[0], organiser.token.as_deref().expect("a token"), "Organiser").await;
+    let create = async |node: &Node| {
+        let spec = serde_json::json!({
+            "name": "Capped", "format": "swiss", "preset": "standard", "starts_in_seconds": 3600,
+        });
+        let body = spec.to_string();
+        let path = "/api/tournaments";
+        crate::support::http::request_at(
+            node.address,
+            "POST",
+            path,
+            Some(&token),
+            Some(body.as_bytes()),
+        )
+        .await
+    };
+    for _ in 0..5 {
+        let created = create(&nodes[0]).await;
+        assert_eq!(created.status, 201, "{}", created.body);
+    }
+    eventually("the database to list the five", WAIT, async || {
+        let list = view_at_path(&nodes[1], "/api/tournaments").await;
+        let listed = list["tournaments"].as_array().map_or(0, Vec::len);
+        (listed == 5).then_some(())
+    })
+    .await;
+    assert_eq!(create(&nodes[1]).await.error(409), "too_many_tournaments");
+    assert_eq!(create(&nodes[0]).await.error(409), "too_many_tournaments");
+    drop(organiser);
+    cluster.finish(nodes).await;
+}
