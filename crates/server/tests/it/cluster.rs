@@ -2686,6 +2686,18 @@ async fn api_at(
     crate::support::http::request_at(node.address, method, path, token, None).await
 }
 
+/// `spec` made a tournament through `node` by the organiser holding `token`.
+async fn make_tournament(
+    node: &Node,
+    token: &str,
+    spec: &serde_json::Value,
+) -> crate::support::http::Answer {
+    let body = spec.to_string();
+    let path = "/api/tournaments";
+    crate::support::http::request_at(node.address, "POST", path, Some(token), Some(body.as_bytes()))
+        .await
+}
+
 /// A tournament made through one node runs there, with its round's tables
 /// in its shard; entries, the start and reads through the other nodes reach
 /// it, and a player connected to another node is present at each round's
@@ -2712,15 +2724,7 @@ async fn a_tournaments_node_killed_mid_round_leaves_it_to_another_which_finishes
         "name": "Cluster night", "format": "progressive", "preset": "standard",
         "rounds": 2, "round_hands": 2, "starts_in_seconds": 3600,
     });
-    let body = spec.to_string();
-    let created = crate::support::http::request_at(
-        nodes[0].address,
-        "POST",
-        "/api/tournaments",
-        Some(&token),
-        Some(body.as_bytes()),
-    )
-    .await;
+    let created = make_tournament(&nodes[0], &token, &spec).await;
     assert_eq!(created.status, 201, "{}", created.body);
     let id = created.json()["id"].as_str().expect("an id").to_owned();
     let shard = shard_of(&id, NODE_SHARDS);
@@ -2888,15 +2892,7 @@ async fn seating_512_players_in_a_cluster() {
         "name": "Big night", "format": "progressive", "preset": "standard", "rounds": 3,
         "starts_in_seconds": 3600, "max_players": 512,
     });
-    let body = spec.to_string();
-    let created = crate::support::http::request_at(
-        nodes[0].address,
-        "POST",
-        "/api/tournaments",
-        Some(&token),
-        Some(body.as_bytes()),
-    )
-    .await;
+    let created = make_tournament(&nodes[0], &token, &spec).await;
     let id = created.json()["id"].as_str().expect("an id").to_owned();
     // One stays connected (to n2) and plays her table; a bot plays for
     // each of the others, absent, at once at tables nobody watches.
@@ -2971,21 +2967,10 @@ async fn an_organisers_cap_counts_the_tournaments_every_node_runs() {
     let organiser = nodes[0].player("Organiser").await;
     let token =
         claim_on(&nodes[0], organiser.token.as_deref().expect("a token"), "Organiser").await;
-    let create = async |node: &Node| {
-        let spec = serde_json::json!({
-            "name": "Capped", "format": "swiss", "preset": "standard", "starts_in_seconds": 3600,
-        });
-        let body = spec.to_string();
-        let path = "/api/tournaments";
-        crate::support::http::request_at(
-            node.address,
-            "POST",
-            path,
-            Some(&token),
-            Some(body.as_bytes()),
-        )
-        .await
-    };
+    let spec = serde_json::json!({
+        "name": "Capped", "format": "swiss", "preset": "standard", "starts_in_seconds": 3600,
+    });
+    let create = async |node: &Node| make_tournament(node, &token, &spec).await;
     for _ in 0..5 {
         let created = create(&nodes[0]).await;
         assert_eq!(created.status, 201, "{}", created.body);
