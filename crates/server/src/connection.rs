@@ -263,7 +263,7 @@ impl Connection {
                         ending = WakeGate::new(self.ending(hello_by));
                     }
                 }
-                round = next_seated(&mut self.seated) => match round {
+                round = next_of(self.seated.as_mut()) => match round {
                     Ok(round) => {
                         let player = self.player.as_ref().map(|p| p.id.as_str());
                         if let Some(message) = player.and_then(|p| round.message_for(p)) {
@@ -274,7 +274,7 @@ impl Connection {
                     Err(broadcast::error::RecvError::Lagged(_)) => {}
                     Err(broadcast::error::RecvError::Closed) => self.seated = None,
                 },
-                change = next_lobby(&mut self.lobby) => {
+                change = next_of(self.lobby.as_mut().map(|lobby| &mut lobby.changes)) => {
                     let Some(lobby) = &mut self.lobby else { continue };
                     let player = self.player.as_ref().map(|p| p.id.as_str());
                     match change {
@@ -860,18 +860,13 @@ async fn write<S: Sink<Message> + Unpin>(sink: &mut S, message: &ServerMessage) 
     matches!(timeout(WRITE_TIMEOUT, sink.send(Message::Text(text.into()))).await, Ok(Ok(())))
 }
 
-async fn next_seated(
-    seated: &mut Option<broadcast::Receiver<Arc<RoundSeated>>>,
-) -> Result<Arc<RoundSeated>, broadcast::error::RecvError> {
-    match seated {
-        Some(seated) => seated.recv().await,
-        None => std::future::pending().await,
-    }
-}
-
-async fn next_lobby(lobby: &mut Option<Lobby>) -> Result<LobbyChange, broadcast::error::RecvError> {
-    match lobby {
-        Some(lobby) => lobby.changes.recv().await,
+/// The next of a broadcast the connection follows; never, while it
+/// follows none (not listing the lobby, not welcomed yet).
+async fn next_of<T: Clone>(
+    receiver: Option<&mut broadcast::Receiver<T>>,
+) -> Result<T, broadcast::error::RecvError> {
+    match receiver {
+        Some(receiver) => receiver.recv().await,
         None => std::future::pending().await,
     }
 }

@@ -284,6 +284,16 @@ async fn host_name(state: &AppState, table: &str, host_id: &str) -> Option<Strin
     stats.player.map(|player| player.name)
 }
 
+impl Node {
+    /// A new time-ordered id whose shard `wanted` takes (`None` after
+    /// 100,000 draws, far past any number of shards).
+    fn draw_id(&self, wanted: impl Fn(Shard) -> bool) -> Option<TableId> {
+        (0..100_000)
+            .map(|_| uuid::Uuid::now_v7().simple().to_string())
+            .find(|id| wanted(shard_of(id, self.shards)))
+    }
+}
+
 /// This node's tables live in the shards it owns.
 impl Placement for Node {
     /// A new table id in a shard this node owns; `None` if it owns none.
@@ -293,9 +303,7 @@ impl Placement for Node {
             return None;
         }
         // With n nodes, n draws on average.
-        (0..100_000)
-            .map(|_| uuid::Uuid::now_v7().simple().to_string())
-            .find(|id| owned.contains(&shard_of(id, self.shards)))
+        self.draw_id(|shard| owned.contains(&shard))
     }
 
     /// The shard's log, then PostgreSQL.
@@ -310,13 +318,11 @@ impl Placement for Node {
     /// An id in `id`'s shard, if this node owns it: with as many shards
     /// as the cluster has, that many draws on average.
     fn new_table_id_beside(&self, id: &str) -> Option<TableId> {
-        let shard = shard_of(id, self.shards);
+        let beside = shard_of(id, self.shards);
         if !self.holds(id) {
             return None;
         }
-        (0..100_000)
-            .map(|_| uuid::Uuid::now_v7().simple().to_string())
-            .find(|table| shard_of(table, self.shards) == shard)
+        self.draw_id(|shard| shard == beside)
     }
 
     /// What stops a table of this node: its shard moving, or shutdown.
