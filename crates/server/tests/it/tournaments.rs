@@ -24,6 +24,12 @@ fn quick(settings: &mut euchre_server::config::Settings) {
     settings.timing.bot_delay_ms = 0;
 }
 
+/// `spec` made a tournament by the holder of `token` (none: no token).
+async fn make(server: &TestServer, token: Option<&str>, spec: &Value) -> Answer {
+    let body = spec.to_string();
+    request(server, "POST", "/api/tournaments", token, Some(body.as_bytes())).await
+}
+
 /// `count` players ("Player 0", …) registered in a tournament `spec` made
 /// by an account, not started: its id, the organiser's session token, and
 /// the players' connections.
@@ -34,9 +40,7 @@ async fn registered(
 ) -> (String, String, Vec<Client>) {
     let organiser = server.account("Organiser").await;
     let token = organiser.token.clone().expect("a session");
-    let body = spec.to_string();
-    let created =
-        request(server, "POST", "/api/tournaments", Some(&token), Some(body.as_bytes())).await;
+    let created = make(server, Some(&token), &spec).await;
     assert_eq!(created.status, 201, "{}", created.body);
     let id = created.json()["id"].as_str().expect("an id").to_owned();
     let mut players = Vec::new();
@@ -300,14 +304,10 @@ async fn tournaments_refuse_guests_bad_settings_and_late_entries() {
     let server = TestServer::start_with(quick).await;
     let guest = server.player("Gus").await;
     let guest_token = guest.token.clone().expect("a token");
-    let make = async |token: Option<&str>, spec: Value| -> Answer {
-        let body = spec.to_string();
-        request(&server, "POST", "/api/tournaments", token, Some(body.as_bytes())).await
-    };
     let good =
         json!({ "name": "T", "format": "swiss", "preset": "standard", "starts_in_seconds": 3600 });
-    assert_eq!(make(None, good.clone()).await.error(401), "no_token");
-    assert_eq!(make(Some(&guest_token), good.clone()).await.error(403), "not_an_account");
+    assert_eq!(make(&server, None, &good).await.error(401), "no_token");
+    assert_eq!(make(&server, Some(&guest_token), &good).await.error(403), "not_an_account");
     let ann = server.account("Ann").await;
     let token = ann.token.clone().expect("a session");
     for (spec, why) in [
@@ -349,13 +349,13 @@ async fn tournaments_refuse_guests_bad_settings_and_late_entries() {
             "round_hands",
         ),
     ] {
-        let answer = make(Some(&token), spec).await;
+        let answer = make(&server, Some(&token), &spec).await;
         assert_eq!(answer.error(400), "bad_tournament");
         assert!(answer.json()["message"].as_str().unwrap_or("").contains(why), "{}", answer.body);
     }
-    assert_eq!(make(Some(&token), json!({ "name": 5 })).await.error(400), "bad_body");
+    assert_eq!(make(&server, Some(&token), &json!({ "name": 5 })).await.error(400), "bad_body");
     // An hour ahead: entries open; withdrawing and entering again is fine.
-    let created = make(Some(&token), good).await;
+    let created = make(&server, Some(&token), &good).await;
     let id = created.json()["id"].as_str().expect("an id").to_owned();
     let entries = format!("/api/tournaments/{id}/entries");
     assert_eq!(request(&server, "POST", &entries, Some(&guest_token), None).await.status, 204);
@@ -378,7 +378,8 @@ async fn tournaments_refuse_guests_bad_settings_and_late_entries() {
     .await;
     // A tournament that started takes no entries.
     let now = json!({ "name": "Now", "format": "progressive", "preset": "standard", "starts_in_seconds": 0 });
-    let started = make(Some(&token), now).await.json()["id"].as_str().expect("an id").to_owned();
+    let started =
+        make(&server, Some(&token), &now).await.json()["id"].as_str().expect("an id").to_owned();
     let late = format!("/api/tournaments/{started}/entries");
     let refused = eventually("entries to close", crate::support::PATIENCE, async || {
         let answer = request(&server, "POST", &late, Some(&guest_token), None).await;
@@ -454,9 +455,8 @@ async fn seating_512_players() {
     });
     let organiser = server.account("Organiser").await;
     let token = organiser.token.clone().expect("a session");
-    let body = spec.to_string();
-    let created = request(&server, "POST", "/api/tournaments", Some(&token), Some(body.as_bytes()));
-    let id = created.await.json()["id"].as_str().expect("an id").to_owned();
+    let created = make(&server, Some(&token), &spec).await;
+    let id = created.json()["id"].as_str().expect("an id").to_owned();
     for index in 0..512 {
         let player = server.player(&format!("Player {index}")).await;
         let token = player.token.clone().expect("a token");
@@ -596,10 +596,7 @@ async fn a_rated_tournament_rates_its_games_and_a_casual_one_does_not() {
             "name": "Rated or not", "format": "progressive", "preset": "standard", "rounds": 1,
             "round_hands": 1, "starts_in_seconds": 3600, "rated": rated,
         });
-        let body = spec.to_string();
-        let created =
-            request(&server, "POST", "/api/tournaments", Some(&organiser), Some(body.as_bytes()))
-                .await;
+        let created = make(&server, Some(&organiser), &spec).await;
         assert_eq!(created.status, 201, "{}", created.body);
         let id = created.json()["id"].as_str().expect("an id").to_owned();
         let view = http(&server, "GET", &format!("/api/tournaments/{id}"), None).await.json();
@@ -699,15 +696,14 @@ async fn a_tournaments_name_is_held_to_the_word_list() {
     let server = TestServer::start_with(|settings| settings.moderation.word_list = path).await;
     let organiser = server.account("Organiser").await;
     let token = organiser.token.clone().expect("a session");
-    let make = async |name: &str| {
+    let named = async |name: &str| {
         let spec = json!({ "name": name, "format": "swiss", "preset": "standard", "starts_in_seconds": 3600 });
-        let body = spec.to_string();
-        request(&server, "POST", "/api/tournaments", Some(&token), Some(body.as_bytes())).await
+        make(&server, Some(&token), &spec).await
     };
-    let refused = make("The B A D W 0 R D Cup").await;
+    let refused = named("The B A D W 0 R D Cup").await;
     assert_eq!(refused.error(400), "bad_tournament");
     assert!(refused.body.contains("word"), "{}", refused.body);
-    let created = make("  The   Friday Cup ").await;
+    let created = named("  The   Friday Cup ").await;
     assert_eq!(created.status, 201, "{}", created.body);
     let id = created.json()["id"].as_str().expect("an id").to_owned();
     let view = http(&server, "GET", &format!("/api/tournaments/{id}"), None).await.json();
